@@ -1,0 +1,54 @@
+//! What can go wrong on the client side.
+
+use crate::wire::ErrorObject;
+
+/// A failed client call.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ClientError {
+    /// The server answered with a JSON-RPC error.
+    #[error("the server answered with an error: {0}")]
+    Rpc(ErrorObject),
+    /// The connection closed before the answer arrived.
+    #[error("the connection to the server is closed")]
+    Closed,
+    /// The server kept asking for input past the client's limit.
+    #[error(
+        "the server asked for input more than {max_rounds} times; giving up (raise it with ClientBuilder::max_rounds)"
+    )]
+    TooManyRounds {
+        /// The configured limit.
+        max_rounds: usize,
+    },
+    /// The server asked for input the client has no handler for.
+    #[error("the server asked for `{method}` input, but this client registered no handler for it")]
+    NoHandler {
+        /// The input request's method.
+        method: String,
+    },
+    /// Client and server share no protocol version.
+    #[error(
+        "no protocol version in common: the server supports {supported:?}, this client {ours:?}"
+    )]
+    UnsupportedVersion {
+        /// What the server supports.
+        supported: Vec<String>,
+        /// What this client supports.
+        ours: Vec<String>,
+    },
+    /// The server's answer does not have the expected shape.
+    #[error("invalid response from the server: {0}")]
+    InvalidResponse(String),
+    /// The arguments are not a JSON object.
+    #[error("tool arguments must be a JSON object (or null), not {0}")]
+    InvalidArguments(String),
+}
+
+impl ClientError {
+    /// The JSON-RPC error code, when the server sent an error.
+    pub fn code(&self) -> Option<i64> {
+        match self {
+            ClientError::Rpc(e) => Some(e.code),
+            _ => None,
+        }
+    }
+}

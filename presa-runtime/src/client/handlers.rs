@@ -1,0 +1,92 @@
+//! The client's answers to input requests, and the capabilities they imply.
+//!
+//! A client declares exactly the capabilities it has handlers for, so a
+//! server never asks it for input it cannot give.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use futures::FutureExt;
+use futures::future::try_join_all;
+use serde_json::{Map, Value};
+
+use super::ClientError;
+use crate::server::BoxFuture;
+use crate::wire::{
+    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitRequestParams,
+    ElicitResult, ElicitationCapability, InputRequest, InputRequests, InputResponses,
+    ListRootsResult, Root,
+};
+
+type Handler<Req, Res> = Arc<dyn Fn(Req) -> BoxFuture<Res> + Send + Sync>;
+
+/// The registered input handlers.
+#[derive(Clone, Default)]
+pub(crate) struct Handlers {
+    pub elicitation: Option<Handler<ElicitRequestParams, ElicitResult>>,
+    pub url_elicitation: bool,
+    pub sampling: Option<Handler<CreateMessageParams, CreateMessageResult>>,
+    pub roots: Option<Handler<(), Vec<Root>>>,
+}
+
+pub(crate) fn boxed<Req, Res, F, Fut>(f: F) -> Handler<Req, Res>
+where
+    F: Fn(Req) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Res> + Send + 'static,
+{
+    Arc::new(move |req| f(req).boxed())
+}
+
+impl Handlers {
+    /// The capabilities these handlers let the client declare.
+    pub fn capabilities(&self) -> ClientCapabilities {
+        ClientCapabilities {
+            elicitation: self.elicitation.as_ref().map(|_| ElicitationCapability {
+                form: Some(Map::new()),
+                url: self.url_elicitation.then(Map::new),
+            }),
+            sampling: self.sampling.as_ref().map(|_| Map::new()),
+            roots: self.roots.as_ref().map(|_| Map::new()),
+            ..Default::default()
+        }
+    }
+
+    /// Answers every request, concurrently.
+    pub async fn answer(&self, requests: InputRequests) -> Result<InputResponses, ClientError> {
+        let answers = requests.into_iter().map(|(key, request)| async move {
+            Ok::<_, ClientError>((key, self.answer_one(request).await?))
+        });
+        Ok(try_join_all(answers).await?.into_iter().collect())
+    }
+
+    async fn answer_one(&self, request: InputRequest) -> Result<Value, ClientError> {
+        let no_handler = |request: &InputRequest| ClientError::NoHandler {
+            method: request.method().to_owned(),
+        };
+        let value = match &request {
+            InputRequest::Elicit(params) => {
+                let handler = self
+                    .elicitation
+                    .as_ref()
+                    .ok_or_else(|| no_handler(&request))?;
+                to_value(handler(params.clone()).await)
+            }
+            InputRequest::Sample(params) => {
+                let handler = self.sampling.as_ref().ok_or_else(|| no_handler(&request))?;
+                to_value(handler(params.clone()).await)
+            }
+            InputRequest::ListRoots => {
+                let handler = self.roots.as_ref().ok_or_else(|| no_handler(&request))?;
+                to_value(ListRootsResult {
+                    roots: handler(()).await,
+                })
+            }
+            InputRequest::Other { .. } => return Err(no_handler(&request)),
+        };
+        Ok(value)
+    }
+}
+
+fn to_value(v: impl serde::Serialize) -> Value {
+    serde_json::to_value(v).expect("input responses serialize")
+}

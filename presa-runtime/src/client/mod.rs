@@ -1,0 +1,526 @@
+//! The client: the server's mirror image.
+//!
+//! A [`Client`] sends requests over any transport, each carrying the
+//! `_meta` the stateless protocol requires, and correlates responses by id.
+//! Its capabilities come from the handlers registered on the
+//! [`ClientBuilder`]: register an elicitation handler and the client
+//! declares `elicitation`, and so on.
+//!
+//! [`Client::call_tool`] drives Multi Round-Trip Requests to the end: each
+//! `InputRequiredResult` is answered through the handlers and the call is
+//! retried under a new id with the answers and the byte-identical
+//! `requestState`. [`Client::call_tool_step`] does one round, for callers
+//! that drive MRTR themselves.
+//!
+//! Dropping a request future before its answer arrives sends
+//! `notifications/cancelled` for it, so `tokio::time::timeout` around a
+//! call cancels it on the server too.
+
+mod error;
+mod handlers;
+mod transport;
+
+use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+use tokio::sync::oneshot;
+
+pub use error::ClientError;
+pub use transport::ClientTransport;
+
+use handlers::{Handlers, boxed};
+
+use crate::transport::{FrameSender, Inbound, StdioChild};
+use crate::wire::{
+    CallToolResult, CreateMessageParams, CreateMessageResult, DiscoverResult, ElicitRequestParams,
+    ElicitResult, Implementation, InputRequiredResult, InputResponses, ListToolsResult,
+    LoggingLevel, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL,
+    META_PROTOCOL_VERSION, Message, Notification, Outcome, PROTOCOL_VERSION, Request, RequestId,
+    Response, ResultType, Root, Tool, codes, methods, notifications,
+};
+
+/// Configures a [`Client`].
+pub struct ClientBuilder {
+    info: Implementation,
+    handlers: Handlers,
+    extensions: BTreeMap<String, Value>,
+    versions: Vec<String>,
+    max_rounds: usize,
+    log_level: Option<LoggingLevel>,
+    on_notification: Option<Arc<dyn Fn(Notification) + Send + Sync>>,
+}
+
+impl Default for ClientBuilder {
+    fn default() -> Self {
+        ClientBuilder {
+            info: Implementation::new("presa-client", env!("CARGO_PKG_VERSION")),
+            handlers: Handlers::default(),
+            extensions: BTreeMap::new(),
+            versions: vec![PROTOCOL_VERSION.to_owned()],
+            max_rounds: 10,
+            log_level: None,
+            on_notification: None,
+        }
+    }
+}
+
+impl ClientBuilder {
+    /// The `clientInfo` sent with every request.
+    pub fn info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.info = Implementation::new(name, version);
+        self
+    }
+
+    /// Answers `elicitation/create` (and declares the `elicitation` capability).
+    pub fn on_elicitation<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(ElicitRequestParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ElicitResult> + Send + 'static,
+    {
+        self.handlers.elicitation = Some(boxed(handler));
+        self
+    }
+
+    /// Also declares URL-mode elicitation; the elicitation handler then
+    /// receives [`ElicitRequestParams::Url`] requests too.
+    pub fn url_elicitation(mut self, enabled: bool) -> Self {
+        self.handlers.url_elicitation = enabled;
+        self
+    }
+
+    /// Answers `sampling/createMessage` (and declares `sampling`).
+    pub fn on_sampling<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(CreateMessageParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = CreateMessageResult> + Send + 'static,
+    {
+        self.handlers.sampling = Some(boxed(handler));
+        self
+    }
+
+    /// Answers `roots/list` (and declares `roots`).
+    pub fn on_roots<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Vec<Root>> + Send + 'static,
+    {
+        self.handlers.roots = Some(boxed(move |()| handler()));
+        self
+    }
+
+    /// Declares extension `id` with `settings` on every request.
+    pub fn extension(mut self, id: impl Into<String>, settings: Value) -> Self {
+        self.extensions.insert(id.into(), settings);
+        self
+    }
+
+    /// The protocol versions this client speaks, preferred first.
+    pub fn protocol_versions(mut self, versions: Vec<String>) -> Self {
+        if !versions.is_empty() {
+            self.versions = versions;
+        }
+        self
+    }
+
+    /// How many rounds of input one call may take (default 10).
+    pub fn max_rounds(mut self, rounds: usize) -> Self {
+        self.max_rounds = rounds;
+        self
+    }
+
+    /// Asks the server for log messages at `level` and above, on every request.
+    pub fn log_level(mut self, level: LoggingLevel) -> Self {
+        self.log_level = Some(level);
+        self
+    }
+
+    /// Receives every notification from the server (progress, log messages).
+    pub fn on_notification(
+        mut self,
+        handler: impl Fn(Notification) + Send + Sync + 'static,
+    ) -> Self {
+        self.on_notification = Some(Arc::new(handler));
+        self
+    }
+
+    /// Connects over `transport`. Must be called inside a tokio runtime.
+    pub fn connect(self, transport: impl Into<ClientTransport>) -> Client {
+        let ClientTransport { channel, child } = transport.into();
+        let pending: Pending = Arc::default();
+        tokio::spawn(read_responses(
+            channel.incoming,
+            Arc::clone(&pending),
+            self.on_notification.clone(),
+        ));
+        let mut capabilities = self.handlers.capabilities();
+        if !self.extensions.is_empty() {
+            capabilities.extensions = Some(self.extensions);
+        }
+        Client {
+            inner: Arc::new(Inner {
+                outgoing: channel.outgoing,
+                pending,
+                next_id: AtomicI64::new(1),
+                version: Mutex::new(self.versions[0].clone()),
+                versions: self.versions,
+                capabilities: serde_json::to_value(capabilities).expect("capabilities serialize"),
+                info: serde_json::to_value(self.info).expect("info serializes"),
+                log_level: self.log_level,
+                handlers: self.handlers,
+                max_rounds: self.max_rounds,
+                child: Mutex::new(child),
+            }),
+        }
+    }
+}
+
+type Pending = Arc<Mutex<HashMap<RequestId, oneshot::Sender<Response>>>>;
+
+struct Inner {
+    outgoing: FrameSender,
+    pending: Pending,
+    next_id: AtomicI64,
+    version: Mutex<String>,
+    versions: Vec<String>,
+    capabilities: Value,
+    info: Value,
+    log_level: Option<LoggingLevel>,
+    handlers: Handlers,
+    max_rounds: usize,
+    child: Mutex<Option<StdioChild>>,
+}
+
+/// An MCP client. Cheap to clone; clones share the connection.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+/// One `tools/call` request, as [`Client::call_tool_step`] sends it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ToolCall {
+    /// The tool.
+    pub name: String,
+    /// Its arguments.
+    pub arguments: Map<String, Value>,
+    /// Answers to the previous round's input requests.
+    pub input_responses: Option<InputResponses>,
+    /// The previous round's `requestState`, verbatim.
+    pub request_state: Option<String>,
+}
+
+impl ToolCall {
+    /// A first-round call of `name` with `arguments`.
+    pub fn new(name: impl Into<String>, arguments: Map<String, Value>) -> Self {
+        ToolCall {
+            name: name.into(),
+            arguments,
+            ..Default::default()
+        }
+    }
+}
+
+/// The outcome of one round of a tool call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallStep {
+    /// The final result.
+    Complete(CallToolResult),
+    /// The server needs input; answer it and call again.
+    InputRequired(InputRequiredResult),
+}
+
+impl Client {
+    /// Starts configuring a client.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+
+    /// `server/discover`: the server's versions, capabilities and identity.
+    pub async fn discover(&self) -> Result<DiscoverResult, ClientError> {
+        self.request_typed(methods::SERVER_DISCOVER, Map::new())
+            .await
+    }
+
+    /// One page of `tools/list`.
+    pub async fn list_tools_page(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<ListToolsResult, ClientError> {
+        let mut params = Map::new();
+        if let Some(cursor) = cursor {
+            params.insert("cursor".into(), cursor.into());
+        }
+        self.request_typed(methods::TOOLS_LIST, params).await
+    }
+
+    /// Every tool, following `nextCursor` to the last page.
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
+        let mut tools = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = self.list_tools_page(cursor).await?;
+            tools.extend(page.tools);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(tools),
+            }
+        }
+    }
+
+    /// Calls tool `name` with `arguments` (a JSON object, or `null` for
+    /// none), answering input requests through the registered handlers
+    /// until the result is complete.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, ClientError> {
+        let arguments = match arguments {
+            Value::Object(m) => m,
+            Value::Null => Map::new(),
+            other => return Err(ClientError::InvalidArguments(other.to_string())),
+        };
+        let mut call = ToolCall::new(name, arguments);
+        for _ in 0..=self.inner.max_rounds {
+            match self.call_tool_step(&call).await? {
+                CallStep::Complete(result) => return Ok(result),
+                CallStep::InputRequired(input) => {
+                    let requests = input.input_requests.unwrap_or_default();
+                    call.input_responses = Some(self.answer_input_requests(requests).await?);
+                    call.request_state = input.request_state;
+                }
+            }
+        }
+        Err(ClientError::TooManyRounds {
+            max_rounds: self.inner.max_rounds,
+        })
+    }
+
+    /// Sends one round of a tool call.
+    pub async fn call_tool_step(&self, call: &ToolCall) -> Result<CallStep, ClientError> {
+        let mut params = Map::new();
+        params.insert("name".into(), call.name.clone().into());
+        params.insert("arguments".into(), Value::Object(call.arguments.clone()));
+        if let Some(responses) = &call.input_responses {
+            params.insert("inputResponses".into(), json!(responses));
+        }
+        if let Some(state) = &call.request_state {
+            params.insert("requestState".into(), state.clone().into());
+        }
+        let result = self.request(methods::TOOLS_CALL, params).await?;
+        match result_type(&result)? {
+            ResultType::Complete => Ok(CallStep::Complete(parse_result(result)?)),
+            ResultType::InputRequired => Ok(CallStep::InputRequired(parse_result(result)?)),
+            other => Err(ClientError::InvalidResponse(format!(
+                "unexpected resultType `{}` for tools/call",
+                other.as_str()
+            ))),
+        }
+    }
+
+    /// Answers input requests through the registered handlers.
+    pub async fn answer_input_requests(
+        &self,
+        requests: crate::wire::InputRequests,
+    ) -> Result<InputResponses, ClientError> {
+        self.inner.handlers.answer(requests).await
+    }
+
+    /// Sends a request with the required `_meta` and returns its `result`.
+    /// On `-32022` it retries once with a version both sides support.
+    pub async fn request(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+    ) -> Result<Value, ClientError> {
+        match self.request_once(method, params.clone()).await {
+            Err(ClientError::Rpc(e)) if e.code == codes::UNSUPPORTED_PROTOCOL_VERSION => {
+                self.adopt_version(&e)?;
+                self.request_once(method, params).await
+            }
+            other => other,
+        }
+    }
+
+    async fn request_typed<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+    ) -> Result<T, ClientError> {
+        parse_result(self.request(method, params).await?)
+    }
+
+    fn adopt_version(&self, error: &crate::wire::ErrorObject) -> Result<(), ClientError> {
+        let supported: Vec<String> = error
+            .data
+            .as_ref()
+            .and_then(|d| d.get("supported"))
+            .and_then(|s| serde_json::from_value(s.clone()).ok())
+            .unwrap_or_default();
+        let mut current = self.inner.version.lock().expect("version lock");
+        let choice = self
+            .inner
+            .versions
+            .iter()
+            .find(|v| supported.contains(v) && **v != *current);
+        match choice {
+            Some(v) => {
+                *current = v.clone();
+                Ok(())
+            }
+            None => Err(ClientError::UnsupportedVersion {
+                supported,
+                ours: self.inner.versions.clone(),
+            }),
+        }
+    }
+
+    async fn request_once(
+        &self,
+        method: &str,
+        mut params: Map<String, Value>,
+    ) -> Result<Value, ClientError> {
+        params.insert("_meta".into(), self.meta());
+        let id = RequestId::Number(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
+        let (tx, rx) = oneshot::channel();
+        self.inner
+            .pending
+            .lock()
+            .expect("pending lock")
+            .insert(id.clone(), tx);
+        let mut guard = CancelOnDrop {
+            client: self,
+            id: Some(id.clone()),
+        };
+        let frame = Message::Request(Request::new(id, method, Value::Object(params))).to_line();
+        self.inner
+            .outgoing
+            .send(frame)
+            .await
+            .map_err(|_| ClientError::Closed)?;
+        let response = rx.await.map_err(|_| ClientError::Closed)?;
+        guard.id = None;
+        match response.outcome {
+            Outcome::Result(result) => Ok(result),
+            Outcome::Error(error) => Err(ClientError::Rpc(error)),
+        }
+    }
+
+    fn meta(&self) -> Value {
+        let mut meta = Map::new();
+        let version = self.inner.version.lock().expect("version lock").clone();
+        meta.insert(META_PROTOCOL_VERSION.into(), version.into());
+        meta.insert(
+            META_CLIENT_CAPABILITIES.into(),
+            self.inner.capabilities.clone(),
+        );
+        meta.insert(META_CLIENT_INFO.into(), self.inner.info.clone());
+        if let Some(level) = self.inner.log_level {
+            meta.insert(META_LOG_LEVEL.into(), json!(level));
+        }
+        Value::Object(meta)
+    }
+
+    /// Closes the connection. A spawned stdio server gets its stdin closed,
+    /// then SIGTERM, then SIGKILL, as each grace period lapses.
+    pub async fn close(self) -> std::io::Result<()> {
+        let child = self.inner.child.lock().expect("child lock").take();
+        if let Some(child) = child {
+            child.shutdown().await?;
+        }
+        Ok(())
+    }
+}
+
+/// Sends `notifications/cancelled` when a request is abandoned before its
+/// response arrives.
+struct CancelOnDrop<'a> {
+    client: &'a Client,
+    id: Option<RequestId>,
+}
+
+impl Drop for CancelOnDrop<'_> {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else {
+            return;
+        };
+        self.client
+            .inner
+            .pending
+            .lock()
+            .expect("pending lock")
+            .remove(&id);
+        let cancel = Notification::new(
+            notifications::CANCELLED,
+            notifications::CancelledParams {
+                request_id: id,
+                reason: Some("the client abandoned the request".into()),
+            },
+        );
+        let _ = self
+            .client
+            .inner
+            .outgoing
+            .0
+            .try_send(Inbound::Frame(Message::Notification(cancel).to_line()));
+    }
+}
+
+fn result_type(result: &Value) -> Result<ResultType, ClientError> {
+    match result.get("resultType") {
+        None => Ok(ResultType::Complete),
+        Some(v) => serde_json::from_value(v.clone())
+            .map_err(|_| ClientError::InvalidResponse("`resultType` must be a string".into())),
+    }
+}
+
+fn parse_result<T: DeserializeOwned>(result: Value) -> Result<T, ClientError> {
+    serde_json::from_value(result).map_err(|e| ClientError::InvalidResponse(e.to_string()))
+}
+
+async fn read_responses(
+    mut incoming: tokio::sync::mpsc::Receiver<Inbound>,
+    pending: Pending,
+    on_notification: Option<Arc<dyn Fn(Notification) + Send + Sync>>,
+) {
+    while let Some(inbound) = incoming.recv().await {
+        let frame = match inbound {
+            Inbound::Frame(frame) => frame,
+            Inbound::Oversized { limit } => {
+                tracing::warn!(limit, "discarded a server message over the size limit");
+                continue;
+            }
+        };
+        match frame.parse::<Message>() {
+            Ok(Message::Response(response)) => {
+                let waiter = response
+                    .id
+                    .as_ref()
+                    .and_then(|id| pending.lock().expect("pending lock").remove(id));
+                match waiter {
+                    Some(tx) => {
+                        let _ = tx.send(response);
+                    }
+                    None => tracing::debug!(id = ?response.id, "response to no pending request"),
+                }
+            }
+            Ok(Message::Notification(n)) => match &on_notification {
+                Some(handler) => handler(n),
+                None => tracing::debug!(method = n.method, "notification from the server"),
+            },
+            Ok(Message::Request(r)) => {
+                tracing::warn!(
+                    method = r.method,
+                    "ignoring a request from the server; 2026-07-28 servers use MRTR"
+                )
+            }
+            Err(e) => tracing::warn!(error = ?e, "unparseable message from the server"),
+        }
+    }
+    // Dropping the senders wakes every waiter with `Closed`.
+    pending.lock().expect("pending lock").clear();
+}

@@ -1,0 +1,57 @@
+//! The presa runtime: MCP 2026-07-28 wire types, the server core, the
+//! client and the transports.
+//!
+//! Most users depend on the `presa` facade crate instead, which re-exports
+//! this crate and the `#[tool]` macro.
+//!
+//! The crate is layered, and each layer only knows the ones below it:
+//!
+//! | module | knows |
+//! |---|---|
+//! | [`wire`] | JSON-RPC and MCP message types; nothing else |
+//! | [`transport`] | moving framed messages; nothing of tools |
+//! | [`server`] | turning one request into notifications and a response |
+//! | [`client`] | the mirror image: requests out, MRTR driven to the end |
+
+#![warn(missing_docs)]
+
+pub mod client;
+pub mod schema;
+pub mod server;
+pub mod transport;
+pub mod wire;
+
+#[doc(hidden)]
+pub mod __private {
+    //! Items the macros expand to. Not a stable API.
+    pub use schemars;
+    pub use serde;
+    pub use serde_json;
+    pub use serde_json::{Map, Value};
+
+    pub use crate::schema::ObjectSchemaBuilder;
+    pub use crate::server::{
+        ArgsParser, ArgumentError, BoxFuture, Context, Elicit, ElicitEnum, ElicitField,
+        IntoToolResult, RequestInfo, State, TaskPolicy, ToolError, ToolHandler, ToolParam,
+        ToolResult,
+    };
+    pub use crate::wire::Tool;
+
+    /// Builds a tool listing from what `#[tool]` knows statically.
+    pub fn tool_definition(
+        name: &str,
+        description: Option<&str>,
+        input_schema: Value,
+        output_schema: Option<Value>,
+    ) -> Tool {
+        Tool {
+            name: name.to_owned(),
+            title: None,
+            description: description.map(str::to_owned),
+            input_schema,
+            output_schema,
+            annotations: None,
+            meta: None,
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! Tool arguments: the parameter bound and the per-field parser that
+//! `#[tool]` expands to.
+//!
+//! Arguments are parsed field by field, not through one derived struct, so
+//! that an error names the offending field and a parameter type that cannot
+//! be parsed is reported at that parameter.
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::wire::CallToolResult;
+
+/// A type that can be a tool parameter: deserializable and describable.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter",
+    label = "this parameter type must implement `serde::Deserialize` and `schemars::JsonSchema`",
+    note = "derive both on your type: `#[derive(serde::Deserialize, schemars::JsonSchema)]`"
+)]
+pub trait ToolParam: DeserializeOwned + JsonSchema + Send + 'static {}
+
+impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolParam for T {}
+
+/// A field of the arguments that is missing or has the wrong shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgumentError {
+    /// The field.
+    pub field: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl std::fmt::Display for ArgumentError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "invalid arguments: `{}`: {}", self.field, self.reason)
+    }
+}
+
+impl ArgumentError {
+    /// The tool execution error (`isError: true`) the spec asks for.
+    pub fn into_result(self) -> CallToolResult {
+        CallToolResult::error(self.to_string())
+    }
+}
+
+/// Takes fields out of a tool's arguments one at a time.
+pub struct ArgsParser {
+    arguments: Map<String, Value>,
+}
+
+impl ArgsParser {
+    /// Wraps the raw `arguments` object.
+    pub fn new(arguments: Map<String, Value>) -> Self {
+        ArgsParser { arguments }
+    }
+
+    /// Parses field `name` as `T`. A missing required field is an error; a
+    /// missing optional one parses from `null` (so `Option<T>` gives `None`).
+    pub fn field<T: ToolParam>(&mut self, name: &str, required: bool) -> Result<T, ArgumentError> {
+        let value = match self.arguments.remove(name) {
+            Some(v) => v,
+            None if required => {
+                return Err(ArgumentError {
+                    field: name.to_owned(),
+                    reason: "missing required argument".into(),
+                });
+            }
+            None => Value::Null,
+        };
+        serde_json::from_value(value).map_err(|e| ArgumentError {
+            field: name.to_owned(),
+            reason: e.to_string(),
+        })
+    }
+}

@@ -1,0 +1,355 @@
+//! The context a tool runs with: who is calling, and how to ask them for
+//! input.
+//!
+//! # Asking for input, and the re-run rule
+//!
+//! [`Context::elicit`], [`Context::sample`] and [`Context::list_roots`]
+//! return the answer if the client already gave it. Otherwise they register
+//! the request on the context and return [`InputRequired`], which the tool
+//! propagates with `?`. The server then answers the call with an
+//! `InputRequiredResult` carrying **every** request registered during the
+//! run, so `tokio::try_join!(ctx.elicit(..), ctx.elicit(..))` asks both in
+//! one round. (Requests register when `elicit` is *called*, not when its
+//! future is first polled, so a join that stops at the first error still
+//! registers both.)
+//!
+//! When the client retries with the answers, **the tool runs again from the
+//! start**. Code before an `elicit` may therefore run more than once: keep
+//! side effects after the last input, or make them idempotent.
+
+use std::any::{Any, TypeId, type_name};
+use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context as TaskContext, Poll};
+
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::elicit::{Elicit, Elicitation};
+use super::error::{InputRequired, ToolError};
+use crate::wire::{
+    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitAction,
+    ElicitRequestParams, ElicitResult, ElicitationCapability, Implementation, InputRequest,
+    ListRootsResult, LoggingLevel, Message, Notification, ProgressToken, Root, notifications,
+};
+
+/// Who sent a request, as far as the server knows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestInfo {
+    /// The protocol version of the request.
+    pub protocol_version: String,
+    /// The capabilities the client declared on this request.
+    pub client_capabilities: ClientCapabilities,
+    /// The client's self-reported identity.
+    pub client_info: Option<Implementation>,
+    /// The authenticated subject, supplied by the transport; `None` when
+    /// anonymous.
+    pub subject: Option<String>,
+}
+
+/// Application state shared with tools, keyed by type.
+#[derive(Default, Clone)]
+pub(crate) struct StateMap(HashMap<TypeId, Arc<dyn Any + Send + Sync>>);
+
+impl StateMap {
+    pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
+        self.0.insert(TypeId::of::<T>(), Arc::new(value));
+    }
+
+    fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.0
+            .get(&TypeId::of::<T>())
+            .and_then(|v| v.downcast_ref())
+    }
+}
+
+/// Extracts application state registered with
+/// [`ServerBuilder::state`](super::ServerBuilder::state). As a `#[tool]`
+/// parameter, `State(db): State<Db>` receives a clone of the `Db`.
+#[derive(Debug, Clone)]
+pub struct State<T>(pub T);
+
+/// Input requests and answers of one run.
+#[derive(Default)]
+pub(crate) struct InputBook {
+    /// Answers available to this run, by key.
+    pub answers: BTreeMap<String, Value>,
+    /// Requests registered during this run and not answered.
+    pub pending: BTreeMap<String, InputRequest>,
+    /// Capabilities an input request needed that the client lacks.
+    pub missing: Option<ClientCapabilities>,
+}
+
+struct Inner {
+    info: RequestInfo,
+    input: Mutex<InputBook>,
+    notifier: Option<mpsc::Sender<Message>>,
+    progress_token: Option<ProgressToken>,
+    log_level: Option<LoggingLevel>,
+    state: Arc<StateMap>,
+}
+
+/// The context of one tool call. Cheap to clone; every clone is the same
+/// context.
+#[derive(Clone)]
+pub struct Context {
+    inner: Arc<Inner>,
+}
+
+/// Everything needed to build a [`Context`].
+pub(crate) struct ContextParts {
+    pub info: RequestInfo,
+    pub answers: BTreeMap<String, Value>,
+    pub notifier: Option<mpsc::Sender<Message>>,
+    pub progress_token: Option<ProgressToken>,
+    pub log_level: Option<LoggingLevel>,
+    pub state: Arc<StateMap>,
+}
+
+impl Context {
+    pub(crate) fn new(parts: ContextParts) -> Self {
+        Context {
+            inner: Arc::new(Inner {
+                info: parts.info,
+                input: Mutex::new(InputBook {
+                    answers: parts.answers,
+                    ..Default::default()
+                }),
+                notifier: parts.notifier,
+                progress_token: parts.progress_token,
+                log_level: parts.log_level,
+                state: parts.state,
+            }),
+        }
+    }
+
+    /// Who is calling.
+    pub fn request(&self) -> &RequestInfo {
+        &self.inner.info
+    }
+
+    /// A clone of the application state of type `T`.
+    pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Result<State<T>, ToolError> {
+        self.inner
+            .state
+            .get::<T>()
+            .cloned()
+            .map(State)
+            .ok_or_else(|| {
+                ToolError::internal(format!(
+                    "no state of type `{}` was registered; call `ServerBuilder::state`",
+                    type_name::<T>()
+                ))
+            })
+    }
+
+    /// Asks the user to fill in a form of type `T`, under `key`.
+    ///
+    /// Returns the user's [`Elicitation`], or [`InputRequired`] if the
+    /// answer is not in yet. Content that does not deserialize as `T` is
+    /// discarded and the key asked again. See the [module docs](self) for
+    /// the re-run rule.
+    pub fn elicit<T: Elicit>(
+        &self,
+        key: impl Into<String>,
+        message: impl Into<String>,
+    ) -> InputFuture<Elicitation<T>> {
+        let request = InputRequest::Elicit(ElicitRequestParams::Form {
+            message: message.into(),
+            requested_schema: T::requested_schema(),
+        });
+        let supported = self
+            .inner
+            .info
+            .client_capabilities
+            .supports_form_elicitation();
+        let missing = || ClientCapabilities {
+            elicitation: Some(ElicitationCapability::default()),
+            ..Default::default()
+        };
+        self.ask(key.into(), request, supported, missing, |raw| {
+            let answer: ElicitResult = serde_json::from_value(raw).ok()?;
+            match answer.action {
+                ElicitAction::Accept => {
+                    let content = Value::Object(answer.content.unwrap_or_default());
+                    serde_json::from_value(content)
+                        .ok()
+                        .map(Elicitation::Accepted)
+                }
+                ElicitAction::Decline => Some(Elicitation::Declined),
+                ElicitAction::Cancel => Some(Elicitation::Cancelled),
+            }
+        })
+    }
+
+    /// Sends the user to `url` for an out-of-band interaction (URL-mode
+    /// elicitation). Accept means the user consented to go, not that the
+    /// interaction finished.
+    pub fn elicit_url(
+        &self,
+        key: impl Into<String>,
+        message: impl Into<String>,
+        url: impl Into<String>,
+    ) -> InputFuture<ElicitAction> {
+        let request = InputRequest::Elicit(ElicitRequestParams::Url {
+            message: message.into(),
+            url: url.into(),
+            elicitation_id: None,
+        });
+        let supported = self
+            .inner
+            .info
+            .client_capabilities
+            .supports_url_elicitation();
+        let missing = || ClientCapabilities {
+            elicitation: Some(ElicitationCapability {
+                url: Some(Default::default()),
+                form: None,
+            }),
+            ..Default::default()
+        };
+        self.ask(key.into(), request, supported, missing, |raw| {
+            serde_json::from_value::<ElicitResult>(raw)
+                .ok()
+                .map(|r| r.action)
+        })
+    }
+
+    /// Asks the client's model for a message, under `key`.
+    pub fn sample(
+        &self,
+        key: impl Into<String>,
+        params: CreateMessageParams,
+    ) -> InputFuture<CreateMessageResult> {
+        let supported = self.inner.info.client_capabilities.sampling.is_some();
+        let missing = || ClientCapabilities {
+            sampling: Some(Default::default()),
+            ..Default::default()
+        };
+        self.ask(
+            key.into(),
+            InputRequest::Sample(params),
+            supported,
+            missing,
+            |raw| serde_json::from_value(raw).ok(),
+        )
+    }
+
+    /// Asks the client for its roots (under the key `roots`).
+    pub fn list_roots(&self) -> InputFuture<Vec<Root>> {
+        let supported = self.inner.info.client_capabilities.roots.is_some();
+        let missing = || ClientCapabilities {
+            roots: Some(Default::default()),
+            ..Default::default()
+        };
+        self.ask(
+            "roots".into(),
+            InputRequest::ListRoots,
+            supported,
+            missing,
+            |raw| {
+                serde_json::from_value::<ListRootsResult>(raw)
+                    .ok()
+                    .map(|r| r.roots)
+            },
+        )
+    }
+
+    /// Looks up `key`'s answer; registers `request` when there is none, or
+    /// when the answer does not parse.
+    fn ask<T>(
+        &self,
+        key: String,
+        request: InputRequest,
+        supported: bool,
+        missing: impl FnOnce() -> ClientCapabilities,
+        parse: impl FnOnce(Value) -> Option<T>,
+    ) -> InputFuture<T> {
+        let mut book = self.inner.input.lock().expect("input book lock");
+        if let Some(raw) = book.answers.get(&key).cloned() {
+            if let Some(answer) = parse(raw) {
+                return InputFuture::ready(Ok(answer));
+            }
+            tracing::debug!(
+                key,
+                "discarding an input response that does not parse; asking again"
+            );
+            book.answers.remove(&key);
+        }
+        if !supported {
+            book.missing.get_or_insert_with(missing);
+        } else {
+            book.pending.entry(key).or_insert(request);
+        }
+        InputFuture::ready(Err(InputRequired))
+    }
+
+    /// Reports progress, if the request asked for it with a progress token.
+    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
+        let Some(token) = self.inner.progress_token.clone() else {
+            return;
+        };
+        let params = notifications::ProgressParams {
+            progress_token: token,
+            progress,
+            total,
+            message,
+        };
+        self.notify(notifications::PROGRESS, params).await;
+    }
+
+    /// Sends a log message, if the request set a log level at or below `level`.
+    pub async fn log(&self, level: LoggingLevel, data: impl Serialize) {
+        if !self.inner.log_level.is_some_and(|min| level >= min) {
+            return;
+        }
+        let params = notifications::LoggingMessageParams {
+            level,
+            logger: None,
+            data: serde_json::to_value(data).unwrap_or(Value::Null),
+        };
+        self.notify(notifications::MESSAGE, params).await;
+    }
+
+    async fn notify(&self, method: &str, params: impl Serialize) {
+        if let Some(tx) = &self.inner.notifier {
+            // A closed channel means the request is over; nothing to report to.
+            let _ = tx.send(Notification::new(method, params).into()).await;
+        }
+    }
+
+    pub(crate) fn take_input_book(&self) -> InputBook {
+        std::mem::take(&mut *self.inner.input.lock().expect("input book lock"))
+    }
+}
+
+/// The future returned by [`Context::elicit`] and its siblings.
+#[must_use = "the answer is only delivered when the future is awaited"]
+pub struct InputFuture<T> {
+    outcome: Option<Result<T, InputRequired>>,
+}
+
+impl<T> InputFuture<T> {
+    fn ready(outcome: Result<T, InputRequired>) -> Self {
+        InputFuture {
+            outcome: Some(outcome),
+        }
+    }
+}
+
+impl<T> Unpin for InputFuture<T> {}
+
+impl<T> Future for InputFuture<T> {
+    type Output = Result<T, InputRequired>;
+
+    fn poll(mut self: Pin<&mut Self>, _: &mut TaskContext<'_>) -> Poll<Self::Output> {
+        Poll::Ready(
+            self.outcome
+                .take()
+                .expect("InputFuture polled after completion"),
+        )
+    }
+}

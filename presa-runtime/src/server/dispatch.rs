@@ -1,0 +1,324 @@
+//! Request validation and method dispatch.
+
+use std::collections::BTreeMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use futures::FutureExt;
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use tokio::sync::mpsc;
+
+use super::connection::Caller;
+use super::context::{Context, ContextParts, RequestInfo};
+use super::error::Failure;
+use super::request_state::CallBinding;
+use super::tool::{TaskPolicy, settle};
+use super::{ResponseStream, Server, ServerInner, TASKS_EXTENSION};
+use crate::wire::{
+    CacheScope, CallToolParams, ClientCapabilities, DiscoverResult, ErrorObject,
+    InputRequiredResult, ListToolsParams, ListToolsResult, Request, RequestMeta, Response,
+    ResultMeta, ResultType, ServerCapabilities, ToolsCapability, codes, methods,
+};
+
+/// How many notifications a handler may queue before `progress`/`log` wait.
+const NOTIFICATION_BUFFER: usize = 64;
+
+impl Server {
+    /// Handles one request: validates it, runs it, and returns the stream of
+    /// messages that answer it. Nothing runs until the stream is polled.
+    pub fn handle(&self, request: Request, caller: &Caller) -> ResponseStream {
+        let id = request.id.clone();
+        match self.inner.prepare(&request) {
+            Err(error) => ResponseStream::ready(Response::error(Some(id), error)),
+            Ok(meta) if request.method == methods::TOOLS_CALL => {
+                let (tx, rx) = mpsc::channel(NOTIFICATION_BUFFER);
+                let inner = Arc::clone(&self.inner);
+                let caller = caller.clone();
+                let params = request.params;
+                let handler = async move {
+                    let outcome = inner.call_tool(params, meta, &caller, tx).await;
+                    into_response(id, outcome)
+                }
+                .boxed();
+                ResponseStream::new(rx, handler)
+            }
+            Ok(_) => {
+                let outcome = match request.method.as_str() {
+                    methods::SERVER_DISCOVER => Ok(self.inner.discover()),
+                    methods::TOOLS_LIST => self.inner.list_tools(request.params),
+                    _ => unreachable!("prepare admits only known methods"),
+                };
+                ResponseStream::ready(into_response(id, outcome))
+            }
+        }
+    }
+}
+
+fn into_response(id: crate::wire::RequestId, outcome: Result<Value, ErrorObject>) -> Response {
+    match outcome {
+        Ok(result) => Response::result(id, result),
+        Err(error) => Response::error(Some(id), error),
+    }
+}
+
+fn invalid_params(message: impl Into<String>) -> ErrorObject {
+    ErrorObject::new(codes::INVALID_PARAMS, message)
+}
+
+fn parse_params<T: serde::de::DeserializeOwned>(params: Option<Value>) -> Result<T, ErrorObject> {
+    serde_json::from_value(params.unwrap_or_else(|| json!({})))
+        .map_err(|e| invalid_params(format!("Invalid params: {e}")))
+}
+
+impl ServerInner {
+    /// Steps 1 to 3 of validation; returns the request's `_meta`.
+    fn prepare(&self, request: &Request) -> Result<RequestMeta, ErrorObject> {
+        if request.method == methods::INITIALIZE {
+            return Err(self.legacy_initialize(request));
+        }
+        let meta = request
+            .params
+            .as_ref()
+            .and_then(|p| p.get("_meta"))
+            .ok_or_else(|| {
+                invalid_params(
+                    "Invalid params: missing `_meta`; every 2026-07-28 request carries \
+                     io.modelcontextprotocol/protocolVersion and clientCapabilities there",
+                )
+            })?;
+        let meta: RequestMeta = serde_json::from_value(meta.clone())
+            .map_err(|e| invalid_params(format!("Invalid params: `_meta`: {e}")))?;
+        if !self.supported_versions.contains(&meta.protocol_version) {
+            return Err(ErrorObject::new(
+                codes::UNSUPPORTED_PROTOCOL_VERSION,
+                format!(
+                    "Unsupported protocol version {:?}; this server supports {}",
+                    meta.protocol_version,
+                    self.supported_versions.join(", ")
+                ),
+            )
+            .with_data(json!({
+                "supported": self.supported_versions,
+                "requested": meta.protocol_version,
+            })));
+        }
+        match request.method.as_str() {
+            methods::SERVER_DISCOVER | methods::TOOLS_LIST | methods::TOOLS_CALL => Ok(meta),
+            other => Err(ErrorObject::new(
+                codes::METHOD_NOT_FOUND,
+                format!("Method not found: `{other}`"),
+            )),
+        }
+    }
+
+    fn legacy_initialize(&self, request: &Request) -> ErrorObject {
+        let requested = request
+            .params
+            .as_ref()
+            .and_then(|p| p.get("protocolVersion"))
+            .and_then(Value::as_str)
+            .unwrap_or("unknown");
+        ErrorObject::new(
+            codes::METHOD_NOT_FOUND,
+            format!(
+                "`initialize` is not supported: this server speaks only MCP protocol version(s) {} \
+                 (stateless, no handshake), and the client asked for {requested}. \
+                 Upgrade the client to a 2026-07-28 MCP client.",
+                self.supported_versions.join(", ")
+            ),
+        )
+        .with_data(json!({ "supported": self.supported_versions, "requested": requested }))
+    }
+
+    fn result_meta(&self) -> Option<ResultMeta> {
+        Some(ResultMeta {
+            server_info: Some(self.info.clone()),
+            other: Map::new(),
+        })
+    }
+
+    fn discover(&self) -> Value {
+        to_value(DiscoverResult {
+            result_type: ResultType::Complete,
+            supported_versions: self.supported_versions.clone(),
+            capabilities: ServerCapabilities {
+                tools: Some(ToolsCapability { list_changed: None }),
+                logging: Some(Map::new()),
+                ..Default::default()
+            },
+            instructions: self.instructions.clone(),
+            ttl_ms: self.discover_ttl.as_millis() as u64,
+            cache_scope: CacheScope::Public,
+            meta: self.result_meta(),
+        })
+    }
+
+    fn list_tools(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
+        let params: ListToolsParams = parse_params(params)?;
+        let start = match &params.cursor {
+            None => 0,
+            Some(cursor) => decode_cursor(cursor)
+                .filter(|&offset| offset < self.tools.len())
+                .ok_or_else(|| invalid_params(format!("Invalid cursor {cursor:?}")))?,
+        };
+        let end = (start + self.page_size).min(self.tools.len());
+        Ok(to_value(ListToolsResult {
+            result_type: ResultType::Complete,
+            tools: self.tools[start..end]
+                .iter()
+                .map(|t| t.definition.clone())
+                .collect(),
+            next_cursor: (end < self.tools.len()).then(|| encode_cursor(end)),
+            ttl_ms: self.list_ttl.as_millis() as u64,
+            cache_scope: CacheScope::Public,
+            meta: self.result_meta(),
+        }))
+    }
+
+    async fn call_tool(
+        &self,
+        params: Option<Value>,
+        meta: RequestMeta,
+        caller: &Caller,
+        notifier: mpsc::Sender<crate::wire::Message>,
+    ) -> Result<Value, ErrorObject> {
+        let params: CallToolParams = parse_params(params)?;
+        let Some(&index) = self.tool_index.get(&params.name) else {
+            return Err(invalid_params(format!("Unknown tool: `{}`", params.name)));
+        };
+        let tool = &self.tools[index];
+        let info = RequestInfo {
+            protocol_version: meta.protocol_version,
+            client_capabilities: meta.client_capabilities,
+            client_info: meta.client_info,
+            subject: caller.subject.clone(),
+        };
+        let arguments = params.arguments.unwrap_or_default();
+        let policy = tool.handler.task_policy(&arguments, &info);
+        if policy == TaskPolicy::Required
+            && !info.client_capabilities.has_extension(TASKS_EXTENSION)
+        {
+            return Err(missing_capability(
+                format!("Tool `{}` runs only as a task", params.name),
+                ClientCapabilities {
+                    extensions: Some(BTreeMap::from([(TASKS_EXTENSION.to_owned(), json!({}))])),
+                    ..Default::default()
+                },
+            ));
+        }
+        let binding = CallBinding {
+            subject: caller.subject.as_deref(),
+            tool: &params.name,
+            arguments: &arguments,
+        };
+        let answers =
+            self.gather_answers(&binding, params.request_state, params.input_responses)?;
+        let ctx = Context::new(ContextParts {
+            info,
+            answers,
+            notifier: Some(notifier),
+            progress_token: meta.progress_token,
+            log_level: meta.log_level,
+            state: Arc::clone(&self.state),
+        });
+        let run = tool.handler.call(ctx.clone(), arguments.clone());
+        let outcome = AssertUnwindSafe(run).catch_unwind().await;
+        let book = ctx.take_input_book();
+        if let Some(missing) = book.missing {
+            return Err(missing_capability(
+                format!("Tool `{}` needs input the client cannot give", params.name),
+                missing,
+            ));
+        }
+        if !book.pending.is_empty() {
+            let asked = book.pending.keys().cloned().collect();
+            let state = self.state_codec.seal(&binding, book.answers, asked);
+            return Ok(to_value(InputRequiredResult {
+                result_type: ResultType::InputRequired,
+                input_requests: Some(book.pending),
+                request_state: Some(state),
+                meta: self.result_meta(),
+            }));
+        }
+        let result = match outcome {
+            Err(panic) => Err(Failure::Internal(panic_message(&*panic))),
+            Ok(result) => settle(result),
+        };
+        match result {
+            Ok(mut result) => {
+                result.meta = self.result_meta();
+                Ok(to_value(result))
+            }
+            Err(Failure::Internal(cause)) => Err(internal_error(&params.name, &cause)),
+            Err(Failure::InputRequired) => Err(internal_error(
+                &params.name,
+                "the tool returned InputRequired without a pending input request",
+            )),
+            Err(Failure::Tool(_)) => unreachable!("settle turns tool errors into results"),
+        }
+    }
+
+    /// Earlier answers from the verified `requestState`, plus this round's.
+    fn gather_answers(
+        &self,
+        binding: &CallBinding<'_>,
+        request_state: Option<String>,
+        responses: Option<BTreeMap<String, Value>>,
+    ) -> Result<BTreeMap<String, Value>, ErrorObject> {
+        let responses = responses.unwrap_or_default();
+        let Some(state) = request_state else {
+            return Ok(responses);
+        };
+        let payload = self
+            .state_codec
+            .open(&state, binding)
+            .map_err(|e| invalid_params(format!("Invalid params: {e}")))?;
+        let mut answers = payload.answers;
+        for (key, value) in responses {
+            if payload.asked.contains(&key) {
+                answers.insert(key, value);
+            }
+        }
+        Ok(answers)
+    }
+}
+
+fn missing_capability(message: String, required: ClientCapabilities) -> ErrorObject {
+    ErrorObject::new(codes::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
+        .with_data(json!({ "requiredCapabilities": required }))
+}
+
+/// The generic `-32603`; the cause goes to the logs only.
+fn internal_error(tool: &str, cause: &str) -> ErrorObject {
+    super::connection::report_internal(tool, cause);
+    ErrorObject::new(codes::INTERNAL_ERROR, "Internal error")
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    let detail = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "non-string panic payload".into());
+    format!("panic: {detail}")
+}
+
+fn to_value(result: impl Serialize) -> Value {
+    serde_json::to_value(result).expect("results always serialize")
+}
+
+fn encode_cursor(offset: usize) -> String {
+    URL_SAFE_NO_PAD.encode(format!("presa:{offset}"))
+}
+
+fn decode_cursor(cursor: &str) -> Option<usize> {
+    let bytes = URL_SAFE_NO_PAD.decode(cursor).ok()?;
+    std::str::from_utf8(&bytes)
+        .ok()?
+        .strip_prefix("presa:")?
+        .parse()
+        .ok()
+}

@@ -1,0 +1,197 @@
+//! The server: a transport-agnostic core that turns one request into a
+//! [`ResponseStream`].
+//!
+//! ```text
+//!   transport ──frames──▶ connection ──Request──▶ Server::handle ──▶ ResponseStream
+//!       ▲                     │ (one tokio task per request,                │
+//!       └──────frames─────────┘  cancellation by id)          notifications, then one response
+//! ```
+//!
+//! [`Server`] knows nothing of sockets or stdio; [`serve`] drives it over any
+//! [`Transport`](crate::transport::Transport), one tokio task per request.
+//! Because the 2026-07-28 protocol is stateless, every request is validated
+//! on its own, in this order:
+//!
+//! 1. missing `_meta`, `protocolVersion` or `clientCapabilities` → `-32602`;
+//! 2. unsupported protocol version → `-32022` with `{supported, requested}`;
+//! 3. unknown or removed method (`initialize`, `ping`, …) → `-32601`;
+//! 4. unknown tool → `-32602`;
+//! 5. a capability the tool or its input requests need that the client did
+//!    not declare → `-32021` with `requiredCapabilities`. (This check needs
+//!    the tool, so it follows the lookups.)
+//!
+//! A legacy `initialize` is answered before any of these, with a message
+//! naming the supported versions, since a legacy client shows it to its
+//! user.
+
+mod args;
+mod connection;
+mod context;
+mod dispatch;
+mod elicit;
+mod error;
+pub(crate) mod request_state;
+mod stream;
+mod tool;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use args::{ArgsParser, ArgumentError, ToolParam};
+pub use connection::{Caller, serve};
+pub use context::{Context, InputFuture, RequestInfo, State};
+pub use elicit::{Elicit, ElicitEnum, ElicitField, Elicitation};
+pub use error::{InputRequired, ToolError};
+pub use request_state::StateError;
+pub use stream::ResponseStream;
+pub use tool::{BoxFuture, IntoToolResult, Json, TaskPolicy, ToolHandler, ToolResult};
+
+use context::StateMap;
+use request_state::StateCodec;
+
+use crate::wire::{Implementation, PROTOCOL_VERSION, Tool};
+
+/// The extension identifier of MCP Tasks.
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// An MCP server. Cheap to clone; clones share everything.
+#[derive(Clone)]
+pub struct Server {
+    inner: Arc<ServerInner>,
+}
+
+pub(crate) struct RegisteredTool {
+    pub definition: Tool,
+    pub handler: Arc<dyn ToolHandler>,
+}
+
+pub(crate) struct ServerInner {
+    pub info: Implementation,
+    pub instructions: Option<String>,
+    pub tools: Vec<RegisteredTool>,
+    pub tool_index: HashMap<String, usize>,
+    pub supported_versions: Vec<String>,
+    pub page_size: usize,
+    pub list_ttl: Duration,
+    pub discover_ttl: Duration,
+    pub state_codec: StateCodec,
+    pub state: Arc<StateMap>,
+}
+
+impl Server {
+    /// Starts building a server called `name` at `version`.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder {
+            info: Implementation::new(name, version),
+            instructions: None,
+            tools: Vec::new(),
+            tool_index: HashMap::new(),
+            page_size: 100,
+            list_ttl: Duration::from_secs(300),
+            discover_ttl: Duration::from_secs(3600),
+            state_key: None,
+            state_ttl: Duration::from_secs(600),
+            state: StateMap::default(),
+        }
+    }
+
+    /// The server's name and version.
+    pub fn info(&self) -> &Implementation {
+        &self.inner.info
+    }
+}
+
+/// Configures a [`Server`].
+pub struct ServerBuilder {
+    info: Implementation,
+    instructions: Option<String>,
+    tools: Vec<RegisteredTool>,
+    tool_index: HashMap<String, usize>,
+    page_size: usize,
+    list_ttl: Duration,
+    discover_ttl: Duration,
+    state_key: Option<[u8; 32]>,
+    state_ttl: Duration,
+    state: StateMap,
+}
+
+impl ServerBuilder {
+    /// Guidance for the model, returned by `server/discover`.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Registers a tool; `#[tool] async fn build` generates `BuildTool`.
+    ///
+    /// # Panics
+    ///
+    /// If a tool of the same name is already registered.
+    pub fn tool(mut self, tool: impl ToolHandler) -> Self {
+        let definition = tool.definition();
+        let name = definition.name.clone();
+        assert!(
+            !self.tool_index.contains_key(&name),
+            "tool `{name}` is registered twice"
+        );
+        self.tool_index.insert(name, self.tools.len());
+        self.tools.push(RegisteredTool {
+            definition,
+            handler: Arc::new(tool),
+        });
+        self
+    }
+
+    /// Shares `value` with every tool, through a `State<T>` parameter or
+    /// [`Context::state`]. One value per type.
+    pub fn state<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.state.insert(value);
+        self
+    }
+
+    /// The HMAC key that signs `requestState`. The default is random per
+    /// process; set one shared key when several processes serve the same
+    /// clients, so a retry may land on any of them.
+    pub fn request_state_key(mut self, key: [u8; 32]) -> Self {
+        self.state_key = Some(key);
+        self
+    }
+
+    /// How long a `requestState` stays valid (default 10 minutes).
+    pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
+        self.state_ttl = ttl;
+        self
+    }
+
+    /// How many tools one `tools/list` page holds (default 100, at least 1).
+    pub fn page_size(mut self, page_size: usize) -> Self {
+        self.page_size = page_size.max(1);
+        self
+    }
+
+    /// The `ttlMs` of `tools/list` results (default 5 minutes).
+    pub fn list_ttl(mut self, ttl: Duration) -> Self {
+        self.list_ttl = ttl;
+        self
+    }
+
+    /// Finishes the server.
+    pub fn build(self) -> Server {
+        let key = self.state_key.unwrap_or_else(request_state::random_key);
+        Server {
+            inner: Arc::new(ServerInner {
+                info: self.info,
+                instructions: self.instructions,
+                tools: self.tools,
+                tool_index: self.tool_index,
+                supported_versions: vec![PROTOCOL_VERSION.to_owned()],
+                page_size: self.page_size,
+                list_ttl: self.list_ttl,
+                discover_ttl: self.discover_ttl,
+                state_codec: StateCodec::new(key, self.state_ttl),
+                state: Arc::new(self.state),
+            }),
+        }
+    }
+}

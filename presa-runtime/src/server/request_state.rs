@@ -1,0 +1,271 @@
+//! The integrity-protected `requestState` that carries MRTR answers across
+//! rounds.
+//!
+//! The client sends only the answers to the latest round, so the server
+//! keeps the earlier ones in `requestState`. The client must echo it byte
+//! for byte; it is attacker-controlled input, so it is signed with
+//! HMAC-SHA256 and bound to:
+//!
+//! - the caller's authenticated subject,
+//! - the tool name and a SHA-256 digest of the canonical arguments,
+//! - an expiry.
+//!
+//! Format: `base64url(payload JSON) "." base64url(tag)`. The payload is not
+//! secret (it holds the client's own answers), so it is signed, not
+//! encrypted.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{Hmac, Mac};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// Version of the payload layout.
+const FORMAT: u8 = 1;
+
+/// What a `requestState` proves about the call it came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct StatePayload {
+    v: u8,
+    /// The caller's subject, or `None` for an anonymous caller.
+    sub: Option<String>,
+    /// The tool name.
+    tool: String,
+    /// SHA-256 of the canonical arguments, hex.
+    args: String,
+    /// Expiry, milliseconds since the Unix epoch.
+    exp: u64,
+    /// Every answer gathered so far, by input key.
+    pub answers: BTreeMap<String, Value>,
+    /// The keys the last round asked for.
+    pub asked: Vec<String>,
+}
+
+/// Why a `requestState` was refused. Each maps to `-32602`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StateError {
+    /// Not produced by this server, or altered.
+    #[error("requestState failed verification")]
+    Tampered,
+    /// Past its expiry.
+    #[error("requestState has expired; call the tool again without it")]
+    Expired,
+    /// Issued to another caller, tool or set of arguments.
+    #[error("requestState belongs to another caller, tool or set of arguments")]
+    Foreign,
+}
+
+/// Signs and verifies request state.
+#[derive(Clone)]
+pub(crate) struct StateCodec {
+    key: [u8; 32],
+    ttl: Duration,
+}
+
+/// Identifies the call a state belongs to.
+pub(crate) struct CallBinding<'a> {
+    pub subject: Option<&'a str>,
+    pub tool: &'a str,
+    pub arguments: &'a Map<String, Value>,
+}
+
+impl StateCodec {
+    pub fn new(key: [u8; 32], ttl: Duration) -> Self {
+        StateCodec { key, ttl }
+    }
+
+    pub fn seal(
+        &self,
+        call: &CallBinding<'_>,
+        answers: BTreeMap<String, Value>,
+        asked: Vec<String>,
+    ) -> String {
+        let payload = StatePayload {
+            v: FORMAT,
+            sub: call.subject.map(str::to_owned),
+            tool: call.tool.to_owned(),
+            args: arguments_digest(call.arguments),
+            exp: now_ms().saturating_add(self.ttl.as_millis() as u64),
+            answers,
+            asked,
+        };
+        let body =
+            URL_SAFE_NO_PAD.encode(serde_json::to_vec(&payload).expect("payload serializes"));
+        let tag = URL_SAFE_NO_PAD.encode(self.mac(body.as_bytes()).finalize().into_bytes());
+        format!("{body}.{tag}")
+    }
+
+    pub fn open(&self, state: &str, call: &CallBinding<'_>) -> Result<StatePayload, StateError> {
+        let (body, tag) = state.split_once('.').ok_or(StateError::Tampered)?;
+        let tag = URL_SAFE_NO_PAD
+            .decode(tag)
+            .map_err(|_| StateError::Tampered)?;
+        self.mac(body.as_bytes())
+            .verify_slice(&tag)
+            .map_err(|_| StateError::Tampered)?;
+        let bytes = URL_SAFE_NO_PAD
+            .decode(body)
+            .map_err(|_| StateError::Tampered)?;
+        let payload: StatePayload =
+            serde_json::from_slice(&bytes).map_err(|_| StateError::Tampered)?;
+        if payload.v != FORMAT {
+            return Err(StateError::Tampered);
+        }
+        if now_ms() >= payload.exp {
+            return Err(StateError::Expired);
+        }
+        if payload.sub.as_deref() != call.subject
+            || payload.tool != call.tool
+            || payload.args != arguments_digest(call.arguments)
+        {
+            return Err(StateError::Foreign);
+        }
+        Ok(payload)
+    }
+
+    fn mac(&self, body: &[u8]) -> HmacSha256 {
+        let mut mac = HmacSha256::new_from_slice(&self.key).expect("HMAC takes any key length");
+        mac.update(body);
+        mac
+    }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// SHA-256 over the arguments with object keys sorted at every depth, so the
+/// digest does not depend on key order.
+fn arguments_digest(arguments: &Map<String, Value>) -> String {
+    let mut hasher = Sha256::new();
+    write_canonical(&mut hasher, &Value::Object(arguments.clone()));
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn write_canonical(hasher: &mut Sha256, value: &Value) {
+    match value {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            hasher.update(b"{");
+            for k in keys {
+                hasher.update(Value::from(k.as_str()).to_string().as_bytes());
+                hasher.update(b":");
+                write_canonical(hasher, &m[k]);
+                hasher.update(b",");
+            }
+            hasher.update(b"}");
+        }
+        Value::Array(items) => {
+            hasher.update(b"[");
+            for item in items {
+                write_canonical(hasher, item);
+                hasher.update(b",");
+            }
+            hasher.update(b"]");
+        }
+        scalar => hasher.update(scalar.to_string().as_bytes()),
+    }
+}
+
+/// A random 256-bit key from the operating system's CSPRNG.
+pub(crate) fn random_key() -> [u8; 32] {
+    let mut key = [0u8; 32];
+    getrandom::fill(&mut key).expect("the OS random source is available");
+    key
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn args(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    fn binding<'a>(sub: Option<&'a str>, a: &'a Map<String, Value>) -> CallBinding<'a> {
+        CallBinding {
+            subject: sub,
+            tool: "build",
+            arguments: a,
+        }
+    }
+
+    #[test]
+    fn round_trips_and_binds_to_the_call() {
+        let codec = StateCodec::new([7; 32], Duration::from_secs(60));
+        let a = args(json!({"target": "docs", "n": {"b": 1, "a": 2}}));
+        let answers = BTreeMap::from([("k".to_owned(), json!({"action": "accept"}))]);
+        let state = codec.seal(
+            &binding(Some("alice"), &a),
+            answers.clone(),
+            vec!["k".into()],
+        );
+        let opened = codec.open(&state, &binding(Some("alice"), &a)).unwrap();
+        assert_eq!(opened.answers, answers);
+
+        let reordered = args(json!({"n": {"a": 2, "b": 1}, "target": "docs"}));
+        assert!(
+            codec
+                .open(&state, &binding(Some("alice"), &reordered))
+                .is_ok()
+        );
+        assert_eq!(
+            codec.open(&state, &binding(Some("bob"), &a)),
+            Err(StateError::Foreign)
+        );
+        let other = args(json!({"target": "web"}));
+        assert_eq!(
+            codec.open(&state, &binding(Some("alice"), &other)),
+            Err(StateError::Foreign)
+        );
+    }
+
+    #[test]
+    fn rejects_tampering_and_other_keys() {
+        let codec = StateCodec::new([7; 32], Duration::from_secs(60));
+        let a = args(json!({}));
+        let state = codec.seal(&binding(None, &a), BTreeMap::new(), vec![]);
+        let mut flipped = state.clone().into_bytes();
+        flipped[3] ^= 1;
+        let flipped = String::from_utf8(flipped).unwrap();
+        assert_eq!(
+            codec.open(&flipped, &binding(None, &a)),
+            Err(StateError::Tampered)
+        );
+        assert_eq!(
+            codec.open("garbage", &binding(None, &a)),
+            Err(StateError::Tampered)
+        );
+        let stranger = StateCodec::new([8; 32], Duration::from_secs(60));
+        assert_eq!(
+            stranger.open(&state, &binding(None, &a)),
+            Err(StateError::Tampered)
+        );
+    }
+
+    #[test]
+    fn a_zero_ttl_state_is_already_expired() {
+        let codec = StateCodec::new([7; 32], Duration::ZERO);
+        let a = args(json!({}));
+        let state = codec.seal(&binding(None, &a), BTreeMap::new(), vec![]);
+        assert_eq!(
+            codec.open(&state, &binding(None, &a)),
+            Err(StateError::Expired)
+        );
+    }
+}

@@ -1,0 +1,151 @@
+//! Tools: the trait `#[tool]` implements, return-value conversion, and the
+//! task policy.
+//!
+//! You rarely implement [`ToolHandler`] by hand; `#[tool]` on an `async fn`
+//! generates it. The trait is public so that tools can also be built at run
+//! time (from a plugin manifest, say).
+
+use std::future::Future;
+use std::pin::Pin;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::context::{Context, RequestInfo};
+use super::error::{Failure, ToolError};
+use crate::wire::{CallToolResult, Content, Tool};
+
+/// A boxed, sendable future.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// How a tool call may run with respect to the Tasks extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TaskPolicy {
+    /// Always answered synchronously.
+    #[default]
+    Sync,
+    /// A task when the client declares the Tasks extension, else synchronous.
+    Optional,
+    /// Only as a task; a client without the extension gets `-32021`.
+    Required,
+}
+
+/// A tool the server can list and call.
+pub trait ToolHandler: Send + Sync + 'static {
+    /// The tool's listing: name, description and schemas.
+    fn definition(&self) -> Tool;
+
+    /// The policy for one call. `arguments` are the raw arguments; the
+    /// default ignores them and returns the static policy.
+    fn task_policy(&self, arguments: &Map<String, Value>, request: &RequestInfo) -> TaskPolicy {
+        let _ = (arguments, request);
+        self.static_task_policy().unwrap_or_default()
+    }
+
+    /// The policy when it does not depend on the call; `None` when a
+    /// function decides per call.
+    fn static_task_policy(&self) -> Option<TaskPolicy> {
+        Some(TaskPolicy::Sync)
+    }
+
+    /// Runs the tool. Argument errors are returned as `Ok` with
+    /// `isError: true`, as the spec asks.
+    fn call(&self, ctx: Context, arguments: Map<String, Value>) -> BoxFuture<ToolResult>;
+}
+
+/// The outcome of one run of a tool, before it is put on the wire.
+pub type ToolResult = Result<CallToolResult, ToolError>;
+
+/// Converts a tool's return value into a result.
+///
+/// Implemented for `String`, `&'static str`, `()`, [`Content`],
+/// `Vec<Content>`, [`Json<T>`], [`CallToolResult`] and `Result<T, E>` where
+/// `T` converts and `E: Into<ToolError>`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a tool",
+    label = "this return type does not convert into a tool result",
+    note = "return `String`, `&'static str`, `()`, `Content`, `Vec<Content>`, `Json<T>` or `CallToolResult`, or a `Result<_, E>` of one of them where `E: Into<ToolError>`"
+)]
+pub trait IntoToolResult {
+    /// The conversion.
+    fn into_tool_result(self) -> ToolResult;
+
+    /// The `outputSchema` this return type implies, if any.
+    fn output_schema() -> Option<Value> {
+        None
+    }
+}
+
+impl IntoToolResult for CallToolResult {
+    fn into_tool_result(self) -> ToolResult {
+        Ok(self)
+    }
+}
+
+impl IntoToolResult for String {
+    fn into_tool_result(self) -> ToolResult {
+        Ok(CallToolResult::from_text(self))
+    }
+}
+
+impl IntoToolResult for &'static str {
+    fn into_tool_result(self) -> ToolResult {
+        Ok(CallToolResult::from_text(self))
+    }
+}
+
+impl IntoToolResult for () {
+    fn into_tool_result(self) -> ToolResult {
+        Ok(CallToolResult::success(Vec::new()))
+    }
+}
+
+impl IntoToolResult for Content {
+    fn into_tool_result(self) -> ToolResult {
+        Ok(CallToolResult::success(vec![self]))
+    }
+}
+
+impl IntoToolResult for Vec<Content> {
+    fn into_tool_result(self) -> ToolResult {
+        Ok(CallToolResult::success(self))
+    }
+}
+
+impl<T: IntoToolResult, E: Into<ToolError>> IntoToolResult for Result<T, E> {
+    fn into_tool_result(self) -> ToolResult {
+        self.map_err(Into::into).and_then(T::into_tool_result)
+    }
+
+    fn output_schema() -> Option<Value> {
+        T::output_schema()
+    }
+}
+
+/// Structured output: serialized into `structuredContent`, with an
+/// `outputSchema` derived from `T`. `T` should serialize to a JSON object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Json<T>(pub T);
+
+impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
+    fn into_tool_result(self) -> ToolResult {
+        let value = serde_json::to_value(&self.0).map_err(ToolError::internal)?;
+        Ok(CallToolResult::structured(value))
+    }
+
+    fn output_schema() -> Option<Value> {
+        Some(crate::schema::root_schema::<T>())
+    }
+}
+
+/// Turns a finished run into the wire result, or the failure that replaces it.
+pub(crate) fn settle(result: ToolResult) -> Result<CallToolResult, Failure> {
+    match result {
+        Ok(r) => Ok(r),
+        Err(e) => match e.into_failure() {
+            Failure::Tool(message) => Ok(CallToolResult::error(message)),
+            other => Err(other),
+        },
+    }
+}

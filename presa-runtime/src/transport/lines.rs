@@ -1,0 +1,127 @@
+//! Newline-delimited JSON over any byte stream (stdio, pipes, sockets).
+//!
+//! Reading uses `tokio_util`'s `LinesCodec` with a maximum length: a line
+//! over the limit is reported once as [`Inbound::Oversized`] and the rest of
+//! it is discarded as it arrives, so an oversized message never grows
+//! memory beyond the limit.
+
+use futures::StreamExt;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
+
+use super::{CHANNEL_CAPACITY, FrameChannel, FrameSender, Inbound};
+
+/// Frames `reader` and `writer` as newline-delimited messages of at most
+/// `max_message_size` bytes each. Spawns one reading and one writing task;
+/// the writer closes when every [`FrameSender`] clone is dropped.
+pub fn byte_stream<R, W>(reader: R, writer: W, max_message_size: usize) -> FrameChannel
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    spawn_io(reader, writer, max_message_size, None)
+}
+
+/// Like [`byte_stream`], and `close` shuts the writer even while senders live.
+pub(crate) fn spawn_io<R, W>(
+    reader: R,
+    writer: W,
+    max_message_size: usize,
+    close: Option<oneshot::Receiver<()>>,
+) -> FrameChannel
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    let (in_tx, incoming) = mpsc::channel(CHANNEL_CAPACITY);
+    let (out_tx, out_rx) = mpsc::channel(CHANNEL_CAPACITY);
+    tokio::spawn(read_lines(reader, max_message_size, in_tx));
+    tokio::spawn(write_lines(writer, out_rx, close));
+    FrameChannel {
+        incoming,
+        outgoing: FrameSender(out_tx),
+    }
+}
+
+async fn read_lines<R: AsyncRead + Unpin>(reader: R, limit: usize, tx: mpsc::Sender<Inbound>) {
+    let mut lines = FramedRead::new(reader, LinesCodec::new_with_max_length(limit));
+    while let Some(line) = lines.next().await {
+        let inbound = match line {
+            Ok(line) if line.trim().is_empty() => continue,
+            Ok(line) => Inbound::Frame(line),
+            Err(LinesCodecError::MaxLineLengthExceeded) => Inbound::Oversized { limit },
+            Err(LinesCodecError::Io(e)) if e.kind() == std::io::ErrorKind::InvalidData => {
+                // Not UTF-8: hand on an unparseable frame so the peer gets -32700.
+                Inbound::Frame(String::from("\u{0}invalid UTF-8"))
+            }
+            Err(LinesCodecError::Io(e)) => {
+                tracing::debug!(error = %e, "read failed; closing the connection");
+                break;
+            }
+        };
+        if tx.send(inbound).await.is_err() {
+            break;
+        }
+    }
+}
+
+async fn write_lines<W: AsyncWrite + Unpin>(
+    mut writer: W,
+    mut rx: mpsc::Receiver<Inbound>,
+    close: Option<oneshot::Receiver<()>>,
+) {
+    let closed = async {
+        match close {
+            Some(signal) => {
+                let _ = signal.await;
+            }
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(closed);
+    loop {
+        let frame = tokio::select! {
+            frame = rx.recv() => frame,
+            () = &mut closed => None,
+        };
+        let Some(Inbound::Frame(mut frame)) = frame else {
+            break;
+        };
+        frame.push('\n');
+        if writer.write_all(frame.as_bytes()).await.is_err() || writer.flush().await.is_err() {
+            break;
+        }
+    }
+    let _ = writer.shutdown().await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncReadExt;
+
+    #[tokio::test]
+    async fn oversized_lines_are_reported_and_skipped() {
+        let (mut peer, ours) = tokio::io::duplex(64);
+        let (r, w) = tokio::io::split(ours);
+        let mut channel = byte_stream(r, w, 8);
+        peer.write_all(b"0123456789abcdef\nshort\n\n")
+            .await
+            .unwrap();
+        assert_eq!(
+            channel.incoming.recv().await,
+            Some(Inbound::Oversized { limit: 8 })
+        );
+        assert_eq!(
+            channel.incoming.recv().await,
+            Some(Inbound::Frame("short".into()))
+        );
+        channel.outgoing.send("{}".into()).await.unwrap();
+        let mut buf = [0u8; 3];
+        peer.read_exact(&mut buf).await.unwrap();
+        assert_eq!(&buf, b"{}\n");
+        drop(peer);
+        assert_eq!(channel.incoming.recv().await, None);
+    }
+}

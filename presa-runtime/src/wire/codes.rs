@@ -1,0 +1,22 @@
+//! Error codes used on the wire.
+//!
+//! The JSON-RPC codes and the three MCP codes (`-32020..=-32022`) are
+//! fixed by the specification. presa emits no other code in the reserved
+//! range `-32768..=-32000`.
+
+/// The frame is not valid JSON.
+pub const PARSE_ERROR: i64 = -32700;
+/// The frame is JSON but not a valid request.
+pub const INVALID_REQUEST: i64 = -32600;
+/// Unknown or removed method (`initialize`, `ping`, ...).
+pub const METHOD_NOT_FOUND: i64 = -32601;
+/// Missing or malformed params, unknown tool, bad cursor, bad `requestState`.
+pub const INVALID_PARAMS: i64 = -32602;
+/// An internal failure; its message never carries the cause.
+pub const INTERNAL_ERROR: i64 = -32603;
+/// An HTTP header disagrees with the body (Streamable HTTP only).
+pub const HEADER_MISMATCH: i64 = -32020;
+/// The request needs a client capability the client did not declare.
+pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
+/// The requested protocol version is not supported.
+pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;

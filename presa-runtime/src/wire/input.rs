@@ -1,0 +1,438 @@
+//! Multi Round-Trip Requests: what a server asks of the client, and the answers.
+//!
+//! A server never sends requests to a client in 2026-07-28. It answers the
+//! client's request with an [`InputRequiredResult`] whose `inputRequests` map
+//! keys to [`InputRequest`]s; the client retries the same request with
+//! `inputResponses` under the same keys and the echoed `requestState`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::{Content, ResultMeta, ResultType};
+
+/// Method name of an elicitation input request.
+pub const ELICITATION_CREATE: &str = "elicitation/create";
+/// Method name of a sampling input request.
+pub const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
+/// Method name of a roots input request.
+pub const ROOTS_LIST: &str = "roots/list";
+
+/// Input requests by server-assigned key, in key order.
+pub type InputRequests = BTreeMap<String, InputRequest>;
+
+/// Answers by key. Each value's shape depends on the request it answers, so
+/// it stays raw JSON until the server reads it as the type it asked for.
+pub type InputResponses = BTreeMap<String, Value>;
+
+/// One thing the server needs from the client.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawInputRequest", into = "RawInputRequest")]
+pub enum InputRequest {
+    /// `elicitation/create`: ask the user.
+    Elicit(ElicitRequestParams),
+    /// `sampling/createMessage`: ask the client's model.
+    Sample(CreateMessageParams),
+    /// `roots/list`: ask for the client's roots.
+    ListRoots,
+    /// A method this implementation does not know.
+    Other {
+        /// The method.
+        method: String,
+        /// Its params.
+        params: Option<Value>,
+    },
+}
+
+impl InputRequest {
+    /// The wire method name.
+    pub fn method(&self) -> &str {
+        match self {
+            InputRequest::Elicit(_) => ELICITATION_CREATE,
+            InputRequest::Sample(_) => SAMPLING_CREATE_MESSAGE,
+            InputRequest::ListRoots => ROOTS_LIST,
+            InputRequest::Other { method, .. } => method,
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct RawInputRequest {
+    method: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    params: Option<Value>,
+}
+
+impl TryFrom<RawInputRequest> for InputRequest {
+    type Error = serde_json::Error;
+
+    fn try_from(raw: RawInputRequest) -> Result<Self, Self::Error> {
+        let params = || {
+            raw.params
+                .clone()
+                .unwrap_or_else(|| Value::Object(Map::new()))
+        };
+        Ok(match raw.method.as_str() {
+            ELICITATION_CREATE => InputRequest::Elicit(serde_json::from_value(params())?),
+            SAMPLING_CREATE_MESSAGE => InputRequest::Sample(serde_json::from_value(params())?),
+            ROOTS_LIST => InputRequest::ListRoots,
+            _ => InputRequest::Other {
+                method: raw.method,
+                params: raw.params,
+            },
+        })
+    }
+}
+
+impl From<InputRequest> for RawInputRequest {
+    fn from(req: InputRequest) -> Self {
+        let method = req.method().to_owned();
+        let params = match req {
+            InputRequest::Elicit(p) => serde_json::to_value(p).ok(),
+            InputRequest::Sample(p) => serde_json::to_value(p).ok(),
+            InputRequest::ListRoots => Some(Value::Object(Map::new())),
+            InputRequest::Other { params, .. } => params,
+        };
+        RawInputRequest { method, params }
+    }
+}
+
+/// Params of `elicitation/create`, by mode.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "Map<String, Value>", into = "Map<String, Value>")]
+pub enum ElicitRequestParams {
+    /// In-band form; the answer's `content` matches `requestedSchema`.
+    Form {
+        /// Why the input is needed.
+        message: String,
+        /// A flat object schema of primitive properties.
+        requested_schema: Value,
+    },
+    /// Out-of-band interaction at a URL.
+    Url {
+        /// Why the user should go there.
+        message: String,
+        /// Where to send the user.
+        url: String,
+        /// Correlates the interaction, when the server sets one.
+        elicitation_id: Option<String>,
+    },
+}
+
+impl TryFrom<Map<String, Value>> for ElicitRequestParams {
+    type Error = String;
+
+    fn try_from(mut m: Map<String, Value>) -> Result<Self, String> {
+        let message = match m.remove("message") {
+            Some(Value::String(s)) => s,
+            _ => return Err("elicitation needs a string `message`".into()),
+        };
+        match m.get("mode").and_then(Value::as_str).unwrap_or("form") {
+            "form" => Ok(ElicitRequestParams::Form {
+                message,
+                requested_schema: m
+                    .remove("requestedSchema")
+                    .ok_or("form elicitation needs `requestedSchema`")?,
+            }),
+            "url" => Ok(ElicitRequestParams::Url {
+                message,
+                url: match m.remove("url") {
+                    Some(Value::String(s)) => s,
+                    _ => return Err("URL elicitation needs a string `url`".into()),
+                },
+                elicitation_id: m
+                    .remove("elicitationId")
+                    .and_then(|v| v.as_str().map(str::to_owned)),
+            }),
+            other => Err(format!("unknown elicitation mode `{other}`")),
+        }
+    }
+}
+
+impl From<ElicitRequestParams> for Map<String, Value> {
+    fn from(p: ElicitRequestParams) -> Self {
+        let mut m = Map::new();
+        match p {
+            ElicitRequestParams::Form {
+                message,
+                requested_schema,
+            } => {
+                m.insert("mode".into(), "form".into());
+                m.insert("message".into(), message.into());
+                m.insert("requestedSchema".into(), requested_schema);
+            }
+            ElicitRequestParams::Url {
+                message,
+                url,
+                elicitation_id,
+            } => {
+                m.insert("mode".into(), "url".into());
+                m.insert("message".into(), message.into());
+                m.insert("url".into(), url.into());
+                if let Some(id) = elicitation_id {
+                    m.insert("elicitationId".into(), id.into());
+                }
+            }
+        }
+        m
+    }
+}
+
+/// What the user did with an elicitation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ElicitAction {
+    /// Submitted; `content` holds the data (form mode).
+    Accept,
+    /// Explicitly refused.
+    Decline,
+    /// Dismissed without choosing.
+    Cancel,
+}
+
+/// The client's answer to `elicitation/create`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ElicitResult {
+    /// What the user did.
+    pub action: ElicitAction,
+    /// The submitted data, on accept in form mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<Map<String, Value>>,
+}
+
+impl ElicitResult {
+    /// An accept carrying `content`.
+    pub fn accept(content: Value) -> Self {
+        ElicitResult {
+            action: ElicitAction::Accept,
+            content: match content {
+                Value::Object(m) => Some(m),
+                _ => None,
+            },
+        }
+    }
+
+    /// A decline.
+    pub fn decline() -> Self {
+        ElicitResult {
+            action: ElicitAction::Decline,
+            content: None,
+        }
+    }
+
+    /// A cancel.
+    pub fn cancel() -> Self {
+        ElicitResult {
+            action: ElicitAction::Cancel,
+            content: None,
+        }
+    }
+}
+
+/// Whose message a sampling message is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The user.
+    User,
+    /// The model.
+    Assistant,
+}
+
+/// One message, or several blocks, of a sampling conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum SamplingContent {
+    /// A single block.
+    One(Content),
+    /// Several blocks.
+    Many(Vec<Content>),
+    /// Blocks this implementation does not model (tool use and tool results).
+    Raw(Value),
+}
+
+/// A message in a sampling request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SamplingMessage {
+    /// Whose message.
+    pub role: Role,
+    /// What it says.
+    pub content: SamplingContent,
+}
+
+impl SamplingMessage {
+    /// A user message with one text block.
+    pub fn user(text: impl Into<String>) -> Self {
+        SamplingMessage {
+            role: Role::User,
+            content: SamplingContent::One(Content::text(text)),
+        }
+    }
+}
+
+/// Params of `sampling/createMessage`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CreateMessageParams {
+    /// The conversation.
+    pub messages: Vec<SamplingMessage>,
+    /// Upper bound on the reply's tokens.
+    #[serde(rename = "maxTokens")]
+    pub max_tokens: u32,
+    /// System prompt.
+    #[serde(
+        rename = "systemPrompt",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub system_prompt: Option<String>,
+    /// Sampling temperature.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// Stop sequences.
+    #[serde(
+        rename = "stopSequences",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub stop_sequences: Option<Vec<String>>,
+    /// Model preferences, passed through untouched.
+    #[serde(
+        rename = "modelPreferences",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub model_preferences: Option<Value>,
+    /// Provider-specific metadata.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Value>,
+}
+
+impl CreateMessageParams {
+    /// A request for a reply to `messages` of at most `max_tokens`.
+    pub fn new(messages: Vec<SamplingMessage>, max_tokens: u32) -> Self {
+        CreateMessageParams {
+            messages,
+            max_tokens,
+            system_prompt: None,
+            temperature: None,
+            stop_sequences: None,
+            model_preferences: None,
+            metadata: None,
+        }
+    }
+}
+
+/// The client's answer to `sampling/createMessage`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CreateMessageResult {
+    /// Normally `assistant`.
+    pub role: Role,
+    /// The reply.
+    pub content: SamplingContent,
+    /// The model that produced it.
+    pub model: String,
+    /// Why generation stopped.
+    #[serde(
+        rename = "stopReason",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub stop_reason: Option<String>,
+}
+
+impl CreateMessageResult {
+    /// The first text block of the reply.
+    pub fn text(&self) -> Option<&str> {
+        match &self.content {
+            SamplingContent::One(c) => c.as_text(),
+            SamplingContent::Many(cs) => cs.iter().find_map(Content::as_text),
+            SamplingContent::Raw(_) => None,
+        }
+    }
+}
+
+/// A root the client exposes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Root {
+    /// A `file://` URI.
+    pub uri: String,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// The client's answer to `roots/list`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ListRootsResult {
+    /// The roots.
+    pub roots: Vec<Root>,
+}
+
+/// "Answer these, then retry": the MRTR result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InputRequiredResult {
+    /// Always `input_required`.
+    #[serde(rename = "resultType")]
+    pub result_type: ResultType,
+    /// What the client must answer before retrying.
+    #[serde(
+        rename = "inputRequests",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub input_requests: Option<InputRequests>,
+    /// Opaque server state the client echoes verbatim.
+    #[serde(
+        rename = "requestState",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub request_state: Option<String>,
+    /// Carries `serverInfo`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<ResultMeta>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn input_requests_round_trip() {
+        let wire = json!({
+            "a": {"method": "elicitation/create", "params": {"mode": "form", "message": "m",
+                   "requestedSchema": {"type": "object", "properties": {}}}},
+            "b": {"method": "roots/list", "params": {}},
+            "c": {"method": "sampling/createMessage", "params": {"maxTokens": 5,
+                   "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]}},
+            "d": {"method": "elicitation/create", "params": {"mode": "url", "message": "go",
+                   "url": "https://example.com"}}
+        });
+        let parsed: InputRequests = serde_json::from_value(wire.clone()).unwrap();
+        assert!(matches!(
+            parsed["a"],
+            InputRequest::Elicit(ElicitRequestParams::Form { .. })
+        ));
+        assert!(matches!(
+            parsed["d"],
+            InputRequest::Elicit(ElicitRequestParams::Url { .. })
+        ));
+        assert_eq!(serde_json::to_value(&parsed).unwrap(), wire);
+    }
+
+    #[test]
+    fn form_mode_is_the_default() {
+        let p: ElicitRequestParams =
+            serde_json::from_value(json!({"message": "m", "requestedSchema": {}})).unwrap();
+        assert!(matches!(p, ElicitRequestParams::Form { .. }));
+        let err =
+            serde_json::from_value::<ElicitRequestParams>(json!({"message": "m", "mode": "x"}));
+        assert!(
+            err.unwrap_err()
+                .to_string()
+                .contains("unknown elicitation mode")
+        );
+    }
+}

@@ -1,0 +1,391 @@
+//! JSON-RPC 2.0 framing: ids, requests, notifications, responses and errors.
+//!
+//! Messages are parsed in two steps: [`Message::from_str`] classifies a frame
+//! (request, notification or response) while keeping `params` as raw JSON,
+//! and each method then parses its own params. That keeps a malformed
+//! `params` object a per-request `-32602`, never a whole-frame `-32700`.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The only JSON-RPC version MCP speaks.
+pub const JSONRPC_VERSION: &str = "2.0";
+
+/// A request id: a string or an integer, never `null` in MCP.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RequestId {
+    /// A numeric id.
+    Number(i64),
+    /// A string id.
+    String(String),
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestId::Number(n) => write!(f, "{n}"),
+            RequestId::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(n: i64) -> Self {
+        RequestId::Number(n)
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(s: &str) -> Self {
+        RequestId::String(s.to_owned())
+    }
+}
+
+/// A request: carries an id and expects exactly one response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Request {
+    /// Always `"2.0"`.
+    pub jsonrpc: String,
+    /// The id the response will echo.
+    pub id: RequestId,
+    /// The method name, such as `tools/call`.
+    pub method: String,
+    /// The raw params; each method parses its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<Value>,
+}
+
+impl Request {
+    /// Builds a request with the given id, method and params.
+    pub fn new(id: impl Into<RequestId>, method: impl Into<String>, params: Value) -> Self {
+        Request {
+            jsonrpc: JSONRPC_VERSION.to_owned(),
+            id: id.into(),
+            method: method.into(),
+            params: Some(params),
+        }
+    }
+}
+
+/// A one-way message; the receiver never answers it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Notification {
+    /// Always `"2.0"`.
+    pub jsonrpc: String,
+    /// The notification method, such as `notifications/progress`.
+    pub method: String,
+    /// The raw params.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<Value>,
+}
+
+impl Notification {
+    /// Builds a notification from a method and params that serialize to an object.
+    pub fn new(method: impl Into<String>, params: impl Serialize) -> Self {
+        Notification {
+            jsonrpc: JSONRPC_VERSION.to_owned(),
+            method: method.into(),
+            params: Some(serde_json::to_value(params).unwrap_or(Value::Null)),
+        }
+    }
+}
+
+/// A response: the result or the error of one request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Response {
+    /// Always `"2.0"`.
+    pub jsonrpc: String,
+    /// The id of the request answered; `null` when that id could not be read.
+    pub id: Option<RequestId>,
+    /// The outcome.
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+/// The two ways a request can end.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// A result object; in MCP it always carries `resultType`.
+    Result(Value),
+    /// A JSON-RPC error.
+    Error(ErrorObject),
+}
+
+impl Response {
+    /// A successful response carrying `result`.
+    pub fn result(id: RequestId, result: Value) -> Self {
+        Response {
+            jsonrpc: JSONRPC_VERSION.to_owned(),
+            id: Some(id),
+            outcome: Outcome::Result(result),
+        }
+    }
+
+    /// An error response; `id` is `None` only when the request id was unreadable.
+    pub fn error(id: Option<RequestId>, error: ErrorObject) -> Self {
+        Response {
+            jsonrpc: JSONRPC_VERSION.to_owned(),
+            id,
+            outcome: Outcome::Error(error),
+        }
+    }
+}
+
+/// The `error` member of an error response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorObject {
+    /// The numeric code; see [`codes`](super::codes).
+    pub code: i64,
+    /// A short, human-readable description.
+    pub message: String,
+    /// Structured detail, such as the supported versions for `-32022`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+impl ErrorObject {
+    /// An error with a code and message and no data.
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        ErrorObject {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    /// Attaches `data`.
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+}
+
+impl fmt::Display for ErrorObject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (code {})", self.message, self.code)
+    }
+}
+
+impl std::error::Error for ErrorObject {}
+
+/// Any JSON-RPC message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    /// A request.
+    Request(Request),
+    /// A notification.
+    Notification(Notification),
+    /// A response.
+    Response(Response),
+}
+
+/// Why a frame is not a JSON-RPC message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FrameError {
+    /// The frame is not JSON at all (`-32700`).
+    Parse(String),
+    /// The frame is JSON but not a valid JSON-RPC message (`-32600`); the id
+    /// is kept when it could be read so the error can be correlated.
+    Invalid {
+        /// The request id, when one was present and well-formed.
+        id: Option<RequestId>,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl FrameError {
+    /// The error response this frame deserves.
+    pub fn to_response(&self) -> Response {
+        match self {
+            FrameError::Parse(reason) => Response::error(
+                None,
+                ErrorObject::new(super::codes::PARSE_ERROR, format!("Parse error: {reason}")),
+            ),
+            FrameError::Invalid { id, reason } => Response::error(
+                id.clone(),
+                ErrorObject::new(
+                    super::codes::INVALID_REQUEST,
+                    format!("Invalid request: {reason}"),
+                ),
+            ),
+        }
+    }
+}
+
+impl FromStr for Message {
+    type Err = FrameError;
+
+    fn from_str(frame: &str) -> Result<Self, FrameError> {
+        let value: Value =
+            serde_json::from_str(frame).map_err(|e| FrameError::Parse(e.to_string()))?;
+        Message::from_value(value)
+    }
+}
+
+impl Message {
+    /// Classifies a parsed JSON value as a request, notification or response.
+    pub fn from_value(value: Value) -> Result<Self, FrameError> {
+        let Value::Object(mut obj) = value else {
+            return Err(invalid(None, "a message must be a JSON object"));
+        };
+        let id = match obj.remove("id") {
+            None => None,
+            Some(Value::Null) => Some(None),
+            Some(raw) => Some(Some(
+                serde_json::from_value::<RequestId>(raw)
+                    .map_err(|_| invalid(None, "`id` must be a string or an integer"))?,
+            )),
+        };
+        let readable_id = id.clone().flatten();
+        if obj.get("jsonrpc").and_then(Value::as_str) != Some(JSONRPC_VERSION) {
+            return Err(invalid(readable_id, "`jsonrpc` must be \"2.0\""));
+        }
+        let params = obj.remove("params");
+        if let Some(p) = &params {
+            if !p.is_object() {
+                return Err(invalid(readable_id, "`params` must be an object"));
+            }
+        }
+        match obj.remove("method") {
+            Some(Value::String(method)) => match id {
+                None => Ok(Message::Notification(Notification {
+                    jsonrpc: JSONRPC_VERSION.to_owned(),
+                    method,
+                    params,
+                })),
+                Some(None) => Err(invalid(None, "a request id must not be null")),
+                Some(Some(id)) => Ok(Message::Request(Request {
+                    jsonrpc: JSONRPC_VERSION.to_owned(),
+                    id,
+                    method,
+                    params,
+                })),
+            },
+            Some(_) => Err(invalid(readable_id, "`method` must be a string")),
+            None => parse_response(id.flatten(), obj),
+        }
+    }
+
+    /// Serializes the message as one line of JSON (no embedded newlines).
+    pub fn to_line(&self) -> String {
+        let result = match self {
+            Message::Request(r) => serde_json::to_string(r),
+            Message::Notification(n) => serde_json::to_string(n),
+            Message::Response(r) => serde_json::to_string(r),
+        };
+        result.expect("JSON-RPC messages always serialize")
+    }
+}
+
+fn parse_response(
+    id: Option<RequestId>,
+    mut obj: Map<String, Value>,
+) -> Result<Message, FrameError> {
+    let outcome = match (obj.remove("result"), obj.remove("error")) {
+        (Some(result), None) => Outcome::Result(result),
+        (None, Some(error)) => Outcome::Error(
+            serde_json::from_value(error)
+                .map_err(|_| invalid(id.clone(), "`error` must have a code and a message"))?,
+        ),
+        _ => {
+            return Err(invalid(
+                id,
+                "a message needs `method`, or exactly one of `result` and `error`",
+            ));
+        }
+    };
+    Ok(Message::Response(Response {
+        jsonrpc: JSONRPC_VERSION.to_owned(),
+        id,
+        outcome,
+    }))
+}
+
+fn invalid(id: Option<RequestId>, reason: &str) -> FrameError {
+    FrameError::Invalid {
+        id,
+        reason: reason.to_owned(),
+    }
+}
+
+impl From<Request> for Message {
+    fn from(r: Request) -> Self {
+        Message::Request(r)
+    }
+}
+
+impl From<Notification> for Message {
+    fn from(n: Notification) -> Self {
+        Message::Notification(n)
+    }
+}
+
+impl From<Response> for Message {
+    fn from(r: Response) -> Self {
+        Message::Response(r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn classifies_each_kind() {
+        let req: Message = r#"{"jsonrpc":"2.0","id":1,"method":"a","params":{}}"#
+            .parse()
+            .unwrap();
+        assert!(matches!(
+            req,
+            Message::Request(Request {
+                id: RequestId::Number(1),
+                ..
+            })
+        ));
+        let note: Message = r#"{"jsonrpc":"2.0","method":"n"}"#.parse().unwrap();
+        assert!(matches!(note, Message::Notification(_)));
+        let resp: Message = r#"{"jsonrpc":"2.0","id":"x","result":{"resultType":"complete"}}"#
+            .parse()
+            .unwrap();
+        assert!(matches!(
+            resp,
+            Message::Response(Response {
+                outcome: Outcome::Result(_),
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn rejects_malformed_frames_with_the_right_error() {
+        assert!(matches!("{".parse::<Message>(), Err(FrameError::Parse(_))));
+        let err = r#"{"jsonrpc":"1.0","id":7,"method":"a"}"#.parse::<Message>().unwrap_err();
+        assert_eq!(
+            err,
+            invalid(Some(RequestId::Number(7)), "`jsonrpc` must be \"2.0\"")
+        );
+        let err = r#"{"jsonrpc":"2.0","id":null,"method":"a"}"#.parse::<Message>().unwrap_err();
+        assert!(matches!(err, FrameError::Invalid { id: None, .. }));
+        let err = r#"[1]"#.parse::<Message>().unwrap_err();
+        assert_eq!(err.to_response().id, None);
+        let err = r#"{"jsonrpc":"2.0","id":2,"method":"a","params":[1]}"#
+            .parse::<Message>()
+            .unwrap_err();
+        assert_eq!(err.to_response().id, Some(RequestId::Number(2)));
+    }
+
+    #[test]
+    fn error_response_serializes_null_id() {
+        let line = Message::Response(FrameError::Parse("x".into()).to_response()).to_line();
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["id"], Value::Null);
+        assert_eq!(v["error"]["code"], json!(-32700));
+    }
+}

@@ -1,0 +1,53 @@
+//! Notifications presa sends or receives in this slice.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{LoggingLevel, ProgressToken, RequestId};
+
+/// Method name of [`CancelledParams`].
+pub const CANCELLED: &str = "notifications/cancelled";
+/// Method name of [`ProgressParams`].
+pub const PROGRESS: &str = "notifications/progress";
+/// Method name of [`LoggingMessageParams`].
+pub const MESSAGE: &str = "notifications/message";
+
+/// `notifications/cancelled`: stop work on a request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CancelledParams {
+    /// The request to cancel.
+    #[serde(rename = "requestId")]
+    pub request_id: RequestId,
+    /// Why, for logs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// `notifications/progress`: how far a request has come.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProgressParams {
+    /// The token from the request's `_meta.progressToken`.
+    #[serde(rename = "progressToken")]
+    pub progress_token: ProgressToken,
+    /// Progress so far; increases with every notification.
+    pub progress: f64,
+    /// The total, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<f64>,
+    /// A human-readable status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// `notifications/message`: a log entry, sent only to a request that set
+/// `io.modelcontextprotocol/logLevel`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoggingMessageParams {
+    /// Severity.
+    pub level: LoggingLevel,
+    /// The logger's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logger: Option<String>,
+    /// Any JSON.
+    pub data: Value,
+}

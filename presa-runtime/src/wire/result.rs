@@ -1,0 +1,58 @@
+//! `resultType`, the discriminator every 2026-07-28 result carries.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// The kind of a result. Absent on the wire means [`ResultType::Complete`],
+/// for servers of earlier revisions.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub enum ResultType {
+    /// The final result.
+    #[default]
+    Complete,
+    /// More input is needed: an `InputRequiredResult`.
+    InputRequired,
+    /// The Tasks extension's `CreateTaskResult`.
+    Task,
+    /// A value this implementation does not know; a client treats it as invalid.
+    Other(String),
+}
+
+impl ResultType {
+    /// The wire string.
+    pub fn as_str(&self) -> &str {
+        match self {
+            ResultType::Complete => "complete",
+            ResultType::InputRequired => "input_required",
+            ResultType::Task => "task",
+            ResultType::Other(s) => s,
+        }
+    }
+}
+
+impl Serialize for ResultType {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ResultType {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Ok(match s.as_str() {
+            "complete" => ResultType::Complete,
+            "input_required" => ResultType::InputRequired,
+            "task" => ResultType::Task,
+            _ => ResultType::Other(s),
+        })
+    }
+}
+
+/// Who may cache a cacheable result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheScope {
+    /// Any client may share the cached result.
+    Public,
+    /// Only the requesting principal may reuse it.
+    Private,
+}

@@ -42,8 +42,8 @@ pub use presa_runtime::wire::{CallToolResult, Content};
 /// The names most tool authors need: `use presa::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Caller, CallToolResult, Client, Content, Context, Elicit, Elicitation, InputRequired,
-        Json, RequestInfo, Server, State, TaskPolicy, ToolError, tool,
+        CallToolResult, Caller, Client, Content, Context, Elicit, Elicitation, InputRequired, Json,
+        RequestInfo, Server, State, TaskPolicy, ToolError, tool,
     };
 }
 

@@ -1,1 +1,82 @@
+//! Procedural macros for presa: `#[tool]` and `#[derive(Elicit)]`.
+//!
+//! Use them through the `presa` facade (`use presa::prelude::*;`); the
+//! expansions name runtime items only as `::presa::__private::…`, so this
+//! crate is not useful on its own.
+//!
+//! Each macro follows the same three steps, in its own module:
+//!
+//! 1. **parse** the input into a small intermediate representation
+//!    (`ast.rs`, with option parsing in `attr.rs`),
+//! 2. **validate** it, collecting every misuse as a spanned error
+//!    (`valid.rs`),
+//! 3. **expand** the validated representation into code (`expand.rs`).
+//!
+//! Keeping the steps apart means expansion never has to handle bad input,
+//! and the user sees all of their mistakes at once, each at the token that
+//! caused it, instead of a panic or a single error at the macro call.
+
 extern crate proc_macro;
+
+mod elicit;
+mod errors;
+mod tool;
+
+use proc_macro::TokenStream;
+
+/// Turns an `async fn` into an MCP tool.
+///
+/// ```text
+/// /// Builds a target.
+/// #[tool(task = "optional")]
+/// async fn build(
+///     ctx: Context,
+///     State(db): State<Db>,
+///     #[param(description = "What to build")] target: String,
+///     level: Option<u8>,
+/// ) -> Result<String, ToolError> {
+///     ...
+/// }
+/// ```
+///
+/// keeps the function and adds `BuildArgs` (a struct of the JSON
+/// arguments, here `target` and `level`) and `BuildTool`, the tool to
+/// register with `ServerBuilder::tool(BuildTool)`.
+///
+/// - The tool is named after the function and described by its doc comment.
+/// - Parameters are JSON arguments, except `Context` (or `&Context`), the
+///   call's context, and `State<T>`, a clone of application state. An
+///   argument is required unless its type is `Option<_>`, and its type must
+///   implement `serde::Deserialize` and `schemars::JsonSchema`.
+/// - The return type must implement `IntoToolResult`: `String`, `()`,
+///   `Json<T>`, `CallToolResult`, a `Result` of one of them, and so on.
+///
+/// Options: `name = "..."`, `description = "..."`, and `task = "sync"`
+/// (the default), `"optional"`, `"required"`, or a path to a function
+/// `fn(&BuildArgs, &RequestInfo) -> TaskPolicy` that decides per call. On a
+/// parameter, `#[param(description = "...")]` describes the argument.
+#[proc_macro_attribute]
+pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
+    tool::expand(args.into(), input.into()).into()
+}
+
+/// Makes a struct usable as an elicitation form (`ctx.elicit::<T>(…)`), or
+/// a unit-only enum usable as a select field of one.
+///
+/// ```text
+/// #[derive(serde::Deserialize, schemars::JsonSchema, Elicit)]
+/// enum Color { Red, Green }
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema, Elicit)]
+/// struct Confirm { ok: bool, color: Option<Color>, note: String }
+/// ```
+///
+/// The type must also derive `serde::Deserialize` and
+/// `schemars::JsonSchema`. Forms are flat: every field must be a form field
+/// (`String`, `bool`, a number, an `Elicit` enum, one of those in an
+/// `Option`, or a `Vec` of an `Elicit` enum), which is checked at compile
+/// time, at the field.
+#[proc_macro_derive(Elicit)]
+pub fn derive_elicit(input: TokenStream) -> TokenStream {
+    elicit::expand(input.into()).into()
+}

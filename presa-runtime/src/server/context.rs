@@ -303,7 +303,7 @@ impl Context {
 
     /// Sends a log message, if the request set a log level at or below `level`.
     pub async fn log(&self, level: LoggingLevel, data: impl Serialize) {
-        if !self.inner.log_level.is_some_and(|min| level >= min) {
+        if self.inner.log_level.is_none_or(|min| level < min) {
             return;
         }
         let params = notifications::LoggingMessageParams {

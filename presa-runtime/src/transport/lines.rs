@@ -5,10 +5,11 @@
 //! it is discarded as it arrives, so an oversized message never grows
 //! memory beyond the limit.
 
+use bytes::BytesMut;
 use futures::StreamExt;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot};
-use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
+use tokio_util::codec::{Decoder, FramedRead, LinesCodec, LinesCodecError};
 
 use super::{CHANNEL_CAPACITY, FrameChannel, FrameSender, Inbound};
 
@@ -44,18 +45,60 @@ where
     }
 }
 
-async fn read_lines<R: AsyncRead + Unpin>(reader: R, limit: usize, tx: mpsc::Sender<Inbound>) {
-    let mut lines = FramedRead::new(reader, LinesCodec::new_with_max_length(limit));
-    while let Some(line) = lines.next().await {
-        let inbound = match line {
-            Ok(line) if line.trim().is_empty() => continue,
-            Ok(line) => Inbound::Frame(line),
-            Err(LinesCodecError::MaxLineLengthExceeded) => Inbound::Oversized { limit },
-            Err(LinesCodecError::Io(e)) if e.kind() == std::io::ErrorKind::InvalidData => {
-                // Not UTF-8: hand on an unparseable frame so the peer gets -32700.
-                Inbound::Frame(String::from("\u{0}invalid UTF-8"))
+/// `LinesCodec`, with an oversized or non-UTF-8 line turned into an item
+/// instead of an error: `FramedRead` ends the stream after any error, and
+/// one bad line must not end the connection.
+struct FrameCodec {
+    lines: LinesCodec,
+    limit: usize,
+}
+
+impl FrameCodec {
+    fn map(
+        &self,
+        decoded: Result<Option<String>, LinesCodecError>,
+    ) -> Result<Option<Inbound>, LinesCodecError> {
+        match decoded {
+            Ok(line) => Ok(line.map(Inbound::Frame)),
+            Err(LinesCodecError::MaxLineLengthExceeded) => {
+                Ok(Some(Inbound::Oversized { limit: self.limit }))
             }
-            Err(LinesCodecError::Io(e)) => {
+            // The codec consumed the line; pass on something unparseable so
+            // the peer gets -32700.
+            Err(LinesCodecError::Io(e)) if e.kind() == std::io::ErrorKind::InvalidData => {
+                Ok(Some(Inbound::Frame(String::from("\u{0}invalid UTF-8"))))
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl Decoder for FrameCodec {
+    type Item = Inbound;
+    type Error = LinesCodecError;
+
+    fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Inbound>, LinesCodecError> {
+        let decoded = self.lines.decode(buf);
+        self.map(decoded)
+    }
+
+    fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Inbound>, LinesCodecError> {
+        let decoded = self.lines.decode_eof(buf);
+        self.map(decoded)
+    }
+}
+
+async fn read_lines<R: AsyncRead + Unpin>(reader: R, limit: usize, tx: mpsc::Sender<Inbound>) {
+    let codec = FrameCodec {
+        lines: LinesCodec::new_with_max_length(limit),
+        limit,
+    };
+    let mut frames = FramedRead::new(reader, codec);
+    while let Some(frame) = frames.next().await {
+        let inbound = match frame {
+            Ok(Inbound::Frame(line)) if line.trim().is_empty() => continue,
+            Ok(inbound) => inbound,
+            Err(e) => {
                 tracing::debug!(error = %e, "read failed; closing the connection");
                 break;
             }

@@ -246,7 +246,8 @@ impl Message {
         if obj.get("jsonrpc").and_then(Value::as_str) != Some(JSONRPC_VERSION) {
             return Err(invalid(readable_id, "`jsonrpc` must be \"2.0\""));
         }
-        let params = obj.remove("params");
+        // `params: null` is read as no params, so it meets the same `_meta` check.
+        let params = obj.remove("params").filter(|p| !p.is_null());
         if let Some(p) = &params {
             if !p.is_object() {
                 return Err(invalid(readable_id, "`params` must be an object"));

@@ -1,0 +1,163 @@
+//! The rules a `#[tool]` function must follow, each reported at the token
+//! that breaks it with a message that says what to write instead.
+
+use quote::ToTokens;
+use syn::{GenericArgument, PathArguments, ReturnType, Type};
+
+use super::ast::{Kind, Param, ToolFn};
+use crate::errors::Errors;
+
+/// Reports every way `tool` is not a valid tool.
+pub(crate) fn check(tool: &ToolFn, errors: &mut Errors) {
+    check_signature(tool, errors);
+    check_name(tool, errors);
+    let mut seen_context = false;
+    for param in &tool.params {
+        check_param(param, &mut seen_context, errors);
+    }
+}
+
+/// The function itself: async, safe, free and not generic.
+fn check_signature(tool: &ToolFn, errors: &mut Errors) {
+    let sig = &tool.item.sig;
+    if sig.asyncness.is_none() {
+        errors.error(
+            sig.fn_token,
+            format!(
+                "`#[tool]` functions must be `async fn`; write `async fn {}`",
+                sig.ident
+            ),
+        );
+    }
+    if let Some(unsafety) = sig.unsafety {
+        errors.error(unsafety, "`#[tool]` functions cannot be `unsafe`");
+    }
+    if let Some(receiver) = &tool.receiver {
+        errors.error(
+            receiver,
+            "`#[tool]` goes on a free function, not a method; move it out of the `impl` block \
+             and pass what it needs through `State`",
+        );
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        let at: &dyn ToTokens = if sig.generics.params.is_empty() {
+            &sig.generics.where_clause
+        } else {
+            &sig.generics
+        };
+        errors.error(
+            at,
+            "`#[tool]` functions cannot be generic: their arguments are read from JSON, so \
+             every type must be known",
+        );
+    }
+    if let ReturnType::Type(_, ty) = &sig.output
+        && let Some(found) = find_type(ty, &|t| matches!(t, Type::ImplTrait(_)))
+    {
+        errors.error(
+            found,
+            "`#[tool]` functions must name their return type; `impl Trait` is not supported",
+        );
+    }
+}
+
+/// The tool's name must be one MCP allows.
+fn check_name(tool: &ToolFn, errors: &mut Errors) {
+    let name = tool.name();
+    let valid = (1..=128).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    if !valid {
+        let at: &dyn ToTokens = match &tool.attrs.name {
+            Some(lit) => lit,
+            None => &tool.item.sig.ident,
+        };
+        errors.error(
+            at,
+            format!(
+                "invalid tool name {name:?}: a tool name is 1 to 128 ASCII letters, digits, \
+                 `_`, `-` or `.`"
+            ),
+        );
+    }
+}
+
+/// One parameter, by kind.
+fn check_param(param: &Param, seen_context: &mut bool, errors: &mut Errors) {
+    match &param.kind {
+        Kind::Context { reference } => {
+            if std::mem::replace(seen_context, true) {
+                errors.error(&param.ty, "a tool takes at most one `Context` parameter");
+            }
+            if let Some(r) = reference
+                && (r.mutability.is_some() || r.lifetime.is_some())
+            {
+                errors.error(r, "take the context as `Context` or `&Context`");
+            }
+        }
+        Kind::State { .. } => {}
+        Kind::Arg => check_arg(param, errors),
+    }
+    if !matches!(param.kind, Kind::Arg)
+        && let Some(attr) = &param.attrs.attr
+    {
+        errors.error(
+            attr,
+            "`#[param]` describes a tool argument; `Context` and `State` parameters are not \
+             arguments",
+        );
+    }
+}
+
+/// A parameter read from the JSON arguments.
+fn check_arg(param: &Param, errors: &mut Errors) {
+    if param.ident().is_none() {
+        errors.error(
+            &param.pat,
+            "a tool argument needs a plain name, as in `target: String`: the name is its JSON \
+             key; destructure it in the function body instead",
+        );
+    }
+    if let Some(found) = find_type(&param.ty, &|t| matches!(t, Type::Reference(_))) {
+        errors.error(
+            found,
+            "tool parameters must be owned types, e.g. `String` instead of `&str`",
+        );
+    }
+    if let Some(found) = find_type(&param.ty, &|t| matches!(t, Type::ImplTrait(_))) {
+        errors.error(
+            found,
+            "`impl Trait` cannot be a tool parameter; name the type",
+        );
+    }
+}
+
+/// The first type within `ty` (itself included) that matches `pred`.
+fn find_type<'a>(ty: &'a Type, pred: &dyn Fn(&Type) -> bool) -> Option<&'a Type> {
+    if pred(ty) {
+        return Some(ty);
+    }
+    match ty {
+        Type::Array(t) => find_type(&t.elem, pred),
+        Type::Group(t) => find_type(&t.elem, pred),
+        Type::Paren(t) => find_type(&t.elem, pred),
+        Type::Ptr(t) => find_type(&t.elem, pred),
+        Type::Reference(t) => find_type(&t.elem, pred),
+        Type::Slice(t) => find_type(&t.elem, pred),
+        Type::Tuple(t) => t.elems.iter().find_map(|e| find_type(e, pred)),
+        Type::Path(t) => {
+            let qself = t.qself.as_ref().and_then(|q| find_type(&q.ty, pred));
+            qself.or_else(|| {
+                t.path.segments.iter().find_map(|seg| match &seg.arguments {
+                    PathArguments::AngleBracketed(a) => a.args.iter().find_map(|arg| match arg {
+                        GenericArgument::Type(t) => find_type(t, pred),
+                        _ => None,
+                    }),
+                    _ => None,
+                })
+            })
+        }
+        _ => None,
+    }
+}

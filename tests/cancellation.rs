@@ -1,0 +1,70 @@
+//! Cancelling an in-flight call drops its handler and silences it.
+
+mod common;
+
+use common::{RawPeer, WIRES, Wire, client, fixture, meta};
+use serde_json::json;
+
+#[tokio::test]
+async fn cancelled_notification_drops_the_handler_and_nothing_more_is_sent() {
+    let f = fixture();
+    for wire in WIRES {
+        let mut peer = RawPeer::over(&f.server, wire);
+        peer.send(
+            json!({"jsonrpc": "2.0", "id": "slow", "method": "tools/call",
+                         "params": {"name": "wait_forever", "_meta": meta(json!({}))}}),
+        )
+        .await;
+        f.probe.started.notified().await;
+        peer.send(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                         "params": {"requestId": "slow", "reason": "user"}}),
+        )
+        .await;
+        f.probe.dropped.notified().await;
+        // The next message is the answer to a later request, not to "slow".
+        let r = peer
+            .request(2, "server/discover", json!({"_meta": meta(json!({}))}))
+            .await;
+        assert_eq!(r["id"], 2, "{wire:?}");
+        // The id is free again.
+        peer.send(
+            json!({"jsonrpc": "2.0", "id": "slow", "method": "server/discover",
+                         "params": {"_meta": meta(json!({}))}}),
+        )
+        .await;
+        assert_eq!(peer.recv().await["id"], "slow");
+    }
+}
+
+#[tokio::test]
+async fn malformed_or_unknown_cancellations_are_ignored() {
+    let f = fixture();
+    let mut peer = RawPeer::over(&f.server, Wire::Stdio);
+    peer.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 404}})).await;
+    peer.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {}}))
+        .await;
+    peer.send(json!({"jsonrpc": "2.0", "method": "notifications/whatever"}))
+        .await;
+    let r = peer
+        .request(1, "server/discover", json!({"_meta": meta(json!({}))}))
+        .await;
+    assert_eq!(r["id"], 1);
+}
+
+#[tokio::test]
+async fn a_client_that_abandons_a_call_cancels_it_on_the_server() {
+    let f = fixture();
+    for wire in WIRES {
+        let c = client(presa::Client::builder(), &f.server, wire);
+        let call = c.call_tool("wait_forever", json!({}));
+        tokio::select! {
+            _ = call => panic!("wait_forever never finishes"),
+            () = f.probe.started.notified() => {}
+        }
+        // Leaving the select dropped the call future, which sends
+        // notifications/cancelled; the server drops the handler.
+        f.probe.dropped.notified().await;
+        assert!(c.discover().await.is_ok(), "{wire:?}");
+    }
+}

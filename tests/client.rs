@@ -1,0 +1,96 @@
+//! Client conveniences: discovery, listing, version fallback, arguments.
+
+mod common;
+
+use common::{Wire, client, fixture, fixture_with};
+use presa::client::ClientError;
+use serde_json::json;
+
+#[tokio::test]
+async fn discover_and_list_follow_cursors() {
+    let f = fixture_with(|b| b.page_size(2).instructions("be nice"));
+    let c = client(presa::Client::builder(), &f.server, Wire::InProcess);
+    let d = c.discover().await.unwrap();
+    assert_eq!(d.supported_versions, ["2026-07-28"]);
+    assert_eq!(d.instructions.as_deref(), Some("be nice"));
+    assert_eq!(d.server_info().unwrap().name, "fixture");
+    let first = c.list_tools_page(None).await.unwrap();
+    assert_eq!(first.tools.len(), 2);
+    assert!(first.next_cursor.is_some());
+    let all = c.list_tools().await.unwrap();
+    assert_eq!(all.len(), 13);
+    assert_eq!(all[0].name, "build");
+}
+
+#[tokio::test]
+async fn on_an_unsupported_version_the_client_retries_with_a_shared_one() {
+    let f = fixture();
+    let c = client(
+        presa::Client::builder().protocol_versions(vec!["2099-01-01".into(), "2026-07-28".into()]),
+        &f.server,
+        Wire::Stdio,
+    );
+    assert_eq!(
+        c.discover().await.unwrap().supported_versions,
+        ["2026-07-28"]
+    );
+
+    let stranger = client(
+        presa::Client::builder().protocol_versions(vec!["2099-01-01".into()]),
+        &f.server,
+        Wire::InProcess,
+    );
+    let err = stranger.discover().await.unwrap_err();
+    assert!(
+        matches!(err, ClientError::UnsupportedVersion { ref supported, .. } if supported == &["2026-07-28"])
+    );
+}
+
+#[tokio::test]
+async fn arguments_must_be_an_object() {
+    let f = fixture();
+    let c = client(presa::Client::builder(), &f.server, Wire::InProcess);
+    let err = c.call_tool("add", json!([1, 2])).await.unwrap_err();
+    assert!(matches!(err, ClientError::InvalidArguments(_)));
+    let r = c.call_tool("explode", json!(null)).await.unwrap_err();
+    assert_eq!(r.code(), Some(-32603));
+}
+
+#[tokio::test]
+async fn errors_from_the_server_keep_their_code() {
+    let f = fixture();
+    let c = client(presa::Client::builder(), &f.server, Wire::Stdio);
+    let err = c.call_tool("nope", json!({})).await.unwrap_err();
+    assert_eq!(err.code(), Some(-32602));
+    assert!(err.to_string().contains("nope"));
+}
+
+#[tokio::test]
+async fn a_closed_connection_is_an_error_not_a_hang() {
+    let (client_end, server_end) = presa::transport::FrameChannel::pair();
+    drop(server_end);
+    let c = presa::Client::builder().connect(client_end);
+    assert_eq!(c.discover().await.unwrap_err(), ClientError::Closed);
+}
+
+#[tokio::test]
+async fn log_messages_reach_the_notification_handler() {
+    let f = fixture();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let c = client(
+        presa::Client::builder()
+            .log_level(presa::wire::LoggingLevel::Info)
+            .on_notification(move |n| {
+                let _ = tx.send(n);
+            }),
+        &f.server,
+        Wire::InProcess,
+    );
+    assert_eq!(
+        c.call_tool("chatty", json!({})).await.unwrap().text(),
+        Some("done")
+    );
+    let n = rx.recv().await.unwrap();
+    assert_eq!(n.method, "notifications/message");
+    assert_eq!(n.params.unwrap()["data"], "halfway");
+}

@@ -1,0 +1,343 @@
+//! Shared fixtures: a server with one tool per behaviour under test, and a
+//! raw peer that speaks JSON lines, over in-process and stdio framing.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use presa::client::{ClientBuilder, ClientTransport};
+use presa::prelude::*;
+use presa::transport::{FrameChannel, Inbound, byte_stream};
+use presa::wire::{CreateMessageParams, LoggingLevel, SamplingMessage};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tokio::sync::Notify;
+
+/// The protocol version under test.
+pub const VERSION: &str = "2026-07-28";
+
+/// How long a test waits for a message before it fails instead of hanging.
+const RECV_GUARD: Duration = Duration::from_secs(20);
+
+#[derive(Debug, Deserialize, schemars::JsonSchema, Elicit)]
+pub struct Confirm {
+    /// Go ahead?
+    pub ok: bool,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema, Elicit)]
+pub struct Name {
+    pub name: String,
+}
+
+/// Builds a target after confirmation.
+#[tool(task = "optional")]
+pub async fn build(ctx: Context, target: String) -> Result<String, ToolError> {
+    match ctx
+        .elicit::<Confirm>("confirm", format!("Build {target}?"))
+        .await?
+    {
+        Elicitation::Accepted(Confirm { ok: true }) => Ok(format!("built {target}")),
+        _ => Err(ToolError::new("not confirmed")),
+    }
+}
+
+/// Asks for a first name, then a last name: two rounds.
+#[tool]
+pub async fn full_name(ctx: Context, State(runs): State<RunCounter>) -> Result<String, ToolError> {
+    runs.0.fetch_add(1, Ordering::SeqCst);
+    let first = ctx.elicit::<Name>("first", "First name?").await?;
+    let last = ctx.elicit::<Name>("last", "Last name?").await?;
+    match (first, last) {
+        (Elicitation::Accepted(f), Elicitation::Accepted(l)) => {
+            Ok(format!("{} {}", f.name, l.name))
+        }
+        _ => Err(ToolError::new("no name given")),
+    }
+}
+
+/// Asks two questions in one round.
+#[tool]
+pub async fn pair(ctx: Context) -> Result<String, ToolError> {
+    let (a, b) = tokio::try_join!(
+        ctx.elicit::<Name>("a", "Name A?"),
+        ctx.elicit::<Name>("b", "Name B?")
+    )?;
+    let name = |e: Elicitation<Name>| e.accepted().map(|n| n.name).unwrap_or_default();
+    Ok(format!("{} & {}", name(a), name(b)))
+}
+
+/// Says what the user did with the question.
+#[tool]
+pub async fn outcome(ctx: Context) -> Result<String, ToolError> {
+    Ok(match ctx.elicit::<Confirm>("c", "Proceed?").await? {
+        Elicitation::Accepted(c) => format!("accepted ok={}", c.ok),
+        Elicitation::Declined => "declined".into(),
+        Elicitation::Cancelled => "cancelled".into(),
+    })
+}
+
+/// Asks a fresh question forever.
+#[tool]
+pub async fn endless(ctx: Context) -> Result<String, ToolError> {
+    let mut round = 0;
+    loop {
+        ctx.elicit::<Confirm>(format!("q{round}"), "Again?").await?;
+        round += 1;
+    }
+}
+
+/// Asks the client's model.
+#[tool]
+pub async fn ask_model(ctx: Context, question: String) -> Result<String, ToolError> {
+    let params = CreateMessageParams::new(vec![SamplingMessage::user(question)], 64);
+    let reply = ctx.sample("answer", params).await?;
+    Ok(reply.text().unwrap_or_default().to_owned())
+}
+
+/// Lists the client's roots.
+#[tool]
+pub async fn roots(ctx: Context) -> Result<String, ToolError> {
+    let roots = ctx.list_roots().await?;
+    Ok(roots
+        .into_iter()
+        .map(|r| r.uri)
+        .collect::<Vec<_>>()
+        .join(","))
+}
+
+/// Panics with a secret.
+#[tool]
+pub async fn explode() -> String {
+    panic!("secret-panic-detail")
+}
+
+/// Fails internally with a secret.
+#[tool]
+pub async fn broken() -> Result<String, ToolError> {
+    Err(ToolError::internal("db password is secret-internal-detail"))
+}
+
+/// Runs only as a task.
+#[tool(task = "required")]
+pub async fn long_job() -> String {
+    "done".into()
+}
+
+/// A sum, as structured output.
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema, PartialEq)]
+pub struct Sum {
+    pub total: i64,
+}
+
+/// Adds two numbers.
+#[tool]
+pub async fn add(a: i64, b: i64, note: Option<String>) -> Json<Sum> {
+    let _ = note;
+    Json(Sum { total: a + b })
+}
+
+/// Reports progress and logs.
+#[tool]
+pub async fn chatty(ctx: Context) -> &'static str {
+    ctx.progress(1.0, Some(2.0), Some("half".into())).await;
+    ctx.log(LoggingLevel::Info, json!("halfway")).await;
+    ctx.log(LoggingLevel::Debug, json!("noise")).await;
+    ctx.progress(2.0, Some(2.0), None).await;
+    "done"
+}
+
+/// Waits until cancelled; the probe sees it start and sees it dropped.
+#[tool]
+pub async fn wait_forever(State(probe): State<Probe>) -> String {
+    let _dropped = probe.drop_signal();
+    probe.started.notify_one();
+    std::future::pending::<String>().await
+}
+
+/// Counts how often `full_name` ran, to pin the re-run rule.
+#[derive(Clone, Default)]
+pub struct RunCounter(pub Arc<AtomicUsize>);
+
+/// Signals from `wait_forever`.
+#[derive(Clone, Default)]
+pub struct Probe {
+    pub started: Arc<Notify>,
+    pub dropped: Arc<Notify>,
+}
+
+pub struct DropSignal(Arc<Notify>);
+
+impl Drop for DropSignal {
+    fn drop(&mut self) {
+        self.0.notify_one();
+    }
+}
+
+impl Probe {
+    fn drop_signal(&self) -> DropSignal {
+        DropSignal(Arc::clone(&self.dropped))
+    }
+}
+
+/// Everything a fixture test needs to look at.
+pub struct Fixture {
+    pub server: Server,
+    pub runs: RunCounter,
+    pub probe: Probe,
+}
+
+pub fn fixture() -> Fixture {
+    fixture_with(|b| b)
+}
+
+pub fn fixture_with(
+    configure: impl FnOnce(presa::server::ServerBuilder) -> presa::server::ServerBuilder,
+) -> Fixture {
+    let runs = RunCounter::default();
+    let probe = Probe::default();
+    let builder = Server::builder("fixture", "1.0.0")
+        .tool(BuildTool)
+        .tool(FullNameTool)
+        .tool(PairTool)
+        .tool(OutcomeTool)
+        .tool(EndlessTool)
+        .tool(AskModelTool)
+        .tool(RootsTool)
+        .tool(ExplodeTool)
+        .tool(BrokenTool)
+        .tool(LongJobTool)
+        .tool(AddTool)
+        .tool(ChattyTool)
+        .tool(WaitForeverTool)
+        .state(runs.clone())
+        .state(probe.clone());
+    Fixture {
+        server: configure(builder).build(),
+        runs,
+        probe,
+    }
+}
+
+/// The two ways a test reaches the server.
+#[derive(Debug, Clone, Copy)]
+pub enum Wire {
+    /// Channels, no bytes.
+    InProcess,
+    /// Newline-delimited JSON over a byte stream, as on stdio.
+    Stdio,
+}
+
+pub const WIRES: [Wire; 2] = [Wire::InProcess, Wire::Stdio];
+
+/// Connects to `server` on behalf of `caller` over `wire`.
+pub fn connect(server: &Server, caller: Caller, wire: Wire) -> FrameChannel {
+    match wire {
+        Wire::InProcess => presa::transport::in_process(server, caller),
+        Wire::Stdio => stdio_pair(server, caller, presa::transport::DEFAULT_MAX_MESSAGE_SIZE),
+    }
+}
+
+/// A server serving stdio framing over an in-memory byte pipe.
+pub fn stdio_pair(server: &Server, caller: Caller, limit: usize) -> FrameChannel {
+    let (client_io, server_io) = tokio::io::duplex(64 * 1024);
+    let (sr, sw) = tokio::io::split(server_io);
+    tokio::spawn(presa::server::serve(
+        server.clone(),
+        byte_stream(sr, sw, limit),
+        caller,
+    ));
+    let (cr, cw) = tokio::io::split(client_io);
+    byte_stream(cr, cw, limit)
+}
+
+/// A client over `wire`.
+pub fn client(builder: ClientBuilder, server: &Server, wire: Wire) -> Client {
+    builder.connect(ClientTransport::from(connect(
+        server,
+        Caller::anonymous(),
+        wire,
+    )))
+}
+
+/// A client that accepts every elicitation with `content`.
+pub fn accepting(content: Value) -> ClientBuilder {
+    Client::builder().on_elicitation(move |_| {
+        let content = content.clone();
+        async move { presa::wire::ElicitResult::accept(content) }
+    })
+}
+
+/// The `_meta` every request needs, with `capabilities`.
+pub fn meta(capabilities: Value) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": VERSION,
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}
+    })
+}
+
+/// A peer that writes raw JSON and reads raw JSON.
+pub struct RawPeer {
+    channel: FrameChannel,
+}
+
+impl RawPeer {
+    pub fn new(channel: FrameChannel) -> Self {
+        RawPeer { channel }
+    }
+
+    pub fn over(server: &Server, wire: Wire) -> Self {
+        Self::new(connect(server, Caller::anonymous(), wire))
+    }
+
+    pub async fn send_line(&self, line: impl Into<String>) {
+        self.channel
+            .outgoing
+            .send(line.into())
+            .await
+            .expect("server is connected");
+    }
+
+    pub async fn send(&self, message: Value) {
+        self.send_line(message.to_string()).await;
+    }
+
+    /// The next message, failing the test if none arrives in time.
+    pub async fn recv(&mut self) -> Value {
+        let inbound = tokio::time::timeout(RECV_GUARD, self.channel.incoming.recv())
+            .await
+            .expect("a message arrives")
+            .expect("the connection is open");
+        match inbound {
+            Inbound::Frame(f) => serde_json::from_str(&f).expect("the server sends JSON"),
+            Inbound::Oversized { .. } => panic!("oversized message from the server"),
+        }
+    }
+
+    /// Sends a request and returns the next message (its response, when the
+    /// method sends no notifications).
+    pub async fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
+        self.recv().await
+    }
+
+    /// `tools/call` with the given capabilities.
+    pub async fn call(&mut self, id: i64, capabilities: Value, params: Value) -> Value {
+        let mut params = params;
+        params["_meta"] = meta(capabilities);
+        self.request(id, "tools/call", params).await
+    }
+
+    /// Closes the client side.
+    pub fn close(self) -> tokio::sync::mpsc::Receiver<Inbound> {
+        self.channel.incoming
+    }
+}
+
+/// Capabilities of a client that answers form elicitation.
+pub fn elicitation() -> Value {
+    json!({"elicitation": {"form": {}}})
+}

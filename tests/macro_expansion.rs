@@ -1,0 +1,201 @@
+//! `#[tool]` and `#[derive(Elicit)]` expansions that must compile, and the
+//! listings they produce. Calls need a `Context`, which only the runtime
+//! can build; they are tested end to end elsewhere.
+
+use presa::__private::{Elicit, ToolHandler};
+use presa::prelude::*;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+/// Application state for the `State` extractor.
+#[derive(Clone)]
+struct Db;
+
+/// Builds a target.
+///
+///  Keeps this indentation.
+#[tool(task = "optional")]
+async fn build(
+    ctx: Context,
+    State(_db): State<Db>,
+    #[param(description = "What to build")] target: String,
+    level: Option<u8>,
+) -> Result<String, ToolError> {
+    let _ = ctx.request();
+    Ok(format!("{target} {level:?}"))
+}
+
+/// Not shown: `description` overrides it.
+#[tool(name = "say-hello", description = "Greets.")]
+async fn greet(mut who: String, r#type: Option<String>) -> &'static str {
+    who.push('!');
+    let _ = r#type;
+    "hello"
+}
+
+/// Statistics, as structured output.
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct Stats {
+    pub count: u32,
+}
+
+/// Counts.
+#[tool]
+pub async fn stats(_ctx: &Context) -> Json<Stats> {
+    Json(Stats { count: 1 })
+}
+
+#[tool(task = "required")]
+async fn raw() -> CallToolResult {
+    CallToolResult::from_text("raw")
+}
+
+#[tool]
+async fn noop() {}
+
+/// Runs large deployments as tasks.
+fn deploy_policy(args: &DeployArgs, _request: &RequestInfo) -> TaskPolicy {
+    if args.replicas > 10 {
+        TaskPolicy::Required
+    } else {
+        TaskPolicy::Sync
+    }
+}
+
+/// Deploys.
+#[tool(task = deploy_policy)]
+async fn deploy(replicas: u32, State(_a): State<Db>, State(_b): State<Db>) -> String {
+    replicas.to_string()
+}
+
+/// A select field.
+#[derive(Deserialize, schemars::JsonSchema, Elicit)]
+#[allow(dead_code)]
+enum Color {
+    Red,
+    Green,
+}
+
+/// A form.
+#[derive(Deserialize, schemars::JsonSchema, Elicit)]
+#[allow(dead_code)]
+struct Confirm {
+    ok: bool,
+    note: Option<String>,
+    color: Color,
+    extra: Vec<Color>,
+    count: u32,
+}
+
+fn request() -> RequestInfo {
+    RequestInfo {
+        protocol_version: "2026-07-28".into(),
+        client_capabilities: Default::default(),
+        client_info: None,
+        subject: None,
+    }
+}
+
+fn arguments(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn build_definition() {
+    let tool = BuildTool.definition();
+    assert_eq!(tool.name, "build");
+    assert_eq!(
+        tool.description.as_deref(),
+        Some("Builds a target.\n\n Keeps this indentation.")
+    );
+    let schema = &tool.input_schema;
+    assert_eq!(schema["type"], "object");
+    let properties = schema["properties"].as_object().unwrap();
+    assert_eq!(properties.keys().collect::<Vec<_>>(), ["level", "target"]);
+    assert_eq!(schema["properties"]["target"]["type"], "string");
+    assert_eq!(
+        schema["properties"]["target"]["description"],
+        "What to build"
+    );
+    assert!(schema["properties"]["level"].get("description").is_none());
+    assert_eq!(schema["required"], json!(["target"]));
+    assert!(tool.output_schema.is_none());
+    assert_eq!(BuildTool.static_task_policy(), Some(TaskPolicy::Optional));
+}
+
+#[test]
+fn build_args_parse() {
+    let args = BuildArgs::__parse(arguments(json!({"target": "x"}))).unwrap();
+    assert_eq!(args.target, "x");
+    assert_eq!(args.level, None);
+    let err = BuildArgs::__parse(arguments(json!({"level": 3})))
+        .err()
+        .unwrap();
+    assert_eq!(err.field, "target");
+}
+
+#[test]
+fn overridden_name_and_description() {
+    let tool = GreetTool.definition();
+    assert_eq!(tool.name, "say-hello");
+    assert_eq!(tool.description.as_deref(), Some("Greets."));
+    // Raw identifiers are listed without `r#`.
+    assert_eq!(tool.input_schema["required"], json!(["who"]));
+    assert!(tool.input_schema["properties"].get("type").is_some());
+    assert_eq!(GreetTool.static_task_policy(), Some(TaskPolicy::Sync));
+}
+
+#[test]
+fn structured_output() {
+    let tool = StatsTool.definition();
+    assert_eq!(tool.description.as_deref(), Some("Counts."));
+    let output = tool.output_schema.expect("Json<T> has an output schema");
+    assert_eq!(output["type"], "object");
+    assert!(output["properties"].get("count").is_some());
+    // No arguments: only `{}` is accepted.
+    assert_eq!(
+        tool.input_schema,
+        json!({"type": "object", "additionalProperties": false})
+    );
+}
+
+#[test]
+fn no_doc_no_arguments() {
+    let tool = RawTool.definition();
+    assert_eq!(tool.name, "raw");
+    assert_eq!(tool.description, None);
+    assert!(tool.output_schema.is_none());
+    assert_eq!(RawTool.static_task_policy(), Some(TaskPolicy::Required));
+
+    let tool = NoopTool.definition();
+    assert_eq!(tool.name, "noop");
+    assert!(tool.output_schema.is_none());
+    assert_eq!(NoopTool.static_task_policy(), Some(TaskPolicy::Sync));
+}
+
+#[test]
+fn per_call_policy() {
+    assert_eq!(DeployTool.static_task_policy(), None);
+    let info = request();
+    let policy = |v| DeployTool.task_policy(&arguments(v), &info);
+    assert_eq!(policy(json!({"replicas": 50})), TaskPolicy::Required);
+    assert_eq!(policy(json!({"replicas": 2})), TaskPolicy::Sync);
+    // Arguments that do not parse run synchronously, to fail fast.
+    assert_eq!(policy(json!({"replicas": "many"})), TaskPolicy::Sync);
+    let tool = DeployTool.definition();
+    assert_eq!(
+        tool.input_schema["properties"].as_object().unwrap().len(),
+        1
+    );
+}
+
+#[test]
+fn elicit_form() {
+    let schema = Confirm::requested_schema();
+    assert_eq!(schema["type"], "object");
+    assert_eq!(schema["properties"]["ok"]["type"], "boolean");
+    assert!(schema["properties"].get("color").is_some());
+}

@@ -1,0 +1,414 @@
+//! Request validation, discovery and listing, on every wire.
+
+mod common;
+
+use common::{RawPeer, WIRES, elicitation, fixture, meta};
+use serde_json::{Value, json};
+
+fn error_code(response: &Value) -> i64 {
+    response["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("expected an error: {response}"))
+}
+
+#[tokio::test]
+async fn missing_meta_fields_are_invalid_params() {
+    let f = fixture();
+    for wire in WIRES {
+        let mut peer = RawPeer::over(&f.server, wire);
+        let no_meta = peer.request(1, "tools/list", json!({})).await;
+        assert_eq!(error_code(&no_meta), -32602, "{wire:?}");
+        assert!(
+            no_meta["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("_meta")
+        );
+        let no_params = peer.request(2, "server/discover", Value::Null).await;
+        assert_eq!(error_code(&no_params), -32602, "{wire:?}");
+        let no_version = peer
+            .request(
+                3,
+                "tools/list",
+                json!({"_meta": {"io.modelcontextprotocol/clientCapabilities": {}}}),
+            )
+            .await;
+        assert_eq!(error_code(&no_version), -32602, "{wire:?}");
+        assert!(
+            no_version["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("protocolVersion")
+        );
+        let no_caps = peer
+            .request(
+                4,
+                "tools/list",
+                json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
+            )
+            .await;
+        assert_eq!(error_code(&no_caps), -32602, "{wire:?}");
+        assert!(
+            no_caps["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("clientCapabilities")
+        );
+        assert_eq!(no_caps["id"], json!(4));
+    }
+}
+
+#[tokio::test]
+async fn unsupported_version_names_the_supported_ones() {
+    let f = fixture();
+    for wire in WIRES {
+        let mut peer = RawPeer::over(&f.server, wire);
+        let mut m = meta(json!({}));
+        m["io.modelcontextprotocol/protocolVersion"] = json!("1900-01-01");
+        let r = peer.request(1, "tools/list", json!({"_meta": m})).await;
+        assert_eq!(error_code(&r), -32022, "{wire:?}");
+        assert_eq!(
+            r["error"]["data"],
+            json!({"supported": ["2026-07-28"], "requested": "1900-01-01"})
+        );
+    }
+}
+
+#[tokio::test]
+async fn version_is_checked_before_the_method() {
+    let f = fixture();
+    let mut peer = RawPeer::over(&f.server, common::Wire::InProcess);
+    let mut m = meta(json!({}));
+    m["io.modelcontextprotocol/protocolVersion"] = json!("2025-06-18");
+    let r = peer.request(1, "no/such", json!({"_meta": m})).await;
+    assert_eq!(error_code(&r), -32022);
+}
+
+#[tokio::test]
+async fn removed_and_unknown_methods_are_method_not_found() {
+    let f = fixture();
+    for wire in WIRES {
+        let mut peer = RawPeer::over(&f.server, wire);
+        for (id, method) in [(1, "ping"), (2, "resources/list"), (3, "nope")] {
+            let r = peer
+                .request(id, method, json!({"_meta": meta(json!({}))}))
+                .await;
+            assert_eq!(error_code(&r), -32601, "{method} over {wire:?}");
+            assert!(r["error"]["message"].as_str().unwrap().contains(method));
+        }
+    }
+}
+
+#[tokio::test]
+async fn legacy_initialize_gets_the_supported_versions_in_its_message() {
+    let f = fixture();
+    for wire in WIRES {
+        let mut peer = RawPeer::over(&f.server, wire);
+        let r = peer
+            .request(
+                1,
+                "initialize",
+                json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "old", "version": "1"}}),
+            )
+            .await;
+        assert_eq!(error_code(&r), -32601, "{wire:?}");
+        let message = r["error"]["message"].as_str().unwrap();
+        assert!(message.contains("2026-07-28"), "{message}");
+        assert!(message.contains("2025-06-18"), "{message}");
+    }
+}
+
+#[tokio::test]
+async fn unknown_tool_is_invalid_params() {
+    let f = fixture();
+    for wire in WIRES {
+        let mut peer = RawPeer::over(&f.server, wire);
+        let r = peer
+            .call(1, json!({}), json!({"name": "nope", "arguments": {}}))
+            .await;
+        assert_eq!(error_code(&r), -32602, "{wire:?}");
+        assert!(r["error"]["message"].as_str().unwrap().contains("nope"));
+    }
+}
+
+#[tokio::test]
+async fn a_tool_that_needs_tasks_refuses_a_client_without_them() {
+    let f = fixture();
+    for wire in WIRES {
+        let mut peer = RawPeer::over(&f.server, wire);
+        let r = peer.call(1, json!({}), json!({"name": "long_job"})).await;
+        assert_eq!(error_code(&r), -32021, "{wire:?}");
+        assert_eq!(
+            r["error"]["data"]["requiredCapabilities"],
+            json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+        );
+        let tasks = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+        let r = peer.call(2, tasks, json!({"name": "long_job"})).await;
+        assert_eq!(
+            r["result"]["content"][0]["text"], "done",
+            "runs synchronously in this slice"
+        );
+    }
+}
+
+#[tokio::test]
+async fn input_without_the_capability_fails_closed() {
+    let f = fixture();
+    for wire in WIRES {
+        let mut peer = RawPeer::over(&f.server, wire);
+        let r = peer
+            .call(
+                1,
+                json!({}),
+                json!({"name": "build", "arguments": {"target": "x"}}),
+            )
+            .await;
+        assert_eq!(error_code(&r), -32021, "{wire:?}");
+        assert_eq!(
+            r["error"]["data"]["requiredCapabilities"],
+            json!({"elicitation": {}})
+        );
+        let r = peer
+            .call(
+                2,
+                elicitation(),
+                json!({"name": "ask_model", "arguments": {"question": "q"}}),
+            )
+            .await;
+        assert_eq!(
+            r["error"]["data"]["requiredCapabilities"],
+            json!({"sampling": {}})
+        );
+        let r = peer.call(3, elicitation(), json!({"name": "roots"})).await;
+        assert_eq!(
+            r["error"]["data"]["requiredCapabilities"],
+            json!({"roots": {}})
+        );
+    }
+}
+
+#[tokio::test]
+async fn malformed_frames_get_parse_and_invalid_request_errors() {
+    let f = fixture();
+    for wire in WIRES {
+        let mut peer = RawPeer::over(&f.server, wire);
+        peer.send_line("{not json").await;
+        let r = peer.recv().await;
+        assert_eq!(error_code(&r), -32700, "{wire:?}");
+        assert_eq!(r["id"], Value::Null);
+        peer.send_line(r#"{"jsonrpc":"2.0","id":5}"#).await;
+        let r = peer.recv().await;
+        assert_eq!(error_code(&r), -32600);
+        assert_eq!(r["id"], json!(5));
+        peer.send_line(r#"{"jsonrpc":"2.0","id":6,"method":"tools/list","params":[]}"#)
+            .await;
+        assert_eq!(error_code(&peer.recv().await), -32600);
+        // The connection still serves.
+        let r = peer
+            .request(7, "server/discover", json!({"_meta": meta(json!({}))}))
+            .await;
+        assert_eq!(r["result"]["resultType"], "complete");
+    }
+}
+
+#[tokio::test]
+async fn discover_describes_the_server() {
+    let f = fixture();
+    for wire in WIRES {
+        let mut peer = RawPeer::over(&f.server, wire);
+        let r = peer
+            .request(1, "server/discover", json!({"_meta": meta(json!({}))}))
+            .await;
+        let result = &r["result"];
+        assert_eq!(result["resultType"], "complete");
+        assert_eq!(result["supportedVersions"], json!(["2026-07-28"]));
+        assert_eq!(result["capabilities"]["tools"], json!({}));
+        assert_eq!(result["cacheScope"], "public");
+        assert!(result["ttlMs"].as_u64().unwrap() > 0);
+        assert_eq!(
+            result["_meta"]["io.modelcontextprotocol/serverInfo"],
+            json!({"name": "fixture", "version": "1.0.0"})
+        );
+    }
+}
+
+#[tokio::test]
+async fn tools_list_pages_in_a_stable_order() {
+    let f = common::fixture_with(|b| b.page_size(5));
+    let mut peer = RawPeer::over(&f.server, common::Wire::Stdio);
+    let mut names = Vec::new();
+    let mut cursor = Value::Null;
+    for id in 1.. {
+        let mut params = json!({"_meta": meta(json!({}))});
+        if !cursor.is_null() {
+            params["cursor"] = cursor.clone();
+        }
+        let r = peer.request(id, "tools/list", params).await;
+        let result = &r["result"];
+        assert_eq!(result["resultType"], "complete");
+        assert_eq!(result["cacheScope"], "public");
+        assert!(result["ttlMs"].is_u64());
+        let page = result["tools"].as_array().unwrap();
+        assert!(page.len() <= 5);
+        names.extend(page.iter().map(|t| t["name"].as_str().unwrap().to_owned()));
+        cursor = result.get("nextCursor").cloned().unwrap_or(Value::Null);
+        if cursor.is_null() {
+            break;
+        }
+    }
+    assert_eq!(names.len(), 13);
+    assert_eq!(&names[..3], ["build", "full_name", "pair"]);
+
+    let r = peer
+        .request(
+            99,
+            "tools/list",
+            json!({"_meta": meta(json!({})), "cursor": "bogus"}),
+        )
+        .await;
+    assert_eq!(error_code(&r), -32602);
+}
+
+#[tokio::test]
+async fn listed_tools_carry_schemas_and_descriptions() {
+    let f = fixture();
+    let mut peer = RawPeer::over(&f.server, common::Wire::InProcess);
+    let r = peer
+        .request(1, "tools/list", json!({"_meta": meta(json!({}))}))
+        .await;
+    let tools = r["result"]["tools"].as_array().unwrap();
+    let add = tools.iter().find(|t| t["name"] == "add").unwrap();
+    assert_eq!(add["description"], "Adds two numbers.");
+    assert_eq!(add["inputSchema"]["type"], "object");
+    assert_eq!(add["inputSchema"]["required"], json!(["a", "b"]));
+    assert_eq!(add["inputSchema"]["properties"]["a"]["type"], "integer");
+    assert_eq!(
+        add["outputSchema"]["properties"]["total"]["type"],
+        "integer"
+    );
+    let explode = tools.iter().find(|t| t["name"] == "explode").unwrap();
+    assert_eq!(
+        explode["inputSchema"],
+        json!({"type": "object", "additionalProperties": false})
+    );
+    assert!(explode.get("outputSchema").is_none(), "no invented fields");
+}
+
+#[tokio::test]
+async fn argument_errors_are_tool_errors_naming_the_field() {
+    let f = fixture();
+    for wire in WIRES {
+        let mut peer = RawPeer::over(&f.server, wire);
+        let r = peer
+            .call(
+                1,
+                json!({}),
+                json!({"name": "add", "arguments": {"a": 1, "b": "two"}}),
+            )
+            .await;
+        assert_eq!(r["result"]["isError"], true, "{wire:?}");
+        let text = r["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("`b`"), "{text}");
+        let r = peer
+            .call(2, json!({}), json!({"name": "add", "arguments": {"a": 1}}))
+            .await;
+        assert_eq!(r["result"]["isError"], true);
+        assert!(
+            r["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("`b`")
+        );
+        let r = peer
+            .call(
+                3,
+                json!({}),
+                json!({"name": "add", "arguments": {"a": 1, "b": 2}}),
+            )
+            .await;
+        assert_eq!(r["result"]["structuredContent"], json!({"total": 3}));
+        assert_eq!(r["result"]["resultType"], "complete");
+        let r = peer
+            .call(4, json!({}), json!({"name": "add", "arguments": 7}))
+            .await;
+        assert_eq!(
+            error_code(&r),
+            -32602,
+            "arguments that are not an object are malformed params"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_panic_leaks_nothing_and_the_server_keeps_serving() {
+    let f = fixture();
+    for wire in WIRES {
+        let mut peer = RawPeer::over(&f.server, wire);
+        for (id, tool) in [(1, "explode"), (2, "broken")] {
+            let r = peer.call(id, json!({}), json!({"name": tool})).await;
+            assert_eq!(error_code(&r), -32603, "{tool} over {wire:?}");
+            assert_eq!(r["error"]["message"], "Internal error");
+            assert!(!r.to_string().contains("secret"), "{r}");
+        }
+        let r = peer
+            .call(
+                3,
+                json!({}),
+                json!({"name": "add", "arguments": {"a": 1, "b": 1}}),
+            )
+            .await;
+        assert_eq!(r["result"]["structuredContent"]["total"], 2);
+    }
+}
+
+#[tokio::test]
+async fn duplicate_in_flight_ids_are_refused() {
+    let f = fixture();
+    let mut peer = RawPeer::over(&f.server, common::Wire::InProcess);
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": "wait_forever", "_meta": meta(json!({}))}});
+    peer.send(call.clone()).await;
+    f.probe.started.notified().await;
+    peer.send(call).await;
+    let r = peer.recv().await;
+    assert_eq!(error_code(&r), -32600);
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("already in use")
+    );
+}
+
+#[tokio::test]
+async fn progress_and_log_notifications_come_before_the_response() {
+    let f = fixture();
+    for wire in WIRES {
+        let mut peer = RawPeer::over(&f.server, wire);
+        // Without a token or level: just the response.
+        let r = peer.call(1, json!({}), json!({"name": "chatty"})).await;
+        assert_eq!(r["result"]["content"][0]["text"], "done");
+
+        let mut m = meta(json!({}));
+        m["progressToken"] = json!("p1");
+        m["io.modelcontextprotocol/logLevel"] = json!("info");
+        peer.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                         "params": {"name": "chatty", "_meta": m}}))
+            .await;
+        let first = peer.recv().await;
+        assert_eq!(first["method"], "notifications/progress");
+        assert_eq!(
+            first["params"],
+            json!({"progressToken": "p1", "progress": 1.0, "total": 2.0, "message": "half"})
+        );
+        let log = peer.recv().await;
+        assert_eq!(log["method"], "notifications/message");
+        assert_eq!(log["params"], json!({"level": "info", "data": "halfway"}));
+        let second = peer.recv().await;
+        assert_eq!(second["params"]["progress"], 2.0);
+        let response = peer.recv().await;
+        assert_eq!(response["id"], 2);
+        assert_eq!(response["result"]["content"][0]["text"], "done");
+    }
+}

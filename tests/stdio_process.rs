@@ -1,0 +1,192 @@
+//! The `jobs` example as a real stdio server process.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use presa::client::ClientTransport;
+use presa::wire::ElicitResult;
+use serde_json::{Value, json};
+
+/// Builds the example once and returns its path.
+fn jobs_binary() -> &'static PathBuf {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(cargo)
+            .args(["build", "--quiet", "--example", "jobs"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building the jobs example failed");
+        let exe = std::env::current_exe().unwrap();
+        let profile_dir = exe.parent().unwrap().parent().unwrap();
+        let path = profile_dir.join("examples").join("jobs");
+        assert!(path.exists(), "no jobs example at {}", path.display());
+        path
+    })
+}
+
+struct Session {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    stdout: BufReader<std::process::ChildStdout>,
+}
+
+impl Session {
+    fn start() -> Self {
+        let mut child = Command::new(jobs_binary())
+            .arg("stdio")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Session {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn send(&mut self, message: &str) {
+        self.send_raw(format!("{message}\n").as_bytes());
+    }
+
+    fn recv(&mut self) -> Value {
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).unwrap();
+        assert!(line.ends_with('\n'), "one message per line: {line:?}");
+        serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("stdout holds only JSON ({e}): {line:?}"))
+    }
+
+    fn exchange(&mut self, message: &str) -> Value {
+        self.send(message);
+        self.recv()
+    }
+
+    /// Closes stdin and returns whether the server exited successfully.
+    fn close(mut self) -> bool {
+        drop(self.stdin.take());
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut self.stdout, &mut rest).unwrap();
+        assert!(rest.is_empty(), "nothing after EOF: {rest:?}");
+        self.child.wait().unwrap().success()
+    }
+}
+
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"by-hand","version":"1"}}"#;
+
+#[test]
+fn a_raw_session_by_hand() {
+    let mut s = Session::start();
+    let discover = s.exchange(&format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{META}}}}}"#
+    ));
+    assert_eq!(
+        discover["result"]["supportedVersions"],
+        json!(["2026-07-28"])
+    );
+    assert_eq!(
+        discover["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "jobs"
+    );
+
+    let list = s.exchange(&format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{{{META}}}}}"#
+    ));
+    assert_eq!(list["result"]["tools"][0]["name"], "build");
+    assert_eq!(
+        list["result"]["tools"][0]["inputSchema"]["required"],
+        json!(["target"])
+    );
+
+    let call = s.exchange(&format!(
+        r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"build","arguments":{{"target":"docs"}},{META}}}}}"#
+    ));
+    assert_eq!(call["result"]["resultType"], "input_required");
+    assert_eq!(
+        call["result"]["inputRequests"]["confirm"]["params"]["message"],
+        "Build docs?"
+    );
+    let state = call["result"]["requestState"].as_str().unwrap();
+
+    let done = s.exchange(&format!(
+        r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"name":"build","arguments":{{"target":"docs"}},"inputResponses":{{"confirm":{{"action":"accept","content":{{"ok":true}}}}}},"requestState":"{state}",{META}}}}}"#
+    ));
+    assert_eq!(done["id"], 4);
+    assert_eq!(
+        done["result"],
+        json!({
+            "resultType": "complete",
+            "content": [{"type": "text", "text": "built docs"}],
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "jobs", "version": "1"}}
+        })
+    );
+    assert!(s.close(), "the server exits cleanly on EOF");
+}
+
+#[test]
+fn malformed_and_oversized_lines_are_answered_and_survived() {
+    let mut s = Session::start();
+    let r = s.exchange("this is not json");
+    assert_eq!(r["error"]["code"], -32700);
+    assert_eq!(r["id"], Value::Null);
+
+    let huge = format!("{{\"pad\":\"{}\"}}\n", "x".repeat(5 * 1024 * 1024));
+    s.send_raw(huge.as_bytes());
+    let r = s.recv();
+    assert_eq!(r["error"]["code"], -32600);
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("4194304-byte limit")
+    );
+
+    let r = s.exchange(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}"#);
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("2026-07-28")
+    );
+    let r = s.exchange(&format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{{{META}}}}}"#
+    ));
+    assert_eq!(r["id"], 2);
+    assert!(s.close());
+}
+
+#[tokio::test]
+async fn the_client_spawns_drives_and_shuts_down_a_server() {
+    let mut command = tokio::process::Command::new(jobs_binary());
+    command.arg("stdio").stderr(Stdio::null());
+    let transport = ClientTransport::spawn(command).unwrap();
+    let c = presa::Client::builder()
+        .on_elicitation(|_| async { ElicitResult::accept(json!({"ok": true})) })
+        .connect(transport);
+    let r = c
+        .call_tool("build", json!({"target": "all"}))
+        .await
+        .unwrap();
+    assert_eq!(r.text(), Some("built all"));
+    c.close().await.unwrap();
+}
+
+#[test]
+fn the_demo_prints_built_docs() {
+    let out = Command::new(jobs_binary()).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "built docs\n");
+}

@@ -1,0 +1,9 @@
+//! Compile-fail tests: each misuse of `#[tool]` or `#[derive(Elicit)]` must
+//! fail with a helpful error at the right place. Regenerate the expected
+//! output with `TRYBUILD=overwrite cargo test --test ui`, then read it.
+
+#[test]
+fn ui() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("tests/ui/*.rs");
+}

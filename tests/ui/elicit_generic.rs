@@ -1,0 +1,8 @@
+use presa::prelude::*;
+
+#[derive(serde::Deserialize, schemars::JsonSchema, Elicit)]
+struct Form<T> {
+    value: T,
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use presa::prelude::*;
+
+#[derive(Elicit)]
+struct Confirm {
+    ok: bool,
+}
+
+fn main() {}

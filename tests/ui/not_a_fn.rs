@@ -1,0 +1,8 @@
+use presa::prelude::*;
+
+#[tool]
+struct Build {
+    target: String,
+}
+
+fn main() {}

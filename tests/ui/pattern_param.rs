@@ -1,0 +1,8 @@
+use presa::prelude::*;
+
+#[tool]
+async fn build((a, b): (String, String)) -> String {
+    a + &b
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use presa::prelude::*;
+
+struct Db;
+
+#[tool]
+async fn build(State(_db): State<Db>) -> String {
+    String::new()
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use presa::prelude::*;
+
+#[tool]
+async fn build(#[param(desc = "What to build")] target: String) -> String {
+    target
+}
+
+fn main() {}

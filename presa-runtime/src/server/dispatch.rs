@@ -29,9 +29,9 @@ const NOTIFICATION_BUFFER: usize = 64;
 impl Server {
     /// Handles one request: validates it, runs it, and returns the stream of
     /// messages that answer it. Nothing runs until the stream is polled.
-    pub fn handle(&self, request: Request, caller: &Caller) -> ResponseStream {
+    pub fn handle(&self, mut request: Request, caller: &Caller) -> ResponseStream {
         let id = request.id.clone();
-        match self.inner.prepare(&request) {
+        match self.inner.prepare(&mut request) {
             Err(error) => ResponseStream::ready(Response::error(Some(id), error)),
             Ok(meta) if request.method == methods::TOOLS_CALL => {
                 let (tx, rx) = mpsc::channel(NOTIFICATION_BUFFER);
@@ -74,22 +74,24 @@ fn parse_params<T: serde::de::DeserializeOwned>(params: Option<Value>) -> Result
 }
 
 impl ServerInner {
-    /// Steps 1 to 3 of validation; returns the request's `_meta`.
-    fn prepare(&self, request: &Request) -> Result<RequestMeta, ErrorObject> {
+    /// Steps 1 to 3 of validation; takes the request's `_meta` out of its
+    /// params and returns it parsed.
+    fn prepare(&self, request: &mut Request) -> Result<RequestMeta, ErrorObject> {
         if request.method == methods::INITIALIZE {
             return Err(self.legacy_initialize(request));
         }
         let meta = request
             .params
-            .as_ref()
-            .and_then(|p| p.get("_meta"))
+            .as_mut()
+            .and_then(|p| p.as_object_mut())
+            .and_then(|p| p.remove("_meta"))
             .ok_or_else(|| {
                 invalid_params(
                     "Invalid params: missing `_meta`; every 2026-07-28 request carries \
                      io.modelcontextprotocol/protocolVersion and clientCapabilities there",
                 )
             })?;
-        let meta: RequestMeta = serde_json::from_value(meta.clone())
+        let meta: RequestMeta = serde_json::from_value(meta)
             .map_err(|e| invalid_params(format!("Invalid params: `_meta`: {e}")))?;
         if !self.supported_versions.contains(&meta.protocol_version) {
             return Err(ErrorObject::new(
@@ -209,11 +211,7 @@ impl ServerInner {
                 },
             ));
         }
-        let binding = CallBinding {
-            subject: caller.subject.as_deref(),
-            tool: &params.name,
-            arguments: &arguments,
-        };
+        let binding = CallBinding::new(caller.subject.as_deref(), &params.name, &arguments);
         let answers =
             self.gather_answers(&binding, params.request_state, params.input_responses)?;
         let ctx = Context::new(ContextParts {
@@ -224,7 +222,7 @@ impl ServerInner {
             log_level: meta.log_level,
             state: Arc::clone(&self.state),
         });
-        let run = tool.handler.call(ctx.clone(), arguments.clone());
+        let run = tool.handler.call(ctx.clone(), arguments);
         let outcome = AssertUnwindSafe(run).catch_unwind().await;
         let book = ctx.take_input_book();
         if let Some(missing) = book.missing {

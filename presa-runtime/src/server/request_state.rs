@@ -70,9 +70,19 @@ pub(crate) struct StateCodec {
 
 /// Identifies the call a state belongs to.
 pub(crate) struct CallBinding<'a> {
-    pub subject: Option<&'a str>,
-    pub tool: &'a str,
-    pub arguments: &'a Map<String, Value>,
+    subject: Option<&'a str>,
+    tool: &'a str,
+    arguments_digest: String,
+}
+
+impl<'a> CallBinding<'a> {
+    pub fn new(subject: Option<&'a str>, tool: &'a str, arguments: &Map<String, Value>) -> Self {
+        CallBinding {
+            subject,
+            tool,
+            arguments_digest: arguments_digest(arguments),
+        }
+    }
 }
 
 impl StateCodec {
@@ -90,7 +100,7 @@ impl StateCodec {
             v: FORMAT,
             sub: call.subject.map(str::to_owned),
             tool: call.tool.to_owned(),
-            args: arguments_digest(call.arguments),
+            args: call.arguments_digest.clone(),
             exp: now_ms().saturating_add(self.ttl.as_millis() as u64),
             answers,
             asked,
@@ -122,7 +132,7 @@ impl StateCodec {
         }
         if payload.sub.as_deref() != call.subject
             || payload.tool != call.tool
-            || payload.args != arguments_digest(call.arguments)
+            || payload.args != call.arguments_digest
         {
             return Err(StateError::Foreign);
         }
@@ -147,7 +157,7 @@ fn now_ms() -> u64 {
 /// digest does not depend on key order.
 fn arguments_digest(arguments: &Map<String, Value>) -> String {
     let mut hasher = Sha256::new();
-    write_canonical(&mut hasher, &Value::Object(arguments.clone()));
+    write_object(&mut hasher, arguments);
     hasher
         .finalize()
         .iter()
@@ -155,20 +165,22 @@ fn arguments_digest(arguments: &Map<String, Value>) -> String {
         .collect()
 }
 
+fn write_object(hasher: &mut Sha256, object: &Map<String, Value>) {
+    let mut keys: Vec<&String> = object.keys().collect();
+    keys.sort();
+    hasher.update(b"{");
+    for k in keys {
+        hasher.update(Value::from(k.as_str()).to_string().as_bytes());
+        hasher.update(b":");
+        write_canonical(hasher, &object[k]);
+        hasher.update(b",");
+    }
+    hasher.update(b"}");
+}
+
 fn write_canonical(hasher: &mut Sha256, value: &Value) {
     match value {
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            hasher.update(b"{");
-            for k in keys {
-                hasher.update(Value::from(k.as_str()).to_string().as_bytes());
-                hasher.update(b":");
-                write_canonical(hasher, &m[k]);
-                hasher.update(b",");
-            }
-            hasher.update(b"}");
-        }
+        Value::Object(m) => write_object(hasher, m),
         Value::Array(items) => {
             hasher.update(b"[");
             for item in items {
@@ -197,12 +209,8 @@ mod tests {
         v.as_object().unwrap().clone()
     }
 
-    fn binding<'a>(sub: Option<&'a str>, a: &'a Map<String, Value>) -> CallBinding<'a> {
-        CallBinding {
-            subject: sub,
-            tool: "build",
-            arguments: a,
-        }
+    fn binding<'a>(sub: Option<&'a str>, a: &Map<String, Value>) -> CallBinding<'a> {
+        CallBinding::new(sub, "build", a)
     }
 
     #[test]

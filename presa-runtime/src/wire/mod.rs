@@ -6,9 +6,8 @@
 //! - every result carries `resultType` ([`ResultType`]);
 //! - unknown fields are tolerated on input and never invented on output
 //!   (optional fields are skipped when `None`);
-//! - request params hold the typed [`RequestMeta`], so a request without the
-//!   required `_meta` fields fails to parse, which the server turns into
-//!   `-32602`.
+//! - the per-request [`RequestMeta`] is parsed once, before a method's own
+//!   params; a request without its required fields is a `-32602`.
 
 pub mod codes;
 mod content;

@@ -76,9 +76,10 @@ pub struct ListToolsParams {
     /// Where to continue; from a previous `nextCursor`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<String>,
-    /// Request metadata.
-    #[serde(rename = "_meta")]
-    pub meta: RequestMeta,
+    /// Request metadata; the server reads and validates it before the
+    /// method's own params, so it is optional here.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<RequestMeta>,
 }
 
 /// The answer to `tools/list`.
@@ -133,9 +134,9 @@ pub struct CallToolParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub request_state: Option<String>,
-    /// Request metadata.
-    #[serde(rename = "_meta")]
-    pub meta: RequestMeta,
+    /// Request metadata; see [`ListToolsParams::meta`].
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<RequestMeta>,
 }
 
 /// The final result of a tool call.

@@ -416,3 +416,38 @@ async fn a_step_at_a_time() {
     };
     assert_eq!(result.text(), Some("built web"));
 }
+
+#[tokio::test]
+async fn url_elicitation_needs_the_url_mode() {
+    let f = fixture();
+    let mut peer = RawPeer::over(&f.server, Wire::InProcess);
+    let r = peer
+        .call(1, elicitation(), json!({"name": "connect_account"}))
+        .await;
+    assert_eq!(
+        r["error"]["code"], -32021,
+        "form-only clients are not sent URLs"
+    );
+    assert_eq!(
+        r["error"]["data"]["requiredCapabilities"],
+        json!({"elicitation": {"url": {}}})
+    );
+
+    let url_client = json!({"elicitation": {"url": {}}});
+    let r = peer
+        .call(2, url_client, json!({"name": "connect_account"}))
+        .await;
+    assert_eq!(
+        r["result"]["inputRequests"]["login"],
+        json!({"method": "elicitation/create", "params": {
+            "mode": "url", "message": "Sign in to continue", "url": "https://example.com/login"}})
+    );
+
+    let c = client(
+        accepting(json!({})).url_elicitation(true),
+        &f.server,
+        Wire::Stdio,
+    );
+    let result = c.call_tool("connect_account", json!({})).await.unwrap();
+    assert_eq!(result.text(), Some("Accept"));
+}

@@ -257,7 +257,7 @@ async fn tools_list_pages_in_a_stable_order() {
             break;
         }
     }
-    assert_eq!(names.len(), 13);
+    assert_eq!(names.len(), 14);
     assert_eq!(&names[..3], ["build", "full_name", "pair"]);
 
     let r = peer

@@ -78,6 +78,15 @@ pub async fn outcome(ctx: Context) -> Result<String, ToolError> {
     })
 }
 
+/// Sends the user to a URL to sign in.
+#[tool]
+pub async fn connect_account(ctx: Context) -> Result<String, ToolError> {
+    let action = ctx
+        .elicit_url("login", "Sign in to continue", "https://example.com/login")
+        .await?;
+    Ok(format!("{action:?}"))
+}
+
 /// Asks a fresh question forever.
 #[tool]
 pub async fn endless(ctx: Context) -> Result<String, ToolError> {
@@ -211,6 +220,7 @@ pub fn fixture_with(
         .tool(AddTool)
         .tool(ChattyTool)
         .tool(WaitForeverTool)
+        .tool(ConnectAccountTool)
         .state(runs.clone())
         .state(probe.clone());
     Fixture {

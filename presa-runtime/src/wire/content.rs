@@ -165,3 +165,61 @@ pub struct Annotations {
     )]
     pub last_modified: Option<String>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_content_kind_has_the_spec_shape() {
+        let blocks = vec![
+            Content::text("hi"),
+            Content::image("aGk=", "image/png"),
+            Content::audio("aGk=", "audio/wav"),
+            Content::ResourceLink(ResourceLink {
+                uri: "file:///a.txt".into(),
+                name: "a".into(),
+                title: None,
+                description: None,
+                mime_type: Some("text/plain".into()),
+                size: Some(2),
+                annotations: None,
+                meta: None,
+            }),
+            Content::Resource(EmbeddedResource {
+                resource: ResourceContents {
+                    uri: "file:///b".into(),
+                    mime_type: None,
+                    text: Some("body".into()),
+                    blob: None,
+                    meta: None,
+                },
+                annotations: Some(Annotations {
+                    audience: Some(vec!["user".into()]),
+                    priority: Some(0.5),
+                    last_modified: None,
+                }),
+                meta: None,
+            }),
+        ];
+        let wire = json!([
+            {"type": "text", "text": "hi"},
+            {"type": "image", "data": "aGk=", "mimeType": "image/png"},
+            {"type": "audio", "data": "aGk=", "mimeType": "audio/wav"},
+            {"type": "resource_link", "uri": "file:///a.txt", "name": "a", "mimeType": "text/plain", "size": 2},
+            {"type": "resource", "resource": {"uri": "file:///b", "text": "body"},
+             "annotations": {"audience": ["user"], "priority": 0.5}}
+        ]);
+        assert_eq!(serde_json::to_value(&blocks).unwrap(), wire);
+        let back: Vec<Content> = serde_json::from_value(wire).unwrap();
+        assert_eq!(back, blocks);
+    }
+
+    #[test]
+    fn unknown_fields_are_tolerated_on_input() {
+        let c: Content =
+            serde_json::from_value(json!({"type": "text", "text": "x", "future": 1})).unwrap();
+        assert_eq!(c.as_text(), Some("x"));
+    }
+}

@@ -68,3 +68,43 @@ async fn a_client_that_abandons_a_call_cancels_it_on_the_server() {
         assert!(c.discover().await.is_ok(), "{wire:?}");
     }
 }
+
+#[tokio::test(start_paused = true)]
+async fn closing_the_connection_drains_then_drops_what_is_left() {
+    use presa::transport::{FrameChannel, Inbound};
+    let f = fixture();
+    let (client_end, server_end) = FrameChannel::pair();
+    let serving = tokio::spawn(presa::server::serve(
+        f.server.clone(),
+        server_end,
+        presa::Caller::anonymous(),
+    ));
+    let FrameChannel {
+        mut incoming,
+        outgoing,
+    } = client_end;
+    let stuck = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": "wait_forever", "_meta": meta(json!({}))}});
+    let quick = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                       "params": {"name": "add", "arguments": {"a": 2, "b": 3}, "_meta": meta(json!({}))}});
+    outgoing.send(stuck.to_string()).await.unwrap();
+    outgoing.send(quick.to_string()).await.unwrap();
+    f.probe.started.notified().await;
+    drop(outgoing);
+    // The quick request still gets its answer after the client closed its side.
+    let Some(Inbound::Frame(answer)) = incoming.recv().await else {
+        panic!("an answer to the quick request");
+    };
+    let answer: serde_json::Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(answer["id"], 2);
+    // The stuck one is dropped once the drain period lapses (paused time).
+    let started = tokio::time::Instant::now();
+    serving.await.unwrap();
+    assert!(started.elapsed() >= presa::server::CLOSE_DRAIN);
+    f.probe.dropped.notified().await;
+    assert_eq!(
+        incoming.recv().await,
+        None,
+        "nothing is sent for the dropped request"
+    );
+}

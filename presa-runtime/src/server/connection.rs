@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use futures::StreamExt;
 use tokio::task::{AbortHandle, JoinSet};
@@ -41,8 +42,15 @@ impl Caller {
 
 type InFlight = Arc<Mutex<HashMap<RequestId, AbortHandle>>>;
 
-/// Serves `server` over `channel` until the peer closes it, then waits for
-/// the requests still running to finish.
+/// How long requests still running when the peer closes the connection may
+/// take to finish before they are dropped.
+pub const CLOSE_DRAIN: Duration = Duration::from_secs(30);
+
+/// Serves `server` over `channel` until the peer closes it.
+///
+/// Requests still running then get up to [`CLOSE_DRAIN`] to finish, so a
+/// client that writes its requests and closes its side (`printf … | server`)
+/// still reads the answers; whatever is left after that is dropped.
 pub async fn serve(server: Server, channel: FrameChannel, caller: Caller) {
     let FrameChannel {
         mut incoming,
@@ -77,7 +85,17 @@ pub async fn serve(server: Server, channel: FrameChannel, caller: Caller) {
         }
         while tasks.try_join_next().is_some() {}
     }
-    while tasks.join_next().await.is_some() {}
+    let drained = tokio::time::timeout(CLOSE_DRAIN, async {
+        while tasks.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        tracing::warn!(
+            left = tasks.len(),
+            "the peer closed the connection; dropping requests still running after the drain period"
+        );
+        tasks.abort_all();
+    }
 }
 
 async fn start_request(

@@ -1,21 +1,7 @@
 //! The context a tool runs with: who is calling, and how to ask them for
 //! input.
 //!
-//! # Asking for input, and the re-run rule
-//!
-//! [`Context::elicit`], [`Context::sample`] and [`Context::list_roots`]
-//! return the answer if the client already gave it. Otherwise they register
-//! the request on the context and return [`InputRequired`], which the tool
-//! propagates with `?`. The server then answers the call with an
-//! `InputRequiredResult` carrying **every** request registered during the
-//! run, so `tokio::try_join!(ctx.elicit(..), ctx.elicit(..))` asks both in
-//! one round. (Requests register when `elicit` is *called*, not when its
-//! future is first polled, so a join that stops at the first error still
-//! registers both.)
-//!
-//! When the client retries with the answers, **the tool runs again from the
-//! start**. Code before an `elicit` may therefore run more than once: keep
-//! side effects after the last input, or make them idempotent.
+//! See [`Context`] for how input requests work and the re-run rule.
 
 use std::any::{Any, TypeId, type_name};
 use std::collections::{BTreeMap, HashMap};
@@ -94,6 +80,22 @@ struct Inner {
 
 /// The context of one tool call. Cheap to clone; every clone is the same
 /// context.
+///
+/// # Asking for input, and the re-run rule
+///
+/// [`Context::elicit`], [`Context::sample`] and [`Context::list_roots`]
+/// return the answer if the client already gave it. Otherwise they register
+/// the request on the context and return [`InputRequired`], which the tool
+/// propagates with `?`. The server then answers the call with an
+/// `InputRequiredResult` carrying **every** request registered during the
+/// run, so `tokio::try_join!(ctx.elicit(..), ctx.elicit(..))` asks both in
+/// one round. (Requests register when `elicit` is *called*, not when its
+/// future is first polled, so a join that stops at the first error still
+/// registers both.)
+///
+/// When the client retries with the answers, **the tool runs again from the
+/// start**. Code before an `elicit` may therefore run more than once: keep
+/// side effects after the last input, or make them idempotent.
 #[derive(Clone)]
 pub struct Context {
     inner: Arc<Inner>,
@@ -150,8 +152,8 @@ impl Context {
     ///
     /// Returns the user's [`Elicitation`], or [`InputRequired`] if the
     /// answer is not in yet. Content that does not deserialize as `T` is
-    /// discarded and the key asked again. See the [module docs](self) for
-    /// the re-run rule.
+    /// discarded and the key asked again. See [`Context`] for the re-run
+    /// rule.
     pub fn elicit<T: Elicit>(
         &self,
         key: impl Into<String>,

@@ -8,7 +8,7 @@
 //! ```
 //!
 //! [`Server`] knows nothing of sockets or stdio; [`serve`] drives it over any
-//! [`Transport`](crate::transport::Transport), one tokio task per request.
+//! [`FrameChannel`](crate::transport::FrameChannel), one tokio task per request.
 //! Because the 2026-07-28 protocol is stateless, every request is validated
 //! on its own, in this order:
 //!
@@ -39,7 +39,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use args::{ArgsParser, ArgumentError, ToolParam};
-pub use connection::{Caller, serve};
+pub use connection::{CLOSE_DRAIN, Caller, serve};
 pub use context::{Context, InputFuture, RequestInfo, State};
 pub use elicit::{Elicit, ElicitEnum, ElicitField, Elicitation};
 pub use error::{InputRequired, ToolError};

@@ -97,6 +97,10 @@ fn answers_deserialize_into_the_form_type() {
         "color": "Green", "size": "L", "extras": ["S"]
     }))
     .unwrap();
+    assert_eq!(answer.name, "Ada");
+    assert_eq!(answer.email, "ada@example.com");
+    assert_eq!(answer.age, 36);
+    assert!(answer.subscribe);
     assert_eq!(answer.color, Plain::Green);
     assert_eq!(answer.size, Some(Titled::L));
     assert_eq!(answer.extras, [Titled::S]);

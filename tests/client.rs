@@ -18,7 +18,7 @@ async fn discover_and_list_follow_cursors() {
     assert_eq!(first.tools.len(), 2);
     assert!(first.next_cursor.is_some());
     let all = c.list_tools().await.unwrap();
-    assert_eq!(all.len(), 14);
+    assert_eq!(all.len(), 15);
     assert_eq!(all[0].name, "build");
 }
 
@@ -93,4 +93,25 @@ async fn log_messages_reach_the_notification_handler() {
     let n = rx.recv().await.unwrap();
     assert_eq!(n.method, "notifications/message");
     assert_eq!(n.params.unwrap()["data"], "halfway");
+}
+
+#[tokio::test]
+async fn a_server_repeating_a_cursor_is_an_error_not_a_loop() {
+    use presa::transport::{FrameChannel, Inbound};
+    let (client_end, mut fake_server) = FrameChannel::pair();
+    tokio::spawn(async move {
+        while let Some(Inbound::Frame(frame)) = fake_server.incoming.recv().await {
+            let request: serde_json::Value = serde_json::from_str(&frame).unwrap();
+            let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": {
+                "resultType": "complete", "tools": [], "nextCursor": "again",
+                "ttlMs": 0, "cacheScope": "private"}});
+            fake_server.outgoing.send(answer.to_string()).await.unwrap();
+        }
+    });
+    let c = presa::Client::builder().connect(client_end);
+    let err = c.list_tools().await.unwrap_err();
+    assert!(
+        matches!(err, ClientError::InvalidResponse(ref m) if m.contains("twice")),
+        "{err}"
+    );
 }

@@ -257,7 +257,7 @@ async fn tools_list_pages_in_a_stable_order() {
             break;
         }
     }
-    assert_eq!(names.len(), 14);
+    assert_eq!(names.len(), 15);
     assert_eq!(&names[..3], ["build", "full_name", "pair"]);
 
     let r = peer
@@ -411,4 +411,16 @@ async fn progress_and_log_notifications_come_before_the_response() {
         assert_eq!(response["id"], 2);
         assert_eq!(response["result"]["content"][0]["text"], "done");
     }
+}
+
+#[tokio::test]
+async fn a_tools_own_result_meta_is_kept_beside_server_info() {
+    let f = fixture();
+    let mut peer = RawPeer::over(&f.server, common::Wire::InProcess);
+    let r = peer.call(1, json!({}), json!({"name": "raw_result"})).await;
+    assert_eq!(
+        r["result"]["_meta"],
+        json!({"com.example/trace": "t1",
+               "io.modelcontextprotocol/serverInfo": {"name": "fixture", "version": "1.0.0"}})
+    );
 }

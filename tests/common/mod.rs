@@ -87,6 +87,16 @@ pub async fn connect_account(ctx: Context) -> Result<String, ToolError> {
     Ok(format!("{action:?}"))
 }
 
+/// Returns a hand-built result with its own `_meta`.
+#[tool]
+pub async fn raw_result() -> CallToolResult {
+    let mut result = CallToolResult::from_text("raw");
+    let mut meta = presa::wire::ResultMeta::default();
+    meta.other.insert("com.example/trace".into(), json!("t1"));
+    result.meta = Some(meta);
+    result
+}
+
 /// Asks a fresh question forever.
 #[tool]
 pub async fn endless(ctx: Context) -> Result<String, ToolError> {
@@ -154,6 +164,8 @@ pub async fn chatty(ctx: Context) -> &'static str {
     ctx.log(LoggingLevel::Info, json!("halfway")).await;
     ctx.log(LoggingLevel::Debug, json!("noise")).await;
     ctx.progress(2.0, Some(2.0), None).await;
+    ctx.progress(1.5, Some(2.0), Some("going backwards is dropped".into()))
+        .await;
     "done"
 }
 
@@ -221,6 +233,7 @@ pub fn fixture_with(
         .tool(ChattyTool)
         .tool(WaitForeverTool)
         .tool(ConnectAccountTool)
+        .tool(RawResultTool)
         .state(runs.clone())
         .state(probe.clone());
     Fixture {

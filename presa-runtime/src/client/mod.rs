@@ -257,14 +257,21 @@ impl Client {
         self.request_typed(methods::TOOLS_LIST, params).await
     }
 
-    /// Every tool, following `nextCursor` to the last page.
+    /// Every tool, following `nextCursor` to the last page. A server that
+    /// hands out a cursor twice is an error, not an endless loop.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
         let mut tools = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         let mut cursor = None;
         loop {
             let page = self.list_tools_page(cursor).await?;
             tools.extend(page.tools);
             match page.next_cursor {
+                Some(next) if !seen.insert(next.clone()) => {
+                    return Err(ClientError::InvalidResponse(format!(
+                        "tools/list returned the cursor {next:?} twice"
+                    )));
+                }
                 Some(next) => cursor = Some(next),
                 None => return Ok(tools),
             }

@@ -74,6 +74,8 @@ struct Inner {
     input: Mutex<InputBook>,
     notifier: Option<mpsc::Sender<Message>>,
     progress_token: Option<ProgressToken>,
+    /// The last progress value sent; progress must increase.
+    last_progress: Mutex<Option<f64>>,
     log_level: Option<LoggingLevel>,
     state: Arc<StateMap>,
 }
@@ -122,6 +124,7 @@ impl Context {
                 }),
                 notifier: parts.notifier,
                 progress_token: parts.progress_token,
+                last_progress: Mutex::new(None),
                 log_level: parts.log_level,
                 state: parts.state,
             }),
@@ -290,10 +293,21 @@ impl Context {
     }
 
     /// Reports progress, if the request asked for it with a progress token.
+    ///
+    /// The spec requires progress to increase with every notification, so
+    /// a value not above the last one sent is dropped.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
         let Some(token) = self.inner.progress_token.clone() else {
             return;
         };
+        {
+            let mut last = self.inner.last_progress.lock().expect("progress lock");
+            if last.is_some_and(|last| progress <= last) {
+                tracing::debug!(progress, "dropping progress that does not increase");
+                return;
+            }
+            *last = Some(progress);
+        }
         let params = notifications::ProgressParams {
             progress_token: token,
             progress,

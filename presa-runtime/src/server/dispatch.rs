@@ -247,7 +247,10 @@ impl ServerInner {
         };
         match result {
             Ok(mut result) => {
-                result.meta = self.result_meta();
+                result
+                    .meta
+                    .get_or_insert_with(ResultMeta::default)
+                    .server_info = Some(self.info.clone());
                 Ok(to_value(result))
             }
             Err(Failure::Internal(cause)) => Err(internal_error(&params.name, &cause)),

@@ -176,6 +176,12 @@ impl ServerBuilder {
         self
     }
 
+    /// The `ttlMs` of `server/discover` results (default 1 hour).
+    pub fn discover_ttl(mut self, ttl: Duration) -> Self {
+        self.discover_ttl = ttl;
+        self
+    }
+
     /// Finishes the server.
     pub fn build(self) -> Server {
         let key = self.state_key.unwrap_or_else(request_state::random_key);

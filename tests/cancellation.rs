@@ -82,6 +82,7 @@ async fn closing_the_connection_drains_then_drops_what_is_left() {
     let FrameChannel {
         mut incoming,
         outgoing,
+        ..
     } = client_end;
     let stuck = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                        "params": {"name": "wait_forever", "_meta": meta(json!({}))}});

@@ -27,6 +27,8 @@ struct Everything {
     name: String,
     #[schemars(email)]
     email: String,
+    #[schemars(extend("format" = "uuid"))]
+    id: String,
     age: u8,
     score: Option<f64>,
     subscribe: bool,
@@ -46,6 +48,11 @@ fn every_field_kind_becomes_a_flat_primitive() {
         json!({"type": "string", "description": "Your name."})
     );
     assert_eq!(props["email"], json!({"type": "string", "format": "email"}));
+    assert_eq!(
+        props["id"],
+        json!({"type": "string"}),
+        "only the four form formats pass"
+    );
     assert_eq!(props["age"]["type"], "integer");
     assert!(
         props["age"].get("format").is_none(),
@@ -78,7 +85,7 @@ fn every_field_kind_becomes_a_flat_primitive() {
         .collect();
     assert_eq!(
         required,
-        ["name", "email", "age", "subscribe", "color", "extras"]
+        ["name", "email", "id", "age", "subscribe", "color", "extras"]
     );
     assert!(schema.get("$defs").is_none(), "references are inlined");
     for (name, prop) in props.as_object().unwrap() {
@@ -93,13 +100,14 @@ fn every_field_kind_becomes_a_flat_primitive() {
 #[test]
 fn answers_deserialize_into_the_form_type() {
     let answer: Everything = serde_json::from_value(json!({
-        "name": "Ada", "email": "ada@example.com", "age": 36, "subscribe": true,
+        "name": "Ada", "email": "ada@example.com", "id": "x", "age": 36, "subscribe": true,
         "color": "Green", "size": "L", "extras": ["S"]
     }))
     .unwrap();
     assert_eq!(answer.name, "Ada");
     assert_eq!(answer.email, "ada@example.com");
     assert_eq!(answer.age, 36);
+    assert_eq!(answer.id, "x");
     assert!(answer.subscribe);
     assert_eq!(answer.color, Plain::Green);
     assert_eq!(answer.size, Some(Titled::L));

@@ -270,15 +270,17 @@ async fn tampered_state_is_invalid_params() {
 #[tokio::test]
 async fn expired_state_is_invalid_params() {
     let f = fixture_with(|b| b.request_state_ttl(Duration::ZERO));
-    let mut peer = RawPeer::over(&f.server, Wire::InProcess);
-    let r1 = peer
-        .call(1, elicitation(), json!({"name": "full_name"}))
-        .await;
-    let retry = json!({"name": "full_name", "requestState": state_of(&r1),
+    for wire in WIRES {
+        let mut peer = RawPeer::over(&f.server, wire);
+        let r1 = peer
+            .call(1, elicitation(), json!({"name": "full_name"}))
+            .await;
+        let retry = json!({"name": "full_name", "requestState": state_of(&r1),
         "inputResponses": {"first": {"action": "accept", "content": {"name": "A"}}}});
-    let r2 = peer.call(2, elicitation(), retry).await;
-    assert_eq!(r2["error"]["code"], -32602);
-    assert!(r2["error"]["message"].as_str().unwrap().contains("expired"));
+        let r2 = peer.call(2, elicitation(), retry).await;
+        assert_eq!(r2["error"]["code"], -32602, "{wire:?}");
+        assert!(r2["error"]["message"].as_str().unwrap().contains("expired"));
+    }
 }
 
 #[tokio::test]
@@ -331,12 +333,21 @@ async fn a_state_from_another_process_key_is_refused() {
 #[tokio::test]
 async fn the_client_gives_up_after_max_rounds() {
     let f = fixture();
-    let c = client(
-        accepting(json!({"ok": true})).max_rounds(3),
-        &f.server,
-        Wire::InProcess,
-    );
+    let prompts = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = prompts.clone();
+    let builder = presa::Client::builder()
+        .max_rounds(3)
+        .on_elicitation(move |_| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            async { ElicitResult::accept(json!({"ok": true})) }
+        });
+    let c = client(builder, &f.server, Wire::InProcess);
     let err = c.call_tool("endless", json!({})).await.unwrap_err();
+    assert_eq!(
+        prompts.load(Ordering::SeqCst),
+        3,
+        "the user is never asked in vain"
+    );
     assert_eq!(err, ClientError::TooManyRounds { max_rounds: 3 });
     assert!(err.to_string().contains("more than 3 times"));
 }

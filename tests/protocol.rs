@@ -257,7 +257,7 @@ async fn tools_list_pages_in_a_stable_order() {
             break;
         }
     }
-    assert_eq!(names.len(), 15);
+    assert_eq!(names.len(), 19);
     assert_eq!(&names[..3], ["build", "full_name", "pair"]);
 
     let r = peer
@@ -423,4 +423,86 @@ async fn a_tools_own_result_meta_is_kept_beside_server_info() {
         json!({"com.example/trace": "t1",
                "io.modelcontextprotocol/serverInfo": {"name": "fixture", "version": "1.0.0"}})
     );
+}
+
+#[tokio::test]
+async fn a_panic_outside_the_tool_body_is_contained_too() {
+    let f = fixture();
+    for wire in WIRES {
+        let mut peer = RawPeer::over(&f.server, wire);
+        for _ in 0..2 {
+            // Same id twice: the first call must have released it.
+            let r = peer
+                .call(
+                    7,
+                    json!({}),
+                    json!({"name": "sometimes", "arguments": {"n": 1}}),
+                )
+                .await;
+            assert_eq!(error_code(&r), -32603, "{wire:?}: {r}");
+            assert!(!r.to_string().contains("policy bug"));
+        }
+    }
+}
+
+#[tokio::test]
+async fn one_key_for_two_different_questions_is_an_internal_error() {
+    let f = fixture();
+    let mut peer = RawPeer::over(&f.server, common::Wire::InProcess);
+    let r = peer
+        .call(1, elicitation(), json!({"name": "conflicting"}))
+        .await;
+    assert_eq!(error_code(&r), -32603);
+}
+
+#[tokio::test]
+async fn a_tool_cannot_choose_its_own_result_type() {
+    let f = fixture();
+    let mut peer = RawPeer::over(&f.server, common::Wire::InProcess);
+    let r = peer.call(1, json!({}), json!({"name": "raw_result"})).await;
+    assert_eq!(r["result"]["resultType"], "complete");
+}
+
+#[tokio::test]
+async fn the_size_limit_holds_in_process_too() {
+    let f = common::fixture_with(|b| b.max_message_size(1024));
+    let mut peer = RawPeer::over(&f.server, common::Wire::InProcess);
+    let padding = "x".repeat(2048);
+    let r = peer
+        .call(
+            1,
+            json!({}),
+            json!({"name": "big", "arguments": {"size": 1}, "pad": padding}),
+        )
+        .await;
+    assert_eq!(error_code(&r), -32600);
+    assert_eq!(r["id"], Value::Null);
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("1024-byte limit")
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn past_max_in_flight_the_connection_stops_reading() {
+    let f = common::fixture_with(|b| b.max_in_flight(1));
+    let mut peer = RawPeer::over(&f.server, common::Wire::InProcess);
+    peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                     "params": {"name": "gated", "_meta": meta(json!({}))}}))
+        .await;
+    peer.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "server/discover",
+                     "params": {"_meta": meta(json!({}))}}),
+    )
+    .await;
+    let waited = peer.recv_within(std::time::Duration::from_secs(60)).await;
+    assert!(
+        waited.is_none(),
+        "the second request waits for the first to finish"
+    );
+    f.probe.release.notify_one();
+    assert_eq!(peer.recv().await["id"], 1);
+    assert_eq!(peer.recv().await["id"], 2);
 }

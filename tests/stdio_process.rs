@@ -190,3 +190,30 @@ fn the_demo_prints_built_docs() {
     assert!(out.status.success());
     assert_eq!(String::from_utf8(out.stdout).unwrap(), "built docs\n");
 }
+
+#[test]
+fn every_piped_request_is_answered_before_exit_on_eof() {
+    let mut s = Session::start();
+    let mut input = String::new();
+    for id in 0..200 {
+        input.push_str(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"server/discover","params":{{{META}}}}}"#
+        ));
+        input.push('\n');
+    }
+    input.push_str("not json\n");
+    s.send_raw(input.as_bytes());
+    drop(s.stdin.take());
+    let mut ids = std::collections::BTreeSet::new();
+    let mut parse_errors = 0;
+    for line in (&mut s.stdout).lines() {
+        let v: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        match v["id"].as_i64() {
+            Some(id) => assert!(ids.insert(id)),
+            None => parse_errors += 1,
+        }
+    }
+    assert_eq!(ids.len(), 200, "every request answered");
+    assert_eq!(parse_errors, 1);
+    assert!(s.child.wait().unwrap().success());
+}

@@ -102,6 +102,9 @@ pub fn elicitation_schema<T: JsonSchema>() -> Value {
     Value::Object(out)
 }
 
+/// The string formats form elicitation allows.
+const FORM_STRING_FORMATS: [&str; 4] = ["email", "uri", "date", "date-time"];
+
 fn resolve<'a>(schema: &'a Value, defs: &'a Value) -> &'a Value {
     match schema.get("$ref").and_then(Value::as_str) {
         Some(r) => r
@@ -135,7 +138,10 @@ fn flatten_primitive(schema: &Value, defs: &Value) -> Value {
             m.insert("type".into(), only.clone());
         }
     }
-    if m.get("type").and_then(Value::as_str) != Some("string") {
+    let string_format = m.get("format").and_then(Value::as_str);
+    if m.get("type").and_then(Value::as_str) != Some("string")
+        || !string_format.is_some_and(|f| FORM_STRING_FORMATS.contains(&f))
+    {
         m.remove("format");
     }
     if m.get("default") == Some(&Value::Null) {

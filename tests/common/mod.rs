@@ -91,10 +91,43 @@ pub async fn connect_account(ctx: Context) -> Result<String, ToolError> {
 #[tool]
 pub async fn raw_result() -> CallToolResult {
     let mut result = CallToolResult::from_text("raw");
+    result.result_type = presa::wire::ResultType::Other("bogus".into());
     let mut meta = presa::wire::ResultMeta::default();
     meta.other.insert("com.example/trace".into(), json!("t1"));
     result.meta = Some(meta);
     result
+}
+
+/// Waits for the probe's release signal.
+#[tool]
+pub async fn gated(State(probe): State<Probe>) -> &'static str {
+    probe.release.notified().await;
+    "released"
+}
+
+/// Returns `size` bytes of text.
+#[tool]
+pub async fn big(size: usize) -> String {
+    "x".repeat(size)
+}
+
+/// Uses one key for two different questions.
+#[tool]
+pub async fn conflicting(ctx: Context) -> Result<String, ToolError> {
+    let _ = ctx.elicit::<Confirm>("k", "Confirm?").await;
+    ctx.elicit::<Name>("k", "Name?").await?;
+    Ok("unreachable".into())
+}
+
+/// A policy that panics.
+fn panicking_policy(_args: &SometimesArgs, _request: &presa::RequestInfo) -> presa::TaskPolicy {
+    panic!("policy bug")
+}
+
+/// Runs under a policy function that panics.
+#[tool(task = panicking_policy)]
+pub async fn sometimes(n: u32) -> String {
+    n.to_string()
 }
 
 /// Asks a fresh question forever.
@@ -186,6 +219,7 @@ pub struct RunCounter(pub Arc<AtomicUsize>);
 pub struct Probe {
     pub started: Arc<Notify>,
     pub dropped: Arc<Notify>,
+    pub release: Arc<Notify>,
 }
 
 pub struct DropSignal(Arc<Notify>);
@@ -234,6 +268,10 @@ pub fn fixture_with(
         .tool(WaitForeverTool)
         .tool(ConnectAccountTool)
         .tool(RawResultTool)
+        .tool(GatedTool)
+        .tool(BigTool)
+        .tool(ConflictingTool)
+        .tool(SometimesTool)
         .state(runs.clone())
         .state(probe.clone());
     Fixture {
@@ -329,12 +367,19 @@ impl RawPeer {
 
     /// The next message, failing the test if none arrives in time.
     pub async fn recv(&mut self) -> Value {
-        let inbound = tokio::time::timeout(RECV_GUARD, self.channel.incoming.recv())
+        self.recv_within(RECV_GUARD)
             .await
             .expect("a message arrives")
+    }
+
+    /// The next message, or `None` if none arrives within `limit`.
+    pub async fn recv_within(&mut self, limit: Duration) -> Option<Value> {
+        let inbound = tokio::time::timeout(limit, self.channel.incoming.recv())
+            .await
+            .ok()?
             .expect("the connection is open");
         match inbound {
-            Inbound::Frame(f) => serde_json::from_str(&f).expect("the server sends JSON"),
+            Inbound::Frame(f) => Some(serde_json::from_str(&f).expect("the server sends JSON")),
             Inbound::Oversized { .. } => panic!("oversized message from the server"),
         }
     }

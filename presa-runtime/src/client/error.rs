@@ -38,6 +38,17 @@ pub enum ClientError {
     /// The server's answer does not have the expected shape.
     #[error("invalid response from the server: {0}")]
     InvalidResponse(String),
+    /// No answer arrived within the configured request timeout; the request
+    /// was cancelled on the server.
+    #[error("no answer within {0:?}; the request was cancelled")]
+    Timeout(std::time::Duration),
+    /// A message from the server exceeded the transport's size limit and was
+    /// discarded; every request waiting at that moment fails with this.
+    #[error("a message from the server exceeded the {limit}-byte limit and was discarded")]
+    ResponseTooLarge {
+        /// The limit, in bytes.
+        limit: usize,
+    },
     /// The arguments are not a JSON object.
     #[error("tool arguments must be a JSON object (or null), not {0}")]
     InvalidArguments(String),

@@ -24,16 +24,18 @@ use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc, oneshot};
 
 pub use error::ClientError;
 pub use transport::ClientTransport;
 
 use handlers::{Handlers, boxed};
 
+use crate::server::lock;
 use crate::transport::{FrameSender, Inbound, StdioChild};
 use crate::wire::{
     CallToolResult, CreateMessageParams, CreateMessageResult, DiscoverResult, ElicitRequestParams,
@@ -51,6 +53,7 @@ pub struct ClientBuilder {
     versions: Vec<String>,
     max_rounds: usize,
     log_level: Option<LoggingLevel>,
+    request_timeout: Option<Duration>,
     on_notification: Option<Arc<dyn Fn(Notification) + Send + Sync>>,
 }
 
@@ -63,6 +66,7 @@ impl Default for ClientBuilder {
             versions: vec![PROTOCOL_VERSION.to_owned()],
             max_rounds: 10,
             log_level: None,
+            request_timeout: None,
             on_notification: None,
         }
     }
@@ -132,6 +136,14 @@ impl ClientBuilder {
         self
     }
 
+    /// Gives up on a request (and cancels it on the server) when no answer
+    /// arrives within `limit`. Each MRTR round is its own request. No limit
+    /// by default.
+    pub fn request_timeout(mut self, limit: Duration) -> Self {
+        self.request_timeout = Some(limit);
+        self
+    }
+
     /// Asks the server for log messages at `level` and above, on every request.
     pub fn log_level(mut self, level: LoggingLevel) -> Self {
         self.log_level = Some(level);
@@ -170,6 +182,7 @@ impl ClientBuilder {
                 capabilities: serde_json::to_value(capabilities).expect("capabilities serialize"),
                 info: serde_json::to_value(self.info).expect("info serializes"),
                 log_level: self.log_level,
+                request_timeout: self.request_timeout,
                 handlers: self.handlers,
                 max_rounds: self.max_rounds,
                 child: Mutex::new(child),
@@ -178,7 +191,7 @@ impl ClientBuilder {
     }
 }
 
-type Pending = Arc<Mutex<HashMap<RequestId, oneshot::Sender<Response>>>>;
+type Pending = Arc<Mutex<HashMap<RequestId, oneshot::Sender<Result<Response, ClientError>>>>>;
 
 struct Inner {
     outgoing: FrameSender,
@@ -189,6 +202,7 @@ struct Inner {
     capabilities: Value,
     info: Value,
     log_level: Option<LoggingLevel>,
+    request_timeout: Option<Duration>,
     handlers: Handlers,
     max_rounds: usize,
     child: Mutex<Option<StdioChild>>,
@@ -292,9 +306,10 @@ impl Client {
             other => return Err(ClientError::InvalidArguments(other.to_string())),
         };
         let mut call = ToolCall::new(name, arguments);
-        for _ in 0..=self.inner.max_rounds {
+        for round in 0..=self.inner.max_rounds {
             match self.call_tool_step(&call).await? {
                 CallStep::Complete(result) => return Ok(result),
+                CallStep::InputRequired(_) if round == self.inner.max_rounds => break,
                 CallStep::InputRequired(input) => {
                     let requests = input.input_requests.unwrap_or_default();
                     call.input_responses = Some(self.answer_input_requests(requests).await?);
@@ -368,7 +383,7 @@ impl Client {
             .and_then(|d| d.get("supported"))
             .and_then(|s| serde_json::from_value(s.clone()).ok())
             .unwrap_or_default();
-        let mut current = self.inner.version.lock().expect("version lock");
+        let mut current = lock(&self.inner.version);
         let choice = self
             .inner
             .versions
@@ -394,11 +409,7 @@ impl Client {
         params.insert("_meta".into(), self.meta());
         let id = RequestId::Number(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = oneshot::channel();
-        self.inner
-            .pending
-            .lock()
-            .expect("pending lock")
-            .insert(id.clone(), tx);
+        lock(&self.inner.pending).insert(id.clone(), tx);
         let mut guard = CancelOnDrop {
             client: self,
             id: Some(id.clone()),
@@ -409,7 +420,13 @@ impl Client {
             .send(frame)
             .await
             .map_err(|_| ClientError::Closed)?;
-        let response = rx.await.map_err(|_| ClientError::Closed)?;
+        let response = match self.inner.request_timeout {
+            Some(limit) => tokio::time::timeout(limit, rx)
+                .await
+                .map_err(|_| ClientError::Timeout(limit))?,
+            None => rx.await,
+        };
+        let response = response.map_err(|_| ClientError::Closed)??;
         guard.id = None;
         match response.outcome {
             Outcome::Result(result) => Ok(result),
@@ -419,7 +436,7 @@ impl Client {
 
     fn meta(&self) -> Value {
         let mut meta = Map::new();
-        let version = self.inner.version.lock().expect("version lock").clone();
+        let version = lock(&self.inner.version).clone();
         meta.insert(META_PROTOCOL_VERSION.into(), version.into());
         meta.insert(
             META_CLIENT_CAPABILITIES.into(),
@@ -435,7 +452,7 @@ impl Client {
     /// Closes the connection. A spawned stdio server gets its stdin closed,
     /// then SIGTERM, then SIGKILL, as each grace period lapses.
     pub async fn close(self) -> std::io::Result<()> {
-        let child = self.inner.child.lock().expect("child lock").take();
+        let child = lock(&self.inner.child).take();
         if let Some(child) = child {
             child.shutdown().await?;
         }
@@ -455,12 +472,7 @@ impl Drop for CancelOnDrop<'_> {
         let Some(id) = self.id.take() else {
             return;
         };
-        self.client
-            .inner
-            .pending
-            .lock()
-            .expect("pending lock")
-            .remove(&id);
+        lock(&self.client.inner.pending).remove(&id);
         let cancel = Notification::new(
             notifications::CANCELLED,
             notifications::CancelledParams {
@@ -468,12 +480,16 @@ impl Drop for CancelOnDrop<'_> {
                 reason: Some("the client abandoned the request".into()),
             },
         );
-        let _ = self
-            .client
-            .inner
-            .outgoing
-            .0
-            .try_send(Inbound::Frame(Message::Notification(cancel).to_line()));
+        let frame = Inbound::Frame(Message::Notification(cancel).to_line());
+        let outgoing = &self.client.inner.outgoing.0;
+        // On stdio the notification is the only way to cancel, so a full
+        // channel must not lose it.
+        if let Err(mpsc::error::TrySendError::Full(frame)) = outgoing.try_send(frame) {
+            if let Ok(rt) = tokio::runtime::Handle::try_current() {
+                let outgoing = outgoing.clone();
+                rt.spawn(async move { outgoing.send(frame).await });
+            }
+        }
     }
 }
 
@@ -498,7 +514,12 @@ async fn read_responses(
         let frame = match inbound {
             Inbound::Frame(frame) => frame,
             Inbound::Oversized { limit } => {
+                // Which request it answered is unknowable, so every waiter
+                // fails rather than one hanging forever.
                 tracing::warn!(limit, "discarded a server message over the size limit");
+                for (_, waiter) in lock(&pending).drain() {
+                    let _ = waiter.send(Err(ClientError::ResponseTooLarge { limit }));
+                }
                 continue;
             }
         };
@@ -507,10 +528,10 @@ async fn read_responses(
                 let waiter = response
                     .id
                     .as_ref()
-                    .and_then(|id| pending.lock().expect("pending lock").remove(id));
+                    .and_then(|id| lock(&pending).remove(id));
                 match waiter {
                     Some(tx) => {
-                        let _ = tx.send(response);
+                        let _ = tx.send(Ok(response));
                     }
                     None => tracing::debug!(id = ?response.id, "response to no pending request"),
                 }
@@ -529,5 +550,5 @@ async fn read_responses(
         }
     }
     // Dropping the senders wakes every waiter with `Closed`.
-    pending.lock().expect("pending lock").clear();
+    lock(&pending).clear();
 }

@@ -14,6 +14,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use super::connection::lock;
 use super::elicit::{Elicit, Elicitation};
 use super::error::{InputRequired, ToolError};
 use crate::wire::{
@@ -63,10 +64,25 @@ pub struct State<T>(pub T);
 pub(crate) struct InputBook {
     /// Answers available to this run, by key.
     pub answers: BTreeMap<String, Value>,
+    /// Every key this run asked about, answered or not, with its request.
+    pub used: BTreeMap<String, InputRequest>,
     /// Requests registered during this run and not answered.
     pub pending: BTreeMap<String, InputRequest>,
     /// Capabilities an input request needed that the client lacks.
     pub missing: Option<ClientCapabilities>,
+    /// A key this run used for two different requests.
+    pub conflict: Option<String>,
+}
+
+impl InputBook {
+    /// The answers worth carrying to the next round: those this run used.
+    pub fn carried_answers(&mut self) -> BTreeMap<String, Value> {
+        let used = &self.used;
+        std::mem::take(&mut self.answers)
+            .into_iter()
+            .filter(|(key, _)| used.contains_key(key))
+            .collect()
+    }
 }
 
 struct Inner {
@@ -98,6 +114,13 @@ struct Inner {
 /// When the client retries with the answers, **the tool runs again from the
 /// start**. Code before an `elicit` may therefore run more than once: keep
 /// side effects after the last input, or make them idempotent.
+///
+/// Registered input wins over the tool's return value: a tool that catches
+/// [`InputRequired`] and returns something else still answers with an
+/// `InputRequiredResult`. To make input optional, check
+/// [`RequestInfo::client_capabilities`] before asking. A key names one
+/// request: asking two different things under one key in a run fails the
+/// call with `-32603`.
 #[derive(Clone)]
 pub struct Context {
     inner: Arc<Inner>,
@@ -243,7 +266,8 @@ impl Context {
         )
     }
 
-    /// Asks the client for its roots (under the key `roots`).
+    /// Asks the client for its roots. The input key `roots` is reserved for
+    /// this request.
     pub fn list_roots(&self) -> InputFuture<Vec<Root>> {
         let supported = self.inner.info.client_capabilities.roots.is_some();
         let missing = || ClientCapabilities {
@@ -273,7 +297,17 @@ impl Context {
         missing: impl FnOnce() -> ClientCapabilities,
         parse: impl FnOnce(Value) -> Option<T>,
     ) -> InputFuture<T> {
-        let mut book = self.inner.input.lock().expect("input book lock");
+        let mut book = lock(&self.inner.input);
+        match book.used.get(&key) {
+            Some(earlier) if *earlier != request => {
+                book.conflict.get_or_insert(key);
+                return InputFuture::ready(Err(InputRequired));
+            }
+            Some(_) => {}
+            None => {
+                book.used.insert(key.clone(), request.clone());
+            }
+        }
         if let Some(raw) = book.answers.get(&key).cloned() {
             if let Some(answer) = parse(raw) {
                 return InputFuture::ready(Ok(answer));
@@ -284,10 +318,10 @@ impl Context {
             );
             book.answers.remove(&key);
         }
-        if !supported {
-            book.missing.get_or_insert_with(missing);
-        } else {
+        if supported {
             book.pending.entry(key).or_insert(request);
+        } else {
+            book.missing.get_or_insert_with(missing);
         }
         InputFuture::ready(Err(InputRequired))
     }
@@ -301,7 +335,7 @@ impl Context {
             return;
         };
         {
-            let mut last = self.inner.last_progress.lock().expect("progress lock");
+            let mut last = lock(&self.inner.last_progress);
             if last.is_some_and(|last| progress <= last) {
                 tracing::debug!(progress, "dropping progress that does not increase");
                 return;
@@ -338,7 +372,7 @@ impl Context {
     }
 
     pub(crate) fn take_input_book(&self) -> InputBook {
-        std::mem::take(&mut *self.inner.input.lock().expect("input book lock"))
+        std::mem::take(&mut *lock(&self.inner.input))
     }
 }
 

@@ -39,7 +39,16 @@ impl Server {
                 let caller = caller.clone();
                 let params = request.params;
                 let handler = async move {
-                    let outcome = inner.call_tool(params, meta, &caller, tx).await;
+                    let call = inner.call_tool(params, meta, &caller, tx);
+                    // The tool body has its own guard; this one catches a
+                    // panicking per-call policy or `Deserialize` impl.
+                    let outcome =
+                        AssertUnwindSafe(call)
+                            .catch_unwind()
+                            .await
+                            .unwrap_or_else(|panic| {
+                                Err(internal_error("(dispatch)", &panic_message(&*panic)))
+                            });
                     into_response(id, outcome)
                 }
                 .boxed();
@@ -211,7 +220,7 @@ impl ServerInner {
                 },
             ));
         }
-        let binding = CallBinding::new(caller.subject.as_deref(), &params.name, &arguments);
+        let binding = CallBinding::tool_call(caller.subject.as_deref(), &params.name, &arguments);
         let answers =
             self.gather_answers(&binding, params.request_state, params.input_responses)?;
         let ctx = Context::new(ContextParts {
@@ -224,7 +233,13 @@ impl ServerInner {
         });
         let run = tool.handler.call(ctx.clone(), arguments);
         let outcome = AssertUnwindSafe(run).catch_unwind().await;
-        let book = ctx.take_input_book();
+        let mut book = ctx.take_input_book();
+        if let Some(key) = book.conflict {
+            return Err(internal_error(
+                &params.name,
+                &format!("input key `{key}` was used for two different requests in one run"),
+            ));
+        }
         if let Some(missing) = book.missing {
             return Err(missing_capability(
                 format!("Tool `{}` needs input the client cannot give", params.name),
@@ -233,7 +248,9 @@ impl ServerInner {
         }
         if !book.pending.is_empty() {
             let asked = book.pending.keys().cloned().collect();
-            let state = self.state_codec.seal(&binding, book.answers, asked);
+            let state = self
+                .state_codec
+                .seal(&binding, book.carried_answers(), asked);
             return Ok(to_value(InputRequiredResult {
                 result_type: ResultType::InputRequired,
                 input_requests: Some(book.pending),
@@ -247,6 +264,7 @@ impl ServerInner {
         };
         match result {
             Ok(mut result) => {
+                result.result_type = ResultType::Complete;
                 result
                     .meta
                     .get_or_insert_with(ResultMeta::default)

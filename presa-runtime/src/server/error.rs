@@ -14,7 +14,13 @@ use std::fmt;
 ///
 /// Convert into it with `?` from any [`std::error::Error`] (a tool error
 /// carrying that error's message), or build one with [`ToolError::new`] or
-/// [`ToolError::internal`]. It deliberately does
+/// [`ToolError::internal`].
+///
+/// **Mind what `?` shows the client.** A tool error is meant for the model,
+/// so an error converted with `?` sends its `Display` text to the client. For
+/// an error whose message may hold secrets (a database error quoting its
+/// connection string, say), use `.map_err(ToolError::internal)?`: the client
+/// then sees only `-32603 Internal error`. It deliberately does
 /// not implement `std::error::Error` itself, as `anyhow::Error` does not, so
 /// that the blanket conversion can exist.
 pub struct ToolError(Repr);

@@ -39,6 +39,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use args::{ArgsParser, ArgumentError, ToolParam};
+pub(crate) use connection::lock;
 pub use connection::{CLOSE_DRAIN, Caller, serve};
 pub use context::{Context, InputFuture, RequestInfo, State};
 pub use elicit::{Elicit, ElicitEnum, ElicitField, Elicitation};
@@ -77,6 +78,8 @@ pub(crate) struct ServerInner {
     pub discover_ttl: Duration,
     pub state_codec: StateCodec,
     pub state: Arc<StateMap>,
+    pub max_in_flight: usize,
+    pub max_message_size: usize,
 }
 
 impl Server {
@@ -93,6 +96,8 @@ impl Server {
             state_key: None,
             state_ttl: Duration::from_secs(600),
             state: StateMap::default(),
+            max_in_flight: 1024,
+            max_message_size: crate::transport::DEFAULT_MAX_MESSAGE_SIZE,
         }
     }
 
@@ -114,6 +119,8 @@ pub struct ServerBuilder {
     state_key: Option<[u8; 32]>,
     state_ttl: Duration,
     state: StateMap,
+    max_in_flight: usize,
+    max_message_size: usize,
 }
 
 impl ServerBuilder {
@@ -182,6 +189,23 @@ impl ServerBuilder {
         self
     }
 
+    /// How many requests one connection may have running at once (default
+    /// 1024, at least 1). Past it the connection stops reading until one
+    /// finishes.
+    pub fn max_in_flight(mut self, requests: usize) -> Self {
+        self.max_in_flight = requests.max(1);
+        self
+    }
+
+    /// The largest message the server accepts, in bytes (default 4 MiB), on
+    /// every transport; larger ones get `-32600`. Byte-stream transports
+    /// also enforce their own limit while reading, so that an oversized
+    /// line never sits in memory.
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.max_message_size = bytes;
+        self
+    }
+
     /// Finishes the server.
     pub fn build(self) -> Server {
         let key = self.state_key.unwrap_or_else(request_state::random_key);
@@ -197,6 +221,8 @@ impl ServerBuilder {
                 discover_ttl: self.discover_ttl,
                 state_codec: StateCodec::new(key, self.state_ttl),
                 state: Arc::new(self.state),
+                max_in_flight: self.max_in_flight,
+                max_message_size: self.max_message_size,
             }),
         }
     }

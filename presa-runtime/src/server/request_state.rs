@@ -6,13 +6,17 @@
 //! for byte; it is attacker-controlled input, so it is signed with
 //! HMAC-SHA256 and bound to:
 //!
-//! - the caller's authenticated subject,
+//! - the method and the caller's authenticated subject,
 //! - the tool name and a SHA-256 digest of the canonical arguments,
 //! - an expiry.
 //!
 //! Format: `base64url(payload JSON) "." base64url(tag)`. The payload is not
 //! secret (it holds the client's own answers), so it is signed, not
 //! encrypted.
+//!
+//! Within its expiry a state can be presented again: the spec allows this,
+//! and a tool whose effect must happen at most once has to enforce that
+//! itself. Rotating the key invalidates every state in flight.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -33,6 +37,8 @@ const FORMAT: u8 = 1;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct StatePayload {
     v: u8,
+    /// The method the state belongs to, such as `tools/call`.
+    m: String,
     /// The caller's subject, or `None` for an anonymous caller.
     sub: Option<String>,
     /// The tool name.
@@ -70,14 +76,21 @@ pub(crate) struct StateCodec {
 
 /// Identifies the call a state belongs to.
 pub(crate) struct CallBinding<'a> {
+    method: &'static str,
     subject: Option<&'a str>,
     tool: &'a str,
     arguments_digest: String,
 }
 
 impl<'a> CallBinding<'a> {
-    pub fn new(subject: Option<&'a str>, tool: &'a str, arguments: &Map<String, Value>) -> Self {
+    /// Binds to a `tools/call` of `tool` with `arguments` by `subject`.
+    pub fn tool_call(
+        subject: Option<&'a str>,
+        tool: &'a str,
+        arguments: &Map<String, Value>,
+    ) -> Self {
         CallBinding {
+            method: "tools/call",
             subject,
             tool,
             arguments_digest: arguments_digest(arguments),
@@ -98,6 +111,7 @@ impl StateCodec {
     ) -> String {
         let payload = StatePayload {
             v: FORMAT,
+            m: call.method.to_owned(),
             sub: call.subject.map(str::to_owned),
             tool: call.tool.to_owned(),
             args: call.arguments_digest.clone(),
@@ -130,7 +144,8 @@ impl StateCodec {
         if now_ms() >= payload.exp {
             return Err(StateError::Expired);
         }
-        if payload.sub.as_deref() != call.subject
+        if payload.m != call.method
+            || payload.sub.as_deref() != call.subject
             || payload.tool != call.tool
             || payload.args != call.arguments_digest
         {
@@ -210,7 +225,7 @@ mod tests {
     }
 
     fn binding<'a>(sub: Option<&'a str>, a: &Map<String, Value>) -> CallBinding<'a> {
-        CallBinding::new(sub, "build", a)
+        CallBinding::tool_call(sub, "build", a)
     }
 
     #[test]

@@ -38,10 +38,11 @@ where
     let (in_tx, incoming) = mpsc::channel(CHANNEL_CAPACITY);
     let (out_tx, out_rx) = mpsc::channel(CHANNEL_CAPACITY);
     tokio::spawn(read_lines(reader, max_message_size, in_tx));
-    tokio::spawn(write_lines(writer, out_rx, close));
+    let writer = tokio::spawn(write_lines(writer, out_rx, close));
     FrameChannel {
         incoming,
         outgoing: FrameSender(out_tx),
+        writer: Some(writer),
     }
 }
 

@@ -14,6 +14,7 @@ pub use lines::byte_stream;
 pub use stdio::{StdioChild, stdio};
 
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 
 /// The default limit on one message: 4 MiB.
 pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 4 * 1024 * 1024;
@@ -41,6 +42,9 @@ pub struct FrameChannel {
     pub incoming: mpsc::Receiver<Inbound>,
     /// Frames to the peer.
     pub outgoing: FrameSender,
+    /// The task writing `outgoing` to a byte stream, if there is one; it
+    /// ends once every sender is dropped and what they queued is written.
+    pub writer: Option<JoinHandle<()>>,
 }
 
 impl FrameChannel {
@@ -52,10 +56,12 @@ impl FrameChannel {
             FrameChannel {
                 incoming: b_rx,
                 outgoing: FrameSender(a_tx),
+                writer: None,
             },
             FrameChannel {
                 incoming: a_rx,
                 outgoing: FrameSender(b_tx),
+                writer: None,
             },
         )
     }

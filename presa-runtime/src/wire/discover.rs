@@ -51,7 +51,7 @@ pub struct DiscoverResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
     /// How long the client may cache this result.
-    #[serde(rename = "ttlMs")]
+    #[serde(rename = "ttlMs", deserialize_with = "super::result::lenient_ttl")]
     pub ttl_ms: u64,
     /// Who may share the cached result.
     #[serde(rename = "cacheScope")]

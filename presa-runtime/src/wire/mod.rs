@@ -16,7 +16,7 @@ mod input;
 mod jsonrpc;
 mod meta;
 pub mod notifications;
-mod result;
+pub(crate) mod result;
 mod tools;
 
 pub use content::*;

@@ -56,3 +56,14 @@ pub enum CacheScope {
     /// Only the requesting principal may reuse it.
     Private,
 }
+
+/// Reads a `ttlMs`, taking a negative (or fractional) value as the caching
+/// spec asks: negative means 0.
+pub(crate) fn lenient_ttl<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    let n = f64::deserialize(d)?;
+    Ok(if n.is_finite() && n > 0.0 {
+        n as u64
+    } else {
+        0
+    })
+}

@@ -98,7 +98,11 @@ pub struct ListToolsResult {
     )]
     pub next_cursor: Option<String>,
     /// How long the client may cache this page.
-    #[serde(rename = "ttlMs", default)]
+    #[serde(
+        rename = "ttlMs",
+        default,
+        deserialize_with = "super::result::lenient_ttl"
+    )]
     pub ttl_ms: u64,
     /// Who may share the cached page.
     #[serde(rename = "cacheScope", default = "public")]

@@ -484,11 +484,11 @@ impl Drop for CancelOnDrop<'_> {
         let outgoing = &self.client.inner.outgoing.0;
         // On stdio the notification is the only way to cancel, so a full
         // channel must not lose it.
-        if let Err(mpsc::error::TrySendError::Full(frame)) = outgoing.try_send(frame) {
-            if let Ok(rt) = tokio::runtime::Handle::try_current() {
-                let outgoing = outgoing.clone();
-                rt.spawn(async move { outgoing.send(frame).await });
-            }
+        if let Err(mpsc::error::TrySendError::Full(frame)) = outgoing.try_send(frame)
+            && let Ok(rt) = tokio::runtime::Handle::try_current()
+        {
+            let outgoing = outgoing.clone();
+            rt.spawn(async move { outgoing.send(frame).await });
         }
     }
 }

@@ -48,10 +48,10 @@ impl Stream for ResponseStream {
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Message>> {
         let this = &mut *self;
         if let Some(handler) = &mut this.pending {
-            if let Some(rx) = &mut this.notifications {
-                if let Poll::Ready(Some(message)) = rx.poll_recv(cx) {
-                    return Poll::Ready(Some(message));
-                }
+            if let Some(rx) = &mut this.notifications
+                && let Poll::Ready(Some(message)) = rx.poll_recv(cx)
+            {
+                return Poll::Ready(Some(message));
             }
             match handler.as_mut().poll(cx) {
                 Poll::Ready(response) => {

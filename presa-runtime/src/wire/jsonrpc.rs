@@ -248,10 +248,8 @@ impl Message {
         }
         // `params: null` is read as no params, so it meets the same `_meta` check.
         let params = obj.remove("params").filter(|p| !p.is_null());
-        if let Some(p) = &params {
-            if !p.is_object() {
-                return Err(invalid(readable_id, "`params` must be an object"));
-            }
+        if params.as_ref().is_some_and(|p| !p.is_object()) {
+            return Err(invalid(readable_id, "`params` must be an object"));
         }
         match obj.remove("method") {
             Some(Value::String(method)) => match id {

@@ -8,12 +8,20 @@ use serde_json::json;
 
 #[tokio::test]
 async fn discover_and_list_follow_cursors() {
-    let f = fixture_with(|b| b.page_size(2).instructions("be nice"));
+    let f = fixture_with(|b| {
+        b.page_size(2)
+            .instructions("be nice")
+            .extension("com.example/widgets", json!({"v": 1}))
+    });
     let c = client(presa::Client::builder(), &f.server, Wire::InProcess);
     let d = c.discover().await.unwrap();
     assert_eq!(d.supported_versions, ["2026-07-28"]);
     assert_eq!(d.instructions.as_deref(), Some("be nice"));
     assert_eq!(d.server_info().unwrap().name, "fixture");
+    assert_eq!(
+        d.capabilities.extensions.unwrap()["com.example/widgets"],
+        json!({"v": 1})
+    );
     let first = c.list_tools_page(None).await.unwrap();
     assert_eq!(first.tools.len(), 2);
     assert!(first.next_cursor.is_some());

@@ -50,3 +50,17 @@ async fn a_server_that_ignores_sigterm_gets_sigkill() {
         .unwrap();
     assert_eq!(status.signal(), Some(9));
 }
+
+#[tokio::test]
+async fn dropping_the_child_runs_the_same_ladder() {
+    let mut cmd = Command::new("sh");
+    cmd.args(["-c", "echo ready; exec sleep 1000"]);
+    let (mut channel, child) = StdioChild::spawn(cmd, 1024).unwrap();
+    assert_eq!(
+        channel.incoming.recv().await,
+        Some(Inbound::Frame("ready".into()))
+    );
+    drop(child.grace_period(Duration::from_millis(100)));
+    // The process's stdout closes only when it is gone.
+    assert_eq!(channel.incoming.recv().await, None);
+}

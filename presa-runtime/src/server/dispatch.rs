@@ -158,6 +158,7 @@ impl ServerInner {
             capabilities: ServerCapabilities {
                 tools: Some(ToolsCapability { list_changed: None }),
                 logging: Some(Map::new()),
+                extensions: (!self.extensions.is_empty()).then(|| self.extensions.clone()),
                 ..Default::default()
             },
             instructions: self.instructions.clone(),

@@ -34,7 +34,7 @@ pub(crate) mod request_state;
 mod stream;
 mod tool;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -50,6 +50,7 @@ pub use tool::{BoxFuture, IntoToolResult, Json, TaskPolicy, ToolHandler, ToolRes
 
 use context::StateMap;
 use request_state::StateCodec;
+use serde_json::Value;
 
 use crate::wire::{Implementation, PROTOCOL_VERSION, Tool};
 
@@ -80,6 +81,7 @@ pub(crate) struct ServerInner {
     pub state: Arc<StateMap>,
     pub max_in_flight: usize,
     pub max_message_size: usize,
+    pub extensions: BTreeMap<String, Value>,
 }
 
 impl Server {
@@ -98,6 +100,7 @@ impl Server {
             state: StateMap::default(),
             max_in_flight: 1024,
             max_message_size: crate::transport::DEFAULT_MAX_MESSAGE_SIZE,
+            extensions: BTreeMap::new(),
         }
     }
 
@@ -121,6 +124,7 @@ pub struct ServerBuilder {
     state: StateMap,
     max_in_flight: usize,
     max_message_size: usize,
+    extensions: BTreeMap<String, Value>,
 }
 
 impl ServerBuilder {
@@ -206,6 +210,12 @@ impl ServerBuilder {
         self
     }
 
+    /// Advertises extension `id` with `settings` in `server/discover`.
+    pub fn extension(mut self, id: impl Into<String>, settings: Value) -> Self {
+        self.extensions.insert(id.into(), settings);
+        self
+    }
+
     /// Finishes the server.
     pub fn build(self) -> Server {
         let key = self.state_key.unwrap_or_else(request_state::random_key);
@@ -223,6 +233,7 @@ impl ServerBuilder {
                 state: Arc::new(self.state),
                 max_in_flight: self.max_in_flight,
                 max_message_size: self.max_message_size,
+                extensions: self.extensions,
             }),
         }
     }

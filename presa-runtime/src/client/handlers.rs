@@ -8,14 +8,14 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 use futures::future::try_join_all;
-use serde_json::{Map, Value};
+use serde_json::Map;
 
 use super::ClientError;
 use crate::server::BoxFuture;
 use crate::wire::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitRequestParams,
-    ElicitResult, ElicitationCapability, InputRequest, InputRequests, InputResponses,
-    ListRootsResult, Root,
+    ElicitResult, ElicitationCapability, InputRequest, InputRequests, InputResponse,
+    InputResponses, ListRootsResult, Root,
 };
 
 type Handler<Req, Res> = Arc<dyn Fn(Req) -> BoxFuture<Res> + Send + Sync>;
@@ -59,7 +59,7 @@ impl Handlers {
         Ok(try_join_all(answers).await?.into_iter().collect())
     }
 
-    async fn answer_one(&self, request: InputRequest) -> Result<Value, ClientError> {
+    async fn answer_one(&self, request: InputRequest) -> Result<InputResponse, ClientError> {
         let no_handler = |request: &InputRequest| ClientError::NoHandler {
             method: request.method().to_owned(),
         };
@@ -69,24 +69,21 @@ impl Handlers {
                     .elicitation
                     .as_ref()
                     .ok_or_else(|| no_handler(&request))?;
-                to_value(handler(params.clone()).await)
+                handler(params.clone()).await.into()
             }
             InputRequest::Sample(params) => {
                 let handler = self.sampling.as_ref().ok_or_else(|| no_handler(&request))?;
-                to_value(handler(params.clone()).await)
+                handler(params.clone()).await.into()
             }
             InputRequest::ListRoots => {
                 let handler = self.roots.as_ref().ok_or_else(|| no_handler(&request))?;
-                to_value(ListRootsResult {
+                ListRootsResult {
                     roots: handler(()).await,
-                })
+                }
+                .into()
             }
             InputRequest::Other { .. } => return Err(no_handler(&request)),
         };
         Ok(value)
     }
-}
-
-fn to_value(v: impl serde::Serialize) -> Value {
-    serde_json::to_value(v).expect("input responses serialize")
 }

@@ -19,8 +19,8 @@ use super::elicit::{Elicit, Elicitation};
 use super::error::{InputRequired, ToolError};
 use crate::wire::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitAction,
-    ElicitRequestParams, ElicitResult, ElicitationCapability, Implementation, InputRequest,
-    ListRootsResult, LoggingLevel, Message, Notification, ProgressToken, Root, notifications,
+    ElicitRequestParams, ElicitationCapability, Implementation, InputRequest, InputResponse,
+    InputResponses, LoggingLevel, Message, Notification, ProgressToken, Root, notifications,
 };
 
 /// Who sent a request, as far as the server knows it.
@@ -63,7 +63,7 @@ pub struct State<T>(pub T);
 #[derive(Default)]
 pub(crate) struct InputBook {
     /// Answers available to this run, by key.
-    pub answers: BTreeMap<String, Value>,
+    pub answers: InputResponses,
     /// Every key this run asked about, answered or not, with its request.
     pub used: BTreeMap<String, InputRequest>,
     /// Requests registered during this run and not answered.
@@ -76,7 +76,7 @@ pub(crate) struct InputBook {
 
 impl InputBook {
     /// The answers worth carrying to the next round: those this run used.
-    pub fn carried_answers(&mut self) -> BTreeMap<String, Value> {
+    pub fn carried_answers(&mut self) -> InputResponses {
         let used = &self.used;
         std::mem::take(&mut self.answers)
             .into_iter()
@@ -129,7 +129,7 @@ pub struct Context {
 /// Everything needed to build a [`Context`].
 pub(crate) struct ContextParts {
     pub info: RequestInfo,
-    pub answers: BTreeMap<String, Value>,
+    pub answers: InputResponses,
     pub notifier: Option<mpsc::Sender<Message>>,
     pub progress_token: Option<ProgressToken>,
     pub log_level: Option<LoggingLevel>,
@@ -198,8 +198,10 @@ impl Context {
             elicitation: Some(ElicitationCapability::default()),
             ..Default::default()
         };
-        self.ask(key.into(), request, supported, missing, |raw| {
-            let answer: ElicitResult = serde_json::from_value(raw).ok()?;
+        self.ask(key.into(), request, supported, missing, |response| {
+            let InputResponse::Elicit(answer) = response else {
+                return None;
+            };
             match answer.action {
                 ElicitAction::Accept => {
                     let content = Value::Object(answer.content.unwrap_or_default());
@@ -239,11 +241,16 @@ impl Context {
             }),
             ..Default::default()
         };
-        self.ask(key.into(), request, supported, missing, |raw| {
-            serde_json::from_value::<ElicitResult>(raw)
-                .ok()
-                .map(|r| r.action)
-        })
+        self.ask(
+            key.into(),
+            request,
+            supported,
+            missing,
+            |response| match response {
+                InputResponse::Elicit(answer) => Some(answer.action),
+                _ => None,
+            },
+        )
     }
 
     /// Asks the client's model for a message, under `key`.
@@ -262,7 +269,10 @@ impl Context {
             InputRequest::Sample(params),
             supported,
             missing,
-            |raw| serde_json::from_value(raw).ok(),
+            |response| match response {
+                InputResponse::Sample(answer) => Some(*answer),
+                _ => None,
+            },
         )
     }
 
@@ -279,10 +289,9 @@ impl Context {
             InputRequest::ListRoots,
             supported,
             missing,
-            |raw| {
-                serde_json::from_value::<ListRootsResult>(raw)
-                    .ok()
-                    .map(|r| r.roots)
+            |response| match response {
+                InputResponse::Roots(answer) => Some(answer.roots),
+                _ => None,
             },
         )
     }
@@ -295,7 +304,7 @@ impl Context {
         request: InputRequest,
         supported: bool,
         missing: impl FnOnce() -> ClientCapabilities,
-        parse: impl FnOnce(Value) -> Option<T>,
+        parse: impl FnOnce(InputResponse) -> Option<T>,
     ) -> InputFuture<T> {
         let mut book = lock(&self.inner.input);
         match book.used.get(&key) {

@@ -19,8 +19,8 @@ use super::tool::{TaskPolicy, settle};
 use super::{ResponseStream, Server, ServerInner, TASKS_EXTENSION};
 use crate::wire::{
     CacheScope, CallToolParams, ClientCapabilities, DiscoverResult, ErrorObject,
-    InputRequiredResult, ListToolsParams, ListToolsResult, Request, RequestMeta, Response,
-    ResultMeta, ResultType, ServerCapabilities, ToolsCapability, codes, methods,
+    InputRequiredResult, InputResponses, ListToolsParams, ListToolsResult, Request, RequestMeta,
+    Response, ResultMeta, ResultType, ServerCapabilities, ToolsCapability, codes, methods,
 };
 
 /// How many notifications a handler may queue before `progress`/`log` wait.
@@ -286,8 +286,8 @@ impl ServerInner {
         &self,
         binding: &CallBinding<'_>,
         request_state: Option<String>,
-        responses: Option<BTreeMap<String, Value>>,
-    ) -> Result<BTreeMap<String, Value>, ErrorObject> {
+        responses: Option<InputResponses>,
+    ) -> Result<InputResponses, ErrorObject> {
         let responses = responses.unwrap_or_default();
         let Some(state) = request_state else {
             return Ok(responses);

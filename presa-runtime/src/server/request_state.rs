@@ -18,7 +18,6 @@
 //! and a tool whose effect must happen at most once has to enforce that
 //! itself. Rotating the key invalidates every state in flight.
 
-use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine;
@@ -27,6 +26,8 @@ use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
+
+use crate::wire::InputResponses;
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -48,7 +49,7 @@ pub(crate) struct StatePayload {
     /// Expiry, milliseconds since the Unix epoch.
     exp: u64,
     /// Every answer gathered so far, by input key.
-    pub answers: BTreeMap<String, Value>,
+    pub answers: InputResponses,
     /// The keys the last round asked for.
     pub asked: Vec<String>,
 }
@@ -106,7 +107,7 @@ impl StateCodec {
     pub fn seal(
         &self,
         call: &CallBinding<'_>,
-        answers: BTreeMap<String, Value>,
+        answers: InputResponses,
         asked: Vec<String>,
     ) -> String {
         let payload = StatePayload {
@@ -218,7 +219,9 @@ pub(crate) fn random_key() -> [u8; 32] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::ElicitResult;
     use serde_json::json;
+    use std::collections::BTreeMap;
 
     fn args(v: Value) -> Map<String, Value> {
         v.as_object().unwrap().clone()
@@ -232,7 +235,7 @@ mod tests {
     fn round_trips_and_binds_to_the_call() {
         let codec = StateCodec::new([7; 32], Duration::from_secs(60));
         let a = args(json!({"target": "docs", "n": {"b": 1, "a": 2}}));
-        let answers = BTreeMap::from([("k".to_owned(), json!({"action": "accept"}))]);
+        let answers = BTreeMap::from([("k".to_owned(), ElicitResult::decline().into())]);
         let state = codec.seal(
             &binding(Some("alice"), &a),
             answers.clone(),

@@ -22,9 +22,46 @@ pub const ROOTS_LIST: &str = "roots/list";
 /// Input requests by server-assigned key, in key order.
 pub type InputRequests = BTreeMap<String, InputRequest>;
 
-/// Answers by key. Each value's shape depends on the request it answers, so
-/// it stays raw JSON until the server reads it as the type it asked for.
-pub type InputResponses = BTreeMap<String, Value>;
+/// Answers by key, in key order.
+pub type InputResponses = BTreeMap<String, InputResponse>;
+
+/// The client's answer to one [`InputRequest`].
+///
+/// The wire carries no tag, so the shape decides: `action` makes an
+/// elicitation answer, `role`/`content`/`model` a sampling answer, `roots` a
+/// roots answer. Anything else is kept as [`InputResponse::Other`] rather
+/// than failing the whole request, so that one malformed answer only gets
+/// its question asked again.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum InputResponse {
+    /// Answers `elicitation/create`.
+    Elicit(ElicitResult),
+    /// Answers `sampling/createMessage` (boxed: it is much the largest).
+    Sample(Box<CreateMessageResult>),
+    /// Answers `roots/list`.
+    Roots(ListRootsResult),
+    /// Not a recognizable answer.
+    Other(Value),
+}
+
+impl From<ElicitResult> for InputResponse {
+    fn from(r: ElicitResult) -> Self {
+        InputResponse::Elicit(r)
+    }
+}
+
+impl From<CreateMessageResult> for InputResponse {
+    fn from(r: CreateMessageResult) -> Self {
+        InputResponse::Sample(Box::new(r))
+    }
+}
+
+impl From<ListRootsResult> for InputResponse {
+    fn from(r: ListRootsResult) -> Self {
+        InputResponse::Roots(r)
+    }
+}
 
 /// One thing the server needs from the client.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -419,6 +456,24 @@ mod tests {
             parsed["d"],
             InputRequest::Elicit(ElicitRequestParams::Url { .. })
         ));
+        assert_eq!(serde_json::to_value(&parsed).unwrap(), wire);
+    }
+
+    #[test]
+    fn input_responses_classify_by_shape_and_never_fail() {
+        let wire = json!({
+            "e": {"action": "decline"},
+            "s": {"role": "assistant", "content": {"type": "text", "text": "Paris"}, "model": "m"},
+            "r": {"roots": [{"uri": "file:///a"}]},
+            "bad": 12345,
+            "odd": {"action": "maybe"}
+        });
+        let parsed: InputResponses = serde_json::from_value(wire.clone()).unwrap();
+        assert_eq!(parsed["e"], InputResponse::Elicit(ElicitResult::decline()));
+        assert!(matches!(parsed["s"], InputResponse::Sample(ref r) if r.text() == Some("Paris")));
+        assert!(matches!(parsed["r"], InputResponse::Roots(ref r) if r.roots.len() == 1));
+        assert_eq!(parsed["bad"], InputResponse::Other(json!(12345)));
+        assert!(matches!(parsed["odd"], InputResponse::Other(_)));
         assert_eq!(serde_json::to_value(&parsed).unwrap(), wire);
     }
 

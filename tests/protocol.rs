@@ -257,7 +257,7 @@ async fn tools_list_pages_in_a_stable_order() {
             break;
         }
     }
-    assert_eq!(names.len(), 19);
+    assert_eq!(names.len(), 20);
     assert_eq!(&names[..3], ["build", "full_name", "pair"]);
 
     let r = peer
@@ -505,4 +505,37 @@ async fn past_max_in_flight_the_connection_stops_reading() {
     f.probe.release.notify_one();
     assert_eq!(peer.recv().await["id"], 1);
     assert_eq!(peer.recv().await["id"], 2);
+}
+
+#[tokio::test]
+async fn arguments_are_checked_against_the_schema_too() {
+    let f = fixture();
+    for wire in WIRES {
+        let mut peer = RawPeer::over(&f.server, wire);
+        for (id, order, field) in [
+            (1, json!({"quantity": 0, "code": "A"}), "order/quantity"),
+            (2, json!({"quantity": 11, "code": "A"}), "order/quantity"),
+            (3, json!({"quantity": 1, "code": "TOOLONG"}), "order/code"),
+            (4, json!({"quantity": 1}), "code"),
+        ] {
+            let r = peer
+                .call(
+                    id,
+                    json!({}),
+                    json!({"name": "order", "arguments": {"order": order}}),
+                )
+                .await;
+            assert_eq!(r["result"]["isError"], true, "{order} over {wire:?}");
+            let text = r["result"]["content"][0]["text"].as_str().unwrap();
+            assert!(text.contains(&format!("`{field}`")), "{text}");
+        }
+        let r = peer
+            .call(
+                5,
+                json!({}),
+                json!({"name": "order", "arguments": {"order": {"quantity": 3, "code": "AB"}}}),
+            )
+            .await;
+        assert_eq!(r["result"]["content"][0]["text"], "3 x AB");
+    }
 }

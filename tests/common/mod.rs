@@ -183,6 +183,21 @@ pub struct Sum {
     pub total: i64,
 }
 
+/// An order with constraints only the schema can express.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct Order {
+    #[schemars(range(min = 1, max = 10))]
+    pub quantity: u32,
+    #[schemars(length(max = 5))]
+    pub code: String,
+}
+
+/// Places an order.
+#[tool]
+pub async fn order(order: Order) -> String {
+    format!("{} x {}", order.quantity, order.code)
+}
+
 /// Adds two numbers.
 #[tool]
 pub async fn add(a: i64, b: i64, note: Option<String>) -> Json<Sum> {
@@ -272,6 +287,7 @@ pub fn fixture_with(
         .tool(BigTool)
         .tool(ConflictingTool)
         .tool(SometimesTool)
+        .tool(OrderTool)
         .state(runs.clone())
         .state(probe.clone());
     Fixture {

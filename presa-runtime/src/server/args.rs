@@ -73,3 +73,43 @@ impl ArgsParser {
         })
     }
 }
+
+/// A tool's `inputSchema`, compiled once, checking every call's arguments.
+///
+/// This catches what the Rust types cannot express (`minimum`, `pattern`,
+/// `maxLength`, …); deserialization then catches the rest.
+pub(crate) struct ArgumentSchema(jsonschema::Validator);
+
+impl ArgumentSchema {
+    /// Compiles `schema`; network `$ref`s are never fetched.
+    pub fn compile(schema: &Value) -> Result<Self, String> {
+        jsonschema::validator_for(schema)
+            .map(ArgumentSchema)
+            .map_err(|e| e.to_string())
+    }
+
+    /// The first violation, naming the field it concerns.
+    pub fn check(&self, arguments: &Value) -> Result<(), ArgumentError> {
+        let Some(error) = self.0.iter_errors(arguments).next() else {
+            return Ok(());
+        };
+        let field = match error.kind() {
+            jsonschema::error::ValidationErrorKind::Required { property } => {
+                property.as_str().unwrap_or_default().to_owned()
+            }
+            _ => error
+                .instance_path()
+                .to_string()
+                .trim_start_matches('/')
+                .to_owned(),
+        };
+        Err(ArgumentError {
+            field: if field.is_empty() {
+                "arguments".into()
+            } else {
+                field
+            },
+            reason: error.to_string(),
+        })
+    }
+}

@@ -12,13 +12,13 @@ use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
 use super::connection::Caller;
-use super::context::{Context, ContextParts, RequestInfo};
+use super::context::{Context, ContextParts, InputBook, RequestInfo};
 use super::error::Failure;
 use super::request_state::CallBinding;
 use super::tool::{TaskPolicy, settle};
 use super::{ResponseStream, Server, ServerInner, TASKS_EXTENSION};
 use crate::wire::{
-    CacheScope, CallToolParams, ClientCapabilities, DiscoverResult, ErrorObject,
+    CacheScope, CallToolParams, CallToolResult, ClientCapabilities, DiscoverResult, ErrorObject,
     InputRequiredResult, InputResponses, ListToolsParams, ListToolsResult, Request, RequestMeta,
     Response, ResultMeta, ResultType, ServerCapabilities, ToolsCapability, codes, methods,
 };
@@ -208,19 +208,17 @@ impl ServerInner {
             client_info: meta.client_info,
             subject: caller.subject.clone(),
         };
-        let arguments = params.arguments.unwrap_or_default();
-        let policy = tool.handler.task_policy(&arguments, &info);
-        if policy == TaskPolicy::Required
-            && !info.client_capabilities.has_extension(TASKS_EXTENSION)
-        {
-            return Err(missing_capability(
-                format!("Tool `{}` runs only as a task", params.name),
-                ClientCapabilities {
-                    extensions: Some(BTreeMap::from([(TASKS_EXTENSION.to_owned(), json!({}))])),
-                    ..Default::default()
-                },
-            ));
+        let arguments = Value::Object(params.arguments.unwrap_or_default());
+        let Value::Object(map) = &arguments else {
+            unreachable!("built as an object")
+        };
+        check_policy(tool.handler.task_policy(map, &info), &params.name, &info)?;
+        if let Err(error) = tool.arguments.check(&arguments) {
+            return Ok(self.complete(error.into_result()));
         }
+        let Value::Object(arguments) = arguments else {
+            unreachable!("built as an object")
+        };
         let binding = CallBinding::tool_call(caller.subject.as_deref(), &params.name, &arguments);
         let answers =
             self.gather_answers(&binding, params.request_state, params.input_responses)?;
@@ -233,25 +231,35 @@ impl ServerInner {
             state: Arc::clone(&self.state),
         });
         let run = tool.handler.call(ctx.clone(), arguments);
-        let outcome = AssertUnwindSafe(run).catch_unwind().await;
-        let mut book = ctx.take_input_book();
+        let outcome = match AssertUnwindSafe(run).catch_unwind().await {
+            Err(panic) => Err(Failure::Internal(panic_message(&*panic))),
+            Ok(result) => settle(result),
+        };
+        self.conclude(&params.name, &binding, ctx.take_input_book(), outcome)
+    }
+
+    /// Turns a finished run into the response: registered input first, then
+    /// the tool's own outcome.
+    fn conclude(
+        &self,
+        tool: &str,
+        binding: &CallBinding<'_>,
+        mut book: InputBook,
+        outcome: Result<CallToolResult, Failure>,
+    ) -> Result<Value, ErrorObject> {
         if let Some(key) = book.conflict {
-            return Err(internal_error(
-                &params.name,
-                &format!("input key `{key}` was used for two different requests in one run"),
-            ));
+            let cause = format!("input key `{key}` was used for two different requests in one run");
+            return Err(internal_error(tool, &cause));
         }
         if let Some(missing) = book.missing {
-            return Err(missing_capability(
-                format!("Tool `{}` needs input the client cannot give", params.name),
-                missing,
-            ));
+            let message = format!("Tool `{tool}` needs input the client cannot give");
+            return Err(missing_capability(message, missing));
         }
         if !book.pending.is_empty() {
             let asked = book.pending.keys().cloned().collect();
             let state = self
                 .state_codec
-                .seal(&binding, book.carried_answers(), asked);
+                .seal(binding, book.carried_answers(), asked);
             return Ok(to_value(InputRequiredResult {
                 result_type: ResultType::InputRequired,
                 input_requests: Some(book.pending),
@@ -259,26 +267,26 @@ impl ServerInner {
                 meta: self.result_meta(),
             }));
         }
-        let result = match outcome {
-            Err(panic) => Err(Failure::Internal(panic_message(&*panic))),
-            Ok(result) => settle(result),
-        };
-        match result {
-            Ok(mut result) => {
-                result.result_type = ResultType::Complete;
-                result
-                    .meta
-                    .get_or_insert_with(ResultMeta::default)
-                    .server_info = Some(self.info.clone());
-                Ok(to_value(result))
-            }
-            Err(Failure::Internal(cause)) => Err(internal_error(&params.name, &cause)),
+        match outcome {
+            Ok(result) => Ok(self.complete(result)),
+            Err(Failure::Internal(cause)) => Err(internal_error(tool, &cause)),
             Err(Failure::InputRequired) => Err(internal_error(
-                &params.name,
+                tool,
                 "the tool returned InputRequired without a pending input request",
             )),
             Err(Failure::Tool(_)) => unreachable!("settle turns tool errors into results"),
         }
+    }
+
+    /// A final tool result as sent: `resultType: complete`, with `serverInfo`
+    /// beside whatever `_meta` the tool set.
+    fn complete(&self, mut result: CallToolResult) -> Value {
+        result.result_type = ResultType::Complete;
+        result
+            .meta
+            .get_or_insert_with(ResultMeta::default)
+            .server_info = Some(self.info.clone());
+        to_value(result)
     }
 
     /// Earlier answers from the verified `requestState`, plus this round's.
@@ -304,6 +312,20 @@ impl ServerInner {
         }
         Ok(answers)
     }
+}
+
+/// A tool that runs only as a task refuses a client without the extension.
+fn check_policy(policy: TaskPolicy, tool: &str, info: &RequestInfo) -> Result<(), ErrorObject> {
+    if policy != TaskPolicy::Required || info.client_capabilities.has_extension(TASKS_EXTENSION) {
+        return Ok(());
+    }
+    Err(missing_capability(
+        format!("Tool `{tool}` runs only as a task"),
+        ClientCapabilities {
+            extensions: Some(BTreeMap::from([(TASKS_EXTENSION.to_owned(), json!({}))])),
+            ..Default::default()
+        },
+    ))
 }
 
 fn missing_capability(message: String, required: ClientCapabilities) -> ErrorObject {

@@ -65,6 +65,7 @@ pub struct Server {
 
 pub(crate) struct RegisteredTool {
     pub definition: Tool,
+    pub arguments: args::ArgumentSchema,
     pub handler: Arc<dyn ToolHandler>,
 }
 
@@ -138,7 +139,8 @@ impl ServerBuilder {
     ///
     /// # Panics
     ///
-    /// If a tool of the same name is already registered.
+    /// If a tool of the same name is already registered, or the tool's
+    /// `inputSchema` is not a valid JSON Schema.
     pub fn tool(mut self, tool: impl ToolHandler) -> Self {
         let definition = tool.definition();
         let name = definition.name.clone();
@@ -146,9 +148,12 @@ impl ServerBuilder {
             !self.tool_index.contains_key(&name),
             "tool `{name}` is registered twice"
         );
+        let arguments = args::ArgumentSchema::compile(&definition.input_schema)
+            .unwrap_or_else(|e| panic!("tool `{name}` has an invalid inputSchema: {e}"));
         self.tool_index.insert(name, self.tools.len());
         self.tools.push(RegisteredTool {
             definition,
+            arguments,
             handler: Arc::new(tool),
         });
         self

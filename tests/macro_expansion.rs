@@ -53,6 +53,12 @@ async fn raw() -> CallToolResult {
 #[tool]
 async fn noop() {}
 
+/// Looks things up.
+#[tool(title = "Look up", read_only, idempotent, destructive = false)]
+async fn lookup(key: String) -> String {
+    key
+}
+
 /// Runs large deployments as tasks.
 fn deploy_policy(args: &DeployArgs, _request: &RequestInfo) -> TaskPolicy {
     if args.replicas > 10 {
@@ -198,4 +204,22 @@ fn elicit_form() {
     assert_eq!(schema["type"], "object");
     assert_eq!(schema["properties"]["ok"]["type"], "boolean");
     assert!(schema["properties"].get("color").is_some());
+}
+
+#[test]
+fn title_and_behaviour_hints() {
+    let tool = LookupTool.definition();
+    assert_eq!(tool.title.as_deref(), Some("Look up"));
+    let value = serde_json::to_value(&tool).unwrap();
+    assert_eq!(
+        value["annotations"],
+        json!({"readOnlyHint": true, "idempotentHint": true, "destructiveHint": false})
+    );
+    assert!(
+        serde_json::to_value(BuildTool.definition())
+            .unwrap()
+            .get("annotations")
+            .is_none(),
+        "no hints, no annotations"
+    );
 }

@@ -51,10 +51,13 @@ use proc_macro::TokenStream;
 /// - The return type must implement `IntoToolResult`: `String`, `()`,
 ///   `Json<T>`, `CallToolResult`, a `Result` of one of them, and so on.
 ///
-/// Options: `name = "..."`, `description = "..."`, and `task = "sync"`
-/// (the default), `"optional"`, `"required"`, or a path to a function
-/// `fn(&BuildArgs, &RequestInfo) -> TaskPolicy` that decides per call. On a
-/// parameter, `#[param(description = "...")]` describes the argument.
+/// Options: `name = "..."`, `title = "..."`, `description = "..."`, and
+/// `task = "sync"` (the default), `"optional"`, `"required"`, or a path to a
+/// function `fn(&BuildArgs, &RequestInfo) -> TaskPolicy` that decides per
+/// call. The behaviour hints `read_only`, `destructive`, `idempotent` and
+/// `open_world` are set bare (true) or as `destructive = false`, and become
+/// the tool's `annotations`. On a parameter, `#[param(description = "...")]`
+/// describes the argument.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     tool::expand(args.into(), input.into()).into()

@@ -35,7 +35,7 @@ pub mod __private {
         IntoToolResult, RequestInfo, State, TaskPolicy, ToolError, ToolHandler, ToolParam,
         ToolResult,
     };
-    pub use crate::wire::Tool;
+    pub use crate::wire::{Tool, ToolAnnotations};
 
     /// Builds a tool listing from what `#[tool]` knows statically.
     pub fn tool_definition(
@@ -53,5 +53,27 @@ pub mod __private {
             annotations: None,
             meta: None,
         }
+    }
+
+    /// Adds a title and the behaviour hints `[read_only, destructive,
+    /// idempotent, open_world]`; annotations appear only when a hint is set.
+    pub fn annotate(mut tool: Tool, title: Option<&str>, hints: [Option<bool>; 4]) -> Tool {
+        tool.title = title.map(str::to_owned);
+        let [
+            read_only_hint,
+            destructive_hint,
+            idempotent_hint,
+            open_world_hint,
+        ] = hints;
+        if hints.iter().any(Option::is_some) {
+            tool.annotations = Some(ToolAnnotations {
+                title: None,
+                read_only_hint,
+                destructive_hint,
+                idempotent_hint,
+                open_world_hint,
+            });
+        }
+        tool
     }
 }

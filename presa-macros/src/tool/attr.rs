@@ -21,8 +21,25 @@ pub(crate) struct ToolAttrs {
     pub name: Option<LitStr>,
     /// `description = "..."`: instead of the doc comment.
     pub description: Option<LitStr>,
+    /// `title = "..."`: a display name.
+    pub title: Option<LitStr>,
     /// `task = ...`: how calls run with respect to tasks.
     pub task: Option<Task>,
+    /// Behaviour hints, each `flag` (true) or `flag = bool`.
+    pub hints: Hints,
+}
+
+/// The tool's behaviour hints; `None` where the option is absent.
+#[derive(Default)]
+pub(crate) struct Hints {
+    /// `read_only`: the tool does not modify its environment.
+    pub read_only: Option<bool>,
+    /// `destructive`: the tool may destroy data.
+    pub destructive: Option<bool>,
+    /// `idempotent`: repeating a call has no further effect.
+    pub idempotent: Option<bool>,
+    /// `open_world`: the tool talks to the outside world.
+    pub open_world: Option<bool>,
 }
 
 /// The `task = ...` option.
@@ -75,11 +92,17 @@ pub(crate) fn tool_attrs(
                 attrs.description =
                     string_value(&meta, "description = \"Builds a target\"", errors);
             }
+            "title" => attrs.title = string_value(&meta, "title = \"Build a target\"", errors),
             "task" => attrs.task = task_value(&meta, args_ident, errors),
+            "read_only" => attrs.hints.read_only = flag_value(&meta, &key, errors),
+            "destructive" => attrs.hints.destructive = flag_value(&meta, &key, errors),
+            "idempotent" => attrs.hints.idempotent = flag_value(&meta, &key, errors),
+            "open_world" => attrs.hints.open_world = flag_value(&meta, &key, errors),
             _ => errors.error(
                 meta.path(),
                 format!(
-                    "unknown `#[tool]` option `{key}`; expected `name`, `description` or `task`"
+                    "unknown `#[tool]` option `{key}`; expected `name`, `title`, `description`, \
+                     `task`, `read_only`, `destructive`, `idempotent` or `open_world`"
                 ),
             ),
         }
@@ -170,6 +193,29 @@ fn string_value(meta: &Meta, example: &str, errors: &mut Errors) -> Option<LitSt
         },
         _ => {
             errors.error(meta, format!("expected a value, as in `{example}`"));
+            None
+        }
+    }
+}
+
+/// A behaviour hint: bare `key` is true, or `key = true | false`.
+fn flag_value(meta: &Meta, key: &str, errors: &mut Errors) -> Option<bool> {
+    match meta {
+        Meta::Path(_) => Some(true),
+        Meta::NameValue(nv) => match &nv.value {
+            Expr::Lit(ExprLit {
+                lit: Lit::Bool(b), ..
+            }) => Some(b.value),
+            other => {
+                errors.error(
+                    other,
+                    format!("expected `true` or `false`, as in `{key} = false`, or a bare `{key}`"),
+                );
+                None
+            }
+        },
+        Meta::List(_) => {
+            errors.error(meta, format!("expected a bare `{key}` or `{key} = false`"));
             None
         }
     }

@@ -52,6 +52,14 @@ fn option_str(text: Option<String>) -> TokenStream {
     }
 }
 
+/// `Some(true)` or `None`, as an `Option<bool>` expression.
+fn option_bool(flag: Option<bool>) -> TokenStream {
+    match flag {
+        Some(b) => quote!(::core::option::Option::Some(#b)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
 /// `struct BuildArgs { .. }` and its parser.
 fn args_struct(tool: &ToolFn) -> TokenStream {
     let vis = &tool.item.vis;
@@ -218,11 +226,30 @@ fn definition(tool: &ToolFn) -> TokenStream {
         }
         None => quote!(<() as ::presa::__private::IntoToolResult>::output_schema()),
     };
+    let title = option_str(tool.attrs.title.as_ref().map(LitStr::value));
+    let hints = &tool.attrs.hints;
+    let [read_only, destructive, idempotent, open_world] = [
+        hints.read_only,
+        hints.destructive,
+        hints.idempotent,
+        hints.open_world,
+    ]
+    .map(option_bool);
     quote! {
         fn definition(&self) -> ::presa::__private::Tool {
             let mut __schema = ::presa::__private::ObjectSchemaBuilder::default();
             (#args::__fields().1)(&mut __schema);
-            ::presa::__private::tool_definition(#name, #description, __schema.finish(), #output_schema)
+            let __tool = ::presa::__private::tool_definition(
+                #name,
+                #description,
+                __schema.finish(),
+                #output_schema,
+            );
+            ::presa::__private::annotate(
+                __tool,
+                #title,
+                [#read_only, #destructive, #idempotent, #open_world],
+            )
         }
     }
 }

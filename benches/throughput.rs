@@ -4,7 +4,8 @@
 //! `BENCH_CURRENT_THREAD=1` for a single-threaded runtime, which shows the
 //! CPU cost without cross-thread wake-ups. It prints one line per
 //! measurement and a few ratios; the figures go in issue notes, not in
-//! assertions.
+//! assertions. `BENCH_CORE_ONLY=1` runs only the server-core loop, for a
+//! profiler.
 
 use std::time::{Duration, Instant};
 
@@ -192,6 +193,14 @@ async fn oversized_memory() {
 
 fn main() {
     let n = 20_000;
+    if std::env::var_os("BENCH_CORE_ONLY").is_some() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(core_only(n));
+        return;
+    }
     let floor = json_floor(n * 5);
     let runtime = if std::env::var_os("BENCH_CURRENT_THREAD").is_some() {
         tokio::runtime::Builder::new_current_thread()

@@ -170,43 +170,59 @@ fn now_ms() -> u64 {
 }
 
 /// SHA-256 over the arguments with object keys sorted at every depth, so the
-/// digest does not depend on key order.
+/// digest does not depend on key order; base64url, as it travels in the
+/// payload. Computed on every call, so it writes straight into the hasher.
 fn arguments_digest(arguments: &Map<String, Value>) -> String {
-    let mut hasher = Sha256::new();
+    let mut hasher = HashWriter(Sha256::new());
     write_object(&mut hasher, arguments);
-    hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    URL_SAFE_NO_PAD.encode(hasher.0.finalize())
 }
 
-fn write_object(hasher: &mut Sha256, object: &Map<String, Value>) {
-    let mut keys: Vec<&String> = object.keys().collect();
-    keys.sort();
-    hasher.update(b"{");
-    for k in keys {
-        hasher.update(Value::from(k.as_str()).to_string().as_bytes());
-        hasher.update(b":");
-        write_canonical(hasher, &object[k]);
-        hasher.update(b",");
+/// Lets `serde_json` write scalars and keys into the hasher without an
+/// intermediate string.
+struct HashWriter(Sha256);
+
+impl std::io::Write for HashWriter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.update(bytes);
+        Ok(bytes.len())
     }
-    hasher.update(b"}");
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
-fn write_canonical(hasher: &mut Sha256, value: &Value) {
+fn write_object(hasher: &mut HashWriter, object: &Map<String, Value>) {
+    let mut keys: Vec<&String> = object.keys().collect();
+    keys.sort_unstable();
+    hasher.0.update(b"{");
+    for k in keys {
+        write_json(hasher, k);
+        hasher.0.update(b":");
+        write_canonical(hasher, &object[k]);
+        hasher.0.update(b",");
+    }
+    hasher.0.update(b"}");
+}
+
+fn write_canonical(hasher: &mut HashWriter, value: &Value) {
     match value {
         Value::Object(m) => write_object(hasher, m),
         Value::Array(items) => {
-            hasher.update(b"[");
+            hasher.0.update(b"[");
             for item in items {
                 write_canonical(hasher, item);
-                hasher.update(b",");
+                hasher.0.update(b",");
             }
-            hasher.update(b"]");
+            hasher.0.update(b"]");
         }
-        scalar => hasher.update(scalar.to_string().as_bytes()),
+        scalar => write_json(hasher, scalar),
     }
+}
+
+fn write_json(hasher: &mut HashWriter, value: &(impl serde::Serialize + ?Sized)) {
+    serde_json::to_writer(hasher, value).expect("writing to a hasher cannot fail");
 }
 
 /// A random 256-bit key from the operating system's CSPRNG.

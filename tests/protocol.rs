@@ -539,3 +539,26 @@ async fn arguments_are_checked_against_the_schema_too() {
         assert_eq!(r["result"]["content"][0]["text"], "3 x AB");
     }
 }
+
+#[tokio::test]
+async fn a_line_that_is_not_utf8_is_a_parse_error() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let f = fixture();
+    let (client_io, server_io) = tokio::io::duplex(4096);
+    let (sr, sw) = tokio::io::split(server_io);
+    tokio::spawn(presa::server::serve(
+        f.server.clone(),
+        presa::transport::byte_stream(sr, sw, 4096),
+        presa::Caller::anonymous(),
+    ));
+    let (cr, mut cw) = tokio::io::split(client_io);
+    cw.write_all(b"\xff\xfe\n").await.unwrap();
+    let mut line = String::new();
+    tokio::io::BufReader::new(cr)
+        .read_line(&mut line)
+        .await
+        .unwrap();
+    let r: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(error_code(&r), -32700);
+    assert!(r["error"]["message"].as_str().unwrap().contains("UTF-8"));
+}

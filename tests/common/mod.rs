@@ -396,7 +396,7 @@ impl RawPeer {
             .expect("the connection is open");
         match inbound {
             Inbound::Frame(f) => Some(serde_json::from_str(&f).expect("the server sends JSON")),
-            Inbound::Oversized { .. } => panic!("oversized message from the server"),
+            other => panic!("unexpected {other:?} from the server"),
         }
     }
 

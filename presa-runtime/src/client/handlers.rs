@@ -60,30 +60,27 @@ impl Handlers {
     }
 
     async fn answer_one(&self, request: InputRequest) -> Result<InputResponse, ClientError> {
-        let no_handler = |request: &InputRequest| ClientError::NoHandler {
+        let no_handler = ClientError::NoHandler {
             method: request.method().to_owned(),
         };
-        let value = match &request {
+        let response = match request {
             InputRequest::Elicit(params) => {
-                let handler = self
-                    .elicitation
-                    .as_ref()
-                    .ok_or_else(|| no_handler(&request))?;
-                handler(params.clone()).await.into()
+                let handler = self.elicitation.as_ref().ok_or(no_handler)?;
+                handler(params).await.into()
             }
             InputRequest::Sample(params) => {
-                let handler = self.sampling.as_ref().ok_or_else(|| no_handler(&request))?;
-                handler(params.clone()).await.into()
+                let handler = self.sampling.as_ref().ok_or(no_handler)?;
+                handler(params).await.into()
             }
             InputRequest::ListRoots => {
-                let handler = self.roots.as_ref().ok_or_else(|| no_handler(&request))?;
+                let handler = self.roots.as_ref().ok_or(no_handler)?;
                 ListRootsResult {
                     roots: handler(()).await,
                 }
                 .into()
             }
-            InputRequest::Other { .. } => return Err(no_handler(&request)),
+            InputRequest::Other { .. } => return Err(no_handler),
         };
-        Ok(value)
+        Ok(response)
     }
 }

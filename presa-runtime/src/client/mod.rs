@@ -26,8 +26,9 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
 
 pub use error::ClientError;
@@ -39,10 +40,9 @@ use crate::server::lock;
 use crate::transport::{FrameSender, Inbound, StdioChild};
 use crate::wire::{
     CallToolResult, CreateMessageParams, CreateMessageResult, DiscoverResult, ElicitRequestParams,
-    ElicitResult, Implementation, InputRequiredResult, InputResponses, ListToolsResult,
-    LoggingLevel, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL,
-    META_PROTOCOL_VERSION, Message, Notification, Outcome, PROTOCOL_VERSION, Request, RequestId,
-    Response, ResultType, Root, Tool, codes, methods, notifications,
+    ElicitResult, Implementation, InputRequiredResult, InputResponses, JSONRPC_VERSION,
+    ListToolsResult, LoggingLevel, Message, Notification, Outcome, PROTOCOL_VERSION, RequestId,
+    RequestMeta, Response, ResultType, Root, Tool, codes, methods, notifications,
 };
 
 /// Configures a [`Client`].
@@ -172,16 +172,21 @@ impl ClientBuilder {
         if !self.extensions.is_empty() {
             capabilities.extensions = Some(self.extensions);
         }
+        let meta = RequestMeta {
+            protocol_version: self.versions[0].clone(),
+            client_capabilities: capabilities,
+            client_info: Some(self.info),
+            log_level: self.log_level,
+            progress_token: None,
+            other: Map::new(),
+        };
         Client {
             inner: Arc::new(Inner {
                 outgoing: channel.outgoing,
                 pending,
                 next_id: AtomicI64::new(1),
-                version: Mutex::new(self.versions[0].clone()),
+                meta: Mutex::new(Arc::new(meta)),
                 versions: self.versions,
-                capabilities: serde_json::to_value(capabilities).expect("capabilities serialize"),
-                info: serde_json::to_value(self.info).expect("info serializes"),
-                log_level: self.log_level,
                 request_timeout: self.request_timeout,
                 handlers: self.handlers,
                 max_rounds: self.max_rounds,
@@ -197,11 +202,9 @@ struct Inner {
     outgoing: FrameSender,
     pending: Pending,
     next_id: AtomicI64,
-    version: Mutex<String>,
+    /// The `_meta` every request carries; replaced when the version changes.
+    meta: Mutex<Arc<RequestMeta>>,
     versions: Vec<String>,
-    capabilities: Value,
-    info: Value,
-    log_level: Option<LoggingLevel>,
     request_timeout: Option<Duration>,
     handlers: Handlers,
     max_rounds: usize,
@@ -255,7 +258,7 @@ impl Client {
 
     /// `server/discover`: the server's versions, capabilities and identity.
     pub async fn discover(&self) -> Result<DiscoverResult, ClientError> {
-        self.request_typed(methods::SERVER_DISCOVER, Map::new())
+        self.request_typed(methods::SERVER_DISCOVER, &Map::new())
             .await
     }
 
@@ -268,7 +271,7 @@ impl Client {
         if let Some(cursor) = cursor {
             params.insert("cursor".into(), cursor.into());
         }
-        self.request_typed(methods::TOOLS_LIST, params).await
+        self.request_typed(methods::TOOLS_LIST, &params).await
     }
 
     /// Every tool, following `nextCursor` to the last page. A server that
@@ -324,16 +327,13 @@ impl Client {
 
     /// Sends one round of a tool call.
     pub async fn call_tool_step(&self, call: &ToolCall) -> Result<CallStep, ClientError> {
-        let mut params = Map::new();
-        params.insert("name".into(), call.name.clone().into());
-        params.insert("arguments".into(), Value::Object(call.arguments.clone()));
-        if let Some(responses) = &call.input_responses {
-            params.insert("inputResponses".into(), json!(responses));
-        }
-        if let Some(state) = &call.request_state {
-            params.insert("requestState".into(), state.clone().into());
-        }
-        let result = self.request(methods::TOOLS_CALL, params).await?;
+        let params = CallParams {
+            name: &call.name,
+            arguments: &call.arguments,
+            input_responses: call.input_responses.as_ref(),
+            request_state: call.request_state.as_deref(),
+        };
+        let result = self.request(methods::TOOLS_CALL, &params).await?;
         match result_type(&result)? {
             ResultType::Complete => Ok(CallStep::Complete(parse_result(result)?)),
             ResultType::InputRequired => Ok(CallStep::InputRequired(parse_result(result)?)),
@@ -354,12 +354,12 @@ impl Client {
 
     /// Sends a request with the required `_meta` and returns its `result`.
     /// On `-32022` it retries once with a version both sides support.
-    pub async fn request(
+    pub async fn request<P: Serialize + ?Sized>(
         &self,
         method: &str,
-        params: Map<String, Value>,
+        params: &P,
     ) -> Result<Value, ClientError> {
-        match self.request_once(method, params.clone()).await {
+        match self.request_once(method, params).await {
             Err(ClientError::Rpc(e)) if e.code == codes::UNSUPPORTED_PROTOCOL_VERSION => {
                 self.adopt_version(&e)?;
                 self.request_once(method, params).await
@@ -371,7 +371,7 @@ impl Client {
     async fn request_typed<T: DeserializeOwned>(
         &self,
         method: &str,
-        params: Map<String, Value>,
+        params: &Map<String, Value>,
     ) -> Result<T, ClientError> {
         parse_result(self.request(method, params).await?)
     }
@@ -383,15 +383,15 @@ impl Client {
             .and_then(|d| d.get("supported"))
             .and_then(|s| serde_json::from_value(s.clone()).ok())
             .unwrap_or_default();
-        let mut current = lock(&self.inner.version);
+        let mut meta = lock(&self.inner.meta);
         let choice = self
             .inner
             .versions
             .iter()
-            .find(|v| supported.contains(v) && **v != *current);
+            .find(|v| supported.contains(v) && **v != meta.protocol_version);
         match choice {
             Some(v) => {
-                *current = v.clone();
+                Arc::make_mut(&mut meta).protocol_version = v.clone();
                 Ok(())
             }
             None => Err(ClientError::UnsupportedVersion {
@@ -401,12 +401,12 @@ impl Client {
         }
     }
 
-    async fn request_once(
+    async fn request_once<P: Serialize + ?Sized>(
         &self,
         method: &str,
-        mut params: Map<String, Value>,
+        params: &P,
     ) -> Result<Value, ClientError> {
-        params.insert("_meta".into(), self.meta());
+        let meta = Arc::clone(&lock(&self.inner.meta));
         let id = RequestId::Number(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = oneshot::channel();
         lock(&self.inner.pending).insert(id.clone(), tx);
@@ -414,7 +414,16 @@ impl Client {
             client: self,
             id: Some(id.clone()),
         };
-        let frame = Message::Request(Request::new(id, method, Value::Object(params))).to_line();
+        let frame = OutgoingRequest {
+            jsonrpc: JSONRPC_VERSION,
+            id: &id,
+            method,
+            params: WithMeta {
+                params,
+                meta: &meta,
+            },
+        }
+        .to_line()?;
         self.inner
             .outgoing
             .send(frame)
@@ -434,21 +443,6 @@ impl Client {
         }
     }
 
-    fn meta(&self) -> Value {
-        let mut meta = Map::new();
-        let version = lock(&self.inner.version).clone();
-        meta.insert(META_PROTOCOL_VERSION.into(), version.into());
-        meta.insert(
-            META_CLIENT_CAPABILITIES.into(),
-            self.inner.capabilities.clone(),
-        );
-        meta.insert(META_CLIENT_INFO.into(), self.inner.info.clone());
-        if let Some(level) = self.inner.log_level {
-            meta.insert(META_LOG_LEVEL.into(), json!(level));
-        }
-        Value::Object(meta)
-    }
-
     /// Closes the connection. A spawned stdio server gets its stdin closed,
     /// then SIGTERM, then SIGKILL, as each grace period lapses.
     pub async fn close(self) -> std::io::Result<()> {
@@ -458,6 +452,42 @@ impl Client {
         }
         Ok(())
     }
+}
+
+/// A request as sent, borrowing its params instead of copying them.
+#[derive(Serialize)]
+struct OutgoingRequest<'a, P: ?Sized> {
+    jsonrpc: &'static str,
+    id: &'a RequestId,
+    method: &'a str,
+    params: WithMeta<'a, P>,
+}
+
+impl<P: Serialize + ?Sized> OutgoingRequest<'_, P> {
+    fn to_line(&self) -> Result<String, ClientError> {
+        serde_json::to_string(self)
+            .map_err(|e| ClientError::InvalidArguments(format!("params do not serialize: {e}")))
+    }
+}
+
+/// A method's params with the request `_meta` beside them.
+#[derive(Serialize)]
+struct WithMeta<'a, P: ?Sized> {
+    #[serde(flatten)]
+    params: &'a P,
+    #[serde(rename = "_meta")]
+    meta: &'a RequestMeta,
+}
+
+/// `tools/call` params, borrowed from a [`ToolCall`].
+#[derive(Serialize)]
+struct CallParams<'a> {
+    name: &'a str,
+    arguments: &'a Map<String, Value>,
+    #[serde(rename = "inputResponses", skip_serializing_if = "Option::is_none")]
+    input_responses: Option<&'a InputResponses>,
+    #[serde(rename = "requestState", skip_serializing_if = "Option::is_none")]
+    request_state: Option<&'a str>,
 }
 
 /// Sends `notifications/cancelled` when a request is abandoned before its
@@ -520,6 +550,10 @@ async fn read_responses(
                 for (_, waiter) in lock(&pending).drain() {
                     let _ = waiter.send(Err(ClientError::ResponseTooLarge { limit }));
                 }
+                continue;
+            }
+            Inbound::NotUtf8 => {
+                tracing::warn!("discarded a server message that is not UTF-8");
                 continue;
             }
         };

@@ -88,10 +88,19 @@ impl ArgumentSchema {
             .map_err(|e| e.to_string())
     }
 
-    /// The first violation, naming the field it concerns.
-    pub fn check(&self, arguments: &Value) -> Result<(), ArgumentError> {
-        let Some(error) = self.0.iter_errors(arguments).next() else {
-            return Ok(());
+    /// Hands `arguments` back when they conform; otherwise the first
+    /// violation, naming the field it concerns.
+    pub fn check(
+        &self,
+        arguments: Map<String, Value>,
+    ) -> Result<Map<String, Value>, ArgumentError> {
+        // The validator reads a `Value`; wrapping and unwrapping moves, never copies.
+        let arguments = Value::Object(arguments);
+        let Some(error) = self.0.iter_errors(&arguments).next() else {
+            let Value::Object(arguments) = arguments else {
+                unreachable!("wrapped as an object above")
+            };
+            return Ok(arguments);
         };
         let field = match error.kind() {
             jsonschema::error::ValidationErrorKind::Required { property } => {

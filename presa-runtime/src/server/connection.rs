@@ -16,7 +16,8 @@ use tokio::task::{AbortHandle, JoinSet};
 use super::Server;
 use crate::transport::{FrameChannel, FrameSender, Inbound};
 use crate::wire::{
-    ErrorObject, Message, Notification, Request, RequestId, Response, codes, notifications,
+    ErrorObject, FrameError, Message, Notification, Request, RequestId, Response, codes,
+    notifications,
 };
 
 /// The authenticated identity behind a connection, supplied by the
@@ -108,6 +109,10 @@ impl Connection {
             },
             Inbound::Frame(_) => self.refuse_oversized(limit).await,
             Inbound::Oversized { limit } => self.refuse_oversized(limit).await,
+            Inbound::NotUtf8 => {
+                let error = FrameError::Parse("the message is not valid UTF-8".into());
+                self.send(error.to_response().into()).await;
+            }
         }
         while self.tasks.try_join_next().is_some() {}
     }
@@ -219,15 +224,5 @@ fn on_notification(notification: Notification, in_flight: &InFlight) {
     if let Some(handle) = lock(in_flight).remove(&params.request_id) {
         tracing::debug!(id = %params.request_id, reason = ?params.reason, "cancelling request");
         handle.abort();
-    }
-}
-
-/// Logs an internal failure. The cause never goes to the peer; it goes to
-/// `tracing`, or to stderr when no subscriber is installed.
-pub(crate) fn report_internal(tool: &str, cause: &str) {
-    if tracing::dispatcher::has_been_set() {
-        tracing::error!(tool, cause, "tool failed with an internal error");
-    } else {
-        eprintln!("presa: tool `{tool}` failed with an internal error: {cause}");
     }
 }

@@ -14,8 +14,9 @@ use tokio::sync::mpsc;
 use super::connection::Caller;
 use super::context::{Context, ContextParts, InputBook, RequestInfo};
 use super::error::Failure;
+use super::error::ToolError;
 use super::request_state::CallBinding;
-use super::tool::{TaskPolicy, settle};
+use super::tool::TaskPolicy;
 use super::{ResponseStream, Server, ServerInner, TASKS_EXTENSION};
 use crate::wire::{
     CacheScope, CallToolParams, CallToolResult, ClientCapabilities, DiscoverResult, ErrorObject,
@@ -208,16 +209,15 @@ impl ServerInner {
             client_info: meta.client_info,
             subject: caller.subject.clone(),
         };
-        let arguments = Value::Object(params.arguments.unwrap_or_default());
-        let Value::Object(map) = &arguments else {
-            unreachable!("built as an object")
-        };
-        check_policy(tool.handler.task_policy(map, &info), &params.name, &info)?;
-        if let Err(error) = tool.arguments.check(&arguments) {
-            return Ok(self.complete(error.into_result()));
-        }
-        let Value::Object(arguments) = arguments else {
-            unreachable!("built as an object")
+        let arguments = params.arguments.unwrap_or_default();
+        check_policy(
+            tool.handler.task_policy(&arguments, &info),
+            &params.name,
+            &info,
+        )?;
+        let arguments = match tool.arguments.check(arguments) {
+            Ok(arguments) => arguments,
+            Err(error) => return Ok(self.complete(error.into_result())),
         };
         let binding = CallBinding::tool_call(caller.subject.as_deref(), &params.name, &arguments);
         let answers =
@@ -233,7 +233,7 @@ impl ServerInner {
         let run = tool.handler.call(ctx.clone(), arguments);
         let outcome = match AssertUnwindSafe(run).catch_unwind().await {
             Err(panic) => Err(Failure::Internal(panic_message(&*panic))),
-            Ok(result) => settle(result),
+            Ok(result) => result.or_else(ToolError::settle),
         };
         self.conclude(&params.name, &binding, ctx.take_input_book(), outcome)
     }
@@ -274,7 +274,6 @@ impl ServerInner {
                 tool,
                 "the tool returned InputRequired without a pending input request",
             )),
-            Err(Failure::Tool(_)) => unreachable!("settle turns tool errors into results"),
         }
     }
 
@@ -335,8 +334,18 @@ fn missing_capability(message: String, required: ClientCapabilities) -> ErrorObj
 
 /// The generic `-32603`; the cause goes to the logs only.
 fn internal_error(tool: &str, cause: &str) -> ErrorObject {
-    super::connection::report_internal(tool, cause);
+    report_internal(tool, cause);
     ErrorObject::new(codes::INTERNAL_ERROR, "Internal error")
+}
+
+/// Logs an internal failure. The cause never goes to the peer; it goes to
+/// `tracing`, or to stderr when no subscriber is installed.
+fn report_internal(tool: &str, cause: &str) {
+    if tracing::dispatcher::has_been_set() {
+        tracing::error!(tool, cause, "tool failed with an internal error");
+    } else {
+        eprintln!("presa: tool `{tool}` failed with an internal error: {cause}");
+    }
 }
 
 fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {

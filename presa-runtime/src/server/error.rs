@@ -10,6 +10,8 @@
 
 use std::fmt;
 
+use crate::wire::CallToolResult;
+
 /// The error type of a tool.
 ///
 /// Convert into it with `?` from any [`std::error::Error`] (a tool error
@@ -47,20 +49,23 @@ impl ToolError {
         matches!(self.0, Repr::InputRequired)
     }
 
-    pub(crate) fn into_failure(self) -> Failure {
+    /// A tool error becomes the `isError` result the client sees; the
+    /// other kinds are failures the server answers for.
+    pub(crate) fn settle(self) -> Result<CallToolResult, Failure> {
         match self.0 {
-            Repr::Tool(message) => Failure::Tool(message),
-            Repr::Internal(cause) => Failure::Internal(cause.to_string()),
-            Repr::InputRequired => Failure::InputRequired,
+            Repr::Tool(message) => Ok(CallToolResult::error(message)),
+            Repr::Internal(cause) => Err(Failure::Internal(cause.to_string())),
+            Repr::InputRequired => Err(Failure::InputRequired),
         }
     }
 }
 
-/// How a tool call failed, once the error type is erased.
+/// A tool run that produced no result to send.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Failure {
-    Tool(String),
+    /// An internal error or a panic; the cause is for the logs only.
     Internal(String),
+    /// `InputRequired` with no input request registered.
     InputRequired,
 }
 

@@ -13,7 +13,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::context::{Context, RequestInfo};
-use super::error::{Failure, ToolError};
+use super::error::ToolError;
 use crate::wire::{CallToolResult, Content, Tool};
 
 /// A boxed, sendable future.
@@ -136,16 +136,5 @@ impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
 
     fn output_schema() -> Option<Value> {
         Some(crate::schema::root_schema::<T>())
-    }
-}
-
-/// Turns a finished run into the wire result, or the failure that replaces it.
-pub(crate) fn settle(result: ToolResult) -> Result<CallToolResult, Failure> {
-    match result {
-        Ok(r) => Ok(r),
-        Err(e) => match e.into_failure() {
-            Failure::Tool(message) => Ok(CallToolResult::error(message)),
-            other => Err(other),
-        },
     }
 }

@@ -64,10 +64,9 @@ impl FrameCodec {
             Err(LinesCodecError::MaxLineLengthExceeded) => {
                 Ok(Some(Inbound::Oversized { limit: self.limit }))
             }
-            // The codec consumed the line; pass on something unparseable so
-            // the peer gets -32700.
+            // The codec consumed the line, so reading goes on after it.
             Err(LinesCodecError::Io(e)) if e.kind() == std::io::ErrorKind::InvalidData => {
-                Ok(Some(Inbound::Frame(String::from("\u{0}invalid UTF-8"))))
+                Ok(Some(Inbound::NotUtf8))
             }
             Err(e) => Err(e),
         }
@@ -160,6 +159,12 @@ mod tests {
         assert_eq!(
             channel.incoming.recv().await,
             Some(Inbound::Frame("short".into()))
+        );
+        peer.write_all(b"\xff\xfe\nok\n").await.unwrap();
+        assert_eq!(channel.incoming.recv().await, Some(Inbound::NotUtf8));
+        assert_eq!(
+            channel.incoming.recv().await,
+            Some(Inbound::Frame("ok".into()))
         );
         channel.outgoing.send("{}".into()).await.unwrap();
         let mut buf = [0u8; 3];

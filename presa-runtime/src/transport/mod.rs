@@ -32,6 +32,8 @@ pub enum Inbound {
         /// The limit it exceeded, in bytes.
         limit: usize,
     },
+    /// A message that is not UTF-8 text, and so cannot be JSON.
+    NotUtf8,
 }
 
 /// Both directions of a connection, as channels of frames. The peer closed

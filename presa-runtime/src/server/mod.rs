@@ -54,8 +54,7 @@ use serde_json::Value;
 
 use crate::wire::{Implementation, PROTOCOL_VERSION, Tool};
 
-/// The extension identifier of MCP Tasks.
-pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+pub use crate::wire::TASKS_EXTENSION;
 
 /// An MCP server. Cheap to clone; clones share everything.
 #[derive(Clone)]

@@ -2,7 +2,8 @@
 //!
 //! The JSON-RPC codes and the three MCP codes (`-32020..=-32022`) are
 //! fixed by the specification. presa emits no other code in the reserved
-//! range `-32768..=-32000`.
+//! range `-32768..=-32000`; its own codes ([`TOO_MANY_TASKS`]) lie outside
+//! it.
 
 /// The frame is not valid JSON.
 pub const PARSE_ERROR: i64 = -32700;
@@ -20,3 +21,6 @@ pub const HEADER_MISMATCH: i64 = -32020;
 pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
 /// The requested protocol version is not supported.
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+/// presa's own: the server holds its maximum number of live tasks, and the
+/// tool runs only as a task. Retry later. Outside the JSON-RPC reserved range.
+pub const TOO_MANY_TASKS: i64 = -31000;

@@ -1,7 +1,7 @@
 //! Wire types of MCP 2026-07-28: serde structs for every message presa sends
 //! or receives.
 //!
-//! This layer knows nothing of transports, tools or tasks. Its rules:
+//! This layer knows nothing of transports, tools or the task engine. Its rules:
 //!
 //! - every result carries `resultType` ([`ResultType`]);
 //! - unknown fields are tolerated on input and never invented on output
@@ -17,6 +17,7 @@ mod jsonrpc;
 mod meta;
 pub mod notifications;
 pub(crate) mod result;
+mod tasks;
 mod tools;
 
 pub use content::*;
@@ -25,6 +26,7 @@ pub use input::*;
 pub use jsonrpc::*;
 pub use meta::*;
 pub use result::*;
+pub use tasks::*;
 pub use tools::*;
 
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,297 @@
+//! The Tasks extension (`io.modelcontextprotocol/tasks`) and the
+//! `subscriptions/listen` stream that carries its notifications.
+//!
+//! A task is described by one flat object: the [`Task`] fields, plus, in a
+//! [`DetailedTask`], the payload of its current status (`inputRequests`,
+//! `result` or `error`). [`CreateTaskResult`] and [`GetTaskResult`] put
+//! `resultType` beside those fields; `notifications/tasks` sends a
+//! [`DetailedTask`] as its params.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::{ErrorObject, InputRequests, InputResponses, RequestId, ResultMeta, ResultType};
+
+/// The extension identifier.
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// Method names of the Tasks extension and of subscriptions.
+pub mod task_methods {
+    /// Read a task's current state.
+    pub const TASKS_GET: &str = "tasks/get";
+    /// Answer a task's input requests.
+    pub const TASKS_UPDATE: &str = "tasks/update";
+    /// Ask for a task to be cancelled.
+    pub const TASKS_CANCEL: &str = "tasks/cancel";
+    /// Open a notification stream.
+    pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
+    /// A task's status changed; params are a [`DetailedTask`](super::DetailedTask).
+    pub const NOTIFICATION_TASKS: &str = "notifications/tasks";
+    /// The first message of a subscription stream.
+    pub const NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED: &str =
+        "notifications/subscriptions/acknowledged";
+}
+
+/// Where a task is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    /// Running.
+    Working,
+    /// Waiting for the client to answer `inputRequests` with `tasks/update`.
+    InputRequired,
+    /// Finished with a result (which may have `isError: true`).
+    Completed,
+    /// Finished with a JSON-RPC error.
+    Failed,
+    /// Cancelled before it finished.
+    Cancelled,
+}
+
+impl TaskStatus {
+    /// Whether the task has finished: `completed`, `failed` or `cancelled`.
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled
+        )
+    }
+
+    /// The wire string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskStatus::Working => "working",
+            TaskStatus::InputRequired => "input_required",
+            TaskStatus::Completed => "completed",
+            TaskStatus::Failed => "failed",
+            TaskStatus::Cancelled => "cancelled",
+        }
+    }
+}
+
+impl std::fmt::Display for TaskStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The metadata every task carries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Task {
+    /// The server-generated, unguessable id.
+    #[serde(rename = "taskId")]
+    pub task_id: String,
+    /// The current status.
+    pub status: TaskStatus,
+    /// A human-readable note on the current status.
+    #[serde(
+        rename = "statusMessage",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub status_message: Option<String>,
+    /// ISO 8601 creation time.
+    #[serde(rename = "createdAt")]
+    pub created_at: String,
+    /// ISO 8601 time of the last change.
+    #[serde(rename = "lastUpdatedAt")]
+    pub last_updated_at: String,
+    /// Milliseconds from creation the task is kept; `null` for unlimited.
+    /// Always present on the wire.
+    #[serde(rename = "ttlMs")]
+    pub ttl_ms: Option<u64>,
+    /// How often the client should poll, in milliseconds.
+    #[serde(
+        rename = "pollIntervalMs",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub poll_interval_ms: Option<u64>,
+}
+
+/// A [`Task`] with the payload of its status inlined: what `tasks/get`
+/// returns and `notifications/tasks` carries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DetailedTask {
+    /// The task's metadata.
+    #[serde(flatten)]
+    pub task: Task,
+    /// Outstanding requests, when `input_required`.
+    #[serde(
+        rename = "inputRequests",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub input_requests: Option<InputRequests>,
+    /// The final result (a `CallToolResult` for `tools/call`), when `completed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Map<String, Value>>,
+    /// The JSON-RPC error, when `failed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorObject>,
+}
+
+/// `tools/call` answered with a task instead of a result
+/// (`resultType: "task"`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CreateTaskResult {
+    /// Always `task`.
+    #[serde(rename = "resultType")]
+    pub result_type: ResultType,
+    /// The new task.
+    #[serde(flatten)]
+    pub task: Task,
+    /// Carries `serverInfo`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<ResultMeta>,
+}
+
+/// The result of `tasks/get`: the [`DetailedTask`] with
+/// `resultType: "complete"`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GetTaskResult {
+    /// Always `complete`.
+    #[serde(rename = "resultType")]
+    pub result_type: ResultType,
+    /// The task.
+    #[serde(flatten)]
+    pub task: DetailedTask,
+    /// Carries `serverInfo`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<ResultMeta>,
+}
+
+/// The params of `tasks/get` and `tasks/cancel`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskIdParams {
+    /// The task.
+    #[serde(rename = "taskId")]
+    pub task_id: String,
+}
+
+/// The params of `tasks/update`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UpdateTaskParams {
+    /// The task.
+    #[serde(rename = "taskId")]
+    pub task_id: String,
+    /// Answers to outstanding `inputRequests`, by key.
+    #[serde(rename = "inputResponses")]
+    pub input_responses: InputResponses,
+}
+
+/// Which notifications a `subscriptions/listen` stream asks for, and, in
+/// the acknowledgement, which the server agreed to send.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SubscriptionFilter {
+    /// `notifications/tasks` for these tasks (Tasks extension).
+    #[serde(rename = "taskIds", default, skip_serializing_if = "Option::is_none")]
+    pub task_ids: Option<Vec<String>>,
+    /// Other filters (`toolsListChanged`, `resourceSubscriptions`, …).
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+/// The params of `subscriptions/listen`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ListenParams {
+    /// What to listen for.
+    #[serde(default)]
+    pub notifications: SubscriptionFilter,
+}
+
+/// The `_meta` of every message on a subscription stream.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SubscriptionMeta {
+    /// The JSON-RPC id of the `subscriptions/listen` request.
+    #[serde(rename = "io.modelcontextprotocol/subscriptionId")]
+    pub subscription_id: RequestId,
+}
+
+/// The params of `notifications/subscriptions/acknowledged`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AcknowledgedParams {
+    /// Which subscription.
+    #[serde(rename = "_meta")]
+    pub meta: SubscriptionMeta,
+    /// What the server agreed to send.
+    pub notifications: SubscriptionFilter,
+}
+
+/// The params of `notifications/tasks` as sent on a subscription.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskNotificationParams {
+    /// Which subscription.
+    #[serde(rename = "_meta")]
+    pub meta: SubscriptionMeta,
+    /// The task, as `tasks/get` would return it.
+    #[serde(flatten)]
+    pub task: DetailedTask,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn task(status: TaskStatus) -> Task {
+        Task {
+            task_id: "t1".into(),
+            status,
+            status_message: None,
+            created_at: "2026-11-30T00:00:00.000Z".into(),
+            last_updated_at: "2026-11-30T00:00:01.000Z".into(),
+            ttl_ms: None,
+            poll_interval_ms: Some(20),
+        }
+    }
+
+    #[test]
+    fn create_task_result_is_flat_and_keeps_a_null_ttl() {
+        let created = CreateTaskResult {
+            result_type: ResultType::Task,
+            task: task(TaskStatus::Working),
+            meta: None,
+        };
+        assert_eq!(
+            serde_json::to_value(&created).unwrap(),
+            json!({
+                "resultType": "task",
+                "taskId": "t1",
+                "status": "working",
+                "createdAt": "2026-11-30T00:00:00.000Z",
+                "lastUpdatedAt": "2026-11-30T00:00:01.000Z",
+                "ttlMs": null,
+                "pollIntervalMs": 20
+            })
+        );
+    }
+
+    #[test]
+    fn get_task_result_round_trips_with_its_payload() {
+        let wire = json!({
+            "resultType": "complete",
+            "taskId": "t1",
+            "status": "failed",
+            "createdAt": "2026-11-30T00:00:00.000Z",
+            "lastUpdatedAt": "2026-11-30T00:00:01.000Z",
+            "ttlMs": 60000,
+            "error": {"code": -32603, "message": "Internal error"}
+        });
+        let parsed: GetTaskResult = serde_json::from_value(wire.clone()).unwrap();
+        assert_eq!(parsed.task.task.status, TaskStatus::Failed);
+        assert_eq!(parsed.task.task.ttl_ms, Some(60000));
+        assert_eq!(parsed.task.error.as_ref().unwrap().code, -32603);
+        assert_eq!(serde_json::to_value(&parsed).unwrap(), wire);
+    }
+
+    #[test]
+    fn statuses_use_snake_case() {
+        assert_eq!(
+            serde_json::to_value(TaskStatus::InputRequired).unwrap(),
+            json!("input_required")
+        );
+        assert!(TaskStatus::Cancelled.is_terminal());
+        assert!(!TaskStatus::InputRequired.is_terminal());
+    }
+}

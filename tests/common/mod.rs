@@ -289,7 +289,8 @@ pub fn fixture_with(
         .tool(SometimesTool)
         .tool(OrderTool)
         .state(runs.clone())
-        .state(probe.clone());
+        .state(probe.clone())
+        .tasks(presa::server::TaskSettings::default());
     Fixture {
         server: configure(builder).build(),
         runs,

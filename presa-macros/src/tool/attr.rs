@@ -25,6 +25,8 @@ pub(crate) struct ToolAttrs {
     pub title: Option<LitStr>,
     /// `task = ...`: how calls run with respect to tasks.
     pub task: Option<Task>,
+    /// `task_start = "explicit" | "immediate"`: where a task starts.
+    pub task_start: Option<LitStr>,
     /// Behaviour hints, each `flag` (true) or `flag = bool`.
     pub hints: Hints,
 }
@@ -94,6 +96,9 @@ pub(crate) fn tool_attrs(
             }
             "title" => attrs.title = string_value(&meta, "title = \"Build a target\"", errors),
             "task" => attrs.task = task_value(&meta, args_ident, errors),
+            "task_start" => {
+                attrs.task_start = string_value(&meta, "task_start = \"explicit\"", errors);
+            }
             "read_only" => attrs.hints.read_only = flag_value(&meta, &key, errors),
             "destructive" => attrs.hints.destructive = flag_value(&meta, &key, errors),
             "idempotent" => attrs.hints.idempotent = flag_value(&meta, &key, errors),
@@ -102,7 +107,7 @@ pub(crate) fn tool_attrs(
                 meta.path(),
                 format!(
                     "unknown `#[tool]` option `{key}`; expected `name`, `title`, `description`, \
-                     `task`, `read_only`, `destructive`, `idempotent` or `open_world`"
+                     `task`, `task_start`, `read_only`, `destructive`, `idempotent` or `open_world`"
                 ),
             ),
         }

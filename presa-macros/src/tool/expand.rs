@@ -254,8 +254,28 @@ fn definition(tool: &ToolFn) -> TokenStream {
     }
 }
 
-/// `fn static_task_policy`, and `fn task_policy` for a per-call policy.
+/// The policy methods, and `fn explicit_task_start` when asked for.
 fn policy(tool: &ToolFn) -> TokenStream {
+    let policy = task_policy(tool);
+    let explicit = tool
+        .attrs
+        .task_start
+        .as_ref()
+        .is_some_and(|start| start.value() == "explicit");
+    if !explicit {
+        return policy;
+    }
+    quote! {
+        #policy
+
+        fn explicit_task_start(&self) -> bool {
+            true
+        }
+    }
+}
+
+/// `fn static_task_policy`, and `fn task_policy` for a per-call policy.
+fn task_policy(tool: &ToolFn) -> TokenStream {
     let policy = quote!(::presa::__private::TaskPolicy);
     let fixed = match &tool.attrs.task {
         None | Some(Task::Static(Policy::Sync)) => quote!(#policy::Sync),

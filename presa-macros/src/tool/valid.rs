@@ -5,15 +5,45 @@ use quote::ToTokens;
 use syn::{GenericArgument, PathArguments, ReturnType, Type};
 
 use super::ast::{Kind, Param, ToolFn};
+use super::attr::{Policy, Task};
 use crate::errors::Errors;
 
 /// Reports every way `tool` is not a valid tool.
 pub(crate) fn check(tool: &ToolFn, errors: &mut Errors) {
     check_signature(tool, errors);
     check_name(tool, errors);
+    check_task_start(tool, errors);
     let mut seen_context = false;
     for param in &tool.params {
         check_param(param, &mut seen_context, errors);
+    }
+}
+
+/// `task_start` takes `"explicit"` or `"immediate"`, and only makes sense
+/// for a tool that can run as a task.
+fn check_task_start(tool: &ToolFn, errors: &mut Errors) {
+    let Some(start) = &tool.attrs.task_start else {
+        return;
+    };
+    match start.value().as_str() {
+        "explicit" | "immediate" => {}
+        other => {
+            errors.error(
+                start,
+                format!(
+                    "invalid task start {other:?}; expected \"explicit\" (the task starts at \
+                     `ctx.start_task().await`) or \"immediate\" (the default)"
+                ),
+            );
+            return;
+        }
+    }
+    if matches!(tool.attrs.task, None | Some(Task::Static(Policy::Sync))) {
+        errors.error(
+            start,
+            "`task_start` needs a task policy: add `task = \"optional\"`, `task = \"required\"` \
+             or `task = some_fn`",
+        );
     }
 }
 

@@ -7,16 +7,18 @@ use std::any::{Any, TypeId, type_name};
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context as TaskContext, Poll};
 
 use serde::Serialize;
 use serde_json::Value;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 use super::connection::lock;
 use super::elicit::{Elicit, Elicitation};
 use super::error::{InputRequired, ToolError};
+use super::tasks::TaskLink;
+use super::tool::BoxFuture;
 use crate::wire::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitAction,
     ElicitRequestParams, ElicitationCapability, Implementation, InputRequest, InputResponse,
@@ -75,6 +77,11 @@ pub(crate) struct InputBook {
 }
 
 impl InputBook {
+    /// Whether the run asked for input it did not get, or could not ask.
+    pub fn has_unmet_input(&self) -> bool {
+        !self.pending.is_empty() || self.missing.is_some() || self.conflict.is_some()
+    }
+
     /// The answers worth carrying to the next round: those this run used.
     pub fn carried_answers(&mut self) -> InputResponses {
         let used = &self.used;
@@ -85,10 +92,20 @@ impl InputBook {
     }
 }
 
+/// Asks the dispatcher to turn the call into a task; it answers once the
+/// task exists (or once it decided to stay synchronous).
+pub(crate) type StartRequest = oneshot::Sender<oneshot::Sender<()>>;
+
 struct Inner {
     info: RequestInfo,
     input: Mutex<InputBook>,
-    notifier: Option<mpsc::Sender<Message>>,
+    /// Set once, when the call becomes a task.
+    task: OnceLock<TaskLink>,
+    /// Present while [`Context::start_task`] may still start a task.
+    start: Mutex<Option<StartRequest>>,
+    /// Taken away when the call becomes a task: tasks have no progress or
+    /// log channel.
+    notifier: Mutex<Option<mpsc::Sender<Message>>>,
     progress_token: Option<ProgressToken>,
     /// The last progress value sent; progress must increase.
     last_progress: Mutex<Option<f64>>,
@@ -98,6 +115,16 @@ struct Inner {
 
 /// The context of one tool call. Cheap to clone; every clone is the same
 /// context.
+///
+/// # Inside a task
+///
+/// When the call runs as a task (see [`TaskPolicy`](super::TaskPolicy)),
+/// the context outlives the request. An input request then does not end
+/// the run: it moves the task to `input_required` and the future **parks**
+/// until `tasks/update` brings the answer, so code before it runs once.
+/// Several requests registered before the first is awaited (a
+/// `tokio::try_join!`) are listed together. A task has no progress or log
+/// channel; report with [`Context::set_status_message`] instead.
 ///
 /// # Asking for input, and the re-run rule
 ///
@@ -145,7 +172,9 @@ impl Context {
                     answers: parts.answers,
                     ..Default::default()
                 }),
-                notifier: parts.notifier,
+                task: OnceLock::new(),
+                start: Mutex::new(None),
+                notifier: Mutex::new(parts.notifier),
                 progress_token: parts.progress_token,
                 last_progress: Mutex::new(None),
                 log_level: parts.log_level,
@@ -298,13 +327,13 @@ impl Context {
 
     /// Looks up `key`'s answer; registers `request` when there is none, or
     /// when the answer does not parse.
-    fn ask<T>(
+    fn ask<T: Send + 'static>(
         &self,
         key: String,
         request: InputRequest,
         supported: bool,
         missing: impl FnOnce() -> ClientCapabilities,
-        parse: impl FnOnce(InputResponse) -> Option<T>,
+        parse: impl Fn(InputResponse) -> Option<T> + Send + 'static,
     ) -> InputFuture<T> {
         let mut book = lock(&self.inner.input);
         match book.used.get(&key) {
@@ -327,12 +356,73 @@ impl Context {
             );
             book.answers.remove(&key);
         }
-        if supported {
-            book.pending.entry(key).or_insert(request);
-        } else {
+        if !supported {
             book.missing.get_or_insert_with(missing);
+            return InputFuture::ready(Err(InputRequired));
         }
-        InputFuture::ready(Err(InputRequired))
+        let Some(link) = self.inner.task.get() else {
+            book.pending.entry(key).or_insert(request);
+            return InputFuture::ready(Err(InputRequired));
+        };
+        link.register(key.clone(), request.clone());
+        InputFuture::parked(Box::pin(link.clone().wait(key, request, parse)))
+    }
+
+    /// Marks the point where the call becomes a task, for a tool declared
+    /// with `task_start = "explicit"`.
+    ///
+    /// Everything before it runs within the request, so input asked there
+    /// goes over MRTR (`InputRequiredResult`), and the tool may still
+    /// return a plain result. When the call reaches this point, the server
+    /// creates the task and answers the request with it; the rest of the
+    /// handler runs as the task. When the call is not to become a task
+    /// (the client does not declare the extension, the policy says
+    /// `sync`, the server is at its task limit with an `optional` policy)
+    /// this returns at once and the call stays synchronous.
+    pub async fn start_task(&self) {
+        let request = lock(&self.inner.start).take();
+        let Some(request) = request else { return };
+        let (started, wait) = oneshot::channel();
+        if request.send(started).is_ok() {
+            // An error means the dispatcher went away; nothing to wait for.
+            let _ = wait.await;
+        }
+    }
+
+    /// The task this call runs as, if it is one.
+    pub fn task_id(&self) -> Option<&str> {
+        self.inner.task.get().map(TaskLink::id)
+    }
+
+    /// Sets the task's `statusMessage`, which `tasks/get` and task
+    /// notifications show. Does nothing when the call is not a task.
+    pub async fn set_status_message(&self, message: impl Into<String>) {
+        if let Some(link) = self.inner.task.get() {
+            link.set_status_message(Some(message.into())).await;
+        }
+    }
+
+    /// Lets [`Context::start_task`] ask the dispatcher for a task.
+    pub(crate) fn allow_start(&self) -> oneshot::Receiver<oneshot::Sender<()>> {
+        let (request, requested) = oneshot::channel();
+        *lock(&self.inner.start) = Some(request);
+        requested
+    }
+
+    /// Turns the context into a task's: input requests now park, and the
+    /// progress and log channel is gone.
+    pub(crate) fn attach_task(&self, link: TaskLink) {
+        lock(&self.inner.notifier).take();
+        lock(&self.inner.start).take();
+        let _ = self.inner.task.set(link);
+    }
+
+    pub(crate) fn task_link(&self) -> Option<TaskLink> {
+        self.inner.task.get().cloned()
+    }
+
+    pub(crate) fn with_input_book<T>(&self, f: impl FnOnce(&mut InputBook) -> T) -> T {
+        f(&mut lock(&self.inner.input))
     }
 
     /// Reports progress, if the request asked for it with a progress token.
@@ -374,7 +464,8 @@ impl Context {
     }
 
     async fn notify(&self, method: &str, params: impl Serialize) {
-        if let Some(tx) = &self.inner.notifier {
+        let notifier = lock(&self.inner.notifier).clone();
+        if let Some(tx) = notifier {
             // A closed channel means the request is over; nothing to report to.
             let _ = tx.send(Notification::new(method, params).into()).await;
         }
@@ -385,16 +476,28 @@ impl Context {
     }
 }
 
-/// The future returned by [`Context::elicit`] and its siblings.
+/// The future returned by [`Context::elicit`] and its siblings: ready at
+/// once within a request, parked until the answer arrives within a task.
 #[must_use = "the answer is only delivered when the future is awaited"]
 pub struct InputFuture<T> {
-    outcome: Option<Result<T, InputRequired>>,
+    state: InputState<T>,
+}
+
+enum InputState<T> {
+    Ready(Option<Result<T, InputRequired>>),
+    Parked(BoxFuture<Result<T, InputRequired>>),
 }
 
 impl<T> InputFuture<T> {
     fn ready(outcome: Result<T, InputRequired>) -> Self {
         InputFuture {
-            outcome: Some(outcome),
+            state: InputState::Ready(Some(outcome)),
+        }
+    }
+
+    fn parked(wait: BoxFuture<Result<T, InputRequired>>) -> Self {
+        InputFuture {
+            state: InputState::Parked(wait),
         }
     }
 }
@@ -404,11 +507,12 @@ impl<T> Unpin for InputFuture<T> {}
 impl<T> Future for InputFuture<T> {
     type Output = Result<T, InputRequired>;
 
-    fn poll(mut self: Pin<&mut Self>, _: &mut TaskContext<'_>) -> Poll<Self::Output> {
-        Poll::Ready(
-            self.outcome
-                .take()
-                .expect("InputFuture polled after completion"),
-        )
+    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
+        match &mut self.state {
+            InputState::Ready(outcome) => {
+                Poll::Ready(outcome.take().expect("InputFuture polled after completion"))
+            }
+            InputState::Parked(wait) => wait.as_mut().poll(cx),
+        }
     }
 }

@@ -1,6 +1,5 @@
 //! Request validation and method dispatch.
 
-use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
@@ -16,12 +15,14 @@ use super::context::{Context, ContextParts, InputBook, RequestInfo};
 use super::error::Failure;
 use super::error::ToolError;
 use super::request_state::CallBinding;
+use super::tasks::{self, CreateError, Run, TaskLink, too_many_tasks};
 use super::tool::TaskPolicy;
-use super::{ResponseStream, Server, ServerInner, TASKS_EXTENSION};
+use super::{RegisteredTool, ResponseStream, Server, ServerInner, TASKS_EXTENSION};
 use crate::wire::{
     CacheScope, CallToolParams, CallToolResult, ClientCapabilities, DiscoverResult, ErrorObject,
     InputRequiredResult, InputResponses, ListToolsParams, ListToolsResult, Request, RequestMeta,
     Response, ResultMeta, ResultType, ServerCapabilities, ToolsCapability, codes, methods,
+    task_methods,
 };
 
 /// How many notifications a handler may queue before `progress`/`log` wait.
@@ -55,6 +56,20 @@ impl Server {
                 .boxed();
                 ResponseStream::new(rx, handler)
             }
+            Ok(meta) if request.method == task_methods::SUBSCRIPTIONS_LISTEN => {
+                let inner = Arc::clone(&self.inner);
+                tasks::listen(inner, id, request.params, meta, caller.clone())
+            }
+            Ok(meta) if request.method.starts_with("tasks/") => {
+                let inner = Arc::clone(&self.inner);
+                let caller = caller.clone();
+                ResponseStream::deferred(async move {
+                    let outcome = inner
+                        .task_request(&request.method, request.params, &meta, &caller)
+                        .await;
+                    into_response(id, outcome)
+                })
+            }
             Ok(_) => {
                 let outcome = match request.method.as_str() {
                     methods::SERVER_DISCOVER => Ok(self.inner.discover()),
@@ -67,6 +82,22 @@ impl Server {
     }
 }
 
+/// How a call that was to become a task went.
+enum TaskStart {
+    /// The task exists; this is the `CreateTaskResult`.
+    Started(Value),
+    /// The store is full and the policy allows running synchronously.
+    Declined(Run),
+    /// The call fails.
+    Failed(ErrorObject),
+}
+
+/// What happened first in a tool with an explicit task start.
+enum FirstEvent {
+    Finished(<Run as std::future::Future>::Output),
+    StartRequested(tokio::sync::oneshot::Sender<()>),
+}
+
 fn into_response(id: crate::wire::RequestId, outcome: Result<Value, ErrorObject>) -> Response {
     match outcome {
         Ok(result) => Response::result(id, result),
@@ -74,11 +105,13 @@ fn into_response(id: crate::wire::RequestId, outcome: Result<Value, ErrorObject>
     }
 }
 
-fn invalid_params(message: impl Into<String>) -> ErrorObject {
+pub(crate) fn invalid_params(message: impl Into<String>) -> ErrorObject {
     ErrorObject::new(codes::INVALID_PARAMS, message)
 }
 
-fn parse_params<T: serde::de::DeserializeOwned>(params: Option<Value>) -> Result<T, ErrorObject> {
+pub(crate) fn parse_params<T: serde::de::DeserializeOwned>(
+    params: Option<Value>,
+) -> Result<T, ErrorObject> {
     serde_json::from_value(params.unwrap_or_else(|| json!({})))
         .map_err(|e| invalid_params(format!("Invalid params: {e}")))
 }
@@ -118,7 +151,15 @@ impl ServerInner {
             })));
         }
         match request.method.as_str() {
-            methods::SERVER_DISCOVER | methods::TOOLS_LIST | methods::TOOLS_CALL => Ok(meta),
+            methods::SERVER_DISCOVER
+            | methods::TOOLS_LIST
+            | methods::TOOLS_CALL
+            | task_methods::SUBSCRIPTIONS_LISTEN => Ok(meta),
+            task_methods::TASKS_GET | task_methods::TASKS_UPDATE | task_methods::TASKS_CANCEL
+                if self.tasks.is_some() =>
+            {
+                Ok(meta)
+            }
             other => Err(ErrorObject::new(
                 codes::METHOD_NOT_FOUND,
                 format!("Method not found: `{other}`"),
@@ -145,7 +186,7 @@ impl ServerInner {
         .with_data(json!({ "supported": self.supported_versions, "requested": requested }))
     }
 
-    fn result_meta(&self) -> Option<ResultMeta> {
+    pub(crate) fn result_meta(&self) -> Option<ResultMeta> {
         Some(ResultMeta {
             server_info: Some(self.info.clone()),
             other: Map::new(),
@@ -192,7 +233,7 @@ impl ServerInner {
     }
 
     async fn call_tool(
-        &self,
+        self: &Arc<Self>,
         params: Option<Value>,
         meta: RequestMeta,
         caller: &Caller,
@@ -210,11 +251,8 @@ impl ServerInner {
             subject: caller.subject.clone(),
         };
         let arguments = params.arguments.unwrap_or_default();
-        check_policy(
-            tool.handler.task_policy(&arguments, &info),
-            &params.name,
-            &info,
-        )?;
+        let policy = tool.handler.task_policy(&arguments, &info);
+        let as_task = self.check_policy(policy, &params.name, &info)?;
         let arguments = match tool.arguments.check(arguments) {
             Ok(arguments) => arguments,
             Err(error) => return Ok(self.complete(error.into_result())),
@@ -230,12 +268,117 @@ impl ServerInner {
             log_level: meta.log_level,
             state: Arc::clone(&self.state),
         });
-        let run = tool.handler.call(ctx.clone(), arguments);
-        let outcome = match AssertUnwindSafe(run).catch_unwind().await {
-            Err(panic) => Err(Failure::Internal(panic_message(&*panic))),
-            Ok(result) => result.or_else(ToolError::settle),
-        };
+        let run: Run = AssertUnwindSafe(tool.handler.call(ctx.clone(), arguments))
+            .catch_unwind()
+            .boxed();
+        let mut run = run;
+        if as_task {
+            if tool.handler.explicit_task_start() {
+                return self
+                    .run_until_task_start(tool, policy, &binding, ctx, caller, run)
+                    .await;
+            }
+            match self
+                .start_task(&params.name, policy, &ctx, caller, run)
+                .await
+            {
+                TaskStart::Started(created) => return Ok(created),
+                TaskStart::Failed(error) => return Err(error),
+                TaskStart::Declined(declined) => run = declined,
+            }
+        }
+        let outcome = settle_run(run.await);
         self.conclude(&params.name, &binding, ctx.take_input_book(), outcome)
+    }
+
+    /// Whether the call becomes a task; `-32021` for a `required` tool and
+    /// a client without the extension.
+    fn check_policy(
+        &self,
+        policy: TaskPolicy,
+        tool: &str,
+        info: &RequestInfo,
+    ) -> Result<bool, ErrorObject> {
+        let declared = info.client_capabilities.has_extension(TASKS_EXTENSION);
+        match policy {
+            TaskPolicy::Sync => Ok(false),
+            TaskPolicy::Required if !declared => Err(missing_capability(
+                format!("Tool `{tool}` runs only as a task"),
+                tasks::tasks_capability(),
+            )),
+            TaskPolicy::Required if self.tasks.is_none() => Err(internal_error(
+                tool,
+                "the policy says `required`, but tasks are not enabled on the server \
+                 (ServerBuilder::tasks)",
+            )),
+            TaskPolicy::Optional | TaskPolicy::Required => Ok(declared && self.tasks.is_some()),
+        }
+    }
+
+    /// Creates the task, attaches the context and spawns the handler.
+    async fn start_task(
+        self: &Arc<Self>,
+        tool: &str,
+        policy: TaskPolicy,
+        ctx: &Context,
+        caller: &Caller,
+        run: Run,
+    ) -> TaskStart {
+        let answers = ctx.with_input_book(InputBook::carried_answers);
+        let record = match self.create_task(caller, answers).await {
+            Ok(record) => record,
+            Err(CreateError::Full { .. }) if policy == TaskPolicy::Optional => {
+                return TaskStart::Declined(run);
+            }
+            Err(CreateError::Full { limit }) => return TaskStart::Failed(too_many_tasks(limit)),
+            Err(CreateError::Store(error)) => return TaskStart::Failed(error),
+        };
+        let store = Arc::clone(&self.tasks.as_ref().expect("tasks are enabled").store);
+        ctx.attach_task(TaskLink::new(record.id.clone(), store));
+        self.spawn_runner(tool.to_owned(), ctx.clone(), run);
+        TaskStart::Started(self.create_task_result(&record))
+    }
+
+    /// Runs a tool declared with an explicit task start within the request
+    /// until it calls `ctx.start_task()`, then turns it into a task.
+    async fn run_until_task_start(
+        self: &Arc<Self>,
+        tool: &RegisteredTool,
+        policy: TaskPolicy,
+        binding: &CallBinding<'_>,
+        ctx: Context,
+        caller: &Caller,
+        mut run: Run,
+    ) -> Result<Value, ErrorObject> {
+        let name = &tool.definition.name;
+        let mut requested = ctx.allow_start();
+        let first = tokio::select! {
+            outcome = &mut run => FirstEvent::Finished(outcome),
+            Ok(started) = &mut requested => FirstEvent::StartRequested(started),
+        };
+        let outcome = match first {
+            FirstEvent::Finished(outcome) => outcome,
+            FirstEvent::StartRequested(started) => {
+                if ctx.with_input_book(|book| book.has_unmet_input()) {
+                    // Input registered before the start wins, as in any run.
+                    drop(run);
+                    let outcome = Err(Failure::InputRequired);
+                    return self.conclude(name, binding, ctx.take_input_book(), outcome);
+                }
+                match self.start_task(name, policy, &ctx, caller, run).await {
+                    TaskStart::Started(created) => {
+                        let _ = started.send(());
+                        return Ok(created);
+                    }
+                    TaskStart::Failed(error) => return Err(error),
+                    TaskStart::Declined(mut run) => {
+                        let _ = started.send(());
+                        (&mut run).await
+                    }
+                }
+            }
+        };
+        self.conclude(name, binding, ctx.take_input_book(), settle_run(outcome))
     }
 
     /// Turns a finished run into the response: registered input first, then
@@ -279,7 +422,7 @@ impl ServerInner {
 
     /// A final tool result as sent: `resultType: complete`, with `serverInfo`
     /// beside whatever `_meta` the tool set.
-    fn complete(&self, mut result: CallToolResult) -> Value {
+    pub(crate) fn complete(&self, mut result: CallToolResult) -> Value {
         result.result_type = ResultType::Complete;
         result
             .meta
@@ -313,34 +456,30 @@ impl ServerInner {
     }
 }
 
-/// A tool that runs only as a task refuses a client without the extension.
-fn check_policy(policy: TaskPolicy, tool: &str, info: &RequestInfo) -> Result<(), ErrorObject> {
-    if policy != TaskPolicy::Required || info.client_capabilities.has_extension(TASKS_EXTENSION) {
-        return Ok(());
+/// A handler's outcome, with a caught panic as an internal failure.
+pub(crate) fn settle_run(
+    outcome: <Run as std::future::Future>::Output,
+) -> Result<CallToolResult, Failure> {
+    match outcome {
+        Ok(result) => result.or_else(ToolError::settle),
+        Err(panic) => Err(Failure::Internal(panic_message(&*panic))),
     }
-    Err(missing_capability(
-        format!("Tool `{tool}` runs only as a task"),
-        ClientCapabilities {
-            extensions: Some(BTreeMap::from([(TASKS_EXTENSION.to_owned(), json!({}))])),
-            ..Default::default()
-        },
-    ))
 }
 
-fn missing_capability(message: String, required: ClientCapabilities) -> ErrorObject {
+pub(crate) fn missing_capability(message: String, required: ClientCapabilities) -> ErrorObject {
     ErrorObject::new(codes::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
         .with_data(json!({ "requiredCapabilities": required }))
 }
 
 /// The generic `-32603`; the cause goes to the logs only.
-fn internal_error(tool: &str, cause: &str) -> ErrorObject {
+pub(crate) fn internal_error(tool: &str, cause: &str) -> ErrorObject {
     report_internal(tool, cause);
     ErrorObject::new(codes::INTERNAL_ERROR, "Internal error")
 }
 
 /// Logs an internal failure. The cause never goes to the peer; it goes to
 /// `tracing`, or to stderr when no subscriber is installed.
-fn report_internal(tool: &str, cause: &str) {
+pub(crate) fn report_internal(tool: &str, cause: &str) {
     if tracing::dispatcher::has_been_set() {
         tracing::error!(tool, cause, "tool failed with an internal error");
     } else {
@@ -348,7 +487,7 @@ fn report_internal(tool: &str, cause: &str) {
     }
 }
 
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
     let detail = panic
         .downcast_ref::<&str>()
         .map(|s| s.to_string())
@@ -357,7 +496,7 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
     format!("panic: {detail}")
 }
 
-fn to_value(result: impl Serialize) -> Value {
+pub(crate) fn to_value(result: impl Serialize) -> Value {
     serde_json::to_value(result).expect("results always serialize")
 }
 

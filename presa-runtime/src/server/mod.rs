@@ -32,6 +32,7 @@ mod elicit;
 mod error;
 pub(crate) mod request_state;
 mod stream;
+pub mod tasks;
 mod tool;
 
 use std::collections::{BTreeMap, HashMap};
@@ -46,6 +47,7 @@ pub use elicit::{Elicit, ElicitEnum, ElicitField, Elicitation};
 pub use error::{InputRequired, ToolError};
 pub use request_state::StateError;
 pub use stream::ResponseStream;
+pub use tasks::{InMemoryTaskStore, TaskSettings, TaskStore};
 pub use tool::{BoxFuture, IntoToolResult, Json, TaskPolicy, ToolHandler, ToolResult};
 
 use context::StateMap;
@@ -82,6 +84,7 @@ pub(crate) struct ServerInner {
     pub max_in_flight: usize,
     pub max_message_size: usize,
     pub extensions: BTreeMap<String, Value>,
+    pub tasks: Option<tasks::TaskEngine>,
 }
 
 impl Server {
@@ -101,6 +104,8 @@ impl Server {
             max_in_flight: 1024,
             max_message_size: crate::transport::DEFAULT_MAX_MESSAGE_SIZE,
             extensions: BTreeMap::new(),
+            tasks: None,
+            task_store: None,
         }
     }
 
@@ -125,6 +130,8 @@ pub struct ServerBuilder {
     max_in_flight: usize,
     max_message_size: usize,
     extensions: BTreeMap<String, Value>,
+    tasks: Option<TaskSettings>,
+    task_store: Option<Arc<dyn TaskStore>>,
 }
 
 impl ServerBuilder {
@@ -220,9 +227,50 @@ impl ServerBuilder {
         self
     }
 
+    /// Turns the Tasks extension on and advertises it in `server/discover`.
+    /// Tools whose policy allows it then run as tasks for clients that
+    /// declare the extension. See [`tasks`] for how tasks run.
+    pub fn tasks(mut self, settings: TaskSettings) -> Self {
+        self.tasks = Some(settings);
+        self
+    }
+
+    /// Keeps tasks in `store` instead of this process's memory. Takes
+    /// effect with [`ServerBuilder::tasks`].
+    pub fn task_store(mut self, store: impl TaskStore) -> Self {
+        self.task_store = Some(Arc::new(store));
+        self
+    }
+
     /// Finishes the server.
-    pub fn build(self) -> Server {
+    ///
+    /// # Panics
+    ///
+    /// If a tool runs only as a task (`task = "required"`) but tasks are
+    /// not enabled.
+    pub fn build(mut self) -> Server {
         let key = self.state_key.unwrap_or_else(request_state::random_key);
+        if self.tasks.is_none()
+            && let Some(tool) = self
+                .tools
+                .iter()
+                .find(|t| t.handler.static_task_policy() == Some(TaskPolicy::Required))
+        {
+            panic!(
+                "tool `{}` runs only as a task, but tasks are not enabled; call ServerBuilder::tasks",
+                tool.definition.name
+            );
+        }
+        let tasks = self.tasks.map(|settings| {
+            self.extensions.insert(
+                TASKS_EXTENSION.to_owned(),
+                Value::Object(Default::default()),
+            );
+            let store = self
+                .task_store
+                .unwrap_or_else(|| Arc::new(InMemoryTaskStore::new()));
+            tasks::TaskEngine::new(settings, store)
+        });
         Server {
             inner: Arc::new(ServerInner {
                 info: self.info,
@@ -238,6 +286,7 @@ impl ServerBuilder {
                 max_in_flight: self.max_in_flight,
                 max_message_size: self.max_message_size,
                 extensions: self.extensions,
+                tasks,
             }),
         }
     }

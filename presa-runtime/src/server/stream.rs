@@ -31,6 +31,15 @@ impl ResponseStream {
         }
     }
 
+    /// A stream whose only message is the response `handler` produces.
+    pub fn deferred(handler: impl std::future::Future<Output = Response> + Send + 'static) -> Self {
+        ResponseStream {
+            notifications: None,
+            pending: Some(Box::pin(handler)),
+            response: None,
+        }
+    }
+
     /// A stream that forwards `notifications` until `handler` finishes, then
     /// yields its response. Notifications sent after that are dropped.
     pub fn new(notifications: mpsc::Receiver<Message>, handler: BoxFuture<Response>) -> Self {

@@ -49,6 +49,15 @@ pub trait ToolHandler: Send + Sync + 'static {
         Some(TaskPolicy::Sync)
     }
 
+    /// Whether the tool marks where its task starts with
+    /// [`Context::start_task`] (`#[tool(task_start = "explicit")]`). Such a
+    /// tool runs within the request until then, so it can ask for input
+    /// over MRTR before the task exists. The default is `false`: the task
+    /// starts before the handler runs.
+    fn explicit_task_start(&self) -> bool {
+        false
+    }
+
     /// Runs the tool. Argument errors are returned as `Ok` with
     /// `isError: true`, as the spec asks.
     fn call(&self, ctx: Context, arguments: Map<String, Value>) -> BoxFuture<ToolResult>;

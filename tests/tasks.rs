@@ -1,0 +1,1145 @@
+//! The Tasks extension on the wire: policies, the task lifecycle, input
+//! inside a task, outcomes, TTL, the task cap, ownership and listening.
+//!
+//! Every test runs over in-process channels and over stdio framing. Time is
+//! tokio's paused clock, so TTLs elapse only when a test advances it.
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use common::{RawPeer, WIRES, Wire, connect};
+use presa::prelude::*;
+use presa::server::TaskSettings;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::sync::Notify;
+
+const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+#[derive(Debug, Deserialize, schemars::JsonSchema, Elicit)]
+struct Confirm {
+    ok: bool,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema, Elicit)]
+struct Name {
+    name: String,
+}
+
+/// Signals between a test and its tools.
+#[derive(Clone, Default)]
+struct Probe {
+    runs: Arc<AtomicUsize>,
+    started: Arc<Notify>,
+    release: Arc<Notify>,
+    dropped: Arc<Notify>,
+}
+
+/// Notifies `dropped` when the handler holding it is dropped.
+struct DropSignal(Arc<Notify>);
+
+impl Drop for DropSignal {
+    fn drop(&mut self) {
+        self.0.notify_one();
+    }
+}
+
+/// The seed's tool: builds after a confirmation.
+#[tool(task = "optional")]
+async fn build(ctx: Context, target: String) -> Result<String, ToolError> {
+    match ctx
+        .elicit::<Confirm>("confirm", format!("Build {target}?"))
+        .await?
+    {
+        Elicitation::Accepted(Confirm { ok: true }) => Ok(format!("built {target}")),
+        _ => Err(ToolError::new("not confirmed")),
+    }
+}
+
+/// Counts its runs before asking, to show that code before an input
+/// request runs once in a task.
+#[tool(task = "optional")]
+async fn counted(ctx: Context, State(probe): State<Probe>) -> Result<String, ToolError> {
+    let run = probe.runs.fetch_add(1, Ordering::SeqCst) + 1;
+    ctx.elicit::<Confirm>("confirm", "Go?").await?;
+    Ok(format!("run {run}"))
+}
+
+/// Asks two questions at once.
+#[tool(task = "optional")]
+async fn full_name(ctx: Context) -> Result<String, ToolError> {
+    let (first, last) = tokio::try_join!(
+        ctx.elicit::<Name>("first", "First name?"),
+        ctx.elicit::<Name>("last", "Last name?"),
+    )?;
+    match (first, last) {
+        (Elicitation::Accepted(f), Elicitation::Accepted(l)) => {
+            Ok(format!("{} {}", f.name, l.name))
+        }
+        _ => Err(ToolError::new("no name")),
+    }
+}
+
+/// A tool error.
+#[tool(task = "optional")]
+async fn refuse() -> Result<String, ToolError> {
+    Err(ToolError::new("no such target"))
+}
+
+/// A panic carrying a secret.
+#[tool(task = "optional")]
+async fn explode() -> String {
+    panic!("secret-panic-detail")
+}
+
+/// An internal error carrying a secret.
+#[tool(task = "optional")]
+async fn broken() -> Result<String, ToolError> {
+    Err(ToolError::internal("secret-internal-detail"))
+}
+
+/// Sets a status message, then waits for the test's release.
+#[tool(task = "optional")]
+async fn compile(ctx: Context, State(probe): State<Probe>) -> &'static str {
+    ctx.set_status_message("compiling").await;
+    probe.started.notify_one();
+    probe.release.notified().await;
+    "compiled"
+}
+
+/// Runs until cancelled; the probe sees it start and sees it dropped.
+#[tool(task = "optional")]
+async fn forever(State(probe): State<Probe>) -> String {
+    let _dropped = DropSignal(Arc::clone(&probe.dropped));
+    probe.started.notify_one();
+    std::future::pending().await
+}
+
+/// Parks on a question until cancelled.
+#[tool(task = "optional")]
+async fn ask_forever(ctx: Context, State(probe): State<Probe>) -> Result<String, ToolError> {
+    let _dropped = DropSignal(Arc::clone(&probe.dropped));
+    ctx.elicit::<Confirm>("confirm", "Really?").await?;
+    Ok("answered".into())
+}
+
+/// Never a task.
+#[tool]
+async fn plain() -> &'static str {
+    "plain"
+}
+
+/// Only ever a task.
+#[tool(task = "required")]
+async fn batch() -> &'static str {
+    "batched"
+}
+
+/// Big jobs become tasks; small ones run at once.
+fn by_size(args: &ResizeArgs, _request: &RequestInfo) -> TaskPolicy {
+    if args.pixels >= 1000 {
+        TaskPolicy::Required
+    } else {
+        TaskPolicy::Sync
+    }
+}
+
+/// Resizes an image.
+#[tool(task = by_size)]
+async fn resize(pixels: u32) -> String {
+    format!("resized {pixels}")
+}
+
+/// Confirms over MRTR before the task exists, then works as a task.
+#[tool(task = "optional", task_start = "explicit")]
+async fn deploy(ctx: Context, env: String) -> Result<String, ToolError> {
+    let answer = ctx
+        .elicit::<Confirm>("confirm", format!("Deploy {env}?"))
+        .await?;
+    if !matches!(answer, Elicitation::Accepted(Confirm { ok: true })) {
+        return Err(ToolError::new("not deployed"));
+    }
+    ctx.start_task().await;
+    ctx.set_status_message(format!("deploying {env}")).await;
+    Ok(format!("deployed {env}"))
+}
+
+fn server_with(settings: TaskSettings, probe: &Probe) -> Server {
+    Server::builder("tasks", "1")
+        .tool(BuildTool)
+        .tool(CountedTool)
+        .tool(FullNameTool)
+        .tool(RefuseTool)
+        .tool(ExplodeTool)
+        .tool(BrokenTool)
+        .tool(CompileTool)
+        .tool(ForeverTool)
+        .tool(AskForeverTool)
+        .tool(PlainTool)
+        .tool(BatchTool)
+        .tool(ResizeTool)
+        .tool(DeployTool)
+        .state(probe.clone())
+        .tasks(settings)
+        .build()
+}
+
+fn server(probe: &Probe) -> Server {
+    server_with(TaskSettings::default(), probe)
+}
+
+/// Capabilities of a client with the Tasks extension and form elicitation.
+fn with_tasks() -> Value {
+    json!({"extensions": {TASKS: {}}, "elicitation": {"form": {}}})
+}
+
+/// Capabilities of a client with form elicitation only.
+fn without_tasks() -> Value {
+    json!({"elicitation": {"form": {}}})
+}
+
+/// A raw peer speaking for `subject`.
+fn peer_as(server: &Server, subject: Option<&str>, wire: Wire) -> RawPeer {
+    let caller = subject.map(Caller::subject).unwrap_or_default();
+    RawPeer::new(connect(server, caller, wire))
+}
+
+/// Sends a tasks method with the tasks capability.
+async fn task_request(peer: &mut RawPeer, id: i64, method: &str, params: Value) -> Value {
+    task_request_as(peer, id, method, params, with_tasks()).await
+}
+
+async fn task_request_as(
+    peer: &mut RawPeer,
+    id: i64,
+    method: &str,
+    mut params: Value,
+    capabilities: Value,
+) -> Value {
+    params["_meta"] = common::meta(capabilities);
+    peer.request(id, method, params).await
+}
+
+/// Calls `tool` as a tasks client and returns the new task's id.
+async fn start(peer: &mut RawPeer, id: i64, tool: &str, arguments: Value) -> String {
+    let r = peer
+        .call(
+            id,
+            with_tasks(),
+            json!({"name": tool, "arguments": arguments}),
+        )
+        .await;
+    assert_eq!(r["result"]["resultType"], "task", "{r}");
+    r["result"]["taskId"].as_str().unwrap().to_owned()
+}
+
+async fn get(peer: &mut RawPeer, id: i64, task: &str) -> Value {
+    let r = task_request(peer, id, "tasks/get", json!({"taskId": task})).await;
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    r["result"].clone()
+}
+
+/// Polls `tasks/get` until the task has `status`, as a client would; each
+/// poll is a round trip, which lets the task's runner make progress.
+async fn until_status(peer: &mut RawPeer, task: &str, status: &str) -> Value {
+    for poll in 0..10_000 {
+        let got = get(peer, 10_000 + poll, task).await;
+        if got["status"] == status {
+            return got;
+        }
+        assert!(
+            got["status"] != "completed"
+                && got["status"] != "failed"
+                && got["status"] != "cancelled",
+            "the task ended {got} while waiting for {status}"
+        );
+    }
+    panic!("task {task} never reached {status}");
+}
+
+async fn update(peer: &mut RawPeer, id: i64, task: &str, responses: Value) -> Value {
+    task_request(
+        peer,
+        id,
+        "tasks/update",
+        json!({"taskId": task, "inputResponses": responses}),
+    )
+    .await
+}
+
+fn accept(content: Value) -> Value {
+    json!({"action": "accept", "content": content})
+}
+
+fn error_code(response: &Value) -> i64 {
+    response["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("expected an error: {response}"))
+}
+
+// ---------------------------------------------------------------------------
+// Discovery and policies
+
+#[tokio::test]
+async fn discover_advertises_the_extension() {
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        let r = peer
+            .request(
+                1,
+                "server/discover",
+                json!({"_meta": common::meta(json!({}))}),
+            )
+            .await;
+        assert_eq!(
+            r["result"]["capabilities"]["extensions"][TASKS],
+            json!({}),
+            "{r}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_server_without_tasks_neither_advertises_nor_serves_them() {
+    let server = Server::builder("plain", "1")
+        .tool(PlainTool)
+        .tool(BuildTool)
+        .build();
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        let r = peer
+            .request(
+                1,
+                "server/discover",
+                json!({"_meta": common::meta(json!({}))}),
+            )
+            .await;
+        assert!(
+            r["result"]["capabilities"].get("extensions").is_none(),
+            "{r}"
+        );
+        let r = task_request(&mut peer, 2, "tasks/get", json!({"taskId": "x"})).await;
+        assert_eq!(error_code(&r), -32601, "{r}");
+        // An `optional` tool runs synchronously when the server has no tasks.
+        let r = peer
+            .call(
+                3,
+                with_tasks(),
+                json!({"name": "build", "arguments": {"target": "a"}}),
+            )
+            .await;
+        assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+    }
+}
+
+#[test]
+#[should_panic(expected = "tool `batch` runs only as a task, but tasks are not enabled")]
+fn a_required_tool_without_tasks_is_a_configuration_error() {
+    Server::builder("broken", "1").tool(BatchTool).build();
+}
+
+#[tokio::test]
+async fn the_policy_table() {
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        // sync: synchronous for both kinds of client.
+        for (id, caps) in [(1, with_tasks()), (2, without_tasks())] {
+            let r = peer.call(id, caps, json!({"name": "plain"})).await;
+            assert_eq!(r["result"]["resultType"], "complete", "{wire:?} {r}");
+            assert_eq!(r["result"]["content"][0]["text"], "plain");
+        }
+        // optional: a task for a tasks client, synchronous (here MRTR) otherwise.
+        let args = json!({"name": "build", "arguments": {"target": "x"}});
+        let r = peer.call(3, with_tasks(), args.clone()).await;
+        assert_eq!(r["result"]["resultType"], "task", "{wire:?} {r}");
+        let r = peer.call(4, without_tasks(), args).await;
+        assert_eq!(r["result"]["resultType"], "input_required", "{wire:?} {r}");
+        // required: a task, or -32021 naming the extension.
+        let r = peer.call(5, with_tasks(), json!({"name": "batch"})).await;
+        assert_eq!(r["result"]["resultType"], "task", "{wire:?} {r}");
+        let r = peer
+            .call(6, without_tasks(), json!({"name": "batch"}))
+            .await;
+        assert_eq!(error_code(&r), -32021, "{wire:?} {r}");
+        assert_eq!(
+            r["error"]["data"]["requiredCapabilities"],
+            json!({"extensions": {TASKS: {}}})
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_policy_function_decides_per_call() {
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        let small = json!({"name": "resize", "arguments": {"pixels": 10}});
+        let big = json!({"name": "resize", "arguments": {"pixels": 5000}});
+        let r = peer.call(1, with_tasks(), small.clone()).await;
+        assert_eq!(r["result"]["content"][0]["text"], "resized 10", "{r}");
+        let r = peer.call(2, without_tasks(), small).await;
+        assert_eq!(r["result"]["content"][0]["text"], "resized 10", "{r}");
+        let r = peer.call(3, with_tasks(), big.clone()).await;
+        assert_eq!(r["result"]["resultType"], "task", "{r}");
+        let task = r["result"]["taskId"].as_str().unwrap().to_owned();
+        let done = until_status(&mut peer, &task, "completed").await;
+        assert_eq!(done["result"]["content"][0]["text"], "resized 5000");
+        let r = peer.call(4, without_tasks(), big).await;
+        assert_eq!(error_code(&r), -32021, "{r}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Creation and the seed's flow
+
+#[tokio::test]
+async fn the_create_task_result_is_flat_and_immediately_readable() {
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        let r = peer.call(1, with_tasks(), json!({"name": "forever"})).await;
+        let created = r["result"].as_object().unwrap();
+        let mut keys: Vec<_> = created.keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        assert_eq!(
+            keys,
+            [
+                "_meta",
+                "createdAt",
+                "lastUpdatedAt",
+                "pollIntervalMs",
+                "resultType",
+                "status",
+                "taskId",
+                "ttlMs"
+            ],
+            "{r}"
+        );
+        assert_eq!(created["resultType"], "task");
+        assert_eq!(created["status"], "working");
+        assert_eq!(created["ttlMs"], 3_600_000);
+        assert_eq!(created["pollIntervalMs"], 20);
+        for stamp in ["createdAt", "lastUpdatedAt"] {
+            let stamp = created[stamp].as_str().unwrap();
+            assert!(
+                stamp.len() == 24 && stamp.ends_with('Z') && stamp.as_bytes()[10] == b'T',
+                "ISO 8601: {stamp}"
+            );
+        }
+        let task = created["taskId"].as_str().unwrap();
+        assert!(task.len() >= 22, "at least 128 bits: {task}");
+        // Readable at once, with no speculative polling.
+        let got = get(&mut peer, 2, task).await;
+        assert_eq!(got["taskId"], task);
+        assert_eq!(got["status"], "working");
+        task_request(&mut peer, 3, "tasks/cancel", json!({"taskId": task})).await;
+    }
+}
+
+#[tokio::test]
+async fn the_seed_build_parks_at_input_required_and_completes_after_update() {
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        let task = start(&mut peer, 1, "build", json!({"target": "all"})).await;
+        let waiting = until_status(&mut peer, &task, "input_required").await;
+        assert_eq!(
+            waiting["inputRequests"]["confirm"]["method"],
+            "elicitation/create"
+        );
+        assert_eq!(
+            waiting["inputRequests"]["confirm"]["params"]["message"],
+            "Build all?"
+        );
+        assert!(waiting.get("result").is_none() && waiting.get("requestState").is_none());
+        let ack = update(
+            &mut peer,
+            2,
+            &task,
+            json!({"confirm": accept(json!({"ok": true}))}),
+        )
+        .await;
+        assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+        let done = until_status(&mut peer, &task, "completed").await;
+        assert_eq!(
+            done["result"]["content"][0]["text"], "built all",
+            "{wire:?}"
+        );
+        assert!(!done["result"]["isError"].as_bool().unwrap_or(false));
+        assert!(done.get("inputRequests").is_none());
+    }
+}
+
+#[tokio::test]
+async fn code_before_an_input_request_runs_once_in_a_task() {
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        probe.runs.store(0, Ordering::SeqCst);
+        let mut peer = peer_as(&server, None, wire);
+        let task = start(&mut peer, 1, "counted", json!({})).await;
+        until_status(&mut peer, &task, "input_required").await;
+        until_status(&mut peer, &task, "input_required").await;
+        update(
+            &mut peer,
+            2,
+            &task,
+            json!({"confirm": accept(json!({"ok": true}))}),
+        )
+        .await;
+        let done = until_status(&mut peer, &task, "completed").await;
+        assert_eq!(done["result"]["content"][0]["text"], "run 1");
+        assert_eq!(probe.runs.load(Ordering::SeqCst), 1, "{wire:?}");
+    }
+}
+
+#[tokio::test]
+async fn parallel_input_requests_are_listed_together_and_answered_in_parts() {
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        let task = start(&mut peer, 1, "full_name", json!({})).await;
+        let waiting = until_status(&mut peer, &task, "input_required").await;
+        let keys: Vec<_> = waiting["inputRequests"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        assert_eq!(keys, ["first", "last"], "{wire:?}");
+
+        // A partial answer, plus a key that was never asked: the task keeps
+        // waiting for the rest, and the unknown key is ignored.
+        update(
+            &mut peer,
+            2,
+            &task,
+            json!({"first": accept(json!({"name": "Ada"})), "middle": accept(json!({"name": "X"}))}),
+        )
+        .await;
+        let waiting = until_status(&mut peer, &task, "input_required").await;
+        let keys: Vec<_> = waiting["inputRequests"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        assert_eq!(keys, ["last"], "{waiting}");
+
+        // Answering `first` again changes nothing.
+        update(
+            &mut peer,
+            3,
+            &task,
+            json!({"first": accept(json!({"name": "Eve"}))}),
+        )
+        .await;
+        update(
+            &mut peer,
+            4,
+            &task,
+            json!({"last": accept(json!({"name": "Lovelace"}))}),
+        )
+        .await;
+        let done = until_status(&mut peer, &task, "completed").await;
+        assert_eq!(
+            done["result"]["content"][0]["text"], "Ada Lovelace",
+            "{wire:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_answer_that_does_not_parse_is_asked_again_under_a_fresh_key() {
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        let task = start(&mut peer, 1, "build", json!({"target": "x"})).await;
+        until_status(&mut peer, &task, "input_required").await;
+        update(
+            &mut peer,
+            2,
+            &task,
+            json!({"confirm": accept(json!({"ok": "yes"}))}),
+        )
+        .await;
+        let waiting = until_status(&mut peer, &task, "input_required").await;
+        let keys: Vec<_> = waiting["inputRequests"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        assert_eq!(keys, ["confirm~2"], "a key is never reused: {waiting}");
+        update(
+            &mut peer,
+            3,
+            &task,
+            json!({"confirm~2": accept(json!({"ok": true}))}),
+        )
+        .await;
+        let done = until_status(&mut peer, &task, "completed").await;
+        assert_eq!(done["result"]["content"][0]["text"], "built x", "{wire:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_handler_sets_the_status_message() {
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        let task = start(&mut peer, 1, "compile", json!({})).await;
+        probe.started.notified().await;
+        let got = get(&mut peer, 2, &task).await;
+        assert_eq!(got["status"], "working");
+        assert_eq!(got["statusMessage"], "compiling", "{wire:?} {got}");
+        probe.release.notify_one();
+        let done = until_status(&mut peer, &task, "completed").await;
+        assert_eq!(done["result"]["content"][0]["text"], "compiled");
+    }
+}
+
+#[tokio::test]
+async fn an_explicit_start_asks_over_mrtr_before_the_task_exists() {
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        let args = json!({"name": "deploy", "arguments": {"env": "prod"}});
+        let r = peer.call(1, with_tasks(), args.clone()).await;
+        assert_eq!(r["result"]["resultType"], "input_required", "{wire:?} {r}");
+        let state = r["result"]["requestState"].clone();
+
+        // Declined: no task, a plain tool error.
+        let mut retry = args.clone();
+        retry["requestState"] = state.clone();
+        retry["inputResponses"] = json!({"confirm": accept(json!({"ok": false}))});
+        let r = peer.call(2, with_tasks(), retry).await;
+        assert_eq!(r["result"]["resultType"], "complete", "{r}");
+        assert_eq!(r["result"]["isError"], true);
+
+        // Confirmed: the answer to the retry is the task.
+        let mut retry = args.clone();
+        retry["requestState"] = state;
+        retry["inputResponses"] = json!({"confirm": accept(json!({"ok": true}))});
+        let r = peer.call(3, with_tasks(), retry).await;
+        assert_eq!(r["result"]["resultType"], "task", "{r}");
+        let task = r["result"]["taskId"].as_str().unwrap().to_owned();
+        let done = until_status(&mut peer, &task, "completed").await;
+        assert_eq!(done["result"]["content"][0]["text"], "deployed prod");
+        assert_eq!(done["statusMessage"], "deploying prod");
+
+        // Without the extension the same tool runs synchronously to the end.
+        let mut retry = args;
+        retry["inputResponses"] = json!({"confirm": accept(json!({"ok": true}))});
+        let r = peer.call(4, without_tasks(), retry).await;
+        assert_eq!(r["result"]["content"][0]["text"], "deployed prod", "{r}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Outcomes
+
+#[tokio::test]
+async fn a_tool_error_completes_and_a_panic_or_internal_error_fails_without_leaking() {
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        let task = start(&mut peer, 1, "refuse", json!({})).await;
+        let done = until_status(&mut peer, &task, "completed").await;
+        assert_eq!(done["result"]["isError"], true, "{done}");
+        assert_eq!(done["result"]["content"][0]["text"], "no such target");
+        assert!(done.get("error").is_none());
+
+        for (id, tool) in [(2, "explode"), (3, "broken")] {
+            let task = start(&mut peer, id, tool, json!({})).await;
+            let failed = until_status(&mut peer, &task, "failed").await;
+            assert_eq!(
+                failed["error"],
+                json!({"code": -32603, "message": "Internal error"}),
+                "{wire:?} {failed}"
+            );
+            assert!(failed.get("result").is_none());
+            assert!(!failed.to_string().contains("secret"), "{failed}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn input_the_client_cannot_give_fails_the_task_with_32021() {
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        let r = peer
+            .call(
+                1,
+                json!({"extensions": {TASKS: {}}}),
+                json!({"name": "build", "arguments": {"target": "x"}}),
+            )
+            .await;
+        let task = r["result"]["taskId"].as_str().unwrap().to_owned();
+        let failed = until_status(&mut peer, &task, "failed").await;
+        assert_eq!(failed["error"]["code"], -32021, "{failed}");
+        assert_eq!(
+            failed["error"]["data"]["requiredCapabilities"]["elicitation"],
+            json!({})
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Cancellation
+
+#[tokio::test]
+async fn cancelling_a_working_task_drops_its_handler_and_is_idempotent() {
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        let task = start(&mut peer, 1, "forever", json!({})).await;
+        probe.started.notified().await;
+        let ack = task_request(&mut peer, 2, "tasks/cancel", json!({"taskId": &task})).await;
+        assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+        probe.dropped.notified().await;
+        let got = get(&mut peer, 3, &task).await;
+        assert_eq!(got["status"], "cancelled", "{wire:?}");
+        // Again, on a terminal task: still acknowledged, still cancelled.
+        let ack = task_request(&mut peer, 4, "tasks/cancel", json!({"taskId": &task})).await;
+        assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+        assert_eq!(get(&mut peer, 5, &task).await["status"], "cancelled");
+    }
+}
+
+#[tokio::test]
+async fn cancelling_at_input_required_releases_the_waiter() {
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        let task = start(&mut peer, 1, "ask_forever", json!({})).await;
+        until_status(&mut peer, &task, "input_required").await;
+        task_request(&mut peer, 2, "tasks/cancel", json!({"taskId": &task})).await;
+        probe.dropped.notified().await;
+        let got = get(&mut peer, 3, &task).await;
+        assert_eq!(got["status"], "cancelled", "{wire:?}");
+        assert!(got.get("inputRequests").is_none(), "{got}");
+        // A late answer is ignored, and the task stays cancelled.
+        let ack = update(
+            &mut peer,
+            4,
+            &task,
+            json!({"confirm": accept(json!({"ok": true}))}),
+        )
+        .await;
+        assert_eq!(ack["result"]["resultType"], "complete");
+        assert_eq!(get(&mut peer, 5, &task).await["status"], "cancelled");
+    }
+}
+
+#[tokio::test]
+async fn a_completed_task_cannot_be_cancelled() {
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        let task = start(&mut peer, 1, "batch", json!({})).await;
+        until_status(&mut peer, &task, "completed").await;
+        let ack = task_request(&mut peer, 2, "tasks/cancel", json!({"taskId": &task})).await;
+        assert_eq!(ack["result"]["resultType"], "complete");
+        let got = get(&mut peer, 3, &task).await;
+        assert_eq!(got["status"], "completed", "{wire:?}");
+        assert_eq!(got["result"]["content"][0]["text"], "batched");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Errors, gating and ownership
+
+#[tokio::test]
+async fn tasks_methods_need_the_declaration_before_anything_else() {
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        for (id, method, params) in [
+            (1, "tasks/get", json!({"taskId": "unknown"})),
+            (
+                2,
+                "tasks/update",
+                json!({"taskId": "unknown", "inputResponses": {}}),
+            ),
+            (3, "tasks/cancel", json!({"taskId": "unknown"})),
+            (4, "tasks/get", json!({})),
+        ] {
+            let r = task_request_as(&mut peer, id, method, params, without_tasks()).await;
+            assert_eq!(error_code(&r), -32021, "{wire:?} {method} {r}");
+            assert_eq!(
+                r["error"]["data"]["requiredCapabilities"],
+                json!({"extensions": {TASKS: {}}})
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn unknown_tasks_and_malformed_params_are_invalid_params() {
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        for (id, method, params, message) in [
+            (
+                1,
+                "tasks/get",
+                json!({"taskId": "nope"}),
+                "Failed to retrieve task: Task not found",
+            ),
+            (
+                2,
+                "tasks/update",
+                json!({"taskId": "nope", "inputResponses": {}}),
+                "Failed to update task: Task not found",
+            ),
+            (
+                3,
+                "tasks/cancel",
+                json!({"taskId": "nope"}),
+                "Failed to cancel task: Task not found",
+            ),
+            (4, "tasks/get", json!({}), "taskId"),
+            (5, "tasks/get", json!({"taskId": 7}), "Invalid params"),
+            (
+                6,
+                "tasks/update",
+                json!({"taskId": "nope"}),
+                "inputResponses",
+            ),
+        ] {
+            let r = task_request(&mut peer, id, method, params).await;
+            assert_eq!(error_code(&r), -32602, "{wire:?} {method} {r}");
+            let text = r["error"]["message"].as_str().unwrap();
+            assert!(
+                text.contains(message),
+                "{text:?} should mention {message:?}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn another_subject_sees_a_task_exactly_as_an_unknown_one() {
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let mut alice = peer_as(&server, Some("alice"), wire);
+        let mut bob = peer_as(&server, Some("bob"), wire);
+        let mut anonymous = peer_as(&server, None, wire);
+        let task = start(&mut alice, 1, "ask_forever", json!({})).await;
+        until_status(&mut alice, &task, "input_required").await;
+        for peer in [&mut bob, &mut anonymous] {
+            for (id, method, params) in [
+                (1, "tasks/get", json!({"taskId": &task})),
+                (
+                    2,
+                    "tasks/update",
+                    json!({"taskId": &task, "inputResponses": {"confirm": accept(json!({"ok": true}))}}),
+                ),
+                (3, "tasks/cancel", json!({"taskId": &task})),
+            ] {
+                let foreign = task_request(peer, id, method, params.clone()).await;
+                let mut unknown_params = params;
+                unknown_params["taskId"] = json!("no-such-task");
+                let unknown = task_request(peer, id + 10, method, unknown_params).await;
+                assert_eq!(foreign["error"], unknown["error"], "{wire:?} {method}");
+            }
+        }
+        // Bob's update and cancel did nothing.
+        let got = get(&mut alice, 2, &task).await;
+        assert_eq!(got["status"], "input_required", "{wire:?} {got}");
+        task_request(&mut alice, 3, "tasks/cancel", json!({"taskId": &task})).await;
+        probe.dropped.notified().await;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// TTL and the task cap
+
+#[tokio::test(start_paused = true)]
+async fn a_task_is_gone_after_its_ttl() {
+    let probe = Probe::default();
+    let settings = TaskSettings::default().ttl(Some(Duration::from_secs(60)));
+    let server = server_with(settings, &probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        let task = start(&mut peer, 1, "batch", json!({})).await;
+        let done = until_status(&mut peer, &task, "completed").await;
+        assert_eq!(done["ttlMs"], 60_000);
+        tokio::time::advance(Duration::from_secs(59)).await;
+        assert_eq!(get(&mut peer, 2, &task).await["status"], "completed");
+        tokio::time::advance(Duration::from_secs(1)).await;
+        for (id, method, params) in [
+            (3, "tasks/get", json!({"taskId": &task})),
+            (
+                4,
+                "tasks/update",
+                json!({"taskId": &task, "inputResponses": {}}),
+            ),
+            (5, "tasks/cancel", json!({"taskId": &task})),
+        ] {
+            let r = task_request(&mut peer, id, method, params).await;
+            assert_eq!(error_code(&r), -32602, "{wire:?} {method} {r}");
+            assert!(
+                r["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("Task not found")
+            );
+        }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_sweeper_drops_the_handler_of_an_expired_task() {
+    let probe = Probe::default();
+    let settings = TaskSettings::default()
+        .ttl(Some(Duration::from_secs(10)))
+        .sweep_interval(Duration::from_secs(1));
+    let server = server_with(settings, &probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        let task = start(&mut peer, 1, "forever", json!({})).await;
+        probe.started.notified().await;
+        // Nobody reads the task; the sweeper alone must end it.
+        tokio::time::advance(Duration::from_secs(11)).await;
+        probe.dropped.notified().await;
+        let r = task_request(&mut peer, 2, "tasks/get", json!({"taskId": &task})).await;
+        assert_eq!(error_code(&r), -32602, "{wire:?}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn at_the_task_cap_optional_runs_synchronously_and_required_is_refused() {
+    let probe = Probe::default();
+    let settings = TaskSettings::default()
+        .max_tasks(2)
+        .ttl(Some(Duration::from_secs(30)));
+    let server = server_with(settings, &probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        start(&mut peer, 1, "batch", json!({})).await;
+        start(&mut peer, 2, "batch", json!({})).await;
+        // Completed tasks stay live until their TTL, so the store is full.
+        let r = peer.call(3, with_tasks(), json!({"name": "plain"})).await;
+        assert_eq!(r["result"]["content"][0]["text"], "plain");
+        let r = peer
+            .call(
+                4,
+                with_tasks(),
+                json!({"name": "resize", "arguments": {"pixels": 9}}),
+            )
+            .await;
+        assert_eq!(r["result"]["resultType"], "complete", "{r}");
+        let r = peer
+            .call(
+                5,
+                with_tasks(),
+                json!({"name": "build", "arguments": {"target": "x"}}),
+            )
+            .await;
+        assert_eq!(
+            r["result"]["resultType"], "input_required",
+            "optional falls back to a synchronous run: {r}"
+        );
+        let r = peer.call(6, with_tasks(), json!({"name": "batch"})).await;
+        assert_eq!(error_code(&r), -31000, "{wire:?} {r}");
+        assert!(
+            r["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("limit of 2")
+        );
+        assert_eq!(r["error"]["data"]["maxTasks"], 2);
+        // Expired tasks are purged to make room.
+        tokio::time::advance(Duration::from_secs(30)).await;
+        start(&mut peer, 7, "batch", json!({})).await;
+        tokio::time::advance(Duration::from_secs(30)).await;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Listening
+
+/// Opens `subscriptions/listen` for `task_ids` and returns the
+/// acknowledgement.
+async fn listen(peer: &mut RawPeer, id: i64, task_ids: Value, capabilities: Value) -> Value {
+    task_request_as(
+        peer,
+        id,
+        "subscriptions/listen",
+        json!({"notifications": {"taskIds": task_ids}}),
+        capabilities,
+    )
+    .await
+}
+
+#[tokio::test]
+async fn listening_acknowledges_then_sends_the_current_state_then_every_change() {
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let mut caller = peer_as(&server, None, wire);
+        let mut watcher = peer_as(&server, None, wire);
+        let task = start(&mut caller, 1, "build", json!({"target": "web"})).await;
+        until_status(&mut caller, &task, "input_required").await;
+
+        let ack = listen(&mut watcher, 7, json!([&task]), with_tasks()).await;
+        assert_eq!(
+            ack["method"], "notifications/subscriptions/acknowledged",
+            "{ack}"
+        );
+        assert_eq!(
+            ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+            7
+        );
+        assert_eq!(ack["params"]["notifications"]["taskIds"], json!([&task]));
+
+        let current = watcher.recv().await;
+        assert_eq!(current["method"], "notifications/tasks", "{current}");
+        assert_eq!(
+            current["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+            7
+        );
+        assert_eq!(current["params"]["status"], "input_required");
+        assert_eq!(
+            current["params"]["inputRequests"]["confirm"]["params"]["message"],
+            "Build web?"
+        );
+
+        update(
+            &mut caller,
+            2,
+            &task,
+            json!({"confirm": accept(json!({"ok": true}))}),
+        )
+        .await;
+        let mut statuses = Vec::new();
+        let last = loop {
+            let message = watcher.recv().await;
+            if message.get("id").is_some() {
+                break message;
+            }
+            assert_eq!(message["method"], "notifications/tasks");
+            assert_eq!(
+                message["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+                7
+            );
+            statuses.push(message["params"]["status"].as_str().unwrap().to_owned());
+            if message["params"]["status"] == "completed" {
+                assert_eq!(
+                    message["params"]["result"]["content"][0]["text"],
+                    "built web"
+                );
+            }
+        };
+        assert_eq!(statuses, ["working", "completed"], "{wire:?}");
+        // Every followed task ended, so the server closes the stream.
+        assert_eq!(last["id"], 7);
+        assert_eq!(last["result"]["resultType"], "complete");
+        assert_eq!(
+            last["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+            7
+        );
+    }
+}
+
+#[tokio::test]
+async fn listening_needs_the_declaration_and_at_most_100_ids() {
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        let r = listen(&mut peer, 1, json!(["a"]), without_tasks()).await;
+        assert_eq!(error_code(&r), -32021, "{wire:?} {r}");
+        assert_eq!(
+            r["error"]["data"]["requiredCapabilities"],
+            json!({"extensions": {TASKS: {}}})
+        );
+        let ids: Vec<String> = (0..101).map(|i| format!("t{i}")).collect();
+        let r = listen(&mut peer, 2, json!(ids), with_tasks()).await;
+        assert_eq!(error_code(&r), -32602, "{wire:?} {r}");
+        assert!(
+            r["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("at most 100")
+        );
+        // Exactly 100 unknown ids: accepted, none acknowledged, closed at once.
+        let ids: Vec<String> = (0..100).map(|i| format!("t{i}")).collect();
+        let ack = listen(&mut peer, 3, json!(ids), with_tasks()).await;
+        assert_eq!(
+            ack["params"]["notifications"]["taskIds"],
+            json!([]),
+            "{ack}"
+        );
+        let end = peer.recv().await;
+        assert_eq!(end["id"], 3, "{end}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn listening_drops_the_ids_the_caller_cannot_see() {
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let mut alice = peer_as(&server, Some("alice"), wire);
+        let mut bob = peer_as(&server, Some("bob"), wire);
+        let mine = start(&mut alice, 1, "forever", json!({})).await;
+        probe.started.notified().await;
+        let theirs = start(&mut bob, 1, "ask_forever", json!({})).await;
+        let ack = listen(
+            &mut alice,
+            2,
+            json!([&mine, &theirs, "unknown", &mine]),
+            with_tasks(),
+        )
+        .await;
+        assert_eq!(
+            ack["params"]["notifications"]["taskIds"],
+            json!([&mine]),
+            "{wire:?}"
+        );
+        let current = alice.recv().await;
+        assert_eq!(current["params"]["taskId"], mine);
+        // Cancelling the listen request ends the stream: nothing more comes,
+        // not even when the task changes.
+        alice
+            .send(
+                json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                         "params": {"requestId": 2}}),
+            )
+            .await;
+        task_request(&mut bob, 2, "tasks/cancel", json!({"taskId": &theirs})).await;
+        probe.dropped.notified().await;
+        let ack = task_request(&mut alice, 3, "tasks/cancel", json!({"taskId": &mine})).await;
+        assert_eq!(ack["id"], 3, "the listen stream sent nothing more: {ack}");
+        probe.dropped.notified().await;
+        // With the clock paused, this only times out once every task is idle.
+        let late = alice.recv_within(Duration::from_secs(5)).await;
+        assert!(late.is_none(), "nothing after the cancellation: {late:?}");
+    }
+}

@@ -54,7 +54,11 @@ use proc_macro::TokenStream;
 /// Options: `name = "..."`, `title = "..."`, `description = "..."`, and
 /// `task = "sync"` (the default), `"optional"`, `"required"`, or a path to a
 /// function `fn(&BuildArgs, &RequestInfo) -> TaskPolicy` that decides per
-/// call. The behaviour hints `read_only`, `destructive`, `idempotent` and
+/// call. With a task policy, `task_start = "explicit"` runs the handler
+/// within the request until it calls `ctx.start_task().await`, so that it
+/// can ask for input over MRTR (or return a plain result) before the task
+/// exists; the default, `"immediate"`, creates the task before the handler
+/// runs. The behaviour hints `read_only`, `destructive`, `idempotent` and
 /// `open_world` are set bare (true) or as `destructive = false`, and become
 /// the tool's `annotations`. On a parameter, `#[param(description = "...")]`
 /// describes the argument.

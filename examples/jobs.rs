@@ -67,7 +67,11 @@ async fn demo() -> Result<(), Box<dyn std::error::Error>> {
         .info("jobs-demo", "1")
         .on_elicitation(|_request| async { ElicitResult::accept(json!({"ok": true})) })
         .connect(in_process(&server(), Caller::anonymous()));
-    let result = plain.call_tool("build", json!({"target": "docs"})).await?;
+    // This client does not declare tasks, so the server never makes the call one.
+    let result = plain
+        .call_tool("build", json!({"target": "docs"}))
+        .await?
+        .into_complete()?;
     println!("{}", result.text().unwrap_or("(no text)"));
     plain.close().await?;
     Ok(())

@@ -29,6 +29,8 @@ async fn one_round_answers_a_confirmation() {
         let result = c
             .call_tool("build", json!({"target": "docs"}))
             .await
+            .unwrap()
+            .into_complete()
             .unwrap();
         assert_eq!(result.text(), Some("built docs"), "{wire:?}");
         assert!(!result.is_error());
@@ -70,6 +72,8 @@ async fn a_tool_error_is_a_result_with_is_error() {
     let result = c
         .call_tool("build", json!({"target": "docs"}))
         .await
+        .unwrap()
+        .into_complete()
         .unwrap();
     assert!(result.is_error());
     assert_eq!(result.text(), Some("not confirmed"));

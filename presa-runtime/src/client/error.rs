@@ -49,16 +49,46 @@ pub enum ClientError {
         /// The limit, in bytes.
         limit: usize,
     },
+    /// The server made the call a task where the caller expected a result
+    /// ([`CallOutcome::into_complete`](super::CallOutcome::into_complete)).
+    #[error(
+        "the server runs this call as task `{task_id}` instead of answering with a result; follow it with Client::await_task"
+    )]
+    UnexpectedTask {
+        /// The task the server created.
+        task_id: String,
+    },
+    /// The task ended `failed`, with this JSON-RPC error.
+    #[error("the task failed: {0}")]
+    TaskFailed(ErrorObject),
+    /// The task ended `cancelled`.
+    #[error("task `{task_id}` was cancelled")]
+    TaskCancelled {
+        /// The task.
+        task_id: String,
+    },
+    /// [`Client::await_task`](super::Client::await_task) gave up waiting;
+    /// the task was not cancelled.
+    #[error(
+        "task `{task_id}` did not finish within {limit:?}; it may still be running on the server (await it again or cancel it)"
+    )]
+    TaskTimeout {
+        /// The task.
+        task_id: String,
+        /// The configured limit.
+        limit: std::time::Duration,
+    },
     /// The arguments are not a JSON object.
     #[error("tool arguments must be a JSON object (or null), not {0}")]
     InvalidArguments(String),
 }
 
 impl ClientError {
-    /// The JSON-RPC error code, when the server sent an error.
+    /// The JSON-RPC error code, when the server sent an error or a task
+    /// failed with one.
     pub fn code(&self) -> Option<i64> {
         match self {
-            ClientError::Rpc(e) => Some(e.code),
+            ClientError::Rpc(e) | ClientError::TaskFailed(e) => Some(e.code),
             _ => None,
         }
     }

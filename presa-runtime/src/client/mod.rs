@@ -12,12 +12,37 @@
 //! `requestState`. [`Client::call_tool_step`] does one round, for callers
 //! that drive MRTR themselves.
 //!
+//! # Tasks
+//!
+//! With [`ClientBuilder::tasks`] the client declares the Tasks extension
+//! (`io.modelcontextprotocol/tasks`), and the server may then answer a tool
+//! call with a task instead of a result. [`Client::call_tool`] therefore
+//! returns a [`CallOutcome`]: either the complete result or a
+//! [`TaskHandle`]. [`CallOutcome::into_complete`] suits callers that expect
+//! no task.
+//!
+//! [`Client::await_task`] follows a task to its end: it polls `tasks/get`,
+//! answers each of the task's input requests once through the handlers with
+//! `tasks/update`, and returns the final result, or
+//! [`ClientError::TaskFailed`] / [`ClientError::TaskCancelled`]. With
+//! [`AwaitOptions::listen`] it listens for `notifications/tasks` instead and
+//! polls only rarely, as a fallback. It takes a bare task id, so a client
+//! that persisted the id can resume after a restart.
+//!
+//! [`Client::get_task`], [`Client::update_task`] and [`Client::cancel_task`]
+//! each do one step, for callers that drive a task themselves;
+//! [`Client::listen_tasks`] opens a [`TaskSubscription`] to the status
+//! changes of chosen tasks.
+//!
 //! Dropping a request future before its answer arrives sends
 //! `notifications/cancelled` for it, so `tokio::time::timeout` around a
-//! call cancels it on the server too.
+//! call cancels it on the server too. Dropping a [`TaskSubscription`] ends
+//! its `subscriptions/listen` request the same way.
 
 mod error;
 mod handlers;
+mod subscription;
+mod tasks;
 mod transport;
 
 use std::collections::{BTreeMap, HashMap};
@@ -32,9 +57,12 @@ use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
 
 pub use error::ClientError;
+pub use subscription::TaskSubscription;
+pub use tasks::{AwaitOptions, CallOutcome, TaskHandle};
 pub use transport::ClientTransport;
 
 use handlers::{Handlers, boxed};
+use subscription::Subscriptions;
 
 use crate::server::lock;
 use crate::transport::{FrameSender, Inbound, StdioChild};
@@ -42,7 +70,7 @@ use crate::wire::{
     CallToolResult, CreateMessageParams, CreateMessageResult, DiscoverResult, ElicitRequestParams,
     ElicitResult, Implementation, InputRequiredResult, InputResponses, JSONRPC_VERSION,
     ListToolsResult, LoggingLevel, Message, Notification, Outcome, PROTOCOL_VERSION, RequestId,
-    RequestMeta, Response, ResultType, Root, Tool, codes, methods, notifications,
+    RequestMeta, Response, ResultType, Root, TASKS_EXTENSION, Tool, codes, methods, notifications,
 };
 
 /// Configures a [`Client`].
@@ -116,6 +144,18 @@ impl ClientBuilder {
         self
     }
 
+    /// Declares the Tasks extension (`io.modelcontextprotocol/tasks`) on
+    /// every request, so the server may answer a tool call with a task; see
+    /// [`CallOutcome`] and [`Client::await_task`]. Off by default.
+    pub fn tasks(mut self, enabled: bool) -> Self {
+        if enabled {
+            self.extension(TASKS_EXTENSION, Value::Object(Map::new()))
+        } else {
+            self.extensions.remove(TASKS_EXTENSION);
+            self
+        }
+    }
+
     /// Declares extension `id` with `settings` on every request.
     pub fn extension(mut self, id: impl Into<String>, settings: Value) -> Self {
         self.extensions.insert(id.into(), settings);
@@ -163,10 +203,14 @@ impl ClientBuilder {
     pub fn connect(self, transport: impl Into<ClientTransport>) -> Client {
         let ClientTransport { channel, child } = transport.into();
         let pending: Pending = Arc::default();
+        let subscriptions: Subscriptions = Arc::default();
         tokio::spawn(read_responses(
             channel.incoming,
-            Arc::clone(&pending),
-            self.on_notification.clone(),
+            Routes {
+                pending: Arc::clone(&pending),
+                subscriptions: Arc::clone(&subscriptions),
+                on_notification: self.on_notification.clone(),
+            },
         ));
         let mut capabilities = self.handlers.capabilities();
         if !self.extensions.is_empty() {
@@ -184,6 +228,7 @@ impl ClientBuilder {
             inner: Arc::new(Inner {
                 outgoing: channel.outgoing,
                 pending,
+                subscriptions,
                 next_id: AtomicI64::new(1),
                 meta: Mutex::new(Arc::new(meta)),
                 versions: self.versions,
@@ -196,11 +241,14 @@ impl ClientBuilder {
     }
 }
 
-type Pending = Arc<Mutex<HashMap<RequestId, oneshot::Sender<Result<Response, ClientError>>>>>;
+type Reply = Result<Response, ClientError>;
+type Pending = Arc<Mutex<HashMap<RequestId, oneshot::Sender<Reply>>>>;
 
 struct Inner {
     outgoing: FrameSender,
     pending: Pending,
+    /// Open `subscriptions/listen` streams, by request id.
+    subscriptions: Subscriptions,
     next_id: AtomicI64,
     /// The `_meta` every request carries; replaced when the version changes.
     meta: Mutex<Arc<RequestMeta>>,
@@ -248,6 +296,9 @@ pub enum CallStep {
     Complete(CallToolResult),
     /// The server needs input; answer it and call again.
     InputRequired(InputRequiredResult),
+    /// The server made the call a task (only when the client declared
+    /// [`ClientBuilder::tasks`]); follow it with [`Client::await_task`].
+    Task(TaskHandle),
 }
 
 impl Client {
@@ -297,12 +348,13 @@ impl Client {
 
     /// Calls tool `name` with `arguments` (a JSON object, or `null` for
     /// none), answering input requests through the registered handlers
-    /// until the result is complete.
+    /// until the server answers with the result or, when the client
+    /// declared [`ClientBuilder::tasks`], with a task.
     pub async fn call_tool(
         &self,
         name: &str,
         arguments: Value,
-    ) -> Result<CallToolResult, ClientError> {
+    ) -> Result<CallOutcome, ClientError> {
         let arguments = match arguments {
             Value::Object(m) => m,
             Value::Null => Map::new(),
@@ -311,7 +363,8 @@ impl Client {
         let mut call = ToolCall::new(name, arguments);
         for round in 0..=self.inner.max_rounds {
             match self.call_tool_step(&call).await? {
-                CallStep::Complete(result) => return Ok(result),
+                CallStep::Complete(result) => return Ok(CallOutcome::Complete(result)),
+                CallStep::Task(task) => return Ok(CallOutcome::Task(task)),
                 CallStep::InputRequired(_) if round == self.inner.max_rounds => break,
                 CallStep::InputRequired(input) => {
                     let requests = input.input_requests.unwrap_or_default();
@@ -325,7 +378,8 @@ impl Client {
         })
     }
 
-    /// Sends one round of a tool call.
+    /// Sends one round of a tool call. A task (`resultType: "task"`) is an
+    /// invalid response unless the client declared [`ClientBuilder::tasks`].
     pub async fn call_tool_step(&self, call: &ToolCall) -> Result<CallStep, ClientError> {
         let params = CallParams {
             name: &call.name,
@@ -337,6 +391,14 @@ impl Client {
         match result_type(&result)? {
             ResultType::Complete => Ok(CallStep::Complete(parse_result(result)?)),
             ResultType::InputRequired => Ok(CallStep::InputRequired(parse_result(result)?)),
+            ResultType::Task if self.declares_tasks() => Ok(CallStep::Task(
+                TaskHandle::from_created(parse_result(result)?),
+            )),
+            ResultType::Task => Err(ClientError::InvalidResponse(
+                "the server answered tools/call with a task, but this client did not declare \
+                 the tasks extension (see ClientBuilder::tasks)"
+                    .into(),
+            )),
             other => Err(ClientError::InvalidResponse(format!(
                 "unexpected resultType `{}` for tools/call",
                 other.as_str()
@@ -406,29 +468,13 @@ impl Client {
         method: &str,
         params: &P,
     ) -> Result<Value, ClientError> {
-        let meta = Arc::clone(&lock(&self.inner.meta));
-        let id = RequestId::Number(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
-        let (tx, rx) = oneshot::channel();
-        lock(&self.inner.pending).insert(id.clone(), tx);
+        let id = self.next_request_id();
+        let rx = self.register(&id);
         let mut guard = CancelOnDrop {
-            client: self,
+            inner: &self.inner,
             id: Some(id.clone()),
         };
-        let frame = OutgoingRequest {
-            jsonrpc: JSONRPC_VERSION,
-            id: &id,
-            method,
-            params: WithMeta {
-                params,
-                meta: &meta,
-            },
-        }
-        .to_line()?;
-        self.inner
-            .outgoing
-            .send(frame)
-            .await
-            .map_err(|_| ClientError::Closed)?;
+        self.send_request(&id, method, params).await?;
         let response = match self.inner.request_timeout {
             Some(limit) => tokio::time::timeout(limit, rx)
                 .await
@@ -441,6 +487,49 @@ impl Client {
             Outcome::Result(result) => Ok(result),
             Outcome::Error(error) => Err(ClientError::Rpc(error)),
         }
+    }
+
+    fn next_request_id(&self) -> RequestId {
+        RequestId::Number(self.inner.next_id.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Makes `id` wait for its response; register before sending.
+    fn register(&self, id: &RequestId) -> oneshot::Receiver<Reply> {
+        let (tx, rx) = oneshot::channel();
+        lock(&self.inner.pending).insert(id.clone(), tx);
+        rx
+    }
+
+    /// Sends request `id` with the current `_meta` beside `params`.
+    async fn send_request<P: Serialize + ?Sized>(
+        &self,
+        id: &RequestId,
+        method: &str,
+        params: &P,
+    ) -> Result<(), ClientError> {
+        let meta = Arc::clone(&lock(&self.inner.meta));
+        let frame = OutgoingRequest {
+            jsonrpc: JSONRPC_VERSION,
+            id,
+            method,
+            params: WithMeta {
+                params,
+                meta: &meta,
+            },
+        }
+        .to_line()?;
+        self.inner
+            .outgoing
+            .send(frame)
+            .await
+            .map_err(|_| ClientError::Closed)
+    }
+
+    /// Whether this client declares the Tasks extension on its requests.
+    fn declares_tasks(&self) -> bool {
+        lock(&self.inner.meta)
+            .client_capabilities
+            .has_extension(TASKS_EXTENSION)
     }
 
     /// Closes the connection. A spawned stdio server gets its stdin closed,
@@ -493,33 +582,37 @@ struct CallParams<'a> {
 /// Sends `notifications/cancelled` when a request is abandoned before its
 /// response arrives.
 struct CancelOnDrop<'a> {
-    client: &'a Client,
+    inner: &'a Inner,
     id: Option<RequestId>,
 }
 
 impl Drop for CancelOnDrop<'_> {
     fn drop(&mut self) {
-        let Some(id) = self.id.take() else {
-            return;
-        };
-        lock(&self.client.inner.pending).remove(&id);
-        let cancel = Notification::new(
-            notifications::CANCELLED,
-            notifications::CancelledParams {
-                request_id: id,
-                reason: Some("the client abandoned the request".into()),
-            },
-        );
-        let frame = Inbound::Frame(Message::Notification(cancel).to_line());
-        let outgoing = &self.client.inner.outgoing.0;
-        // On stdio the notification is the only way to cancel, so a full
-        // channel must not lose it.
-        if let Err(mpsc::error::TrySendError::Full(frame)) = outgoing.try_send(frame)
-            && let Ok(rt) = tokio::runtime::Handle::try_current()
-        {
-            let outgoing = outgoing.clone();
-            rt.spawn(async move { outgoing.send(frame).await });
+        if let Some(id) = self.id.take() {
+            abandon(self.inner, id);
         }
+    }
+}
+
+/// Forgets request `id` and tells the server to stop working on it.
+fn abandon(inner: &Inner, id: RequestId) {
+    lock(&inner.pending).remove(&id);
+    let cancel = Notification::new(
+        notifications::CANCELLED,
+        notifications::CancelledParams {
+            request_id: id,
+            reason: Some("the client abandoned the request".into()),
+        },
+    );
+    let frame = Inbound::Frame(Message::Notification(cancel).to_line());
+    let outgoing = &inner.outgoing.0;
+    // On stdio the notification is the only way to cancel, so a full
+    // channel must not lose it.
+    if let Err(mpsc::error::TrySendError::Full(frame)) = outgoing.try_send(frame)
+        && let Ok(rt) = tokio::runtime::Handle::try_current()
+    {
+        let outgoing = outgoing.clone();
+        rt.spawn(async move { outgoing.send(frame).await });
     }
 }
 
@@ -535,21 +628,58 @@ fn parse_result<T: DeserializeOwned>(result: Value) -> Result<T, ClientError> {
     serde_json::from_value(result).map_err(|e| ClientError::InvalidResponse(e.to_string()))
 }
 
-async fn read_responses(
-    mut incoming: tokio::sync::mpsc::Receiver<Inbound>,
+/// Where the reader delivers what the server sends.
+struct Routes {
     pending: Pending,
+    subscriptions: Subscriptions,
     on_notification: Option<Arc<dyn Fn(Notification) + Send + Sync>>,
-) {
+}
+
+impl Routes {
+    /// Wakes the request `response` answers; a `subscriptions/listen`
+    /// response also ends that subscription's stream.
+    fn response(&self, response: Response) {
+        let Some(id) = response.id.clone() else {
+            tracing::debug!("response with a null id");
+            return;
+        };
+        lock(&self.subscriptions).remove(&id);
+        match lock(&self.pending).remove(&id) {
+            Some(tx) => {
+                let _ = tx.send(Ok(response));
+            }
+            None => tracing::debug!(%id, "response to no pending request"),
+        }
+    }
+
+    /// Gives `notification` to its subscription, or to the handler.
+    fn notification(&self, notification: Notification) {
+        if let Some(notification) = subscription::route(&self.subscriptions, notification) {
+            match &self.on_notification {
+                Some(handler) => handler(notification),
+                None => {
+                    tracing::debug!(method = notification.method, "notification from the server")
+                }
+            }
+        }
+    }
+
+    /// Fails every waiter: which request a discarded message answered is
+    /// unknowable, and failing beats one hanging forever.
+    fn fail_all(&self, error: ClientError) {
+        for (_, waiter) in lock(&self.pending).drain() {
+            let _ = waiter.send(Err(error.clone()));
+        }
+    }
+}
+
+async fn read_responses(mut incoming: mpsc::Receiver<Inbound>, routes: Routes) {
     while let Some(inbound) = incoming.recv().await {
         let frame = match inbound {
             Inbound::Frame(frame) => frame,
             Inbound::Oversized { limit } => {
-                // Which request it answered is unknowable, so every waiter
-                // fails rather than one hanging forever.
                 tracing::warn!(limit, "discarded a server message over the size limit");
-                for (_, waiter) in lock(&pending).drain() {
-                    let _ = waiter.send(Err(ClientError::ResponseTooLarge { limit }));
-                }
+                routes.fail_all(ClientError::ResponseTooLarge { limit });
                 continue;
             }
             Inbound::NotUtf8 => {
@@ -558,22 +688,8 @@ async fn read_responses(
             }
         };
         match frame.parse::<Message>() {
-            Ok(Message::Response(response)) => {
-                let waiter = response
-                    .id
-                    .as_ref()
-                    .and_then(|id| lock(&pending).remove(id));
-                match waiter {
-                    Some(tx) => {
-                        let _ = tx.send(Ok(response));
-                    }
-                    None => tracing::debug!(id = ?response.id, "response to no pending request"),
-                }
-            }
-            Ok(Message::Notification(n)) => match &on_notification {
-                Some(handler) => handler(n),
-                None => tracing::debug!(method = n.method, "notification from the server"),
-            },
+            Ok(Message::Response(response)) => routes.response(response),
+            Ok(Message::Notification(n)) => routes.notification(n),
             Ok(Message::Request(r)) => {
                 tracing::warn!(
                     method = r.method,
@@ -583,6 +699,8 @@ async fn read_responses(
             Err(e) => tracing::warn!(error = ?e, "unparseable message from the server"),
         }
     }
-    // Dropping the senders wakes every waiter with `Closed`.
-    lock(&pending).clear();
+    // Dropping the senders wakes every waiter with `Closed` and ends every
+    // subscription.
+    lock(&routes.pending).clear();
+    lock(&routes.subscriptions).clear();
 }

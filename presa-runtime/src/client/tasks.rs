@@ -1,0 +1,390 @@
+//! The client side of the Tasks extension: what a tool call came to, the
+//! one-step task requests, and following a task to its end.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::time::{Instant, sleep, sleep_until};
+
+use super::{Client, ClientError, TaskSubscription, parse_result};
+use crate::wire::{
+    CallToolResult, CreateTaskResult, DetailedTask, GetTaskResult, InputRequests, InputResponses,
+    ResultType, Task, TaskIdParams, TaskStatus, UpdateTaskParams, task_methods,
+};
+
+/// The poll interval when the task suggests none.
+const DEFAULT_POLL: Duration = Duration::from_secs(1);
+/// Never poll more often than this, whatever the task suggests.
+const MIN_POLL: Duration = Duration::from_millis(10);
+/// Never wait longer than this between polls, whatever the task suggests.
+const MAX_POLL: Duration = Duration::from_secs(30);
+
+/// What a tool call came to: its result, or a task that will produce it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallOutcome {
+    /// The final result.
+    Complete(CallToolResult),
+    /// The server runs the call as a task; follow it with
+    /// [`Client::await_task`].
+    Task(TaskHandle),
+}
+
+impl CallOutcome {
+    /// Whether the server made the call a task.
+    pub fn is_task(&self) -> bool {
+        matches!(self, CallOutcome::Task(_))
+    }
+
+    /// The task, when the server made the call one.
+    pub fn task(&self) -> Option<&TaskHandle> {
+        match self {
+            CallOutcome::Task(task) => Some(task),
+            CallOutcome::Complete(_) => None,
+        }
+    }
+
+    /// The result, when the call completed without a task.
+    pub fn complete(&self) -> Option<&CallToolResult> {
+        match self {
+            CallOutcome::Complete(result) => Some(result),
+            CallOutcome::Task(_) => None,
+        }
+    }
+
+    /// The result, or [`ClientError::UnexpectedTask`] when the server made
+    /// the call a task: for callers that do not follow tasks.
+    pub fn into_complete(self) -> Result<CallToolResult, ClientError> {
+        match self {
+            CallOutcome::Complete(result) => Ok(result),
+            CallOutcome::Task(task) => Err(ClientError::UnexpectedTask {
+                task_id: task.task.task_id,
+            }),
+        }
+    }
+
+    /// The first text block of a complete result; `None` for a task.
+    pub fn text(&self) -> Option<&str> {
+        self.complete().and_then(CallToolResult::text)
+    }
+}
+
+/// A task the server created for a call: the task's state when the server
+/// answered. Its id is all [`Client::await_task`] needs, so persist
+/// [`TaskHandle::id`] to resume after a restart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskHandle {
+    task: Task,
+}
+
+impl TaskHandle {
+    pub(super) fn from_created(created: CreateTaskResult) -> Self {
+        TaskHandle { task: created.task }
+    }
+
+    /// The task id.
+    pub fn id(&self) -> &str {
+        &self.task.task_id
+    }
+
+    /// The task as created: status, TTL, suggested poll interval.
+    pub fn task(&self) -> &Task {
+        &self.task
+    }
+
+    /// Takes the task out.
+    pub fn into_task(self) -> Task {
+        self.task
+    }
+}
+
+impl AsRef<str> for TaskHandle {
+    fn as_ref(&self) -> &str {
+        self.id()
+    }
+}
+
+/// How [`Client::await_task`] follows a task.
+///
+/// By default it polls `tasks/get` at the task's `pollIntervalMs`, or every
+/// second when the task suggests none, clamped to between 10 ms and 30 s,
+/// and waits as long as the task runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AwaitOptions {
+    listen: bool,
+    fallback_poll: Duration,
+    timeout: Option<Duration>,
+}
+
+impl Default for AwaitOptions {
+    fn default() -> Self {
+        AwaitOptions {
+            listen: false,
+            fallback_poll: Duration::from_secs(5),
+            timeout: None,
+        }
+    }
+}
+
+impl AwaitOptions {
+    /// Listens for `notifications/tasks` on a `subscriptions/listen` stream
+    /// instead of polling, polling only every
+    /// [`fallback_poll`](Self::fallback_poll) in case a notification is
+    /// lost. Falls back to plain polling when the server refuses or ends the
+    /// stream.
+    pub fn listen(mut self, enabled: bool) -> Self {
+        self.listen = enabled;
+        self
+    }
+
+    /// While listening, poll `tasks/get` after this long without news
+    /// (default 5 s), or after the task's `pollIntervalMs` if that is longer.
+    pub fn fallback_poll(mut self, period: Duration) -> Self {
+        self.fallback_poll = period;
+        self
+    }
+
+    /// Gives up with [`ClientError::TaskTimeout`] after `limit`. The task
+    /// keeps running on the server: await it again, or cancel it.
+    pub fn timeout(mut self, limit: Duration) -> Self {
+        self.timeout = Some(limit);
+        self
+    }
+}
+
+impl Client {
+    /// `tasks/get`: the task's current state, with the payload of its
+    /// status (input requests, result or error).
+    pub async fn get_task(&self, task_id: impl AsRef<str>) -> Result<DetailedTask, ClientError> {
+        let task_id = task_id.as_ref();
+        let params = TaskIdParams {
+            task_id: task_id.to_owned(),
+        };
+        let got: GetTaskResult =
+            parse_result(self.request(task_methods::TASKS_GET, &params).await?)?;
+        if got.result_type != ResultType::Complete {
+            return Err(ClientError::InvalidResponse(format!(
+                "unexpected resultType `{}` for tasks/get",
+                got.result_type.as_str()
+            )));
+        }
+        if got.task.task.task_id != task_id {
+            return Err(ClientError::InvalidResponse(format!(
+                "tasks/get for task `{task_id}` returned task `{}`",
+                got.task.task.task_id
+            )));
+        }
+        Ok(got.task)
+    }
+
+    /// `tasks/update`: answers some of the task's outstanding input
+    /// requests, by key. The server may take the answers into account after
+    /// it acknowledges them.
+    pub async fn update_task(
+        &self,
+        task_id: impl AsRef<str>,
+        input_responses: InputResponses,
+    ) -> Result<(), ClientError> {
+        let params = UpdateTaskParams {
+            task_id: task_id.as_ref().to_owned(),
+            input_responses,
+        };
+        self.request(task_methods::TASKS_UPDATE, &params).await?;
+        Ok(())
+    }
+
+    /// `tasks/cancel`: asks the server to cancel the task. The server only
+    /// acknowledges the request; the task may still finish otherwise.
+    pub async fn cancel_task(&self, task_id: impl AsRef<str>) -> Result<(), ClientError> {
+        let params = TaskIdParams {
+            task_id: task_id.as_ref().to_owned(),
+        };
+        self.request(task_methods::TASKS_CANCEL, &params).await?;
+        Ok(())
+    }
+
+    /// Follows a task to its end and returns its result.
+    ///
+    /// `task` is a [`TaskHandle`] or a bare task id. Input the task asks for
+    /// is answered through the registered handlers and sent with
+    /// `tasks/update`, each request key once however often the server shows
+    /// it. A `completed` task gives its result (which may have `isError`);
+    /// `failed` gives [`ClientError::TaskFailed`], `cancelled`
+    /// [`ClientError::TaskCancelled`]. See [`AwaitOptions`] for how it
+    /// polls or listens.
+    pub async fn await_task(
+        &self,
+        task: impl AsRef<str>,
+        options: AwaitOptions,
+    ) -> Result<CallToolResult, ClientError> {
+        let task_id = task.as_ref();
+        let follow = self.follow_task(task_id, &options);
+        match options.timeout {
+            None => follow.await,
+            Some(limit) => tokio::time::timeout(limit, follow)
+                .await
+                .unwrap_or_else(|_| {
+                    Err(ClientError::TaskTimeout {
+                        task_id: task_id.to_owned(),
+                        limit,
+                    })
+                }),
+        }
+    }
+
+    async fn follow_task(
+        &self,
+        task_id: &str,
+        options: &AwaitOptions,
+    ) -> Result<CallToolResult, ClientError> {
+        let mut follower = Follower {
+            client: self,
+            task_id,
+            answered: HashSet::new(),
+        };
+        if options.listen
+            && let Some(subscription) = follower.subscribe().await
+            && let Some(result) = follower.listen(subscription, options.fallback_poll).await?
+        {
+            return Ok(result);
+        }
+        follower.poll().await
+    }
+}
+
+/// One [`Client::await_task`] in progress.
+struct Follower<'a> {
+    client: &'a Client,
+    task_id: &'a str,
+    /// Input request keys already answered: the server shows a request on
+    /// every poll until it has taken the answer in.
+    answered: HashSet<String>,
+}
+
+/// Where a task stands after the client acted on one of its states.
+enum Progress {
+    Done(CallToolResult),
+    /// Input was answered; the next state will tell what came of it.
+    Answered,
+    /// Nothing to do but wait this long.
+    Waiting(Duration),
+}
+
+impl Follower<'_> {
+    async fn poll(&mut self) -> Result<CallToolResult, ClientError> {
+        loop {
+            let task = self.client.get_task(self.task_id).await?;
+            match self.settle(task).await? {
+                Progress::Done(result) => return Ok(result),
+                Progress::Answered => {}
+                Progress::Waiting(interval) => sleep(interval).await,
+            }
+        }
+    }
+
+    /// A stream of the task's states, when the server agrees to send them.
+    async fn subscribe(&self) -> Option<TaskSubscription> {
+        let listening = self.client.listen_tasks(vec![self.task_id.to_owned()]);
+        let subscription = listening
+            .await
+            .inspect_err(
+                |e| tracing::debug!(task = self.task_id, error = %e, "cannot listen; polling"),
+            )
+            .ok()?;
+        let agreed = subscription
+            .acknowledged()
+            .iter()
+            .any(|t| t == self.task_id);
+        if !agreed {
+            tracing::debug!(
+                task = self.task_id,
+                "the server will not report on the task; polling"
+            );
+        }
+        agreed.then_some(subscription)
+    }
+
+    /// Follows pushed states, polling after `fallback` without news;
+    /// `None` when the stream ends before the task does.
+    async fn listen(
+        &mut self,
+        mut subscription: TaskSubscription,
+        fallback: Duration,
+    ) -> Result<Option<CallToolResult>, ClientError> {
+        let mut next_poll = Instant::now() + fallback;
+        loop {
+            let task = tokio::select! {
+                pushed = subscription.next() => match pushed {
+                    Some(task) if task.task.task_id == self.task_id => task,
+                    Some(_) => continue,
+                    None => return Ok(None),
+                },
+                () = sleep_until(next_poll) => self.client.get_task(self.task_id).await?,
+            };
+            next_poll = Instant::now() + fallback.max(poll_interval(&task.task));
+            if let Progress::Done(result) = self.settle(task).await? {
+                return Ok(Some(result));
+            }
+        }
+    }
+
+    /// Acts on one observed state.
+    async fn settle(&mut self, task: DetailedTask) -> Result<Progress, ClientError> {
+        let interval = poll_interval(&task.task);
+        match task.task.status {
+            TaskStatus::Working => Ok(Progress::Waiting(interval)),
+            TaskStatus::InputRequired => {
+                let requests = task.input_requests.unwrap_or_default();
+                Ok(match self.answer(requests).await? {
+                    true => Progress::Answered,
+                    false => Progress::Waiting(interval),
+                })
+            }
+            TaskStatus::Completed => completed(task).map(Progress::Done),
+            TaskStatus::Failed => Err(failed(task)),
+            TaskStatus::Cancelled => Err(ClientError::TaskCancelled {
+                task_id: task.task.task_id,
+            }),
+        }
+    }
+
+    /// Answers the requests not answered before; whether there were any.
+    async fn answer(&mut self, mut requests: InputRequests) -> Result<bool, ClientError> {
+        requests.retain(|key, _| !self.answered.contains(key));
+        if requests.is_empty() {
+            return Ok(false);
+        }
+        let keys: Vec<String> = requests.keys().cloned().collect();
+        let responses = self.client.answer_input_requests(requests).await?;
+        self.client.update_task(self.task_id, responses).await?;
+        self.answered.extend(keys);
+        Ok(true)
+    }
+}
+
+/// The task's suggested poll interval, within sane bounds.
+fn poll_interval(task: &Task) -> Duration {
+    task.poll_interval_ms
+        .map_or(DEFAULT_POLL, Duration::from_millis)
+        .clamp(MIN_POLL, MAX_POLL)
+}
+
+fn completed(task: DetailedTask) -> Result<CallToolResult, ClientError> {
+    let Some(result) = task.result else {
+        return Err(ClientError::InvalidResponse(format!(
+            "task `{}` completed without a result",
+            task.task.task_id
+        )));
+    };
+    parse_result(Value::Object(result))
+}
+
+fn failed(task: DetailedTask) -> ClientError {
+    match task.error {
+        Some(error) => ClientError::TaskFailed(error),
+        None => ClientError::InvalidResponse(format!(
+            "task `{}` failed without the JSON-RPC error it must carry (status message: {:?})",
+            task.task.task_id, task.task.status_message
+        )),
+    }
+}

@@ -1,16 +1,25 @@
 //! The `jobs` server from presa's seed: one `build` tool that asks for
-//! confirmation before it builds.
+//! confirmation before it builds, and runs as a task for clients that
+//! declare the Tasks extension.
 //!
-//! - `cargo run --example jobs` runs an in-process demo: a client whose
-//!   elicitation handler accepts `{ok: true}` calls `build` with target
-//!   `docs` and prints `built docs`.
+//! - `cargo run --example jobs` runs an in-process demo with three clients,
+//!   each accepting the confirmation with `{ok: true}`:
+//!   1. a tasks client gets a task for `all` and awaits it by polling
+//!      (`built all`);
+//!   2. a plain client gets `docs` synchronously, the confirmation going
+//!      over MRTR (`built docs`);
+//!   3. a tasks client awaits `web` by listening for task notifications
+//!      (`built web`).
 //! - `cargo run --example jobs -- stdio` serves the same server over stdio.
 
+use presa::client::{AwaitOptions, ClientBuilder};
 use presa::prelude::*;
+use presa::server::TaskSettings;
 use presa::transport::{DEFAULT_MAX_MESSAGE_SIZE, in_process, stdio};
 use presa::wire::ElicitResult;
 use serde::Deserialize;
 use serde_json::json;
+use std::time::Duration;
 
 /// The answer `build` asks for.
 #[derive(Debug, Deserialize, schemars::JsonSchema, Elicit)]
@@ -34,11 +43,18 @@ async fn build(
     }
 }
 
-/// The jobs server.
+/// The jobs server, with the seed's task settings: a one-hour TTL, a 20 ms
+/// poll interval and at most 1 000 live tasks.
 fn server() -> Server {
     Server::builder("jobs", "1")
         .instructions("Builds targets on request; every build asks for confirmation.")
         .tool(BuildTool)
+        .tasks(
+            TaskSettings::default()
+                .ttl(Some(Duration::from_millis(3_600_000)))
+                .poll_interval(Duration::from_millis(20))
+                .max_tasks(1000),
+        )
         .build()
 }
 
@@ -62,17 +78,39 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-    let plain = Client::builder()
+/// A client whose elicitation handler confirms every build.
+fn confirming() -> ClientBuilder {
+    Client::builder()
         .info("jobs-demo", "1")
         .on_elicitation(|_request| async { ElicitResult::accept(json!({"ok": true})) })
-        .connect(in_process(&server(), Caller::anonymous()));
-    // This client does not declare tasks, so the server never makes the call one.
-    let result = plain
-        .call_tool("build", json!({"target": "docs"}))
-        .await?
-        .into_complete()?;
+}
+
+async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    let server = server();
+
+    let tasks = confirming()
+        .tasks(true)
+        .connect(in_process(&server, Caller::anonymous()));
+    let created = tasks.call_tool("build", json!({"target": "all"})).await?;
+    let task = created.task().ok_or("expected a task")?;
+    let result = tasks.await_task(task, AwaitOptions::default()).await?;
+    println!("{}", result.text().unwrap_or("(no text)"));
+    tasks.close().await?;
+
+    let plain = confirming().connect(in_process(&server, Caller::anonymous()));
+    let result = plain.call_tool("build", json!({"target": "docs"})).await?;
     println!("{}", result.text().unwrap_or("(no text)"));
     plain.close().await?;
+
+    let watcher = confirming()
+        .tasks(true)
+        .connect(in_process(&server, Caller::anonymous()));
+    let created = watcher.call_tool("build", json!({"target": "web"})).await?;
+    let task = created.task().ok_or("expected a task")?;
+    let result = watcher
+        .await_task(task, AwaitOptions::default().listen(true))
+        .await?;
+    println!("{}", result.text().unwrap_or("(no text)"));
+    watcher.close().await?;
     Ok(())
 }

@@ -32,18 +32,19 @@
 pub use presa_macros::{Elicit, tool};
 pub use presa_runtime::{client, schema, server, transport, wire};
 
-pub use presa_runtime::client::Client;
+pub use presa_runtime::client::{AwaitOptions, CallOutcome, Client};
 pub use presa_runtime::server::{
     Caller, Context, Elicitation, InputRequired, Json, RequestInfo, Server, State, TaskPolicy,
-    ToolError,
+    TaskSettings, ToolError,
 };
 pub use presa_runtime::wire::{CallToolResult, Content};
 
 /// The names most tool authors need: `use presa::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        CallToolResult, Caller, Client, Content, Context, Elicit, Elicitation, InputRequired, Json,
-        RequestInfo, Server, State, TaskPolicy, ToolError, tool,
+        AwaitOptions, CallOutcome, CallToolResult, Caller, Client, Content, Context, Elicit,
+        Elicitation, InputRequired, Json, RequestInfo, Server, State, TaskPolicy, TaskSettings,
+        ToolError, tool,
     };
 }
 

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-use presa::client::ClientTransport;
+use presa::client::{AwaitOptions, ClientTransport};
 use presa::wire::ElicitResult;
 use serde_json::{Value, json};
 
@@ -185,10 +185,103 @@ async fn the_client_spawns_drives_and_shuts_down_a_server() {
 }
 
 #[test]
-fn the_demo_prints_built_docs() {
+fn the_demo_prints_the_three_seed_results_in_order() {
     let out = Command::new(jobs_binary()).output().unwrap();
     assert!(out.status.success());
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), "built docs\n");
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "built all\nbuilt docs\nbuilt web\n"
+    );
+}
+
+const TASKS_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}},"extensions":{"io.modelcontextprotocol/tasks":{}}},"io.modelcontextprotocol/clientInfo":{"name":"by-hand","version":"1"}}"#;
+
+#[test]
+fn a_raw_task_session_by_hand() {
+    let mut s = Session::start();
+    let created = s.exchange(&format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"build","arguments":{{"target":"all"}},{TASKS_META}}}}}"#
+    ));
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    assert_eq!(created["result"]["pollIntervalMs"], 20);
+    let task = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let get = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{{"taskId":"{task}",{TASKS_META}}}}}"#
+    );
+    let waiting = poll_until(&mut s, &get, "input_required");
+    assert_eq!(
+        waiting["result"]["inputRequests"]["confirm"]["params"]["message"],
+        "Build all?"
+    );
+    let ack = s.exchange(&format!(
+        r#"{{"jsonrpc":"2.0","id":3,"method":"tasks/update","params":{{"taskId":"{task}","inputResponses":{{"confirm":{{"action":"accept","content":{{"ok":true}}}}}},{TASKS_META}}}}}"#
+    ));
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    let done = poll_until(&mut s, &get, "completed");
+    assert_eq!(done["result"]["result"]["content"][0]["text"], "built all");
+    assert!(s.close(), "the server exits cleanly on EOF");
+}
+
+/// Sends `get` until the task has `status`; each poll is a round trip to
+/// the process.
+fn poll_until(s: &mut Session, get: &str, status: &str) -> Value {
+    for _ in 0..100_000 {
+        let r = s.exchange(get);
+        if r["result"]["status"] == status {
+            return r;
+        }
+        assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    }
+    panic!("the task never reached {status}");
+}
+
+#[tokio::test]
+async fn the_seed_clients_work_against_the_process() {
+    let spawn = || {
+        let mut command = tokio::process::Command::new(jobs_binary());
+        command.arg("stdio").stderr(Stdio::null());
+        ClientTransport::spawn(command).unwrap()
+    };
+    let confirming = || {
+        presa::Client::builder()
+            .on_elicitation(|_| async { ElicitResult::accept(json!({"ok": true})) })
+    };
+
+    let tasks = confirming().tasks(true).connect(spawn());
+    let created = tasks
+        .call_tool("build", json!({"target": "all"}))
+        .await
+        .unwrap();
+    assert!(created.is_task());
+    let result = tasks
+        .await_task(created.task().unwrap(), AwaitOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(result.text(), Some("built all"));
+
+    // Listening, on the same process and connection.
+    let created = tasks
+        .call_tool("build", json!({"target": "web"}))
+        .await
+        .unwrap();
+    let result = tasks
+        .await_task(
+            created.task().unwrap(),
+            AwaitOptions::default().listen(true),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result.text(), Some("built web"));
+    tasks.close().await.unwrap();
+
+    let plain = confirming().connect(spawn());
+    let result = plain
+        .call_tool("build", json!({"target": "docs"}))
+        .await
+        .unwrap();
+    assert!(!result.is_task());
+    assert_eq!(result.text(), Some("built docs"));
+    plain.close().await.unwrap();
 }
 
 #[test]

@@ -1143,3 +1143,183 @@ async fn listening_drops_the_ids_the_caller_cannot_see() {
         assert!(late.is_none(), "nothing after the cancellation: {late:?}");
     }
 }
+
+// ---------------------------------------------------------------------------
+// The client against the real server
+
+/// A client that confirms every elicitation, over `wire`, for `subject`.
+fn confirming_client(server: &Server, wire: Wire, tasks: bool) -> Client {
+    Client::builder()
+        .tasks(tasks)
+        .on_elicitation(|_| async { presa::wire::ElicitResult::accept(json!({"ok": true})) })
+        .connect(presa::client::ClientTransport::from(connect(
+            server,
+            Caller::anonymous(),
+            wire,
+        )))
+}
+
+#[tokio::test]
+async fn the_seed_examples_through_the_client() {
+    use presa::client::AwaitOptions;
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let c = confirming_client(&server, wire, true);
+        let created = c
+            .call_tool("build", json!({"target": "all"}))
+            .await
+            .unwrap();
+        assert!(created.is_task(), "{wire:?}");
+        let result = c
+            .await_task(created.task().unwrap(), AwaitOptions::default())
+            .await;
+        assert_eq!(result.unwrap().text(), Some("built all"), "{wire:?}");
+
+        let plain = confirming_client(&server, wire, false);
+        let result = plain
+            .call_tool("build", json!({"target": "docs"}))
+            .await
+            .unwrap();
+        assert!(!result.is_task());
+        assert_eq!(result.text(), Some("built docs"), "{wire:?}");
+
+        let created = c
+            .call_tool("build", json!({"target": "web"}))
+            .await
+            .unwrap();
+        let listening = AwaitOptions::default().listen(true);
+        let result = c.await_task(created.task().unwrap(), listening).await;
+        assert_eq!(result.unwrap().text(), Some("built web"), "{wire:?}");
+    }
+}
+
+#[tokio::test]
+async fn the_client_reports_failed_and_cancelled_tasks_as_errors() {
+    use presa::client::{AwaitOptions, ClientError};
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let c = confirming_client(&server, wire, true);
+        let created = c.call_tool("explode", json!({})).await.unwrap();
+        let error = c
+            .await_task(created.task().unwrap(), AwaitOptions::default())
+            .await
+            .unwrap_err();
+        let ClientError::TaskFailed(error) = &error else {
+            panic!("expected TaskFailed, got {error:?}");
+        };
+        assert_eq!(
+            (error.code, error.message.as_str()),
+            (-32603, "Internal error")
+        );
+
+        let created = c.call_tool("forever", json!({})).await.unwrap();
+        probe.started.notified().await;
+        let task = created.task().unwrap().id().to_owned();
+        c.cancel_task(&task).await.unwrap();
+        probe.dropped.notified().await;
+        let error = c
+            .await_task(&task, AwaitOptions::default())
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&error, ClientError::TaskCancelled { task_id } if *task_id == task),
+            "{wire:?} {error:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_new_client_resumes_a_task_from_its_bare_id() {
+    use presa::client::AwaitOptions;
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        // A client starts the task and goes away before answering; the
+        // task keeps the capabilities of the request that created it.
+        let first = Client::builder()
+            .tasks(true)
+            .on_elicitation(|_| async { unreachable!("this client never awaits") })
+            .connect(presa::client::ClientTransport::from(connect(
+                &server,
+                Caller::anonymous(),
+                wire,
+            )));
+        let created = first.call_tool("counted", json!({})).await.unwrap();
+        let task: String = created.task().unwrap().id().to_owned();
+        let state = first.get_task(&task).await.unwrap();
+        assert_eq!(state.task.task_id, task);
+        first.close().await.unwrap();
+
+        let second = confirming_client(&server, wire, true);
+        let result = second
+            .await_task(task.as_str(), AwaitOptions::default())
+            .await;
+        assert!(
+            result.unwrap().text().unwrap().starts_with("run "),
+            "{wire:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn one_step_calls_drive_a_task_by_hand() {
+    use presa::wire::{ElicitResult, InputResponse, TaskStatus};
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let c = confirming_client(&server, wire, true);
+        let created = c.call_tool("full_name", json!({})).await.unwrap();
+        let task = created.task().unwrap().id().to_owned();
+        let mut state = c.get_task(&task).await.unwrap();
+        while state.task.status != TaskStatus::InputRequired {
+            state = c.get_task(&task).await.unwrap();
+        }
+        let asked: Vec<_> = state.input_requests.unwrap().into_keys().collect();
+        assert_eq!(asked, ["first", "last"]);
+        for (key, name) in [("first", "Grace"), ("last", "Hopper")] {
+            let answer = InputResponse::Elicit(ElicitResult::accept(json!({"name": name})));
+            c.update_task(&task, [(key.to_owned(), answer)].into())
+                .await
+                .unwrap();
+        }
+        loop {
+            let state = c.get_task(&task).await.unwrap();
+            if state.task.status == TaskStatus::Completed {
+                let text = &state.result.unwrap()["content"][0]["text"];
+                assert_eq!(text, "Grace Hopper", "{wire:?}");
+                break;
+            }
+        }
+        let unknown = c.get_task("no-such-task").await.unwrap_err();
+        assert_eq!(unknown.code(), Some(-32602));
+    }
+}
+
+#[tokio::test]
+async fn listen_tasks_follows_only_the_callers_tasks() {
+    use presa::wire::TaskStatus;
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let c = confirming_client(&server, wire, true);
+        let created = c.call_tool("compile", json!({})).await.unwrap();
+        let task = created.task().unwrap().id().to_owned();
+        probe.started.notified().await;
+        let mut subscription = c
+            .listen_tasks(vec![task.clone(), "someone-elses".into()])
+            .await
+            .unwrap();
+        assert_eq!(subscription.acknowledged(), std::slice::from_ref(&task));
+        let current = subscription.next().await.unwrap();
+        assert_eq!(current.task.status_message.as_deref(), Some("compiling"));
+        probe.release.notify_one();
+        let done = subscription.next().await.unwrap();
+        assert_eq!(done.task.status, TaskStatus::Completed, "{wire:?}");
+        assert!(
+            subscription.next().await.is_none(),
+            "the server closes the stream"
+        );
+    }
+}

@@ -35,10 +35,26 @@ async fn confirm(ctx: Context) -> Result<String, ToolError> {
     Ok(format!("{}", answer.accepted().is_some_and(|c| c.ok)))
 }
 
+/// Echoes its input, always as a task.
+#[tool(task = "required")]
+async fn echo_task(text: String) -> String {
+    text
+}
+
+/// Asks once inside the task, then answers.
+#[tool(task = "required")]
+async fn confirm_task(ctx: Context) -> Result<String, ToolError> {
+    let answer = ctx.elicit::<Confirm>("c", "Go?").await?;
+    Ok(format!("{}", answer.accepted().is_some_and(|c| c.ok)))
+}
+
 fn server() -> Server {
     Server::builder("bench", "1")
         .tool(EchoTool)
         .tool(ConfirmTool)
+        .tool(EchoTaskTool)
+        .tool(ConfirmTaskTool)
+        .tasks(TaskSettings::default().max_tasks(1_000_000))
         .build()
 }
 
@@ -102,6 +118,77 @@ async fn core_only(n: usize) -> f64 {
         n,
         start.elapsed(),
     )
+}
+
+fn tasks_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {
+            "elicitation": {},
+            "extensions": {"io.modelcontextprotocol/tasks": {}}
+        }
+    })
+}
+
+/// The task engine without a transport: `n` task creations through
+/// `Server::handle`, then `tasks/get` on each once they have completed.
+async fn task_core(n: usize) -> (f64, f64) {
+    use futures::StreamExt;
+    let server = server();
+    let caller = Caller::anonymous();
+    let handle = |request: Value| {
+        let Message::Request(request) = Message::from_value(request).unwrap() else {
+            unreachable!()
+        };
+        server.handle(request, &caller)
+    };
+    let start = Instant::now();
+    let mut ids = Vec::with_capacity(n);
+    for i in 0..n {
+        let request = json!({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+            "params": {"name": "echo_task", "arguments": {"text": "hello"}, "_meta": tasks_meta()}});
+        let Some(Message::Response(r)) = handle(request).next().await else {
+            unreachable!()
+        };
+        let presa::wire::Outcome::Result(created) = r.outcome else {
+            panic!("no task")
+        };
+        ids.push(created["taskId"].as_str().unwrap().to_owned());
+    }
+    let create = report("task engine: create (Server::handle)", n, start.elapsed());
+    // By now most handlers have finished, so reads mostly see `completed`
+    // tasks with their result inlined.
+    let start = Instant::now();
+    for (i, id) in ids.iter().enumerate() {
+        let request = json!({"jsonrpc": "2.0", "id": i, "method": "tasks/get",
+            "params": {"taskId": id, "_meta": tasks_meta()}});
+        let Some(m) = handle(request).next().await else {
+            unreachable!()
+        };
+        std::hint::black_box(m.to_line());
+    }
+    let get = report(
+        "task engine: tasks/get (Server::handle)",
+        n,
+        start.elapsed(),
+    );
+    (create, get)
+}
+
+/// Sequential task calls awaited by listening, with one input round each
+/// when `tool` asks.
+async fn task_listen(name: &str, client: &Client, tool: &str, args: Value, n: usize) -> f64 {
+    let start = Instant::now();
+    for _ in 0..n {
+        let created = client.call_tool(tool, args.clone()).await.unwrap();
+        let task = created.task().expect("a task");
+        let result = client
+            .await_task(task, AwaitOptions::default().listen(true))
+            .await
+            .unwrap();
+        std::hint::black_box(result);
+    }
+    report(name, n, start.elapsed())
 }
 
 async fn sequential(name: &str, client: &Client, n: usize) -> f64 {
@@ -234,6 +321,27 @@ fn main() {
             n / 2,
             start.elapsed(),
         );
+        let (create, _) = task_core(n).await;
+        let tasks_client = Client::builder()
+            .tasks(true)
+            .on_elicitation(|_| async { ElicitResult::accept(json!({"ok": true})) })
+            .connect(in_process(&server, Caller::anonymous()));
+        let task_plain = task_listen(
+            "in-process task, call + listen to completion",
+            &tasks_client,
+            "echo_task",
+            json!({"text": "hello"}),
+            n / 4,
+        )
+        .await;
+        let task_input = task_listen(
+            "in-process task with one input round, listening",
+            &tasks_client,
+            "confirm_task",
+            json!({}),
+            n / 4,
+        )
+        .await;
         oversized_memory().await;
         println!();
         println!("ratios: core / json floor = {:.2}", core / floor);
@@ -247,5 +355,17 @@ fn main() {
             conc / seq
         );
         println!("        one MRTR round / plain call = {:.2}", mrtr / seq);
+        println!(
+            "        task creation / plain call (core) = {:.2}",
+            create / core
+        );
+        println!(
+            "        task call + listen / plain call (in-process) = {:.2}",
+            task_plain / seq
+        );
+        println!(
+            "        task with input / task without = {:.2}",
+            task_input / task_plain
+        );
     });
 }

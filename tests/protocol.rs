@@ -505,6 +505,56 @@ async fn past_max_in_flight_the_connection_stops_reading() {
 }
 
 #[tokio::test]
+async fn a_cancellation_reaches_a_connection_at_its_limit() {
+    let f = common::fixture_with(|b| b.max_in_flight(1));
+    for wire in WIRES {
+        let mut peer = RawPeer::over(&f.server, wire);
+        peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                         "params": {"name": "wait_forever", "_meta": meta(json!({}))}}))
+            .await;
+        f.probe.started.notified().await;
+        peer.send(
+            json!({"jsonrpc": "2.0", "id": 2, "method": "server/discover",
+                         "params": {"_meta": meta(json!({}))}}),
+        )
+        .await;
+        // The only slot is taken, yet the cancellation is read and acted on.
+        peer.send(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                         "params": {"requestId": 1}}),
+        )
+        .await;
+        f.probe.dropped.notified().await;
+        let r = peer.recv().await;
+        assert_eq!(r["id"], 2, "{wire:?} {r}");
+    }
+}
+
+#[tokio::test]
+async fn a_queued_request_can_be_cancelled_before_it_starts() {
+    let f = common::fixture_with(|b| b.max_in_flight(1));
+    let mut peer = RawPeer::over(&f.server, common::Wire::InProcess);
+    peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                     "params": {"name": "gated", "_meta": meta(json!({}))}}))
+        .await;
+    for id in [2, 3] {
+        peer.send(
+            json!({"jsonrpc": "2.0", "id": id, "method": "server/discover",
+                         "params": {"_meta": meta(json!({}))}}),
+        )
+        .await;
+    }
+    peer.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                     "params": {"requestId": 2}}),
+    )
+    .await;
+    f.probe.release.notify_one();
+    assert_eq!(peer.recv().await["id"], 1);
+    assert_eq!(peer.recv().await["id"], 3, "request 2 never ran");
+}
+
+#[tokio::test]
 async fn arguments_are_checked_against_the_schema_too() {
     let f = fixture();
     for wire in WIRES {

@@ -168,7 +168,15 @@ async fn deploy(ctx: Context, env: String) -> Result<String, ToolError> {
 }
 
 fn server_with(settings: TaskSettings, probe: &Probe) -> Server {
-    Server::builder("tasks", "1")
+    server_configured(settings, probe, |builder| builder)
+}
+
+fn server_configured(
+    settings: TaskSettings,
+    probe: &Probe,
+    configure: impl FnOnce(presa::server::ServerBuilder) -> presa::server::ServerBuilder,
+) -> Server {
+    let builder = Server::builder("tasks", "1")
         .tool(BuildTool)
         .tool(CountedTool)
         .tool(FullNameTool)
@@ -183,8 +191,8 @@ fn server_with(settings: TaskSettings, probe: &Probe) -> Server {
         .tool(ResizeTool)
         .tool(DeployTool)
         .state(probe.clone())
-        .tasks(settings)
-        .build()
+        .tasks(settings);
+    configure(builder).build()
 }
 
 fn server(probe: &Probe) -> Server {
@@ -1142,6 +1150,52 @@ async fn listening_drops_the_ids_the_caller_cannot_see() {
         let late = alice.recv_within(Duration::from_secs(5)).await;
         assert!(late.is_none(), "nothing after the cancellation: {late:?}");
     }
+}
+
+#[tokio::test]
+async fn subscriptions_do_not_take_request_slots() {
+    let probe = Probe::default();
+    let server = server_configured(TaskSettings::default(), &probe, |b| b.max_in_flight(1));
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        let task = start(&mut peer, 1, "ask_forever", json!({})).await;
+        until_status(&mut peer, &task, "input_required").await;
+        for id in [2, 3] {
+            let ack = listen(&mut peer, id, json!([&task]), with_tasks()).await;
+            assert_eq!(ack["params"]["notifications"]["taskIds"], json!([&task]));
+            let current = peer.recv().await;
+            assert_eq!(current["params"]["status"], "input_required");
+        }
+        // Two open streams, one request slot: requests still run.
+        let got = get(&mut peer, 4, &task).await;
+        assert_eq!(got["status"], "input_required", "{wire:?}");
+        task_request(&mut peer, 5, "tasks/cancel", json!({"taskId": &task})).await;
+        probe.dropped.notified().await;
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_closed_connection_ends_its_subscriptions_at_once() {
+    use presa::transport::FrameChannel;
+    let probe = Probe::default();
+    let server = server(&probe);
+    let (client_side, server_side) = FrameChannel::pair();
+    let served = tokio::spawn(presa::server::serve(
+        server,
+        server_side,
+        Caller::anonymous(),
+    ));
+    let mut peer = RawPeer::new(client_side);
+    let task = start(&mut peer, 1, "ask_forever", json!({})).await;
+    listen(&mut peer, 2, json!([&task]), with_tasks()).await;
+    peer.recv().await;
+    let closed_at = tokio::time::Instant::now();
+    drop(peer.close());
+    served.await.unwrap();
+    assert!(
+        closed_at.elapsed() < Duration::from_secs(1),
+        "the open stream did not hold the connection for the drain period"
+    );
 }
 
 // ---------------------------------------------------------------------------

@@ -5,19 +5,19 @@
 //! that `notifications/cancelled` can drop the right one, and answers frames
 //! that are not requests at all (`-32700`, `-32600`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use futures::StreamExt;
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::task::{AbortHandle, JoinSet};
 
 use super::Server;
 use crate::transport::{FrameChannel, FrameSender, Inbound};
 use crate::wire::{
     ErrorObject, FrameError, Message, Notification, Request, RequestId, Response, codes,
-    notifications,
+    notifications, task_methods,
 };
 
 /// The authenticated identity behind a connection, supplied by the
@@ -48,32 +48,53 @@ type InFlight = Arc<Mutex<HashMap<RequestId, AbortHandle>>>;
 /// take to finish before they are dropped.
 pub const CLOSE_DRAIN: Duration = Duration::from_secs(30);
 
+/// How many `subscriptions/listen` streams one connection may hold open.
+pub const MAX_SUBSCRIPTIONS: usize = 64;
+
 /// Serves `server` over `channel` until the peer closes it.
 ///
 /// Requests still running then get up to [`CLOSE_DRAIN`] to finish, so a
 /// client that writes its requests and closes its side (`printf … | server`)
-/// still reads every answer; whatever is left after that is dropped. The
-/// function returns once everything sent has been written out.
+/// still reads every answer; whatever is left after that is dropped.
+/// Subscription streams end at once, since they never finish on their own.
+/// The function returns once everything sent has been written out.
 ///
 /// At most [`ServerBuilder::max_in_flight`](super::ServerBuilder::max_in_flight)
-/// requests run at once; past that the connection stops reading until one
-/// finishes, so a peer that never reads its answers cannot grow memory.
+/// requests run at once. Past that, up to as many again wait in a backlog
+/// while the connection keeps reading notifications (so a client can still
+/// cancel), and beyond the backlog the connection stops reading, so a peer
+/// that never reads its answers cannot grow memory. Subscription streams
+/// do not count against the limit but against [`MAX_SUBSCRIPTIONS`].
 pub async fn serve(server: Server, channel: FrameChannel, caller: Caller) {
     let FrameChannel {
         mut incoming,
         outgoing,
         writer,
     } = channel;
+    let limit = server.inner.max_in_flight;
     let mut connection = Connection {
-        permits: Arc::new(Semaphore::new(server.inner.max_in_flight)),
+        permits: Arc::new(Semaphore::new(limit)),
+        subscription_permits: Arc::new(Semaphore::new(MAX_SUBSCRIPTIONS)),
         server,
         caller,
         outgoing,
         in_flight: Arc::default(),
         tasks: JoinSet::new(),
+        subscriptions: JoinSet::new(),
+        backlog: VecDeque::new(),
+        backlog_limit: limit,
+        open: true,
     };
-    while let Some(inbound) = incoming.recv().await {
-        connection.receive(inbound).await;
+    while connection.open || !connection.backlog.is_empty() {
+        if let Some(request) = connection.backlog.pop_front() {
+            let permit = connection.permit(&mut incoming).await;
+            connection.spawn(request, permit, false);
+            continue;
+        }
+        match incoming.recv().await {
+            Some(inbound) => connection.receive(inbound).await,
+            None => connection.open = false,
+        }
     }
     connection.drain().await;
     drop(connection);
@@ -90,7 +111,14 @@ struct Connection {
     outgoing: FrameSender,
     in_flight: InFlight,
     tasks: JoinSet<()>,
+    subscriptions: JoinSet<()>,
     permits: Arc<Semaphore>,
+    subscription_permits: Arc<Semaphore>,
+    /// Requests read while every permit was taken.
+    backlog: VecDeque<Request>,
+    backlog_limit: usize,
+    /// Whether the peer may still send.
+    open: bool,
 }
 
 impl Connection {
@@ -99,8 +127,13 @@ impl Connection {
         match inbound {
             Inbound::Frame(frame) if frame.len() <= limit => match frame.parse::<Message>() {
                 Err(e) => self.send(e.to_response().into()).await,
-                Ok(Message::Request(request)) => self.start(request).await,
-                Ok(Message::Notification(n)) => on_notification(n, &self.in_flight),
+                Ok(Message::Request(request)) => self.accept(request).await,
+                Ok(Message::Notification(n)) => {
+                    if let Some(id) = cancelled_request(&n) {
+                        self.backlog.retain(|queued| queued.id != id);
+                    }
+                    on_notification(n, &self.in_flight)
+                }
                 Ok(Message::Response(_)) => {
                     tracing::warn!(
                         "ignoring a response from the client; clients must not send them"
@@ -115,6 +148,7 @@ impl Connection {
             }
         }
         while self.tasks.try_join_next().is_some() {}
+        while self.subscriptions.try_join_next().is_some() {}
     }
 
     async fn refuse_oversized(&self, limit: usize) {
@@ -125,28 +159,74 @@ impl Connection {
         self.send(Response::error(None, error).into()).await;
     }
 
-    async fn start(&mut self, request: Request) {
+    /// Starts a subscription at once; queues any other request for a permit.
+    async fn accept(&mut self, request: Request) {
+        if request.method != task_methods::SUBSCRIPTIONS_LISTEN {
+            self.backlog.push_back(request);
+            return;
+        }
+        match Arc::clone(&self.subscription_permits).try_acquire_owned() {
+            Ok(permit) => self.spawn(request, permit, true),
+            Err(_) => {
+                let error = ErrorObject::new(
+                    codes::SERVER_BUSY,
+                    format!(
+                        "Server busy: this connection already holds {MAX_SUBSCRIPTIONS} open \
+                         subscriptions; cancel one first"
+                    ),
+                );
+                self.send(Response::error(Some(request.id), error).into())
+                    .await;
+            }
+        }
+    }
+
+    /// Waits for a request permit, reading (and acting on) what the peer
+    /// sends meanwhile, until the backlog is full.
+    async fn permit(&mut self, incoming: &mut mpsc::Receiver<Inbound>) -> OwnedSemaphorePermit {
+        loop {
+            let permits = Arc::clone(&self.permits);
+            let reading = self.open && self.backlog.len() < self.backlog_limit;
+            tokio::select! {
+                biased;
+                permit = permits.acquire_owned() => {
+                    return permit.expect("the semaphore is never closed");
+                }
+                inbound = incoming.recv(), if reading => match inbound {
+                    Some(inbound) => self.receive(inbound).await,
+                    None => self.open = false,
+                },
+            }
+        }
+    }
+
+    fn spawn<P: Send + 'static>(&mut self, request: Request, permit: P, subscription: bool) {
         let id = request.id.clone();
         if lock(&self.in_flight).contains_key(&id) {
             let error = ErrorObject::new(
                 codes::INVALID_REQUEST,
                 format!("Invalid request: id {id} is already in use by a request in flight"),
             );
-            self.send(Response::error(Some(id), error).into()).await;
+            let outgoing = self.outgoing.clone();
+            let line = Message::from(Response::error(Some(id), error)).to_line();
+            self.tasks.spawn(async move {
+                let _ = outgoing.send(line).await;
+            });
             return;
         }
-        let permit = Arc::clone(&self.permits)
-            .acquire_owned()
-            .await
-            .expect("the semaphore is never closed");
         let mut stream = self.server.handle(request, &self.caller);
         let outgoing = self.outgoing.clone();
         let registry = Arc::clone(&self.in_flight);
         let key = id.clone();
+        let set = if subscription {
+            &mut self.subscriptions
+        } else {
+            &mut self.tasks
+        };
         // Holding the lock across `spawn` keeps the task from unregistering
         // itself before it is registered.
         let mut running = lock(&self.in_flight);
-        let handle = self.tasks.spawn(async move {
+        let handle = set.spawn(async move {
             let _permit = permit;
             let _unregister = Unregister {
                 registry,
@@ -167,9 +247,11 @@ impl Connection {
         let _ = self.outgoing.send(message.to_line()).await;
     }
 
-    /// Waits up to [`CLOSE_DRAIN`] for the requests still running, then
-    /// drops the rest and waits until they are gone.
+    /// Ends the subscriptions, waits up to [`CLOSE_DRAIN`] for the requests
+    /// still running, then drops the rest and waits until they are gone.
     async fn drain(&mut self) {
+        self.subscriptions.abort_all();
+        while self.subscriptions.join_next().await.is_some() {}
         let tasks = &mut self.tasks;
         let drained = tokio::time::timeout(CLOSE_DRAIN, async {
             while tasks.join_next().await.is_some() {}
@@ -207,6 +289,17 @@ impl Drop for Unregister {
 /// guarded here stays consistent between statements.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The request a `notifications/cancelled` names, if it is one.
+fn cancelled_request(notification: &Notification) -> Option<RequestId> {
+    if notification.method != notifications::CANCELLED {
+        return None;
+    }
+    let params = notification.params.clone()?;
+    serde_json::from_value::<notifications::CancelledParams>(params)
+        .ok()
+        .map(|p| p.request_id)
 }
 
 fn on_notification(notification: Notification, in_flight: &InFlight) {

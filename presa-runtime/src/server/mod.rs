@@ -41,7 +41,7 @@ use std::time::Duration;
 
 pub use args::{ArgsParser, ArgumentError, ToolParam};
 pub(crate) use connection::lock;
-pub use connection::{CLOSE_DRAIN, Caller, serve};
+pub use connection::{CLOSE_DRAIN, Caller, MAX_SUBSCRIPTIONS, serve};
 pub use context::{Context, InputFuture, RequestInfo, State};
 pub use elicit::{Elicit, ElicitEnum, ElicitField, Elicitation};
 pub use error::{InputRequired, ToolError};

@@ -2,8 +2,8 @@
 //!
 //! The JSON-RPC codes and the three MCP codes (`-32020..=-32022`) are
 //! fixed by the specification. presa emits no other code in the reserved
-//! range `-32768..=-32000`; its own codes ([`TOO_MANY_TASKS`]) lie outside
-//! it.
+//! range `-32768..=-32000`; its own codes ([`TOO_MANY_TASKS`],
+//! [`SERVER_BUSY`]) lie outside it.
 
 /// The frame is not valid JSON.
 pub const PARSE_ERROR: i64 = -32700;
@@ -24,3 +24,6 @@ pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 /// presa's own: the server holds its maximum number of live tasks, and the
 /// tool runs only as a task. Retry later. Outside the JSON-RPC reserved range.
 pub const TOO_MANY_TASKS: i64 = -31000;
+/// presa's own: the connection holds as many open subscriptions as it
+/// allows. Cancel one, then retry. Outside the JSON-RPC reserved range.
+pub const SERVER_BUSY: i64 = -31001;

@@ -126,6 +126,20 @@ async fn ask_forever(ctx: Context, State(probe): State<Probe>) -> Result<String,
     Ok("answered".into())
 }
 
+/// Waits for whichever of two answers comes first, then for the release.
+#[tool(task = "optional")]
+async fn either(ctx: Context, State(probe): State<Probe>) -> Result<String, ToolError> {
+    let a = ctx.elicit::<Confirm>("a", "A?");
+    let b = ctx.elicit::<Confirm>("b", "B?");
+    let first = tokio::select! {
+        answer = a => answer.map(|_| "a"),
+        answer = b => answer.map(|_| "b"),
+    }?;
+    probe.started.notify_one();
+    probe.release.notified().await;
+    Ok(first.into())
+}
+
 /// Never a task.
 #[tool]
 async fn plain() -> &'static str {
@@ -190,6 +204,7 @@ fn server_configured(
         .tool(BatchTool)
         .tool(ResizeTool)
         .tool(DeployTool)
+        .tool(EitherTool)
         .state(probe.clone())
         .tasks(settings);
     configure(builder).build()
@@ -658,6 +673,78 @@ async fn an_explicit_start_asks_over_mrtr_before_the_task_exists() {
     }
 }
 
+#[tokio::test]
+async fn a_request_the_handler_stops_waiting_for_is_withdrawn() {
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        let task = start(&mut peer, 1, "either", json!({})).await;
+        let waiting = until_status(&mut peer, &task, "input_required").await;
+        let keys: Vec<_> = waiting["inputRequests"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        assert_eq!(keys, ["a", "b"]);
+        update(
+            &mut peer,
+            2,
+            &task,
+            json!({"a": accept(json!({"ok": true}))}),
+        )
+        .await;
+        probe.started.notified().await;
+        // The handler works on; `b` is no longer outstanding.
+        let working = until_status(&mut peer, &task, "working").await;
+        assert!(working.get("inputRequests").is_none(), "{working}");
+        // An answer to the withdrawn key is ignored.
+        update(
+            &mut peer,
+            3,
+            &task,
+            json!({"b": accept(json!({"ok": true}))}),
+        )
+        .await;
+        assert_eq!(get(&mut peer, 4, &task).await["status"], "working");
+        probe.release.notify_one();
+        let done = until_status(&mut peer, &task, "completed").await;
+        assert_eq!(done["result"]["content"][0]["text"], "a", "{wire:?}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn mrtr_answers_carry_into_a_task_created_on_the_retry() {
+    let probe = Probe::default();
+    let settings = TaskSettings::default()
+        .max_tasks(1)
+        .ttl(Some(Duration::from_secs(10)));
+    let server = server_with(settings, &probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        start(&mut peer, 1, "batch", json!({})).await;
+        // The store is full: `build` runs synchronously and asks over MRTR.
+        let args = json!({"name": "build", "arguments": {"target": "late"}});
+        let r = peer.call(2, with_tasks(), args.clone()).await;
+        assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+        // A slot frees up; the retry becomes a task that already has its answer.
+        tokio::time::advance(Duration::from_secs(10)).await;
+        let mut retry = args;
+        retry["requestState"] = r["result"]["requestState"].clone();
+        retry["inputResponses"] = json!({"confirm": accept(json!({"ok": true}))});
+        let r = peer.call(3, with_tasks(), retry).await;
+        assert_eq!(r["result"]["resultType"], "task", "{r}");
+        let task = r["result"]["taskId"].as_str().unwrap().to_owned();
+        let done = until_status(&mut peer, &task, "completed").await;
+        assert_eq!(
+            done["result"]["content"][0]["text"], "built late",
+            "{wire:?}"
+        );
+        tokio::time::advance(Duration::from_secs(10)).await;
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Outcomes
 
@@ -922,6 +1009,25 @@ async fn a_task_is_gone_after_its_ttl() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_running_task_is_dropped_when_its_ttl_lapses() {
+    let probe = Probe::default();
+    // A sweep period far beyond the TTL: the runner itself must notice.
+    let settings = TaskSettings::default()
+        .ttl(Some(Duration::from_secs(5)))
+        .sweep_interval(Duration::from_secs(3600));
+    let server = server_with(settings, &probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        let task = start(&mut peer, 1, "ask_forever", json!({})).await;
+        until_status(&mut peer, &task, "input_required").await;
+        tokio::time::advance(Duration::from_secs(5)).await;
+        probe.dropped.notified().await;
+        let r = task_request(&mut peer, 2, "tasks/get", json!({"taskId": &task})).await;
+        assert_eq!(error_code(&r), -32602, "{wire:?}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
 async fn the_sweeper_drops_the_handler_of_an_expired_task() {
     let probe = Probe::default();
     let settings = TaskSettings::default()
@@ -1046,9 +1152,9 @@ async fn listening_acknowledges_then_sends_the_current_state_then_every_change()
         )
         .await;
         let mut statuses = Vec::new();
-        let last = loop {
+        let teardown = loop {
             let message = watcher.recv().await;
-            if message.get("id").is_some() {
+            if message["method"] == "notifications/cancelled" {
                 break message;
             }
             assert_eq!(message["method"], "notifications/tasks");
@@ -1065,13 +1171,38 @@ async fn listening_acknowledges_then_sends_the_current_state_then_every_change()
             }
         };
         assert_eq!(statuses, ["working", "completed"], "{wire:?}");
-        // Every followed task ended, so the server closes the stream.
+        // Every followed task ended, so the server tears the stream down:
+        // `notifications/cancelled` for it, then the graceful result.
+        assert_eq!(teardown["params"]["requestId"], 7, "{teardown}");
+        assert_eq!(
+            teardown["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+            7
+        );
+        let last = watcher.recv().await;
         assert_eq!(last["id"], 7);
         assert_eq!(last["result"]["resultType"], "complete");
         assert_eq!(
             last["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
             7
         );
+    }
+}
+
+#[tokio::test]
+async fn a_server_without_tasks_acknowledges_no_task_ids() {
+    let server = Server::builder("plain", "1").tool(PlainTool).build();
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        // Not even a client without the extension is refused: there is
+        // nothing to refuse.
+        let ack = listen(&mut peer, 1, json!(["a"]), without_tasks()).await;
+        assert_eq!(
+            ack["method"], "notifications/subscriptions/acknowledged",
+            "{ack}"
+        );
+        assert_eq!(ack["params"]["notifications"], json!({}), "{wire:?}");
+        assert_eq!(peer.recv().await["method"], "notifications/cancelled");
+        assert_eq!(peer.recv().await["id"], 1);
     }
 }
 
@@ -1104,6 +1235,8 @@ async fn listening_needs_the_declaration_and_at_most_100_ids() {
             json!([]),
             "{ack}"
         );
+        let teardown = peer.recv().await;
+        assert_eq!(teardown["method"], "notifications/cancelled", "{teardown}");
         let end = peer.recv().await;
         assert_eq!(end["id"], 3, "{end}");
     }

@@ -75,53 +75,98 @@ impl TaskLink {
     /// Parks until `key` is answered and returns the parsed answer.
     ///
     /// An answer that does not parse cannot be asked again under its key,
-    /// so the request is repeated under `key~2`, `key~3`, … The task ending
-    /// (cancelled, expired) releases the wait with [`InputRequired`].
+    /// so the request is repeated under a fresh `key~2`, `key~3`, … The
+    /// task ending (cancelled, expired) releases the wait with
+    /// [`InputRequired`]. Dropping the future withdraws the request, so a
+    /// handler that stops waiting (`select!`, a timeout) does not leave the
+    /// task `input_required`.
     pub async fn wait<T>(
         self,
         key: String,
         request: InputRequest,
         parse: impl Fn(InputResponse) -> Option<T>,
     ) -> Result<T, InputRequired> {
-        let mut attempt = 1;
+        let mut waiting = Waiting {
+            link: self.clone(),
+            key: Some(key.clone()),
+        };
         let mut current = key.clone();
+        let mut attempt = 1;
         loop {
             if !self.flush().await {
                 return Err(InputRequired);
             }
-            let answer = self.answer_to(&current).await.ok_or(InputRequired)?;
+            let (answer, record) = self.answer_to(&current).await.ok_or(InputRequired)?;
             if let Some(value) = parse(answer) {
+                waiting.key = None;
                 return Ok(value);
             }
-            attempt += 1;
-            current = format!("{key}~{attempt}");
+            loop {
+                attempt += 1;
+                current = format!("{key}~{attempt}");
+                if !record.asked.contains(&current) {
+                    break;
+                }
+            }
             tracing::debug!(
                 task = self.id(),
                 key = current,
                 "answer did not parse; asking again"
             );
+            waiting.key = Some(current.clone());
             self.register(current.clone(), request.clone());
         }
     }
 
-    /// The answer to `key` once it arrives; `None` if the task ends first.
-    async fn answer_to(&self, key: &str) -> Option<InputResponse> {
+    /// The answer to `key` once it arrives, with the record it came in;
+    /// `None` if the task ends first.
+    async fn answer_to(&self, key: &str) -> Option<(InputResponse, Arc<TaskRecord>)> {
         let mut watch = self.inner.store.watch(&self.inner.id).await.ok()??;
         while let Some(record) = watch.next().await {
             if record.status.is_terminal() {
                 return None;
             }
             if let Some(answer) = record.answers.get(key) {
-                return Some(answer.clone());
+                return Some((answer.clone(), record));
             }
         }
         None
+    }
+
+    /// Takes back a request nobody waits for any more.
+    fn withdraw(&self, key: String) {
+        if lock(&self.inner.unflushed).remove(&key).is_some() {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let link = self.clone();
+        runtime.spawn(async move {
+            let change = TaskChange::Withdraw(vec![key]);
+            // A finished or expired task ignores it, which is fine.
+            let _ = link.inner.store.apply(&link.inner.id, change).await;
+        });
     }
 
     pub async fn set_status_message(&self, message: Option<String>) {
         let change = TaskChange::StatusMessage(message);
         if let Err(e) = self.inner.store.apply(&self.inner.id, change).await {
             tracing::warn!(task = self.inner.id, error = %e, "could not set the status message");
+        }
+    }
+}
+
+/// Withdraws its key when a parked input future is dropped unanswered.
+struct Waiting {
+    link: TaskLink,
+    key: Option<String>,
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        if let Some(key) = self.key.take() {
+            self.link.withdraw(key);
         }
     }
 }
@@ -189,26 +234,35 @@ impl ServerInner {
         let link = ctx
             .task_link()
             .expect("the context is attached to its task");
+        let ttl = self.engine().settings.ttl;
         tokio::spawn(async move {
             let store = &inner.engine().store;
-            let Ok(Some(mut watch)) = store.watch(link.id()).await else {
-                return;
-            };
-            let ended = async move {
-                while let Some(record) = watch.next().await {
-                    if record.status.is_terminal() {
-                        return;
-                    }
+            let watch = match store.watch(link.id()).await {
+                Ok(Some(watch)) => watch,
+                Ok(None) => return,
+                Err(e) => {
+                    let cause = format!("could not follow the task: {e}");
+                    let change = TaskChange::Fail(internal_error(&tool, &cause));
+                    let _ = store.apply(link.id(), change).await;
+                    return;
                 }
             };
             tokio::select! {
+                // Ending first: a handler released by the end (its input
+                // wait returns `InputRequired`) has nothing to report.
+                biased;
+                () = ended(watch) => {
+                    tracing::debug!(task = link.id(), "task ended; dropping its handler");
+                }
+                () = expiry(ttl) => {
+                    tracing::debug!(task = link.id(), "task expired; dropping its handler");
+                }
                 outcome = run => {
                     let change = inner.settle_task(&tool, ctx.take_input_book(), settle_run(outcome));
                     if let Err(e) = store.apply(link.id(), change).await {
                         report_internal(&tool, &format!("could not record the task's outcome: {e}"));
                     }
                 }
-                () = ended => tracing::debug!(task = link.id(), "task ended; dropping its handler"),
             }
         });
     }
@@ -264,13 +318,14 @@ impl ServerInner {
                 let params: UpdateTaskParams = parse_params(params)?;
                 self.owned_task(&params.task_id, caller, "update").await?;
                 let change = TaskChange::Answer(params.input_responses);
-                self.apply_change(&params.task_id, change).await?;
+                self.apply_change(&params.task_id, change, "update").await?;
                 Ok(self.acknowledgement())
             }
             task_methods::TASKS_CANCEL => {
                 let TaskIdParams { task_id } = parse_params(params)?;
                 self.owned_task(&task_id, caller, "cancel").await?;
-                self.apply_change(&task_id, TaskChange::Cancel).await?;
+                self.apply_change(&task_id, TaskChange::Cancel, "cancel")
+                    .await?;
                 Ok(self.acknowledgement())
             }
             other => unreachable!("`{other}` is not a tasks method"),
@@ -296,11 +351,16 @@ impl ServerInner {
             .ok_or_else(|| task_not_found(verb))
     }
 
-    async fn apply_change(&self, task_id: &str, change: TaskChange) -> Result<(), ErrorObject> {
+    async fn apply_change(
+        &self,
+        task_id: &str,
+        change: TaskChange,
+        verb: &str,
+    ) -> Result<(), ErrorObject> {
         match self.engine().store.apply(task_id, change).await {
             Ok(Some(_)) => Ok(()),
             // Expired between the ownership check and the change.
-            Ok(None) => Err(task_not_found("update")),
+            Ok(None) => Err(task_not_found(verb)),
             Err(e) => Err(internal_error("(task store)", &e.to_string())),
         }
     }
@@ -311,6 +371,23 @@ impl ServerInner {
             ack["_meta"] = to_value(meta);
         }
         ack
+    }
+}
+
+/// Resolves once the task is terminal or gone.
+async fn ended(mut watch: super::TaskWatch) {
+    while let Some(record) = watch.next().await {
+        if record.status.is_terminal() {
+            return;
+        }
+    }
+}
+
+/// Resolves `ttl` from now; never without a TTL.
+async fn expiry(ttl: Option<std::time::Duration>) {
+    match ttl {
+        Some(ttl) => tokio::time::sleep(ttl).await,
+        None => std::future::pending().await,
     }
 }
 

@@ -4,9 +4,12 @@
 //! names the tasks the server agreed to follow (those the caller owns),
 //! then sends each of them as it is now, then every change. Every message
 //! carries the listen request's id as `io.modelcontextprotocol/subscriptionId`.
-//! Once every followed task has ended, the server closes the stream
-//! gracefully with a `complete` result; cancelling the request
-//! (`notifications/cancelled`) closes it from the client side.
+//! Once every followed task has ended, the server tears the stream down: it
+//! sends `notifications/cancelled` for the listen request (the cancellation
+//! spec requires it) and then answers the request with a `complete` result
+//! (the subscriptions spec's graceful closure). Cancelling the request
+//! (`notifications/cancelled` from the client) closes it from the client
+//! side, with no response.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -22,7 +25,8 @@ use crate::server::dispatch::{internal_error, invalid_params, parse_params, to_v
 use crate::server::{ResponseStream, ServerInner};
 use crate::wire::{
     AcknowledgedParams, ErrorObject, ListenParams, Message, Notification, RequestId, RequestMeta,
-    Response, SubscriptionFilter, SubscriptionMeta, TaskNotificationParams, task_methods,
+    Response, SubscriptionFilter, SubscriptionMeta, TaskNotificationParams, notifications,
+    task_methods,
 };
 
 /// The most task ids one `subscriptions/listen` may name.
@@ -61,8 +65,9 @@ async fn run(
 ) -> Result<(), ErrorObject> {
     let params: ListenParams = parse_params(params)?;
     let requested = params.notifications.task_ids;
+    // A server without tasks just leaves `taskIds` out of the acknowledgement.
     let follows_tasks = requested.is_some() && inner.tasks.is_some();
-    if requested.is_some() {
+    if follows_tasks {
         require_tasks_capability(meta, "subscriptions/listen` with `taskIds")?;
     }
     let requested = requested.map(dedup).unwrap_or_default();
@@ -91,7 +96,26 @@ async fn run(
         return Ok(());
     }
     forward(watches, &subscription, tx).await;
+    let teardown = Notification::new(
+        notifications::CANCELLED,
+        TeardownParams {
+            meta: subscription,
+            request_id: id.clone(),
+            reason: "every task this subscription followed has ended",
+        },
+    );
+    let _ = tx.send(teardown.into()).await;
     Ok(())
+}
+
+/// `notifications/cancelled` for the stream the server tears down.
+#[derive(serde::Serialize)]
+struct TeardownParams {
+    #[serde(rename = "_meta")]
+    meta: SubscriptionMeta,
+    #[serde(rename = "requestId")]
+    request_id: RequestId,
+    reason: &'static str,
 }
 
 /// Each requested task the caller owns, with a watch that starts at its

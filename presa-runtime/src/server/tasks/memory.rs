@@ -86,6 +86,11 @@ impl TaskStore for InMemoryTaskStore {
         change: TaskChange,
     ) -> Result<Option<Arc<TaskRecord>>, StoreError> {
         Ok(self.with_live(id, |entry| {
+            // Only terminal records carry a (possibly large) result, and
+            // they accept no change: skip the copy.
+            if entry.record.status.is_terminal() {
+                return Arc::clone(&entry.record);
+            }
             let mut record = (*entry.record).clone();
             if change.apply(&mut record) {
                 entry.record = Arc::new(record);

@@ -83,10 +83,11 @@ impl Default for TaskSettings {
 }
 
 impl TaskSettings {
-    /// How long a task is kept after its creation (`ttlMs`); `None` keeps
-    /// it until the process ends.
+    /// How long a task is kept after its creation (`ttlMs`; at least one
+    /// second, so that a client can read what it was just given); `None`
+    /// keeps it until the process ends.
     pub fn ttl(mut self, ttl: Option<Duration>) -> Self {
-        self.ttl = ttl;
+        self.ttl = ttl.map(|ttl| ttl.max(Duration::from_secs(1)));
         self
     }
 

@@ -126,6 +126,10 @@ pub enum TaskChange {
     /// `tasks/update`: keeps the answers to outstanding keys and ignores the
     /// rest; once nothing is outstanding the task is `working` again.
     Answer(InputResponses),
+    /// The handler stopped waiting for these keys (it dropped their
+    /// futures): they are no longer outstanding, though still never asked
+    /// again. With nothing left outstanding the task is `working`.
+    Withdraw(Vec<String>),
     /// The handler's note on the current status.
     StatusMessage(Option<String>),
     /// The handler returned a result.
@@ -149,6 +153,7 @@ impl TaskChange {
         let changed = match self {
             TaskChange::RequestInput(requests) => request_input(record, requests),
             TaskChange::Answer(answers) => answer(record, answers),
+            TaskChange::Withdraw(keys) => withdraw(record, keys),
             TaskChange::StatusMessage(message) => {
                 let changed = record.status_message != message;
                 record.status_message = message;
@@ -201,6 +206,18 @@ fn answer(record: &mut TaskRecord, answers: InputResponses) -> bool {
             changed = true;
         }
     }
+    if changed && record.input_requests.is_empty() {
+        record.status = TaskStatus::Working;
+    }
+    changed
+}
+
+fn withdraw(record: &mut TaskRecord, keys: Vec<String>) -> bool {
+    let before = record.input_requests.len();
+    for key in keys {
+        record.input_requests.remove(&key);
+    }
+    let changed = record.input_requests.len() != before;
     if changed && record.input_requests.is_empty() {
         record.status = TaskStatus::Working;
     }
@@ -323,6 +340,18 @@ mod tests {
         TaskChange::Answer(answers(&["a"])).apply(&mut task);
         assert!(!TaskChange::RequestInput(requests(&["a"])).apply(&mut task));
         assert_eq!(task.status, TaskStatus::Working);
+    }
+
+    #[test]
+    fn withdrawn_keys_stop_being_outstanding_but_stay_asked() {
+        let mut task = record();
+        TaskChange::RequestInput(requests(&["a", "b"])).apply(&mut task);
+        assert!(TaskChange::Withdraw(vec!["b".into(), "zzz".into()]).apply(&mut task));
+        assert_eq!(task.status, TaskStatus::InputRequired);
+        assert!(TaskChange::Withdraw(vec!["a".into()]).apply(&mut task));
+        assert_eq!(task.status, TaskStatus::Working);
+        assert!(!TaskChange::RequestInput(requests(&["a"])).apply(&mut task));
+        assert!(!TaskChange::Answer(answers(&["b"])).apply(&mut task));
     }
 
     #[test]

@@ -185,12 +185,12 @@ fn no_doc_no_arguments() {
 #[test]
 fn per_call_policy() {
     assert_eq!(DeployTool.static_task_policy(), None);
-    let info = request();
-    let policy = |v| DeployTool.task_policy(&arguments(v), &info);
-    assert_eq!(policy(json!({"replicas": 50})), TaskPolicy::Required);
-    assert_eq!(policy(json!({"replicas": 2})), TaskPolicy::Sync);
+    let ctx = presa::Context::standalone(request());
+    let policy = |v| DeployTool.task_policy(&arguments(v), &ctx);
+    assert_eq!(policy(json!({"replicas": 50})), Ok(TaskPolicy::Required));
+    assert_eq!(policy(json!({"replicas": 2})), Ok(TaskPolicy::Sync));
     // Arguments that do not parse run synchronously, to fail fast.
-    assert_eq!(policy(json!({"replicas": "many"})), TaskPolicy::Sync);
+    assert_eq!(policy(json!({"replicas": "many"})), Ok(TaskPolicy::Sync));
     let tool = DeployTool.definition();
     assert_eq!(
         tool.input_schema["properties"].as_object().unwrap().len(),

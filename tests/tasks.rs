@@ -167,6 +167,28 @@ async fn resize(pixels: u32) -> String {
     format!("resized {pixels}")
 }
 
+#[derive(Debug, Deserialize, schemars::JsonSchema, Elicit)]
+struct Background {
+    yes: bool,
+}
+
+/// Asks whether to run in the background before deciding.
+fn ask_mode(_args: &ExportArgs, ctx: &Context) -> Result<TaskPolicy, InputRequired> {
+    let answer = ctx
+        .elicit::<Background>("background", "Run in the background?")
+        .now()?;
+    match answer {
+        Elicitation::Accepted(Background { yes: true }) => Ok(TaskPolicy::Optional),
+        _ => Ok(TaskPolicy::Sync),
+    }
+}
+
+/// Exports rows, in the background if the user wants.
+#[tool(task = ask_mode)]
+async fn export(rows: u32) -> String {
+    format!("exported {rows}")
+}
+
 /// Confirms over MRTR before the task exists, then works as a task.
 #[tool(task = "optional", task_start = "explicit")]
 async fn deploy(ctx: Context, env: String) -> Result<String, ToolError> {
@@ -205,6 +227,7 @@ fn server_configured(
         .tool(ResizeTool)
         .tool(DeployTool)
         .tool(EitherTool)
+        .tool(ExportTool)
         .state(probe.clone())
         .tasks(settings);
     configure(builder).build()
@@ -417,6 +440,37 @@ async fn a_policy_function_decides_per_call() {
         assert_eq!(done["result"]["content"][0]["text"], "resized 5000");
         let r = peer.call(4, without_tasks(), big).await;
         assert_eq!(error_code(&r), -32021, "{r}");
+    }
+}
+
+#[tokio::test]
+async fn a_policy_function_may_ask_over_mrtr_before_the_task_exists() {
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        let args = json!({"name": "export", "arguments": {"rows": 7}});
+        let r = peer.call(1, with_tasks(), args.clone()).await;
+        assert_eq!(r["result"]["resultType"], "input_required", "{wire:?} {r}");
+        assert_eq!(
+            r["result"]["inputRequests"]["background"]["params"]["message"],
+            "Run in the background?"
+        );
+        let state = r["result"]["requestState"].clone();
+        for (id, yes, kind) in [(2, true, "task"), (3, false, "complete")] {
+            let mut retry = args.clone();
+            retry["requestState"] = state.clone();
+            retry["inputResponses"] = json!({"background": accept(json!({"yes": yes}))});
+            let r = peer.call(id, with_tasks(), retry).await;
+            assert_eq!(r["result"]["resultType"], kind, "{wire:?} {r}");
+            if yes {
+                let task = r["result"]["taskId"].as_str().unwrap().to_owned();
+                let done = until_status(&mut peer, &task, "completed").await;
+                assert_eq!(done["result"]["content"][0]["text"], "exported 7");
+            } else {
+                assert_eq!(r["result"]["content"][0]["text"], "exported 7");
+            }
+        }
     }
 }
 

@@ -53,8 +53,10 @@ use proc_macro::TokenStream;
 ///
 /// Options: `name = "..."`, `title = "..."`, `description = "..."`, and
 /// `task = "sync"` (the default), `"optional"`, `"required"`, or a path to a
-/// function `fn(&BuildArgs, &RequestInfo) -> TaskPolicy` that decides per
-/// call. With a task policy, `task_start = "explicit"` runs the handler
+/// function that decides per call: `fn(&BuildArgs, &RequestInfo) ->
+/// TaskPolicy`, or `fn(&BuildArgs, &Context) -> Result<TaskPolicy,
+/// InputRequired>` to ask the user first (`ctx.elicit::<T>(..).now()?`, over
+/// MRTR, before any task exists). With a task policy, `task_start = "explicit"` runs the handler
 /// within the request until it calls `ctx.start_task().await`, so that it
 /// can ask for input over MRTR (or return a plain result) before the task
 /// exists; the default, `"immediate"`, creates the task before the handler

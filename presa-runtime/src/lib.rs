@@ -32,8 +32,8 @@ pub mod __private {
     pub use crate::schema::ObjectSchemaBuilder;
     pub use crate::server::{
         ArgsParser, ArgumentError, BoxFuture, Context, Elicit, ElicitEnum, ElicitField,
-        IntoToolResult, RequestInfo, State, TaskPolicy, ToolError, ToolHandler, ToolParam,
-        ToolResult,
+        InputRequired, IntoToolResult, PolicyFn, RequestInfo, State, TaskPolicy, ToolError,
+        ToolHandler, ToolParam, ToolResult,
     };
     pub use crate::wire::{Tool, ToolAnnotations};
 

@@ -230,7 +230,8 @@ fn flag_value(meta: &Meta, key: &str, errors: &mut Errors) -> Option<bool> {
 fn task_value(meta: &Meta, args_ident: &Ident, errors: &mut Errors) -> Option<Task> {
     let expected = format!(
         "expected \"sync\", \"optional\", \"required\" or a path to a function \
-         `fn(&{args_ident}, &RequestInfo) -> TaskPolicy`"
+         `fn(&{args_ident}, &RequestInfo) -> TaskPolicy` (or `fn(&{args_ident}, &Context) -> \
+         Result<TaskPolicy, InputRequired>` to ask for input first)"
     );
     let Meta::NameValue(nv) = meta else {
         errors.error(meta, format!("`task` needs a value: {expected}"));

@@ -283,6 +283,12 @@ fn task_policy(tool: &ToolFn) -> TokenStream {
         Some(Task::Static(Policy::Required)) => quote!(#policy::Required),
         Some(Task::PerCall(path)) => {
             let args = &tool.args_ident;
+            let private = quote!(::presa::__private);
+            // Spanned at the path, so a function of the wrong shape is
+            // reported there.
+            let decide = quote_spanned! {at(path)=>
+                <_ as #private::PolicyFn<#args, _>>::decide(&#path, &__args, __ctx)
+            };
             return quote! {
                 fn static_task_policy(&self) -> ::core::option::Option<#policy> {
                     ::core::option::Option::None
@@ -290,15 +296,13 @@ fn task_policy(tool: &ToolFn) -> TokenStream {
 
                 fn task_policy(
                     &self,
-                    __arguments: &::presa::__private::Map<::std::string::String, ::presa::__private::Value>,
-                    __request: &::presa::__private::RequestInfo,
-                ) -> #policy {
-                    // The coercion reports a wrong signature at the path.
-                    let __policy: fn(&#args, &::presa::__private::RequestInfo) -> #policy = #path;
+                    __arguments: &#private::Map<::std::string::String, #private::Value>,
+                    __ctx: &#private::Context,
+                ) -> ::core::result::Result<#policy, #private::InputRequired> {
                     match #args::__parse(::core::clone::Clone::clone(__arguments)) {
-                        ::core::result::Result::Ok(__args) => __policy(&__args, __request),
+                        ::core::result::Result::Ok(__args) => #decide,
                         // Bad arguments fail fast in `call`; no task for that.
-                        ::core::result::Result::Err(_) => #policy::Sync,
+                        ::core::result::Result::Err(_) => ::core::result::Result::Ok(#policy::Sync),
                     }
                 }
             };

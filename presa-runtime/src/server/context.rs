@@ -183,6 +183,20 @@ impl Context {
         }
     }
 
+    /// A context outside any server, for calling a [`ToolHandler`](super::ToolHandler)
+    /// directly (in a unit test, say): no answers, so input requests
+    /// return [`InputRequired`]; no progress or log channel; no state.
+    pub fn standalone(info: RequestInfo) -> Self {
+        Context::new(ContextParts {
+            info,
+            answers: InputResponses::new(),
+            notifier: None,
+            progress_token: None,
+            log_level: None,
+            state: Arc::default(),
+        })
+    }
+
     /// Who is calling.
     pub fn request(&self) -> &RequestInfo {
         &self.inner.info
@@ -498,6 +512,21 @@ impl<T> InputFuture<T> {
     fn parked(wait: BoxFuture<Result<T, InputRequired>>) -> Self {
         InputFuture {
             state: InputState::Parked(wait),
+        }
+    }
+}
+
+impl<T> InputFuture<T> {
+    /// The answer if it is already there, without waiting: for code that
+    /// cannot `.await`, such as a per-call task policy, which runs before
+    /// any task exists. Otherwise the request stays registered and this
+    /// returns [`InputRequired`], as `.await` does outside a task. Inside a
+    /// task, where the answer comes later, use `.await`: `now` gives up on
+    /// a parked request and withdraws it.
+    pub fn now(self) -> Result<T, InputRequired> {
+        match self.state {
+            InputState::Ready(outcome) => outcome.expect("InputFuture polled after completion"),
+            InputState::Parked(_) => Err(InputRequired),
         }
     }
 }

@@ -12,8 +12,7 @@ use tokio::sync::mpsc;
 
 use super::connection::Caller;
 use super::context::{Context, ContextParts, InputBook, RequestInfo};
-use super::error::Failure;
-use super::error::ToolError;
+use super::error::{Failure, InputRequired, ToolError};
 use super::request_state::CallBinding;
 use super::tasks::{self, CreateError, Run, TaskLink, too_many_tasks};
 use super::tool::TaskPolicy;
@@ -250,10 +249,11 @@ impl ServerInner {
             client_info: meta.client_info,
             subject: caller.subject.clone(),
         };
-        let arguments = params.arguments.unwrap_or_default();
-        let policy = tool.handler.task_policy(&arguments, &info);
-        let as_task = self.check_policy(policy, &params.name, &info)?;
-        let arguments = match tool.arguments.check(arguments) {
+        let fixed_policy = tool.handler.static_task_policy();
+        if let Some(policy) = fixed_policy {
+            self.check_policy(policy, &params.name, &info)?;
+        }
+        let arguments = match tool.arguments.check(params.arguments.unwrap_or_default()) {
             Ok(arguments) => arguments,
             Err(error) => return Ok(self.complete(error.into_result())),
         };
@@ -268,6 +268,18 @@ impl ServerInner {
             log_level: meta.log_level,
             state: Arc::clone(&self.state),
         });
+        let policy = match fixed_policy {
+            Some(policy) => policy,
+            None => match tool.handler.task_policy(&arguments, &ctx) {
+                Ok(policy) => policy,
+                // The policy asked for input: MRTR, before any task exists.
+                Err(InputRequired) => {
+                    let outcome = Err(Failure::InputRequired);
+                    return self.conclude(&params.name, &binding, ctx.take_input_book(), outcome);
+                }
+            },
+        };
+        let as_task = self.check_policy(policy, &params.name, ctx.request())?;
         let run: Run = AssertUnwindSafe(tool.handler.call(ctx.clone(), arguments))
             .catch_unwind()
             .boxed();

@@ -48,7 +48,7 @@ pub use error::{InputRequired, ToolError};
 pub use request_state::StateError;
 pub use stream::ResponseStream;
 pub use tasks::{InMemoryTaskStore, TaskSettings, TaskStore};
-pub use tool::{BoxFuture, IntoToolResult, Json, TaskPolicy, ToolHandler, ToolResult};
+pub use tool::{BoxFuture, IntoToolResult, Json, PolicyFn, TaskPolicy, ToolHandler, ToolResult};
 
 use context::StateMap;
 use request_state::StateCodec;

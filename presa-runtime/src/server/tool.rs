@@ -13,7 +13,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::context::{Context, RequestInfo};
-use super::error::ToolError;
+use super::error::{InputRequired, ToolError};
 use crate::wire::{CallToolResult, Content, Tool};
 
 /// A boxed, sendable future.
@@ -31,16 +31,62 @@ pub enum TaskPolicy {
     Required,
 }
 
+/// A function that picks the [`TaskPolicy`] of one call from its typed
+/// arguments: `task = some_fn` in `#[tool]`. Two shapes are accepted:
+///
+/// - `fn(&BuildArgs, &RequestInfo) -> TaskPolicy`, which decides from the
+///   arguments and the caller;
+/// - `fn(&BuildArgs, &Context) -> Result<TaskPolicy, InputRequired>`, which
+///   may also ask the user first: `ctx.elicit::<T>(key, message).now()?`
+///   returns the answer, or registers the question and answers the call
+///   over MRTR before any task exists.
+///
+/// `Marker` only tells the two shapes apart.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a task policy function",
+    label = "expected a task policy function here",
+    note = "a policy function is `fn(&{A}, &RequestInfo) -> TaskPolicy` or `fn(&{A}, &Context) -> Result<TaskPolicy, InputRequired>`"
+)]
+pub trait PolicyFn<A, Marker> {
+    /// Picks the policy.
+    fn decide(&self, arguments: &A, ctx: &Context) -> Result<TaskPolicy, InputRequired>;
+}
+
+impl<A, F> PolicyFn<A, fn(&RequestInfo)> for F
+where
+    F: Fn(&A, &RequestInfo) -> TaskPolicy,
+{
+    fn decide(&self, arguments: &A, ctx: &Context) -> Result<TaskPolicy, InputRequired> {
+        Ok(self(arguments, ctx.request()))
+    }
+}
+
+impl<A, F> PolicyFn<A, fn(&Context)> for F
+where
+    F: Fn(&A, &Context) -> Result<TaskPolicy, InputRequired>,
+{
+    fn decide(&self, arguments: &A, ctx: &Context) -> Result<TaskPolicy, InputRequired> {
+        self(arguments, ctx)
+    }
+}
+
 /// A tool the server can list and call.
 pub trait ToolHandler: Send + Sync + 'static {
     /// The tool's listing: name, description and schemas.
     fn definition(&self) -> Tool;
 
-    /// The policy for one call. `arguments` are the raw arguments; the
-    /// default ignores them and returns the static policy.
-    fn task_policy(&self, arguments: &Map<String, Value>, request: &RequestInfo) -> TaskPolicy {
-        let _ = (arguments, request);
-        self.static_task_policy().unwrap_or_default()
+    /// The policy for one call, when [`static_task_policy`](Self::static_task_policy)
+    /// is `None`. `arguments` have passed the schema check. The policy may
+    /// ask for input through `ctx` (with [`InputFuture::now`](super::InputFuture::now)); returning
+    /// [`InputRequired`] answers the call over MRTR, before any task
+    /// exists, and the retry asks the policy again with the answers.
+    fn task_policy(
+        &self,
+        arguments: &Map<String, Value>,
+        ctx: &Context,
+    ) -> Result<TaskPolicy, InputRequired> {
+        let _ = (arguments, ctx);
+        Ok(self.static_task_policy().unwrap_or_default())
     }
 
     /// The policy when it does not depend on the call; `None` when a

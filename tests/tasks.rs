@@ -140,6 +140,34 @@ async fn either(ctx: Context, State(probe): State<Probe>) -> Result<String, Tool
     Ok(first.into())
 }
 
+/// Reports who called; its progress and log calls go nowhere in a task.
+#[tool(task = "optional")]
+async fn whoami(ctx: Context) -> String {
+    ctx.progress(1.0, None, Some("started".into())).await;
+    ctx.log(presa::wire::LoggingLevel::Error, json!("noise"))
+        .await;
+    let info = ctx.request();
+    let client = info.client_info.as_ref().map_or("-", |c| c.name.as_str());
+    let subject = info.subject.as_deref().unwrap_or("-");
+    let task = ctx.task_id().is_some();
+    format!("{subject} {client} {} task={task}", info.protocol_version)
+}
+
+/// Lists roots and asks the model, both inside a task.
+#[tool(task = "optional")]
+async fn survey(ctx: Context) -> Result<String, ToolError> {
+    let params = presa::wire::CreateMessageParams::new(
+        vec![presa::wire::SamplingMessage::user("Capital of France?")],
+        16,
+    );
+    let (roots, reply) = tokio::try_join!(ctx.list_roots(), ctx.sample("model", params))?;
+    Ok(format!(
+        "{} roots; {}",
+        roots.len(),
+        reply.text().unwrap_or_default()
+    ))
+}
+
 /// Never a task.
 #[tool]
 async fn plain() -> &'static str {
@@ -228,6 +256,8 @@ fn server_configured(
         .tool(DeployTool)
         .tool(EitherTool)
         .tool(ExportTool)
+        .tool(WhoamiTool)
+        .tool(SurveyTool)
         .state(probe.clone())
         .tasks(settings);
     configure(builder).build()
@@ -799,6 +829,79 @@ async fn mrtr_answers_carry_into_a_task_created_on_the_retry() {
     }
 }
 
+#[tokio::test(start_paused = true)]
+async fn a_task_keeps_the_callers_identity_but_has_no_progress_or_log_channel() {
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, Some("alice"), wire);
+        let mut meta = common::meta(with_tasks());
+        meta["progressToken"] = json!("p1");
+        meta["io.modelcontextprotocol/logLevel"] = json!("debug");
+        let r = peer
+            .request(1, "tools/call", json!({"name": "whoami", "_meta": meta}))
+            .await;
+        // `request` returns the next message: no notification came first.
+        assert_eq!(r["id"], 1, "{r}");
+        assert_eq!(r["result"]["resultType"], "task", "{r}");
+        let task = r["result"]["taskId"].as_str().unwrap().to_owned();
+        let done = until_status(&mut peer, &task, "completed").await;
+        assert_eq!(
+            done["result"]["content"][0]["text"], "alice raw 2026-07-28 task=true",
+            "{wire:?}"
+        );
+        // Nothing was sent outside the responses. (The clock is paused, so
+        // this times out only once every task is idle.)
+        let stray = peer.recv_within(Duration::from_secs(5)).await;
+        assert!(stray.is_none(), "{stray:?}");
+    }
+}
+
+#[tokio::test]
+async fn roots_and_sampling_park_a_task_like_elicitation() {
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        let caps = json!({"extensions": {TASKS: {}}, "roots": {}, "sampling": {}});
+        let r = peer.call(1, caps, json!({"name": "survey"})).await;
+        let task = r["result"]["taskId"].as_str().unwrap().to_owned();
+        let waiting = until_status(&mut peer, &task, "input_required").await;
+        assert_eq!(waiting["inputRequests"]["roots"]["method"], "roots/list");
+        assert_eq!(
+            waiting["inputRequests"]["model"]["method"],
+            "sampling/createMessage"
+        );
+        let answers = json!({
+            "roots": {"roots": [{"uri": "file:///a"}, {"uri": "file:///b"}]},
+            "model": {"role": "assistant", "content": {"type": "text", "text": "Paris"},
+                      "model": "m"}
+        });
+        update(&mut peer, 2, &task, answers).await;
+        let done = until_status(&mut peer, &task, "completed").await;
+        assert_eq!(
+            done["result"]["content"][0]["text"], "2 roots; Paris",
+            "{wire:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_unlimited_ttl_is_null_on_the_wire() {
+    let probe = Probe::default();
+    let server = server_with(TaskSettings::default().ttl(None), &probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        let r = peer.call(1, with_tasks(), json!({"name": "batch"})).await;
+        assert_eq!(r["result"]["ttlMs"], Value::Null, "{r}");
+        assert!(r["result"].as_object().unwrap().contains_key("ttlMs"));
+        let task = r["result"]["taskId"].as_str().unwrap().to_owned();
+        let done = until_status(&mut peer, &task, "completed").await;
+        assert!(done.as_object().unwrap().contains_key("ttlMs"));
+        assert_eq!(done["ttlMs"], Value::Null);
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Outcomes
 
@@ -1257,6 +1360,30 @@ async fn a_server_without_tasks_acknowledges_no_task_ids() {
         assert_eq!(ack["params"]["notifications"], json!({}), "{wire:?}");
         assert_eq!(peer.recv().await["method"], "notifications/cancelled");
         assert_eq!(peer.recv().await["id"], 1);
+    }
+}
+
+#[tokio::test]
+async fn two_listeners_each_see_status_message_changes() {
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let mut caller = peer_as(&server, None, wire);
+        let task = start(&mut caller, 1, "compile", json!({})).await;
+        probe.started.notified().await;
+        let mut first = peer_as(&server, None, wire);
+        let mut second = peer_as(&server, None, wire);
+        for (watcher, id) in [(&mut first, 5), (&mut second, 6)] {
+            listen(watcher, id, json!([&task]), with_tasks()).await;
+            let current = watcher.recv().await;
+            assert_eq!(current["params"]["statusMessage"], "compiling");
+        }
+        probe.release.notify_one();
+        for watcher in [&mut first, &mut second] {
+            let done = watcher.recv().await;
+            assert_eq!(done["params"]["status"], "completed", "{wire:?} {done}");
+            assert_eq!(watcher.recv().await["method"], "notifications/cancelled");
+        }
     }
 }
 

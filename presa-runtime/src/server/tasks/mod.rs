@@ -51,7 +51,7 @@ mod listen;
 mod memory;
 mod store;
 
-use std::sync::{Arc, Once};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 pub use memory::InMemoryTaskStore;
@@ -117,7 +117,7 @@ impl TaskSettings {
 pub(crate) struct TaskEngine {
     pub settings: TaskSettings,
     pub store: Arc<dyn TaskStore>,
-    sweeper: Once,
+    sweeper: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
 impl TaskEngine {
@@ -125,27 +125,30 @@ impl TaskEngine {
         TaskEngine {
             settings,
             store,
-            sweeper: Once::new(),
+            sweeper: Mutex::new(None),
         }
     }
 
-    /// Starts the background sweeper, once, from inside the runtime. It
-    /// stops when the store is dropped.
+    /// Starts the background sweeper from inside the runtime, unless it
+    /// runs already (it is started again if the runtime that ran it is
+    /// gone). It stops when the store is dropped.
     fn start_sweeper(&self) {
-        self.sweeper.call_once(|| {
-            let store = Arc::downgrade(&self.store);
-            let period = self.settings.sweep_interval;
-            tokio::spawn(async move {
-                let mut ticks = tokio::time::interval(period);
-                ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-                loop {
-                    ticks.tick().await;
-                    let Some(store) = store.upgrade() else { return };
-                    if let Err(e) = store.purge_expired().await {
-                        tracing::warn!(error = %e, "purging expired tasks failed");
-                    }
+        let mut sweeper = crate::server::lock(&self.sweeper);
+        if sweeper.as_ref().is_some_and(|s| !s.is_finished()) {
+            return;
+        }
+        let store = Arc::downgrade(&self.store);
+        let period = self.settings.sweep_interval;
+        *sweeper = Some(tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(period);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                ticks.tick().await;
+                let Some(store) = store.upgrade() else { return };
+                if let Err(e) = store.purge_expired().await {
+                    tracing::warn!(error = %e, "purging expired tasks failed");
                 }
-            });
-        });
+            }
+        }));
     }
 }

@@ -2,14 +2,8 @@
 
 mod common;
 
-use common::{RawPeer, WIRES, elicitation, fixture, meta};
+use common::{RawPeer, WIRES, elicitation, error_code, fixture, meta};
 use serde_json::{Value, json};
-
-fn error_code(response: &Value) -> i64 {
-    response["error"]["code"]
-        .as_i64()
-        .unwrap_or_else(|| panic!("expected an error: {response}"))
-}
 
 #[tokio::test]
 async fn missing_meta_fields_are_invalid_params() {

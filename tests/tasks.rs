@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use common::{RawPeer, WIRES, Wire, connect};
+use common::{RawPeer, WIRES, Wire, connect, error_code};
 use presa::prelude::*;
 use presa::server::TaskSettings;
 use serde::Deserialize;
@@ -348,12 +348,6 @@ async fn update(peer: &mut RawPeer, id: i64, task: &str, responses: Value) -> Va
 
 fn accept(content: Value) -> Value {
     json!({"action": "accept", "content": content})
-}
-
-fn error_code(response: &Value) -> i64 {
-    response["error"]["code"]
-        .as_i64()
-        .unwrap_or_else(|| panic!("expected an error: {response}"))
 }
 
 // ---------------------------------------------------------------------------

@@ -426,3 +426,10 @@ impl RawPeer {
 pub fn elicitation() -> Value {
     json!({"elicitation": {"form": {}}})
 }
+
+/// The code of an error response; fails the test on anything else.
+pub fn error_code(response: &Value) -> i64 {
+    response["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("expected an error: {response}"))
+}

@@ -4,8 +4,8 @@
 //! `BENCH_CURRENT_THREAD=1` for a single-threaded runtime, which shows the
 //! CPU cost without cross-thread wake-ups. It prints one line per
 //! measurement and a few ratios; the figures go in issue notes, not in
-//! assertions. `BENCH_CORE_ONLY=1` runs only the server-core loop, for a
-//! profiler.
+//! assertions. `BENCH_CORE_ONLY=1` runs only the server-core loop, and
+//! `BENCH_TASKS_ONLY=1` only the task-engine loop, for a profiler.
 
 use std::time::{Duration, Instant};
 
@@ -280,6 +280,14 @@ async fn oversized_memory() {
 
 fn main() {
     let n = 20_000;
+    if std::env::var_os("BENCH_TASKS_ONLY").is_some() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(task_core(n * 5));
+        return;
+    }
     if std::env::var_os("BENCH_CORE_ONLY").is_some() {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()

@@ -18,7 +18,13 @@
 //! 4. unknown tool → `-32602`;
 //! 5. a capability the tool or its input requests need that the client did
 //!    not declare → `-32021` with `requiredCapabilities`. (This check needs
-//!    the tool, so it follows the lookups.)
+//!    the tool, so it follows the lookups. A per-call task policy runs after
+//!    the argument check, since it reads the typed arguments, so for such a
+//!    tool bad arguments are reported before a missing Tasks declaration.)
+//!
+//! The `tasks/*` methods exist only on a server with tasks enabled, and
+//! check the client's Tasks declaration (`-32021`) before anything else.
+//! See [`tasks`] for the task engine.
 //!
 //! A legacy `initialize` is answered before any of these, with a message
 //! naming the supported versions, since a legacy client shows it to its
@@ -205,8 +211,11 @@ impl ServerBuilder {
     }
 
     /// How many requests one connection may have running at once (default
-    /// 1024, at least 1). Past it the connection stops reading until one
-    /// finishes.
+    /// 1024, at least 1). Past it, as many again wait in a backlog while the
+    /// connection keeps acting on notifications (so cancellation still
+    /// works); past the backlog it stops reading until a request finishes.
+    /// `subscriptions/listen` streams do not count; a connection may hold
+    /// [`MAX_SUBSCRIPTIONS`] of them.
     pub fn max_in_flight(mut self, requests: usize) -> Self {
         self.max_in_flight = requests.max(1);
         self

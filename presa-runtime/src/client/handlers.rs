@@ -51,12 +51,28 @@ impl Handlers {
         }
     }
 
-    /// Answers every request, concurrently.
+    /// Answers every request, concurrently. Fails before asking anything
+    /// if one of them has no handler, so that no answer the user gave is
+    /// thrown away.
     pub async fn answer(&self, requests: InputRequests) -> Result<InputResponses, ClientError> {
+        if let Some(request) = requests.values().find(|r| !self.handles(r)) {
+            return Err(ClientError::NoHandler {
+                method: request.method().to_owned(),
+            });
+        }
         let answers = requests.into_iter().map(|(key, request)| async move {
             Ok::<_, ClientError>((key, self.answer_one(request).await?))
         });
         Ok(try_join_all(answers).await?.into_iter().collect())
+    }
+
+    fn handles(&self, request: &InputRequest) -> bool {
+        match request {
+            InputRequest::Elicit(_) => self.elicitation.is_some(),
+            InputRequest::Sample(_) => self.sampling.is_some(),
+            InputRequest::ListRoots => self.roots.is_some(),
+            InputRequest::Other { .. } => false,
+        }
     }
 
     async fn answer_one(&self, request: InputRequest) -> Result<InputResponse, ClientError> {

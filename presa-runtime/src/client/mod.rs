@@ -202,7 +202,7 @@ impl ClientBuilder {
     /// Connects over `transport`. Must be called inside a tokio runtime.
     pub fn connect(self, transport: impl Into<ClientTransport>) -> Client {
         let ClientTransport { channel, child } = transport.into();
-        let pending: Pending = Arc::default();
+        let pending: Pending = Arc::new(Mutex::new(Some(HashMap::new())));
         let subscriptions: Subscriptions = Arc::default();
         tokio::spawn(read_responses(
             channel.incoming,
@@ -242,7 +242,7 @@ impl ClientBuilder {
 }
 
 type Reply = Result<Response, ClientError>;
-type Pending = Arc<Mutex<HashMap<RequestId, oneshot::Sender<Reply>>>>;
+type Pending = Arc<Mutex<Option<HashMap<RequestId, oneshot::Sender<Reply>>>>>;
 
 struct Inner {
     outgoing: FrameSender,
@@ -496,7 +496,14 @@ impl Client {
     /// Makes `id` wait for its response; register before sending.
     fn register(&self, id: &RequestId) -> oneshot::Receiver<Reply> {
         let (tx, rx) = oneshot::channel();
-        lock(&self.inner.pending).insert(id.clone(), tx);
+        match lock(&self.inner.pending).as_mut() {
+            Some(map) => {
+                map.insert(id.clone(), tx);
+            }
+            None => {
+                let _ = tx.send(Err(ClientError::Closed));
+            }
+        }
         rx
     }
 
@@ -596,7 +603,14 @@ impl Drop for CancelOnDrop<'_> {
 
 /// Forgets request `id` and tells the server to stop working on it.
 fn abandon(inner: &Inner, id: RequestId) {
-    lock(&inner.pending).remove(&id);
+    // Already answered (or the connection is gone): nothing to cancel.
+    if lock(&inner.pending)
+        .as_mut()
+        .and_then(|m| m.remove(&id))
+        .is_none()
+    {
+        return;
+    }
     let cancel = Notification::new(
         notifications::CANCELLED,
         notifications::CancelledParams {
@@ -644,7 +658,7 @@ impl Routes {
             return;
         };
         lock(&self.subscriptions).remove(&id);
-        match lock(&self.pending).remove(&id) {
+        match lock(&self.pending).as_mut().and_then(|m| m.remove(&id)) {
             Some(tx) => {
                 let _ = tx.send(Ok(response));
             }
@@ -667,7 +681,7 @@ impl Routes {
     /// Fails every waiter: which request a discarded message answered is
     /// unknowable, and failing beats one hanging forever.
     fn fail_all(&self, error: ClientError) {
-        for (_, waiter) in lock(&self.pending).drain() {
+        for (_, waiter) in lock(&self.pending).iter_mut().flat_map(|m| m.drain()) {
             let _ = waiter.send(Err(error.clone()));
         }
     }
@@ -701,6 +715,6 @@ async fn read_responses(mut incoming: mpsc::Receiver<Inbound>, routes: Routes) {
     }
     // Dropping the senders wakes every waiter with `Closed` and ends every
     // subscription.
-    lock(&routes.pending).clear();
+    lock(&routes.pending).take();
     lock(&routes.subscriptions).clear();
 }

@@ -14,7 +14,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::{Client, ClientError, Inner, Reply, abandon, lock};
 use crate::wire::{
     AcknowledgedParams, DetailedTask, ListenParams, META_SUBSCRIPTION_ID, Notification, Outcome,
-    RequestId, SubscriptionFilter, codes, task_methods,
+    RequestId, SubscriptionFilter, codes, notifications, task_methods,
 };
 
 /// Open streams by the id of their `subscriptions/listen` request.
@@ -33,7 +33,10 @@ pub(crate) fn route(
         return Some(notification);
     };
     let Some(tx) = lock(subscriptions).get(&id).cloned() else {
-        return Some(notification);
+        // The stream is closed; what the server still sends on it belongs
+        // to no one (notably its own teardown).
+        tracing::debug!(%id, method = notification.method, "notification for a closed subscription");
+        return None;
     };
     match tx.try_send(notification) {
         Ok(()) => None,
@@ -113,6 +116,16 @@ impl TaskSubscription {
                         Err(e) => tracing::warn!(error = %e, "malformed notifications/tasks"),
                     }
                 }
+                Event::Notification(n) if self.cancelled_by(&n) => {
+                    // The server tore the stream down; its closing response
+                    // (a SHOULD) may or may not follow, and needs no cancel.
+                    tracing::debug!(id = %self.id, "the server ended the subscription");
+                    if let Some(pending) = lock(&self.inner.pending).as_mut() {
+                        pending.remove(&self.id);
+                    }
+                    self.end = None;
+                    return None;
+                }
                 Event::Notification(n) => {
                     tracing::debug!(method = n.method, "ignoring a subscription notification")
                 }
@@ -122,6 +135,18 @@ impl TaskSubscription {
                 }
             }
         }
+    }
+
+    /// Whether `notification` is the server's `notifications/cancelled` for
+    /// this stream.
+    fn cancelled_by(&self, notification: &Notification) -> bool {
+        notification.method == notifications::CANCELLED
+            && notification
+                .params
+                .as_ref()
+                .and_then(|p| p.get("requestId"))
+                .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok())
+                .is_some_and(|id| id == self.id)
     }
 
     /// Notifications that arrived before the response come first.

@@ -17,8 +17,9 @@ use crate::wire::{
 const DEFAULT_POLL: Duration = Duration::from_secs(1);
 /// Never poll more often than this, whatever the task suggests.
 const MIN_POLL: Duration = Duration::from_millis(10);
-/// Never wait longer than this between polls, whatever the task suggests.
-const MAX_POLL: Duration = Duration::from_secs(30);
+/// Never wait longer than this between polls: a guard against absurd
+/// values, far above any interval a real server suggests.
+const MAX_POLL: Duration = Duration::from_secs(3600);
 
 /// What a tool call came to: its result, or a task that will produce it.
 #[derive(Debug, Clone, PartialEq)]
@@ -106,9 +107,10 @@ impl AsRef<str> for TaskHandle {
 
 /// How [`Client::await_task`] follows a task.
 ///
-/// By default it polls `tasks/get` at the task's `pollIntervalMs`, or every
-/// second when the task suggests none, clamped to between 10 ms and 30 s,
-/// and waits as long as the task runs.
+/// By default it polls `tasks/get` at the task's `pollIntervalMs` (after a
+/// `tasks/update` too), or every second when the task suggests none; never
+/// more often than every 10 ms nor less than hourly. It waits as long as
+/// the task runs: set [`timeout`](AwaitOptions::timeout) to bound it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AwaitOptions {
     listen: bool,
@@ -264,9 +266,7 @@ struct Follower<'a> {
 /// Where a task stands after the client acted on one of its states.
 enum Progress {
     Done(CallToolResult),
-    /// Input was answered; the next state will tell what came of it.
-    Answered,
-    /// Nothing to do but wait this long.
+    /// Nothing to do but wait this long before looking again.
     Waiting(Duration),
 }
 
@@ -276,7 +276,6 @@ impl Follower<'_> {
             let task = self.client.get_task(self.task_id).await?;
             match self.settle(task).await? {
                 Progress::Done(result) => return Ok(result),
-                Progress::Answered => {}
                 Progress::Waiting(interval) => sleep(interval).await,
             }
         }
@@ -334,11 +333,10 @@ impl Follower<'_> {
         match task.task.status {
             TaskStatus::Working => Ok(Progress::Waiting(interval)),
             TaskStatus::InputRequired => {
-                let requests = task.input_requests.unwrap_or_default();
-                Ok(match self.answer(requests).await? {
-                    true => Progress::Answered,
-                    false => Progress::Waiting(interval),
-                })
+                // After an update too, the next look waits for the interval:
+                // the server may rate-limit faster polling.
+                self.answer(task.input_requests.unwrap_or_default()).await?;
+                Ok(Progress::Waiting(interval))
             }
             TaskStatus::Completed => completed(task).map(Progress::Done),
             TaskStatus::Failed => Err(failed(task)),
@@ -348,17 +346,17 @@ impl Follower<'_> {
         }
     }
 
-    /// Answers the requests not answered before; whether there were any.
-    async fn answer(&mut self, mut requests: InputRequests) -> Result<bool, ClientError> {
+    /// Answers the requests not answered before.
+    async fn answer(&mut self, mut requests: InputRequests) -> Result<(), ClientError> {
         requests.retain(|key, _| !self.answered.contains(key));
         if requests.is_empty() {
-            return Ok(false);
+            return Ok(());
         }
         let keys: Vec<String> = requests.keys().cloned().collect();
         let responses = self.client.answer_input_requests(requests).await?;
         self.client.update_task(self.task_id, responses).await?;
         self.answered.extend(keys);
-        Ok(true)
+        Ok(())
     }
 }
 

@@ -42,7 +42,15 @@ impl Caller {
     }
 }
 
-type InFlight = Arc<Mutex<HashMap<RequestId, AbortHandle>>>;
+type InFlight = Arc<Mutex<HashMap<RequestId, Running>>>;
+
+/// A request in flight: how to stop it, and the slot it holds. Removing it
+/// from the map (cancellation, or the request ending) frees the slot at
+/// once, so a client may replace a cancelled subscription straight away.
+struct Running {
+    handle: AbortHandle,
+    _permit: OwnedSemaphorePermit,
+}
 
 /// How long requests still running when the peer closes the connection may
 /// take to finish before they are dropped.
@@ -84,16 +92,22 @@ pub async fn serve(server: Server, channel: FrameChannel, caller: Caller) {
         backlog: VecDeque::new(),
         backlog_limit: limit,
         open: true,
+        closed_at: None,
     };
     while connection.open || !connection.backlog.is_empty() {
-        if let Some(request) = connection.backlog.pop_front() {
-            let permit = connection.permit(&mut incoming).await;
-            connection.spawn(request, permit, false);
+        if !connection.backlog.is_empty() {
+            let Some(permit) = connection.permit(&mut incoming).await else {
+                continue;
+            };
+            // The head stays queued while it waits, so a cancellation finds it.
+            if let Some(request) = connection.backlog.pop_front() {
+                connection.spawn(request, permit, false);
+            }
             continue;
         }
         match incoming.recv().await {
             Some(inbound) => connection.receive(inbound).await,
-            None => connection.open = false,
+            None => connection.close(),
         }
     }
     connection.drain().await;
@@ -119,6 +133,7 @@ struct Connection {
     backlog_limit: usize,
     /// Whether the peer may still send.
     open: bool,
+    closed_at: Option<tokio::time::Instant>,
 }
 
 impl Connection {
@@ -183,24 +198,47 @@ impl Connection {
 
     /// Waits for a request permit, reading (and acting on) what the peer
     /// sends meanwhile, until the backlog is full.
-    async fn permit(&mut self, incoming: &mut mpsc::Receiver<Inbound>) -> OwnedSemaphorePermit {
+    async fn permit(
+        &mut self,
+        incoming: &mut mpsc::Receiver<Inbound>,
+    ) -> Option<OwnedSemaphorePermit> {
         loop {
+            if self.backlog.is_empty() {
+                return None;
+            }
             let permits = Arc::clone(&self.permits);
-            let reading = self.open && self.backlog.len() < self.backlog_limit;
+            let reading = self.open && self.backlog.len() <= self.backlog_limit;
+            let deadline = self.closed_at.map(|closed| closed + CLOSE_DRAIN);
             tokio::select! {
                 biased;
                 permit = permits.acquire_owned() => {
-                    return permit.expect("the semaphore is never closed");
+                    return Some(permit.expect("the semaphore is never closed"));
                 }
                 inbound = incoming.recv(), if reading => match inbound {
                     Some(inbound) => self.receive(inbound).await,
-                    None => self.open = false,
+                    None => self.close(),
                 },
+                () = until(deadline) => {
+                    tracing::warn!(
+                        left = self.backlog.len(),
+                        "dropping backlogged requests after the drain period"
+                    );
+                    self.backlog.clear();
+                    return None;
+                }
             }
         }
     }
 
-    fn spawn<P: Send + 'static>(&mut self, request: Request, permit: P, subscription: bool) {
+    /// The peer closed its side: subscriptions end now, requests get until
+    /// [`CLOSE_DRAIN`] from here.
+    fn close(&mut self) {
+        self.open = false;
+        self.closed_at.get_or_insert_with(tokio::time::Instant::now);
+        self.subscriptions.abort_all();
+    }
+
+    fn spawn(&mut self, request: Request, permit: OwnedSemaphorePermit, subscription: bool) {
         let id = request.id.clone();
         if lock(&self.in_flight).contains_key(&id) {
             let error = ErrorObject::new(
@@ -210,6 +248,7 @@ impl Connection {
             let outgoing = self.outgoing.clone();
             let line = Message::from(Response::error(Some(id), error)).to_line();
             self.tasks.spawn(async move {
+                let _permit = permit;
                 let _ = outgoing.send(line).await;
             });
             return;
@@ -227,7 +266,6 @@ impl Connection {
         // itself before it is registered.
         let mut running = lock(&self.in_flight);
         let handle = set.spawn(async move {
-            let _permit = permit;
             let _unregister = Unregister {
                 registry,
                 key,
@@ -239,7 +277,13 @@ impl Connection {
                 }
             }
         });
-        running.insert(id, handle);
+        running.insert(
+            id,
+            Running {
+                handle,
+                _permit: permit,
+            },
+        );
     }
 
     async fn send(&self, message: Message) {
@@ -253,7 +297,8 @@ impl Connection {
         self.subscriptions.abort_all();
         while self.subscriptions.join_next().await.is_some() {}
         let tasks = &mut self.tasks;
-        let drained = tokio::time::timeout(CLOSE_DRAIN, async {
+        let deadline = self.closed_at.unwrap_or_else(tokio::time::Instant::now) + CLOSE_DRAIN;
+        let drained = tokio::time::timeout_at(deadline, async {
             while tasks.join_next().await.is_some() {}
         })
         .await;
@@ -279,9 +324,20 @@ struct Unregister {
 impl Drop for Unregister {
     fn drop(&mut self) {
         let mut running = lock(&self.registry);
-        if running.get(&self.key).is_some_and(|h| h.id() == self.task) {
+        if running
+            .get(&self.key)
+            .is_some_and(|r| r.handle.id() == self.task)
+        {
             running.remove(&self.key);
         }
+    }
+}
+
+/// Resolves at `deadline`; never without one.
+async fn until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
     }
 }
 
@@ -314,8 +370,8 @@ fn on_notification(notification: Notification, in_flight: &InFlight) {
         tracing::debug!("ignoring a malformed notifications/cancelled");
         return;
     };
-    if let Some(handle) = lock(in_flight).remove(&params.request_id) {
+    if let Some(running) = lock(in_flight).remove(&params.request_id) {
         tracing::debug!(id = %params.request_id, reason = ?params.reason, "cancelling request");
-        handle.abort();
+        running.handle.abort();
     }
 }

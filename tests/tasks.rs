@@ -1122,6 +1122,89 @@ async fn another_subject_sees_a_task_exactly_as_an_unknown_one() {
     }
 }
 
+/// A store whose `create` pauses after storing the task, until released.
+struct SlowStore {
+    inner: presa::server::InMemoryTaskStore,
+    created: std::sync::Mutex<Vec<String>>,
+    stored: Notify,
+    release: Notify,
+}
+
+#[presa::server::tasks::async_trait]
+impl presa::server::TaskStore for SlowStore {
+    async fn create(
+        &self,
+        record: presa::server::tasks::TaskRecord,
+        max_tasks: usize,
+    ) -> Result<(), presa::server::tasks::StoreError> {
+        let id = record.id.clone();
+        self.inner.create(record, max_tasks).await?;
+        self.created.lock().unwrap().push(id);
+        self.stored.notify_one();
+        self.release.notified().await;
+        Ok(())
+    }
+
+    async fn get(
+        &self,
+        id: &str,
+    ) -> Result<Option<Arc<presa::server::tasks::TaskRecord>>, presa::server::tasks::StoreError>
+    {
+        self.inner.get(id).await
+    }
+
+    async fn apply(
+        &self,
+        id: &str,
+        change: presa::server::tasks::TaskChange,
+    ) -> Result<Option<Arc<presa::server::tasks::TaskRecord>>, presa::server::tasks::StoreError>
+    {
+        self.inner.apply(id, change).await
+    }
+
+    async fn watch(
+        &self,
+        id: &str,
+    ) -> Result<Option<presa::server::tasks::TaskWatch>, presa::server::tasks::StoreError> {
+        self.inner.watch(id).await
+    }
+
+    async fn purge_expired(&self) -> Result<usize, presa::server::tasks::StoreError> {
+        self.inner.purge_expired().await
+    }
+
+    async fn count(&self) -> Result<usize, presa::server::tasks::StoreError> {
+        self.inner.count().await
+    }
+}
+
+#[tokio::test]
+async fn a_task_whose_creating_request_is_cancelled_midway_fails_instead_of_hanging() {
+    let probe = Probe::default();
+    let store = Arc::new(SlowStore {
+        inner: presa::server::InMemoryTaskStore::new(),
+        created: Default::default(),
+        stored: Notify::new(),
+        release: Notify::new(),
+    });
+    let server = server_configured(TaskSettings::default(), &probe, |b| {
+        b.task_store(Arc::clone(&store))
+    });
+    let mut peer = peer_as(&server, None, Wire::InProcess);
+    peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                     "params": {"name": "batch", "_meta": common::meta(with_tasks())}}))
+        .await;
+    store.stored.notified().await;
+    peer.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                     "params": {"requestId": 1}}),
+    )
+    .await;
+    let task = store.created.lock().unwrap()[0].clone();
+    let failed = until_status(&mut peer, &task, "failed").await;
+    assert_eq!(failed["error"]["code"], -32603, "{failed}");
+}
+
 // ---------------------------------------------------------------------------
 // TTL and the task cap
 

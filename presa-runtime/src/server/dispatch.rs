@@ -14,7 +14,7 @@ use super::connection::Caller;
 use super::context::{Context, ContextParts, InputBook, RequestInfo};
 use super::error::{Failure, InputRequired, ToolError};
 use super::request_state::CallBinding;
-use super::tasks::{self, CreateError, Run, TaskLink, too_many_tasks};
+use super::tasks::{self, CreateError, OrphanGuard, Run, TaskLink, too_many_tasks};
 use super::tool::TaskPolicy;
 use super::{RegisteredTool, ResponseStream, Server, ServerInner, TASKS_EXTENSION};
 use crate::wire::{
@@ -328,9 +328,6 @@ impl ServerInner {
     }
 
     /// Creates the task, attaches the context and spawns the handler.
-    ///
-    /// This runs on its own tokio task, so a request cancelled half-way
-    /// cannot leave a task without its runner.
     async fn start_task(
         self: &Arc<Self>,
         tool: &str,
@@ -339,31 +336,30 @@ impl ServerInner {
         caller: &Caller,
         run: Run,
     ) -> TaskStart {
-        let inner = Arc::clone(self);
-        let (tool, ctx, caller) = (tool.to_owned(), ctx.clone(), caller.clone());
-        let start = tokio::spawn(async move {
-            // Every verified answer travels with the task, whether or not
-            // the run has used it yet; the book keeps them for a run that
-            // stays synchronous.
-            let answers = ctx.with_input_book(|book| book.answers.clone());
-            let record = match inner.create_task(&caller, answers).await {
-                Ok(record) => record,
-                Err(CreateError::Full { .. }) if policy == TaskPolicy::Optional => {
-                    return TaskStart::Declined(run);
-                }
-                Err(CreateError::Full { limit }) => {
-                    return TaskStart::Failed(too_many_tasks(limit));
-                }
-                Err(CreateError::Store(error)) => return TaskStart::Failed(error),
-            };
-            let store = Arc::clone(&inner.tasks.as_ref().expect("tasks are enabled").store);
-            ctx.attach_task(TaskLink::new(record.id.clone(), store));
-            inner.spawn_runner(tool, ctx, run);
-            TaskStart::Started(inner.create_task_result(&record))
-        });
-        start
-            .await
-            .unwrap_or_else(|e| TaskStart::Failed(internal_error("(task start)", &e.to_string())))
+        // Every verified answer travels with the task, whether or not the
+        // run has used it yet; the book keeps them for a run that stays
+        // synchronous.
+        let answers = ctx.with_input_book(|book| book.answers.clone());
+        let mut orphan = OrphanGuard::default();
+        let created = self.create_task(caller, answers, &mut orphan).await;
+        let record = match created {
+            Ok(record) => record,
+            Err(error) => {
+                orphan.disarm();
+                return match error {
+                    CreateError::Full { .. } if policy == TaskPolicy::Optional => {
+                        TaskStart::Declined(run)
+                    }
+                    CreateError::Full { limit } => TaskStart::Failed(too_many_tasks(limit)),
+                    CreateError::Store(error) => TaskStart::Failed(error),
+                };
+            }
+        };
+        let store = Arc::clone(&self.tasks.as_ref().expect("tasks are enabled").store);
+        ctx.attach_task(TaskLink::new(record.id.clone(), store));
+        self.spawn_runner(tool.to_owned(), ctx.clone(), run);
+        orphan.disarm();
+        TaskStart::Started(self.create_task_result(&record))
     }
 
     /// Runs a tool declared with an explicit task start within the request

@@ -177,6 +177,41 @@ pub(crate) type Run = futures::future::BoxFuture<
     Result<crate::server::ToolResult, Box<dyn std::any::Any + Send>>,
 >;
 
+/// Fails a task whose creation was abandoned half-way (the request was
+/// cancelled while an async store created it), since no runner will ever
+/// finish it. Disarmed once the runner owns the task.
+#[derive(Default)]
+pub(crate) struct OrphanGuard {
+    armed: Option<(Arc<dyn TaskStore>, String)>,
+}
+
+impl OrphanGuard {
+    fn arm(&mut self, store: Arc<dyn TaskStore>, id: String) {
+        self.armed = Some((store, id));
+    }
+
+    pub fn disarm(&mut self) {
+        self.armed = None;
+    }
+}
+
+impl Drop for OrphanGuard {
+    fn drop(&mut self) {
+        let Some((store, id)) = self.armed.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn(async move {
+            let cause = "the request creating the task was cancelled before it started";
+            let change = TaskChange::Fail(internal_error("(task start)", cause));
+            // Unknown (never created) is fine too.
+            let _ = store.apply(&id, change).await;
+        });
+    }
+}
+
 /// Why a task could not be created.
 pub(crate) enum CreateError {
     /// At `max_tasks`.
@@ -192,10 +227,14 @@ impl ServerInner {
 
     /// Creates a task owned by `caller`, seeded with the answers carried
     /// from MRTR rounds before the task.
+    ///
+    /// Until `orphan` is disarmed, dropping the calling future (a cancelled
+    /// request) fails the task, so that none is left without its runner.
     pub(crate) async fn create_task(
         &self,
         caller: &Caller,
         answers: InputResponses,
+        orphan: &mut OrphanGuard,
     ) -> Result<Arc<TaskRecord>, CreateError> {
         let engine = self.engine();
         engine.start_sweeper();
@@ -209,6 +248,7 @@ impl ServerInner {
         record.answers = answers;
         record.asked = record.answers.keys().cloned().collect();
         let created = Arc::new(record.clone());
+        orphan.arm(Arc::clone(&engine.store), record.id.clone());
         match engine.store.create(record, settings.max_tasks).await {
             Ok(()) => Ok(created),
             Err(StoreError::Full { limit }) => Err(CreateError::Full { limit }),

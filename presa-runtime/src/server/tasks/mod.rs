@@ -54,10 +54,15 @@ mod store;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+/// The attribute [`TaskStore`] implementations use, re-exported so that a
+/// store needs no dependency of its own: `#[presa::server::tasks::async_trait]`.
+pub use async_trait::async_trait;
 pub use memory::InMemoryTaskStore;
 pub use store::{StoreError, TaskChange, TaskRecord, TaskStore, TaskWatch};
 
-pub(crate) use engine::{CreateError, Run, TaskLink, tasks_capability, too_many_tasks};
+pub(crate) use engine::{
+    CreateError, OrphanGuard, Run, TaskLink, tasks_capability, too_many_tasks,
+};
 pub use listen::MAX_LISTEN_TASK_IDS;
 pub(super) use listen::listen;
 

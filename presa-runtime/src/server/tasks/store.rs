@@ -284,6 +284,39 @@ pub trait TaskStore: Send + Sync + 'static {
     async fn count(&self) -> Result<usize, StoreError>;
 }
 
+/// A shared store: several servers (or a server and its operator's tools)
+/// can hold the same one.
+#[async_trait]
+impl<S: TaskStore + ?Sized> TaskStore for Arc<S> {
+    async fn create(&self, record: TaskRecord, max_tasks: usize) -> Result<(), StoreError> {
+        (**self).create(record, max_tasks).await
+    }
+
+    async fn get(&self, id: &str) -> Result<Option<Arc<TaskRecord>>, StoreError> {
+        (**self).get(id).await
+    }
+
+    async fn apply(
+        &self,
+        id: &str,
+        change: TaskChange,
+    ) -> Result<Option<Arc<TaskRecord>>, StoreError> {
+        (**self).apply(id, change).await
+    }
+
+    async fn watch(&self, id: &str) -> Result<Option<TaskWatch>, StoreError> {
+        (**self).watch(id).await
+    }
+
+    async fn purge_expired(&self) -> Result<usize, StoreError> {
+        (**self).purge_expired().await
+    }
+
+    async fn count(&self) -> Result<usize, StoreError> {
+        (**self).count().await
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -280,10 +280,9 @@ impl ServerInner {
             },
         };
         let as_task = self.check_policy(policy, &params.name, ctx.request())?;
-        let run: Run = AssertUnwindSafe(tool.handler.call(ctx.clone(), arguments))
+        let mut run: Run = AssertUnwindSafe(tool.handler.call(ctx.clone(), arguments))
             .catch_unwind()
             .boxed();
-        let mut run = run;
         if as_task {
             if tool.handler.explicit_task_start() {
                 return self
@@ -394,9 +393,9 @@ impl ServerInner {
                         return Ok(created);
                     }
                     TaskStart::Failed(error) => return Err(error),
-                    TaskStart::Declined(mut run) => {
+                    TaskStart::Declined(run) => {
                         let _ = started.send(());
-                        (&mut run).await
+                        run.await
                     }
                 }
             }

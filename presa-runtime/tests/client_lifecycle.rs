@@ -7,166 +7,20 @@
 //! writes the server's answers. Time is paused, so waits are exact and a
 //! hang shows up as a guard timeout instead of a stuck test.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod scripted;
+
+use scripted::*;
+
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use presa_runtime::client::{AwaitOptions, Client, ClientBuilder, ClientError};
-use presa_runtime::transport::{FrameChannel, Inbound, byte_stream};
-use presa_runtime::wire::{ElicitResult, InputRequests, Notification, TaskStatus};
+use presa_runtime::client::{AwaitOptions, Client, ClientError};
+use presa_runtime::transport::byte_stream;
+use presa_runtime::wire::{InputRequests, Notification, TaskStatus};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio::time::{Instant, timeout};
-
-const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
-/// Fails a test that waits for something that never comes (virtual time).
-const GUARD: Duration = Duration::from_secs(3600);
-/// How long to wait for a frame that must not come. With the clock paused
-/// this only elapses once every task is idle.
-const QUIET: Duration = Duration::from_secs(1);
-
-/// The server end of the connection.
-struct Peer {
-    channel: FrameChannel,
-}
-
-impl Peer {
-    async fn recv(&mut self) -> Value {
-        let inbound = timeout(GUARD, self.channel.incoming.recv())
-            .await
-            .expect("the client sent nothing")
-            .expect("the client closed the connection");
-        frame_json(inbound)
-    }
-
-    /// The next frame, which must be `method`.
-    async fn expect(&mut self, method: &str) -> Value {
-        let message = self.recv().await;
-        assert_eq!(message["method"], method, "unexpected message {message}");
-        message
-    }
-
-    /// The next frame the client sends before everything goes idle; `None`
-    /// if it sends nothing (or closed the connection).
-    async fn sent_next(&mut self) -> Option<Value> {
-        match timeout(QUIET, self.channel.incoming.recv()).await {
-            Ok(Some(inbound)) => Some(frame_json(inbound)),
-            _ => None,
-        }
-    }
-
-    async fn send(&self, message: Value) {
-        self.channel
-            .outgoing
-            .send(message.to_string())
-            .await
-            .unwrap();
-    }
-
-    async fn reply(&self, request: &Value, result: Value) {
-        self.send(json!({"jsonrpc": "2.0", "id": request["id"], "result": result}))
-            .await;
-    }
-
-    async fn notify(&self, method: &str, params: Value) {
-        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}))
-            .await;
-    }
-
-    /// Pushes `task` on the subscription opened by `listen`.
-    async fn push(&self, listen: &Value, mut task: Value) {
-        task["_meta"] = json!({ SUBSCRIPTION_ID: listen["id"] });
-        self.notify("notifications/tasks", task).await;
-    }
-
-    /// Acknowledges `listen` for `task_ids`.
-    async fn acknowledge(&self, listen: &Value, task_ids: Value) {
-        let params = json!({"_meta": { SUBSCRIPTION_ID: listen["id"] },
-                            "notifications": {"taskIds": task_ids}});
-        self.notify("notifications/subscriptions/acknowledged", params)
-            .await;
-    }
-
-    /// The server's `notifications/cancelled` for the stream `listen`
-    /// opened, as it sends it when it tears the stream down.
-    async fn cancel_stream(&self, listen: &Value) {
-        let params = json!({"_meta": { SUBSCRIPTION_ID: listen["id"] },
-                            "requestId": listen["id"],
-                            "reason": "every task this subscription followed has ended"});
-        self.notify("notifications/cancelled", params).await;
-    }
-
-    /// Closes the server's output, keeping its input open: the client still
-    /// writes successfully, but no answer will ever arrive.
-    fn close_output(self) -> mpsc::Receiver<Inbound> {
-        self.channel.incoming
-    }
-}
-
-fn frame_json(inbound: Inbound) -> Value {
-    match inbound {
-        Inbound::Frame(frame) => serde_json::from_str(&frame).unwrap(),
-        other => panic!("unexpected inbound {other:?}"),
-    }
-}
-
-fn connect(builder: ClientBuilder) -> (Client, Peer) {
-    let (client_end, server_end) = FrameChannel::pair();
-    (
-        builder.connect(client_end),
-        Peer {
-            channel: server_end,
-        },
-    )
-}
-
-/// A client that declares tasks and accepts every elicitation with
-/// `{ok: true}`, counting the elicitations. It has no sampling handler.
-fn tasks_client() -> (Client, Peer, Arc<AtomicUsize>) {
-    let asked = Arc::new(AtomicUsize::new(0));
-    let counter = Arc::clone(&asked);
-    let builder = Client::builder().tasks(true).on_elicitation(move |_| {
-        counter.fetch_add(1, Ordering::SeqCst);
-        async { ElicitResult::accept(json!({"ok": true})) }
-    });
-    let (client, peer) = connect(builder);
-    (client, peer, asked)
-}
-
-/// A task's wire fields, plus `extra` (payload, poll interval).
-fn task(id: &str, status: &str, extra: Value) -> Value {
-    let mut task = json!({
-        "taskId": id,
-        "status": status,
-        "createdAt": "2026-11-30T10:00:00Z",
-        "lastUpdatedAt": "2026-11-30T10:00:01Z",
-        "ttlMs": 60000,
-        "pollIntervalMs": 250
-    });
-    for (k, v) in extra.as_object().unwrap() {
-        task[k] = v.clone();
-    }
-    task
-}
-
-/// A `tasks/get` result.
-fn got(id: &str, status: &str, extra: Value) -> Value {
-    let mut result = task(id, status, extra);
-    result["resultType"] = json!("complete");
-    result
-}
-
-fn completed_with(text: &str) -> Value {
-    json!({"result": {"content": [{"type": "text", "text": text}], "isError": false}})
-}
-
-fn confirm_request(message: &str) -> Value {
-    json!({"method": "elicitation/create",
-           "params": {"mode": "form", "message": message,
-                      "requestedSchema": {"type": "object",
-                                          "properties": {"ok": {"type": "boolean"}}}}})
-}
 
 /// An elicitation (key `a_confirm`, answered first in key order) and a
 /// sampling request (key `b_sample`) the test clients have no handler for.

@@ -2,176 +2,18 @@
 //! the test reads the client's raw frames and writes the server's answers.
 //! Time is paused, so poll intervals are exact and no test sleeps for real.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod scripted;
+
+use scripted::*;
+
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use presa_runtime::client::{
-    AwaitOptions, CallOutcome, CallStep, Client, ClientBuilder, ClientError, ToolCall,
-};
-use presa_runtime::transport::{FrameChannel, Inbound};
+use presa_runtime::client::{AwaitOptions, CallOutcome, CallStep, Client, ClientError, ToolCall};
 use presa_runtime::wire::{ElicitResult, InputResponse, Notification, TaskStatus};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
-
-const TASKS: &str = "io.modelcontextprotocol/tasks";
-const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
-/// Fails a test that waits for a frame that never comes (virtual time).
-const GUARD: Duration = Duration::from_secs(4 * 3600);
-
-/// The server end of the connection.
-struct Peer {
-    channel: FrameChannel,
-}
-
-impl Peer {
-    async fn recv(&mut self) -> Value {
-        let inbound = tokio::time::timeout(GUARD, self.channel.incoming.recv())
-            .await
-            .expect("the client sent nothing")
-            .expect("the client closed the connection");
-        frame_json(inbound)
-    }
-
-    /// The next frame, which must be `method`.
-    async fn expect(&mut self, method: &str) -> Value {
-        let message = self.recv().await;
-        assert_eq!(message["method"], method, "unexpected message {message}");
-        message
-    }
-
-    /// A frame the client already sent, if any.
-    fn try_recv(&mut self) -> Option<Value> {
-        self.channel.incoming.try_recv().ok().map(frame_json)
-    }
-
-    async fn send(&self, message: Value) {
-        self.channel
-            .outgoing
-            .send(message.to_string())
-            .await
-            .unwrap();
-    }
-
-    async fn reply(&self, request: &Value, result: Value) {
-        self.send(json!({"jsonrpc": "2.0", "id": request["id"], "result": result}))
-            .await;
-    }
-
-    async fn reply_error(&self, request: &Value, code: i64, message: &str) {
-        self.send(json!({"jsonrpc": "2.0", "id": request["id"],
-                         "error": {"code": code, "message": message}}))
-            .await;
-    }
-
-    async fn notify(&self, method: &str, params: Value) {
-        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}))
-            .await;
-    }
-
-    /// Pushes `task` on the subscription opened by `listen`.
-    async fn push(&self, listen: &Value, mut task: Value) {
-        task["_meta"] = json!({ SUBSCRIPTION_ID: listen["id"] });
-        self.notify("notifications/tasks", task).await;
-    }
-
-    /// Acknowledges `listen` for `task_ids`.
-    async fn acknowledge(&self, listen: &Value, task_ids: Value) {
-        let params = json!({"_meta": { SUBSCRIPTION_ID: listen["id"] },
-                            "notifications": {"taskIds": task_ids}});
-        self.notify("notifications/subscriptions/acknowledged", params)
-            .await;
-    }
-}
-
-fn frame_json(inbound: Inbound) -> Value {
-    match inbound {
-        Inbound::Frame(frame) => serde_json::from_str(&frame).unwrap(),
-        other => panic!("unexpected inbound {other:?}"),
-    }
-}
-
-fn connect(builder: ClientBuilder) -> (Client, Peer) {
-    let (client_end, server_end) = FrameChannel::pair();
-    (
-        builder.connect(client_end),
-        Peer {
-            channel: server_end,
-        },
-    )
-}
-
-/// A client that declares tasks and accepts every elicitation with
-/// `{ok: true}`, counting the elicitations.
-fn tasks_client() -> (Client, Peer, Arc<AtomicUsize>) {
-    let asked = Arc::new(AtomicUsize::new(0));
-    let counter = Arc::clone(&asked);
-    let builder = Client::builder().tasks(true).on_elicitation(move |_| {
-        counter.fetch_add(1, Ordering::SeqCst);
-        async { ElicitResult::accept(json!({"ok": true})) }
-    });
-    let (client, peer) = connect(builder);
-    (client, peer, asked)
-}
-
-/// A task's wire fields, plus `extra` (payload, poll interval).
-fn task(id: &str, status: &str, extra: Value) -> Value {
-    let mut task = json!({
-        "taskId": id,
-        "status": status,
-        "createdAt": "2026-11-30T10:00:00Z",
-        "lastUpdatedAt": "2026-11-30T10:00:01Z",
-        "ttlMs": 60000,
-        "pollIntervalMs": 250
-    });
-    for (k, v) in extra.as_object().unwrap() {
-        task[k] = v.clone();
-    }
-    task
-}
-
-/// A `tasks/get` result.
-fn got(id: &str, status: &str, extra: Value) -> Value {
-    let mut result = task(id, status, extra);
-    result["resultType"] = json!("complete");
-    result
-}
-
-/// A `CreateTaskResult`.
-fn created(id: &str) -> Value {
-    let mut result = task(id, "working", json!({}));
-    result["resultType"] = json!("task");
-    result
-}
-
-fn completed_with(text: &str) -> Value {
-    json!({"result": {"content": [{"type": "text", "text": text}], "isError": false}})
-}
-
-fn confirm_request(message: &str) -> Value {
-    json!({"method": "elicitation/create",
-           "params": {"mode": "form", "message": message,
-                      "requestedSchema": {"type": "object",
-                                          "properties": {"ok": {"type": "boolean"}}}}})
-}
-
-/// The request's params without `_meta`, after checking that `_meta`
-/// carries the version and, exactly when `tasks`, the tasks extension.
-fn params(request: &Value, tasks: bool) -> Value {
-    let mut params = request["params"].clone();
-    let meta = params.as_object_mut().unwrap().remove("_meta").unwrap();
-    assert_eq!(
-        meta["io.modelcontextprotocol/protocolVersion"],
-        "2026-07-28"
-    );
-    let extension = &meta["io.modelcontextprotocol/clientCapabilities"]["extensions"][TASKS];
-    match tasks {
-        true => assert_eq!(extension, &json!({}), "{meta}"),
-        false => assert!(extension.is_null(), "{meta}"),
-    }
-    params
-}
 
 #[tokio::test(start_paused = true)]
 async fn a_declaring_client_gets_a_task_handle() {

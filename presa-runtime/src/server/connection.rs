@@ -143,12 +143,7 @@ impl Connection {
             Inbound::Frame(frame) if frame.len() <= limit => match frame.parse::<Message>() {
                 Err(e) => self.send(e.to_response().into()).await,
                 Ok(Message::Request(request)) => self.accept(request).await,
-                Ok(Message::Notification(n)) => {
-                    if let Some(id) = cancelled_request(&n) {
-                        self.backlog.retain(|queued| queued.id != id);
-                    }
-                    on_notification(n, &self.in_flight)
-                }
+                Ok(Message::Notification(n)) => self.on_notification(n),
                 Ok(Message::Response(_)) => {
                     tracing::warn!(
                         "ignoring a response from the client; clients must not send them"
@@ -164,6 +159,28 @@ impl Connection {
         }
         while self.tasks.try_join_next().is_some() {}
         while self.subscriptions.try_join_next().is_some() {}
+    }
+
+    /// Acts on `notifications/cancelled`: a queued request is dropped from
+    /// the backlog, a running one aborted. Other notifications are ignored.
+    fn on_notification(&mut self, notification: Notification) {
+        if notification.method != notifications::CANCELLED {
+            tracing::debug!(method = notification.method, "ignoring notification");
+            return;
+        }
+        let params = notification
+            .params
+            .and_then(|p| serde_json::from_value::<notifications::CancelledParams>(p).ok());
+        let Some(params) = params else {
+            tracing::debug!("ignoring a malformed notifications/cancelled");
+            return;
+        };
+        let id = params.request_id;
+        self.backlog.retain(|queued| queued.id != id);
+        if let Some(running) = lock(&self.in_flight).remove(&id) {
+            tracing::debug!(%id, reason = ?params.reason, "cancelling request");
+            running.handle.abort();
+        }
     }
 
     async fn refuse_oversized(&self, limit: usize) {
@@ -345,33 +362,4 @@ async fn until(deadline: Option<tokio::time::Instant>) {
 /// guarded here stays consistent between statements.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// The request a `notifications/cancelled` names, if it is one.
-fn cancelled_request(notification: &Notification) -> Option<RequestId> {
-    if notification.method != notifications::CANCELLED {
-        return None;
-    }
-    let params = notification.params.clone()?;
-    serde_json::from_value::<notifications::CancelledParams>(params)
-        .ok()
-        .map(|p| p.request_id)
-}
-
-fn on_notification(notification: Notification, in_flight: &InFlight) {
-    if notification.method != notifications::CANCELLED {
-        tracing::debug!(method = notification.method, "ignoring notification");
-        return;
-    }
-    let params = notification
-        .params
-        .and_then(|p| serde_json::from_value::<notifications::CancelledParams>(p).ok());
-    let Some(params) = params else {
-        tracing::debug!("ignoring a malformed notifications/cancelled");
-        return;
-    };
-    if let Some(running) = lock(in_flight).remove(&params.request_id) {
-        tracing::debug!(id = %params.request_id, reason = ?params.reason, "cancelling request");
-        running.handle.abort();
-    }
 }

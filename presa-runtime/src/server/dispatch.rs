@@ -354,7 +354,7 @@ impl ServerInner {
                 };
             }
         };
-        let store = Arc::clone(&self.tasks.as_ref().expect("tasks are enabled").store);
+        let store = Arc::clone(&self.engine().store);
         ctx.attach_task(TaskLink::new(record.id.clone(), store));
         self.spawn_runner(tool.to_owned(), ctx.clone(), run);
         orphan.disarm();

@@ -221,7 +221,7 @@ pub(crate) enum CreateError {
 }
 
 impl ServerInner {
-    fn engine(&self) -> &TaskEngine {
+    pub(crate) fn engine(&self) -> &TaskEngine {
         self.tasks.as_ref().expect("tasks are enabled")
     }
 
@@ -406,11 +406,7 @@ impl ServerInner {
     }
 
     fn acknowledgement(&self) -> Value {
-        let mut ack = json!({ "resultType": "complete" });
-        if let Some(meta) = self.result_meta() {
-            ack["_meta"] = to_value(meta);
-        }
-        ack
+        json!({ "resultType": "complete", "_meta": self.result_meta() })
     }
 }
 

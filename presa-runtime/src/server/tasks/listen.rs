@@ -24,9 +24,9 @@ use crate::server::connection::Caller;
 use crate::server::dispatch::{internal_error, invalid_params, parse_params, to_value};
 use crate::server::{ResponseStream, ServerInner};
 use crate::wire::{
-    AcknowledgedParams, ErrorObject, ListenParams, Message, Notification, RequestId, RequestMeta,
-    Response, SubscriptionFilter, SubscriptionMeta, TaskNotificationParams, notifications,
-    task_methods,
+    AcknowledgedParams, ErrorObject, ListenParams, META_SUBSCRIPTION_ID, Message, Notification,
+    RequestId, RequestMeta, Response, SubscriptionFilter, SubscriptionMeta, TaskNotificationParams,
+    notifications, task_methods,
 };
 
 /// The most task ids one `subscriptions/listen` may name.
@@ -186,11 +186,9 @@ fn notification(record: &TaskRecord, subscription: &SubscriptionMeta) -> Message
 
 /// The graceful end of a subscription.
 fn closing_result(inner: &ServerInner, id: &RequestId) -> Value {
-    let mut meta = to_value(inner.result_meta());
-    if !meta.is_object() {
-        meta = json!({});
-    }
-    meta["io.modelcontextprotocol/subscriptionId"] = to_value(id);
+    let mut meta = inner.result_meta().unwrap_or_default();
+    meta.other
+        .insert(META_SUBSCRIPTION_ID.to_owned(), to_value(id));
     json!({ "resultType": "complete", "_meta": meta })
 }
 

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use presa::client::ClientTransport;
 use presa::prelude::*;
-use presa::transport::{DEFAULT_MAX_MESSAGE_SIZE, Inbound, byte_stream, in_process};
+use presa::transport::{DEFAULT_MAX_MESSAGE_SIZE, Inbound, byte_stream};
 use presa::wire::{ElicitResult, Message};
 use serde::Deserialize;
 use serde_json::{Value, json};

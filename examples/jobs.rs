@@ -15,7 +15,7 @@
 use presa::client::{AwaitOptions, ClientBuilder};
 use presa::prelude::*;
 use presa::server::TaskSettings;
-use presa::transport::{DEFAULT_MAX_MESSAGE_SIZE, in_process, stdio};
+use presa::transport::{DEFAULT_MAX_MESSAGE_SIZE, stdio};
 use presa::wire::ElicitResult;
 use serde::Deserialize;
 use serde_json::json;

@@ -35,7 +35,7 @@ pub use presa_runtime::{client, schema, server, transport, wire};
 pub use presa_runtime::client::{AwaitOptions, CallOutcome, Client};
 pub use presa_runtime::server::{
     Caller, Context, Elicitation, InputRequired, Json, RequestInfo, Server, State, TaskPolicy,
-    TaskSettings, ToolError,
+    TaskSettings, ToolError, in_process,
 };
 pub use presa_runtime::wire::{CallToolResult, Content};
 
@@ -44,7 +44,7 @@ pub mod prelude {
     pub use crate::{
         AwaitOptions, CallOutcome, CallToolResult, Caller, Client, Content, Context, Elicit,
         Elicitation, InputRequired, Json, RequestInfo, Server, State, TaskPolicy, TaskSettings,
-        ToolError, tool,
+        ToolError, in_process, tool,
     };
 }
 

@@ -2,7 +2,7 @@
 //! listings they produce. Calls need a `Context`, which only the runtime
 //! can build; they are tested end to end elsewhere.
 
-use presa::__private::{Elicit, ToolHandler};
+use presa::__private::{Elicit, ToolHandler, ToolPolicy};
 use presa::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -129,7 +129,7 @@ fn build_definition() {
     assert!(schema["properties"]["level"].get("description").is_none());
     assert_eq!(schema["required"], json!(["target"]));
     assert!(tool.output_schema.is_none());
-    assert_eq!(BuildTool.static_task_policy(), Some(TaskPolicy::Optional));
+    assert_eq!(BuildTool.policy(), ToolPolicy::Fixed(TaskPolicy::Optional));
 }
 
 #[test]
@@ -151,7 +151,7 @@ fn overridden_name_and_description() {
     // Raw identifiers are listed without `r#`.
     assert_eq!(tool.input_schema["required"], json!(["who"]));
     assert!(tool.input_schema["properties"].get("type").is_some());
-    assert_eq!(GreetTool.static_task_policy(), Some(TaskPolicy::Sync));
+    assert_eq!(GreetTool.policy(), ToolPolicy::Fixed(TaskPolicy::Sync));
 }
 
 #[test]
@@ -174,17 +174,17 @@ fn no_doc_no_arguments() {
     assert_eq!(tool.name, "raw");
     assert_eq!(tool.description, None);
     assert!(tool.output_schema.is_none());
-    assert_eq!(RawTool.static_task_policy(), Some(TaskPolicy::Required));
+    assert_eq!(RawTool.policy(), ToolPolicy::Fixed(TaskPolicy::Required));
 
     let tool = NoopTool.definition();
     assert_eq!(tool.name, "noop");
     assert!(tool.output_schema.is_none());
-    assert_eq!(NoopTool.static_task_policy(), Some(TaskPolicy::Sync));
+    assert_eq!(NoopTool.policy(), ToolPolicy::Fixed(TaskPolicy::Sync));
 }
 
 #[test]
 fn per_call_policy() {
-    assert_eq!(DeployTool.static_task_policy(), None);
+    assert_eq!(DeployTool.policy(), ToolPolicy::PerCall);
     let ctx = presa::Context::standalone(request());
     let policy = |v| DeployTool.task_policy(&arguments(v), &ctx);
     assert_eq!(policy(json!({"replicas": 50})), Ok(TaskPolicy::Required));

@@ -168,6 +168,19 @@ async fn survey(ctx: Context) -> Result<String, ToolError> {
     ))
 }
 
+/// Gives up waiting for an answer once, then asks the same question again.
+#[tool(task = "optional")]
+async fn patient(ctx: Context, State(probe): State<Probe>) -> Result<String, ToolError> {
+    let first =
+        tokio::time::timeout(Duration::from_secs(5), ctx.elicit::<Confirm>("k", "Ready?")).await;
+    assert!(first.is_err(), "nobody answers the first time");
+    probe.started.notify_one();
+    match ctx.elicit::<Confirm>("k", "Ready?").await? {
+        Elicitation::Accepted(Confirm { ok }) => Ok(format!("ready: {ok}")),
+        _ => Err(ToolError::new("not ready")),
+    }
+}
+
 /// Never a task.
 #[tool]
 async fn plain() -> &'static str {
@@ -258,6 +271,7 @@ fn server_configured(
         .tool(ExportTool)
         .tool(WhoamiTool)
         .tool(SurveyTool)
+        .tool(PatientTool)
         .state(probe.clone())
         .tasks(settings);
     configure(builder).build()
@@ -543,6 +557,39 @@ async fn the_create_task_result_is_flat_and_immediately_readable() {
         assert_eq!(got["taskId"], task);
         assert_eq!(got["status"], "working");
         task_request(&mut peer, 3, "tasks/cancel", json!({"taskId": task})).await;
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_question_asked_again_after_a_timeout_is_listed_again() {
+    // Regression: the handler gave up on `k` (a timeout withdrew it) and
+    // then asked for `k` again. The task stayed `working` with no
+    // `inputRequests`, and `tasks/update` for `k` was ignored, so it parked
+    // forever. `inputRequests` must list every request the handler waits for.
+    let probe = Probe::default();
+    let server = server(&probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        let task = start(&mut peer, 1, "patient", json!({})).await;
+        probe.started.notified().await;
+        let waiting = until_status(&mut peer, &task, "input_required").await;
+        assert_eq!(
+            waiting["inputRequests"]["k"]["params"]["message"], "Ready?",
+            "{wire:?} {waiting}"
+        );
+        let ack = update(
+            &mut peer,
+            2,
+            &task,
+            json!({"k": accept(json!({"ok": true}))}),
+        )
+        .await;
+        assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+        let done = until_status(&mut peer, &task, "completed").await;
+        assert_eq!(
+            done["result"]["content"][0]["text"], "ready: true",
+            "{done}"
+        );
     }
 }
 
@@ -1386,9 +1433,9 @@ async fn listening_acknowledges_then_sends_the_current_state_then_every_change()
         )
         .await;
         let mut statuses = Vec::new();
-        let teardown = loop {
+        let last = loop {
             let message = watcher.recv().await;
-            if message["method"] == "notifications/cancelled" {
+            if message.get("id").is_some() {
                 break message;
             }
             assert_eq!(message["method"], "notifications/tasks");
@@ -1405,24 +1452,25 @@ async fn listening_acknowledges_then_sends_the_current_state_then_every_change()
             }
         };
         assert_eq!(statuses, ["working", "completed"], "{wire:?}");
-        // Every followed task ended, so the server tears the stream down:
-        // `notifications/cancelled` for it, then the graceful result.
-        assert_eq!(teardown["params"]["requestId"], 7, "{teardown}");
-        assert_eq!(
-            teardown["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
-            7
-        );
-        let last = watcher.recv().await;
+        // Every followed task ended, so the server ends the stream: the
+        // graceful result first, then `notifications/cancelled` for it.
         assert_eq!(last["id"], 7);
         assert_eq!(last["result"]["resultType"], "complete");
         assert_eq!(
             last["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
             7
         );
+        let teardown = watcher.recv().await;
+        assert_eq!(teardown["method"], "notifications/cancelled", "{teardown}");
+        assert_eq!(teardown["params"]["requestId"], 7, "{teardown}");
+        assert_eq!(
+            teardown["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+            7
+        );
     }
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_server_without_tasks_acknowledges_no_task_ids() {
     let server = Server::builder("plain", "1").tool(PlainTool).build();
     for wire in WIRES {
@@ -1435,8 +1483,17 @@ async fn a_server_without_tasks_acknowledges_no_task_ids() {
             "{ack}"
         );
         assert_eq!(ack["params"]["notifications"], json!({}), "{wire:?}");
-        assert_eq!(peer.recv().await["method"], "notifications/cancelled");
-        assert_eq!(peer.recv().await["id"], 1);
+        // Following nothing is not the end of everything it follows: the
+        // stream stays open until the client cancels it.
+        let quiet = peer.recv_within(Duration::from_secs(3600)).await;
+        assert_eq!(quiet, None, "{wire:?}");
+        peer.send(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                         "params": {"requestId": 1}}),
+        )
+        .await;
+        let quiet = peer.recv_within(Duration::from_secs(3600)).await;
+        assert_eq!(quiet, None, "a cancelled stream gets no response");
     }
 }
 
@@ -1459,6 +1516,7 @@ async fn two_listeners_each_see_status_message_changes() {
         for watcher in [&mut first, &mut second] {
             let done = watcher.recv().await;
             assert_eq!(done["params"]["status"], "completed", "{wire:?} {done}");
+            assert_eq!(watcher.recv().await["result"]["resultType"], "complete");
             assert_eq!(watcher.recv().await["method"], "notifications/cancelled");
         }
     }
@@ -1493,10 +1551,10 @@ async fn listening_needs_the_declaration_and_at_most_100_ids() {
             json!([]),
             "{ack}"
         );
-        let teardown = peer.recv().await;
-        assert_eq!(teardown["method"], "notifications/cancelled", "{teardown}");
         let end = peer.recv().await;
         assert_eq!(end["id"], 3, "{end}");
+        let teardown = peer.recv().await;
+        assert_eq!(teardown["method"], "notifications/cancelled", "{teardown}");
     }
 }
 

@@ -4,14 +4,20 @@
 //! Most users depend on the `presa` facade crate instead, which re-exports
 //! this crate and the `#[tool]` macro.
 //!
-//! The crate is layered, and each layer only knows the ones below it:
+//! The crate is layered. Each module uses only the modules above it in
+//! this table, and no module imports one that imports it back:
 //!
-//! | module | knows |
-//! |---|---|
-//! | [`wire`] | JSON-RPC and MCP message types; nothing else |
-//! | [`transport`] | moving framed messages; nothing of tools |
-//! | [`server`] | turning one request into notifications and a response |
-//! | [`client`] | the mirror image: requests out, MRTR driven to the end |
+//! | module | what it is | uses |
+//! |---|---|---|
+//! | `util` | small helpers: a poison-tolerant lock, [`BoxFuture`](server::BoxFuture) | nothing |
+//! | [`wire`] | JSON-RPC and MCP message types, method names, error data | nothing |
+//! | [`schema`] | JSON Schema for tool parameters and elicitation forms | nothing |
+//! | [`transport`] | moving framed messages; nothing of servers, clients or tools | nothing |
+//! | [`server`] | turning one request into notifications and a response | `util`, `wire`, `schema`, `transport` |
+//! | [`client`] | the mirror image: requests out, MRTR driven to the end | `util`, `wire`, `transport` |
+//!
+//! The server and the client know nothing of each other; they meet only on
+//! the wire.
 
 #![warn(missing_docs)]
 
@@ -19,6 +25,7 @@ pub mod client;
 pub mod schema;
 pub mod server;
 pub mod transport;
+mod util;
 pub mod wire;
 
 #[doc(hidden)]
@@ -32,8 +39,8 @@ pub mod __private {
     pub use crate::schema::ObjectSchemaBuilder;
     pub use crate::server::{
         ArgsParser, ArgumentError, BoxFuture, Context, Elicit, ElicitEnum, ElicitField,
-        InputRequired, IntoToolResult, PolicyFn, RequestInfo, State, TaskPolicy, ToolError,
-        ToolHandler, ToolParam, ToolResult,
+        InputRequired, IntoToolResult, PolicyFn, RequestInfo, State, TaskPolicy, TaskStart,
+        ToolError, ToolHandler, ToolParam, ToolPolicy, ToolResult,
     };
     pub use crate::wire::{Tool, ToolAnnotations};
 

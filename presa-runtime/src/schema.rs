@@ -6,7 +6,18 @@
 
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, SchemaGenerator};
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
+
+/// A type that can be a tool parameter: deserializable and describable.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter",
+    label = "this parameter type must implement `serde::Deserialize` and `schemars::JsonSchema`",
+    note = "derive both on your type: `#[derive(serde::Deserialize, schemars::JsonSchema)]`"
+)]
+pub trait ToolParam: DeserializeOwned + JsonSchema + Send + 'static {}
+
+impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolParam for T {}
 
 fn generator() -> SchemaGenerator {
     SchemaSettings::draft2020_12().into_generator()
@@ -40,7 +51,7 @@ impl Default for ObjectSchemaBuilder {
 
 impl ObjectSchemaBuilder {
     /// Adds property `name` of type `T`.
-    pub fn property<T: crate::server::ToolParam>(
+    pub fn property<T: ToolParam>(
         &mut self,
         name: &str,
         description: Option<&str>,

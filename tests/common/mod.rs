@@ -312,7 +312,7 @@ pub const WIRES: [Wire; 2] = [Wire::InProcess, Wire::Stdio];
 /// Connects to `server` on behalf of `caller` over `wire`.
 pub fn connect(server: &Server, caller: Caller, wire: Wire) -> FrameChannel {
     match wire {
-        Wire::InProcess => presa::transport::in_process(server, caller),
+        Wire::InProcess => presa::server::in_process(server, caller),
         Wire::Stdio => stdio_pair(server, caller, presa::transport::DEFAULT_MAX_MESSAGE_SIZE),
     }
 }

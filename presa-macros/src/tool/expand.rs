@@ -254,7 +254,7 @@ fn definition(tool: &ToolFn) -> TokenStream {
     }
 }
 
-/// The policy methods, and `fn explicit_task_start` when asked for.
+/// The policy methods, and `fn task_start` when the start is explicit.
 fn policy(tool: &ToolFn) -> TokenStream {
     let policy = task_policy(tool);
     let explicit = tool
@@ -268,30 +268,30 @@ fn policy(tool: &ToolFn) -> TokenStream {
     quote! {
         #policy
 
-        fn explicit_task_start(&self) -> bool {
-            true
+        fn task_start(&self) -> ::presa::__private::TaskStart {
+            ::presa::__private::TaskStart::Explicit
         }
     }
 }
 
-/// `fn static_task_policy`, and `fn task_policy` for a per-call policy.
+/// `fn policy`, and `fn task_policy` for a per-call policy.
 fn task_policy(tool: &ToolFn) -> TokenStream {
-    let policy = quote!(::presa::__private::TaskPolicy);
+    let private = quote!(::presa::__private);
+    let policy = quote!(#private::TaskPolicy);
     let fixed = match &tool.attrs.task {
         None | Some(Task::Static(Policy::Sync)) => quote!(#policy::Sync),
         Some(Task::Static(Policy::Optional)) => quote!(#policy::Optional),
         Some(Task::Static(Policy::Required)) => quote!(#policy::Required),
         Some(Task::PerCall(path)) => {
             let args = &tool.args_ident;
-            let private = quote!(::presa::__private);
             // Spanned at the path, so a function of the wrong shape is
             // reported there.
             let decide = quote_spanned! {at(path)=>
                 <_ as #private::PolicyFn<#args, _>>::decide(&#path, &__args, __ctx)
             };
             return quote! {
-                fn static_task_policy(&self) -> ::core::option::Option<#policy> {
-                    ::core::option::Option::None
+                fn policy(&self) -> #private::ToolPolicy {
+                    #private::ToolPolicy::PerCall
                 }
 
                 fn task_policy(
@@ -309,8 +309,8 @@ fn task_policy(tool: &ToolFn) -> TokenStream {
         }
     };
     quote! {
-        fn static_task_policy(&self) -> ::core::option::Option<#policy> {
-            ::core::option::Option::Some(#fixed)
+        fn policy(&self) -> #private::ToolPolicy {
+            #private::ToolPolicy::Fixed(#fixed)
         }
     }
 }

@@ -11,7 +11,7 @@ use futures::future::try_join_all;
 use serde_json::Map;
 
 use super::ClientError;
-use crate::server::BoxFuture;
+use crate::util::BoxFuture;
 use crate::wire::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitRequestParams,
     ElicitResult, ElicitationCapability, InputRequest, InputRequests, InputResponse,

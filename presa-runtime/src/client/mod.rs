@@ -64,13 +64,14 @@ pub use transport::ClientTransport;
 use handlers::{Handlers, boxed};
 use subscription::Subscriptions;
 
-use crate::server::lock;
 use crate::transport::{FrameSender, Inbound, StdioChild};
+use crate::util::lock;
 use crate::wire::{
     CallToolResult, CreateMessageParams, CreateMessageResult, DiscoverResult, ElicitRequestParams,
     ElicitResult, Implementation, InputRequiredResult, InputResponses, JSONRPC_VERSION,
-    ListToolsResult, LoggingLevel, Message, Notification, Outcome, PROTOCOL_VERSION, RequestId,
-    RequestMeta, Response, ResultType, Root, TASKS_EXTENSION, Tool, codes, methods, notifications,
+    ListToolsResult, LoggingLevel, Message, Method, Notification, Outcome, PROTOCOL_VERSION,
+    RequestId, RequestMeta, Response, ResultType, Root, TASKS_EXTENSION, Tool, codes,
+    notifications,
 };
 
 /// Configures a [`Client`].
@@ -309,7 +310,7 @@ impl Client {
 
     /// `server/discover`: the server's versions, capabilities and identity.
     pub async fn discover(&self) -> Result<DiscoverResult, ClientError> {
-        self.request_typed(methods::SERVER_DISCOVER, &Map::new())
+        self.request_typed(Method::ServerDiscover.as_str(), &Map::new())
             .await
     }
 
@@ -322,7 +323,8 @@ impl Client {
         if let Some(cursor) = cursor {
             params.insert("cursor".into(), cursor.into());
         }
-        self.request_typed(methods::TOOLS_LIST, &params).await
+        self.request_typed(Method::ToolsList.as_str(), &params)
+            .await
     }
 
     /// Every tool, following `nextCursor` to the last page. A server that
@@ -387,7 +389,7 @@ impl Client {
             input_responses: call.input_responses.as_ref(),
             request_state: call.request_state.as_deref(),
         };
-        let result = self.request(methods::TOOLS_CALL, &params).await?;
+        let result = self.request(Method::ToolsCall.as_str(), &params).await?;
         match result_type(&result)? {
             ResultType::Complete => Ok(CallStep::Complete(parse_result(result)?)),
             ResultType::InputRequired => Ok(CallStep::InputRequired(parse_result(result)?)),
@@ -618,16 +620,11 @@ fn abandon(inner: &Inner, id: RequestId) {
             reason: Some("the client abandoned the request".into()),
         },
     );
-    let frame = Inbound::Frame(Message::Notification(cancel).to_line());
-    let outgoing = &inner.outgoing.0;
     // On stdio the notification is the only way to cancel, so a full
-    // channel must not lose it.
-    if let Err(mpsc::error::TrySendError::Full(frame)) = outgoing.try_send(frame)
-        && let Ok(rt) = tokio::runtime::Handle::try_current()
-    {
-        let outgoing = outgoing.clone();
-        rt.spawn(async move { outgoing.send(frame).await });
-    }
+    // channel must delay it, never lose it.
+    inner
+        .outgoing
+        .send_detached(Message::Notification(cancel).to_line());
 }
 
 fn result_type(result: &Value) -> Result<ResultType, ClientError> {

@@ -13,8 +13,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::{Client, ClientError, Inner, Reply, abandon, lock};
 use crate::wire::{
-    AcknowledgedParams, DetailedTask, ListenParams, META_SUBSCRIPTION_ID, Notification, Outcome,
-    RequestId, SubscriptionFilter, codes, notifications, task_methods,
+    AcknowledgedParams, DetailedTask, ListenParams, META_SUBSCRIPTION_ID, Method, Notification,
+    Outcome, RequestId, SubscriptionFilter, codes, notifications,
 };
 
 /// Open streams by the id of their `subscriptions/listen` request.
@@ -110,7 +110,7 @@ impl TaskSubscription {
     pub async fn next(&mut self) -> Option<DetailedTask> {
         loop {
             match self.next_event().await? {
-                Event::Notification(n) if n.method == task_methods::NOTIFICATION_TASKS => {
+                Event::Notification(n) if n.method == notifications::TASKS => {
                     match serde_json::from_value(n.params.unwrap_or(Value::Null)) {
                         Ok(task) => return Some(task),
                         Err(e) => tracing::warn!(error = %e, "malformed notifications/tasks"),
@@ -171,9 +171,7 @@ impl TaskSubscription {
     async fn acknowledgement(&mut self) -> Result<AcknowledgedParams, ClientError> {
         loop {
             match self.next_event().await.ok_or(ClientError::Closed)? {
-                Event::Notification(n)
-                    if n.method == task_methods::NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED =>
-                {
+                Event::Notification(n) if n.method == notifications::SUBSCRIPTIONS_ACKNOWLEDGED => {
                     return serde_json::from_value(n.params.unwrap_or(Value::Null)).map_err(|e| {
                         ClientError::InvalidResponse(format!("malformed acknowledgement: {e}"))
                     });
@@ -241,8 +239,12 @@ impl Client {
             notifications,
             answered: false,
         };
-        self.send_request(&subscription.id, task_methods::SUBSCRIPTIONS_LISTEN, params)
-            .await?;
+        self.send_request(
+            &subscription.id,
+            Method::SubscriptionsListen.as_str(),
+            params,
+        )
+        .await?;
         let ack = match self.inner.request_timeout {
             Some(limit) => tokio::time::timeout(limit, subscription.acknowledgement())
                 .await

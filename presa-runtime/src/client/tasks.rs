@@ -10,7 +10,7 @@ use tokio::time::{Instant, sleep, sleep_until};
 use super::{Client, ClientError, TaskSubscription, parse_result};
 use crate::wire::{
     CallToolResult, CreateTaskResult, DetailedTask, GetTaskResult, InputRequests, InputResponses,
-    ResultType, Task, TaskIdParams, TaskStatus, UpdateTaskParams, task_methods,
+    Method, ResultType, Task, TaskIdParams, TaskStatus, UpdateTaskParams,
 };
 
 /// The poll interval when the task suggests none.
@@ -163,7 +163,7 @@ impl Client {
             task_id: task_id.to_owned(),
         };
         let got: GetTaskResult =
-            parse_result(self.request(task_methods::TASKS_GET, &params).await?)?;
+            parse_result(self.request(Method::TasksGet.as_str(), &params).await?)?;
         if got.result_type != ResultType::Complete {
             return Err(ClientError::InvalidResponse(format!(
                 "unexpected resultType `{}` for tasks/get",
@@ -191,7 +191,7 @@ impl Client {
             task_id: task_id.as_ref().to_owned(),
             input_responses,
         };
-        self.request(task_methods::TASKS_UPDATE, &params).await?;
+        self.request(Method::TasksUpdate.as_str(), &params).await?;
         Ok(())
     }
 
@@ -201,7 +201,7 @@ impl Client {
         let params = TaskIdParams {
             task_id: task_id.as_ref().to_owned(),
         };
-        self.request(task_methods::TASKS_CANCEL, &params).await?;
+        self.request(Method::TasksCancel.as_str(), &params).await?;
         Ok(())
     }
 
@@ -265,7 +265,7 @@ struct Follower<'a> {
 
 /// Where a task stands after the client acted on one of its states.
 enum Progress {
-    Done(CallToolResult),
+    Done(Box<CallToolResult>),
     /// Nothing to do but wait this long before looking again.
     Waiting(Duration),
 }
@@ -275,7 +275,7 @@ impl Follower<'_> {
         loop {
             let task = self.client.get_task(self.task_id).await?;
             match self.settle(task).await? {
-                Progress::Done(result) => return Ok(result),
+                Progress::Done(result) => return Ok(*result),
                 Progress::Waiting(interval) => sleep(interval).await,
             }
         }
@@ -322,7 +322,7 @@ impl Follower<'_> {
             };
             next_poll = Instant::now() + fallback.max(poll_interval(&task.task));
             if let Progress::Done(result) = self.settle(task).await? {
-                return Ok(Some(result));
+                return Ok(Some(*result));
             }
         }
     }
@@ -338,7 +338,7 @@ impl Follower<'_> {
                 self.answer(task.input_requests.unwrap_or_default()).await?;
                 Ok(Progress::Waiting(interval))
             }
-            TaskStatus::Completed => completed(task).map(Progress::Done),
+            TaskStatus::Completed => completed(task).map(|result| Progress::Done(Box::new(result))),
             TaskStatus::Failed => Err(failed(task)),
             TaskStatus::Cancelled => Err(ClientError::TaskCancelled {
                 task_id: task.task.task_id,

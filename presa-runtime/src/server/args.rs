@@ -5,21 +5,10 @@
 //! that an error names the offending field and a parameter type that cannot
 //! be parsed is reported at that parameter.
 
-use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use crate::schema::ToolParam;
 use crate::wire::CallToolResult;
-
-/// A type that can be a tool parameter: deserializable and describable.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool parameter",
-    label = "this parameter type must implement `serde::Deserialize` and `schemars::JsonSchema`",
-    note = "derive both on your type: `#[derive(serde::Deserialize, schemars::JsonSchema)]`"
-)]
-pub trait ToolParam: DeserializeOwned + JsonSchema + Send + 'static {}
-
-impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolParam for T {}
 
 /// A field of the arguments that is missing or has the wrong shape.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,41 +6,21 @@
 //! that are not requests at all (`-32700`, `-32600`).
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::task::{AbortHandle, JoinSet};
 
-use super::Server;
+use super::caller::Caller;
+use super::reply::{invalid_request, server_busy};
+use super::router::Server;
 use crate::transport::{FrameChannel, FrameSender, Inbound};
+use crate::util::lock;
 use crate::wire::{
-    ErrorObject, FrameError, Message, Notification, Request, RequestId, Response, codes,
-    notifications, task_methods,
+    FrameError, Message, Method, Notification, Request, RequestId, Response, notifications,
 };
-
-/// The authenticated identity behind a connection, supplied by the
-/// transport. Tasks and `requestState` are bound to it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Caller {
-    /// The subject; `None` for an anonymous caller.
-    pub subject: Option<String>,
-}
-
-impl Caller {
-    /// An anonymous caller.
-    pub fn anonymous() -> Self {
-        Caller::default()
-    }
-
-    /// A caller authenticated as `subject`.
-    pub fn subject(subject: impl Into<String>) -> Self {
-        Caller {
-            subject: Some(subject.into()),
-        }
-    }
-}
 
 type InFlight = Arc<Mutex<HashMap<RequestId, Running>>>;
 
@@ -58,6 +38,18 @@ pub const CLOSE_DRAIN: Duration = Duration::from_secs(30);
 
 /// How many `subscriptions/listen` streams one connection may hold open.
 pub const MAX_SUBSCRIPTIONS: usize = 64;
+
+/// Starts serving `server` on a new in-process connection on behalf of
+/// `caller`, and returns the client's end. Messages still cross as
+/// serialized frames, through the same connection loop as every other
+/// transport, so behaviour is identical, down to the parse errors.
+///
+/// Must be called inside a tokio runtime.
+pub fn in_process(server: &Server, caller: Caller) -> FrameChannel {
+    let (client_end, server_end) = FrameChannel::pair();
+    tokio::spawn(serve(server.clone(), server_end, caller));
+    client_end
+}
 
 /// Serves `server` over `channel` until the peer closes it.
 ///
@@ -79,7 +71,7 @@ pub async fn serve(server: Server, channel: FrameChannel, caller: Caller) {
         outgoing,
         writer,
     } = channel;
-    let limit = server.inner.max_in_flight;
+    let limit = server.max_in_flight();
     let mut connection = Connection {
         permits: Arc::new(Semaphore::new(limit)),
         subscription_permits: Arc::new(Semaphore::new(MAX_SUBSCRIPTIONS)),
@@ -138,7 +130,7 @@ struct Connection {
 
 impl Connection {
     async fn receive(&mut self, inbound: Inbound) {
-        let limit = self.server.inner.max_message_size;
+        let limit = self.server.max_message_size();
         match inbound {
             Inbound::Frame(frame) if frame.len() <= limit => match frame.parse::<Message>() {
                 Err(e) => self.send(e.to_response().into()).await,
@@ -184,29 +176,22 @@ impl Connection {
     }
 
     async fn refuse_oversized(&self, limit: usize) {
-        let error = ErrorObject::new(
-            codes::INVALID_REQUEST,
-            format!("Invalid request: message exceeds the {limit}-byte limit and was discarded"),
-        );
+        let error = invalid_request(format!(
+            "message exceeds the {limit}-byte limit and was discarded"
+        ));
         self.send(Response::error(None, error).into()).await;
     }
 
     /// Starts a subscription at once; queues any other request for a permit.
     async fn accept(&mut self, request: Request) {
-        if request.method != task_methods::SUBSCRIPTIONS_LISTEN {
+        if Method::parse(&request.method) != Some(Method::SubscriptionsListen) {
             self.backlog.push_back(request);
             return;
         }
         match Arc::clone(&self.subscription_permits).try_acquire_owned() {
             Ok(permit) => self.spawn(request, permit, true),
             Err(_) => {
-                let error = ErrorObject::new(
-                    codes::SERVER_BUSY,
-                    format!(
-                        "Server busy: this connection already holds {MAX_SUBSCRIPTIONS} open \
-                         subscriptions; cancel one first"
-                    ),
-                );
+                let error = server_busy(MAX_SUBSCRIPTIONS);
                 self.send(Response::error(Some(request.id), error).into())
                     .await;
             }
@@ -258,10 +243,8 @@ impl Connection {
     fn spawn(&mut self, request: Request, permit: OwnedSemaphorePermit, subscription: bool) {
         let id = request.id.clone();
         if lock(&self.in_flight).contains_key(&id) {
-            let error = ErrorObject::new(
-                codes::INVALID_REQUEST,
-                format!("Invalid request: id {id} is already in use by a request in flight"),
-            );
+            let error =
+                invalid_request(format!("id {id} is already in use by a request in flight"));
             let outgoing = self.outgoing.clone();
             let line = Message::from(Response::error(Some(id), error)).to_line();
             self.tasks.spawn(async move {
@@ -356,10 +339,4 @@ async fn until(deadline: Option<tokio::time::Instant>) {
         Some(deadline) => tokio::time::sleep_until(deadline).await,
         None => std::future::pending().await,
     }
-}
-
-/// Locks `mutex`, recovering the data if a panic poisoned it: every value
-/// guarded here stays consistent between statements.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

@@ -3,8 +3,7 @@
 //!
 //! See [`Context`] for how input requests work and the re-run rule.
 
-use std::any::{Any, TypeId, type_name};
-use std::collections::{BTreeMap, HashMap};
+use std::any::type_name;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -14,15 +13,16 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use super::connection::lock;
 use super::elicit::{Elicit, Elicitation};
 use super::error::{InputRequired, ToolError};
+use super::input::InputBook;
+use super::state::{State, StateMap};
 use super::tasks::TaskLink;
-use super::tool::BoxFuture;
+use crate::util::{BoxFuture, lock};
 use crate::wire::{
-    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitAction,
-    ElicitRequestParams, ElicitationCapability, Implementation, InputRequest, InputResponse,
-    InputResponses, LoggingLevel, Message, Notification, ProgressToken, Root, notifications,
+    AbsoluteUrl, ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitAction,
+    ElicitRequestParams, Implementation, InputRequest, InputResponse, InputResponses, LoggingLevel,
+    Message, Notification, ProgressToken, Root, notifications,
 };
 
 /// Who sent a request, as far as the server knows it.
@@ -37,59 +37,6 @@ pub struct RequestInfo {
     /// The authenticated subject, supplied by the transport; `None` when
     /// anonymous.
     pub subject: Option<String>,
-}
-
-/// Application state shared with tools, keyed by type.
-#[derive(Default, Clone)]
-pub(crate) struct StateMap(HashMap<TypeId, Arc<dyn Any + Send + Sync>>);
-
-impl StateMap {
-    pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
-        self.0.insert(TypeId::of::<T>(), Arc::new(value));
-    }
-
-    fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
-        self.0
-            .get(&TypeId::of::<T>())
-            .and_then(|v| v.downcast_ref())
-    }
-}
-
-/// Extracts application state registered with
-/// [`ServerBuilder::state`](super::ServerBuilder::state). As a `#[tool]`
-/// parameter, `State(db): State<Db>` receives a clone of the `Db`.
-#[derive(Debug, Clone)]
-pub struct State<T>(pub T);
-
-/// Input requests and answers of one run.
-#[derive(Default)]
-pub(crate) struct InputBook {
-    /// Answers available to this run, by key.
-    pub answers: InputResponses,
-    /// Every key this run asked about, answered or not, with its request.
-    pub used: BTreeMap<String, InputRequest>,
-    /// Requests registered during this run and not answered.
-    pub pending: BTreeMap<String, InputRequest>,
-    /// Capabilities an input request needed that the client lacks.
-    pub missing: Option<ClientCapabilities>,
-    /// A key this run used for two different requests.
-    pub conflict: Option<String>,
-}
-
-impl InputBook {
-    /// Whether the run asked for input it did not get, or could not ask.
-    pub fn has_unmet_input(&self) -> bool {
-        !self.pending.is_empty() || self.missing.is_some() || self.conflict.is_some()
-    }
-
-    /// The answers worth carrying to the next round: those this run used.
-    pub fn carried_answers(&mut self) -> InputResponses {
-        let used = &self.used;
-        std::mem::take(&mut self.answers)
-            .into_iter()
-            .filter(|(key, _)| used.contains_key(key))
-            .collect()
-    }
 }
 
 /// Asks the dispatcher to turn the call into a task; it answers once the
@@ -168,10 +115,7 @@ impl Context {
         Context {
             inner: Arc::new(Inner {
                 info: parts.info,
-                input: Mutex::new(InputBook {
-                    answers: parts.answers,
-                    ..Default::default()
-                }),
+                input: Mutex::new(InputBook::with_answers(parts.answers)),
                 task: OnceLock::new(),
                 start: Mutex::new(None),
                 notifier: Mutex::new(parts.notifier),
@@ -232,16 +176,7 @@ impl Context {
             message: message.into(),
             requested_schema: T::requested_schema(),
         });
-        let supported = self
-            .inner
-            .info
-            .client_capabilities
-            .supports_form_elicitation();
-        let missing = || ClientCapabilities {
-            elicitation: Some(ElicitationCapability::default()),
-            ..Default::default()
-        };
-        self.ask(key.into(), request, supported, missing, |response| {
+        self.ask(key.into(), request, |response| {
             let InputResponse::Elicit(answer) = response else {
                 return None;
             };
@@ -261,39 +196,33 @@ impl Context {
     /// Sends the user to `url` for an out-of-band interaction (URL-mode
     /// elicitation). Accept means the user consented to go, not that the
     /// interaction finished.
+    ///
+    /// `url` must be an absolute URL, as the spec requires; one that is not
+    /// fails the call with `-32603` (the cause, naming the key and the
+    /// text, goes to the logs), since it is a bug in the tool.
     pub fn elicit_url(
         &self,
         key: impl Into<String>,
         message: impl Into<String>,
-        url: impl Into<String>,
+        url: impl AsRef<str>,
     ) -> InputFuture<ElicitAction> {
+        let key = key.into();
+        let url = match AbsoluteUrl::parse(url.as_ref()) {
+            Ok(url) => url,
+            Err(e) => {
+                let cause = format!("`elicit_url` under key `{key}`: {e}");
+                lock(&self.inner.input).break_with(cause);
+                return InputFuture::ready(Err(InputRequired));
+            }
+        };
         let request = InputRequest::Elicit(ElicitRequestParams::Url {
             message: message.into(),
-            url: url.into(),
-            elicitation_id: None,
+            url,
         });
-        let supported = self
-            .inner
-            .info
-            .client_capabilities
-            .supports_url_elicitation();
-        let missing = || ClientCapabilities {
-            elicitation: Some(ElicitationCapability {
-                url: Some(Default::default()),
-                form: None,
-            }),
-            ..Default::default()
-        };
-        self.ask(
-            key.into(),
-            request,
-            supported,
-            missing,
-            |response| match response {
-                InputResponse::Elicit(answer) => Some(answer.action),
-                _ => None,
-            },
-        )
+        self.ask(key, request, |response| match response {
+            InputResponse::Elicit(answer) => Some(answer.action),
+            _ => None,
+        })
     }
 
     /// Asks the client's model for a message, under `key`.
@@ -302,16 +231,9 @@ impl Context {
         key: impl Into<String>,
         params: CreateMessageParams,
     ) -> InputFuture<CreateMessageResult> {
-        let supported = self.inner.info.client_capabilities.sampling.is_some();
-        let missing = || ClientCapabilities {
-            sampling: Some(Default::default()),
-            ..Default::default()
-        };
         self.ask(
             key.into(),
             InputRequest::Sample(params),
-            supported,
-            missing,
             |response| match response {
                 InputResponse::Sample(answer) => Some(*answer),
                 _ => None,
@@ -322,16 +244,9 @@ impl Context {
     /// Asks the client for its roots. The input key `roots` is reserved for
     /// this request.
     pub fn list_roots(&self) -> InputFuture<Vec<Root>> {
-        let supported = self.inner.info.client_capabilities.roots.is_some();
-        let missing = || ClientCapabilities {
-            roots: Some(Default::default()),
-            ..Default::default()
-        };
         self.ask(
             "roots".into(),
             InputRequest::ListRoots,
-            supported,
-            missing,
             |response| match response {
                 InputResponse::Roots(answer) => Some(answer.roots),
                 _ => None,
@@ -340,27 +255,19 @@ impl Context {
     }
 
     /// Looks up `key`'s answer; registers `request` when there is none, or
-    /// when the answer does not parse.
+    /// when the answer does not parse. A request the client did not declare
+    /// it can answer is never sent: the run fails with `-32021` instead.
     fn ask<T: Send + 'static>(
         &self,
         key: String,
         request: InputRequest,
-        supported: bool,
-        missing: impl FnOnce() -> ClientCapabilities,
         parse: impl Fn(InputResponse) -> Option<T> + Send + 'static,
     ) -> InputFuture<T> {
         let mut book = lock(&self.inner.input);
-        match book.used.get(&key) {
-            Some(earlier) if *earlier != request => {
-                book.conflict.get_or_insert(key);
-                return InputFuture::ready(Err(InputRequired));
-            }
-            Some(_) => {}
-            None => {
-                book.used.insert(key.clone(), request.clone());
-            }
+        if !book.record(&key, &request) {
+            return InputFuture::ready(Err(InputRequired));
         }
-        if let Some(raw) = book.answers.get(&key).cloned() {
+        if let Some(raw) = book.answer(&key).cloned() {
             if let Some(answer) = parse(raw) {
                 return InputFuture::ready(Ok(answer));
             }
@@ -368,14 +275,17 @@ impl Context {
                 key,
                 "discarding an input response that does not parse; asking again"
             );
-            book.answers.remove(&key);
+            book.discard_answer(&key);
         }
-        if !supported {
-            book.missing.get_or_insert_with(missing);
+        let declared = &self.inner.info.client_capabilities;
+        if let Some(capability) = request.required_capability()
+            && !capability.is_declared_in(declared)
+        {
+            book.unanswerable(capability);
             return InputFuture::ready(Err(InputRequired));
         }
         let Some(link) = self.inner.task.get() else {
-            book.pending.entry(key).or_insert(request);
+            book.defer(key, request);
             return InputFuture::ready(Err(InputRequired));
         };
         link.register(key.clone(), request.clone());
@@ -431,12 +341,8 @@ impl Context {
         let _ = self.inner.task.set(link);
     }
 
-    pub(crate) fn task_link(&self) -> Option<TaskLink> {
-        self.inner.task.get().cloned()
-    }
-
-    pub(crate) fn with_input_book<T>(&self, f: impl FnOnce(&mut InputBook) -> T) -> T {
-        f(&mut lock(&self.inner.input))
+    pub(crate) fn with_input_book<T>(&self, f: impl FnOnce(&InputBook) -> T) -> T {
+        f(&lock(&self.inner.input))
     }
 
     /// Reports progress, if the request asked for it with a progress token.

@@ -3,22 +3,40 @@
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use futures::Stream;
+use futures::{FutureExt, Stream};
 use tokio::sync::mpsc;
 
-use super::tool::BoxFuture;
-use crate::wire::{Message, Response};
+use crate::util::BoxFuture;
+use crate::wire::{Message, Notification, Response};
 
 /// The messages answering one request: zero or more notifications, then
-/// exactly one response.
+/// exactly one response, and, for a subscription the server ends itself,
+/// the `notifications/cancelled` that follows it.
 ///
 /// The handler runs inside the stream: it makes progress only while the
 /// stream is polled, and dropping the stream drops the handler, which is
 /// how cancellation works on every transport.
 pub struct ResponseStream {
     notifications: Option<mpsc::Receiver<Message>>,
-    pending: Option<BoxFuture<Response>>,
+    pending: Option<BoxFuture<Ending>>,
     response: Option<Response>,
+    trailer: Option<Notification>,
+}
+
+/// How a request's messages end: its response, then possibly one trailing
+/// notification.
+pub(crate) struct Ending {
+    pub response: Response,
+    pub trailer: Option<Notification>,
+}
+
+impl From<Response> for Ending {
+    fn from(response: Response) -> Self {
+        Ending {
+            response,
+            trailer: None,
+        }
+    }
 }
 
 impl ResponseStream {
@@ -28,6 +46,7 @@ impl ResponseStream {
             notifications: None,
             pending: None,
             response: Some(response),
+            trailer: None,
         }
     }
 
@@ -35,18 +54,29 @@ impl ResponseStream {
     pub fn deferred(handler: impl std::future::Future<Output = Response> + Send + 'static) -> Self {
         ResponseStream {
             notifications: None,
-            pending: Some(Box::pin(handler)),
+            pending: Some(handler.map(Ending::from).boxed()),
             response: None,
+            trailer: None,
         }
     }
 
     /// A stream that forwards `notifications` until `handler` finishes, then
     /// yields its response. Notifications sent after that are dropped.
     pub fn new(notifications: mpsc::Receiver<Message>, handler: BoxFuture<Response>) -> Self {
+        ResponseStream::ending(notifications, handler.map(Ending::from).boxed())
+    }
+
+    /// Like [`ResponseStream::new`], with a handler that may add one
+    /// notification after its response.
+    pub(crate) fn ending(
+        notifications: mpsc::Receiver<Message>,
+        handler: BoxFuture<Ending>,
+    ) -> Self {
         ResponseStream {
             notifications: Some(notifications),
             pending: Some(handler),
             response: None,
+            trailer: None,
         }
     }
 }
@@ -63,9 +93,10 @@ impl Stream for ResponseStream {
                 return Poll::Ready(Some(message));
             }
             match handler.as_mut().poll(cx) {
-                Poll::Ready(response) => {
+                Poll::Ready(ending) => {
                     this.pending = None;
-                    this.response = Some(response);
+                    this.response = Some(ending.response);
+                    this.trailer = ending.trailer;
                 }
                 Poll::Pending => return Poll::Pending,
             }
@@ -76,6 +107,10 @@ impl Stream for ResponseStream {
             }
             this.notifications = None;
         }
-        Poll::Ready(this.response.take().map(Message::Response))
+        let next = match this.response.take() {
+            Some(response) => Some(Message::Response(response)),
+            None => this.trailer.take().map(Message::Notification),
+        };
+        Poll::Ready(next)
     }
 }

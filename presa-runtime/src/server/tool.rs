@@ -5,19 +5,14 @@
 //! generates it. The trait is public so that tools can also be built at run
 //! time (from a plugin manifest, say).
 
-use std::future::Future;
-use std::pin::Pin;
-
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::context::{Context, RequestInfo};
 use super::error::{InputRequired, ToolError};
+use crate::util::BoxFuture;
 use crate::wire::{CallToolResult, Content, Tool};
-
-/// A boxed, sendable future.
-pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
 /// How a tool call may run with respect to the Tasks extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -29,6 +24,34 @@ pub enum TaskPolicy {
     Optional,
     /// Only as a task; a client without the extension gets `-32021`.
     Required,
+}
+
+/// How a tool's calls get their [`TaskPolicy`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolPolicy {
+    /// Every call has this policy.
+    Fixed(TaskPolicy),
+    /// [`ToolHandler::task_policy`] picks one for each call.
+    PerCall,
+}
+
+impl Default for ToolPolicy {
+    fn default() -> Self {
+        ToolPolicy::Fixed(TaskPolicy::Sync)
+    }
+}
+
+/// Where a call that becomes a task turns into one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TaskStart {
+    /// The task is created before the handler runs (the default).
+    #[default]
+    Immediate,
+    /// The handler runs within the request until it calls
+    /// [`Context::start_task`], so it can ask for input over MRTR, or
+    /// return a plain result, before the task exists
+    /// (`#[tool(task_start = "explicit")]`).
+    Explicit,
 }
 
 /// A function that picks the [`TaskPolicy`] of one call from its typed
@@ -75,9 +98,16 @@ pub trait ToolHandler: Send + Sync + 'static {
     /// The tool's listing: name, description and schemas.
     fn definition(&self) -> Tool;
 
-    /// The policy for one call, when [`static_task_policy`](Self::static_task_policy)
-    /// is `None`. `arguments` have passed the schema check. The policy may
-    /// ask for input through `ctx` (with [`InputFuture::now`](super::InputFuture::now)); returning
+    /// How the tool's calls get their task policy. The default is
+    /// [`TaskPolicy::Sync`] for every call.
+    fn policy(&self) -> ToolPolicy {
+        ToolPolicy::default()
+    }
+
+    /// The policy of one call, for a tool whose [`policy`](Self::policy)
+    /// is [`ToolPolicy::PerCall`]. `arguments` have passed the schema
+    /// check. The policy may ask for input through `ctx` (with
+    /// [`InputFuture::now`](super::InputFuture::now)); returning
     /// [`InputRequired`] answers the call over MRTR, before any task
     /// exists, and the retry asks the policy again with the answers.
     fn task_policy(
@@ -86,22 +116,15 @@ pub trait ToolHandler: Send + Sync + 'static {
         ctx: &Context,
     ) -> Result<TaskPolicy, InputRequired> {
         let _ = (arguments, ctx);
-        Ok(self.static_task_policy().unwrap_or_default())
+        match self.policy() {
+            ToolPolicy::Fixed(policy) => Ok(policy),
+            ToolPolicy::PerCall => Ok(TaskPolicy::Sync),
+        }
     }
 
-    /// The policy when it does not depend on the call; `None` when a
-    /// function decides per call.
-    fn static_task_policy(&self) -> Option<TaskPolicy> {
-        Some(TaskPolicy::Sync)
-    }
-
-    /// Whether the tool marks where its task starts with
-    /// [`Context::start_task`] (`#[tool(task_start = "explicit")]`). Such a
-    /// tool runs within the request until then, so it can ask for input
-    /// over MRTR before the task exists. The default is `false`: the task
-    /// starts before the handler runs.
-    fn explicit_task_start(&self) -> bool {
-        false
+    /// Where a call that becomes a task turns into one; see [`TaskStart`].
+    fn task_start(&self) -> TaskStart {
+        TaskStart::Immediate
     }
 
     /// Runs the tool. Argument errors are returned as `Ok` with

@@ -41,7 +41,7 @@ where
     let writer = tokio::spawn(write_lines(writer, out_rx, close));
     FrameChannel {
         incoming,
-        outgoing: FrameSender(out_tx),
+        outgoing: FrameSender::writer(out_tx),
         writer: Some(writer),
     }
 }
@@ -111,7 +111,7 @@ async fn read_lines<R: AsyncRead + Unpin>(reader: R, limit: usize, tx: mpsc::Sen
 
 async fn write_lines<W: AsyncWrite + Unpin>(
     mut writer: W,
-    mut rx: mpsc::Receiver<Inbound>,
+    mut rx: mpsc::Receiver<String>,
     close: Option<oneshot::Receiver<()>>,
 ) {
     let closed = async {
@@ -128,7 +128,7 @@ async fn write_lines<W: AsyncWrite + Unpin>(
             frame = rx.recv() => frame,
             () = &mut closed => None,
         };
-        let Some(Inbound::Frame(mut frame)) = frame else {
+        let Some(mut frame) = frame else {
             break;
         };
         frame.push('\n');

@@ -1,15 +1,20 @@
-//! Transports move framed messages and know nothing of tools.
+//! Transports move framed messages and know nothing of servers, clients or
+//! tools.
 //!
 //! Every transport ends in a [`FrameChannel`]: a receiver of inbound frames
 //! and a sender of outbound ones, each frame one serialized JSON-RPC
 //! message. The server's connection loop and the client both speak only
 //! `FrameChannel`, so in-process, stdio and any byte stream behave alike.
+//! (Serving a server on an in-process channel is the server's business:
+//! `server::in_process`.)
+//!
+//! The two directions have their own types: inbound is an [`Inbound`],
+//! which also reports frames that could not be read, and outbound is plain
+//! text, sent through a [`FrameSender`].
 
-mod in_process;
 mod lines;
 mod stdio;
 
-pub use in_process::in_process;
 pub use lines::byte_stream;
 pub use stdio::{StdioChild, stdio};
 
@@ -57,12 +62,12 @@ impl FrameChannel {
         (
             FrameChannel {
                 incoming: b_rx,
-                outgoing: FrameSender(a_tx),
+                outgoing: FrameSender::peer(a_tx),
                 writer: None,
             },
             FrameChannel {
                 incoming: a_rx,
-                outgoing: FrameSender(b_tx),
+                outgoing: FrameSender::peer(b_tx),
                 writer: None,
             },
         )
@@ -71,7 +76,19 @@ impl FrameChannel {
 
 /// The sending half of a [`FrameChannel`]. Clones send on the same channel.
 #[derive(Debug, Clone)]
-pub struct FrameSender(pub(crate) mpsc::Sender<Inbound>);
+pub struct FrameSender {
+    route: Route,
+}
+
+/// Where a sent frame goes.
+#[derive(Debug, Clone)]
+enum Route {
+    /// Straight into the peer's inbox: the two ends of an in-memory pair,
+    /// with no task in between.
+    Peer(mpsc::Sender<Inbound>),
+    /// To the task that writes frames to a byte stream.
+    Writer(mpsc::Sender<String>),
+}
 
 /// The peer has closed the connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -79,8 +96,66 @@ pub struct FrameSender(pub(crate) mpsc::Sender<Inbound>);
 pub struct Closed;
 
 impl FrameSender {
+    fn peer(inbox: mpsc::Sender<Inbound>) -> Self {
+        FrameSender {
+            route: Route::Peer(inbox),
+        }
+    }
+
+    pub(crate) fn writer(frames: mpsc::Sender<String>) -> Self {
+        FrameSender {
+            route: Route::Writer(frames),
+        }
+    }
+
     /// Sends one frame, waiting while the channel is full.
     pub async fn send(&self, frame: String) -> Result<(), Closed> {
-        self.0.send(Inbound::Frame(frame)).await.map_err(|_| Closed)
+        let sent = match &self.route {
+            Route::Peer(inbox) => inbox.send(Inbound::Frame(frame)).await.is_ok(),
+            Route::Writer(frames) => frames.send(frame).await.is_ok(),
+        };
+        sent.then_some(()).ok_or(Closed)
+    }
+
+    /// Sends one frame without waiting: at once when the channel has room,
+    /// otherwise from a background task on the current tokio runtime, so a
+    /// full channel delays the frame but never loses it. For code that
+    /// cannot wait, such as a `Drop` impl. Outside a runtime, a frame that
+    /// does not fit at once is dropped.
+    pub fn send_detached(&self, frame: String) {
+        match self.try_reserve() {
+            Ok(slot) => slot.send(frame),
+            Err(mpsc::error::TrySendError::Closed(())) => {}
+            Err(mpsc::error::TrySendError::Full(())) => {
+                let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+                    tracing::debug!("no runtime to send a frame from later; dropping it");
+                    return;
+                };
+                let sender = self.clone();
+                runtime.spawn(async move { sender.send(frame).await });
+            }
+        }
+    }
+
+    fn try_reserve(&self) -> Result<Slot<'_>, mpsc::error::TrySendError<()>> {
+        match &self.route {
+            Route::Peer(inbox) => inbox.try_reserve().map(Slot::Peer),
+            Route::Writer(frames) => frames.try_reserve().map(Slot::Writer),
+        }
+    }
+}
+
+/// Room for one frame, reserved on either route.
+enum Slot<'a> {
+    Peer(mpsc::Permit<'a, Inbound>),
+    Writer(mpsc::Permit<'a, String>),
+}
+
+impl Slot<'_> {
+    fn send(self, frame: String) {
+        match self {
+            Slot::Peer(slot) => slot.send(Inbound::Frame(frame)),
+            Slot::Writer(slot) => slot.send(frame),
+        }
     }
 }

@@ -10,7 +10,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{Content, ResultMeta, ResultType};
+use super::{
+    AbsoluteUrl, ClientCapabilities, Content, ElicitationCapability, ResultMeta, ResultType,
+};
 
 /// Method name of an elicitation input request.
 pub const ELICITATION_CREATE: &str = "elicitation/create";
@@ -94,6 +96,70 @@ impl InputRequest {
     }
 }
 
+impl InputRequest {
+    /// The client capability this request needs: a server must not ask a
+    /// client for input it did not declare. `None` for a method this
+    /// implementation does not know.
+    pub fn required_capability(&self) -> Option<InputCapability> {
+        match self {
+            InputRequest::Elicit(ElicitRequestParams::Form { .. }) => {
+                Some(InputCapability::FormElicitation)
+            }
+            InputRequest::Elicit(ElicitRequestParams::Url { .. }) => {
+                Some(InputCapability::UrlElicitation)
+            }
+            InputRequest::Sample(_) => Some(InputCapability::Sampling),
+            InputRequest::ListRoots => Some(InputCapability::Roots),
+            InputRequest::Other { .. } => None,
+        }
+    }
+}
+
+/// A client capability that input requests need.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum InputCapability {
+    /// `elicitation` with form mode (an empty `elicitation: {}` counts).
+    FormElicitation,
+    /// `elicitation.url`.
+    UrlElicitation,
+    /// `sampling`.
+    Sampling,
+    /// `roots`.
+    Roots,
+}
+
+impl InputCapability {
+    /// Whether `declared` includes this capability.
+    pub fn is_declared_in(self, declared: &ClientCapabilities) -> bool {
+        match self {
+            InputCapability::FormElicitation => declared.supports_form_elicitation(),
+            InputCapability::UrlElicitation => declared.supports_url_elicitation(),
+            InputCapability::Sampling => declared.sampling.is_some(),
+            InputCapability::Roots => declared.roots.is_some(),
+        }
+    }
+
+    /// The smallest declaration that includes this capability: what a
+    /// `-32021` error names as `requiredCapabilities`.
+    pub fn declaration(self) -> ClientCapabilities {
+        let mut declared = ClientCapabilities::default();
+        match self {
+            InputCapability::FormElicitation => {
+                declared.elicitation = Some(ElicitationCapability::default());
+            }
+            InputCapability::UrlElicitation => {
+                declared.elicitation = Some(ElicitationCapability {
+                    form: None,
+                    url: Some(Map::new()),
+                });
+            }
+            InputCapability::Sampling => declared.sampling = Some(Map::new()),
+            InputCapability::Roots => declared.roots = Some(Map::new()),
+        }
+        declared
+    }
+}
+
 #[derive(Serialize, Deserialize)]
 struct RawInputRequest {
     method: String,
@@ -150,10 +216,9 @@ pub enum ElicitRequestParams {
     Url {
         /// Why the user should go there.
         message: String,
-        /// Where to send the user.
-        url: String,
-        /// Correlates the interaction, when the server sets one.
-        elicitation_id: Option<String>,
+        /// Where to send the user; valid by construction, as the spec
+        /// requires.
+        url: AbsoluteUrl,
     },
 }
 
@@ -175,12 +240,9 @@ impl TryFrom<Map<String, Value>> for ElicitRequestParams {
             "url" => Ok(ElicitRequestParams::Url {
                 message,
                 url: match m.remove("url") {
-                    Some(Value::String(s)) => s,
+                    Some(Value::String(s)) => AbsoluteUrl::parse(&s).map_err(|e| e.to_string())?,
                     _ => return Err("URL elicitation needs a string `url`".into()),
                 },
-                elicitation_id: m
-                    .remove("elicitationId")
-                    .and_then(|v| v.as_str().map(str::to_owned)),
             }),
             other => Err(format!("unknown elicitation mode `{other}`")),
         }
@@ -199,17 +261,10 @@ impl From<ElicitRequestParams> for Map<String, Value> {
                 m.insert("message".into(), message.into());
                 m.insert("requestedSchema".into(), requested_schema);
             }
-            ElicitRequestParams::Url {
-                message,
-                url,
-                elicitation_id,
-            } => {
+            ElicitRequestParams::Url { message, url } => {
                 m.insert("mode".into(), "url".into());
                 m.insert("message".into(), message.into());
-                m.insert("url".into(), url.into());
-                if let Some(id) = elicitation_id {
-                    m.insert("elicitationId".into(), id.into());
-                }
+                m.insert("url".into(), url.as_str().into());
             }
         }
         m
@@ -475,6 +530,57 @@ mod tests {
         assert_eq!(parsed["bad"], InputResponse::Other(json!(12345)));
         assert!(matches!(parsed["odd"], InputResponse::Other(_)));
         assert_eq!(serde_json::to_value(&parsed).unwrap(), wire);
+    }
+
+    #[test]
+    fn url_elicitation_needs_a_valid_url_and_has_no_elicitation_id() {
+        let bad = json!({"mode": "url", "message": "go", "url": "not a url"});
+        let error = serde_json::from_value::<ElicitRequestParams>(bad).unwrap_err();
+        assert!(
+            error.to_string().contains("not a valid absolute URL"),
+            "{error}"
+        );
+        let good = ElicitRequestParams::Url {
+            message: "go".into(),
+            url: AbsoluteUrl::parse("https://example.com/a").unwrap(),
+        };
+        assert_eq!(
+            serde_json::to_value(&good).unwrap(),
+            json!({"mode": "url", "message": "go", "url": "https://example.com/a"})
+        );
+    }
+
+    #[test]
+    fn each_request_names_the_capability_it_needs() {
+        let form = InputRequest::Elicit(ElicitRequestParams::Form {
+            message: "m".into(),
+            requested_schema: json!({"type": "object"}),
+        });
+        let url = InputRequest::Elicit(ElicitRequestParams::Url {
+            message: "m".into(),
+            url: AbsoluteUrl::parse("https://example.com").unwrap(),
+        });
+        let cases = [
+            (form, InputCapability::FormElicitation),
+            (url, InputCapability::UrlElicitation),
+            (InputRequest::ListRoots, InputCapability::Roots),
+            (
+                InputRequest::Sample(CreateMessageParams::new(vec![], 1)),
+                InputCapability::Sampling,
+            ),
+        ];
+        for (request, capability) in cases {
+            assert_eq!(request.required_capability(), Some(capability));
+            assert!(!capability.is_declared_in(&ClientCapabilities::default()));
+            assert!(capability.is_declared_in(&capability.declaration()));
+        }
+        // An empty `elicitation: {}` is form mode only.
+        let empty = InputCapability::FormElicitation.declaration();
+        assert!(!InputCapability::UrlElicitation.is_declared_in(&empty));
+        assert!(
+            !InputCapability::FormElicitation
+                .is_declared_in(&InputCapability::UrlElicitation.declaration())
+        );
     }
 
     #[test]

@@ -99,7 +99,9 @@ impl Notification {
 pub struct Response {
     /// Always `"2.0"`.
     pub jsonrpc: String,
-    /// The id of the request answered; `null` when that id could not be read.
+    /// The id of the request answered; absent (never `null`) when that id
+    /// could not be read, as in a parse error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<RequestId>,
     /// The outcome.
     #[serde(flatten)]
@@ -386,5 +388,15 @@ mod tests {
         let v: Value = serde_json::from_str(&line).unwrap();
         assert_eq!(v["id"], Value::Null);
         assert_eq!(v["error"]["code"], json!(-32700));
+    }
+
+    #[test]
+    fn an_unknown_id_is_omitted_not_null() {
+        // The schema allows `id` to be absent, but never `null`.
+        let line = Message::Response(FrameError::Parse("x".into()).to_response()).to_line();
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert!(!v.as_object().unwrap().contains_key("id"), "{line}");
+        let back: Message = line.parse().unwrap();
+        assert!(matches!(back, Message::Response(Response { id: None, .. })));
     }
 }

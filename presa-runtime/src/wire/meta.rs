@@ -168,3 +168,25 @@ pub struct RequestMeta {
     #[serde(flatten)]
     pub other: Map<String, Value>,
 }
+
+/// The `_meta` of a result.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ResultMeta {
+    /// The server's name and version.
+    #[serde(
+        rename = "io.modelcontextprotocol/serverInfo",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub server_info: Option<Implementation>,
+    /// The `subscriptions/listen` request a message belongs to.
+    #[serde(
+        rename = "io.modelcontextprotocol/subscriptionId",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub subscription_id: Option<super::RequestId>,
+    /// Any other keys.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}

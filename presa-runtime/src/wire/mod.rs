@@ -12,49 +12,25 @@
 pub mod codes;
 mod content;
 mod discover;
+mod error_data;
 mod input;
 mod jsonrpc;
 mod meta;
+mod method;
 pub mod notifications;
 pub(crate) mod result;
 mod tasks;
 mod tools;
+mod url;
 
 pub use content::*;
 pub use discover::*;
+pub use error_data::*;
 pub use input::*;
 pub use jsonrpc::*;
 pub use meta::*;
+pub use method::*;
 pub use result::*;
 pub use tasks::*;
 pub use tools::*;
-
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
-
-/// The `_meta` of a result.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ResultMeta {
-    /// The server's name and version.
-    #[serde(
-        rename = "io.modelcontextprotocol/serverInfo",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub server_info: Option<Implementation>,
-    /// Any other keys.
-    #[serde(flatten)]
-    pub other: Map<String, Value>,
-}
-
-/// Method names of the client requests presa serves.
-pub mod methods {
-    /// Discovery.
-    pub const SERVER_DISCOVER: &str = "server/discover";
-    /// List tools.
-    pub const TOOLS_LIST: &str = "tools/list";
-    /// Call a tool.
-    pub const TOOLS_CALL: &str = "tools/call";
-    /// The legacy handshake, which 2026-07-28 removed.
-    pub const INITIALIZE: &str = "initialize";
-}
+pub use url::*;

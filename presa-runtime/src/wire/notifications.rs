@@ -1,4 +1,4 @@
-//! Notifications presa sends or receives in this slice.
+//! Notifications presa sends or receives, and their method names.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -11,6 +11,12 @@ pub const CANCELLED: &str = "notifications/cancelled";
 pub const PROGRESS: &str = "notifications/progress";
 /// Method name of [`LoggingMessageParams`].
 pub const MESSAGE: &str = "notifications/message";
+/// A task's status changed (Tasks extension); params are a
+/// [`TaskNotificationParams`](super::TaskNotificationParams).
+pub const TASKS: &str = "notifications/tasks";
+/// The first message of a subscription stream; params are
+/// [`AcknowledgedParams`](super::AcknowledgedParams).
+pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 
 /// `notifications/cancelled`: stop work on a request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

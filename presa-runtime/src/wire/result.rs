@@ -67,3 +67,16 @@ pub(crate) fn lenient_ttl<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Err
         0
     })
 }
+
+/// A result with no payload of its own: the acknowledgement of
+/// `tasks/update` and `tasks/cancel`, and the graceful end of a
+/// subscription.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct EmptyResult {
+    /// Always `complete`.
+    #[serde(rename = "resultType", default)]
+    pub result_type: ResultType,
+    /// Carries `serverInfo`, and on a subscription its id.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<super::ResultMeta>,
+}

@@ -15,23 +15,6 @@ use super::{ErrorObject, InputRequests, InputResponses, RequestId, ResultMeta, R
 /// The extension identifier.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
-/// Method names of the Tasks extension and of subscriptions.
-pub mod task_methods {
-    /// Read a task's current state.
-    pub const TASKS_GET: &str = "tasks/get";
-    /// Answer a task's input requests.
-    pub const TASKS_UPDATE: &str = "tasks/update";
-    /// Ask for a task to be cancelled.
-    pub const TASKS_CANCEL: &str = "tasks/cancel";
-    /// Open a notification stream.
-    pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
-    /// A task's status changed; params are a [`DetailedTask`](super::DetailedTask).
-    pub const NOTIFICATION_TASKS: &str = "notifications/tasks";
-    /// The first message of a subscription stream.
-    pub const NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED: &str =
-        "notifications/subscriptions/acknowledged";
-}
-
 /// Where a task is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

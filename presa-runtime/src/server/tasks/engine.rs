@@ -1,185 +1,269 @@
-//! Creating tasks, running their handlers, and the `tasks/*` methods.
+//! [`TaskEngine`]: creating tasks, running their handlers, and the
+//! operations of `tasks/get`, `tasks/update` and `tasks/cancel`.
+//!
+//! The engine knows the store and its settings, nothing of the server
+//! around it: each operation takes what it needs (the caller, the result
+//! `_meta`), and a handler reaches it as a future that yields the task's
+//! [`TaskEnd`].
 
 use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
 
-use super::TaskEngine;
-use super::store::{StoreError, TaskChange, TaskRecord, TaskStore};
-use crate::server::ServerInner;
-use crate::server::connection::{Caller, lock};
-use crate::server::context::{Context, InputBook};
-use crate::server::dispatch::{
-    internal_error, invalid_params, missing_capability, parse_params, report_internal, settle_run,
-    to_value,
-};
-use crate::server::error::{Failure, InputRequired};
+use super::link::TaskLink;
+use super::settings::TaskSettings;
+use super::store::{StoreError, TaskChange, TaskRecord, TaskStore, TaskWatch};
+use crate::server::caller::Caller;
+use crate::server::reply::{internal_error, report_internal, task_not_found};
+use crate::util::{BoxFuture, lock};
 use crate::wire::{
-    ClientCapabilities, CreateTaskResult, ErrorObject, GetTaskResult, InputRequest, InputRequests,
-    InputResponse, InputResponses, RequestMeta, ResultType, TASKS_EXTENSION, TaskIdParams,
-    UpdateTaskParams, codes, task_methods,
+    CreateTaskResult, ErrorObject, GetTaskResult, InputResponses, ResultMeta, ResultType,
 };
 
-/// A context's tie to its task: where its input requests go and its
-/// answers come from.
-#[derive(Clone)]
-pub(crate) struct TaskLink {
-    inner: Arc<LinkInner>,
-}
-
-struct LinkInner {
-    id: String,
+/// The tasks part of a server: the settings, the store, and the sweeper
+/// that purges expired tasks.
+pub(crate) struct TaskEngine {
+    settings: TaskSettings,
     store: Arc<dyn TaskStore>,
-    /// Requests registered but not yet written to the store. Registration
-    /// is synchronous (at `elicit` call time); the first parked future to
-    /// run writes them all, so parallel elicits land in one change.
-    unflushed: Mutex<InputRequests>,
+    sweeper: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
-impl TaskLink {
-    pub fn new(id: String, store: Arc<dyn TaskStore>) -> Self {
-        TaskLink {
-            inner: Arc::new(LinkInner {
-                id,
-                store,
-                unflushed: Mutex::default(),
-            }),
+/// Why a task could not be created.
+pub(crate) enum CreateError {
+    /// At `max_tasks`.
+    Full { limit: usize },
+    /// The store failed.
+    Store(ErrorObject),
+}
+
+/// How a task's handler ended.
+pub(crate) enum TaskEnd {
+    /// With a result (which may be an `isError` result).
+    Completed(Map<String, Value>),
+    /// With a JSON-RPC error.
+    Failed(ErrorObject),
+}
+
+impl From<TaskEnd> for TaskChange {
+    fn from(end: TaskEnd) -> Self {
+        match end {
+            TaskEnd::Completed(result) => TaskChange::Complete(result),
+            TaskEnd::Failed(error) => TaskChange::Fail(error),
+        }
+    }
+}
+
+impl TaskEngine {
+    pub fn new(settings: TaskSettings, store: Arc<dyn TaskStore>) -> Self {
+        TaskEngine {
+            settings,
+            store,
+            sweeper: Mutex::new(None),
         }
     }
 
-    pub fn id(&self) -> &str {
-        &self.inner.id
-    }
-
-    pub fn register(&self, key: String, request: InputRequest) {
-        lock(&self.inner.unflushed).entry(key).or_insert(request);
-    }
-
-    /// Writes the registered requests; `false` if the task is gone.
-    async fn flush(&self) -> bool {
-        let batch = std::mem::take(&mut *lock(&self.inner.unflushed));
-        if batch.is_empty() {
-            return true;
-        }
-        let change = TaskChange::RequestInput(batch);
-        match self.inner.store.apply(&self.inner.id, change).await {
-            Ok(record) => record.is_some(),
-            Err(e) => {
-                tracing::warn!(task = self.inner.id, error = %e, "could not record input requests");
-                false
-            }
-        }
-    }
-
-    /// Parks until `key` is answered and returns the parsed answer.
+    /// Creates a task owned by `owner`, seeded with the answers carried
+    /// from MRTR rounds before the task.
     ///
-    /// An answer that does not parse cannot be asked again under its key,
-    /// so the request is repeated under a fresh `key~2`, `key~3`, … The
-    /// task ending (cancelled, expired) releases the wait with
-    /// [`InputRequired`]. Dropping the future withdraws the request, so a
-    /// handler that stops waiting (`select!`, a timeout) does not leave the
-    /// task `input_required`.
-    pub async fn wait<T>(
-        self,
-        key: String,
-        request: InputRequest,
-        parse: impl Fn(InputResponse) -> Option<T>,
-    ) -> Result<T, InputRequired> {
-        let mut waiting = Waiting {
-            link: self.clone(),
-            key: Some(key.clone()),
-        };
-        let mut current = key.clone();
-        let mut attempt = 1;
-        loop {
-            if !self.flush().await {
-                return Err(InputRequired);
-            }
-            let (answer, record) = self.answer_to(&current).await.ok_or(InputRequired)?;
-            if let Some(value) = parse(answer) {
-                waiting.key = None;
-                return Ok(value);
-            }
-            loop {
-                attempt += 1;
-                current = format!("{key}~{attempt}");
-                if !record.asked.contains(&current) {
-                    break;
+    /// Until `orphan` is disarmed, dropping the calling future (a cancelled
+    /// request) fails the task, so that none is left without its runner.
+    pub async fn create(
+        &self,
+        owner: Option<String>,
+        answers: InputResponses,
+        orphan: &mut OrphanGuard,
+    ) -> Result<Arc<TaskRecord>, CreateError> {
+        self.start_sweeper();
+        let settings = &self.settings;
+        let mut record = TaskRecord::new(
+            new_task_id(),
+            owner,
+            settings.ttl,
+            Some(settings.poll_interval),
+        );
+        record.asked = answers.keys().cloned().collect();
+        record.answers = answers;
+        let created = Arc::new(record.clone());
+        orphan.arm(Arc::clone(&self.store), record.id.clone());
+        match self.store.create(record, settings.max_tasks).await {
+            Ok(()) => Ok(created),
+            Err(StoreError::Full { limit }) => Err(CreateError::Full { limit }),
+            Err(e) => Err(CreateError::Store(internal_error(
+                "(task store)",
+                &e.to_string(),
+            ))),
+        }
+    }
+
+    /// The `CreateTaskResult` that answers the request creating `record`.
+    pub fn created(record: &TaskRecord, meta: &ResultMeta) -> CreateTaskResult {
+        CreateTaskResult {
+            result_type: ResultType::Task,
+            task: record.to_task(),
+            meta: Some(meta.clone()),
+        }
+    }
+
+    /// The tie through which a handler running as task `id` asks for input.
+    pub fn link(&self, id: &str) -> TaskLink {
+        TaskLink::new(id.to_owned(), Arc::clone(&self.store))
+    }
+
+    /// Runs `run` on its own tokio task until it ends, and records how it
+    /// ended; or until the task ends without it (cancelled, expired), which
+    /// drops it. `origin` names the tool in logs.
+    pub fn run(&self, id: String, origin: String, run: BoxFuture<TaskEnd>) {
+        let store = Arc::clone(&self.store);
+        let ttl = self.settings.ttl;
+        tokio::spawn(async move {
+            let watch = match store.watch(&id).await {
+                Ok(Some(watch)) => watch,
+                Ok(None) => return,
+                Err(e) => {
+                    let cause = format!("could not follow the task: {e}");
+                    let change = TaskChange::Fail(internal_error(&origin, &cause));
+                    let _ = store.apply(&id, change).await;
+                    return;
+                }
+            };
+            tokio::select! {
+                // Ending first: a handler released by the end (its input
+                // wait returns `InputRequired`) has nothing to report.
+                biased;
+                () = ended(watch) => {
+                    tracing::debug!(task = id, "task ended; dropping its handler");
+                }
+                () = expiry(ttl) => {
+                    tracing::debug!(task = id, "task expired; dropping its handler");
+                }
+                end = run => {
+                    if let Err(e) = store.apply(&id, end.into()).await {
+                        report_internal(&origin, &format!("could not record the task's outcome: {e}"));
+                    }
                 }
             }
-            tracing::debug!(
-                task = self.id(),
-                key = current,
-                "answer did not parse; asking again"
-            );
-            waiting.key = Some(current.clone());
-            self.register(current.clone(), request.clone());
-        }
-    }
-
-    /// The answer to `key` once it arrives, with the record it came in;
-    /// `None` if the task ends first.
-    async fn answer_to(&self, key: &str) -> Option<(InputResponse, Arc<TaskRecord>)> {
-        let mut watch = self.inner.store.watch(&self.inner.id).await.ok()??;
-        while let Some(record) = watch.next().await {
-            if record.status.is_terminal() {
-                return None;
-            }
-            if let Some(answer) = record.answers.get(key) {
-                return Some((answer.clone(), record));
-            }
-        }
-        None
-    }
-
-    /// Takes back a request nobody waits for any more.
-    fn withdraw(&self, key: String) {
-        if lock(&self.inner.unflushed).remove(&key).is_some() {
-            return;
-        }
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
-        let link = self.clone();
-        runtime.spawn(async move {
-            let change = TaskChange::Withdraw(vec![key]);
-            // A finished or expired task ignores it, which is fine.
-            let _ = link.inner.store.apply(&link.inner.id, change).await;
         });
     }
 
-    pub async fn set_status_message(&self, message: Option<String>) {
-        let change = TaskChange::StatusMessage(message);
-        if let Err(e) = self.inner.store.apply(&self.inner.id, change).await {
-            tracing::warn!(task = self.inner.id, error = %e, "could not set the status message");
+    /// `tasks/get`: the task with the payload of its status.
+    pub async fn get(
+        &self,
+        id: &str,
+        caller: &Caller,
+        meta: &ResultMeta,
+    ) -> Result<GetTaskResult, ErrorObject> {
+        let record = self.owned(id, caller, "retrieve").await?;
+        Ok(GetTaskResult {
+            result_type: ResultType::Complete,
+            task: record.to_detailed(),
+            meta: Some(meta.clone()),
+        })
+    }
+
+    /// `tasks/update`: stores answers to the task's outstanding requests.
+    pub async fn update(
+        &self,
+        id: &str,
+        answers: InputResponses,
+        caller: &Caller,
+    ) -> Result<(), ErrorObject> {
+        self.owned(id, caller, "update").await?;
+        self.apply(id, TaskChange::Answer(answers), "update").await
+    }
+
+    /// `tasks/cancel`: cancels a running task; a finished one stays as it
+    /// is.
+    pub async fn cancel(&self, id: &str, caller: &Caller) -> Result<(), ErrorObject> {
+        self.owned(id, caller, "cancel").await?;
+        self.apply(id, TaskChange::Cancel, "cancel").await
+    }
+
+    /// Each of `ids` that `caller` owns, with a watch that starts at its
+    /// current state, in order. The others are left out silently.
+    pub async fn watch_owned(
+        &self,
+        ids: &[String],
+        caller: &Caller,
+    ) -> Result<Vec<(String, TaskWatch)>, ErrorObject> {
+        let mut visible = Vec::new();
+        for id in ids {
+            let watch = self
+                .store
+                .watch(id)
+                .await
+                .map_err(|e| internal_error("(task store)", &e.to_string()))?;
+            let Some(mut watch) = watch else { continue };
+            // The first item is the current record, available at once.
+            let Some(current) = watch.next().await else {
+                continue;
+            };
+            if current.owner != caller.subject {
+                continue;
+            }
+            let watch = futures::stream::once(async move { current })
+                .chain(watch)
+                .boxed();
+            visible.push((id.clone(), watch));
         }
+        Ok(visible)
+    }
+
+    /// The task, if it exists and belongs to `caller`; a foreign task is
+    /// reported exactly as an unknown one.
+    async fn owned(
+        &self,
+        id: &str,
+        caller: &Caller,
+        verb: &str,
+    ) -> Result<Arc<TaskRecord>, ErrorObject> {
+        let record = self
+            .store
+            .get(id)
+            .await
+            .map_err(|e| internal_error("(task store)", &e.to_string()))?;
+        record
+            .filter(|record| record.owner == caller.subject)
+            .ok_or_else(|| task_not_found(verb))
+    }
+
+    async fn apply(&self, id: &str, change: TaskChange, verb: &str) -> Result<(), ErrorObject> {
+        match self.store.apply(id, change).await {
+            Ok(Some(_)) => Ok(()),
+            // Expired between the ownership check and the change.
+            Ok(None) => Err(task_not_found(verb)),
+            Err(e) => Err(internal_error("(task store)", &e.to_string())),
+        }
+    }
+
+    /// Starts the background sweeper from inside the runtime, unless it
+    /// runs already (it is started again if the runtime that ran it is
+    /// gone). It stops when the store is dropped.
+    fn start_sweeper(&self) {
+        let mut sweeper = lock(&self.sweeper);
+        if sweeper.as_ref().is_some_and(|s| !s.is_finished()) {
+            return;
+        }
+        let store = Arc::downgrade(&self.store);
+        let period = self.settings.sweep_interval;
+        *sweeper = Some(tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(period);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                ticks.tick().await;
+                let Some(store) = store.upgrade() else { return };
+                if let Err(e) = store.purge_expired().await {
+                    tracing::warn!(error = %e, "purging expired tasks failed");
+                }
+            }
+        }));
     }
 }
 
-/// Withdraws its key when a parked input future is dropped unanswered.
-struct Waiting {
-    link: TaskLink,
-    key: Option<String>,
-}
-
-impl Drop for Waiting {
-    fn drop(&mut self) {
-        if let Some(key) = self.key.take() {
-            self.link.withdraw(key);
-        }
-    }
-}
-
-/// A handler run, as the runner receives it: caught panics are `Err`.
-pub(crate) type Run = futures::future::BoxFuture<
-    'static,
-    Result<crate::server::ToolResult, Box<dyn std::any::Any + Send>>,
->;
-
-/// Fails a task whose creation was abandoned half-way (the request was
-/// cancelled while an async store created it), since no runner will ever
-/// finish it. Disarmed once the runner owns the task.
+/// The drop guard of task creation: fails a task whose creation was
+/// abandoned half-way (the request was cancelled while an async store
+/// created it), since no runner will ever finish it. Disarmed once the
+/// runner owns the task.
 #[derive(Default)]
 pub(crate) struct OrphanGuard {
     armed: Option<(Arc<dyn TaskStore>, String)>,
@@ -212,206 +296,8 @@ impl Drop for OrphanGuard {
     }
 }
 
-/// Why a task could not be created.
-pub(crate) enum CreateError {
-    /// At `max_tasks`.
-    Full { limit: usize },
-    /// The store failed.
-    Store(ErrorObject),
-}
-
-impl ServerInner {
-    pub(crate) fn engine(&self) -> &TaskEngine {
-        self.tasks.as_ref().expect("tasks are enabled")
-    }
-
-    /// Creates a task owned by `caller`, seeded with the answers carried
-    /// from MRTR rounds before the task.
-    ///
-    /// Until `orphan` is disarmed, dropping the calling future (a cancelled
-    /// request) fails the task, so that none is left without its runner.
-    pub(crate) async fn create_task(
-        &self,
-        caller: &Caller,
-        answers: InputResponses,
-        orphan: &mut OrphanGuard,
-    ) -> Result<Arc<TaskRecord>, CreateError> {
-        let engine = self.engine();
-        engine.start_sweeper();
-        let settings = &engine.settings;
-        let mut record = TaskRecord::new(
-            new_task_id(),
-            caller.subject.clone(),
-            settings.ttl,
-            Some(settings.poll_interval),
-        );
-        record.answers = answers;
-        record.asked = record.answers.keys().cloned().collect();
-        let created = Arc::new(record.clone());
-        orphan.arm(Arc::clone(&engine.store), record.id.clone());
-        match engine.store.create(record, settings.max_tasks).await {
-            Ok(()) => Ok(created),
-            Err(StoreError::Full { limit }) => Err(CreateError::Full { limit }),
-            Err(e) => Err(CreateError::Store(internal_error(
-                "(task store)",
-                &e.to_string(),
-            ))),
-        }
-    }
-
-    pub(crate) fn create_task_result(&self, record: &TaskRecord) -> Value {
-        to_value(CreateTaskResult {
-            result_type: ResultType::Task,
-            task: record.to_task(),
-            meta: self.result_meta(),
-        })
-    }
-
-    /// Runs `run` on its own tokio task until it finishes, or until the
-    /// task ends without it (cancelled, expired), which drops it.
-    pub(crate) fn spawn_runner(self: &Arc<Self>, tool: String, ctx: Context, run: Run) {
-        let inner = Arc::clone(self);
-        let link = ctx
-            .task_link()
-            .expect("the context is attached to its task");
-        let ttl = self.engine().settings.ttl;
-        tokio::spawn(async move {
-            let store = &inner.engine().store;
-            let watch = match store.watch(link.id()).await {
-                Ok(Some(watch)) => watch,
-                Ok(None) => return,
-                Err(e) => {
-                    let cause = format!("could not follow the task: {e}");
-                    let change = TaskChange::Fail(internal_error(&tool, &cause));
-                    let _ = store.apply(link.id(), change).await;
-                    return;
-                }
-            };
-            tokio::select! {
-                // Ending first: a handler released by the end (its input
-                // wait returns `InputRequired`) has nothing to report.
-                biased;
-                () = ended(watch) => {
-                    tracing::debug!(task = link.id(), "task ended; dropping its handler");
-                }
-                () = expiry(ttl) => {
-                    tracing::debug!(task = link.id(), "task expired; dropping its handler");
-                }
-                outcome = run => {
-                    let change = inner.settle_task(&tool, ctx.take_input_book(), settle_run(outcome));
-                    if let Err(e) = store.apply(link.id(), change).await {
-                        report_internal(&tool, &format!("could not record the task's outcome: {e}"));
-                    }
-                }
-            }
-        });
-    }
-
-    /// The change that records a finished handler run.
-    fn settle_task(
-        &self,
-        tool: &str,
-        book: InputBook,
-        outcome: Result<crate::wire::CallToolResult, Failure>,
-    ) -> TaskChange {
-        if let Some(key) = book.conflict {
-            let cause = format!("input key `{key}` was used for two different requests");
-            return TaskChange::Fail(internal_error(tool, &cause));
-        }
-        if let Some(missing) = book.missing {
-            let message = format!("Tool `{tool}` needs input the client cannot give");
-            return TaskChange::Fail(missing_capability(message, missing));
-        }
-        match outcome {
-            Ok(result) => match self.complete(result) {
-                Value::Object(result) => TaskChange::Complete(result),
-                _ => unreachable!("a CallToolResult serializes to an object"),
-            },
-            Err(Failure::Internal(cause)) => TaskChange::Fail(internal_error(tool, &cause)),
-            Err(Failure::InputRequired) => TaskChange::Fail(internal_error(
-                tool,
-                "the tool returned InputRequired without a pending input request",
-            )),
-        }
-    }
-
-    /// `tasks/get`, `tasks/update` and `tasks/cancel`.
-    pub(crate) async fn task_request(
-        &self,
-        method: &str,
-        params: Option<Value>,
-        meta: &RequestMeta,
-        caller: &Caller,
-    ) -> Result<Value, ErrorObject> {
-        require_tasks_capability(meta, method)?;
-        match method {
-            task_methods::TASKS_GET => {
-                let TaskIdParams { task_id } = parse_params(params)?;
-                let record = self.owned_task(&task_id, caller, "retrieve").await?;
-                Ok(to_value(GetTaskResult {
-                    result_type: ResultType::Complete,
-                    task: record.to_detailed(),
-                    meta: self.result_meta(),
-                }))
-            }
-            task_methods::TASKS_UPDATE => {
-                let params: UpdateTaskParams = parse_params(params)?;
-                self.owned_task(&params.task_id, caller, "update").await?;
-                let change = TaskChange::Answer(params.input_responses);
-                self.apply_change(&params.task_id, change, "update").await?;
-                Ok(self.acknowledgement())
-            }
-            task_methods::TASKS_CANCEL => {
-                let TaskIdParams { task_id } = parse_params(params)?;
-                self.owned_task(&task_id, caller, "cancel").await?;
-                self.apply_change(&task_id, TaskChange::Cancel, "cancel")
-                    .await?;
-                Ok(self.acknowledgement())
-            }
-            other => unreachable!("`{other}` is not a tasks method"),
-        }
-    }
-
-    /// The task, if it exists and belongs to `caller`; a foreign task is
-    /// reported exactly as an unknown one.
-    pub(crate) async fn owned_task(
-        &self,
-        task_id: &str,
-        caller: &Caller,
-        verb: &str,
-    ) -> Result<Arc<TaskRecord>, ErrorObject> {
-        let record = self
-            .engine()
-            .store
-            .get(task_id)
-            .await
-            .map_err(|e| internal_error("(task store)", &e.to_string()))?;
-        record
-            .filter(|record| record.owner == caller.subject)
-            .ok_or_else(|| task_not_found(verb))
-    }
-
-    async fn apply_change(
-        &self,
-        task_id: &str,
-        change: TaskChange,
-        verb: &str,
-    ) -> Result<(), ErrorObject> {
-        match self.engine().store.apply(task_id, change).await {
-            Ok(Some(_)) => Ok(()),
-            // Expired between the ownership check and the change.
-            Ok(None) => Err(task_not_found(verb)),
-            Err(e) => Err(internal_error("(task store)", &e.to_string())),
-        }
-    }
-
-    fn acknowledgement(&self) -> Value {
-        json!({ "resultType": "complete", "_meta": self.result_meta() })
-    }
-}
-
 /// Resolves once the task is terminal or gone.
-async fn ended(mut watch: super::TaskWatch) {
+async fn ended(mut watch: TaskWatch) {
     while let Some(record) = watch.next().await {
         if record.status.is_terminal() {
             return;
@@ -427,28 +313,6 @@ async fn expiry(ttl: Option<std::time::Duration>) {
     }
 }
 
-fn task_not_found(verb: &str) -> ErrorObject {
-    invalid_params(format!("Failed to {verb} task: Task not found"))
-}
-
-/// `-32021` for a client that did not declare the Tasks extension.
-pub(crate) fn require_tasks_capability(meta: &RequestMeta, what: &str) -> Result<(), ErrorObject> {
-    if meta.client_capabilities.has_extension(TASKS_EXTENSION) {
-        return Ok(());
-    }
-    Err(missing_capability(
-        format!("`{what}` needs the client to declare the {TASKS_EXTENSION} extension"),
-        tasks_capability(),
-    ))
-}
-
-pub(crate) fn tasks_capability() -> ClientCapabilities {
-    ClientCapabilities {
-        extensions: Some([(TASKS_EXTENSION.to_owned(), json!({}))].into()),
-        ..Default::default()
-    }
-}
-
 /// 144 bits from the OS CSPRNG, base64url: unguessable, and safe in URLs
 /// and HTTP headers (`Mcp-Name`).
 fn new_task_id() -> String {
@@ -456,15 +320,6 @@ fn new_task_id() -> String {
     let mut bytes = [0u8; 18];
     getrandom::fill(&mut bytes).expect("the OS random number generator is available");
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
-}
-
-/// `TOO_MANY_TASKS`, for a `required` tool at the cap.
-pub(crate) fn too_many_tasks(limit: usize) -> ErrorObject {
-    ErrorObject::new(
-        codes::TOO_MANY_TASKS,
-        format!("The server is at its limit of {limit} live tasks and this tool runs only as a task; retry later"),
-    )
-    .with_data(json!({ "maxTasks": limit }))
 }
 
 #[cfg(test)]

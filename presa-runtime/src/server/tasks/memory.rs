@@ -9,7 +9,7 @@ use tokio::sync::broadcast;
 use tokio::time::Instant;
 
 use super::store::{StoreError, TaskChange, TaskRecord, TaskStore, TaskWatch};
-use crate::server::lock;
+use crate::util::lock;
 
 /// How many versions a slow watcher may fall behind before it skips some.
 const WATCH_BUFFER: usize = 16;

@@ -47,113 +47,17 @@
 //!   not exist.
 
 mod engine;
-mod listen;
+mod link;
 mod memory;
+mod settings;
 mod store;
-
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 /// The attribute [`TaskStore`] implementations use, re-exported so that a
 /// store needs no dependency of its own: `#[presa::server::tasks::async_trait]`.
 pub use async_trait::async_trait;
 pub use memory::InMemoryTaskStore;
+pub use settings::TaskSettings;
 pub use store::{StoreError, TaskChange, TaskRecord, TaskStore, TaskWatch};
 
-pub(crate) use engine::{
-    CreateError, OrphanGuard, Run, TaskLink, tasks_capability, too_many_tasks,
-};
-pub use listen::MAX_LISTEN_TASK_IDS;
-pub(super) use listen::listen;
-
-/// How the server runs tasks: [`ServerBuilder::tasks`](super::ServerBuilder::tasks).
-#[derive(Debug, Clone, PartialEq)]
-pub struct TaskSettings {
-    ttl: Option<Duration>,
-    poll_interval: Duration,
-    max_tasks: usize,
-    sweep_interval: Duration,
-}
-
-impl Default for TaskSettings {
-    /// A one-hour TTL, a 20 ms poll interval and at most 1 000 live tasks.
-    fn default() -> Self {
-        TaskSettings {
-            ttl: Some(Duration::from_millis(3_600_000)),
-            poll_interval: Duration::from_millis(20),
-            max_tasks: 1000,
-            sweep_interval: Duration::from_secs(60),
-        }
-    }
-}
-
-impl TaskSettings {
-    /// How long a task is kept after its creation (`ttlMs`; at least one
-    /// second, so that a client can read what it was just given); `None`
-    /// keeps it until the process ends.
-    pub fn ttl(mut self, ttl: Option<Duration>) -> Self {
-        self.ttl = ttl.map(|ttl| ttl.max(Duration::from_secs(1)));
-        self
-    }
-
-    /// The `pollIntervalMs` suggested to clients.
-    pub fn poll_interval(mut self, interval: Duration) -> Self {
-        self.poll_interval = interval;
-        self
-    }
-
-    /// How many live (unexpired) tasks the server keeps at most. At the cap,
-    /// an `optional` tool runs synchronously and a `required` one fails
-    /// with [`TOO_MANY_TASKS`](crate::wire::codes::TOO_MANY_TASKS).
-    pub fn max_tasks(mut self, tasks: usize) -> Self {
-        self.max_tasks = tasks;
-        self
-    }
-
-    /// How often expired tasks are purged in the background (default one
-    /// minute; at least one millisecond).
-    pub fn sweep_interval(mut self, interval: Duration) -> Self {
-        self.sweep_interval = interval.max(Duration::from_millis(1));
-        self
-    }
-}
-
-/// The tasks part of a server: the settings and the store.
-pub(crate) struct TaskEngine {
-    pub settings: TaskSettings,
-    pub store: Arc<dyn TaskStore>,
-    sweeper: Mutex<Option<tokio::task::JoinHandle<()>>>,
-}
-
-impl TaskEngine {
-    pub fn new(settings: TaskSettings, store: Arc<dyn TaskStore>) -> Self {
-        TaskEngine {
-            settings,
-            store,
-            sweeper: Mutex::new(None),
-        }
-    }
-
-    /// Starts the background sweeper from inside the runtime, unless it
-    /// runs already (it is started again if the runtime that ran it is
-    /// gone). It stops when the store is dropped.
-    fn start_sweeper(&self) {
-        let mut sweeper = crate::server::lock(&self.sweeper);
-        if sweeper.as_ref().is_some_and(|s| !s.is_finished()) {
-            return;
-        }
-        let store = Arc::downgrade(&self.store);
-        let period = self.settings.sweep_interval;
-        *sweeper = Some(tokio::spawn(async move {
-            let mut ticks = tokio::time::interval(period);
-            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                ticks.tick().await;
-                let Some(store) = store.upgrade() else { return };
-                if let Err(e) = store.purge_expired().await {
-                    tracing::warn!(error = %e, "purging expired tasks failed");
-                }
-            }
-        }));
-    }
-}
+pub(crate) use engine::{CreateError, OrphanGuard, TaskEnd, TaskEngine};
+pub(crate) use link::TaskLink;

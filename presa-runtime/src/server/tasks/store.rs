@@ -47,7 +47,7 @@ pub struct TaskRecord {
     pub input_requests: InputRequests,
     /// Every answer received, by key.
     pub answers: InputResponses,
-    /// Every key ever asked; a key is never asked twice.
+    /// Every key ever asked. An answered key is never asked again.
     pub asked: BTreeSet<String>,
     /// The final result, once `completed`.
     pub result: Option<Map<String, Value>>,
@@ -120,15 +120,19 @@ fn iso8601(time: SystemTime) -> String {
 /// One change to a task. Terminal tasks accept none.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TaskChange {
-    /// The handler asks for input: adds the requests whose keys were never
-    /// asked before, and moves the task to `input_required`.
+    /// The handler asks for input: lists the requests whose keys are
+    /// neither answered nor already listed, and moves the task to
+    /// `input_required`. A key withdrawn unanswered is listed again: the
+    /// handler is waiting for it, and `inputRequests` must show every
+    /// request it waits for.
     RequestInput(InputRequests),
     /// `tasks/update`: keeps the answers to outstanding keys and ignores the
     /// rest; once nothing is outstanding the task is `working` again.
     Answer(InputResponses),
     /// The handler stopped waiting for these keys (it dropped their
-    /// futures): they are no longer outstanding, though still never asked
-    /// again. With nothing left outstanding the task is `working`.
+    /// futures): they are no longer outstanding, and answers to them are
+    /// ignored until they are asked again. With nothing left outstanding
+    /// the task is `working`.
     Withdraw(Vec<String>),
     /// The handler's note on the current status.
     StatusMessage(Option<String>),
@@ -187,10 +191,12 @@ impl TaskChange {
 fn request_input(record: &mut TaskRecord, requests: InputRequests) -> bool {
     let mut changed = false;
     for (key, request) in requests {
-        if record.asked.insert(key.clone()) {
-            record.input_requests.insert(key, request);
-            changed = true;
+        record.asked.insert(key.clone());
+        if record.answers.contains_key(&key) || record.input_requests.contains_key(&key) {
+            continue;
         }
+        record.input_requests.insert(key, request);
+        changed = true;
     }
     if changed {
         record.status = TaskStatus::InputRequired;
@@ -383,8 +389,23 @@ mod tests {
         assert_eq!(task.status, TaskStatus::InputRequired);
         assert!(TaskChange::Withdraw(vec!["a".into()]).apply(&mut task));
         assert_eq!(task.status, TaskStatus::Working);
-        assert!(!TaskChange::RequestInput(requests(&["a"])).apply(&mut task));
+        assert!(task.asked.contains("a") && task.asked.contains("b"));
         assert!(!TaskChange::Answer(answers(&["b"])).apply(&mut task));
+    }
+
+    #[test]
+    fn a_withdrawn_key_asked_again_is_listed_again() {
+        // A handler that gave up on `a` (a timeout) and then asks for it
+        // again waits for it: the task must list it, or it parks forever.
+        let mut task = record();
+        TaskChange::RequestInput(requests(&["a"])).apply(&mut task);
+        TaskChange::Withdraw(vec!["a".into()]).apply(&mut task);
+        assert!(TaskChange::RequestInput(requests(&["a"])).apply(&mut task));
+        assert_eq!(task.status, TaskStatus::InputRequired);
+        assert!(task.input_requests.contains_key("a"));
+        assert!(TaskChange::Answer(answers(&["a"])).apply(&mut task));
+        assert_eq!(task.status, TaskStatus::Working);
+        assert!(task.answers.contains_key("a"));
     }
 
     #[test]

@@ -1,0 +1,354 @@
+//! `tools/call`: from the validated request to its response, or to a task.
+//!
+//! A call goes through these steps, in order (steps 4 and 5 of the
+//! validation map in the [server docs](super)):
+//!
+//! 1. the tool is looked up (`-32602` when unknown);
+//! 2. a fixed task policy is checked against the client's Tasks
+//!    declaration (`-32021` for a `required` tool), which gives the
+//!    [`CallMode`];
+//! 3. the arguments are checked against the `inputSchema` (a tool error,
+//!    `isError`, when they do not conform);
+//! 4. earlier MRTR answers are recovered from the verified `requestState`;
+//! 5. a per-call policy runs now, with the typed arguments, and may itself
+//!    ask for input;
+//! 6. the handler runs, synchronously or as a task, and its
+//!    [`Verdict`] is rendered as the response or as the task's end.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use futures::FutureExt;
+use serde_json::{Map, Value};
+use tokio::sync::{mpsc, oneshot};
+
+use super::caller::Caller;
+use super::catalog::{RegisteredTool, ToolCatalog};
+use super::context::{Context, ContextParts, RequestInfo};
+use super::error::{Failure, InputRequired, ToolError};
+use super::input::Verdict;
+use super::reply::{
+    internal_error, invalid_params, missing_capability, panic_message, parse_params,
+    tasks_capability, to_value, too_many_tasks,
+};
+use super::request_state::{CallBinding, StateCodec};
+use super::state::StateMap;
+use super::tasks::{CreateError, OrphanGuard, TaskEnd, TaskEngine};
+use super::tool::{TaskPolicy, TaskStart, ToolPolicy, ToolResult};
+use crate::util::BoxFuture;
+use crate::wire::{
+    CallToolParams, CallToolResult, ErrorObject, InputRequiredResult, InputResponses, Message,
+    RequestMeta, ResultMeta, ResultType, TASKS_EXTENSION,
+};
+
+/// What a call needs from the server around it.
+pub(crate) struct CallEnv<'a> {
+    pub catalog: &'a ToolCatalog,
+    pub codec: &'a StateCodec,
+    pub state: &'a Arc<StateMap>,
+    pub engine: Option<&'a Arc<TaskEngine>>,
+    /// The `_meta` of every result (`serverInfo`).
+    pub meta: &'a ResultMeta,
+}
+
+/// How one call runs.
+enum CallMode {
+    /// Within the request; input goes over MRTR.
+    Sync,
+    /// As a task in this engine.
+    Task(Arc<TaskEngine>),
+}
+
+/// A handler run, with a caught panic as `Err`.
+type Run = BoxFuture<Result<ToolResult, Box<dyn std::any::Any + Send>>>;
+
+/// How an attempt to turn a call into a task went.
+enum Creation {
+    /// The task exists; this is the `CreateTaskResult`.
+    Created(Value),
+    /// The store is full and the policy allows running synchronously.
+    Declined(Run),
+    /// The call fails.
+    Failed(ErrorObject),
+}
+
+/// Runs one `tools/call`. Notifications (progress, logs) go to `notifier`.
+pub(crate) async fn call_tool(
+    env: &CallEnv<'_>,
+    params: Option<Value>,
+    meta: RequestMeta,
+    caller: &Caller,
+    notifier: mpsc::Sender<Message>,
+) -> Result<Value, ErrorObject> {
+    let params: CallToolParams = parse_params(params)?;
+    let Some(tool) = env.catalog.get(&params.name) else {
+        return Err(invalid_params(format!("Unknown tool: `{}`", params.name)));
+    };
+    let info = RequestInfo {
+        protocol_version: meta.protocol_version,
+        client_capabilities: meta.client_capabilities,
+        client_info: meta.client_info,
+        subject: caller.subject.clone(),
+    };
+    let fixed = match tool.policy {
+        ToolPolicy::Fixed(policy) => {
+            Some((policy, call_mode(policy, tool.name(), &info, env.engine)?))
+        }
+        ToolPolicy::PerCall => None,
+    };
+    let arguments = match tool.arguments.check(params.arguments.unwrap_or_default()) {
+        Ok(arguments) => arguments,
+        Err(error) => return Ok(to_value(complete(error.into_result(), env.meta))),
+    };
+    let binding = CallBinding::tool_call(caller.subject.as_deref(), tool.name(), &arguments);
+    let answers = gather_answers(
+        env.codec,
+        &binding,
+        params.request_state,
+        params.input_responses,
+    )?;
+    let ctx = Context::new(ContextParts {
+        info,
+        answers,
+        notifier: Some(notifier),
+        progress_token: meta.progress_token,
+        log_level: meta.log_level,
+        state: Arc::clone(env.state),
+    });
+    let (policy, mode) = match fixed {
+        Some(decided) => decided,
+        None => match tool.handler.task_policy(&arguments, &ctx) {
+            Ok(policy) => (
+                policy,
+                call_mode(policy, tool.name(), ctx.request(), env.engine)?,
+            ),
+            // The policy asked for input: MRTR, before any task exists.
+            Err(InputRequired) => {
+                return respond(env, tool, &binding, &ctx, Err(Failure::InputRequired));
+            }
+        },
+    };
+    let run: Run = AssertUnwindSafe(tool.handler.call(ctx.clone(), arguments))
+        .catch_unwind()
+        .boxed();
+    let CallMode::Task(engine) = mode else {
+        let outcome = settle(run.await);
+        return respond(env, tool, &binding, &ctx, outcome);
+    };
+    match tool.start {
+        TaskStart::Explicit => {
+            run_until_task_start(env, &engine, tool, policy, &binding, &ctx, caller, run).await
+        }
+        TaskStart::Immediate => {
+            match create_task(env, &engine, tool, policy, &ctx, caller, run).await {
+                Creation::Created(created) => Ok(created),
+                Creation::Failed(error) => Err(error),
+                Creation::Declined(run) => {
+                    let outcome = settle(run.await);
+                    respond(env, tool, &binding, &ctx, outcome)
+                }
+            }
+        }
+    }
+}
+
+/// How a call under `policy` runs for this client; `-32021` for a
+/// `required` tool and a client without the Tasks extension.
+fn call_mode(
+    policy: TaskPolicy,
+    tool: &str,
+    info: &RequestInfo,
+    engine: Option<&Arc<TaskEngine>>,
+) -> Result<CallMode, ErrorObject> {
+    let declared = info.client_capabilities.has_extension(TASKS_EXTENSION);
+    match (policy, declared, engine) {
+        (TaskPolicy::Sync, _, _) => Ok(CallMode::Sync),
+        (TaskPolicy::Required, false, _) => Err(missing_capability(
+            format!("Tool `{tool}` runs only as a task"),
+            tasks_capability(),
+        )),
+        (TaskPolicy::Required, true, None) => Err(internal_error(
+            tool,
+            "the policy says `required`, but tasks are not enabled on the server \
+             (ServerBuilder::tasks)",
+        )),
+        (TaskPolicy::Optional | TaskPolicy::Required, true, Some(engine)) => {
+            Ok(CallMode::Task(Arc::clone(engine)))
+        }
+        (TaskPolicy::Optional, _, _) => Ok(CallMode::Sync),
+    }
+}
+
+/// Creates the task, ties the context to it and hands the run to the
+/// engine.
+async fn create_task(
+    env: &CallEnv<'_>,
+    engine: &Arc<TaskEngine>,
+    tool: &Arc<RegisteredTool>,
+    policy: TaskPolicy,
+    ctx: &Context,
+    caller: &Caller,
+    run: Run,
+) -> Creation {
+    // Every verified answer travels with the task, whether or not the run
+    // has used it yet; the book keeps them for a run that stays synchronous.
+    let answers = ctx.with_input_book(|book| book.answers().clone());
+    let mut orphan = OrphanGuard::default();
+    let created = engine
+        .create(caller.subject.clone(), answers, &mut orphan)
+        .await;
+    let record = match created {
+        Ok(record) => record,
+        Err(error) => {
+            orphan.disarm();
+            return match error {
+                CreateError::Full { .. } if policy == TaskPolicy::Optional => {
+                    Creation::Declined(run)
+                }
+                CreateError::Full { limit } => Creation::Failed(too_many_tasks(limit)),
+                CreateError::Store(error) => Creation::Failed(error),
+            };
+        }
+    };
+    ctx.attach_task(engine.link(&record.id));
+    let end = end_task(Arc::clone(tool), ctx.clone(), run, env.meta.clone());
+    engine.run(record.id.clone(), tool.name().to_owned(), Box::pin(end));
+    orphan.disarm();
+    Creation::Created(to_value(TaskEngine::created(&record, env.meta)))
+}
+
+/// What happened first in a tool with an explicit task start.
+enum FirstEvent {
+    Finished(Box<<Run as std::future::Future>::Output>),
+    StartRequested(oneshot::Sender<()>),
+}
+
+/// Runs a tool declared with an explicit task start within the request
+/// until it calls `ctx.start_task()`, then turns it into a task.
+#[allow(clippy::too_many_arguments)]
+async fn run_until_task_start(
+    env: &CallEnv<'_>,
+    engine: &Arc<TaskEngine>,
+    tool: &Arc<RegisteredTool>,
+    policy: TaskPolicy,
+    binding: &CallBinding<'_>,
+    ctx: &Context,
+    caller: &Caller,
+    mut run: Run,
+) -> Result<Value, ErrorObject> {
+    let mut requested = ctx.allow_start();
+    let first = tokio::select! {
+        outcome = &mut run => FirstEvent::Finished(Box::new(outcome)),
+        Ok(started) = &mut requested => FirstEvent::StartRequested(started),
+    };
+    let outcome = match first {
+        FirstEvent::Finished(outcome) => *outcome,
+        FirstEvent::StartRequested(started) => {
+            if ctx.with_input_book(|book| book.has_unmet_input()) {
+                // Input registered before the start wins, as in any run.
+                drop(run);
+                return respond(env, tool, binding, ctx, Err(Failure::InputRequired));
+            }
+            match create_task(env, engine, tool, policy, ctx, caller, run).await {
+                Creation::Created(created) => {
+                    let _ = started.send(());
+                    return Ok(created);
+                }
+                Creation::Failed(error) => return Err(error),
+                Creation::Declined(run) => {
+                    let _ = started.send(());
+                    run.await
+                }
+            }
+        }
+    };
+    respond(env, tool, binding, ctx, settle(outcome))
+}
+
+/// A handler's outcome, with a caught panic as an internal failure.
+fn settle(outcome: <Run as std::future::Future>::Output) -> Result<CallToolResult, Failure> {
+    match outcome {
+        Ok(result) => result.or_else(ToolError::settle),
+        Err(panic) => Err(Failure::Internal(panic_message(&*panic))),
+    }
+}
+
+/// Renders a finished synchronous run as the response.
+fn respond(
+    env: &CallEnv<'_>,
+    tool: &RegisteredTool,
+    binding: &CallBinding<'_>,
+    ctx: &Context,
+    outcome: Result<CallToolResult, Failure>,
+) -> Result<Value, ErrorObject> {
+    let outcome = outcome.and_then(|result| tool.check_output(result));
+    match ctx.take_input_book().verdict(tool.name(), outcome) {
+        Verdict::Complete(result) => Ok(to_value(complete(result, env.meta))),
+        Verdict::InputRequired { requests, carried } => {
+            let asked = requests.keys().cloned().collect();
+            let state = env.codec.seal(binding, carried, asked);
+            Ok(to_value(InputRequiredResult {
+                result_type: ResultType::InputRequired,
+                input_requests: Some(requests),
+                request_state: Some(state),
+                meta: Some(env.meta.clone()),
+            }))
+        }
+        Verdict::Failed(error) => Err(error),
+    }
+}
+
+/// Runs a task's handler and renders its verdict as the task's end.
+async fn end_task(tool: Arc<RegisteredTool>, ctx: Context, run: Run, meta: ResultMeta) -> TaskEnd {
+    let outcome = settle(run.await).and_then(|result| tool.check_output(result));
+    match ctx.take_input_book().verdict(tool.name(), outcome) {
+        Verdict::Complete(result) => TaskEnd::Completed(to_object(complete(result, &meta))),
+        // Inside a task input requests park instead of registering; one
+        // that registered anyway was made outside the task's context.
+        Verdict::InputRequired { .. } => TaskEnd::Failed(internal_error(
+            tool.name(),
+            "input was requested outside the task's context",
+        )),
+        Verdict::Failed(error) => TaskEnd::Failed(error),
+    }
+}
+
+/// A final tool result as sent: `resultType: complete`, with `serverInfo`
+/// beside whatever `_meta` the tool set.
+fn complete(mut result: CallToolResult, meta: &ResultMeta) -> CallToolResult {
+    result.result_type = ResultType::Complete;
+    result
+        .meta
+        .get_or_insert_with(ResultMeta::default)
+        .server_info
+        .clone_from(&meta.server_info);
+    result
+}
+
+/// A result as the JSON object a task record keeps.
+fn to_object(result: CallToolResult) -> Map<String, Value> {
+    serde_json::from_value(to_value(result)).expect("a tool result serializes to an object")
+}
+
+/// Earlier answers from the verified `requestState`, plus this round's.
+fn gather_answers(
+    codec: &StateCodec,
+    binding: &CallBinding<'_>,
+    request_state: Option<String>,
+    responses: Option<InputResponses>,
+) -> Result<InputResponses, ErrorObject> {
+    let responses = responses.unwrap_or_default();
+    let Some(state) = request_state else {
+        return Ok(responses);
+    };
+    let payload = codec
+        .open(&state, binding)
+        .map_err(|e| invalid_params(format!("Invalid params: {e}")))?;
+    let mut answers = payload.answers;
+    for (key, value) in responses {
+        if payload.asked.contains(&key) {
+            answers.insert(key, value);
+        }
+    }
+    Ok(answers)
+}

@@ -1,0 +1,229 @@
+//! The input of one run: what it asked, what it was answered, and the
+//! verdict on the run once it ends.
+//!
+//! Every `ctx.elicit` (and `sample`, `list_roots`) writes to the run's
+//! [`InputBook`]. When the handler returns, [`InputBook::verdict`] decides
+//! what the call came to, by these rules, in order:
+//!
+//! 1. a run that broke its own input (one key for two different requests,
+//!    a request that cannot be sent) failed: `-32603`, the cause logged;
+//! 2. a run that needs input the client did not declare it can give
+//!    failed: `-32021`, naming the capability;
+//! 3. a run with requests still unanswered needs input, whatever the
+//!    handler returned (registered input wins over the return value);
+//! 4. otherwise the handler's own outcome stands: its result, or `-32603`
+//!    for an internal error or a panic.
+//!
+//! A plain call renders the verdict as its response (an
+//! `InputRequiredResult` for rule 3); a task renders it as the task's end.
+//! Both use this one function, so the rules cannot drift apart.
+
+use std::collections::BTreeMap;
+
+use super::error::Failure;
+use super::reply::{internal_error, missing_capability};
+use crate::wire::{
+    CallToolResult, ErrorObject, InputCapability, InputRequest, InputRequests, InputResponse,
+    InputResponses,
+};
+
+/// Input requests and answers of one run.
+#[derive(Default)]
+pub(crate) struct InputBook {
+    /// Answers available to this run, by key.
+    answers: InputResponses,
+    /// Every key this run asked about, answered or not, with its request.
+    used: BTreeMap<String, InputRequest>,
+    /// Requests registered during this run and not answered.
+    pending: InputRequests,
+    /// The first capability an input request needed that the client lacks.
+    unanswerable: Option<InputCapability>,
+    /// Why the run's input cannot be used, when the tool got it wrong.
+    broken: Option<String>,
+}
+
+/// What a finished run came to.
+#[derive(Debug)]
+pub(crate) enum Verdict {
+    /// The handler's result stands (it may be an `isError` result).
+    Complete(CallToolResult),
+    /// The run needs these answers first. `carried` are the answers it
+    /// already used, which the next round must not lose.
+    InputRequired {
+        requests: InputRequests,
+        carried: InputResponses,
+    },
+    /// The call failed with this JSON-RPC error.
+    Failed(ErrorObject),
+}
+
+impl InputBook {
+    /// A book holding the answers gathered so far.
+    pub fn with_answers(answers: InputResponses) -> Self {
+        InputBook {
+            answers,
+            ..Default::default()
+        }
+    }
+
+    /// Records that the run asks `request` under `key`. A key names one
+    /// request: asking something else under it breaks the run, and this
+    /// returns `false`.
+    pub fn record(&mut self, key: &str, request: &InputRequest) -> bool {
+        match self.used.get(key) {
+            Some(earlier) if earlier != request => {
+                let cause =
+                    format!("input key `{key}` was used for two different requests in one run");
+                self.break_with(cause);
+                false
+            }
+            Some(_) => true,
+            None => {
+                self.used.insert(key.to_owned(), request.clone());
+                true
+            }
+        }
+    }
+
+    /// The answer given for `key`, if any.
+    pub fn answer(&self, key: &str) -> Option<&InputResponse> {
+        self.answers.get(key)
+    }
+
+    /// Forgets an answer that turned out unusable, so the key is asked again.
+    pub fn discard_answer(&mut self, key: &str) {
+        self.answers.remove(key);
+    }
+
+    /// Notes that the run needs `capability`, which the client lacks.
+    pub fn unanswerable(&mut self, capability: InputCapability) {
+        self.unanswerable.get_or_insert(capability);
+    }
+
+    /// Registers `request` to be sent to the client under `key`.
+    pub fn defer(&mut self, key: String, request: InputRequest) {
+        self.pending.entry(key).or_insert(request);
+    }
+
+    /// Marks the run's input unusable, for the logs to say why.
+    pub fn break_with(&mut self, cause: String) {
+        self.broken.get_or_insert(cause);
+    }
+
+    /// Every answer the run holds, used or not.
+    pub fn answers(&self) -> &InputResponses {
+        &self.answers
+    }
+
+    /// Whether the run asked for input it did not get, or could not ask.
+    pub fn has_unmet_input(&self) -> bool {
+        !self.pending.is_empty() || self.unanswerable.is_some() || self.broken.is_some()
+    }
+
+    /// What the run came to, given the handler's own `outcome`; see the
+    /// module docs for the rules. `tool` names the tool in logs.
+    pub fn verdict(self, tool: &str, outcome: Result<CallToolResult, Failure>) -> Verdict {
+        if let Some(cause) = self.broken {
+            return Verdict::Failed(internal_error(tool, &cause));
+        }
+        if let Some(capability) = self.unanswerable {
+            let message = format!("Tool `{tool}` needs input the client cannot give");
+            return Verdict::Failed(missing_capability(message, capability.declaration()));
+        }
+        if !self.pending.is_empty() {
+            let used = self.used;
+            let carried = self
+                .answers
+                .into_iter()
+                .filter(|(key, _)| used.contains_key(key))
+                .collect();
+            return Verdict::InputRequired {
+                requests: self.pending,
+                carried,
+            };
+        }
+        match outcome {
+            Ok(result) => Verdict::Complete(result),
+            Err(Failure::Internal(cause)) => Verdict::Failed(internal_error(tool, &cause)),
+            Err(Failure::InputRequired) => Verdict::Failed(internal_error(
+                tool,
+                "the tool returned InputRequired without a pending input request",
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::{ElicitResult, codes};
+
+    fn roots() -> InputRequest {
+        InputRequest::ListRoots
+    }
+
+    #[test]
+    fn registered_input_wins_over_the_result() {
+        let mut book = InputBook::default();
+        assert!(book.record("k", &roots()));
+        book.defer("k".into(), roots());
+        let verdict = book.verdict("t", Ok(CallToolResult::from_text("ignored")));
+        assert!(
+            matches!(verdict, Verdict::InputRequired { ref requests, .. } if requests.contains_key("k"))
+        );
+    }
+
+    #[test]
+    fn a_broken_run_fails_before_anything_else() {
+        let mut book = InputBook::default();
+        book.unanswerable(InputCapability::Roots);
+        book.defer("k".into(), roots());
+        book.break_with("bad".into());
+        let Verdict::Failed(error) = book.verdict("t", Ok(CallToolResult::default())) else {
+            panic!("expected a failure");
+        };
+        assert_eq!(error.code, codes::INTERNAL_ERROR);
+    }
+
+    #[test]
+    fn a_missing_capability_comes_before_pending_input() {
+        let mut book = InputBook::default();
+        book.defer("k".into(), roots());
+        book.unanswerable(InputCapability::Sampling);
+        let Verdict::Failed(error) = book.verdict("t", Ok(CallToolResult::default())) else {
+            panic!("expected a failure");
+        };
+        assert_eq!(error.code, codes::MISSING_REQUIRED_CLIENT_CAPABILITY);
+    }
+
+    #[test]
+    fn only_used_answers_are_carried() {
+        let answers = [
+            ("used".to_owned(), ElicitResult::decline().into()),
+            ("stray".to_owned(), ElicitResult::decline().into()),
+        ]
+        .into();
+        let mut book = InputBook::with_answers(answers);
+        book.record("used", &roots());
+        book.record("next", &roots());
+        book.defer("next".into(), roots());
+        let Verdict::InputRequired { carried, .. } = book.verdict("t", Err(Failure::InputRequired))
+        else {
+            panic!("expected input");
+        };
+        assert_eq!(carried.keys().collect::<Vec<_>>(), ["used"]);
+    }
+
+    #[test]
+    fn a_key_names_one_request() {
+        let mut book = InputBook::default();
+        assert!(book.record("k", &roots()));
+        assert!(book.record("k", &roots()));
+        let other = InputRequest::Other {
+            method: "x".into(),
+            params: None,
+        };
+        assert!(!book.record("k", &other));
+        assert!(book.has_unmet_input());
+    }
+}

@@ -1,0 +1,190 @@
+//! Building what the server sends back: error objects and responses.
+//!
+//! Every error the server emits is made here, so that its code, message
+//! and `data` follow one convention:
+//!
+//! - a message says what was wrong in terms of the request, never how the
+//!   server is built;
+//! - an internal failure (`-32603`) says only "Internal error"; its cause
+//!   goes to [`report_internal`], that is to `tracing` (or stderr when no
+//!   subscriber is installed), and never to the peer;
+//! - `data` is one of the typed shapes of [`wire`](crate::wire), never
+//!   hand-written JSON.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::wire::{
+    ClientCapabilities, ErrorObject, MissingCapabilityData, RequestId, Response, TASKS_EXTENSION,
+    TooManyTasksData, UnsupportedVersionData, codes,
+};
+
+/// The response to request `id`: its result or its error.
+pub(crate) fn respond(id: RequestId, outcome: Result<Value, ErrorObject>) -> Response {
+    match outcome {
+        Ok(result) => Response::result(id, result),
+        Err(error) => Response::error(Some(id), error),
+    }
+}
+
+/// Serializes a typed result. Every result type serializes, so failing
+/// here is a bug in presa itself.
+pub(crate) fn to_value(result: impl Serialize) -> Value {
+    serde_json::to_value(result).expect("results always serialize")
+}
+
+/// Parses a method's params; absent params read as `{}`.
+pub(crate) fn parse_params<T: DeserializeOwned>(params: Option<Value>) -> Result<T, ErrorObject> {
+    serde_json::from_value(params.unwrap_or_else(|| Value::Object(Map::new())))
+        .map_err(|e| invalid_params(format!("Invalid params: {e}")))
+}
+
+/// `-32602`.
+pub(crate) fn invalid_params(message: impl Into<String>) -> ErrorObject {
+    ErrorObject::new(codes::INVALID_PARAMS, message)
+}
+
+/// `-32600`.
+pub(crate) fn invalid_request(message: impl Into<String>) -> ErrorObject {
+    ErrorObject::new(
+        codes::INVALID_REQUEST,
+        format!("Invalid request: {}", message.into()),
+    )
+}
+
+/// presa's `SERVER_BUSY`: the connection holds `limit` subscriptions.
+pub(crate) fn server_busy(limit: usize) -> ErrorObject {
+    ErrorObject::new(
+        codes::SERVER_BUSY,
+        format!(
+            "Server busy: this connection already holds {limit} open subscriptions; cancel one \
+             first"
+        ),
+    )
+}
+
+/// `-32601` for a method this server does not serve.
+pub(crate) fn method_not_found(method: &str) -> ErrorObject {
+    ErrorObject::new(
+        codes::METHOD_NOT_FOUND,
+        format!("Method not found: `{method}`"),
+    )
+}
+
+/// `-32022`, naming what the server supports.
+pub(crate) fn unsupported_version(supported: &[String], requested: &str) -> ErrorObject {
+    ErrorObject::new(
+        codes::UNSUPPORTED_PROTOCOL_VERSION,
+        format!(
+            "Unsupported protocol version {requested:?}; this server supports {}",
+            supported.join(", ")
+        ),
+    )
+    .with_data(to_value(UnsupportedVersionData {
+        supported: supported.to_vec(),
+        requested: requested.to_owned(),
+    }))
+}
+
+/// `-32021`: the request needs capabilities the client did not declare.
+pub(crate) fn missing_capability(
+    message: impl Into<String>,
+    required: ClientCapabilities,
+) -> ErrorObject {
+    ErrorObject::new(codes::MISSING_REQUIRED_CLIENT_CAPABILITY, message).with_data(to_value(
+        MissingCapabilityData {
+            required_capabilities: required,
+        },
+    ))
+}
+
+/// The declaration of the Tasks extension, as `requiredCapabilities`.
+pub(crate) fn tasks_capability() -> ClientCapabilities {
+    ClientCapabilities {
+        extensions: Some([(TASKS_EXTENSION.to_owned(), Value::Object(Map::new()))].into()),
+        ..Default::default()
+    }
+}
+
+/// `-32021` for a client that did not declare the Tasks extension.
+pub(crate) fn tasks_not_declared(what: &str) -> ErrorObject {
+    missing_capability(
+        format!("`{what}` needs the client to declare the {TASKS_EXTENSION} extension"),
+        tasks_capability(),
+    )
+}
+
+/// presa's `TOO_MANY_TASKS`, for a tool that runs only as a task.
+pub(crate) fn too_many_tasks(limit: usize) -> ErrorObject {
+    ErrorObject::new(
+        codes::TOO_MANY_TASKS,
+        format!(
+            "The server is at its limit of {limit} live tasks and this tool runs only as a task; \
+             retry later"
+        ),
+    )
+    .with_data(to_value(TooManyTasksData { max_tasks: limit }))
+}
+
+/// `-32602` for a task that is unknown, expired, or someone else's: all
+/// three read the same, so that ids cannot be probed.
+pub(crate) fn task_not_found(verb: &str) -> ErrorObject {
+    invalid_params(format!("Failed to {verb} task: Task not found"))
+}
+
+/// The generic `-32603`; `cause` goes to the logs only. `origin` names
+/// what failed: a tool, or a part of the server in parentheses.
+pub(crate) fn internal_error(origin: &str, cause: &str) -> ErrorObject {
+    report_internal(origin, cause);
+    ErrorObject::new(codes::INTERNAL_ERROR, "Internal error")
+}
+
+/// Logs an internal failure. The cause never goes to the peer; it goes to
+/// `tracing`, or to stderr when no subscriber is installed.
+pub(crate) fn report_internal(origin: &str, cause: &str) {
+    if tracing::dispatcher::has_been_set() {
+        tracing::error!(origin, cause, "internal error");
+    } else {
+        eprintln!("presa: `{origin}` failed with an internal error: {cause}");
+    }
+}
+
+/// The text of a caught panic, for the logs.
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    let detail = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "non-string panic payload".into());
+    format!("panic: {detail}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn typed_error_data_has_the_spec_shape() {
+        let error = unsupported_version(&["2026-07-28".into()], "1999-01-01");
+        assert_eq!(error.code, -32022);
+        assert_eq!(
+            error.data,
+            Some(json!({"supported": ["2026-07-28"], "requested": "1999-01-01"}))
+        );
+        let error = tasks_not_declared("tasks/get");
+        assert_eq!(
+            error.data,
+            Some(json!({"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}}))
+        );
+        assert_eq!(too_many_tasks(3).data, Some(json!({"maxTasks": 3})));
+    }
+
+    #[test]
+    fn internal_errors_never_carry_their_cause() {
+        let error = internal_error("t", "the password is hunter2");
+        assert_eq!(error.message, "Internal error");
+        assert_eq!(error.data, None);
+    }
+}

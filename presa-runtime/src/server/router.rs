@@ -1,0 +1,247 @@
+//! [`Server`]: the transport-agnostic core, and [`Server::handle`], which
+//! validates one request and routes it by its [`Method`].
+
+use std::collections::BTreeMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::FutureExt;
+use serde_json::{Map, Value};
+use tokio::sync::mpsc;
+
+use super::call::{CallEnv, call_tool};
+use super::caller::Caller;
+use super::catalog::ToolCatalog;
+use super::reply::{
+    internal_error, method_not_found, panic_message, parse_params, respond, tasks_not_declared,
+    to_value,
+};
+use super::request_state::StateCodec;
+use super::state::StateMap;
+use super::stream::ResponseStream;
+use super::subscriptions::{ListenEnv, listen};
+use super::tasks::TaskEngine;
+use super::validate::{Validated, validate};
+use crate::wire::{
+    CacheScope, DiscoverResult, EmptyResult, ErrorObject, Implementation, ListToolsParams, Method,
+    Request, RequestMeta, ResultMeta, ResultType, ServerCapabilities, TASKS_EXTENSION,
+    TaskIdParams, ToolsCapability, UpdateTaskParams,
+};
+
+/// How many notifications a handler may queue before `progress`/`log` wait.
+const NOTIFICATION_BUFFER: usize = 64;
+
+/// An MCP server. Cheap to clone; clones share everything.
+#[derive(Clone)]
+pub struct Server {
+    shared: Arc<Shared>,
+}
+
+/// Everything a built server holds; made by the builder, read-only after.
+pub(crate) struct Shared {
+    pub info: Implementation,
+    pub instructions: Option<String>,
+    pub catalog: ToolCatalog,
+    pub supported_versions: Vec<String>,
+    pub discover_ttl: Duration,
+    pub codec: StateCodec,
+    pub state: Arc<StateMap>,
+    pub max_in_flight: usize,
+    pub max_message_size: usize,
+    pub extensions: BTreeMap<String, Value>,
+    pub engine: Option<Arc<TaskEngine>>,
+    /// The `_meta` every result carries: `serverInfo`.
+    pub result_meta: ResultMeta,
+}
+
+impl Server {
+    pub(crate) fn from_shared(shared: Shared) -> Self {
+        Server {
+            shared: Arc::new(shared),
+        }
+    }
+
+    /// The server's name and version.
+    pub fn info(&self) -> &Implementation {
+        &self.shared.info
+    }
+
+    /// How many requests one connection may run at once.
+    pub(crate) fn max_in_flight(&self) -> usize {
+        self.shared.max_in_flight
+    }
+
+    /// The largest message the server accepts, in bytes.
+    pub(crate) fn max_message_size(&self) -> usize {
+        self.shared.max_message_size
+    }
+
+    /// Handles one request: validates it, runs it, and returns the stream of
+    /// messages that answer it. Nothing runs until the stream is polled.
+    pub fn handle(&self, request: Request, caller: &Caller) -> ResponseStream {
+        let id = request.id.clone();
+        let Validated {
+            method,
+            meta,
+            params,
+        } = match validate(request, &self.shared.supported_versions) {
+            Ok(valid) => valid,
+            Err(error) => return ResponseStream::ready(respond(id, Err(error))),
+        };
+        let shared = &self.shared;
+        match method {
+            Method::ServerDiscover => ResponseStream::ready(respond(id, Ok(shared.discover()))),
+            Method::ToolsList => {
+                let page = parse_params::<ListToolsParams>(params)
+                    .and_then(|p| shared.catalog.page(p, &shared.result_meta))
+                    .map(to_value);
+                ResponseStream::ready(respond(id, page))
+            }
+            Method::ToolsCall => self.call(id, params, meta, caller),
+            Method::SubscriptionsListen => {
+                let env = ListenEnv {
+                    engine: shared.engine.clone(),
+                    meta: shared.result_meta.clone(),
+                };
+                listen(env, id, params, meta, caller.clone())
+            }
+            Method::TasksGet => self.on_task(TaskOperation::Get, id, params, meta, caller),
+            Method::TasksUpdate => self.on_task(TaskOperation::Update, id, params, meta, caller),
+            Method::TasksCancel => self.on_task(TaskOperation::Cancel, id, params, meta, caller),
+        }
+    }
+
+    /// `tools/call`: runs on the response stream, with a channel for the
+    /// handler's notifications.
+    fn call(
+        &self,
+        id: crate::wire::RequestId,
+        params: Option<Value>,
+        meta: RequestMeta,
+        caller: &Caller,
+    ) -> ResponseStream {
+        let (tx, rx) = mpsc::channel(NOTIFICATION_BUFFER);
+        let shared = Arc::clone(&self.shared);
+        let caller = caller.clone();
+        let handler = async move {
+            let env = shared.call_env();
+            let call = call_tool(&env, params, meta, &caller, tx);
+            // The tool body has its own guard; this one catches a panicking
+            // per-call policy or `Deserialize` impl.
+            let outcome = AssertUnwindSafe(call)
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|panic| Err(internal_error("(dispatch)", &panic_message(&*panic))));
+            respond(id, outcome)
+        };
+        ResponseStream::new(rx, handler.boxed())
+    }
+
+    /// A `tasks/*` request: `-32601` on a server without tasks, `-32021`
+    /// for a client without the extension, else the operation.
+    fn on_task(
+        &self,
+        operation: TaskOperation,
+        id: crate::wire::RequestId,
+        params: Option<Value>,
+        meta: RequestMeta,
+        caller: &Caller,
+    ) -> ResponseStream {
+        let method = operation.method();
+        let Some(engine) = self.shared.engine.clone() else {
+            return ResponseStream::ready(respond(id, Err(method_not_found(method.as_str()))));
+        };
+        if !meta.client_capabilities.has_extension(TASKS_EXTENSION) {
+            return ResponseStream::ready(respond(id, Err(tasks_not_declared(method.as_str()))));
+        }
+        let caller = caller.clone();
+        let result_meta = self.shared.result_meta.clone();
+        ResponseStream::deferred(async move {
+            let outcome = operation.run(&engine, params, &caller, result_meta).await;
+            respond(id, outcome)
+        })
+    }
+}
+
+/// The operations of the Tasks extension's methods.
+#[derive(Clone, Copy)]
+enum TaskOperation {
+    Get,
+    Update,
+    Cancel,
+}
+
+impl TaskOperation {
+    fn method(self) -> Method {
+        match self {
+            TaskOperation::Get => Method::TasksGet,
+            TaskOperation::Update => Method::TasksUpdate,
+            TaskOperation::Cancel => Method::TasksCancel,
+        }
+    }
+
+    async fn run(
+        self,
+        engine: &TaskEngine,
+        params: Option<Value>,
+        caller: &Caller,
+        meta: ResultMeta,
+    ) -> Result<Value, ErrorObject> {
+        match self {
+            TaskOperation::Get => {
+                let TaskIdParams { task_id } = parse_params(params)?;
+                Ok(to_value(engine.get(&task_id, caller, &meta).await?))
+            }
+            TaskOperation::Update => {
+                let params: UpdateTaskParams = parse_params(params)?;
+                engine
+                    .update(&params.task_id, params.input_responses, caller)
+                    .await?;
+                Ok(acknowledgement(meta))
+            }
+            TaskOperation::Cancel => {
+                let TaskIdParams { task_id } = parse_params(params)?;
+                engine.cancel(&task_id, caller).await?;
+                Ok(acknowledgement(meta))
+            }
+        }
+    }
+}
+
+impl Shared {
+    fn call_env(&self) -> CallEnv<'_> {
+        CallEnv {
+            catalog: &self.catalog,
+            codec: &self.codec,
+            state: &self.state,
+            engine: self.engine.as_ref(),
+            meta: &self.result_meta,
+        }
+    }
+
+    fn discover(&self) -> Value {
+        to_value(DiscoverResult {
+            result_type: ResultType::Complete,
+            supported_versions: self.supported_versions.clone(),
+            capabilities: ServerCapabilities {
+                tools: Some(ToolsCapability { list_changed: None }),
+                logging: Some(Map::new()),
+                extensions: (!self.extensions.is_empty()).then(|| self.extensions.clone()),
+                ..Default::default()
+            },
+            instructions: self.instructions.clone(),
+            ttl_ms: self.discover_ttl.as_millis() as u64,
+            cache_scope: CacheScope::Public,
+            meta: Some(self.result_meta.clone()),
+        })
+    }
+}
+
+/// The answer to `tasks/update` and `tasks/cancel`.
+fn acknowledgement(meta: ResultMeta) -> Value {
+    to_value(EmptyResult {
+        result_type: ResultType::Complete,
+        meta: Some(meta),
+    })
+}

@@ -1,0 +1,232 @@
+//! [`TaskLink`]: a running handler's tie to its task, through which its
+//! input requests reach the store and its answers come back.
+//!
+//! The handler registers and withdraws input requests synchronously (at
+//! `ctx.elicit` call time, and when it drops a parked future), but writes
+//! to the store are asynchronous. The link therefore queues every change in
+//! the order the handler made it, and one writer at a time empties the
+//! queue into the store, so the store sees the handler's changes in order:
+//! a request withdrawn and then asked again ends up listed, never lost to a
+//! withdrawal that happened to be written last.
+
+use std::sync::{Arc, Mutex};
+
+use futures::StreamExt;
+
+use super::store::{TaskChange, TaskRecord, TaskStore};
+use crate::server::error::InputRequired;
+use crate::util::lock;
+use crate::wire::{InputRequest, InputRequests, InputResponse};
+
+/// A context's tie to its task.
+#[derive(Clone)]
+pub(crate) struct TaskLink {
+    inner: Arc<LinkInner>,
+}
+
+struct LinkInner {
+    id: String,
+    store: Arc<dyn TaskStore>,
+    /// Changes not yet written, in the order the handler made them.
+    queue: Mutex<Vec<LinkChange>>,
+    /// Held while the queue is written out, so that writes keep its order.
+    writing: tokio::sync::Mutex<()>,
+}
+
+/// One queued change to the task's input requests.
+enum LinkChange {
+    Request(String, InputRequest),
+    Withdraw(String),
+}
+
+impl TaskLink {
+    pub fn new(id: String, store: Arc<dyn TaskStore>) -> Self {
+        TaskLink {
+            inner: Arc::new(LinkInner {
+                id,
+                store,
+                queue: Mutex::default(),
+                writing: tokio::sync::Mutex::new(()),
+            }),
+        }
+    }
+
+    pub fn id(&self) -> &str {
+        &self.inner.id
+    }
+
+    /// Queues `request` under `key`; the next parked future writes it.
+    pub fn register(&self, key: String, request: InputRequest) {
+        lock(&self.inner.queue).push(LinkChange::Request(key, request));
+    }
+
+    /// Takes back a request nobody waits for any more. A request still in
+    /// the queue is simply dropped from it; one the store already lists is
+    /// withdrawn there, in the background.
+    fn withdraw(&self, key: String) {
+        {
+            let mut queue = lock(&self.inner.queue);
+            let queued = queue
+                .iter()
+                .rposition(|c| matches!(c, LinkChange::Request(k, _) if *k == key));
+            match queued {
+                Some(at) => {
+                    queue.remove(at);
+                    return;
+                }
+                None => queue.push(LinkChange::Withdraw(key)),
+            }
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let link = self.clone();
+        runtime.spawn(async move {
+            // A finished or expired task ignores it, which is fine.
+            link.flush().await;
+        });
+    }
+
+    /// Writes the queued changes in order, runs of requests as one change
+    /// (so parallel elicits land together); `false` if the task is gone.
+    async fn flush(&self) -> bool {
+        let _writing = self.inner.writing.lock().await;
+        let queued = std::mem::take(&mut *lock(&self.inner.queue));
+        for change in batches(queued) {
+            match self.inner.store.apply(&self.inner.id, change).await {
+                Ok(Some(_)) => {}
+                Ok(None) => return false,
+                Err(e) => {
+                    tracing::warn!(task = self.inner.id, error = %e, "could not record input requests");
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Parks until `key` is answered and returns the parsed answer.
+    ///
+    /// An answer that does not parse cannot be asked again under its key,
+    /// so the request is repeated under a fresh `key~2`, `key~3`, … The
+    /// task ending (cancelled, expired) releases the wait with
+    /// [`InputRequired`]. Dropping the future withdraws the request, so a
+    /// handler that stops waiting (`select!`, a timeout) does not leave the
+    /// task `input_required`.
+    pub async fn wait<T>(
+        self,
+        key: String,
+        request: InputRequest,
+        parse: impl Fn(InputResponse) -> Option<T>,
+    ) -> Result<T, InputRequired> {
+        // Cancellation by drop: while armed, dropping this future withdraws
+        // the key it currently waits for.
+        let mut waiting = Waiting {
+            link: self.clone(),
+            key: Some(key.clone()),
+        };
+        let mut current = key.clone();
+        let mut attempt = 1;
+        loop {
+            if !self.flush().await {
+                return Err(InputRequired);
+            }
+            let (answer, record) = self.answer_to(&current).await.ok_or(InputRequired)?;
+            if let Some(value) = parse(answer) {
+                waiting.key = None;
+                return Ok(value);
+            }
+            loop {
+                attempt += 1;
+                current = format!("{key}~{attempt}");
+                if !record.asked.contains(&current) {
+                    break;
+                }
+            }
+            tracing::debug!(
+                task = self.id(),
+                key = current,
+                "answer did not parse; asking again"
+            );
+            waiting.key = Some(current.clone());
+            self.register(current.clone(), request.clone());
+        }
+    }
+
+    /// The answer to `key` once it arrives, with the record it came in;
+    /// `None` if the task ends first.
+    async fn answer_to(&self, key: &str) -> Option<(InputResponse, Arc<TaskRecord>)> {
+        let mut watch = self.inner.store.watch(&self.inner.id).await.ok()??;
+        while let Some(record) = watch.next().await {
+            if record.status.is_terminal() {
+                return None;
+            }
+            if let Some(answer) = record.answers.get(key) {
+                return Some((answer.clone(), record));
+            }
+        }
+        None
+    }
+
+    pub async fn set_status_message(&self, message: Option<String>) {
+        let change = TaskChange::StatusMessage(message);
+        if let Err(e) = self.inner.store.apply(&self.inner.id, change).await {
+            tracing::warn!(task = self.inner.id, error = %e, "could not set the status message");
+        }
+    }
+}
+
+/// Groups queued changes into store changes, keeping their order.
+fn batches(queued: Vec<LinkChange>) -> Vec<TaskChange> {
+    let mut changes = Vec::new();
+    for change in queued {
+        match (change, changes.last_mut()) {
+            (LinkChange::Request(key, request), Some(TaskChange::RequestInput(batch))) => {
+                batch.entry(key).or_insert(request);
+            }
+            (LinkChange::Request(key, request), _) => {
+                changes.push(TaskChange::RequestInput(InputRequests::from([(
+                    key, request,
+                )])));
+            }
+            (LinkChange::Withdraw(key), Some(TaskChange::Withdraw(keys))) => keys.push(key),
+            (LinkChange::Withdraw(key), _) => changes.push(TaskChange::Withdraw(vec![key])),
+        }
+    }
+    changes
+}
+
+/// The drop guard of a parked input future: withdraws its key when the
+/// future is dropped unanswered.
+struct Waiting {
+    link: TaskLink,
+    key: Option<String>,
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        if let Some(key) = self.key.take() {
+            self.link.withdraw(key);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_keep_the_order_of_requests_and_withdrawals() {
+        let queued = vec![
+            LinkChange::Request("a".into(), InputRequest::ListRoots),
+            LinkChange::Request("b".into(), InputRequest::ListRoots),
+            LinkChange::Withdraw("a".into()),
+            LinkChange::Request("a".into(), InputRequest::ListRoots),
+        ];
+        let changes = batches(queued);
+        assert_eq!(changes.len(), 3);
+        assert!(matches!(&changes[0], TaskChange::RequestInput(r) if r.len() == 2));
+        assert!(matches!(&changes[1], TaskChange::Withdraw(k) if k == &["a"]));
+        assert!(matches!(&changes[2], TaskChange::RequestInput(r) if r.contains_key("a")));
+    }
+}

@@ -1,0 +1,32 @@
+//! The `data` of the errors whose shape the specification fixes, and of
+//! presa's own codes. Error objects carry their data as JSON; these types
+//! are how both sides write and read it.
+
+use serde::{Deserialize, Serialize};
+
+use super::ClientCapabilities;
+
+/// `data` of `-32022` (unsupported protocol version).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnsupportedVersionData {
+    /// The versions the server supports; the client picks one and retries.
+    pub supported: Vec<String>,
+    /// The version the client asked for.
+    pub requested: String,
+}
+
+/// `data` of `-32021` (a client capability the request needs is missing).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MissingCapabilityData {
+    /// What the client must declare for the request to succeed.
+    #[serde(rename = "requiredCapabilities")]
+    pub required_capabilities: ClientCapabilities,
+}
+
+/// `data` of presa's [`TOO_MANY_TASKS`](super::codes::TOO_MANY_TASKS).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TooManyTasksData {
+    /// The server's limit of live tasks.
+    #[serde(rename = "maxTasks")]
+    pub max_tasks: usize,
+}

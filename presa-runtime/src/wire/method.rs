@@ -1,0 +1,92 @@
+//! The request methods presa serves, named once.
+//!
+//! A server parses the method of a request into a [`Method`] exactly once,
+//! while validating it; everything after that matches on the enum, so a
+//! method string is never compared twice and a new method cannot be
+//! forgotten in one place and handled in another.
+
+use std::fmt;
+
+/// A client request presa knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// `server/discover`: versions, capabilities and identity.
+    ServerDiscover,
+    /// `tools/list`: one page of tools.
+    ToolsList,
+    /// `tools/call`: run a tool.
+    ToolsCall,
+    /// `subscriptions/listen`: a long-lived notification stream.
+    SubscriptionsListen,
+    /// `tasks/get` (Tasks extension): a task's current state.
+    TasksGet,
+    /// `tasks/update` (Tasks extension): answers to a task's input requests.
+    TasksUpdate,
+    /// `tasks/cancel` (Tasks extension): stop a task.
+    TasksCancel,
+}
+
+impl Method {
+    /// Every method, in the order above.
+    pub const ALL: [Method; 7] = [
+        Method::ServerDiscover,
+        Method::ToolsList,
+        Method::ToolsCall,
+        Method::SubscriptionsListen,
+        Method::TasksGet,
+        Method::TasksUpdate,
+        Method::TasksCancel,
+    ];
+
+    /// The wire name, such as `tools/call`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Method::ServerDiscover => "server/discover",
+            Method::ToolsList => "tools/list",
+            Method::ToolsCall => "tools/call",
+            Method::SubscriptionsListen => "subscriptions/listen",
+            Method::TasksGet => "tasks/get",
+            Method::TasksUpdate => "tasks/update",
+            Method::TasksCancel => "tasks/cancel",
+        }
+    }
+
+    /// The method named `name`, if presa knows it. Names are case-sensitive.
+    pub fn parse(name: &str) -> Option<Method> {
+        Method::ALL.into_iter().find(|m| m.as_str() == name)
+    }
+
+    /// Whether the method belongs to the Tasks extension, and so exists
+    /// only on a server that enables it.
+    pub const fn is_tasks_extension(self) -> bool {
+        matches!(
+            self,
+            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel
+        )
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The legacy handshake, which 2026-07-28 removed. A server answers it
+/// with a message naming the versions it speaks, for the legacy client to
+/// show its user.
+pub const LEGACY_INITIALIZE: &str = "initialize";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_method_parses_back_from_its_name() {
+        for method in Method::ALL {
+            assert_eq!(Method::parse(method.as_str()), Some(method));
+        }
+        assert_eq!(Method::parse("Tools/Call"), None);
+        assert_eq!(Method::parse(LEGACY_INITIALIZE), None);
+    }
+}

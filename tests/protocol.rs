@@ -603,3 +603,57 @@ async fn a_line_that_is_not_utf8_is_a_parse_error() {
     assert_eq!(error_code(&r), -32700);
     assert!(r["error"]["message"].as_str().unwrap().contains("UTF-8"));
 }
+
+/// Where to deploy.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Env {
+    Dev,
+    Staging,
+}
+
+/// Deploys to an environment, optionally mirrored to another.
+#[presa::tool]
+async fn deploy_to(env: Env, mirror: Option<Env>, replicas: Option<u8>) -> String {
+    let _ = (env, mirror, replicas);
+    "deployed".into()
+}
+
+#[tokio::test]
+async fn argument_errors_say_what_the_value_should_be() {
+    let server = presa::Server::builder("args", "1")
+        .tool(DeployToTool)
+        .build();
+    for wire in WIRES {
+        let mut peer = RawPeer::over(&server, wire);
+        for (id, arguments, message) in [
+            (
+                1,
+                json!({"env": "prod"}),
+                r#"invalid arguments: `env`: expected "dev" or "staging", got "prod""#,
+            ),
+            (
+                2,
+                json!({"env": "dev", "mirror": "prod"}),
+                r#"invalid arguments: `mirror`: expected one of "dev", "staging" or null, got "prod""#,
+            ),
+            (
+                3,
+                json!({"env": "dev", "replicas": 300}),
+                "invalid arguments: `replicas`: must be at most 255, got 300",
+            ),
+            (
+                4,
+                json!({"env": 7}),
+                r#"invalid arguments: `env`: expected "dev" or "staging", got 7"#,
+            ),
+            (5, json!({}), "invalid arguments: `env`: missing required argument"),
+        ] {
+            let r = peer
+                .call(id, json!({}), json!({"name": "deploy_to", "arguments": arguments}))
+                .await;
+            assert_eq!(r["result"]["isError"], true, "{wire:?} {r}");
+            assert_eq!(r["result"]["content"][0]["text"], message, "{wire:?}");
+        }
+    }
+}

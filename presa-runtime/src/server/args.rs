@@ -7,6 +7,7 @@
 
 use serde_json::{Map, Value};
 
+use super::violation::Violation;
 use crate::schema::ToolParam;
 use crate::wire::CallToolResult;
 
@@ -78,36 +79,32 @@ impl ArgumentSchema {
     }
 
     /// Hands `arguments` back when they conform; otherwise the first
-    /// violation, naming the field it concerns.
+    /// violation, naming the field it concerns and saying what it should
+    /// be in the value's terms (`expected one of "dev", "staging"`), not
+    /// the schema's.
     pub fn check(
         &self,
         arguments: Map<String, Value>,
     ) -> Result<Map<String, Value>, ArgumentError> {
         // The validator reads a `Value`; wrapping and unwrapping moves, never copies.
         let arguments = Value::Object(arguments);
-        let Some(error) = self.0.iter_errors(&arguments).next() else {
+        let violation = Violation::first(
+            self.0.iter_errors(&arguments),
+            "missing required argument",
+        );
+        let Some(violation) = violation else {
             let Value::Object(arguments) = arguments else {
                 unreachable!("wrapped as an object above")
             };
             return Ok(arguments);
         };
-        let field = match error.kind() {
-            jsonschema::error::ValidationErrorKind::Required { property } => {
-                property.as_str().unwrap_or_default().to_owned()
-            }
-            _ => error
-                .instance_path()
-                .to_string()
-                .trim_start_matches('/')
-                .to_owned(),
-        };
         Err(ArgumentError {
-            field: if field.is_empty() {
+            field: if violation.field.is_empty() {
                 "arguments".into()
             } else {
-                field
+                violation.field
             },
-            reason: error.to_string(),
+            reason: violation.reason,
         })
     }
 }

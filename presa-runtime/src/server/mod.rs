@@ -39,7 +39,7 @@
 //! | file | what it holds |
 //! |---|---|
 //! | `caller`, `error`, `reply`, `state`, `stream` | the caller's identity, tool errors, error objects and responses, application state, the response stream |
-//! | `elicit`, `input`, `request_state`, `args` | typed elicitation, a run's input and its verdict, signed MRTR state, argument checks |
+//! | `violation`, `elicit`, `input`, `request_state`, `args` | schema violations in plain words, typed elicitation, a run's input and its verdict, signed MRTR state, argument checks |
 //! | `tasks` | the task engine behind [`TaskStore`] |
 //! | `context`, `tool` | what a tool runs with, and what a tool is |
 //! | `catalog`, `call`, `subscriptions`, `validate` | registered tools, `tools/call`, `subscriptions/listen`, steps 1 to 3 |
@@ -69,6 +69,7 @@ mod subscriptions;
 pub mod tasks;
 mod tool;
 mod validate;
+mod violation;
 
 pub use args::{ArgsParser, ArgumentError};
 pub use builder::ServerBuilder;

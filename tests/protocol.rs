@@ -647,10 +647,18 @@ async fn argument_errors_say_what_the_value_should_be() {
                 json!({"env": 7}),
                 r#"invalid arguments: `env`: expected "dev" or "staging", got 7"#,
             ),
-            (5, json!({}), "invalid arguments: `env`: missing required argument"),
+            (
+                5,
+                json!({}),
+                "invalid arguments: `env`: missing required argument",
+            ),
         ] {
             let r = peer
-                .call(id, json!({}), json!({"name": "deploy_to", "arguments": arguments}))
+                .call(
+                    id,
+                    json!({}),
+                    json!({"name": "deploy_to", "arguments": arguments}),
+                )
                 .await;
             assert_eq!(r["result"]["isError"], true, "{wire:?} {r}");
             assert_eq!(r["result"]["content"][0]["text"], message, "{wire:?}");

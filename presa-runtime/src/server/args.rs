@@ -88,10 +88,8 @@ impl ArgumentSchema {
     ) -> Result<Map<String, Value>, ArgumentError> {
         // The validator reads a `Value`; wrapping and unwrapping moves, never copies.
         let arguments = Value::Object(arguments);
-        let violation = Violation::first(
-            self.0.iter_errors(&arguments),
-            "missing required argument",
-        );
+        let violation =
+            Violation::first(self.0.iter_errors(&arguments), "missing required argument");
         let Some(violation) = violation else {
             let Value::Object(arguments) = arguments else {
                 unreachable!("wrapped as an object above")

@@ -10,11 +10,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context as TaskContext, Poll};
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
 
 use super::elicit::{Elicit, Elicitation};
 use super::error::{InputRequired, ToolError};
+use super::form::FormSchema;
 use super::input::InputBook;
 use super::state::{State, StateMap};
 use super::tasks::TaskLink;
@@ -164,7 +165,8 @@ impl Context {
     /// Asks the user to fill in a form of type `T`, under `key`.
     ///
     /// Returns the user's [`Elicitation`], or [`InputRequired`] if the
-    /// answer is not in yet. Content that does not deserialize as `T` is
+    /// answer is not in yet. Content that breaks the form's schema (a
+    /// `maximum`, a `format`, an `enum`) or does not deserialize as `T` is
     /// discarded and the key asked again. See [`Context`] for the re-run
     /// rule.
     pub fn elicit<T: Elicit>(
@@ -172,20 +174,58 @@ impl Context {
         key: impl Into<String>,
         message: impl Into<String>,
     ) -> InputFuture<Elicitation<T>> {
+        let form = FormSchema::of::<T>();
+        self.ask_form(key.into(), message.into(), form, |content| {
+            serde_json::from_value(content).ok()
+        })
+    }
+
+    /// Asks the user to fill in a form built at run time, under `key`: for
+    /// a form whose fields are only known then (the columns of a table the
+    /// user picked, say). The answer passes the same checks as a typed
+    /// one, and comes back as the submitted object. Prefer
+    /// [`Context::elicit`] when the fields are known at compile time.
+    pub fn elicit_form(
+        &self,
+        key: impl Into<String>,
+        message: impl Into<String>,
+        form: &FormSchema,
+    ) -> InputFuture<Elicitation<Map<String, Value>>> {
+        self.ask_form(key.into(), message.into(), form.clone(), |content| {
+            serde_json::from_value(content).ok()
+        })
+    }
+
+    /// Asks `form` under `key`. An accepted answer's content must match
+    /// the form's schema and then `parse`; otherwise it is discarded and
+    /// the question asked again.
+    fn ask_form<T: Send + 'static>(
+        &self,
+        key: String,
+        message: String,
+        form: FormSchema,
+        parse: impl Fn(Value) -> Option<T> + Send + 'static,
+    ) -> InputFuture<Elicitation<T>> {
         let request = InputRequest::Elicit(ElicitRequestParams::Form {
-            message: message.into(),
-            requested_schema: T::requested_schema(),
+            message,
+            requested_schema: form.schema().clone(),
         });
-        self.ask(key.into(), request, |response| {
+        self.ask(key, request, move |response| {
             let InputResponse::Elicit(answer) = response else {
                 return None;
             };
             match answer.action {
                 ElicitAction::Accept => {
                     let content = Value::Object(answer.content.unwrap_or_default());
-                    serde_json::from_value(content)
-                        .ok()
-                        .map(Elicitation::Accepted)
+                    if let Err(violation) = form.check(&content) {
+                        tracing::debug!(
+                            field = violation.field,
+                            reason = violation.reason,
+                            "the answer does not match the form; asking again"
+                        );
+                        return None;
+                    }
+                    parse(content).map(Elicitation::Accepted)
                 }
                 ElicitAction::Decline => Some(Elicitation::Declined),
                 ElicitAction::Cancel => Some(Elicitation::Cancelled),

@@ -4,10 +4,6 @@
 //! that at compile time: `#[derive(Elicit)]` checks every field against
 //! [`ElicitField`], which exists only for the allowed types.
 
-use std::any::TypeId;
-use std::collections::HashMap;
-use std::sync::{OnceLock, RwLock};
-
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -17,27 +13,13 @@ use serde_json::Value;
 /// Derive it with `#[derive(Deserialize, JsonSchema, Elicit)]` on a struct
 /// whose fields are all [`ElicitField`]s.
 pub trait Elicit: DeserializeOwned + JsonSchema + Send + 'static {
-    /// The `requestedSchema` sent to the client. Generated once per type and
-    /// cached, since a tool may elicit on every call.
+    /// The `requestedSchema` sent to the client, generated from the type.
+    /// The server compiles it once per type
+    /// ([`FormSchema::of`](super::FormSchema::of)) and checks every answer
+    /// against it.
     fn requested_schema() -> Value {
-        cached_schema::<Self>()
+        crate::schema::elicitation_schema::<Self>()
     }
-}
-
-fn cached_schema<T: Elicit>() -> Value {
-    static CACHE: OnceLock<RwLock<HashMap<TypeId, Value>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    let id = TypeId::of::<T>();
-    if let Some(schema) = cache.read().expect("schema cache lock").get(&id) {
-        return schema.clone();
-    }
-    let schema = crate::schema::elicitation_schema::<T>();
-    cache
-        .write()
-        .expect("schema cache lock")
-        .entry(id)
-        .or_insert(schema)
-        .clone()
 }
 
 /// A type that may be a field of an elicitation form.

@@ -39,7 +39,7 @@
 //! | file | what it holds |
 //! |---|---|
 //! | `caller`, `error`, `reply`, `state`, `stream` | the caller's identity, tool errors, error objects and responses, application state, the response stream |
-//! | `violation`, `elicit`, `input`, `request_state`, `args` | schema violations in plain words, typed elicitation, a run's input and its verdict, signed MRTR state, argument checks |
+//! | `violation`, `elicit`, `form`, `input`, `request_state`, `args` | schema violations in plain words, typed elicitation, compiled forms and the check of answers, a run's input and its verdict, signed MRTR state, argument checks |
 //! | `tasks` | the task engine behind [`TaskStore`] |
 //! | `context`, `tool` | what a tool runs with, and what a tool is |
 //! | `catalog`, `call`, `subscriptions`, `validate` | registered tools, `tools/call`, `subscriptions/listen`, steps 1 to 3 |
@@ -59,6 +59,7 @@ mod connection;
 mod context;
 mod elicit;
 mod error;
+mod form;
 mod input;
 mod reply;
 pub(crate) mod request_state;
@@ -78,6 +79,7 @@ pub use connection::{CLOSE_DRAIN, MAX_SUBSCRIPTIONS, in_process, serve};
 pub use context::{Context, InputFuture, RequestInfo};
 pub use elicit::{Elicit, ElicitEnum, ElicitField, Elicitation};
 pub use error::{InputRequired, ToolError};
+pub use form::{FormSchema, FormSchemaError};
 pub use request_state::StateError;
 pub use router::Server;
 pub use state::State;

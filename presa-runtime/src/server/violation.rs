@@ -109,7 +109,12 @@ fn reason(error: &ValidationError<'_>) -> String {
         }
         // `additionalProperties: false` with no `properties` reports the
         // value it refused, not its name.
-        K::FalseSchema if error.schema_path().to_string().ends_with("/additionalProperties") => {
+        K::FalseSchema
+            if error
+                .schema_path()
+                .to_string()
+                .ends_with("/additionalProperties") =>
+        {
             "unexpected field".into()
         }
         K::FalseSchema => "is not allowed here".into(),
@@ -162,13 +167,21 @@ fn closest(context: &[Vec<ValidationError<'static>>], value: &Value) -> String {
                 format!("`{}`: {}", inner.field, inner.reason)
             }
         }
-        None => format!("does not match any of the allowed forms, got {}", shown(value)),
+        None => format!(
+            "does not match any of the allowed forms, got {}",
+            shown(value)
+        ),
     }
 }
 
 /// `"dev", "staging"` for an enum's options.
 fn one_of(options: &Value) -> String {
-    let shown: Vec<String> = options.as_array().into_iter().flatten().map(shown).collect();
+    let shown: Vec<String> = options
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(shown)
+        .collect();
     listed(&shown)
 }
 
@@ -209,7 +222,11 @@ fn names(unexpected: &[String]) -> String {
 }
 
 fn characters(limit: u64) -> &'static str {
-    if limit == 1 { "character" } else { "characters" }
+    if limit == 1 {
+        "character"
+    } else {
+        "characters"
+    }
 }
 
 fn items(limit: u64) -> &'static str {
@@ -257,7 +274,10 @@ mod tests {
             "$defs": {"Env": env},
         });
         let v = check(schema, json!({"x": "prod"}));
-        assert_eq!(v.reason, r#"expected one of "dev", "staging" or null, got "prod""#);
+        assert_eq!(
+            v.reason,
+            r#"expected one of "dev", "staging" or null, got "prod""#
+        );
         // Documented variants become `oneOf` of constants.
         let titled = json!({"oneOf": [{"const": "s", "description": "Small"}, {"const": "l"}]});
         let v = check(args(json!({"x": titled})), json!({"x": "m"}));
@@ -267,13 +287,37 @@ mod tests {
     #[test]
     fn types_bounds_and_formats_read_plainly() {
         let cases = [
-            (json!({"type": "integer"}), json!("two"), r#"expected an integer, got "two""#),
-            (json!({"type": ["string", "null"]}), json!(1), "expected a string or null, got 1"),
+            (
+                json!({"type": "integer"}),
+                json!("two"),
+                r#"expected an integer, got "two""#,
+            ),
+            (
+                json!({"type": ["string", "null"]}),
+                json!(1),
+                "expected a string or null, got 1",
+            ),
             (json!({"minimum": 1}), json!(0), "must be at least 1, got 0"),
-            (json!({"maximum": 10}), json!(11), "must be at most 10, got 11"),
-            (json!({"maxLength": 5}), json!("TOOLONG"), "must be at most 5 characters"),
-            (json!({"minItems": 1}), json!([]), "must have at least 1 item"),
-            (json!({"pattern": "^[a-z]+$"}), json!("A"), "must match the pattern `^[a-z]+$`"),
+            (
+                json!({"maximum": 10}),
+                json!(11),
+                "must be at most 10, got 11",
+            ),
+            (
+                json!({"maxLength": 5}),
+                json!("TOOLONG"),
+                "must be at most 5 characters",
+            ),
+            (
+                json!({"minItems": 1}),
+                json!([]),
+                "must have at least 1 item",
+            ),
+            (
+                json!({"pattern": "^[a-z]+$"}),
+                json!("A"),
+                "must match the pattern `^[a-z]+$`",
+            ),
         ];
         for (property, value, reason) in cases {
             let v = check(args(json!({"x": property})), json!({"x": value}));
@@ -284,10 +328,17 @@ mod tests {
     #[test]
     fn missing_and_unexpected_fields_are_named() {
         let v = check(args(json!({"x": {}})), json!({}));
-        assert_eq!((v.field.as_str(), v.reason.as_str()), ("x", "missing required argument"));
-        let closed = json!({"type": "object", "properties": {"x": {}}, "additionalProperties": false});
+        assert_eq!(
+            (v.field.as_str(), v.reason.as_str()),
+            ("x", "missing required argument")
+        );
+        let closed =
+            json!({"type": "object", "properties": {"x": {}}, "additionalProperties": false});
         let v = check(closed, json!({"y": 1}));
-        assert_eq!((v.field.as_str(), v.reason.as_str()), ("", "unexpected field `y`"));
+        assert_eq!(
+            (v.field.as_str(), v.reason.as_str()),
+            ("", "unexpected field `y`")
+        );
         // A tool without parameters accepts only `{}`.
         let none = json!({"type": "object", "additionalProperties": false});
         let v = check(none, json!({"y": 1}));

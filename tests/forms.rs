@@ -24,7 +24,10 @@ struct SignUp {
 #[tool(task = "optional")]
 async fn sign_up(ctx: Context) -> Result<String, ToolError> {
     match ctx.elicit::<SignUp>("signup", "Your details?").await? {
-        Elicitation::Accepted(s) => Ok(format!("{} ({})", s.email, s.age)),
+        Elicitation::Accepted(s) => Ok(match s.nick {
+            Some(nick) => format!("{} ({}, {nick})", s.email, s.age),
+            None => format!("{} ({})", s.email, s.age),
+        }),
         _ => Err(ToolError::new("no sign-up")),
     }
 }

@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::catalog::ToolCatalog;
+use super::error::ErrorDetails;
 use super::request_state::{self, StateCodec};
 use super::router::{Server, Shared};
 use super::state::StateMap;
@@ -31,6 +32,7 @@ impl Server {
             extensions: BTreeMap::new(),
             tasks: None,
             task_store: None,
+            error_details: ErrorDetails::default(),
         }
     }
 }
@@ -49,6 +51,7 @@ pub struct ServerBuilder {
     extensions: BTreeMap<String, Value>,
     tasks: Option<TaskSettings>,
     task_store: Option<Arc<dyn TaskStore>>,
+    error_details: ErrorDetails,
 }
 
 impl ServerBuilder {
@@ -152,6 +155,16 @@ impl ServerBuilder {
         self
     }
 
+    /// What the model reads of an error a tool propagates with `?`: its
+    /// text ([`ErrorDetails::Shown`], the default), or a generic message
+    /// with the text sent to `tracing` ([`ErrorDetails::Masked`]). A
+    /// [`ToolError::new`](super::ToolError::new) message is always shown,
+    /// and an internal error never is.
+    pub fn error_details(mut self, details: ErrorDetails) -> Self {
+        self.error_details = details;
+        self
+    }
+
     /// Finishes the server.
     ///
     /// # Panics
@@ -196,6 +209,7 @@ impl ServerBuilder {
             extensions: self.extensions,
             engine,
             result_meta,
+            error_details: self.error_details,
         })
     }
 }

@@ -25,7 +25,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::caller::Caller;
 use super::catalog::{RegisteredTool, ToolCatalog};
 use super::context::{Context, ContextParts, RequestInfo};
-use super::error::{Failure, InputRequired, ToolError};
+use super::error::{ErrorDetails, Failure, InputRequired};
 use super::input::Verdict;
 use super::reply::{
     internal_error, invalid_params, missing_capability, panic_message, parse_params,
@@ -49,6 +49,8 @@ pub(crate) struct CallEnv<'a> {
     pub engine: Option<&'a Arc<TaskEngine>>,
     /// The `_meta` of every result (`serverInfo`).
     pub meta: &'a ResultMeta,
+    /// What the model reads of errors tools propagate with `?`.
+    pub error_details: ErrorDetails,
 }
 
 /// How one call runs.
@@ -132,7 +134,7 @@ pub(crate) async fn call_tool(
         .catch_unwind()
         .boxed();
     let CallMode::Task(engine) = mode else {
-        let outcome = settle(run.await);
+        let outcome = settle(run.await, tool, env.error_details);
         return respond(env, tool, &binding, &ctx, outcome);
     };
     match tool.start {
@@ -144,7 +146,7 @@ pub(crate) async fn call_tool(
                 Creation::Created(created) => Ok(created),
                 Creation::Failed(error) => Err(error),
                 Creation::Declined(run) => {
-                    let outcome = settle(run.await);
+                    let outcome = settle(run.await, tool, env.error_details);
                     respond(env, tool, &binding, &ctx, outcome)
                 }
             }
@@ -211,7 +213,13 @@ async fn create_task(
         }
     };
     ctx.attach_task(engine.link(&record.id));
-    let end = end_task(Arc::clone(tool), ctx.clone(), run, env.meta.clone());
+    let end = end_task(
+        Arc::clone(tool),
+        ctx.clone(),
+        run,
+        env.meta.clone(),
+        env.error_details,
+    );
     engine.run(record.id.clone(), tool.name().to_owned(), Box::pin(end));
     orphan.disarm();
     Creation::Created(to_value(TaskEngine::created(&record, env.meta)))
@@ -262,13 +270,23 @@ async fn run_until_task_start(
             }
         }
     };
-    respond(env, tool, binding, ctx, settle(outcome))
+    respond(
+        env,
+        tool,
+        binding,
+        ctx,
+        settle(outcome, tool, env.error_details),
+    )
 }
 
 /// A handler's outcome, with a caught panic as an internal failure.
-fn settle(outcome: <Run as std::future::Future>::Output) -> Result<CallToolResult, Failure> {
+fn settle(
+    outcome: <Run as std::future::Future>::Output,
+    tool: &RegisteredTool,
+    details: ErrorDetails,
+) -> Result<CallToolResult, Failure> {
     match outcome {
-        Ok(result) => result.or_else(ToolError::settle),
+        Ok(result) => result.or_else(|error| error.settle(tool.name(), details)),
         Err(panic) => Err(Failure::Internal(panic_message(&*panic))),
     }
 }
@@ -299,8 +317,14 @@ fn respond(
 }
 
 /// Runs a task's handler and renders its verdict as the task's end.
-async fn end_task(tool: Arc<RegisteredTool>, ctx: Context, run: Run, meta: ResultMeta) -> TaskEnd {
-    let outcome = settle(run.await).and_then(|result| tool.check_output(result));
+async fn end_task(
+    tool: Arc<RegisteredTool>,
+    ctx: Context,
+    run: Run,
+    meta: ResultMeta,
+    details: ErrorDetails,
+) -> TaskEnd {
+    let outcome = settle(run.await, &tool, details).and_then(|result| tool.check_output(result));
     match ctx.take_input_book().verdict(tool.name(), outcome) {
         Verdict::Complete(result) => TaskEnd::Completed(to_object(complete(result, &meta))),
         // Inside a task input requests park instead of registering; one

@@ -7,34 +7,61 @@
 //! - an **internal error** (or a panic) is the server's problem: the client
 //!   sees `-32603` with a fixed message, and the cause goes only to `tracing`
 //!   and stderr.
+//!
+//! Between the two sits an error a tool propagated with `?`: a tool error,
+//! whose text the model sees by default (the ecosystem's habit). A server
+//! that would rather not show unexpected error text sets
+//! [`ErrorDetails::Masked`]; the model then reads a generic message and the
+//! cause goes to `tracing`. A message made with [`ToolError::new`] is
+//! always shown: it was written for the model.
 
 use std::fmt;
 
 use crate::wire::CallToolResult;
 
+/// What the model reads of an error a tool propagated with `?`:
+/// [`ServerBuilder::error_details`](super::ServerBuilder::error_details).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ErrorDetails {
+    /// The error's own text (the default).
+    #[default]
+    Shown,
+    /// A generic message; the text goes to `tracing`.
+    Masked,
+}
+
+/// The text the model reads of a masked error.
+pub const MASKED_ERROR_MESSAGE: &str = "The tool failed with an unexpected error.";
+
 /// The error type of a tool.
 ///
-/// Convert into it with `?` from any [`std::error::Error`] (a tool error
-/// carrying that error's message), or build one with [`ToolError::new`] or
-/// [`ToolError::internal`].
+/// Convert into it with `?` from any [`std::error::Error`], from
+/// `anyhow::Error`, or from a `String` or `&str` (a tool error carrying that
+/// text), or build one with [`ToolError::new`] (a message for the model) or
+/// [`ToolError::internal`] (a failure of the server's own).
 ///
 /// **Mind what `?` shows the client.** A tool error is meant for the model,
-/// so an error converted with `?` sends its `Display` text to the client. For
+/// so an error converted with `?` sends its `Display` text to the client,
+/// unless the server masks error details ([`ErrorDetails::Masked`]). For
 /// an error whose message may hold secrets (a database error quoting its
 /// connection string, say), use `.map_err(ToolError::internal)?`: the client
-/// then sees only `-32603 Internal error`. It deliberately does
-/// not implement `std::error::Error` itself, as `anyhow::Error` does not, so
+/// then sees only `-32603 Internal error`. It deliberately does not
+/// implement `std::error::Error` itself, as `anyhow::Error` does not, so
 /// that the blanket conversion can exist.
 pub struct ToolError(Repr);
 
 enum Repr {
+    /// Written for the model with [`ToolError::new`]: always shown.
     Tool(String),
+    /// Propagated with `?`: shown unless the server masks error details.
+    Propagated(Box<dyn std::error::Error + Send + Sync>),
     Internal(Box<dyn std::error::Error + Send + Sync>),
     InputRequired,
 }
 
 impl ToolError {
-    /// A tool error: the client gets `isError: true` with `message`.
+    /// A tool error: the client gets `isError: true` with `message`, whatever
+    /// the server's [`ErrorDetails`].
     pub fn new(message: impl Into<String>) -> Self {
         ToolError(Repr::Tool(message.into()))
     }
@@ -49,11 +76,23 @@ impl ToolError {
         matches!(self.0, Repr::InputRequired)
     }
 
-    /// A tool error becomes the `isError` result the client sees; the
-    /// other kinds are failures the server answers for.
-    pub(crate) fn settle(self) -> Result<CallToolResult, Failure> {
+    /// A tool error becomes the `isError` result the client sees, its text
+    /// as `details` allow; the other kinds are failures the server answers
+    /// for. `tool` names the tool in logs.
+    pub(crate) fn settle(
+        self,
+        tool: &str,
+        details: ErrorDetails,
+    ) -> Result<CallToolResult, Failure> {
         match self.0 {
             Repr::Tool(message) => Ok(CallToolResult::error(message)),
+            Repr::Propagated(error) => match details {
+                ErrorDetails::Shown => Ok(CallToolResult::error(error.to_string())),
+                ErrorDetails::Masked => {
+                    tracing::warn!(tool, error = %error, "tool error masked from the client");
+                    Ok(CallToolResult::error(MASKED_ERROR_MESSAGE))
+                }
+            },
             Repr::Internal(cause) => Err(Failure::Internal(cause.to_string())),
             Repr::InputRequired => Err(Failure::InputRequired),
         }
@@ -73,6 +112,7 @@ impl fmt::Debug for ToolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
             Repr::Tool(m) => f.debug_tuple("ToolError::Tool").field(m).finish(),
+            Repr::Propagated(e) => f.debug_tuple("ToolError::Propagated").field(e).finish(),
             Repr::Internal(e) => f.debug_tuple("ToolError::Internal").field(e).finish(),
             Repr::InputRequired => f.write_str("ToolError::InputRequired"),
         }
@@ -83,15 +123,18 @@ impl fmt::Display for ToolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
             Repr::Tool(m) => f.write_str(m),
+            Repr::Propagated(e) => write!(f, "{e}"),
             Repr::Internal(e) => write!(f, "internal error: {e}"),
             Repr::InputRequired => f.write_str("waiting for client input"),
         }
     }
 }
 
-impl<E: std::error::Error + Send + Sync + 'static> From<E> for ToolError {
-    fn from(e: E) -> Self {
-        ToolError::new(e.to_string())
+/// `?` on any error: [`std::error::Error`]s, `anyhow::Error`, `String`
+/// and `&str` all convert into a boxed error.
+impl<E: Into<Box<dyn std::error::Error + Send + Sync>>> From<E> for ToolError {
+    fn from(error: E) -> Self {
+        ToolError(Repr::Propagated(error.into()))
     }
 }
 

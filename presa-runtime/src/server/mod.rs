@@ -78,7 +78,7 @@ pub use caller::Caller;
 pub use connection::{CLOSE_DRAIN, MAX_SUBSCRIPTIONS, in_process, serve};
 pub use context::{Context, InputFuture, RequestInfo};
 pub use elicit::{Elicit, ElicitEnum, ElicitField, Elicitation};
-pub use error::{InputRequired, ToolError};
+pub use error::{ErrorDetails, InputRequired, MASKED_ERROR_MESSAGE, ToolError};
 pub use form::{FormSchema, FormSchemaError};
 pub use request_state::StateError;
 pub use router::Server;

@@ -13,6 +13,7 @@ use tokio::sync::mpsc;
 use super::call::{CallEnv, call_tool};
 use super::caller::Caller;
 use super::catalog::ToolCatalog;
+use super::error::ErrorDetails;
 use super::reply::{
     internal_error, method_not_found, panic_message, parse_params, respond, tasks_not_declared,
     to_value,
@@ -53,6 +54,7 @@ pub(crate) struct Shared {
     pub engine: Option<Arc<TaskEngine>>,
     /// The `_meta` every result carries: `serverInfo`.
     pub result_meta: ResultMeta,
+    pub error_details: ErrorDetails,
 }
 
 impl Server {
@@ -217,6 +219,7 @@ impl Shared {
             state: &self.state,
             engine: self.engine.as_ref(),
             meta: &self.result_meta,
+            error_details: self.error_details,
         }
     }
 

@@ -2,6 +2,8 @@
 //! raw peer that speaks JSON lines, over in-process and stdio framing.
 #![allow(dead_code)]
 
+pub mod spec;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -356,14 +358,21 @@ pub fn meta(capabilities: Value) -> Value {
     })
 }
 
-/// A peer that writes raw JSON and reads raw JSON.
+/// A peer that writes raw JSON and reads raw JSON. Every message it reads
+/// is checked against the spec's schema (see [`spec`]).
 pub struct RawPeer {
     channel: FrameChannel,
+    /// The method of each request sent and not yet answered, by id, so that
+    /// a result is checked against its method's result type.
+    sent: std::sync::Mutex<std::collections::HashMap<String, String>>,
 }
 
 impl RawPeer {
     pub fn new(channel: FrameChannel) -> Self {
-        RawPeer { channel }
+        RawPeer {
+            channel,
+            sent: Default::default(),
+        }
     }
 
     pub fn over(server: &Server, wire: Wire) -> Self {
@@ -371,9 +380,18 @@ impl RawPeer {
     }
 
     pub async fn send_line(&self, line: impl Into<String>) {
+        let line = line.into();
+        if let Ok(message) = serde_json::from_str::<Value>(&line)
+            && let (Some(id), Some(method)) = (message.get("id"), message["method"].as_str())
+        {
+            self.sent
+                .lock()
+                .unwrap()
+                .insert(id.to_string(), method.to_owned());
+        }
         self.channel
             .outgoing
-            .send(line.into())
+            .send(line)
             .await
             .expect("server is connected");
     }
@@ -395,10 +413,16 @@ impl RawPeer {
             .await
             .ok()?
             .expect("the connection is open");
-        match inbound {
-            Inbound::Frame(f) => Some(serde_json::from_str(&f).expect("the server sends JSON")),
+        let message: Value = match inbound {
+            Inbound::Frame(f) => serde_json::from_str(&f).expect("the server sends JSON"),
             other => panic!("unexpected {other:?} from the server"),
-        }
+        };
+        let request = message
+            .get("id")
+            .filter(|_| message.get("method").is_none())
+            .and_then(|id| self.sent.lock().unwrap().remove(&id.to_string()));
+        spec::check_from_server(&message, request.as_deref());
+        Some(message)
     }
 
     /// Sends a request and returns the next message (its response, when the

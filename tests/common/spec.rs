@@ -1,0 +1,165 @@
+//! The specification as a witness: every message a test receives from the
+//! server is checked against the official `schema.json` of MCP 2026-07-28
+//! and of the Tasks extension, first as a JSON-RPC message, then as the
+//! result or notification its method calls for.
+//!
+//! The schemas are read from the shared spec folder beside the repository
+//! (`../shared/spec`), never copied into it. Where that folder is missing
+//! (a clone on its own) the check is skipped with a note, except in CI
+//! (`CI` set), where a missing schema fails the test.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
+
+use serde_json::{Value, json};
+
+/// Which schema a definition lives in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Spec {
+    /// MCP 2026-07-28.
+    Mcp,
+    /// The Tasks extension.
+    Tasks,
+}
+
+impl Spec {
+    fn file(self) -> &'static str {
+        match self {
+            Spec::Mcp => "mcp-2026-07-28/schema.json",
+            Spec::Tasks => "tasks-extension/schema.json",
+        }
+    }
+}
+
+/// Checks a message the server sent in answer to a request of method
+/// `request` (`None` for a notification or an unknown id). Panics, naming
+/// the definition and the violations, when the message breaks the spec.
+pub fn check_from_server(message: &Value, request: Option<&str>) {
+    let Some(checks) = checks_for(message, request) else {
+        return;
+    };
+    for (spec, definition, value) in checks {
+        let Some(errors) = violations(spec, definition, value) else {
+            return;
+        };
+        assert!(
+            errors.is_empty(),
+            "the server sent a message that breaks {spec:?} `{definition}`:\n{errors:#?}\nmessage: {message}"
+        );
+    }
+}
+
+/// The definitions `message` must satisfy, each with the value to check.
+fn checks_for<'a>(
+    message: &'a Value,
+    request: Option<&str>,
+) -> Option<Vec<(Spec, &'static str, &'a Value)>> {
+    let mut checks = vec![(Spec::Mcp, "JSONRPCMessage", message)];
+    if let Some(result) = message.get("result") {
+        let result_type = result.get("resultType").and_then(Value::as_str);
+        let definition = match (request?, result_type) {
+            ("server/discover", _) => (Spec::Mcp, "DiscoverResult"),
+            ("tools/list", _) => (Spec::Mcp, "ListToolsResult"),
+            ("tools/call", Some("input_required")) => (Spec::Mcp, "InputRequiredResult"),
+            ("tools/call", Some("task")) => (Spec::Tasks, "CreateTaskResult"),
+            ("tools/call", _) => (Spec::Mcp, "CallToolResult"),
+            ("tasks/get", _) => (Spec::Tasks, "GetTaskResult"),
+            ("tasks/update", _) => (Spec::Tasks, "UpdateTaskResult"),
+            ("tasks/cancel", _) => (Spec::Tasks, "CancelTaskResult"),
+            ("subscriptions/listen", _) => (Spec::Mcp, "SubscriptionsListenResult"),
+            _ => return Some(checks),
+        };
+        checks.push((definition.0, definition.1, result));
+    } else if let Some(code) = message.pointer("/error/code").and_then(Value::as_i64) {
+        match code {
+            -32022 => checks.push((Spec::Mcp, "UnsupportedProtocolVersionError", message)),
+            -32021 => checks.push((Spec::Mcp, "MissingRequiredClientCapabilityError", message)),
+            _ => checks.push((Spec::Mcp, "JSONRPCErrorResponse", message)),
+        }
+    } else if let Some(method) = message.get("method").and_then(Value::as_str) {
+        let definition = match method {
+            "notifications/progress" => (Spec::Mcp, "ProgressNotification"),
+            "notifications/message" => (Spec::Mcp, "LoggingMessageNotification"),
+            "notifications/cancelled" => (Spec::Mcp, "CancelledNotification"),
+            "notifications/subscriptions/acknowledged" => {
+                (Spec::Mcp, "SubscriptionsAcknowledgedNotification")
+            }
+            "notifications/tasks" => (Spec::Tasks, "TaskStatusNotification"),
+            _ => return Some(checks),
+        };
+        checks.push((definition.0, definition.1, message));
+    }
+    Some(checks)
+}
+
+/// The violations of `value` against `definition`; `None` when the schema
+/// cannot be read here (and that is allowed).
+fn violations(spec: Spec, definition: &'static str, value: &Value) -> Option<Vec<String>> {
+    type Cache =
+        Mutex<HashMap<(Spec, &'static str), Option<std::sync::Arc<jsonschema::Validator>>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let validator = cache
+        .lock()
+        .unwrap()
+        .entry((spec, definition))
+        .or_insert_with(|| compile(spec, definition).map(std::sync::Arc::new))
+        .clone()?;
+    Some(
+        validator
+            .iter_errors(value)
+            .map(|e| {
+                format!(
+                    "{} at `{}` (schema `{}`)",
+                    e,
+                    e.instance_path(),
+                    e.schema_path()
+                )
+            })
+            .collect(),
+    )
+}
+
+/// `definition` of `spec`, compiled; `None` when the schema file is absent
+/// outside CI.
+fn compile(spec: Spec, definition: &str) -> Option<jsonschema::Validator> {
+    let root = schema(spec)?;
+    let defs = root.get("$defs").expect("the schema has $defs");
+    assert!(
+        defs.get(definition).is_some(),
+        "{spec:?} defines no `{definition}`"
+    );
+    let document = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$defs": defs,
+        "$ref": format!("#/$defs/{definition}"),
+    });
+    Some(jsonschema::validator_for(&document).expect("the spec's schema compiles"))
+}
+
+/// The parsed schema file of `spec`.
+fn schema(spec: Spec) -> Option<Value> {
+    let path = spec_folder().join(spec.file());
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Some(serde_json::from_str(&text).expect("the spec's schema is JSON")),
+        Err(e) if std::env::var_os("CI").is_some() => {
+            panic!("cannot read the spec's schema {}: {e}", path.display())
+        }
+        Err(_) => {
+            static NOTED: OnceLock<()> = OnceLock::new();
+            NOTED.get_or_init(|| {
+                eprintln!(
+                    "note: the shared spec folder is not beside the repository; messages are not \
+                     checked against schema.json"
+                )
+            });
+            None
+        }
+    }
+}
+
+/// `../shared/spec`, from the repository root.
+fn spec_folder() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/spec")
+}

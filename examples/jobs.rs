@@ -15,7 +15,6 @@
 use presa::client::{AwaitOptions, ClientBuilder};
 use presa::prelude::*;
 use presa::server::TaskSettings;
-use presa::transport::{DEFAULT_MAX_MESSAGE_SIZE, stdio};
 use presa::wire::ElicitResult;
 use serde::Deserialize;
 use serde_json::json;
@@ -61,14 +60,7 @@ fn server() -> Server {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     match std::env::args().nth(1).as_deref() {
-        Some("stdio") => {
-            presa::server::serve(
-                server(),
-                stdio(DEFAULT_MAX_MESSAGE_SIZE),
-                Caller::anonymous(),
-            )
-            .await;
-        }
+        Some("stdio") => server().serve_stdio().await,
         None => demo().await?,
         Some(other) => {
             eprintln!("unknown mode `{other}`; run with no argument for the demo, or `stdio`");

@@ -20,31 +20,51 @@
 //!     }
 //! }
 //!
-//! # async fn run() {
-//! let server = Server::builder("jobs", "1").tool(BuildTool).build();
-//! presa::server::serve(server, presa::transport::stdio(presa::transport::DEFAULT_MAX_MESSAGE_SIZE), Caller::anonymous()).await;
-//! # }
+//! #[tokio::main]
+//! async fn main() {
+//!     let server = Server::builder("jobs", "1")
+//!         .tool(BuildTool)
+//!         .tasks(TaskSettings::default())
+//!         .build();
+//!     server.serve_stdio().await;
+//! }
 //! ```
 //!
-//! This crate is a facade: it re-exports [`presa_runtime`] (wire types,
-//! server, client, transports) and the macros of `presa_macros`.
+//! # The map
+//!
+//! This crate is a facade over two crates: the macros of `presa_macros`
+//! (`#[tool]`, `#[derive(Elicit)]`) and [`presa_runtime`], whose modules
+//! are layered, each using only those above it:
+//!
+//! | module | what it is | uses |
+//! |---|---|---|
+//! | [`wire`] | JSON-RPC and MCP message types, method names, error data | nothing |
+//! | [`schema`] | JSON Schema for tool parameters and elicitation forms | nothing |
+//! | [`transport`] | moving framed messages: in-memory pairs, byte streams, stdio | nothing |
+//! | [`server`] | one request in, notifications and one response out; the task engine | `wire`, `schema`, `transport` |
+//! | [`client`] | requests out, MRTR and tasks driven to the end | `wire`, `transport` |
+//!
+//! The server and the client know nothing of each other; they meet on the
+//! wire (or on an in-memory channel, [`in_process`]). [`prelude`] holds
+//! what a tool author and a client user reach for first.
 
 pub use presa_macros::{Elicit, tool};
 pub use presa_runtime::{client, schema, server, transport, wire};
 
 pub use presa_runtime::client::{AwaitOptions, CallOutcome, Client};
 pub use presa_runtime::server::{
-    Caller, Context, Elicitation, InputRequired, Json, RequestInfo, Server, State, TaskPolicy,
-    TaskSettings, ToolError, in_process,
+    Caller, Context, Elicitation, ErrorDetails, FormSchema, InputRequired, Json, RequestInfo,
+    Server, State, TaskPolicy, TaskSettings, ToolError, in_process,
 };
-pub use presa_runtime::wire::{CallToolResult, Content};
+pub use presa_runtime::wire::{CallToolResult, Content, ElicitResult};
 
-/// The names most tool authors need: `use presa::prelude::*;`.
+/// The names most tool authors and client users need:
+/// `use presa::prelude::*;`.
 pub mod prelude {
     pub use crate::{
         AwaitOptions, CallOutcome, CallToolResult, Caller, Client, Content, Context, Elicit,
-        Elicitation, InputRequired, Json, RequestInfo, Server, State, TaskPolicy, TaskSettings,
-        ToolError, in_process, tool,
+        ElicitResult, Elicitation, ErrorDetails, FormSchema, InputRequired, Json, RequestInfo,
+        Server, State, TaskPolicy, TaskSettings, ToolError, in_process, tool,
     };
 }
 

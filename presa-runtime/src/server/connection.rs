@@ -39,6 +39,22 @@ pub const CLOSE_DRAIN: Duration = Duration::from_secs(30);
 /// How many `subscriptions/listen` streams one connection may hold open.
 pub const MAX_SUBSCRIPTIONS: usize = 64;
 
+impl Server {
+    /// Serves this server on the process's stdin and stdout, anonymously,
+    /// until stdin closes; then answers what is still running (for up to
+    /// [`CLOSE_DRAIN`]), flushes stdout and returns. Only MCP messages go
+    /// to stdout: send logs to stderr (a `tracing` subscriber writing to
+    /// stdout would corrupt the stream).
+    ///
+    /// The one-line `main` of a stdio server:
+    /// `server.serve_stdio().await`. For a subject other than anonymous, or
+    /// another byte stream, use [`serve`].
+    pub async fn serve_stdio(self) {
+        let channel = crate::transport::stdio(self.max_message_size());
+        serve(self, channel, Caller::anonymous()).await;
+    }
+}
+
 /// Starts serving `server` on a new in-process connection on behalf of
 /// `caller`, and returns the client's end. Messages still cross as
 /// serialized frames, through the same connection loop as every other

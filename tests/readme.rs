@@ -1,0 +1,85 @@
+//! The README's "Getting started" is complete: a new crate with exactly its
+//! `Cargo.toml` lines (with `presa` taken from this repository) and its
+//! `src/main.rs` builds.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The fenced code blocks of `language` in the README section `heading`.
+fn blocks(readme: &str, heading: &str, language: &str) -> Vec<String> {
+    let section = readme
+        .split("\n## ")
+        .find(|s| s.starts_with(heading))
+        .unwrap_or_else(|| panic!("the README has a `## {heading}` section"));
+    let fence = format!("```{language}\n");
+    section
+        .split(&fence)
+        .skip(1)
+        .map(|rest| rest.split("\n```").next().unwrap_or_default().to_owned())
+        .collect()
+}
+
+fn repository() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The README's dependencies, with `presa` pointing at this repository.
+fn manifest(dependencies: &str) -> String {
+    let presa = repository().display().to_string().replace('\\', "/");
+    let dependencies = dependencies
+        .lines()
+        .map(|line| match line.strip_prefix("presa = ") {
+            Some(_) => format!("presa = {{ path = {presa:?} }}"),
+            None => line.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    format!(
+        "[package]\nname = \"readme-getting-started\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\
+         publish = false\n\n[workspace]\n\n{dependencies}\n"
+    )
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn the_getting_started_lines_are_enough() {
+    let readme = std::fs::read_to_string(repository().join("README.md")).unwrap();
+    let toml = blocks(&readme, "Getting started", "toml");
+    let rust = blocks(&readme, "Getting started", "rust");
+    assert_eq!(
+        (toml.len(), rust.len()),
+        (1, 1),
+        "one Cargo.toml and one main.rs"
+    );
+    assert!(
+        toml[0].lines().any(|l| l.starts_with("presa = ")),
+        "{}",
+        toml[0]
+    );
+
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("readme");
+    let krate = work.join("crate");
+    write(&krate.join("Cargo.toml"), &manifest(&toml[0]));
+    write(&krate.join("src/main.rs"), &rust[0]);
+    // The repository's lock file, so the crate resolves the versions the
+    // repository tested.
+    std::fs::copy(repository().join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
+
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let output = Command::new(cargo)
+        .args(["check", "--quiet", "--manifest-path"])
+        .arg(krate.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", work.join("target"))
+        .env_remove("RUSTFLAGS")
+        .output()
+        .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "the README's getting-started crate does not build:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

@@ -150,7 +150,7 @@ async fn inside_a_task_a_bad_answer_is_asked_again_under_a_new_key() {
             json!({"jsonrpc": "2.0", "id": n, "method": "tasks/get",
             "params": {"taskId": id, "_meta": common::meta(tasks.clone())}})
         };
-        let waiting = poll_until(&mut peer, &get, "input_required").await;
+        let waiting = poll(&mut peer, &get, |t| t["status"] == "input_required").await;
         assert!(waiting["inputRequests"]["signup"].is_object(), "{waiting}");
         let update = |n: i64, key: &str, answer: Value| {
             json!({"jsonrpc": "2.0", "id": n,
@@ -164,7 +164,10 @@ async fn inside_a_task_a_bad_answer_is_asked_again_under_a_new_key() {
         ))
         .await;
         assert_eq!(peer.recv().await["result"]["resultType"], "complete");
-        let again = poll_until_key(&mut peer, &get, "signup~2").await;
+        let again = poll(&mut peer, &get, |t| {
+            t["inputRequests"]["signup~2"].is_object()
+        })
+        .await;
         assert_eq!(again["status"], "input_required", "{again}");
         peer.send(update(
             3,
@@ -173,7 +176,7 @@ async fn inside_a_task_a_bad_answer_is_asked_again_under_a_new_key() {
         ))
         .await;
         assert_eq!(peer.recv().await["result"]["resultType"], "complete");
-        let done = poll_until(&mut peer, &get, "completed").await;
+        let done = poll(&mut peer, &get, |t| t["status"] == "completed").await;
         assert_eq!(
             done["result"]["content"][0]["text"], "ada@example.com (33)",
             "{done}"
@@ -181,28 +184,20 @@ async fn inside_a_task_a_bad_answer_is_asked_again_under_a_new_key() {
     }
 }
 
-/// Polls `tasks/get` until the task has `status`.
-async fn poll_until(peer: &mut RawPeer, get: &impl Fn(i64) -> Value, status: &str) -> Value {
+/// Polls `tasks/get` (request `get(id)`) until the task satisfies `done`.
+async fn poll(
+    peer: &mut RawPeer,
+    get: &impl Fn(i64) -> Value,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
     for n in 100..10_000 {
         peer.send(get(n)).await;
         let got = peer.recv().await["result"].clone();
-        if got["status"] == status {
+        if done(&got) {
             return got;
         }
     }
-    panic!("never reached {status}");
-}
-
-/// Polls `tasks/get` until the task asks for `key`.
-async fn poll_until_key(peer: &mut RawPeer, get: &impl Fn(i64) -> Value, key: &str) -> Value {
-    for n in 10_000..20_000 {
-        peer.send(get(n)).await;
-        let got = peer.recv().await["result"].clone();
-        if got["inputRequests"][key].is_object() {
-            return got;
-        }
-    }
-    panic!("never asked {key}");
+    panic!("the task never got there");
 }
 
 #[tokio::test]

@@ -39,26 +39,27 @@ pub struct Server {
     shared: Arc<Shared>,
 }
 
-/// Everything a built server holds; made by the builder, read-only after.
-pub(crate) struct Shared {
-    pub info: Implementation,
-    pub instructions: Option<String>,
-    pub catalog: ToolCatalog,
-    pub supported_versions: Vec<String>,
-    pub discover_ttl: Duration,
-    pub codec: StateCodec,
-    pub state: Arc<StateMap>,
-    pub max_in_flight: usize,
-    pub max_message_size: usize,
-    pub extensions: BTreeMap<String, Value>,
-    pub engine: Option<Arc<TaskEngine>>,
+/// Everything a built server holds: filled in by the builder, read-only
+/// after, and seen by no module outside the server.
+pub(super) struct Shared {
+    pub(super) info: Implementation,
+    pub(super) instructions: Option<String>,
+    pub(super) catalog: ToolCatalog,
+    pub(super) supported_versions: Vec<String>,
+    pub(super) discover_ttl: Duration,
+    pub(super) codec: StateCodec,
+    pub(super) state: Arc<StateMap>,
+    pub(super) max_in_flight: usize,
+    pub(super) max_message_size: usize,
+    pub(super) extensions: BTreeMap<String, Value>,
+    pub(super) engine: Option<Arc<TaskEngine>>,
     /// The `_meta` every result carries: `serverInfo`.
-    pub result_meta: ResultMeta,
-    pub error_details: ErrorDetails,
+    pub(super) result_meta: ResultMeta,
+    pub(super) error_details: ErrorDetails,
 }
 
 impl Server {
-    pub(crate) fn from_shared(shared: Shared) -> Self {
+    pub(super) fn from_shared(shared: Shared) -> Self {
         Server {
             shared: Arc::new(shared),
         }

@@ -100,10 +100,10 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// ```
 ///
 /// The type must also derive `serde::Deserialize` and
-/// `schemars::JsonSchema`. Forms are flat: every field must be a form field
-/// (`String`, `bool`, a number, an `Elicit` enum, one of those in an
-/// `Option`, or a `Vec` of an `Elicit` enum), which is checked at compile
-/// time, at the field.
+/// `schemars::JsonSchema`, which is checked at the type's name. Forms are
+/// flat: every field must be a form field (`String`, `bool`, a number, an
+/// `Elicit` enum, one of those in an `Option`, or a `Vec` of an `Elicit`
+/// enum), which is checked at compile time, at the field.
 #[proc_macro_derive(Elicit)]
 pub fn derive_elicit(input: TokenStream) -> TokenStream {
     elicit::expand(input.into()).into()

@@ -36,7 +36,7 @@ pub mod __private {
     pub use serde_json;
     pub use serde_json::{Map, Value};
 
-    pub use crate::schema::ObjectSchemaBuilder;
+    pub use crate::schema::{ElicitDerives, ObjectSchemaBuilder};
     pub use crate::server::{
         ArgsParser, ArgumentError, BoxFuture, Context, Elicit, ElicitEnum, ElicitField,
         FromContext, InputRequired, IntoToolResult, PolicyFn, RequestInfo, State, StateType,

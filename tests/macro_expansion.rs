@@ -1,9 +1,11 @@
 //! `#[tool]` and `#[derive(Elicit)]` expansions that must compile, and the
-//! listings they produce. Calls need a `Context`, which only the runtime
-//! can build; they are tested end to end elsewhere.
+//! listings they produce. Calls here run on a standalone `Context`, which
+//! has no application state; calls through a server are tested end to end
+//! elsewhere.
 
 use presa::__private::{Elicit, ToolHandler, ToolPolicy};
 use presa::prelude::*;
+use presa::server::{FromContext, StateType};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
@@ -74,6 +76,45 @@ async fn deploy(replicas: u32, State(_a): State<Db>, State(_b): State<Db>) -> St
     replicas.to_string()
 }
 
+/// Types of the application's own that share a name with presa's
+/// extractors.
+mod mine {
+    /// Where a text will be shown: a JSON argument, despite its name.
+    #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+    pub struct Context {
+        /// The reader's locale.
+        pub locale: String,
+    }
+}
+
+/// Translates a text for a context of the caller's.
+#[tool]
+async fn translate(
+    #[param(arg, description = "Where the text is shown")] context: mine::Context,
+    text: String,
+) -> String {
+    format!("{text} [{}]", context.locale)
+}
+
+/// The authenticated caller, or a tool error.
+struct Subject(String);
+
+impl FromContext for Subject {
+    fn from_context(ctx: &Context) -> Result<Self, ToolError> {
+        ctx.request()
+            .subject
+            .clone()
+            .map(Subject)
+            .ok_or_else(|| ToolError::new("anonymous callers may not ask"))
+    }
+}
+
+/// Says who is calling.
+#[tool]
+async fn whoami(#[param(extract)] Subject(who): Subject, ctx: &Context) -> String {
+    format!("{who} on {}", ctx.request().protocol_version)
+}
+
 /// A select field.
 #[derive(Deserialize, schemars::JsonSchema, Elicit)]
 #[allow(dead_code)]
@@ -99,6 +140,13 @@ fn request() -> RequestInfo {
         client_capabilities: Default::default(),
         client_info: None,
         subject: None,
+    }
+}
+
+fn request_from(subject: &str) -> RequestInfo {
+    RequestInfo {
+        subject: Some(subject.into()),
+        ..request()
     }
 }
 
@@ -222,4 +270,57 @@ fn title_and_behaviour_hints() {
             .is_none(),
         "no hints, no annotations"
     );
+}
+
+#[test]
+fn a_user_type_named_context_is_an_argument_with_param_arg() {
+    let tool = TranslateTool.definition();
+    let schema = &tool.input_schema;
+    assert_eq!(schema["required"], json!(["context", "text"]));
+    let context = &schema["properties"]["context"];
+    assert_eq!(context["description"], "Where the text is shown");
+    let args = TranslateArgs::__parse(arguments(json!({
+        "context": {"locale": "fr"},
+        "text": "hello",
+    })))
+    .unwrap();
+    assert_eq!(args.context.locale, "fr");
+    assert!(TranslateTool.required_state().is_empty());
+}
+
+#[tokio::test]
+async fn a_user_type_named_context_is_parsed_from_the_arguments() {
+    let ctx = presa::Context::standalone(request());
+    let arguments = arguments(json!({"context": {"locale": "fr"}, "text": "hello"}));
+    let result = TranslateTool.call(ctx, arguments).await.unwrap();
+    assert_eq!(result.text(), Some("hello [fr]"));
+}
+
+#[tokio::test]
+async fn a_custom_extractor_is_made_from_the_context() {
+    assert_eq!(
+        WhoamiTool.definition().input_schema,
+        json!({"type": "object", "additionalProperties": false}),
+        "extractors are not arguments"
+    );
+    let ctx = presa::Context::standalone(request_from("alice"));
+    let result = WhoamiTool.call(ctx, Map::new()).await.unwrap();
+    assert_eq!(result.text(), Some("alice on 2026-07-28"));
+
+    let anonymous = presa::Context::standalone(request());
+    let error = WhoamiTool.call(anonymous, Map::new()).await.unwrap_err();
+    assert!(
+        format!("{error:?}").contains("anonymous callers may not ask"),
+        "{error:?}"
+    );
+}
+
+#[test]
+fn tools_list_the_state_their_extractors_read() {
+    let db = vec![StateType::of::<Db>()];
+    assert_eq!(BuildTool.required_state(), db);
+    assert_eq!(DeployTool.required_state(), db, "listed once");
+    assert!(WhoamiTool.required_state().is_empty());
+    assert!(GreetTool.required_state().is_empty());
+    assert_eq!(db[0].name(), std::any::type_name::<Db>());
 }

@@ -32,6 +32,7 @@ use proc_macro::TokenStream;
 /// async fn build(
 ///     ctx: Context,
 ///     State(db): State<Db>,
+///     #[param(extract)] Subject(who): Subject,
 ///     #[param(description = "What to build")] target: String,
 ///     level: Option<u8>,
 /// ) -> Result<String, ToolError> {
@@ -44,10 +45,20 @@ use proc_macro::TokenStream;
 /// register with `ServerBuilder::tool(BuildTool)`.
 ///
 /// - The tool is named after the function and described by its doc comment.
-/// - Parameters are JSON arguments, except `Context` (or `&Context`), the
-///   call's context, and `State<T>`, a clone of application state. An
-///   argument is required unless its type is `Option<_>`, and its type must
-///   implement `serde::Deserialize` and `schemars::JsonSchema`.
+/// - Each parameter is either a JSON argument or an **extractor**, a value
+///   made from the call's context through `presa::server::FromContext`.
+///   `Context` (or `&Context`), the call's context, and `State<T>`, a clone
+///   of application state, are extractors; so is any `FromContext` type of
+///   yours marked `#[param(extract)]` (`Subject` above). Everything else is
+///   an argument: required unless its type is `Option<_>`, and its type
+///   must implement `serde::Deserialize` and `schemars::JsonSchema`.
+/// - A macro sees names, not types, so `Context` and `State` are recognised
+///   by name. A type of your own with one of those names is taken for an
+///   extractor, and fails to compile with a note saying so; mark it
+///   `#[param(arg)]` to make it a JSON argument.
+/// - The state that a tool's extractors read (`T` for `State<T>`, and what
+///   a custom extractor declares) is listed by `ToolHandler::required_state`,
+///   and `ServerBuilder::build` panics if any of it was not registered.
 /// - The return type must implement `IntoToolResult`: `String`, `()`,
 ///   `Json<T>`, `CallToolResult`, a `Result` of one of them, and so on.
 ///
@@ -62,8 +73,16 @@ use proc_macro::TokenStream;
 /// exists; the default, `"immediate"`, creates the task before the handler
 /// runs. The behaviour hints `read_only`, `destructive`, `idempotent` and
 /// `open_world` are set bare (true) or as `destructive = false`, and become
-/// the tool's `annotations`. On a parameter, `#[param(description = "...")]`
-/// describes the argument.
+/// the tool's `annotations`.
+///
+/// On a parameter, `#[param(...)]` takes:
+///
+/// - `description = "..."`: describes the argument in the input schema;
+/// - `arg`: the parameter is a JSON argument, whatever its type is named;
+/// - `extract`: the parameter is an extractor, of any `FromContext` type.
+///
+/// `arg` and `extract` exclude each other, and an extractor has no
+/// description.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     tool::expand(args.into(), input.into()).into()
@@ -81,10 +100,10 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// ```
 ///
 /// The type must also derive `serde::Deserialize` and
-/// `schemars::JsonSchema`. Forms are flat: every field must be a form field
-/// (`String`, `bool`, a number, an `Elicit` enum, one of those in an
-/// `Option`, or a `Vec` of an `Elicit` enum), which is checked at compile
-/// time, at the field.
+/// `schemars::JsonSchema`, which is checked at the type's name. Forms are
+/// flat: every field must be a form field (`String`, `bool`, a number, an
+/// `Elicit` enum, one of those in an `Option`, or a `Vec` of an `Elicit`
+/// enum), which is checked at compile time, at the field.
 #[proc_macro_derive(Elicit)]
 pub fn derive_elicit(input: TokenStream) -> TokenStream {
     elicit::expand(input.into()).into()

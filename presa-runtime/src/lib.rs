@@ -36,13 +36,25 @@ pub mod __private {
     pub use serde_json;
     pub use serde_json::{Map, Value};
 
-    pub use crate::schema::ObjectSchemaBuilder;
+    pub use crate::schema::{ElicitDerives, ObjectSchemaBuilder};
     pub use crate::server::{
         ArgsParser, ArgumentError, BoxFuture, Context, Elicit, ElicitEnum, ElicitField,
-        InputRequired, IntoToolResult, PolicyFn, RequestInfo, State, TaskPolicy, TaskStart,
-        ToolError, ToolHandler, ToolParam, ToolPolicy, ToolResult,
+        FromContext, InputRequired, IntoToolResult, PolicyFn, RequestInfo, State, StateType,
+        TaskPolicy, TaskStart, ToolError, ToolHandler, ToolParam, ToolPolicy, ToolResult,
     };
     pub use crate::wire::{Tool, ToolAnnotations};
+
+    /// The state types a tool's extractors declare, one list per extractor,
+    /// as one list without repeats, in order of first appearance.
+    pub fn state_types<const N: usize>(declared: [Vec<StateType>; N]) -> Vec<StateType> {
+        let mut types: Vec<StateType> = Vec::new();
+        for ty in declared.into_iter().flatten() {
+            if !types.contains(&ty) {
+                types.push(ty);
+            }
+        }
+        types
+    }
 
     /// Builds a tool listing from what `#[tool]` knows statically.
     pub fn tool_definition(

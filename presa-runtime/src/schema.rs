@@ -19,6 +19,25 @@ pub trait ToolParam: DeserializeOwned + JsonSchema + Send + 'static {}
 
 impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolParam for T {}
 
+/// What a type deriving `Elicit` needs besides `Elicit`: a form is read
+/// with serde and described with schemars.
+///
+/// `#[derive(Elicit)]` asserts it at the type's name, so that a missing
+/// derive is one message there rather than the unmet supertraits of
+/// [`Elicit`](crate::server::Elicit) with their lists of candidates.
+#[diagnostic::on_unimplemented(
+    message = "`#[derive(Elicit)]` needs `{Self}` to derive `serde::Deserialize` and `schemars::JsonSchema` too",
+    label = "`{Self}` lacks `serde::Deserialize`, `schemars::JsonSchema` or both",
+    note = "an elicitation form is read with serde and described with schemars: write `#[derive(serde::Deserialize, schemars::JsonSchema, Elicit)]`"
+)]
+pub trait ElicitDerives: DeserializeOwned + JsonSchema {}
+
+// `do_not_recommend` makes the compiler report the unmet `ElicitDerives`
+// itself, with the message above, instead of looking through this impl to
+// the serde or schemars bound behind it.
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned + JsonSchema> ElicitDerives for T {}
+
 fn generator() -> SchemaGenerator {
     SchemaSettings::draft2020_12().into_generator()
 }

@@ -6,6 +6,12 @@
 //! field, so a nested struct or a `Vec<String>` is rejected where it is
 //! written; on a unit-only enum it implements `ElicitField` and
 //! `ElicitEnum`, making the enum a select field.
+//!
+//! Either way the type must also derive `serde::Deserialize` and
+//! `schemars::JsonSchema`. The derive asserts that at the type's name,
+//! against a runtime trait with its own message, and makes the `Elicit`
+//! impl conditional on it, so that a missing derive is one short error
+//! rather than the unmet supertraits of `Elicit`.
 
 mod ast;
 mod expand;

@@ -1,9 +1,11 @@
 //! The intermediate representation of a `#[tool]` function, and its parsing.
 //!
-//! Parsing classifies each parameter (context, state or argument) by its
-//! type, strips `#[param]` attributes and reads the doc comment. It accepts
-//! anything that is syntactically a function; whether the function is a
-//! valid tool is for `valid` to decide, so that every problem is reported.
+//! Parsing classifies each parameter as an extractor or a JSON argument
+//! (by its `#[param(arg)]` or `#[param(extract)]` option, else by the name
+//! of its type), strips `#[param]` attributes and reads the doc comment. It
+//! accepts anything that is syntactically a function; whether the function
+//! is a valid tool is for `valid` to decide, so that every problem is
+//! reported.
 
 use proc_macro2::TokenStream;
 use quote::format_ident;
@@ -13,7 +15,7 @@ use syn::{
     ReturnType, Type, TypeReference,
 };
 
-use super::attr::{self, ParamAttrs, ToolAttrs};
+use super::attr::{self, ParamAttrs, Source, ToolAttrs};
 use crate::errors::Errors;
 
 /// A function under `#[tool]`.
@@ -51,18 +53,31 @@ pub(crate) struct Param {
 
 /// What supplies a parameter's value.
 pub(crate) enum Kind {
-    /// `Context` or `&Context`: the call's context.
-    Context {
-        /// The `&Context` type, when borrowed.
-        reference: Option<TypeReference>,
-    },
-    /// `State<T>`: a clone of the application state of type `T`.
-    State {
-        /// The `T`.
-        inner: Type,
-    },
-    /// Anything else: a field of the JSON arguments.
+    /// The call's context, through `FromContext`.
+    Extractor(Box<Extractor>),
+    /// A field of the JSON arguments.
     Arg,
+}
+
+/// A parameter made from the call's context.
+pub(crate) struct Extractor {
+    /// The type made: the parameter's type, or what it borrows.
+    pub ty: Type,
+    /// The `&` of a parameter that borrows its value, as in `&Context`.
+    pub reference: Option<TypeReference>,
+    /// Why the parameter is an extractor.
+    pub reason: Reason,
+}
+
+/// Why a parameter is an extractor.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reason {
+    /// Its type is named `Context`.
+    NamedContext,
+    /// Its type is named `State<_>`.
+    NamedState,
+    /// `#[param(extract)]`.
+    Attribute,
 }
 
 impl Param {
@@ -106,8 +121,8 @@ impl ToolFn {
                     params.push(Param {
                         pat: (*typed.pat).clone(),
                         ty: (*typed.ty).clone(),
+                        kind: classify(&typed.ty, &param_attrs),
                         attrs: param_attrs,
-                        kind: classify(&typed.ty),
                     });
                 }
             }
@@ -143,30 +158,36 @@ impl ToolFn {
     }
 }
 
-/// Recognises extractors by the last segment of their type's path, so that
-/// `presa::Context` and a re-export both work. A parameter whose type
-/// merely shares the name is treated as an extractor too; that is the
-/// price of not resolving names, which a macro cannot do.
-fn classify(ty: &Type) -> Kind {
-    if let Type::Reference(r) = ty
-        && last_segment_args(&r.elem, "Context").is_some()
-    {
-        return Kind::Context {
-            reference: Some(r.clone()),
-        };
-    }
-    if let Some(PathArguments::None) = last_segment_args(ty, "Context") {
-        return Kind::Context { reference: None };
-    }
-    if let Some(PathArguments::AngleBracketed(a)) = last_segment_args(ty, "State")
+/// What supplies the value of a parameter of type `ty`. `extract` and `arg`
+/// decide when present (both at once is for `valid` to report).
+/// Otherwise the built-in extractors are recognised by the last segment of
+/// their type's path, so that `presa::Context` and a re-export both work; a
+/// user type that merely shares the name is caught by the `FromContext`
+/// bound, whose message points to `#[param(arg)]`.
+fn classify(ty: &Type, attrs: &ParamAttrs) -> Kind {
+    let (made, reference) = match ty {
+        Type::Reference(r) => ((*r.elem).clone(), Some(r.clone())),
+        _ => (ty.clone(), None),
+    };
+    let reason = if attrs.has(Source::Extract) {
+        Reason::Attribute
+    } else if attrs.has(Source::Arg) {
+        return Kind::Arg;
+    } else if let Some(PathArguments::None) = last_segment_args(&made, "Context") {
+        Reason::NamedContext
+    } else if let Some(PathArguments::AngleBracketed(a)) = last_segment_args(&made, "State")
         && a.args.len() == 1
-        && let Some(GenericArgument::Type(inner)) = a.args.first()
+        && let Some(GenericArgument::Type(_)) = a.args.first()
     {
-        return Kind::State {
-            inner: inner.clone(),
-        };
-    }
-    Kind::Arg
+        Reason::NamedState
+    } else {
+        return Kind::Arg;
+    };
+    Kind::Extractor(Box::new(Extractor {
+        ty: made,
+        reference,
+        reason,
+    }))
 }
 
 /// The generic arguments of `ty`'s last path segment, if `ty` is a path
@@ -240,6 +261,7 @@ fn upper_camel_case(snake: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use syn::parse::Parser;
     use syn::parse_quote;
 
     use super::*;
@@ -277,18 +299,28 @@ mod tests {
 
     #[test]
     fn classification() {
-        let kind = |ty: Type| classify(&ty);
-        assert!(matches!(
-            kind(parse_quote!(Context)),
-            Kind::Context { reference: None }
-        ));
-        assert!(matches!(
-            kind(parse_quote!(&presa::Context)),
-            Kind::Context { reference: Some(_) }
-        ));
-        assert!(matches!(kind(parse_quote!(State<Db>)), Kind::State { .. }));
-        assert!(matches!(kind(parse_quote!(State)), Kind::Arg));
-        assert!(matches!(kind(parse_quote!(Option<Context>)), Kind::Arg));
-        assert!(matches!(kind(parse_quote!(String)), Kind::Arg));
+        let reason = |ty: Type, attrs: ParamAttrs| match classify(&ty, &attrs) {
+            Kind::Extractor(e) => Some((e.reason, e.reference.is_some())),
+            Kind::Arg => None,
+        };
+        let by_name = |ty: Type| reason(ty, ParamAttrs::default());
+        assert!(by_name(parse_quote!(Context)) == Some((Reason::NamedContext, false)));
+        assert!(by_name(parse_quote!(&presa::Context)) == Some((Reason::NamedContext, true)));
+        assert!(by_name(parse_quote!(State<Db>)) == Some((Reason::NamedState, false)));
+        assert!(by_name(parse_quote!(State)).is_none());
+        assert!(by_name(parse_quote!(State<A, B>)).is_none());
+        assert!(by_name(parse_quote!(Option<Context>)).is_none());
+        assert!(by_name(parse_quote!(String)).is_none());
+
+        let with = |option: &str| {
+            let attrs = syn::Attribute::parse_outer
+                .parse_str(&format!("#[param({option})]"))
+                .unwrap();
+            attr::param_attrs(attrs, &mut Errors::default()).1
+        };
+        assert!(reason(parse_quote!(mymod::Context), with("arg")).is_none());
+        assert!(reason(parse_quote!(Subject), with("extract")) == Some((Reason::Attribute, false)));
+        assert!(reason(parse_quote!(&Subject), with("extract")) == Some((Reason::Attribute, true)));
+        assert!(reason(parse_quote!(Subject), with("arg, extract")).is_some());
     }
 }

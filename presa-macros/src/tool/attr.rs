@@ -70,6 +70,37 @@ pub(crate) struct ParamAttrs {
     pub attr: Option<Attribute>,
     /// `description = "..."`: the property's description in the schema.
     pub description: Option<LitStr>,
+    /// The whole `description = "..."` option, to point at when it is
+    /// misplaced.
+    pub description_option: Option<Meta>,
+    /// `arg` and `extract`, in the order written; more than one is an
+    /// error.
+    pub sources: Vec<SourceOption>,
+}
+
+/// `arg` or `extract`: where a parameter's value comes from, said
+/// explicitly instead of guessed from the name of its type.
+pub(crate) struct SourceOption {
+    /// Which of the two.
+    pub source: Source,
+    /// The option as written, for error spans.
+    pub key: syn::Path,
+}
+
+/// Where a parameter's value comes from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// `arg`: a field of the JSON arguments.
+    Arg,
+    /// `extract`: made from the call's context by `FromContext`.
+    Extract,
+}
+
+impl ParamAttrs {
+    /// Whether `source` was written.
+    pub(crate) fn has(&self, source: Source) -> bool {
+        self.sources.iter().any(|s| s.source == source)
+    }
 }
 
 /// Parses the tokens inside `#[tool(...)]`. `args_ident` is the generated
@@ -129,7 +160,11 @@ pub(crate) fn param_attrs(
         let metas = match &attr.meta {
             Meta::List(list) => meta_list(list.tokens.clone(), errors),
             _ => {
-                errors.error(&attr, "expected `#[param(description = \"...\")]`");
+                errors.error(
+                    &attr,
+                    "expected `#[param(description = \"...\")]`, `#[param(arg)]` or \
+                     `#[param(extract)]`",
+                );
                 None
             }
         };
@@ -141,16 +176,47 @@ pub(crate) fn param_attrs(
                 "description" => {
                     parsed.description =
                         string_value(&meta, "description = \"What to build\"", errors);
+                    parsed.description_option = Some(meta);
+                }
+                "arg" => parsed
+                    .sources
+                    .extend(source_option(&meta, Source::Arg, errors)),
+                "extract" => {
+                    parsed
+                        .sources
+                        .extend(source_option(&meta, Source::Extract, errors));
                 }
                 _ => errors.error(
                     meta.path(),
-                    format!("unknown `#[param]` option `{key}`; expected `description`"),
+                    format!(
+                        "unknown `#[param]` option `{key}`; expected `description`, `arg` or \
+                         `extract`"
+                    ),
                 ),
             }
         }
         parsed.attr.get_or_insert(attr);
     }
     (kept, parsed)
+}
+
+/// `arg` or `extract`, which take no value.
+fn source_option(meta: &Meta, source: Source, errors: &mut Errors) -> Option<SourceOption> {
+    match meta {
+        Meta::Path(key) => Some(SourceOption {
+            source,
+            key: key.clone(),
+        }),
+        _ => {
+            let key = meta.path();
+            let name = key.to_token_stream().to_string();
+            errors.error(
+                meta,
+                format!("`{name}` takes no value: write `#[param({name})]`"),
+            );
+            None
+        }
+    }
 }
 
 /// Parses `a = 1, b = 2` into its options.

@@ -6,11 +6,11 @@
 //! prefixed with `__` so that they cannot shadow the tool function itself
 //! (which might well be called `args` or `ctx`).
 //!
-//! Trait bounds on user types (`ToolParam` on parameters, `IntoToolResult`
-//! on the return type, `Clone` on state) are checked at code located at the
-//! user's type, so that a failing bound is reported there, with the
-//! runtime's `#[diagnostic::on_unimplemented]` message, and not at the
-//! `#[tool]` attribute.
+//! Trait bounds on user types (`ToolParam` on arguments, `FromContext` on
+//! extractors, `IntoToolResult` on the return type) are checked at code
+//! located at the user's type, so that a failing bound is reported there,
+//! with the runtime's `#[diagnostic::on_unimplemented]` message, and not at
+//! the `#[tool]` attribute.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -159,25 +159,8 @@ fn tool_struct(tool: &ToolFn) -> TokenStream {
         <#ret as ::presa::__private::IntoToolResult>::into_tool_result
     };
 
-    // Extractors first, then the call with every parameter in order.
-    let mut states = Vec::new();
-    let mut call_args = Vec::new();
-    for param in &tool.params {
-        call_args.push(match &param.kind {
-            Kind::Context { reference: None } => quote!(__ctx),
-            Kind::Context { reference: Some(_) } => quote!(&__ctx),
-            Kind::State { inner } => {
-                let var = format_ident!("__state{}", states.len());
-                let extract = quote_spanned!(at(inner)=> __ctx.state::<#inner>());
-                states.push(quote!(let #var = #extract?;));
-                quote!(#var)
-            }
-            Kind::Arg => {
-                let field = param.ident();
-                quote!(__args.#field)
-            }
-        });
-    }
+    let (extractions, call_args) = extractions(tool);
+    let required_state = required_state(tool);
 
     let args_ident = &tool.args_ident;
     quote! {
@@ -188,6 +171,7 @@ fn tool_struct(tool: &ToolFn) -> TokenStream {
         impl ::presa::__private::ToolHandler for #ident {
             #definition
             #policy
+            #required_state
 
             fn call(
                 &self,
@@ -201,10 +185,66 @@ fn tool_struct(tool: &ToolFn) -> TokenStream {
                             return ::core::result::Result::Ok(__error.into_result());
                         }
                     };
-                    #(#states)*
+                    #(#extractions)*
                     #into_result(#fn_ident(#(#call_args),*).await)
                 })
             }
+        }
+    }
+}
+
+/// The statements that make each extractor, and the expressions passed to
+/// the function, one per parameter in order.
+fn extractions(tool: &ToolFn) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let mut extractions = Vec::new();
+    let mut call_args = Vec::new();
+    for param in &tool.params {
+        call_args.push(match &param.kind {
+            Kind::Extractor(extractor) => {
+                let var = format_ident!("__extracted{}", extractions.len());
+                let ty = &extractor.ty;
+                let make = quote_spanned! {at(ty)=>
+                    <#ty as ::presa::__private::FromContext>::from_context
+                };
+                extractions.push(quote!(let #var = #make(&__ctx)?;));
+                match extractor.reference {
+                    Some(_) => quote!(&#var),
+                    None => quote!(#var),
+                }
+            }
+            Kind::Arg => {
+                let field = param.ident();
+                quote!(__args.#field)
+            }
+        });
+    }
+    (extractions, call_args)
+}
+
+/// `fn required_state`: what the extractors declare, when there are any.
+/// Located at each type like the extraction in `call`, so that a type that
+/// is not an extractor gives the same error at the same place twice, which
+/// the compiler reports once.
+fn required_state(tool: &ToolFn) -> TokenStream {
+    let declared: Vec<_> = tool
+        .params
+        .iter()
+        .filter_map(|param| match &param.kind {
+            Kind::Extractor(extractor) => {
+                let ty = &extractor.ty;
+                Some(quote_spanned! {at(ty)=>
+                    <#ty as ::presa::__private::FromContext>::required_state()
+                })
+            }
+            Kind::Arg => None,
+        })
+        .collect();
+    if declared.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        fn required_state(&self) -> ::std::vec::Vec<::presa::__private::StateType> {
+            ::presa::__private::state_types([#(#declared),*])
         }
     }
 }

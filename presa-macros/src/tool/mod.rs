@@ -6,9 +6,25 @@
 //! - `BuildArgs`, a struct of the parameters that come from the call's JSON
 //!   arguments, parsed field by field so that an error names the field;
 //! - `BuildTool`, a unit struct implementing `ToolHandler`: its listing
-//!   (name, description, input and output schemas), its task policy, and a
-//!   `call` that parses the arguments, extracts `Context` and `State`
-//!   parameters, runs the function and converts what it returns.
+//!   (name, description, input and output schemas), its task policy, the
+//!   application state its extractors read, and a `call` that parses the
+//!   arguments, makes the extractors, runs the function and converts what
+//!   it returns.
+//!
+//! # Arguments and extractors
+//!
+//! A parameter is a JSON argument or an extractor, made from the call's
+//! context by the runtime's `FromContext`. A macro cannot resolve a type, so
+//! without `#[param(arg)]` or `#[param(extract)]` it goes by the type's
+//! name: `Context`, `&Context` and `State<_>` are extractors. The guess is
+//! never trusted: every extractor is made through `FromContext`, so a user's
+//! own `Context` fails to compile at its type with the trait's message,
+//! which points to `#[param(arg)]`, rather than being extracted as
+//! something it is not.
+//!
+//! The same trait gives each extractor's state needs
+//! (`FromContext::required_state`); the tool lists them, so that a server
+//! missing a `.state(x)` fails when it is built rather than on a call.
 //!
 //! Parsing (`ast`, `attr`), validation (`valid`) and code generation
 //! (`expand`) are separate so that every misuse is reported, at its own

@@ -4,8 +4,8 @@
 use quote::ToTokens;
 use syn::{GenericArgument, PathArguments, ReturnType, Type};
 
-use super::ast::{Kind, Param, ToolFn};
-use super::attr::{Policy, Task};
+use super::ast::{Extractor, Kind, Param, Reason, ToolFn};
+use super::attr::{Policy, Source, SourceOption, Task};
 use crate::errors::Errors;
 
 /// Reports every way `tool` is not a valid tool.
@@ -115,28 +115,76 @@ fn check_name(tool: &ToolFn, errors: &mut Errors) {
 
 /// One parameter, by kind.
 fn check_param(param: &Param, seen_context: &mut bool, errors: &mut Errors) {
+    if !check_sources(param, errors) {
+        return;
+    }
     match &param.kind {
-        Kind::Context { reference } => {
-            if std::mem::replace(seen_context, true) {
-                errors.error(&param.ty, "a tool takes at most one `Context` parameter");
-            }
-            if let Some(r) = reference
-                && (r.mutability.is_some() || r.lifetime.is_some())
-            {
-                errors.error(r, "take the context as `Context` or `&Context`");
-            }
-        }
-        Kind::State { .. } => {}
+        Kind::Extractor(extractor) => check_extractor(param, extractor, seen_context, errors),
         Kind::Arg => check_arg(param, errors),
     }
-    if !matches!(param.kind, Kind::Arg)
+}
+
+/// `arg` and `extract` exclude each other, and an extractor has no
+/// description. Returns whether the options agree; when they do not, the
+/// parameter's kind is a guess and is not checked further.
+fn check_sources(param: &Param, errors: &mut Errors) -> bool {
+    let attrs = &param.attrs;
+    if let [first, second, ..] = &attrs.sources[..] {
+        let key = |option: &SourceOption| option.key.to_token_stream().to_string();
+        errors.error(
+            &second.key,
+            format!(
+                "`{}` contradicts `{}`: a parameter is either a JSON argument (`arg`) or made \
+                 from the call's context (`extract`); keep one",
+                key(second),
+                key(first),
+            ),
+        );
+        return false;
+    }
+    if attrs.has(Source::Extract)
+        && let Some(description) = &attrs.description_option
+    {
+        errors.error(
+            description,
+            "an extractor is not in the tool's input schema, so it takes no `description`; \
+             remove it, or remove `extract` if this parameter is a JSON argument",
+        );
+    }
+    true
+}
+
+/// A parameter made from the call's context.
+fn check_extractor(
+    param: &Param,
+    extractor: &Extractor,
+    seen_context: &mut bool,
+    errors: &mut Errors,
+) {
+    if extractor.reason == Reason::NamedContext && std::mem::replace(seen_context, true) {
+        errors.error(&param.ty, "a tool takes at most one `Context` parameter");
+    }
+    if let Some(r) = &extractor.reference
+        && (r.mutability.is_some() || r.lifetime.is_some())
+    {
+        let message = match extractor.reason {
+            Reason::NamedContext => "take the context as `Context` or `&Context`",
+            _ => "take an extractor by value or by shared reference, without a lifetime",
+        };
+        errors.error(r, message);
+    }
+    if matches!(extractor.reason, Reason::NamedContext | Reason::NamedState)
         && let Some(attr) = &param.attrs.attr
     {
         errors.error(
             attr,
-            "`#[param]` describes a tool argument; `Context` and `State` parameters are not \
-             arguments",
+            "`#[param]` describes a tool argument, but presa takes a parameter whose type is \
+             named `Context` or `State<_>` for an extractor; if this type is your own, make it \
+             an argument with `#[param(arg)]`",
         );
+    }
+    if let Some(found) = find_type(&param.ty, &|t| matches!(t, Type::ImplTrait(_))) {
+        errors.error(found, "`impl Trait` cannot be an extractor; name the type");
     }
 }
 

@@ -170,18 +170,12 @@ impl ServerBuilder {
     /// # Panics
     ///
     /// If a tool runs only as a task (`task = "required"`) but tasks are
-    /// not enabled; the message names the tool.
+    /// not enabled, or a tool needs application state (a `State<T>`
+    /// parameter, say) that was not registered with
+    /// [`ServerBuilder::state`]. The message names the tool.
     pub fn build(mut self) -> Server {
-        if self.tasks.is_none()
-            && let Some(tool) = self
-                .catalog
-                .iter()
-                .find(|t| t.policy == ToolPolicy::Fixed(TaskPolicy::Required))
-        {
-            panic!(
-                "tool `{}` runs only as a task, but tasks are not enabled; call ServerBuilder::tasks",
-                tool.name()
-            );
+        if let Err(problem) = self.check_tools() {
+            panic!("{problem}");
         }
         let engine = self.tasks.map(|settings| {
             self.extensions
@@ -211,5 +205,32 @@ impl ServerBuilder {
             result_meta,
             error_details: self.error_details,
         })
+    }
+
+    /// What makes a registered tool unable to run on this server, found
+    /// here rather than by its first caller.
+    fn check_tools(&self) -> Result<(), String> {
+        for tool in self.catalog.iter() {
+            if self.tasks.is_none() && tool.policy == ToolPolicy::Fixed(TaskPolicy::Required) {
+                return Err(format!(
+                    "tool `{}` runs only as a task, but tasks are not enabled; call \
+                     ServerBuilder::tasks",
+                    tool.name()
+                ));
+            }
+            if let Some(missing) = tool
+                .required_state
+                .iter()
+                .find(|t| !self.state.contains(**t))
+            {
+                return Err(format!(
+                    "tool `{}` needs state of type `{}`, but none was registered; call \
+                     ServerBuilder::state",
+                    tool.name(),
+                    missing.name()
+                ));
+            }
+        }
+        Ok(())
     }
 }

@@ -11,6 +11,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use super::args::ArgumentSchema;
 use super::error::Failure;
 use super::reply::invalid_params;
+use super::state::StateType;
 use super::tool::{TaskStart, ToolHandler, ToolPolicy};
 use crate::wire::{
     CacheScope, CallToolResult, ErrorObject, ListToolsParams, ListToolsResult, ResultMeta,
@@ -27,6 +28,8 @@ pub(crate) struct RegisteredTool {
     pub handler: Arc<dyn ToolHandler>,
     pub policy: ToolPolicy,
     pub start: TaskStart,
+    /// The application state the tool reads, checked at `build`.
+    pub required_state: Vec<StateType>,
 }
 
 impl RegisteredTool {
@@ -127,6 +130,7 @@ impl ToolCatalog {
         let tool = RegisteredTool {
             policy: handler.policy(),
             start: handler.task_start(),
+            required_state: handler.required_state(),
             handler: Arc::new(handler),
             definition,
             arguments,

@@ -41,7 +41,7 @@
 //! | `caller`, `error`, `reply`, `state`, `stream` | the caller's identity, tool errors, error objects and responses, application state, the response stream |
 //! | `violation`, `elicit`, `form`, `input`, `request_state`, `args` | schema violations in plain words, typed elicitation, compiled forms and the check of answers, a run's input and its verdict, signed MRTR state, argument checks |
 //! | `tasks` | the task engine behind [`TaskStore`] |
-//! | `context`, `tool` | what a tool runs with, and what a tool is |
+//! | `context`, `extract`, `tool` | what a tool runs with, what its extractor parameters are made from, and what a tool is |
 //! | `catalog`, `call`, `subscriptions`, `validate` | registered tools, `tools/call`, `subscriptions/listen`, steps 1 to 3 |
 //! | `router`, `builder` | [`Server`] and [`Server::handle`]; [`ServerBuilder`] |
 //! | `connection` | [`serve`] and [`in_process`]: a server on a transport |
@@ -59,6 +59,7 @@ mod connection;
 mod context;
 mod elicit;
 mod error;
+mod extract;
 mod form;
 mod input;
 mod reply;
@@ -79,10 +80,11 @@ pub use connection::{CLOSE_DRAIN, MAX_SUBSCRIPTIONS, in_process, serve};
 pub use context::{Context, InputFuture, RequestInfo};
 pub use elicit::{Elicit, ElicitEnum, ElicitField, Elicitation};
 pub use error::{ErrorDetails, InputRequired, MASKED_ERROR_MESSAGE, ToolError};
+pub use extract::FromContext;
 pub use form::{FormSchema, FormSchemaError};
 pub use request_state::StateError;
 pub use router::Server;
-pub use state::State;
+pub use state::{State, StateType};
 pub use stream::ResponseStream;
 pub use subscriptions::MAX_LISTEN_TASK_IDS;
 pub use tasks::{InMemoryTaskStore, TaskSettings, TaskStore};

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use super::context::{Context, RequestInfo};
 use super::error::{InputRequired, ToolError};
+use super::state::StateType;
 use crate::util::BoxFuture;
 use crate::wire::{CallToolResult, Content, Tool};
 
@@ -125,6 +126,15 @@ pub trait ToolHandler: Send + Sync + 'static {
     /// Where a call that becomes a task turns into one; see [`TaskStart`].
     fn task_start(&self) -> TaskStart {
         TaskStart::Immediate
+    }
+
+    /// The application state the tool reads, one entry per type (see
+    /// [`FromContext::required_state`](super::FromContext::required_state));
+    /// `#[tool]` lists what its extractors declare. The default is none.
+    /// [`ServerBuilder::build`](super::ServerBuilder::build) panics if any
+    /// of it was not registered.
+    fn required_state(&self) -> Vec<StateType> {
+        Vec::new()
     }
 
     /// Runs the tool. Argument errors are returned as `Ok` with

@@ -1,0 +1,94 @@
+//! Extractors: `#[tool]` parameters whose value comes from the call itself
+//! rather than from its JSON arguments.
+//!
+//! A macro sees names, not types, so `#[tool]` recognises the built-in
+//! extractors by the name of their type: a parameter typed `Context`,
+//! `&Context` or `State<_>` is an extractor, anything else a JSON argument.
+//! `#[param(arg)]` and `#[param(extract)]` override that guess. Whatever the
+//! reason a parameter is an extractor, the generated code gets its value
+//! through [`FromContext`], so a user type that only shares a name with
+//! `Context` is not silently taken for the real one: it fails to compile,
+//! at the type, with a note that says how to make it an argument.
+//!
+//! The trait is also how applications write their own extractors: the
+//! caller's identity, a database handle looked up per tenant, anything that
+//! a tool would otherwise compute from the [`Context`] in its first lines.
+//!
+//! Extractors declare the application state they read
+//! ([`FromContext::required_state`]). `#[tool]` collects the declarations
+//! of a tool's parameters, and
+//! [`ServerBuilder::build`](super::ServerBuilder::build) refuses a server
+//! whose tools need state that was never registered: a forgotten
+//! `.state(x)` is found when the server starts, not by the first caller.
+
+use super::context::Context;
+use super::error::ToolError;
+use super::state::{State, StateType};
+
+/// A value a tool can take as a parameter, made from the call's
+/// [`Context`] instead of its JSON arguments.
+///
+/// Implemented by [`Context`] (a clone: every clone is the same context)
+/// and by [`State<T>`] (a clone of the state registered with
+/// [`ServerBuilder::state`](super::ServerBuilder::state)). A `#[tool]`
+/// parameter takes your own extractor with `#[param(extract)]`:
+///
+/// ```
+/// use presa_runtime::server::{Context, FromContext, ToolError};
+///
+/// /// The authenticated caller; calls without one are refused.
+/// struct Subject(String);
+///
+/// impl FromContext for Subject {
+///     fn from_context(ctx: &Context) -> Result<Self, ToolError> {
+///         ctx.request()
+///             .subject
+///             .clone()
+///             .map(Subject)
+///             .ok_or_else(|| ToolError::new("this tool needs an authenticated caller"))
+///     }
+/// }
+/// ```
+///
+/// ```text
+/// #[tool]
+/// async fn whoami(#[param(extract)] Subject(who): Subject) -> String {
+///     who
+/// }
+/// ```
+///
+/// An extractor that fails ends the call before the tool runs, with the
+/// error it returned.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an extractor",
+    label = "this `#[tool]` parameter is an extractor, but `{Self}` does not implement `FromContext`",
+    note = "an extractor is a parameter made from the call's context rather than from its JSON arguments: `Context`, `State<T>`, or a type of yours that implements `presa::server::FromContext`",
+    note = "presa takes a parameter whose type is named `Context` or `State<_>` for an extractor; if this is a type of your own, `#[param(arg)]` makes it a JSON argument"
+)]
+pub trait FromContext: Sized + Send {
+    /// Makes the value for one call.
+    fn from_context(ctx: &Context) -> Result<Self, ToolError>;
+
+    /// The application state [`from_context`](Self::from_context) reads,
+    /// checked when the server is built. `State<T>` declares `T`; an
+    /// extractor built on other extractors declares what they declare.
+    fn required_state() -> Vec<StateType> {
+        Vec::new()
+    }
+}
+
+impl FromContext for Context {
+    fn from_context(ctx: &Context) -> Result<Self, ToolError> {
+        Ok(ctx.clone())
+    }
+}
+
+impl<T: Clone + Send + Sync + 'static> FromContext for State<T> {
+    fn from_context(ctx: &Context) -> Result<Self, ToolError> {
+        ctx.state::<T>()
+    }
+
+    fn required_state() -> Vec<StateType> {
+        vec![StateType::of::<T>()]
+    }
+}

@@ -10,7 +10,7 @@ use futures::FutureExt;
 use futures::future::try_join_all;
 use serde_json::Map;
 
-use super::ClientError;
+use super::error::ClientError;
 use crate::util::BoxFuture;
 use crate::wire::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitRequestParams,

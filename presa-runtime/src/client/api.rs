@@ -159,12 +159,25 @@ impl Client {
         }
     }
 
-    /// Answers input requests through the registered handlers.
+    /// Answers the input requests of a tool call's round through the
+    /// registered handlers, each under its key. For the input requests of
+    /// a task, use [`answer_task_input_requests`](Self::answer_task_input_requests).
     pub async fn answer_input_requests(
         &self,
         requests: InputRequests,
     ) -> Result<InputResponses, ClientError> {
-        self.handlers.answer(requests).await
+        self.handlers.answer(requests, None).await
+    }
+
+    /// Answers the input requests of task `task_id` through the registered
+    /// handlers, each under its key, telling each handler the task; send
+    /// the answers with [`update_task`](Self::update_task).
+    pub async fn answer_task_input_requests(
+        &self,
+        task_id: impl AsRef<str>,
+        requests: InputRequests,
+    ) -> Result<InputResponses, ClientError> {
+        self.handlers.answer(requests, Some(task_id.as_ref())).await
     }
 
     /// Sends a request with the required `_meta` and returns its `result`

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::api::Client;
 use super::connection::{Connection, ConnectionSettings};
-use super::handlers::{Handlers, boxed};
+use super::handlers::{Handlers, PendingInput, boxed};
 use super::routing::NotificationHandler;
 use super::transport::ClientTransport;
 use crate::wire::{
@@ -59,10 +59,12 @@ impl ClientBuilder {
         self
     }
 
-    /// Answers `elicitation/create` (and declares the `elicitation` capability).
+    /// Answers `elicitation/create` (and declares the `elicitation`
+    /// capability). The handler receives each request with its key and,
+    /// inside a task, the task id: see [`PendingInput`].
     pub fn on_elicitation<F, Fut>(mut self, handler: F) -> Self
     where
-        F: Fn(ElicitRequestParams) -> Fut + Send + Sync + 'static,
+        F: Fn(PendingInput<ElicitRequestParams>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = ElicitResult> + Send + 'static,
     {
         self.handlers.elicitation = Some(boxed(handler));
@@ -76,23 +78,27 @@ impl ClientBuilder {
         self
     }
 
-    /// Answers `sampling/createMessage` (and declares `sampling`).
+    /// Answers `sampling/createMessage` (and declares `sampling`). The
+    /// handler receives each request with its key and, inside a task, the
+    /// task id: see [`PendingInput`].
     pub fn on_sampling<F, Fut>(mut self, handler: F) -> Self
     where
-        F: Fn(CreateMessageParams) -> Fut + Send + Sync + 'static,
+        F: Fn(PendingInput<CreateMessageParams>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = CreateMessageResult> + Send + 'static,
     {
         self.handlers.sampling = Some(boxed(handler));
         self
     }
 
-    /// Answers `roots/list` (and declares `roots`).
+    /// Answers `roots/list` (and declares `roots`). The request has no
+    /// params, so the handler's [`PendingInput`] carries `()`: its key and,
+    /// inside a task, the task id are what it can go by.
     pub fn on_roots<F, Fut>(mut self, handler: F) -> Self
     where
-        F: Fn() -> Fut + Send + Sync + 'static,
+        F: Fn(PendingInput<()>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Vec<Root>> + Send + 'static,
     {
-        self.handlers.roots = Some(boxed(move |()| handler()));
+        self.handlers.roots = Some(boxed(handler));
         self
     }
 

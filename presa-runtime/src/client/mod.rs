@@ -12,6 +12,13 @@
 //! `requestState`. [`Client::call_tool_step`] does one round, for callers
 //! that drive MRTR themselves.
 //!
+//! # Answering input
+//!
+//! A server files each input request under a key (`confirm`, `region`) and
+//! may ask several of the same kind at once, so a handler receives the key
+//! with the request, as a [`PendingInput`], plus the task id when a task
+//! asked. Answers go back under the same keys.
+//!
 //! # Results the client does not recognize
 //!
 //! Every result names its kind in `resultType`; an absent one means
@@ -60,7 +67,7 @@
 //! |---|---|
 //! | `error`, `transport` | [`ClientError`]; [`ClientTransport`] |
 //! | `result` | reading `resultType`: the one check every method goes through |
-//! | `handlers` | the input handlers, and the capabilities they imply |
+//! | `handlers` | the input handlers, [`PendingInput`], and the capabilities they imply |
 //! | `call` | [`ToolCall`], [`CallStep`], [`CallOutcome`], [`TaskHandle`]: a call and what it came to |
 //! | `routing` | the reader task: responses to their waiters, notifications to their streams |
 //! | `connection` | ids, `_meta`, sending a request and waiting for it, cancel on drop, version retry |
@@ -85,6 +92,7 @@ pub use api::Client;
 pub use builder::ClientBuilder;
 pub use call::{CallOutcome, CallStep, TaskHandle, ToolCall};
 pub use error::ClientError;
+pub use handlers::PendingInput;
 pub use subscription::{SubscriptionEnd, TaskSubscription};
 pub use tasks::AwaitOptions;
 pub use transport::ClientTransport;

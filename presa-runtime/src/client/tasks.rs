@@ -98,8 +98,10 @@ impl Client {
     }
 
     /// `tasks/update`: answers some of the task's outstanding input
-    /// requests, by key. The server may take the answers into account after
-    /// it acknowledges them.
+    /// requests, by key (see
+    /// [`answer_task_input_requests`](Self::answer_task_input_requests)).
+    /// The server may take the answers into account after it acknowledges
+    /// them.
     pub async fn update_task(
         &self,
         task_id: impl AsRef<str>,
@@ -146,7 +148,7 @@ impl Client {
     ///
     /// `task` is a [`TaskHandle`](super::TaskHandle) or a bare task id.
     /// Input the task asks for is answered through the registered handlers
-    /// and sent with
+    /// (each told the task id) and sent with
     /// `tasks/update`, each request key once however often the server shows
     /// it. A `completed` task gives its result (which may have `isError`);
     /// `failed` gives [`ClientError::TaskFailed`], `cancelled`
@@ -295,7 +297,10 @@ impl Follower<'_> {
             return Ok(());
         }
         let keys: Vec<String> = requests.keys().cloned().collect();
-        let responses = self.client.answer_input_requests(requests).await?;
+        let responses = self
+            .client
+            .answer_task_input_requests(self.task_id, requests)
+            .await?;
         self.client.update_task(self.task_id, responses).await?;
         self.answered.extend(keys);
         Ok(())

@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::Serialize;
+use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use super::error::ClientError;
@@ -92,7 +93,7 @@ impl Connection {
         &self,
         method: &str,
         params: &P,
-    ) -> Result<serde_json::Value, ClientError> {
+    ) -> Result<Value, ClientError> {
         self.agreeing_on_version(|| self.request_once(method, params))
             .await
     }
@@ -145,7 +146,7 @@ impl Connection {
         &self,
         method: &str,
         params: &P,
-    ) -> Result<serde_json::Value, ClientError> {
+    ) -> Result<Value, ClientError> {
         let id = self.next_request_id();
         let response = self.routes.await_response(&id);
         let mut unanswered = CancelOnDrop {

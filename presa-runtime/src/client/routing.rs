@@ -33,7 +33,6 @@ const SUBSCRIPTION_CAPACITY: usize = 64;
 pub(super) type NotificationHandler = Arc<dyn Fn(Notification) + Send + Sync>;
 
 /// The routing tables shared by the reader and the requests.
-#[derive(Default)]
 pub(super) struct Routes {
     /// Requests waiting for their response, by id; `None` once the
     /// connection closed.

@@ -74,7 +74,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 fn confirming() -> ClientBuilder {
     Client::builder()
         .info("jobs-demo", "1")
-        .on_elicitation(|_request| async { ElicitResult::accept(json!({"ok": true})) })
+        .on_elicitation(|_| async { ElicitResult::accept(json!({"ok": true})) })
 }
 
 async fn demo() -> Result<(), Box<dyn std::error::Error>> {

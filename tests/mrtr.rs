@@ -115,8 +115,8 @@ async fn two_rounds_keep_the_first_answer() {
 async fn the_client_drives_every_round_and_the_tool_reruns_each_time() {
     let f = fixture();
     let c = client(
-        presa::Client::builder().on_elicitation(|req| async move {
-            let ElicitRequestParams::Form { message, .. } = req else {
+        presa::Client::builder().on_elicitation(|input| async move {
+            let ElicitRequestParams::Form { message, .. } = input.params else {
                 unreachable!()
             };
             let name = if message.starts_with("First") {
@@ -373,8 +373,8 @@ async fn sampling_and_roots_round_trip() {
     for wire in WIRES {
         let c = client(
             presa::Client::builder()
-                .on_sampling(|params| async move {
-                    assert_eq!(params.max_tokens, 64);
+                .on_sampling(|input| async move {
+                    assert_eq!(input.params.max_tokens, 64);
                     CreateMessageResult {
                         role: Role::Assistant,
                         content: SamplingContent::One(Content::text("Paris")),
@@ -382,7 +382,7 @@ async fn sampling_and_roots_round_trip() {
                         stop_reason: Some("endTurn".into()),
                     }
                 })
-                .on_roots(|| async {
+                .on_roots(|_| async {
                     vec![
                         Root {
                             uri: "file:///a".into(),

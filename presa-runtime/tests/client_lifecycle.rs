@@ -14,7 +14,7 @@ use scripted::*;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use presa_runtime::client::{AwaitOptions, Client, ClientError};
+use presa_runtime::client::{AwaitOptions, Client, ClientError, SubscriptionEnd, TaskSubscription};
 use presa_runtime::transport::byte_stream;
 use presa_runtime::wire::{InputRequests, Notification, TaskStatus};
 use serde_json::{Value, json};
@@ -177,6 +177,197 @@ async fn await_task_polls_at_once_when_the_server_cancels_its_stream() {
         .await;
     assert_eq!(awaiting.await.unwrap().unwrap().text(), Some("polled"));
     assert_eq!(peer.sent_next().await, None);
+}
+
+/// How the server ends a stream it tears down: the `complete` result then
+/// `notifications/cancelled` (what it does now), or the other way round.
+#[derive(Debug, Clone, Copy)]
+enum Teardown {
+    ResultFirst,
+    CancellationFirst,
+}
+
+impl Teardown {
+    async fn send(self, peer: &Peer, listen: &Value) {
+        match self {
+            Teardown::ResultFirst => {
+                peer.end_stream(listen).await;
+                peer.cancel_stream(listen).await;
+            }
+            Teardown::CancellationFirst => {
+                peer.cancel_stream(listen).await;
+                peer.end_stream(listen).await;
+            }
+        }
+    }
+}
+
+/// An open subscription to task `a`, on a client that passes every
+/// notification no stream takes to the returned receiver.
+async fn subscribed() -> (
+    Client,
+    Peer,
+    Value,
+    TaskSubscription,
+    mpsc::UnboundedReceiver<Notification>,
+) {
+    let (client, mut peer, seen) = observed_client();
+    let listening = tokio::spawn({
+        let client = client.clone();
+        async move { client.listen_tasks(vec!["a".into()]).await }
+    });
+    let listen = peer.expect("subscriptions/listen").await;
+    peer.acknowledge(&listen, json!(["a"])).await;
+    let subscription = listening.await.unwrap().unwrap();
+    (client, peer, listen, subscription, seen)
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_result_then_cancellation_ends_a_subscription_gracefully() {
+    let logs = Logs::capture();
+    let (client, mut peer, listen, mut subscription, mut seen) = subscribed().await;
+
+    peer.push(&listen, task("a", "completed", completed_with("ok")))
+        .await;
+    Teardown::ResultFirst.send(&peer, &listen).await;
+    marker(&peer).await;
+    let first = subscription.next().await.unwrap();
+    assert_eq!(first.task.status, TaskStatus::Completed, "before the end");
+    assert_eq!(subscription.next().await, None);
+    assert_eq!(subscription.end(), Some(&SubscriptionEnd::Completed));
+    assert_eq!(subscription.next().await, None, "stays ended");
+
+    drop(subscription);
+    assert_eq!(peer.sent_next().await, None, "nothing is sent back");
+    let first = timeout(GUARD, seen.recv()).await.unwrap().unwrap();
+    assert_eq!(first.method, "notifications/message", "{first:?}");
+    assert!(
+        logs.mention("notification for a closed subscription"),
+        "the trailing cancellation is read as the closed stream's: {:?}",
+        logs.lines()
+    );
+    assert!(
+        !logs.mention("no pending request"),
+        "a response was taken for an unknown one: {:?}",
+        logs.lines()
+    );
+    drop(client);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_cancellation_then_result_ends_a_subscription_too() {
+    let (client, mut peer, listen, mut subscription, mut seen) = subscribed().await;
+
+    peer.push(&listen, task("a", "completed", completed_with("ok")))
+        .await;
+    Teardown::CancellationFirst.send(&peer, &listen).await;
+    marker(&peer).await;
+    let first = subscription.next().await.unwrap();
+    assert_eq!(first.task.status, TaskStatus::Completed, "before the end");
+    assert_eq!(subscription.next().await, None);
+    assert_eq!(
+        subscription.end(),
+        Some(&SubscriptionEnd::CancelledByServer)
+    );
+
+    drop(subscription);
+    assert_eq!(peer.sent_next().await, None, "nothing is sent back");
+    let first = timeout(GUARD, seen.recv()).await.unwrap().unwrap();
+    assert_eq!(first.method, "notifications/message", "{first:?}");
+    drop(client);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_cancellation_without_subscription_meta_ends_its_stream() {
+    let (client, mut peer, listen, mut subscription, mut seen) = subscribed().await;
+
+    let params = json!({"requestId": listen["id"], "reason": "shutting down"});
+    peer.notify("notifications/cancelled", params).await;
+    marker(&peer).await;
+    let end = timeout(GUARD, subscription.next()).await;
+    assert_eq!(
+        end.ok(),
+        Some(None),
+        "the cancellation names the stream's request"
+    );
+    assert_eq!(
+        subscription.end(),
+        Some(&SubscriptionEnd::CancelledByServer)
+    );
+
+    drop(subscription);
+    assert_eq!(peer.sent_next().await, None, "nothing is sent back");
+    let first = timeout(GUARD, seen.recv()).await.unwrap().unwrap();
+    assert_eq!(first.method, "notifications/message", "{first:?}");
+    drop(client);
+}
+
+#[tokio::test(start_paused = true)]
+async fn await_task_polls_on_when_the_server_ends_its_stream_in_either_order() {
+    for order in [Teardown::ResultFirst, Teardown::CancellationFirst] {
+        let logs = Logs::capture();
+        let (client, mut peer, _) = tasks_client();
+        let options = AwaitOptions::default().listen(true);
+        let awaiting = tokio::spawn({
+            let client = client.clone();
+            async move { client.await_task("t1", options).await }
+        });
+        let listen = peer.expect("subscriptions/listen").await;
+        peer.acknowledge(&listen, json!(["t1"])).await;
+        peer.push(&listen, task("t1", "working", json!({}))).await;
+        let ended_at = Instant::now();
+        order.send(&peer, &listen).await;
+
+        // It polls at once, then at the task's interval, to the end.
+        let get = peer.expect("tasks/get").await;
+        assert_eq!(
+            ended_at.elapsed(),
+            Duration::ZERO,
+            "{order:?}: polls at once"
+        );
+        peer.reply(&get, got("t1", "working", json!({}))).await;
+        let get = peer.expect("tasks/get").await;
+        assert_eq!(
+            ended_at.elapsed(),
+            Duration::from_millis(250),
+            "{order:?}: then at the interval"
+        );
+        peer.reply(&get, got("t1", "completed", completed_with("polled")))
+            .await;
+        let done = awaiting.await.unwrap();
+        assert_eq!(done.unwrap().text(), Some("polled"), "{order:?}");
+        assert_eq!(peer.sent_next().await, None, "{order:?}: no cancellation");
+        if let Teardown::ResultFirst = order {
+            assert!(
+                !logs.mention("no pending request"),
+                "a response was taken for an unknown one: {:?}",
+                logs.lines()
+            );
+        }
+        drop(client);
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_late_result_after_the_servers_cancellation_does_not_disturb_polling() {
+    let (client, mut peer, _) = tasks_client();
+    let options = AwaitOptions::default().listen(true);
+    let awaiting = tokio::spawn({
+        let client = client.clone();
+        async move { client.await_task("t1", options).await }
+    });
+    let listen = peer.expect("subscriptions/listen").await;
+    peer.acknowledge(&listen, json!(["t1"])).await;
+    peer.cancel_stream(&listen).await;
+
+    let get = peer.expect("tasks/get").await;
+    // The stream's result arrives while the poll waits for its own.
+    peer.end_stream(&listen).await;
+    peer.reply(&get, got("t1", "completed", completed_with("polled")))
+        .await;
+    assert_eq!(awaiting.await.unwrap().unwrap().text(), Some("polled"));
+    assert_eq!(peer.sent_next().await, None, "no cancellation");
+    drop(client);
 }
 
 // ---------------------------------------------------------------------------

@@ -2,6 +2,12 @@
 //!
 //! A client declares exactly the capabilities it has handlers for, so a
 //! server never asks it for input it cannot give.
+//!
+//! A server files each input request under a key of its own choosing
+//! (`confirm`, `region`), and one call or task may ask several at once, of
+//! the same kind. The key is what tells them apart, so a handler receives
+//! it with the request, as a [`PendingInput`], along with the task that
+//! asked when the request came from one.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -10,7 +16,7 @@ use futures::FutureExt;
 use futures::future::try_join_all;
 use serde_json::Map;
 
-use super::ClientError;
+use super::error::ClientError;
 use crate::util::BoxFuture;
 use crate::wire::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitRequestParams,
@@ -18,23 +24,60 @@ use crate::wire::{
     InputResponses, ListRootsResult, Root,
 };
 
-type Handler<Req, Res> = Arc<dyn Fn(Req) -> BoxFuture<Res> + Send + Sync>;
+/// One input request as a handler sees it: where the server filed it, and
+/// what it asks.
+///
+/// `P` is the request's params: [`ElicitRequestParams`] for
+/// [`on_elicitation`](super::ClientBuilder::on_elicitation),
+/// [`CreateMessageParams`] for [`on_sampling`](super::ClientBuilder::on_sampling),
+/// and `()` for [`on_roots`](super::ClientBuilder::on_roots), since
+/// `roots/list` has none.
+///
+/// ```
+/// use presa_runtime::client::{Client, PendingInput};
+/// use presa_runtime::wire::{ElicitRequestParams, ElicitResult};
+/// use serde_json::json;
+///
+/// let builder = Client::builder().on_elicitation(
+///     |input: PendingInput<ElicitRequestParams>| async move {
+///         match input.key.as_str() {
+///             "region" => ElicitResult::accept(json!({"region": "eu-west"})),
+///             _ => ElicitResult::accept(json!({"ok": true})),
+///         }
+///     },
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingInput<P> {
+    /// The key the server filed the request under in `inputRequests`; the
+    /// answer goes back under the same key.
+    pub key: String,
+    /// The task that asked, when the request came from one
+    /// ([`Client::await_task`](super::Client::await_task)); `None` for a
+    /// round of a plain tool call.
+    pub task_id: Option<String>,
+    /// What the server asks.
+    pub params: P,
+}
+
+type Handler<P, Res> = Arc<dyn Fn(PendingInput<P>) -> BoxFuture<Res> + Send + Sync>;
 
 /// The registered input handlers.
-#[derive(Clone, Default)]
-pub(crate) struct Handlers {
+#[derive(Default)]
+pub(super) struct Handlers {
     pub elicitation: Option<Handler<ElicitRequestParams, ElicitResult>>,
     pub url_elicitation: bool,
     pub sampling: Option<Handler<CreateMessageParams, CreateMessageResult>>,
     pub roots: Option<Handler<(), Vec<Root>>>,
 }
 
-pub(crate) fn boxed<Req, Res, F, Fut>(f: F) -> Handler<Req, Res>
+/// Boxes a user's handler function.
+pub(super) fn boxed<P, Res, F, Fut>(f: F) -> Handler<P, Res>
 where
-    F: Fn(Req) -> Fut + Send + Sync + 'static,
+    F: Fn(PendingInput<P>) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Res> + Send + 'static,
 {
-    Arc::new(move |req| f(req).boxed())
+    Arc::new(move |input| f(input).boxed())
 }
 
 impl Handlers {
@@ -51,17 +94,21 @@ impl Handlers {
         }
     }
 
-    /// Answers every request, concurrently. Fails before asking anything
-    /// if one of them has no handler, so that no answer the user gave is
-    /// thrown away.
-    pub async fn answer(&self, requests: InputRequests) -> Result<InputResponses, ClientError> {
+    /// Answers every request, concurrently, each under its own key; for
+    /// task `task_id` when a task asked. Fails before asking anything if one
+    /// of them has no handler, so that no answer the user gave is thrown
+    /// away.
+    pub async fn answer(
+        &self,
+        requests: InputRequests,
+        task_id: Option<&str>,
+    ) -> Result<InputResponses, ClientError> {
         if let Some(request) = requests.values().find(|r| !self.handles(r)) {
-            return Err(ClientError::NoHandler {
-                method: request.method().to_owned(),
-            });
+            return Err(no_handler(request));
         }
         let answers = requests.into_iter().map(|(key, request)| async move {
-            Ok::<_, ClientError>((key, self.answer_one(request).await?))
+            let response = self.answer_one(key.clone(), task_id, request).await?;
+            Ok::<_, ClientError>((key, response))
         });
         Ok(try_join_all(answers).await?.into_iter().collect())
     }
@@ -75,28 +122,53 @@ impl Handlers {
         }
     }
 
-    async fn answer_one(&self, request: InputRequest) -> Result<InputResponse, ClientError> {
-        let no_handler = ClientError::NoHandler {
-            method: request.method().to_owned(),
-        };
+    async fn answer_one(
+        &self,
+        key: String,
+        task_id: Option<&str>,
+        request: InputRequest,
+    ) -> Result<InputResponse, ClientError> {
+        let task_id = task_id.map(str::to_owned);
+        let missing = no_handler(&request);
         let response = match request {
             InputRequest::Elicit(params) => {
-                let handler = self.elicitation.as_ref().ok_or(no_handler)?;
-                handler(params).await.into()
-            }
-            InputRequest::Sample(params) => {
-                let handler = self.sampling.as_ref().ok_or(no_handler)?;
-                handler(params).await.into()
-            }
-            InputRequest::ListRoots => {
-                let handler = self.roots.as_ref().ok_or(no_handler)?;
-                ListRootsResult {
-                    roots: handler(()).await,
-                }
+                let handler = self.elicitation.as_ref().ok_or(missing)?;
+                handler(PendingInput {
+                    key,
+                    task_id,
+                    params,
+                })
+                .await
                 .into()
             }
-            InputRequest::Other { .. } => return Err(no_handler),
+            InputRequest::Sample(params) => {
+                let handler = self.sampling.as_ref().ok_or(missing)?;
+                handler(PendingInput {
+                    key,
+                    task_id,
+                    params,
+                })
+                .await
+                .into()
+            }
+            InputRequest::ListRoots => {
+                let handler = self.roots.as_ref().ok_or(missing)?;
+                let input = PendingInput {
+                    key,
+                    task_id,
+                    params: (),
+                };
+                let roots = handler(input).await;
+                ListRootsResult { roots }.into()
+            }
+            InputRequest::Other { .. } => return Err(missing),
         };
         Ok(response)
+    }
+}
+
+fn no_handler(request: &InputRequest) -> ClientError {
+    ClientError::NoHandler {
+        method: request.method().to_owned(),
     }
 }

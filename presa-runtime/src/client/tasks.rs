@@ -1,5 +1,11 @@
-//! The client side of the Tasks extension: what a tool call came to, the
-//! one-step task requests, and following a task to its end.
+//! The client side of the Tasks extension: the one-step task requests,
+//! listening to task states, and following a task to its end.
+//!
+//! [`Client::await_task`] keeps the state of one wait in a `Follower`: the
+//! input keys it answered already, since the server shows a request on
+//! every poll until it has taken the answer in. Listening only changes how
+//! the follower learns of a new state; what it does with a state is the
+//! same either way.
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -7,10 +13,13 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::time::{Instant, sleep, sleep_until};
 
-use super::{Client, ClientError, TaskSubscription, parse_result};
+use super::api::Client;
+use super::error::ClientError;
+use super::result::parse_complete;
+use super::subscription::TaskSubscription;
 use crate::wire::{
-    CallToolResult, CreateTaskResult, DetailedTask, GetTaskResult, InputRequests, InputResponses,
-    Method, ResultType, Task, TaskIdParams, TaskStatus, UpdateTaskParams,
+    CallToolResult, DetailedTask, EmptyResult, InputRequests, InputResponses, ListenParams, Method,
+    SubscriptionFilter, Task, TaskIdParams, TaskStatus, UpdateTaskParams,
 };
 
 /// The poll interval when the task suggests none.
@@ -20,90 +29,6 @@ const MIN_POLL: Duration = Duration::from_millis(10);
 /// Never wait longer than this between polls: a guard against absurd
 /// values, far above any interval a real server suggests.
 const MAX_POLL: Duration = Duration::from_secs(3600);
-
-/// What a tool call came to: its result, or a task that will produce it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum CallOutcome {
-    /// The final result.
-    Complete(CallToolResult),
-    /// The server runs the call as a task; follow it with
-    /// [`Client::await_task`].
-    Task(TaskHandle),
-}
-
-impl CallOutcome {
-    /// Whether the server made the call a task.
-    pub fn is_task(&self) -> bool {
-        matches!(self, CallOutcome::Task(_))
-    }
-
-    /// The task, when the server made the call one.
-    pub fn task(&self) -> Option<&TaskHandle> {
-        match self {
-            CallOutcome::Task(task) => Some(task),
-            CallOutcome::Complete(_) => None,
-        }
-    }
-
-    /// The result, when the call completed without a task.
-    pub fn complete(&self) -> Option<&CallToolResult> {
-        match self {
-            CallOutcome::Complete(result) => Some(result),
-            CallOutcome::Task(_) => None,
-        }
-    }
-
-    /// The result, or [`ClientError::UnexpectedTask`] when the server made
-    /// the call a task: for callers that do not follow tasks.
-    pub fn into_complete(self) -> Result<CallToolResult, ClientError> {
-        match self {
-            CallOutcome::Complete(result) => Ok(result),
-            CallOutcome::Task(task) => Err(ClientError::UnexpectedTask {
-                task_id: task.task.task_id,
-            }),
-        }
-    }
-
-    /// The first text block of a complete result; `None` for a task.
-    pub fn text(&self) -> Option<&str> {
-        self.complete().and_then(CallToolResult::text)
-    }
-}
-
-/// A task the server created for a call: the task's state when the server
-/// answered. Its id is all [`Client::await_task`] needs, so persist
-/// [`TaskHandle::id`] to resume after a restart.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TaskHandle {
-    task: Task,
-}
-
-impl TaskHandle {
-    pub(super) fn from_created(created: CreateTaskResult) -> Self {
-        TaskHandle { task: created.task }
-    }
-
-    /// The task id.
-    pub fn id(&self) -> &str {
-        &self.task.task_id
-    }
-
-    /// The task as created: status, TTL, suggested poll interval.
-    pub fn task(&self) -> &Task {
-        &self.task
-    }
-
-    /// Takes the task out.
-    pub fn into_task(self) -> Task {
-        self.task
-    }
-}
-
-impl AsRef<str> for TaskHandle {
-    fn as_ref(&self) -> &str {
-        self.id()
-    }
-}
 
 /// How [`Client::await_task`] follows a task.
 ///
@@ -162,26 +87,21 @@ impl Client {
         let params = TaskIdParams {
             task_id: task_id.to_owned(),
         };
-        let got: GetTaskResult =
-            parse_result(self.request(Method::TasksGet.as_str(), &params).await?)?;
-        if got.result_type != ResultType::Complete {
-            return Err(ClientError::InvalidResponse(format!(
-                "unexpected resultType `{}` for tasks/get",
-                got.result_type.as_str()
-            )));
-        }
-        if got.task.task.task_id != task_id {
+        let task: DetailedTask = self.request_complete(Method::TasksGet, &params).await?;
+        if task.task.task_id != task_id {
             return Err(ClientError::InvalidResponse(format!(
                 "tasks/get for task `{task_id}` returned task `{}`",
-                got.task.task.task_id
+                task.task.task_id
             )));
         }
-        Ok(got.task)
+        Ok(task)
     }
 
     /// `tasks/update`: answers some of the task's outstanding input
-    /// requests, by key. The server may take the answers into account after
-    /// it acknowledges them.
+    /// requests, by key (see
+    /// [`answer_task_input_requests`](Self::answer_task_input_requests)).
+    /// The server may take the answers into account after it acknowledges
+    /// them.
     pub async fn update_task(
         &self,
         task_id: impl AsRef<str>,
@@ -191,7 +111,7 @@ impl Client {
             task_id: task_id.as_ref().to_owned(),
             input_responses,
         };
-        self.request(Method::TasksUpdate.as_str(), &params).await?;
+        let _: EmptyResult = self.request_complete(Method::TasksUpdate, &params).await?;
         Ok(())
     }
 
@@ -201,14 +121,34 @@ impl Client {
         let params = TaskIdParams {
             task_id: task_id.as_ref().to_owned(),
         };
-        self.request(Method::TasksCancel.as_str(), &params).await?;
+        let _: EmptyResult = self.request_complete(Method::TasksCancel, &params).await?;
         Ok(())
+    }
+
+    /// Opens a `subscriptions/listen` stream of `notifications/tasks` for
+    /// `task_ids`, and waits for the server's acknowledgement (within the
+    /// request timeout, if one is set). The client must declare
+    /// [`ClientBuilder::tasks`](super::ClientBuilder::tasks), or the server
+    /// refuses with `-32021`. The stream stays open until the
+    /// [`TaskSubscription`] is dropped or the server ends it.
+    pub async fn listen_tasks(
+        &self,
+        task_ids: Vec<String>,
+    ) -> Result<TaskSubscription, ClientError> {
+        let params = ListenParams {
+            notifications: SubscriptionFilter {
+                task_ids: Some(task_ids),
+                ..Default::default()
+            },
+        };
+        TaskSubscription::open(self.connection(), &params).await
     }
 
     /// Follows a task to its end and returns its result.
     ///
-    /// `task` is a [`TaskHandle`] or a bare task id. Input the task asks for
-    /// is answered through the registered handlers and sent with
+    /// `task` is a [`TaskHandle`](super::TaskHandle) or a bare task id.
+    /// Input the task asks for is answered through the registered handlers
+    /// (each told the task id) and sent with
     /// `tasks/update`, each request key once however often the server shows
     /// it. A `completed` task gives its result (which may have `isError`);
     /// `failed` gives [`ClientError::TaskFailed`], `cancelled`
@@ -316,7 +256,11 @@ impl Follower<'_> {
                 pushed = subscription.next() => match pushed {
                     Some(task) if task.task.task_id == self.task_id => task,
                     Some(_) => continue,
-                    None => return Ok(None),
+                    None => {
+                        let end = subscription.end();
+                        tracing::debug!(task = self.task_id, ?end, "the stream ended; polling");
+                        return Ok(None);
+                    }
                 },
                 () = sleep_until(next_poll) => self.client.get_task(self.task_id).await?,
             };
@@ -353,7 +297,10 @@ impl Follower<'_> {
             return Ok(());
         }
         let keys: Vec<String> = requests.keys().cloned().collect();
-        let responses = self.client.answer_input_requests(requests).await?;
+        let responses = self
+            .client
+            .answer_task_input_requests(self.task_id, requests)
+            .await?;
         self.client.update_task(self.task_id, responses).await?;
         self.answered.extend(keys);
         Ok(())
@@ -374,7 +321,9 @@ fn completed(task: DetailedTask) -> Result<CallToolResult, ClientError> {
             task.task.task_id
         )));
     };
-    parse_result(Value::Object(result))
+    // The task's result is the one `tools/call` would have answered with.
+    let answered = format!("tasks/get (the result of task `{}`)", task.task.task_id);
+    parse_complete(&answered, Value::Object(result))
 }
 
 fn failed(task: DetailedTask) -> ClientError {

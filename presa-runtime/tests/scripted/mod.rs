@@ -1,11 +1,12 @@
 //! A scripted fake server for client tests: the test reads the client's
 //! raw frames and writes the server's answers, plus builders for the task
-//! shapes it answers with. Shared by `client_tasks.rs` and
-//! `client_lifecycle.rs`.
+//! shapes it answers with, and [`Logs`] to see what the client logged.
+//! Shared by the `client_*.rs` tests.
 #![allow(dead_code)]
 
-use std::sync::Arc;
+use std::fmt::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use presa_runtime::client::{Client, ClientBuilder};
@@ -105,6 +106,13 @@ impl Peer {
         self.notify("notifications/cancelled", params).await;
     }
 
+    /// The graceful end of the stream `listen` opened: its `complete` result.
+    pub async fn end_stream(&self, listen: &Value) {
+        let result = json!({"resultType": "complete",
+                            "_meta": { SUBSCRIPTION_ID: listen["id"] }});
+        self.reply(listen, result).await;
+    }
+
     /// Closes the server's output, keeping its input open: the client still
     /// writes successfully, but no answer will ever arrive.
     pub fn close_output(self) -> mpsc::Receiver<Inbound> {
@@ -198,4 +206,71 @@ pub fn params(request: &Value, tasks: bool) -> Value {
         false => assert!(extension.is_null(), "{meta}"),
     }
     params
+}
+
+/// The log events recorded on this thread while it lives. A paused-clock
+/// test runs on a current-thread runtime, so the client's reader task logs
+/// on the test's thread too; other tests' events stay out.
+pub struct Logs {
+    lines: Arc<Mutex<Vec<String>>>,
+    _scope: tracing::subscriber::DefaultGuard,
+}
+
+impl Logs {
+    pub fn capture() -> Logs {
+        let lines = Arc::default();
+        let recorder = Recorder {
+            lines: Arc::clone(&lines),
+        };
+        Logs {
+            lines,
+            _scope: tracing::subscriber::set_default(recorder),
+        }
+    }
+
+    /// Whether any event so far mentions `text`.
+    pub fn mention(&self, text: &str) -> bool {
+        self.lines.lock().unwrap().iter().any(|l| l.contains(text))
+    }
+
+    pub fn lines(&self) -> Vec<String> {
+        self.lines.lock().unwrap().clone()
+    }
+}
+
+/// A subscriber that keeps each event as one line of `field=value` pairs.
+struct Recorder {
+    lines: Arc<Mutex<Vec<String>>>,
+}
+
+impl tracing::Subscriber for Recorder {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+
+    fn event(&self, event: &tracing::Event<'_>) {
+        let mut line = Line(event.metadata().level().to_string());
+        event.record(&mut line);
+        self.lines.lock().unwrap().push(line.0);
+    }
+
+    fn enter(&self, _: &tracing::span::Id) {}
+
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
+struct Line(String);
+
+impl tracing::field::Visit for Line {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        let _ = write!(self.0, " {}={:?}", field.name(), value);
+    }
 }

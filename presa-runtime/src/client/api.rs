@@ -1,0 +1,215 @@
+//! [`Client`]: discovery, tools, and tool calls driven through their input
+//! rounds (MRTR).
+//!
+//! A round that ends `input_required` is answered through the registered
+//! handlers and retried under a new id, with the answers and the
+//! byte-identical `requestState`, until the server answers with the result
+//! or a task.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::call::{CallOutcome, CallStep, TaskHandle, ToolCall};
+use super::connection::Connection;
+use super::error::ClientError;
+use super::handlers::Handlers;
+use super::result::{ResultKind, parse_complete, parse_result, result_kind};
+use crate::wire::{
+    DiscoverResult, InputRequests, InputResponses, ListToolsResult, Method, TASKS_EXTENSION, Tool,
+};
+
+/// An MCP client. Cheap to clone; clones share the connection. Built with
+/// [`Client::builder`].
+#[derive(Clone)]
+pub struct Client {
+    connection: Arc<Connection>,
+    handlers: Arc<Handlers>,
+    /// How many input rounds one call may take.
+    max_rounds: usize,
+}
+
+/// `tools/call` params, borrowed from a [`ToolCall`].
+#[derive(Serialize)]
+struct CallParams<'a> {
+    name: &'a str,
+    arguments: &'a Map<String, Value>,
+    #[serde(rename = "inputResponses", skip_serializing_if = "Option::is_none")]
+    input_responses: Option<&'a InputResponses>,
+    #[serde(rename = "requestState", skip_serializing_if = "Option::is_none")]
+    request_state: Option<&'a str>,
+}
+
+impl<'a> From<&'a ToolCall> for CallParams<'a> {
+    fn from(call: &'a ToolCall) -> Self {
+        CallParams {
+            name: &call.name,
+            arguments: &call.arguments,
+            input_responses: call.input_responses.as_ref(),
+            request_state: call.request_state.as_deref(),
+        }
+    }
+}
+
+impl Client {
+    pub(super) fn new(connection: Connection, handlers: Handlers, max_rounds: usize) -> Self {
+        Client {
+            connection: Arc::new(connection),
+            handlers: Arc::new(handlers),
+            max_rounds,
+        }
+    }
+
+    /// The connection, for the requests other files add to the client.
+    pub(super) fn connection(&self) -> &Arc<Connection> {
+        &self.connection
+    }
+
+    /// `server/discover`: the server's versions, capabilities and identity.
+    pub async fn discover(&self) -> Result<DiscoverResult, ClientError> {
+        self.request_complete(Method::ServerDiscover, &Map::new())
+            .await
+    }
+
+    /// One page of `tools/list`.
+    pub async fn list_tools_page(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<ListToolsResult, ClientError> {
+        let mut params = Map::new();
+        if let Some(cursor) = cursor {
+            params.insert("cursor".into(), cursor.into());
+        }
+        self.request_complete(Method::ToolsList, &params).await
+    }
+
+    /// Every tool, following `nextCursor` to the last page. A server that
+    /// hands out a cursor twice is an error, not an endless loop.
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
+        let mut tools = Vec::new();
+        let mut seen = HashSet::new();
+        let mut cursor = None;
+        loop {
+            let page = self.list_tools_page(cursor).await?;
+            tools.extend(page.tools);
+            match page.next_cursor {
+                Some(next) if !seen.insert(next.clone()) => {
+                    return Err(ClientError::InvalidResponse(format!(
+                        "tools/list returned the cursor {next:?} twice"
+                    )));
+                }
+                Some(next) => cursor = Some(next),
+                None => return Ok(tools),
+            }
+        }
+    }
+
+    /// Calls tool `name` with `arguments` (a JSON object, or `null` for
+    /// none), answering input requests through the registered handlers
+    /// until the server answers with the result or, when the client
+    /// declared [`ClientBuilder::tasks`](super::ClientBuilder::tasks), with
+    /// a task.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallOutcome, ClientError> {
+        let arguments = match arguments {
+            Value::Object(m) => m,
+            Value::Null => Map::new(),
+            other => return Err(ClientError::InvalidArguments(other.to_string())),
+        };
+        let mut call = ToolCall::new(name, arguments);
+        for round in 0..=self.max_rounds {
+            match self.call_tool_step(&call).await? {
+                CallStep::Complete(result) => return Ok(CallOutcome::Complete(result)),
+                CallStep::Task(task) => return Ok(CallOutcome::Task(task)),
+                CallStep::InputRequired(_) if round == self.max_rounds => break,
+                CallStep::InputRequired(input) => {
+                    let requests = input.input_requests.unwrap_or_default();
+                    call.input_responses = Some(self.answer_input_requests(requests).await?);
+                    call.request_state = input.request_state;
+                }
+            }
+        }
+        Err(ClientError::TooManyRounds {
+            max_rounds: self.max_rounds,
+        })
+    }
+
+    /// Sends one round of a tool call. A task (`resultType: "task"`) is an
+    /// invalid response unless the client declared
+    /// [`ClientBuilder::tasks`](super::ClientBuilder::tasks).
+    pub async fn call_tool_step(&self, call: &ToolCall) -> Result<CallStep, ClientError> {
+        let method = Method::ToolsCall.as_str();
+        let result = self.request(method, &CallParams::from(call)).await?;
+        match result_kind(method, &result)? {
+            ResultKind::Complete => Ok(CallStep::Complete(parse_result(result)?)),
+            ResultKind::InputRequired => Ok(CallStep::InputRequired(parse_result(result)?)),
+            ResultKind::Task if self.connection.declares(TASKS_EXTENSION) => Ok(CallStep::Task(
+                TaskHandle::from_created(parse_result(result)?),
+            )),
+            ResultKind::Task => Err(ClientError::InvalidResponse(
+                "the server answered tools/call with a task, but this client did not declare \
+                 the tasks extension (see ClientBuilder::tasks)"
+                    .into(),
+            )),
+        }
+    }
+
+    /// Answers the input requests of a tool call's round through the
+    /// registered handlers, each under its key. For the input requests of
+    /// a task, use [`answer_task_input_requests`](Self::answer_task_input_requests).
+    pub async fn answer_input_requests(
+        &self,
+        requests: InputRequests,
+    ) -> Result<InputResponses, ClientError> {
+        self.handlers.answer(requests, None).await
+    }
+
+    /// Answers the input requests of task `task_id` through the registered
+    /// handlers, each under its key, telling each handler the task; send
+    /// the answers with [`update_task`](Self::update_task).
+    pub async fn answer_task_input_requests(
+        &self,
+        task_id: impl AsRef<str>,
+        requests: InputRequests,
+    ) -> Result<InputResponses, ClientError> {
+        self.handlers.answer(requests, Some(task_id.as_ref())).await
+    }
+
+    /// Sends a request with the required `_meta` and returns its `result`
+    /// as the server sent it, `resultType` and all: interpreting it is the
+    /// caller's business. On `-32022` it retries once with a version both
+    /// sides support.
+    pub async fn request<P: Serialize + ?Sized>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> Result<Value, ClientError> {
+        self.connection.request(method, params).await
+    }
+
+    /// Sends `method`, which only ever completes, and parses its result;
+    /// any other `resultType` is an invalid response.
+    pub(super) async fn request_complete<P, T>(
+        &self,
+        method: Method,
+        params: &P,
+    ) -> Result<T, ClientError>
+    where
+        P: Serialize + ?Sized,
+        T: serde::de::DeserializeOwned,
+    {
+        let method = method.as_str();
+        parse_complete(method, self.request(method, params).await?)
+    }
+
+    /// Closes the connection. A spawned stdio server gets its stdin closed,
+    /// then SIGTERM, then SIGKILL, as each grace period lapses.
+    pub async fn close(self) -> std::io::Result<()> {
+        self.connection.shut_down_child().await
+    }
+}

@@ -1,6 +1,7 @@
 //! The specification as a witness: every message a test receives from the
-//! server is checked against the official `schema.json` of MCP 2026-07-28
-//! and of the Tasks extension, first as a JSON-RPC message, then as the
+//! server, and every message the presa client sends to a scripted server,
+//! is checked against the official `schema.json` of MCP 2026-07-28 and of
+//! the Tasks extension, first as a JSON-RPC message, then as the request,
 //! result or notification its method calls for.
 //!
 //! The schemas are read from the shared spec folder beside the repository
@@ -46,6 +47,33 @@ pub fn check_from_server(message: &Value, request: Option<&str>) {
         assert!(
             errors.is_empty(),
             "the server sent a message that breaks {spec:?} `{definition}`:\n{errors:#?}\nmessage: {message}"
+        );
+    }
+}
+
+/// Checks a message the client sent. Panics, naming the definition and
+/// the violations, when the message breaks the spec.
+pub fn check_from_client(message: &Value) {
+    let mut checks = vec![(Spec::Mcp, "JSONRPCMessage")];
+    let specific = match message.get("method").and_then(Value::as_str) {
+        Some("server/discover") => Some((Spec::Mcp, "DiscoverRequest")),
+        Some("tools/list") => Some((Spec::Mcp, "ListToolsRequest")),
+        Some("tools/call") => Some((Spec::Mcp, "CallToolRequest")),
+        Some("subscriptions/listen") => Some((Spec::Mcp, "SubscriptionsListenRequest")),
+        Some("tasks/get") => Some((Spec::Tasks, "GetTaskRequest")),
+        Some("tasks/update") => Some((Spec::Tasks, "UpdateTaskRequest")),
+        Some("tasks/cancel") => Some((Spec::Tasks, "CancelTaskRequest")),
+        Some("notifications/cancelled") => Some((Spec::Mcp, "CancelledNotification")),
+        _ => None,
+    };
+    checks.extend(specific);
+    for (spec, definition) in checks {
+        let Some(errors) = violations(spec, definition, message) else {
+            return;
+        };
+        assert!(
+            errors.is_empty(),
+            "the client sent a message that breaks {spec:?} `{definition}`:\n{errors:#?}\nmessage: {message}"
         );
     }
 }
@@ -159,7 +187,13 @@ fn schema(spec: Spec) -> Option<Value> {
     }
 }
 
-/// `../shared/spec`, from the repository root.
+/// `shared/spec` beside the repository: the first `shared/spec` found in a
+/// folder that holds the crate being tested.
 fn spec_folder() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/spec")
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .ancestors()
+        .map(|folder| folder.join("shared/spec"))
+        .find(|candidate| candidate.is_dir())
+        .unwrap_or_else(|| manifest.join("../shared/spec"))
 }

@@ -4,6 +4,10 @@
 //! Shared by the `client_*.rs` tests.
 #![allow(dead_code)]
 
+/// The spec's schemas, shared with the facade's tests.
+#[path = "../../../tests/common/spec.rs"]
+mod spec;
+
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -120,11 +124,14 @@ impl Peer {
     }
 }
 
+/// A frame the client sent, parsed, and checked against the spec's schema.
 pub fn frame_json(inbound: Inbound) -> Value {
-    match inbound {
+    let message = match inbound {
         Inbound::Frame(frame) => serde_json::from_str(&frame).unwrap(),
         other => panic!("unexpected inbound {other:?}"),
-    }
+    };
+    spec::check_from_client(&message);
+    message
 }
 
 pub fn connect(builder: ClientBuilder) -> (Client, Peer) {

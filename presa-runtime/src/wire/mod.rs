@@ -13,6 +13,7 @@ pub mod codes;
 mod content;
 mod discover;
 mod error_data;
+pub mod headers;
 mod input;
 mod jsonrpc;
 mod meta;

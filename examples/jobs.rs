@@ -11,6 +11,8 @@
 //!   3. a tasks client awaits `web` by listening for task notifications
 //!      (`built web`).
 //! - `cargo run --example jobs -- stdio` serves the same server over stdio.
+//! - `cargo run --example jobs -- http 127.0.0.1:PORT` serves it over
+//!   Streamable HTTP at `http://127.0.0.1:PORT/mcp`.
 
 use presa::client::{AwaitOptions, ClientBuilder};
 use presa::prelude::*;
@@ -61,13 +63,33 @@ fn server() -> Server {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     match std::env::args().nth(1).as_deref() {
         Some("stdio") => server().serve_stdio().await,
+        Some("http") => serve_http(std::env::args().nth(2)).await?,
         None => demo().await?,
         Some(other) => {
-            eprintln!("unknown mode `{other}`; run with no argument for the demo, or `stdio`");
+            eprintln!(
+                "unknown mode `{other}`; run with no argument for the demo, `stdio`, or `http ADDRESS`"
+            );
             std::process::exit(2);
         }
     }
     Ok(())
+}
+
+/// Serves the jobs server over Streamable HTTP at `http://{address}/mcp`.
+#[cfg(feature = "http-server")]
+async fn serve_http(address: Option<String>) -> Result<(), Box<dyn std::error::Error>> {
+    let address = address.ok_or("usage: jobs http ADDRESS (such as 127.0.0.1:3000)")?;
+    let address: std::net::SocketAddr = address.parse()?;
+    eprintln!("serving the jobs server at http://{address}/mcp");
+    presa::server::http::StreamableHttp::new(server())
+        .serve(address)
+        .await?;
+    Ok(())
+}
+
+#[cfg(not(feature = "http-server"))]
+async fn serve_http(_: Option<String>) -> Result<(), Box<dyn std::error::Error>> {
+    Err("this build has no HTTP server; build with the `http-server` feature".into())
 }
 
 /// A client whose elicitation handler confirms every build.

@@ -65,6 +65,7 @@
 //!
 //! | file | what it holds |
 //! |---|---|
+//! | `http` | Streamable HTTP (feature `http-client`): the link from frames to POSTs |
 //! | `error`, `transport` | [`ClientError`]; [`ClientTransport`] |
 //! | `result` | reading `resultType`: the one check every method goes through |
 //! | `handlers` | the input handlers, [`PendingInput`], and the capabilities they imply |
@@ -82,6 +83,8 @@ mod call;
 mod connection;
 mod error;
 mod handlers;
+#[cfg(feature = "http-client")]
+mod http;
 mod result;
 mod routing;
 mod subscription;
@@ -93,6 +96,8 @@ pub use builder::ClientBuilder;
 pub use call::{CallOutcome, CallStep, TaskHandle, ToolCall};
 pub use error::ClientError;
 pub use handlers::PendingInput;
+#[cfg(feature = "http-client")]
+pub use http::HttpOptions;
 pub use subscription::{SubscriptionEnd, TaskSubscription};
 pub use tasks::AwaitOptions;
 pub use transport::ClientTransport;

@@ -29,6 +29,27 @@ impl ClientTransport {
     }
 }
 
+#[cfg(feature = "http-client")]
+impl ClientTransport {
+    /// Speaks Streamable HTTP to the MCP endpoint at `endpoint` (such as
+    /// `http://127.0.0.1:3000/mcp`), anonymously. Must be called inside a
+    /// tokio runtime.
+    pub fn http(endpoint: impl Into<String>) -> io::Result<Self> {
+        Self::http_with(endpoint, super::http::HttpOptions::default())
+    }
+
+    /// [`ClientTransport::http`] with `options` (a bearer token, say).
+    pub fn http_with(
+        endpoint: impl Into<String>,
+        options: super::http::HttpOptions,
+    ) -> io::Result<Self> {
+        Ok(ClientTransport {
+            channel: super::http::connect(endpoint.into(), options)?,
+            child: None,
+        })
+    }
+}
+
 impl From<FrameChannel> for ClientTransport {
     fn from(channel: FrameChannel) -> Self {
         ClientTransport {

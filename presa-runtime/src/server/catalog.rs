@@ -13,6 +13,7 @@ use super::error::Failure;
 use super::reply::invalid_params;
 use super::state::StateType;
 use super::tool::{TaskStart, ToolHandler, ToolPolicy};
+use crate::wire::headers::{HeaderParam, header_params};
 use crate::wire::{
     CacheScope, CallToolResult, ErrorObject, ListToolsParams, ListToolsResult, ResultMeta,
     ResultType, Tool,
@@ -30,6 +31,11 @@ pub(crate) struct RegisteredTool {
     pub start: TaskStart,
     /// The application state the tool reads, checked at `build`.
     pub required_state: Vec<StateType>,
+    /// The parameters mirrored into `Mcp-Param-*` headers over HTTP. The
+    /// annotations are checked on every transport: a tool whose headers
+    /// break the rules is a bug wherever it is served.
+    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
+    pub headers: Vec<HeaderParam>,
 }
 
 impl RegisteredTool {
@@ -80,6 +86,8 @@ pub(crate) enum RegistrationError {
     InputSchema { name: String, reason: String },
     #[error("tool `{name}` has an invalid outputSchema: {reason}")]
     OutputSchema { name: String, reason: String },
+    #[error("tool `{name}` has an invalid inputSchema: {reason}")]
+    HeaderAnnotation { name: String, reason: String },
 }
 
 /// The server's tools, in registration order.
@@ -127,7 +135,14 @@ impl ToolCatalog {
                 name: name.clone(),
                 reason: e.to_string(),
             })?;
+        let headers = header_params(&definition.input_schema).map_err(|e| {
+            RegistrationError::HeaderAnnotation {
+                name: name.clone(),
+                reason: e.to_string(),
+            }
+        })?;
         let tool = RegisteredTool {
+            headers,
             policy: handler.policy(),
             start: handler.task_start(),
             required_state: handler.required_state(),

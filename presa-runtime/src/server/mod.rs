@@ -45,6 +45,7 @@
 //! | `catalog`, `call`, `subscriptions`, `validate` | registered tools, `tools/call`, `subscriptions/listen`, steps 1 to 3 |
 //! | `router`, `builder` | [`Server`] and [`Server::handle`]; [`ServerBuilder`] |
 //! | `connection` | [`serve`] and [`in_process`]: a server on a transport |
+//! | `http` | Streamable HTTP (feature `http-server`): a server as an axum endpoint |
 //!
 //! A legacy `initialize` is answered before any of these, with a message
 //! naming the supported versions, since a legacy client shows it to its
@@ -61,6 +62,8 @@ mod elicit;
 mod error;
 mod extract;
 mod form;
+#[cfg(feature = "http-server")]
+pub mod http;
 mod input;
 mod reply;
 pub(crate) mod request_state;

@@ -53,6 +53,16 @@ pub(crate) fn invalid_request(message: impl Into<String>) -> ErrorObject {
     )
 }
 
+/// `-32020`: an HTTP header disagrees with the body, or is missing or
+/// malformed.
+#[cfg(feature = "http-server")]
+pub(crate) fn header_mismatch(message: impl std::fmt::Display) -> ErrorObject {
+    ErrorObject::new(
+        codes::HEADER_MISMATCH,
+        format!("Header mismatch: {message}"),
+    )
+}
+
 /// presa's `SERVER_BUSY`: the connection holds `limit` subscriptions.
 pub(crate) fn server_busy(limit: usize) -> ErrorObject {
     ErrorObject::new(

@@ -70,6 +70,12 @@ impl Server {
         &self.shared.info
     }
 
+    /// The tool registered as `name`.
+    #[cfg(feature = "http-server")]
+    pub(crate) fn tool(&self, name: &str) -> Option<Arc<super::catalog::RegisteredTool>> {
+        self.shared.catalog.get(name).cloned()
+    }
+
     /// How many requests one connection may run at once.
     pub(crate) fn max_in_flight(&self) -> usize {
         self.shared.max_in_flight

@@ -50,13 +50,13 @@ pub fn encode_value(value: &str) -> String {
     }
 }
 
-/// Whether `value` can travel in a header as it is.
+/// Whether `value` can travel in a header as it is: printable ASCII and
+/// spaces only (a tab is a control character), no space at either end,
+/// and not the sentinel's shape.
 fn is_plain(value: &str) -> bool {
-    let visible = value
-        .bytes()
-        .all(|b| b == b'\t' || (0x20..=0x7e).contains(&b));
-    let trimmed = value.trim_matches([' ', '\t']) == value;
-    visible && trimmed && !looks_encoded(value)
+    let printable = value.bytes().all(|b| (0x20..=0x7e).contains(&b));
+    let trimmed = value.trim_matches(' ') == value;
+    printable && trimmed && !looks_encoded(value)
 }
 
 fn looks_encoded(value: &str) -> bool {
@@ -79,8 +79,9 @@ pub enum HeaderValueError {
     NotUtf8,
 }
 
-/// Reads a header value: decodes the Base64 sentinel form, and checks a
-/// plain value's characters.
+/// Reads a header value: checks its characters, drops the whitespace
+/// around it (which HTTP does not count as part of a field value), and
+/// decodes the Base64 sentinel form.
 pub fn decode_value(raw: &[u8]) -> Result<String, HeaderValueError> {
     let visible = raw
         .iter()
@@ -89,6 +90,7 @@ pub fn decode_value(raw: &[u8]) -> Result<String, HeaderValueError> {
         return Err(HeaderValueError::InvalidCharacters);
     }
     let text = std::str::from_utf8(raw).map_err(|_| HeaderValueError::InvalidCharacters)?;
+    let text = text.trim_matches([' ', '\t']);
     if !looks_encoded(text) {
         return Ok(text.to_owned());
     }
@@ -292,6 +294,9 @@ mod tests {
             ("Hello, 世界", "=?base64?SGVsbG8sIOS4lueVjA==?="),
             (" padded ", "=?base64?IHBhZGRlZCA=?="),
             ("line1\nline2", "=?base64?bGluZTEKbGluZTI=?="),
+            ("\tindented", "=?base64?CWluZGVudGVk?="),
+            ("us west 1", "us west 1"),
+            ("", ""),
             ("=?base64?literal?=", "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="),
         ] {
             assert_eq!(encode_value(value), header);
@@ -300,10 +305,21 @@ mod tests {
     }
 
     #[test]
+    fn whitespace_around_a_value_is_not_part_of_it() {
+        let decoded = decode_value(b"  test_simple_text  ");
+        assert_eq!(decoded.as_deref(), Ok("test_simple_text"));
+    }
+
+    #[test]
     fn bad_header_values_are_refused() {
         assert_eq!(
             decode_value(b"=?base64?not base64!?="),
             Err(HeaderValueError::InvalidBase64)
+        );
+        assert_eq!(
+            decode_value(b"=?base64?SGVsbG8?="),
+            Err(HeaderValueError::InvalidBase64),
+            "padding is required"
         );
         assert_eq!(
             decode_value(b"=?base64?/w==?="),

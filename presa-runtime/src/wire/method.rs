@@ -66,6 +66,18 @@ impl Method {
     }
 }
 
+impl Method {
+    /// The field of `params` that the `Mcp-Name` header mirrors over
+    /// Streamable HTTP, for the methods that have one.
+    pub const fn name_param(self) -> Option<&'static str> {
+        match self {
+            Method::ToolsCall => Some("name"),
+            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => Some("taskId"),
+            Method::ServerDiscover | Method::ToolsList | Method::SubscriptionsListen => None,
+        }
+    }
+}
+
 impl fmt::Display for Method {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

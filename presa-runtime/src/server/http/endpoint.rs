@@ -1,0 +1,248 @@
+//! [`StreamableHttp`]: a [`Server`] as the MCP endpoint of an HTTP
+//! server, and the path every POST takes through it.
+//!
+//! A request is checked in this order, each step answering on its own
+//! when it fails:
+//!
+//! 1. `Host` and `Origin` against the [`AllowedHosts`] (`403`);
+//! 2. the caller, by the [`Authenticator`] (`401`/`403` with a
+//!    `WWW-Authenticate` challenge);
+//! 3. the body: its size (`413`), then JSON-RPC framing (`400` with
+//!    `-32700` or `-32600`); a notification is accepted with `202`;
+//! 4. the mirrored headers against the body (`400` with `-32020`);
+//! 5. the server core, whose answer becomes JSON or an event stream.
+//!
+//! Only POST is served; GET and DELETE, which earlier revisions used for
+//! sessions, get `405`. `Mcp-Session-Id` and `Last-Event-ID` are ignored.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::{Body, to_bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{MethodRouter, get, post};
+use tracing::Instrument;
+
+use super::auth::{Anonymous, Authenticator, ProtectedResourceMetadata, Refusal, challenge};
+use super::guard::AllowedHosts;
+use super::headers;
+use super::respond::{json_response, respond};
+use crate::server::reply::invalid_request;
+use crate::server::router::Server;
+use crate::wire::{ErrorObject, FrameError, Message, Response as JsonRpcResponse, codes};
+
+/// A [`Server`] served over Streamable HTTP. Mount it in an axum
+/// application ([`StreamableHttp::router`], [`StreamableHttp::service`])
+/// or run it on its own ([`StreamableHttp::serve`]).
+///
+/// ```no_run
+/// # async fn run(server: presa_runtime::server::Server) -> std::io::Result<()> {
+/// use presa_runtime::server::http::StreamableHttp;
+///
+/// let app = axum::Router::new()
+///     .route("/health", axum::routing::get(|| async { "ok" }))
+///     .merge(StreamableHttp::new(server).router("/mcp"));
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
+/// axum::serve(listener, app).await
+/// # }
+/// ```
+pub struct StreamableHttp {
+    endpoint: Endpoint,
+}
+
+/// What the endpoint holds; shared by every request.
+struct Endpoint {
+    server: Server,
+    hosts: AllowedHosts,
+    authenticator: Arc<dyn Authenticator>,
+    body_limit: usize,
+    metadata: Option<ProtectedResourceMetadata>,
+}
+
+impl StreamableHttp {
+    /// Serves `server` anonymously to loopback hosts, with bodies up to the
+    /// server's message limit.
+    pub fn new(server: Server) -> Self {
+        let body_limit = server.max_message_size();
+        StreamableHttp {
+            endpoint: Endpoint {
+                server,
+                hosts: AllowedHosts::loopback(),
+                authenticator: Arc::new(Anonymous),
+                body_limit,
+                metadata: None,
+            },
+        }
+    }
+
+    fn configure(mut self, change: impl FnOnce(&mut Endpoint)) -> Self {
+        change(&mut self.endpoint);
+        self
+    }
+
+    /// The hosts requests may address and come from (default: loopback).
+    pub fn allowed_hosts(self, hosts: AllowedHosts) -> Self {
+        self.configure(|e| e.hosts = hosts)
+    }
+
+    /// Who the caller of each request is (default: anonymous).
+    pub fn authenticator(self, authenticator: impl Authenticator) -> Self {
+        self.configure(|e| e.authenticator = Arc::new(authenticator))
+    }
+
+    /// The largest request body accepted, in bytes (default: the server's
+    /// message limit); larger ones get `413`.
+    pub fn body_limit(self, bytes: usize) -> Self {
+        self.configure(|e| e.body_limit = bytes)
+    }
+
+    /// Publishes `metadata` at its well-known path and names it in every
+    /// `WWW-Authenticate` challenge.
+    pub fn protected_resource(self, metadata: ProtectedResourceMetadata) -> Self {
+        self.configure(|e| e.metadata = Some(metadata))
+    }
+
+    /// A router with the MCP endpoint at `path` and, when configured, the
+    /// Protected Resource Metadata at its well-known path. Merge it into an
+    /// application with [`Router::merge`].
+    pub fn router(self, path: &str) -> Router {
+        let metadata = self.endpoint.metadata.clone();
+        let mut router = Router::new().route(path, self.service());
+        if let Some(metadata) = metadata {
+            let published = metadata.well_known_path();
+            let document = axum::Json(metadata);
+            router = router.route(&published, get(move || async move { document }));
+        }
+        router
+    }
+
+    /// The MCP endpoint alone, for [`Router::route_service`] or any tower
+    /// stack: POST is served, every other method gets `405`.
+    pub fn service(self) -> MethodRouter {
+        post(handle)
+            .fallback(method_not_allowed)
+            .with_state(Arc::new(self.endpoint))
+    }
+
+    /// Serves the endpoint at `/mcp` on `address` until the process ends.
+    pub async fn serve(self, address: SocketAddr) -> std::io::Result<()> {
+        let listener = tokio::net::TcpListener::bind(address).await?;
+        self.serve_on(listener).await
+    }
+
+    /// Serves the endpoint at `/mcp` on a listener already bound (to port
+    /// 0, say, to let the system pick one).
+    pub async fn serve_on(self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
+        tracing::info!(address = %listener.local_addr()?, "serving MCP at /mcp");
+        axum::serve(listener, self.router("/mcp")).await
+    }
+}
+
+/// One POST to the MCP endpoint.
+async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    if let Some(refused) = guard(&endpoint.hosts, &parts.headers) {
+        return refused;
+    }
+    let caller = match endpoint.authenticator.authenticate(&parts).await {
+        Ok(caller) => caller,
+        Err(refusal) => return refuse(&refusal, endpoint.metadata.as_ref()),
+    };
+    let message = match read_message(body, endpoint.body_limit).await {
+        Ok(message) => message,
+        Err(reply) => return reply,
+    };
+    let request = match message {
+        Message::Request(request) => request,
+        // No client notification means anything over HTTP (cancelling is
+        // closing the stream); accepting them is all the spec asks.
+        Message::Notification(_) => return StatusCode::ACCEPTED.into_response(),
+        Message::Response(_) => {
+            let error = invalid_request("clients do not send responses");
+            return json_response(&JsonRpcResponse::error(None, error));
+        }
+    };
+    if let Err(error) = headers::check(&parts.headers, &request, &endpoint.server) {
+        return json_response(&JsonRpcResponse::error(Some(request.id), error));
+    }
+    let span = tracing::info_span!(
+        "mcp.http",
+        method = request.method,
+        id = %request.id,
+        subject = caller.subject.as_deref(),
+    );
+    let stream = endpoint.server.handle(request, &caller);
+    respond(stream).instrument(span).await
+}
+
+/// `403` for a request whose `Host` or `Origin` is not allowed.
+fn guard(hosts: &AllowedHosts, headers: &axum::http::HeaderMap) -> Option<Response> {
+    let text = |name| {
+        headers
+            .get(name)
+            .and_then(|v: &HeaderValue| v.to_str().ok())
+    };
+    let host_ok = text(header::HOST).is_none_or(|host| hosts.allows_host(host));
+    let origin_ok = text(header::ORIGIN).is_none_or(|origin| hosts.allows_origin(origin));
+    if host_ok && origin_ok {
+        return None;
+    }
+    tracing::warn!(
+        host = text(header::HOST),
+        origin = text(header::ORIGIN),
+        "refused a request for a host or from an origin that is not allowed"
+    );
+    let error = ErrorObject::new(
+        codes::INVALID_REQUEST,
+        "Forbidden: the request's Host or Origin is not allowed",
+    );
+    Some(with_status(StatusCode::FORBIDDEN, error))
+}
+
+/// `401` or `403` with the challenge that tells the client how to
+/// authenticate.
+fn refuse(refusal: &Refusal, metadata: Option<&ProtectedResourceMetadata>) -> Response {
+    let (status, message) = match refusal {
+        Refusal::Unauthorized { .. } => (StatusCode::UNAUTHORIZED, "Unauthorized"),
+        Refusal::InsufficientScope { .. } => (StatusCode::FORBIDDEN, "Insufficient scope"),
+    };
+    let mut reply = with_status(status, ErrorObject::new(codes::INVALID_REQUEST, message));
+    if let Ok(value) = HeaderValue::from_str(&challenge(refusal, metadata)) {
+        reply.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+    }
+    reply
+}
+
+/// Reads one JSON-RPC message of at most `limit` bytes; otherwise the
+/// response that says why not.
+async fn read_message(body: Body, limit: usize) -> Result<Message, Response> {
+    let bytes = to_bytes(body, limit).await.map_err(|_| {
+        let error = invalid_request(format!("the body exceeds the {limit}-byte limit"));
+        with_status(StatusCode::PAYLOAD_TOO_LARGE, error)
+    })?;
+    let frame = std::str::from_utf8(&bytes).map_err(|_| {
+        json_response(&FrameError::Parse("the body is not UTF-8".into()).to_response())
+    })?;
+    frame
+        .parse::<Message>()
+        .map_err(|error| json_response(&error.to_response()))
+}
+
+/// A JSON-RPC error without an id, with an explicit HTTP status.
+fn with_status(status: StatusCode, error: ErrorObject) -> Response {
+    let mut reply = json_response(&JsonRpcResponse::error(None, error));
+    *reply.status_mut() = status;
+    reply
+}
+
+/// `405` for GET, DELETE and anything else that is not POST.
+async fn method_not_allowed() -> Response {
+    let mut reply = StatusCode::METHOD_NOT_ALLOWED.into_response();
+    reply
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("POST"));
+    reply
+}

@@ -1,0 +1,99 @@
+//! Turning the messages that answer one request into an HTTP response.
+//!
+//! The server core answers a request with a stream: notifications, then
+//! one response. HTTP wants to know the content type before the first
+//! byte, so the first message decides it:
+//!
+//! - the response itself comes first: a plain `application/json` body,
+//!   with the status its error calls for (see [`status_of`]);
+//! - a notification comes first (progress, log messages, a subscription's
+//!   acknowledgement): `text/event-stream`, one event per message, ending
+//!   with the response. What the core sends after the response (the
+//!   `notifications/cancelled` a stdio subscription ends with) is not
+//!   sent: on HTTP, the end of the stream says it.
+//!
+//! Dropping the HTTP body (the client hung up) drops the stream, and with
+//! it the handler: that is cancellation on this transport.
+
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures::{StreamExt, stream};
+
+use crate::server::stream::ResponseStream;
+use crate::wire::{ErrorObject, Message, Outcome, Response as JsonRpcResponse, codes};
+
+/// How often a quiet event stream sends a comment, so that proxies and
+/// clients do not time it out.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// The HTTP response for the messages of `stream`.
+pub(super) async fn respond(mut stream: ResponseStream) -> Response {
+    match stream.next().await {
+        Some(Message::Response(response)) => json_response(&response),
+        Some(first) => event_stream(first, stream),
+        // The core always answers; an empty stream is a bug, not a hang.
+        None => {
+            let error = ErrorObject::new(codes::INTERNAL_ERROR, "Internal error");
+            json_response(&JsonRpcResponse::error(None, error))
+        }
+    }
+}
+
+/// A single JSON-RPC message as an `application/json` body.
+pub(super) fn json_response(response: &JsonRpcResponse) -> Response {
+    let status = match &response.outcome {
+        Outcome::Result(_) => StatusCode::OK,
+        Outcome::Error(error) => status_of(error),
+    };
+    let body = Message::Response(response.clone()).to_line();
+    let mut reply = (status, body).into_response();
+    reply.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    reply
+}
+
+/// The HTTP status of a JSON-RPC error: what the transport spec gives for
+/// each, `400` for a request the server cannot accept, `500` for a failure
+/// of its own.
+fn status_of(error: &ErrorObject) -> StatusCode {
+    match error.code {
+        codes::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+        codes::PARSE_ERROR
+        | codes::INVALID_REQUEST
+        | codes::INVALID_PARAMS
+        | codes::HEADER_MISMATCH
+        | codes::MISSING_REQUIRED_CLIENT_CAPABILITY
+        | codes::UNSUPPORTED_PROTOCOL_VERSION => StatusCode::BAD_REQUEST,
+        codes::TOO_MANY_TASKS | codes::SERVER_BUSY => StatusCode::SERVICE_UNAVAILABLE,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+/// `first` and the rest of `stream` as server-sent events, up to and
+/// including the response.
+fn event_stream(first: Message, rest: ResponseStream) -> Response {
+    let messages = stream::once(async move { first })
+        .chain(rest)
+        .scan(false, |answered, message| {
+            let next = (!*answered).then_some(message);
+            if let Some(Message::Response(_)) = &next {
+                *answered = true;
+            }
+            std::future::ready(next)
+        })
+        .map(|message| Ok::<_, Infallible>(Event::default().data(message.to_line())));
+    let mut reply = Sse::new(messages)
+        .keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
+        .into_response();
+    // Tell buffering proxies (nginx) to pass events through as they come.
+    reply
+        .headers_mut()
+        .insert("x-accel-buffering", HeaderValue::from_static("no"));
+    reply
+}

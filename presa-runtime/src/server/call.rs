@@ -83,6 +83,7 @@ pub(crate) async fn call_tool(
     notifier: mpsc::Sender<Message>,
 ) -> Result<Value, ErrorObject> {
     let params: CallToolParams = parse_params(params)?;
+    tracing::Span::current().record("tool", params.name.as_str());
     let Some(tool) = env.catalog.get(&params.name) else {
         return Err(invalid_params(format!("Unknown tool: `{}`", params.name)));
     };
@@ -220,7 +221,13 @@ async fn create_task(
         env.meta.clone(),
         env.error_details,
     );
-    engine.run(record.id.clone(), tool.name().to_owned(), Box::pin(end));
+    tracing::Span::current().record("task", record.id.as_str());
+    engine.run(
+        record.id.clone(),
+        tool.name().to_owned(),
+        caller.subject.as_deref(),
+        Box::pin(end),
+    );
     orphan.disarm();
     Creation::Created(to_value(TaskEngine::created(&record, env.meta)))
 }

@@ -98,6 +98,33 @@ impl Server {
             Ok(valid) => valid,
             Err(error) => return ResponseStream::ready(respond(id, Err(error))),
         };
+        let task = method
+            .is_tasks_extension()
+            .then(|| params.as_ref()?.get("taskId")?.as_str())
+            .flatten();
+        // `tool` is recorded by `tools/call`, and `task` when a call
+        // becomes one.
+        let span = tracing::info_span!(
+            "mcp.request",
+            method = %method,
+            id = %id,
+            subject = caller.subject.as_deref(),
+            tool = tracing::field::Empty,
+            task,
+        );
+        self.route(method, id, meta, params, caller)
+            .instrument(span)
+    }
+
+    /// Step 4 on: the method's own handling.
+    fn route(
+        &self,
+        method: Method,
+        id: crate::wire::RequestId,
+        meta: RequestMeta,
+        params: Option<Value>,
+        caller: &Caller,
+    ) -> ResponseStream {
         let shared = &self.shared;
         match method {
             Method::ServerDiscover => ResponseStream::ready(respond(id, Ok(shared.discover()))),

@@ -81,6 +81,17 @@ impl ResponseStream {
     }
 }
 
+impl ResponseStream {
+    /// Runs the handler inside `span`, so that everything it logs, and
+    /// every task it starts, is traced there.
+    pub(crate) fn instrument(mut self, span: tracing::Span) -> Self {
+        if let Some(handler) = self.pending.take() {
+            self.pending = Some(Box::pin(tracing::Instrument::instrument(handler, span)));
+        }
+        self
+    }
+}
+
 impl Stream for ResponseStream {
     type Item = Message;
 

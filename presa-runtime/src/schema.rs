@@ -17,6 +17,9 @@ use serde_json::{Map, Value};
 )]
 pub trait ToolParam: DeserializeOwned + JsonSchema + Send + 'static {}
 
+// The diagnostic names `ToolParam` and its advice, rather than serde's and
+// schemars' lists of every type that happens to implement their traits.
+#[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolParam for T {}
 
 /// What a type deriving `Elicit` needs besides `Elicit`: a form is read
@@ -83,6 +86,15 @@ impl ObjectSchemaBuilder {
         self.properties.insert(name.to_owned(), schema);
         if required {
             self.required.push(name.into());
+        }
+        self
+    }
+
+    /// Marks property `name` to be mirrored into the `Mcp-Param-{header}`
+    /// header over Streamable HTTP (`x-mcp-header`).
+    pub fn header(&mut self, name: &str, header: &str) -> &mut Self {
+        if let Some(Value::Object(property)) = self.properties.get_mut(name) {
+            property.insert("x-mcp-header".into(), header.into());
         }
         self
     }

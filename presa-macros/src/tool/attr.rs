@@ -76,6 +76,9 @@ pub(crate) struct ParamAttrs {
     /// `arg` and `extract`, in the order written; more than one is an
     /// error.
     pub sources: Vec<SourceOption>,
+    /// `header = "Region"`: mirror the argument into `Mcp-Param-Region`
+    /// over Streamable HTTP.
+    pub header: Option<LitStr>,
 }
 
 /// `arg` or `extract`: where a parameter's value comes from, said
@@ -178,6 +181,9 @@ pub(crate) fn param_attrs(
                         string_value(&meta, "description = \"What to build\"", errors);
                     parsed.description_option = Some(meta);
                 }
+                "header" => {
+                    parsed.header = string_value(&meta, "header = \"Region\"", errors);
+                }
                 "arg" => parsed
                     .sources
                     .extend(source_option(&meta, Source::Arg, errors)),
@@ -189,8 +195,8 @@ pub(crate) fn param_attrs(
                 _ => errors.error(
                     meta.path(),
                     format!(
-                        "unknown `#[param]` option `{key}`; expected `description`, `arg` or \
-                         `extract`"
+                        "unknown `#[param]` option `{key}`; expected `description`, `header`, \
+                         `arg` or `extract`"
                     ),
                 ),
             }

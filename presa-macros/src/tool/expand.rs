@@ -91,7 +91,11 @@ fn args_struct(tool: &ToolFn) -> TokenStream {
         let description = option_str(param.attrs.description.as_ref().map(LitStr::value));
         let required = !param.is_optional();
         let property = quote_spanned!(at(ty)=> __schema.property::<#ty>);
-        quote!(#property(#key, #description, #required);)
+        let header = param.attrs.header.as_ref().map(|header| {
+            let header = header.value();
+            quote!(__schema.header(#key, #header);)
+        });
+        quote!(#property(#key, #description, #required); #header)
     });
     // `mut` only when used: an `allow(unused_mut)` would clash with a
     // user's `forbid`.

@@ -17,6 +17,50 @@ pub(crate) fn check(tool: &ToolFn, errors: &mut Errors) {
     for param in &tool.params {
         check_param(param, &mut seen_context, errors);
     }
+    check_headers(tool, errors);
+}
+
+/// `header = "…"` names an HTTP field-name token, unique (without case)
+/// among the tool's headers, on a JSON argument. Whether the argument's
+/// type is one a header can carry (an integer, a string, a boolean) shows
+/// in its schema, which `ServerBuilder::tool` checks.
+fn check_headers(tool: &ToolFn, errors: &mut Errors) {
+    let mut seen = std::collections::HashSet::new();
+    for param in &tool.params {
+        let Some(header) = &param.attrs.header else {
+            continue;
+        };
+        let name = header.value();
+        if let Kind::Extractor(extractor) = &param.kind {
+            // A by-name extractor's `#[param]` is reported already.
+            if extractor.reason != Reason::Attribute {
+                continue;
+            }
+            errors.error(
+                header,
+                "an extractor is not in the tool's input schema, so it has no header; only a \
+                 JSON argument can be mirrored into `Mcp-Param-*`",
+            );
+        } else if name.is_empty() || !name.chars().all(is_tchar) {
+            errors.error(
+                header,
+                format!(
+                    "invalid header name {name:?}: an HTTP field-name token is letters, digits \
+                     and !#$%&'*+-.^_`|~"
+                ),
+            );
+        } else if !seen.insert(name.to_ascii_lowercase()) {
+            errors.error(
+                header,
+                format!("header `Mcp-Param-{name}` is used twice (header names ignore case)"),
+            );
+        }
+    }
+}
+
+/// `tchar` of RFC 9110.
+fn is_tchar(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
 }
 
 /// `task_start` takes `"explicit"` or `"immediate"`, and only makes sense

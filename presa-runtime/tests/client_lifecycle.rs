@@ -561,3 +561,27 @@ async fn after_an_update_await_task_waits_the_poll_interval_before_polling_again
     assert_eq!(awaiting.await.unwrap().unwrap().text(), Some("built"));
     assert_eq!(asked.load(Ordering::SeqCst), 1);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_refused_version_that_the_server_lists_is_tried_once_more() {
+    let (client, mut peer) = connect(Client::builder());
+    let discovering = tokio::spawn(async move { client.discover().await });
+    let first = peer.expect("server/discover").await;
+    let refusal = json!({"jsonrpc": "2.0", "id": first["id"], "error": {
+        "code": -32022, "message": "Unsupported protocol version",
+        "data": {"supported": ["2026-07-28"], "requested": "2026-07-28"}}});
+    peer.send(refusal.clone()).await;
+    let second = peer.expect("server/discover").await;
+    assert_ne!(second["id"], first["id"], "a retry is a new request");
+    assert_eq!(
+        second["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+        "2026-07-28"
+    );
+    // Refused again: one retry only, then the error.
+    let mut again = refusal;
+    again["id"] = second["id"].clone();
+    peer.send(again).await;
+    let error = discovering.await.unwrap().unwrap_err();
+    assert_eq!(error.code(), Some(-32022), "{error}");
+    assert_eq!(peer.try_recv(), None, "no third attempt");
+}

@@ -117,7 +117,10 @@ impl Connection {
     }
 
     /// Switches to the preferred version among those the server's `-32022`
-    /// error lists, other than the one it refused.
+    /// error lists. That may be the version just refused: a server (or a
+    /// gateway in front of it) may refuse a first request and list the
+    /// very version it carried, and one retry with it is what the spec asks.
+    /// `agreeing_on_version` retries only once, so this cannot loop.
     fn adopt_version(&self, error: &ErrorObject) -> Result<(), ClientError> {
         let supported: Vec<String> = error
             .data
@@ -126,10 +129,7 @@ impl Connection {
             .and_then(|s| serde_json::from_value(s.clone()).ok())
             .unwrap_or_default();
         let mut meta = lock(&self.meta);
-        let choice = self
-            .versions
-            .iter()
-            .find(|v| supported.contains(v) && **v != meta.protocol_version);
+        let choice = self.versions.iter().find(|v| supported.contains(v));
         match choice {
             Some(v) => {
                 Arc::make_mut(&mut meta).protocol_version = v.clone();

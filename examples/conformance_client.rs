@@ -1,0 +1,202 @@
+//! The client the official MCP conformance suite drives: it runs the
+//! scenario named in `MCP_CONFORMANCE_SCENARIO` against the server URL
+//! given as the last argument, over Streamable HTTP, and exits non-zero
+//! when the scenario's flow fails. `scripts/conformance.sh` runs it.
+//!
+//! Every scenario uses the same client: it declares elicitation, sampling
+//! and roots, and answers each input request with plausible values built
+//! from the request itself, so that MRTR flows run to the end.
+
+use std::process::ExitCode;
+
+use presa::client::{ClientTransport, PendingInput};
+use presa::prelude::*;
+use presa::wire::{
+    CreateMessageParams, CreateMessageResult, ElicitRequestParams, Role, Root, SamplingContent,
+    Tool,
+};
+use serde_json::{Map, Value, json};
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let Some(url) = std::env::args().skip(1).last() else {
+        eprintln!("usage: conformance_client SERVER_URL (with MCP_CONFORMANCE_SCENARIO set)");
+        return ExitCode::from(2);
+    };
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let context = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or(Value::Null);
+    let client = match ClientTransport::http(&url) {
+        Ok(transport) => client().connect(transport),
+        Err(error) => {
+            eprintln!("cannot start the HTTP client: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match run(&scenario, &client, &context).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("scenario {scenario:?} failed: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+type Outcome = Result<(), Box<dyn std::error::Error>>;
+
+/// The client every scenario uses.
+fn client() -> presa::client::ClientBuilder {
+    Client::builder()
+        .info("presa-conformance-client", env!("CARGO_PKG_VERSION"))
+        .on_elicitation(|input| async move { answer_elicitation(input) })
+        .url_elicitation(true)
+        .on_sampling(|input| async move { answer_sampling(input) })
+        .on_roots(|_| async {
+            vec![Root {
+                uri: "file:///test/root".into(),
+                name: Some("Test Root".into()),
+            }]
+        })
+}
+
+/// Runs `scenario`; unknown scenarios discover the server and list its
+/// tools.
+async fn run(scenario: &str, client: &Client, context: &Value) -> Outcome {
+    match scenario {
+        "tools_call" => {
+            client.list_tools().await?;
+            client
+                .call_tool("add_numbers", json!({"a": 2, "b": 3}))
+                .await?;
+        }
+        "request-metadata" => {
+            client.discover().await?;
+            let tools = client.list_tools().await?;
+            if let Some(tool) = tools.first() {
+                client.call_tool(&tool.name, arguments_for(tool)).await?;
+            }
+        }
+        "sep-2322-client-request-state" | "http-invalid-tool-headers" => {
+            for tool in client.list_tools().await? {
+                client.call_tool(&tool.name, arguments_for(&tool)).await?;
+            }
+        }
+        "http-standard-headers" => standard_headers(client).await?,
+        "http-custom-headers" => custom_headers(client, context).await?,
+        "json-schema-2020-12-preservation" => {
+            let tools = client.list_tools().await?;
+            let source = tools
+                .iter()
+                .find(|t| t.name == "json_schema_2020_12_tool")
+                .ok_or("the server lists no json_schema_2020_12_tool")?;
+            let schema = source.input_schema.clone();
+            client
+                .call_tool("json_schema_echo", json!({ "schema": schema }))
+                .await?;
+        }
+        _ => {
+            client.discover().await?;
+            client.list_tools().await?;
+        }
+    }
+    Ok(())
+}
+
+/// Sends each kind of request whose headers the scenario records.
+async fn standard_headers(client: &Client) -> Outcome {
+    let tools = client.list_tools().await?;
+    if let Some(tool) = tools.first() {
+        client.call_tool(&tool.name, arguments_for(tool)).await?;
+    }
+    let resources = client.request("resources/list", &json!({})).await?;
+    if let Some(uri) = resources["resources"][0]["uri"].as_str() {
+        client
+            .request("resources/read", &json!({ "uri": uri }))
+            .await?;
+    }
+    let prompts = client.request("prompts/list", &json!({})).await?;
+    if let Some(name) = prompts["prompts"][0]["name"].as_str() {
+        client
+            .request("prompts/get", &json!({ "name": name }))
+            .await?;
+    }
+    Ok(())
+}
+
+/// Calls the tools the scenario's context names, with its arguments.
+async fn custom_headers(client: &Client, context: &Value) -> Outcome {
+    client.list_tools().await?;
+    let calls = context["toolCalls"].as_array().cloned().unwrap_or_default();
+    for call in calls {
+        let name = call["name"].as_str().ok_or("a tool call without a name")?;
+        client.call_tool(name, call["arguments"].clone()).await?;
+    }
+    Ok(())
+}
+
+/// Arguments that satisfy `tool`'s required properties, by type.
+fn arguments_for(tool: &Tool) -> Value {
+    let schema = &tool.input_schema;
+    let mut arguments = Map::new();
+    let required = schema["required"].as_array().cloned().unwrap_or_default();
+    for name in required.iter().filter_map(Value::as_str) {
+        let kind = schema["properties"][name]["type"]
+            .as_str()
+            .unwrap_or("string");
+        arguments.insert(name.to_owned(), sample_value(name, kind));
+    }
+    Value::Object(arguments)
+}
+
+/// A plausible value of JSON type `kind` for a field called `name`.
+fn sample_value(name: &str, kind: &str) -> Value {
+    match kind {
+        "boolean" => json!(true),
+        "integer" => json!(1),
+        "number" => json!(1.5),
+        "array" => json!([]),
+        "object" => json!({}),
+        _ if name.contains("region") => json!("us-west1"),
+        _ if name.contains("name") => json!("Alice"),
+        _ => json!("test"),
+    }
+}
+
+/// Accepts a form with a value for each of its fields; accepts going to a
+/// URL.
+fn answer_elicitation(input: PendingInput<ElicitRequestParams>) -> ElicitResult {
+    match input.params {
+        ElicitRequestParams::Form {
+            requested_schema, ..
+        } => {
+            let properties = requested_schema["properties"]
+                .as_object()
+                .cloned()
+                .unwrap_or_default();
+            let content: Map<String, Value> = properties
+                .iter()
+                .map(|(name, property)| {
+                    let kind = property["type"].as_str().unwrap_or("string");
+                    (name.clone(), sample_value(name, kind))
+                })
+                .collect();
+            ElicitResult::accept(Value::Object(content))
+        }
+        ElicitRequestParams::Url { .. } => ElicitResult {
+            action: presa::wire::ElicitAction::Accept,
+            content: None,
+        },
+    }
+}
+
+/// Answers as a model would, briefly.
+fn answer_sampling(_: PendingInput<CreateMessageParams>) -> CreateMessageResult {
+    CreateMessageResult {
+        role: Role::Assistant,
+        content: SamplingContent::One(presa::wire::Content::text("Paris")),
+        model: "presa-conformance-model".into(),
+        stop_reason: Some("endTurn".into()),
+    }
+}

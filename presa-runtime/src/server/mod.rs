@@ -55,15 +55,25 @@ mod builder;
 mod call;
 mod caller;
 mod catalog;
+mod changes;
+mod complete;
+mod completion;
 mod connection;
 mod context;
 mod elicit;
 mod error;
 mod extract;
 mod form;
+mod get_prompt;
 mod input;
+mod live;
+mod mrtr;
+mod prompt;
+mod read;
+mod registry;
 mod reply;
 pub(crate) mod request_state;
+mod resource;
 mod router;
 mod state;
 mod stream;
@@ -73,20 +83,26 @@ mod tool;
 mod validate;
 mod violation;
 
-pub use args::{ArgsParser, ArgumentError};
+pub use args::{ArgsParser, ArgumentError, TextArgs, TextParam};
 pub use builder::ServerBuilder;
 pub use caller::Caller;
+pub use completion::{CompleteFn, Completer, CompletionContext, CompletionOutcome, IntoCompletion};
 pub use connection::{CLOSE_DRAIN, MAX_SUBSCRIPTIONS, in_process, serve};
 pub use context::{Context, InputFuture, RequestInfo};
 pub use elicit::{Elicit, ElicitEnum, ElicitField, Elicitation};
 pub use error::{ErrorDetails, InputRequired, MASKED_ERROR_MESSAGE, ToolError};
 pub use extract::FromContext;
 pub use form::{FormSchema, FormSchemaError};
+pub use prompt::{IntoPromptResult, PromptHandler, PromptResult};
+pub use registry::RegistrationError;
 pub use request_state::StateError;
+pub use resource::{
+    IntoReadResult, ReadCache, ReadRequest, ReadResult, ResourceDefinition, ResourceHandler,
+};
 pub use router::Server;
 pub use state::{State, StateType};
 pub use stream::ResponseStream;
-pub use subscriptions::MAX_LISTEN_TASK_IDS;
+pub use subscriptions::{MAX_LISTEN_TASK_IDS, MAX_RESOURCE_SUBSCRIPTIONS};
 pub use tasks::{InMemoryTaskStore, TaskSettings, TaskStore};
 pub use tool::{
     IntoToolResult, Json, PolicyFn, TaskPolicy, TaskStart, ToolHandler, ToolPolicy, ToolResult,

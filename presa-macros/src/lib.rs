@@ -20,6 +20,7 @@ extern crate proc_macro;
 
 mod elicit;
 mod errors;
+mod handler;
 mod tool;
 
 use proc_macro::TokenStream;

@@ -74,6 +74,20 @@ pub(crate) fn check_signature(handler: &HandlerFn, errors: &mut Errors) {
     }
 }
 
+/// A handler that answers with something (a prompt with its messages, a
+/// resource with its contents) names its return type.
+pub(crate) fn check_returns(handler: &HandlerFn, what: &str, example: &str, errors: &mut Errors) {
+    if handler.output.is_none() {
+        errors.error(
+            &handler.item.sig.ident,
+            format!(
+                "a `#[{}]` function returns {what}: declare a return type, as in `-> {example}`",
+                handler.kind.name()
+            ),
+        );
+    }
+}
+
 /// One parameter, by kind.
 fn check_param(kind: Macro, param: &Param, seen_context: &mut bool, errors: &mut Errors) {
     if !check_sources(kind, param, errors) {

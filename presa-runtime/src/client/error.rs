@@ -78,8 +78,9 @@ pub enum ClientError {
         /// The configured limit.
         limit: std::time::Duration,
     },
-    /// The arguments are not a JSON object.
-    #[error("tool arguments must be a JSON object (or null), not {0}")]
+    /// The arguments cannot be sent: not a JSON object (or, for a prompt,
+    /// not an object of strings), or not serializable.
+    #[error("invalid arguments: {0}")]
     InvalidArguments(String),
 }
 

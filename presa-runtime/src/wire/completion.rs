@@ -26,6 +26,36 @@ pub struct CompleteParams {
     pub meta: Option<RequestMeta>,
 }
 
+impl CompleteParams {
+    /// Completes argument `name` of `reference`, of which `value` was
+    /// typed so far.
+    pub fn new(
+        reference: CompletionReference,
+        name: impl Into<String>,
+        value: impl Into<String>,
+    ) -> Self {
+        CompleteParams {
+            reference,
+            argument: CompletionArgument {
+                name: name.into(),
+                value: value.into(),
+            },
+            context: None,
+            meta: None,
+        }
+    }
+
+    /// Adds the value already chosen for another argument, `name`.
+    pub fn with_argument(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.context
+            .get_or_insert_with(Default::default)
+            .arguments
+            .get_or_insert_with(Default::default)
+            .insert(name.into(), value.into());
+        self
+    }
+}
+
 /// The prompt or resource template whose argument is completed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type")]

@@ -87,17 +87,19 @@ fn check_uri(handler: &HandlerFn, attrs: &attr::ResourceAttrs, errors: &mut Erro
     for (param, ident) in handler.args() {
         let name = ident.unraw().to_string();
         if !variables.contains(&name) {
-            let listed = match variables.as_slice() {
-                [] => "it has no variables".to_owned(),
-                _ => format!("its variables are `{}`", variables.join("`, `")),
-            };
-            errors.error(
-                &param.pat,
-                format!(
-                    "`{name}` is not a variable of the URI template {text:?} ({listed}); \
-                     a resource's arguments are the variables of its URI"
+            let message = match variables.as_slice() {
+                [] => format!(
+                    "`{name}` is not a variable of the resource's URI {text:?}, which has none; \
+                     a resource takes arguments from the variables of a URI template, as in \
+                     `uri = \"notes://{{{name}}}\"`"
                 ),
-            );
+                _ => format!(
+                    "`{name}` is not a variable of the URI template {text:?}, whose variables \
+                     are `{}`; a resource's arguments are the variables of its URI",
+                    variables.join("`, `")
+                ),
+            };
+            errors.error(&param.pat, message);
         } else if let Some(inner) = param.optional_inner() {
             let inner = quote::ToTokens::to_token_stream(inner);
             errors.error(

@@ -238,3 +238,30 @@ async fn the_first_prompt_makes_the_server_offer_prompts() {
     let still = peer.request(4, "server/discover", discover).await;
     assert!(still["result"]["capabilities"].get("prompts").is_some());
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_stream_that_also_follows_a_list_outlives_its_tasks() {
+    let f = common::fixture();
+    let mut peer = RawPeer::over(&f.server, common::Wire::Stdio);
+    let tasks = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let call = json!({"name": "long_job", "arguments": {}, "_meta": meta(tasks.clone())});
+    let created = peer.request(1, "tools/call", call).await;
+    let task_id = created["result"]["taskId"].clone();
+    let params = json!({"notifications": {"taskIds": [task_id], "toolsListChanged": true},
+                        "_meta": meta(tasks)});
+    let ack = peer.request(2, "subscriptions/listen", params).await;
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"taskIds": [task_id], "toolsListChanged": true})
+    );
+    loop {
+        let update = expect_notification(&mut peer, "notifications/tasks", 2).await;
+        if update["params"]["status"] == "completed" {
+            break;
+        }
+    }
+    // No closing result: the list is still followed.
+    assert_eq!(peer.recv_within(QUIET).await, None);
+    f.server.add_tool(LateTool).unwrap();
+    expect_notification(&mut peer, "notifications/tools/list_changed", 2).await;
+}

@@ -1,32 +1,5 @@
 //! Completers: what suggests values for a prompt argument or a resource
 //! template variable while the user types it (`completion/complete`).
-//!
-//! A completer is a plain function named on the parameter it completes,
-//! `#[param(complete = languages)]`, in one of two shapes:
-//!
-//! - `fn(&str, &CompletionContext) -> R`, for suggestions at hand;
-//! - `async fn(String, CompletionContext) -> R`, for suggestions looked up
-//!   somewhere (a database through [`CompletionContext::state`], say);
-//!
-//! where `R` is `Vec<String>`, `Vec<&'static str>`, a [`Completion`], or
-//! a `Result` of one of them. The first argument is what the user typed
-//! so far; the completer does its own matching (a prefix, a fuzzy
-//! match), best suggestions first. The server keeps the first 100 and
-//! says how many there were in all.
-//!
-//! ```
-//! use presa_runtime::server::CompletionContext;
-//!
-//! /// Languages that start with what was typed; a framework's language
-//! /// narrows them.
-//! fn languages(typed: &str, ctx: &CompletionContext) -> Vec<String> {
-//!     let all = match ctx.arguments().get("framework").map(String::as_str) {
-//!         Some("django") => vec!["python"],
-//!         _ => vec!["python", "rust", "typescript"],
-//!     };
-//!     all.into_iter().filter(|l| l.starts_with(typed)).map(str::to_owned).collect()
-//! }
-//! ```
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -161,13 +134,35 @@ impl<T: IntoCompletion, E: Into<ToolError>> IntoCompletion for Result<T, E> {
 }
 
 /// A function that completes an argument: `#[param(complete = some_fn)]`.
-/// Two shapes are accepted:
 ///
-/// - `fn(&str, &CompletionContext) -> R`,
-/// - `async fn(String, CompletionContext) -> R` (any `Fn(String,
-///   CompletionContext) -> impl Future<Output = R> + Send`),
+/// A completer is a plain function named on the parameter it completes,
+/// `#[param(complete = languages)]`, in one of two shapes:
 ///
-/// where `R:` [`IntoCompletion`]. `Marker` only tells the two shapes apart.
+/// - `fn(&str, &CompletionContext) -> R`, for suggestions at hand;
+/// - `async fn(String, CompletionContext) -> R`, for suggestions looked up
+///   somewhere (a database through [`CompletionContext::state`], say);
+///
+/// where `R` is `Vec<String>`, `Vec<&'static str>`, a [`Completion`], or
+/// a `Result` of one of them. The first argument is what the user typed
+/// so far; the completer does its own matching (a prefix, a fuzzy
+/// match), best suggestions first. The server keeps the first 100 and
+/// says how many there were in all.
+///
+/// ```
+/// use presa_runtime::server::CompletionContext;
+///
+/// /// Languages that start with what was typed; a framework's language
+/// /// narrows them.
+/// fn languages(typed: &str, ctx: &CompletionContext) -> Vec<String> {
+///     let all = match ctx.arguments().get("framework").map(String::as_str) {
+///         Some("django") => vec!["python"],
+///         _ => vec!["python", "rust", "typescript"],
+///     };
+///     all.into_iter().filter(|l| l.starts_with(typed)).map(str::to_owned).collect()
+/// }
+/// ```
+///
+/// `Marker` only tells the two shapes apart.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a completer",
     label = "expected a completer function here",

@@ -1,26 +1,5 @@
 //! Changing what a running server offers: adding and removing tools,
 //! prompts and resources, and telling listeners a resource changed.
-//!
-//! Every change takes effect for the next request on every connection, and
-//! reaches the `subscriptions/listen` streams that follow it as a
-//! `notifications/*/list_changed` (or `notifications/resources/updated`).
-//! An entry added here passes the checks [`ServerBuilder::build`] makes,
-//! but returns them as a [`RegistrationError`] instead of panicking: a
-//! running server should not stop because a plugin is broken.
-//!
-//! ```
-//! use presa_runtime::server::{Server, ToolHandler};
-//!
-//! /// Replaces the plugin's tool with its new version.
-//! fn reload(server: &Server, plugin: impl ToolHandler) {
-//!     server.remove_tool("plugin");
-//!     if let Err(error) = server.add_tool(plugin) {
-//!         eprintln!("the plugin's tool is broken: {error}");
-//!     }
-//! }
-//! ```
-//!
-//! [`ServerBuilder::build`]: super::ServerBuilder::build
 
 use super::prompt::PromptHandler;
 use super::registry::{
@@ -32,7 +11,28 @@ use super::tool::ToolHandler;
 
 impl Server {
     /// Adds a tool, and tells the listeners following `toolsListChanged`.
-    /// A call already running a tool of the same name is not affected.
+    ///
+    /// Every change of a running server (this method and its siblings)
+    /// takes effect for the next request on every connection, and reaches
+    /// the `subscriptions/listen` streams that follow it as a
+    /// `notifications/*/list_changed`. An entry added here passes the
+    /// checks [`ServerBuilder::build`](super::ServerBuilder::build) makes
+    /// (its schemas, its state, its task policy, a name not taken yet), but
+    /// a failure is a [`RegistrationError`] rather than a panic: a running
+    /// server should not stop because a plugin is broken. To replace a tool,
+    /// remove it first.
+    ///
+    /// ```
+    /// use presa_runtime::server::{Server, ToolHandler};
+    ///
+    /// /// Replaces the plugin's tool with its new version.
+    /// fn reload(server: &Server, plugin: impl ToolHandler) {
+    ///     server.remove_tool("plugin");
+    ///     if let Err(error) = server.add_tool(plugin) {
+    ///         eprintln!("the plugin's tool is broken: {error}");
+    ///     }
+    /// }
+    /// ```
     pub fn add_tool(&self, tool: impl ToolHandler) -> Result<(), RegistrationError> {
         let shared = self.shared();
         shared
@@ -81,6 +81,11 @@ impl Server {
     /// Tells the listeners that follow `uri` (`resourceSubscriptions`)
     /// that the resource changed, with `notifications/resources/updated`.
     /// The URI is compared exactly; a URI no stream follows reaches no one.
+    ///
+    /// Changes reach the streams through a bounded channel that keeps the
+    /// last 64; a stream whose client reads too slowly to keep up is then
+    /// told, once, that everything it follows changed: more than happened,
+    /// never less.
     pub fn resource_updated(&self, uri: &str) {
         self.shared().registry.resource_updated(uri);
     }

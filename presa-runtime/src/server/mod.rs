@@ -15,8 +15,11 @@
 //!
 //! 1. missing `_meta`, `protocolVersion` or `clientCapabilities` → `-32602`;
 //! 2. unsupported protocol version → `-32022` with `{supported, requested}`;
-//! 3. unknown or removed method (`initialize`, `ping`, …) → `-32601`;
-//! 4. unknown tool → `-32602`;
+//! 3. unknown or removed method (`initialize`, `ping`, …) → `-32601`; so are
+//!    the prompt, resource and completion methods on a server that does not
+//!    offer them;
+//! 4. unknown tool or prompt → `-32602`; a URI that names no resource →
+//!    `-32602` with `data.uri`;
 //! 5. a capability the tool or its input requests need that the client did
 //!    not declare → `-32021` with `requiredCapabilities`. (This check needs
 //!    the tool, so it follows the lookups. A per-call task policy runs after
@@ -25,7 +28,23 @@
 //!
 //! Steps 1 to 3 happen once per request, in `validate`, which parses the
 //! method into a [`Method`](crate::wire::Method); everything after matches on
-//! that enum. Steps 4 and 5 belong to `tools/call` (`call`).
+//! that enum. Steps 4 and 5 belong to each method: `tools/call` (`call`),
+//! `prompts/get` (`get_prompt`), `resources/read` (`read`).
+//!
+//! # Tools, prompts and resources
+//!
+//! The three are handlers of the same shape: a trait the macros implement
+//! ([`ToolHandler`], [`PromptHandler`], [`ResourceHandler`]), run with a
+//! [`Context`], so that asking the user for input over MRTR works the same
+//! in all three, with the same verdict on a run (`input`) and the same
+//! signed `requestState` (`request_state`), bound to the method. They live
+//! in live catalogs (`registry`): the application adds and removes them
+//! while the server runs ([`Server::add_tool`] and its siblings), and every
+//! change reaches the `subscriptions/listen` streams that follow it
+//! (`changes`). That feed is a bounded broadcast channel: a stream that
+//! falls behind is told, once, that everything it follows changed, so a
+//! slow client re-reads more than it needs, never less, and memory stays
+//! bounded.
 //!
 //! The `tasks/*` methods exist only on a server with tasks enabled, and
 //! check the client's Tasks declaration (`-32021`) before anything else.
@@ -39,11 +58,12 @@
 //! | file | what it holds |
 //! |---|---|
 //! | `caller`, `error`, `reply`, `state`, `stream` | the caller's identity, tool errors, error objects and responses, application state, the response stream |
-//! | `violation`, `elicit`, `form`, `input`, `request_state`, `args` | schema violations in plain words, typed elicitation, compiled forms and the check of answers, a run's input and its verdict, signed MRTR state, argument checks |
+//! | `violation`, `elicit`, `form`, `input`, `request_state`, `args` | schema violations in plain words, typed elicitation, compiled forms and the check of answers, a run's input and its verdict, signed MRTR state, argument checks and text-valued arguments |
 //! | `tasks` | the task engine behind [`TaskStore`] |
-//! | `context`, `extract`, `tool` | what a tool runs with, what its extractor parameters are made from, and what a tool is |
-//! | `catalog`, `call`, `subscriptions`, `validate` | registered tools, `tools/call`, `subscriptions/listen`, steps 1 to 3 |
-//! | `router`, `builder` | [`Server`] and [`Server::handle`]; [`ServerBuilder`] |
+//! | `context`, `extract`, `tool`, `completion`, `prompt`, `resource` | what a handler runs with, what its extractor parameters are made from, and what a tool, a completer, a prompt and a resource are |
+//! | `catalog`, `changes`, `registry`, `mrtr` | a list that can change while it is paged, the feed of changes, what the server offers now, the MRTR plumbing the handlers share |
+//! | `call`, `get_prompt`, `read`, `complete`, `subscriptions`, `validate` | `tools/call`, `prompts/get`, `resources/read`, `completion/complete`, `subscriptions/listen`, steps 1 to 3 |
+//! | `router`, `builder`, `live` | [`Server`] and [`Server::handle`]; [`ServerBuilder`]; changing a running server |
 //! | `connection` | [`serve`] and [`in_process`]: a server on a transport |
 //!
 //! A legacy `initialize` is answered before any of these, with a message

@@ -1,20 +1,4 @@
 //! Prompts: the trait `#[prompt]` implements, and return-value conversion.
-//!
-//! A prompt is a template of messages the user picks (a slash command,
-//! say) and fills in with arguments; `prompts/get` resolves it. Its
-//! arguments are strings on the wire, so a `#[prompt]` parameter is any
-//! type that parses from one ([`TextParam`](super::TextParam)), and
-//! `Option<T>` for an optional argument.
-//!
-//! Resolving a prompt may ask the user first: the handler runs with a
-//! [`Context`] and `ctx.elicit` works exactly as in a tool, over MRTR, with
-//! the same re-run rule. The `requestState` is bound to `prompts/get`, the
-//! prompt's name and its arguments.
-//!
-//! A prompt has no `isError`: a failure is a JSON-RPC error. A
-//! [`ToolError::new`] message refuses the request with `-32602` (the code
-//! of a bad argument), anything else propagated is `-32603`, its cause
-//! logged.
 
 use super::completion::Completer;
 use super::context::Context;
@@ -26,6 +10,22 @@ use crate::wire::{Content, GetPromptResult, Prompt, PromptArguments, PromptMessa
 /// A prompt the server can list and resolve. `#[prompt]` on an `async fn`
 /// generates it; the trait is public so that prompts can also be built at
 /// run time.
+///
+/// A prompt is a template of messages the user picks (a slash command,
+/// say) and fills in with arguments; `prompts/get` resolves it. Its
+/// arguments are strings on the wire, so a `#[prompt]` parameter is any
+/// type that parses from one ([`TextParam`](super::TextParam)), and
+/// `Option<T>` for an optional argument.
+///
+/// Resolving a prompt may ask the user first: the handler runs with a
+/// [`Context`] and `ctx.elicit` works exactly as in a tool, over MRTR, with
+/// the same re-run rule. The `requestState` is bound to `prompts/get`, the
+/// prompt's name and its arguments.
+///
+/// A prompt has no `isError`: a failure is a JSON-RPC error. A
+/// [`ToolError::new`] message refuses the request with `-32602` (the code
+/// of a bad argument), anything else propagated is `-32603`, its cause
+/// logged.
 pub trait PromptHandler: Send + Sync + 'static {
     /// The prompt's listing: name, description and arguments. The server
     /// checks that every argument listed as required is present before

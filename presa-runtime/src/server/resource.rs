@@ -1,29 +1,5 @@
 //! Resources: the trait `#[resource]` implements, what a read receives,
 //! and return-value conversion.
-//!
-//! A resource is data the application reads by URI. It is either **fixed**,
-//! one URI listed by `resources/list`, or a **template**, a family of URIs
-//! that follow an RFC 6570 template (`users://{id}/profile`), listed by
-//! `resources/templates/list`. `resources/read` finds a fixed resource by
-//! its URI first, then the first template (in registration order) the URI
-//! matches; the template's variables become the handler's typed
-//! parameters, parsed like prompt arguments
-//! ([`TextParam`](super::TextParam)). See
-//! [`UriTemplate`](crate::wire::UriTemplate) for the templates supported
-//! and how a URI is matched.
-//!
-//! A read may ask for input over MRTR as a tool call does; its
-//! `requestState` is bound to `resources/read` and the URI. A read that
-//! fails is a JSON-RPC error: `-32602` with `data.uri` for a
-//! [`ToolError::new`] refusal (a variable that does not parse among them),
-//! as for a URI that names no resource; `-32603` for anything else.
-//!
-//! # Caching
-//!
-//! Every read result carries `ttlMs` and `cacheScope`. A handler that
-//! returns a whole [`ReadResourceResult`] sets them itself; otherwise they
-//! come from the resource's [`ReadCache`], by default immediately stale and
-//! private, since contents often depend on who reads them.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -111,6 +87,30 @@ impl ReadRequest {
 /// A resource or a resource template the server can list and read.
 /// `#[resource]` on an `async fn` generates it; the trait is public so that
 /// resources can also be built at run time (one per file found, say).
+///
+/// A resource is data the application reads by URI. It is either **fixed**,
+/// one URI listed by `resources/list`, or a **template**, a family of URIs
+/// that follow an RFC 6570 template (`users://{id}/profile`), listed by
+/// `resources/templates/list`. `resources/read` finds a fixed resource by
+/// its URI first, then the first template (in registration order) the URI
+/// matches; the template's variables become the handler's typed
+/// parameters, parsed like prompt arguments
+/// ([`TextParam`](super::TextParam)). See
+/// [`UriTemplate`](crate::wire::UriTemplate) for the templates supported
+/// and how a URI is matched.
+///
+/// A read may ask for input over MRTR as a tool call does; its
+/// `requestState` is bound to `resources/read` and the URI. A read that
+/// fails is a JSON-RPC error: `-32602` with `data.uri` for a
+/// [`ToolError::new`] refusal (a variable that does not parse among them),
+/// as for a URI that names no resource; `-32603` for anything else.
+///
+/// # Caching
+///
+/// Every read result carries `ttlMs` and `cacheScope`. A handler that
+/// returns a whole [`ReadResourceResult`] sets them itself; otherwise they
+/// come from the resource's [`ReadCache`], by default immediately stale and
+/// private, since contents often depend on who reads them.
 pub trait ResourceHandler: Send + Sync + 'static {
     /// What the handler serves, and its listing.
     fn definition(&self) -> ResourceDefinition;

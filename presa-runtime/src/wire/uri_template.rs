@@ -1,32 +1,5 @@
 //! [`UriTemplate`]: the RFC 6570 URI templates of resource templates, both
 //! ways: expanding variables into a URI, and matching a URI to recover them.
-//!
-//! # What is supported
-//!
-//! Expressions of one variable each, of the three kinds a resource URI
-//! needs in practice:
-//!
-//! | expression | expands a value by | matches |
-//! |---|---|---|
-//! | `{var}` (level 1) | percent-encoding all but unreserved characters | one path segment's worth: unreserved characters and `%XX` |
-//! | `{+var}` (level 2) | keeping reserved characters (`/`, `?`, …) as they are | any run of URI characters, `/` included |
-//! | `{#var}` (level 2) | `#`, then as `{+var}` | `#` and what follows |
-//!
-//! Other operators (`{/var}`, `{?a,b}`, …), several variables in one
-//! expression and value modifiers (`{var:3}`, `{var*}`) are refused when
-//! the template is parsed, with a message saying so, rather than matched
-//! wrongly.
-//!
-//! # Matching
-//!
-//! Matching inverts expansion, which is ambiguous in general: in
-//! `{name}.{ext}`, `a.b.c` can split two ways. The rule here is that every
-//! variable matches at least one character, and each takes the longest
-//! value that still lets the rest of the URI match (`a.b` and `c`). The
-//! matcher walks a table of (expression, position) pairs, so its time is
-//! linear in the URI for a given template, whatever the URI holds; a URI
-//! longer than [`MAX_MATCHED_URI`] bytes matches no template. Matched
-//! values are percent-decoded, and must be UTF-8.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -34,8 +7,45 @@ use std::fmt;
 /// The longest URI [`UriTemplate::matches`] considers, in bytes.
 pub const MAX_MATCHED_URI: usize = 64 * 1024;
 
-/// A parsed RFC 6570 URI template; see the [module docs](self) for the
-/// subset supported.
+/// A parsed RFC 6570 URI template, as resource templates use them: it
+/// expands variables into a URI, and matches a URI to recover them.
+///
+/// # What is supported
+///
+/// Expressions of one variable each, of the three kinds a resource URI
+/// needs in practice:
+///
+/// | expression | expands a value by | matches |
+/// |---|---|---|
+/// | `{var}` (level 1) | percent-encoding all but unreserved characters | one path segment's worth: unreserved characters and `%XX` |
+/// | `{+var}` (level 2) | keeping reserved characters (`/`, `?`, …) as they are | any run of URI characters, `/` included |
+/// | `{#var}` (level 2) | `#`, then as `{+var}` | `#` and what follows |
+///
+/// Other operators (`{/var}`, `{?a,b}`, …), several variables in one
+/// expression and value modifiers (`{var:3}`, `{var*}`) are refused when
+/// the template is parsed, with a message saying so, rather than matched
+/// wrongly.
+///
+/// # Matching
+///
+/// Matching inverts expansion, which is ambiguous in general: in
+/// `{name}.{ext}`, `a.b.c` can split two ways. The rule here is that every
+/// variable matches at least one character, and each takes the longest
+/// value that still lets the rest of the URI match (`a.b` and `c`). The
+/// matcher walks a table of (expression, position) pairs, so its time is
+/// linear in the URI for a given template, whatever the URI holds; a URI
+/// longer than [`MAX_MATCHED_URI`] bytes matches no template. Matched
+/// values are percent-decoded, and must be UTF-8.
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use presa_runtime::wire::UriTemplate;
+///
+/// let files = UriTemplate::parse("file:///{+path}").unwrap();
+/// let values = files.matches("file:///docs/my%20notes.md").unwrap();
+/// assert_eq!(values["path"], "docs/my notes.md");
+/// assert_eq!(files.expand(&values), "file:///docs/my%20notes.md");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UriTemplate {
     text: String,
@@ -70,7 +80,7 @@ pub struct InvalidTemplate {
 }
 
 impl UriTemplate {
-    /// Parses `text`; see the [module docs](self) for what is supported.
+    /// Parses `text`; see [`UriTemplate`] for what is supported.
     pub fn parse(text: &str) -> Result<Self, InvalidTemplate> {
         let invalid = |reason: String| InvalidTemplate {
             template: text.to_owned(),
@@ -140,8 +150,8 @@ impl UriTemplate {
     }
 
     /// The values of the variables if `uri` is an expansion of the
-    /// template, decoded; `None` if it is not. See the
-    /// [module docs](self) for how an ambiguous URI is split.
+    /// template, decoded; `None` if it is not. See [`UriTemplate`] for how
+    /// an ambiguous URI is split.
     pub fn matches(&self, uri: &str) -> Option<BTreeMap<String, String>> {
         if uri.len() > MAX_MATCHED_URI {
             return None;

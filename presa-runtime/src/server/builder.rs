@@ -10,9 +10,8 @@ use serde_json::{Map, Value};
 use super::catalog::ListSettings;
 use super::error::ErrorDetails;
 use super::prompt::PromptHandler;
-use super::registry::{
-    RegisteredPrompt, RegisteredResource, RegisteredTool, RegistrationError, Registry, Requirements,
-};
+use super::registered::{RegisteredPrompt, RegisteredResource, RegisteredTool, RegistrationError};
+use super::registry::{Registry, Requirements};
 use super::request_state::{self, StateCodec};
 use super::resource::ResourceHandler;
 use super::router::{Server, Shared};

@@ -27,7 +27,8 @@ use super::context::{Context, ContextParts, RequestInfo};
 use super::error::{ErrorDetails, Failure, InputRequired, Origin};
 use super::input::Verdict;
 use super::mrtr::{gather_answers, render, request_info, with_server_info};
-use super::registry::{RegisteredTool, Registry};
+use super::registered::RegisteredTool;
+use super::registry::Registry;
 use super::reply::{
     internal_error, invalid_params, missing_capability, panic_message, parse_params,
     tasks_capability, to_value, too_many_tasks,

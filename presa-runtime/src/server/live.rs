@@ -2,9 +2,8 @@
 //! prompts and resources, and telling listeners a resource changed.
 
 use super::prompt::PromptHandler;
-use super::registry::{
-    RegisteredPrompt, RegisteredResource, RegisteredTool, RegistrationError, Requirements,
-};
+use super::registered::{RegisteredPrompt, RegisteredResource, RegisteredTool, RegistrationError};
+use super::registry::Requirements;
 use super::resource::ResourceHandler;
 use super::router::{Server, Shared};
 use super::tool::ToolHandler;

@@ -61,7 +61,7 @@
 //! | `violation`, `elicit`, `form`, `input`, `request_state`, `args` | schema violations in plain words, typed elicitation, compiled forms and the check of answers, a run's input and its verdict, signed MRTR state, argument checks and text-valued arguments |
 //! | `tasks` | the task engine behind [`TaskStore`] |
 //! | `context`, `extract`, `tool`, `completion`, `prompt`, `resource` | what a handler runs with, what its extractor parameters are made from, and what a tool, a completer, a prompt and a resource are |
-//! | `catalog`, `changes`, `registry`, `mrtr` | a list that can change while it is paged, the feed of changes, what the server offers now, the MRTR plumbing the handlers share |
+//! | `catalog`, `changes`, `registered`, `registry`, `mrtr` | a list that can change while it is paged, the feed of changes, an entry checked at registration, what the server offers now, the MRTR plumbing the handlers share |
 //! | `call`, `get_prompt`, `read`, `complete`, `subscriptions`, `validate` | `tools/call`, `prompts/get`, `resources/read`, `completion/complete`, `subscriptions/listen`, steps 1 to 3 |
 //! | `router`, `builder`, `live` | [`Server`] and [`Server::handle`]; [`ServerBuilder`]; changing a running server |
 //! | `connection` | [`serve`] and [`in_process`]: a server on a transport |
@@ -90,6 +90,7 @@ mod live;
 mod mrtr;
 mod prompt;
 mod read;
+mod registered;
 mod registry;
 mod reply;
 pub(crate) mod request_state;
@@ -114,7 +115,7 @@ pub use error::{ErrorDetails, InputRequired, MASKED_ERROR_MESSAGE, ToolError};
 pub use extract::FromContext;
 pub use form::{FormSchema, FormSchemaError};
 pub use prompt::{IntoPromptResult, PromptHandler, PromptResult};
-pub use registry::RegistrationError;
+pub use registered::RegistrationError;
 pub use request_state::StateError;
 pub use resource::{
     IntoReadResult, ReadCache, ReadRequest, ReadResult, ResourceDefinition, ResourceHandler,

@@ -147,6 +147,11 @@ impl Client {
     /// # }
     /// ```
     pub async fn complete(&self, request: CompleteParams) -> Result<Completion, ClientError> {
+        // The connection writes the `_meta` of every request itself.
+        let request = CompleteParams {
+            meta: None,
+            ..request
+        };
         let result: CompleteResult = self
             .request_complete(Method::CompletionComplete, &request)
             .await?;

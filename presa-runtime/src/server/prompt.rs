@@ -26,6 +26,11 @@ use crate::wire::{Content, GetPromptResult, Prompt, PromptArguments, PromptMessa
 /// [`ToolError::new`] message refuses the request with `-32602` (the code
 /// of a bad argument), anything else propagated is `-32603`, its cause
 /// logged.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a prompt",
+    label = "expected a prompt here",
+    note = "`#[prompt] async fn code_review` generates `CodeReviewPrompt`: register that, or implement `PromptHandler` yourself"
+)]
 pub trait PromptHandler: Send + Sync + 'static {
     /// The prompt's listing: name, description and arguments. The server
     /// checks that every argument listed as required is present before

@@ -111,6 +111,11 @@ impl ReadRequest {
 /// returns a whole [`ReadResourceResult`] sets them itself; otherwise they
 /// come from the resource's [`ReadCache`], by default immediately stale and
 /// private, since contents often depend on who reads them.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a resource",
+    label = "expected a resource here",
+    note = "`#[resource] async fn readme` generates `ReadmeResource`: register that, or implement `ResourceHandler` yourself"
+)]
 pub trait ResourceHandler: Send + Sync + 'static {
     /// What the handler serves, and its listing.
     fn definition(&self) -> ResourceDefinition;

@@ -47,7 +47,10 @@ impl ArgumentError {
     /// error's text, as for a missing argument or a resource that does not
     /// exist.
     pub fn into_rejection(self) -> ToolError {
-        ToolError::new(format!("Invalid params: {self}"))
+        ToolError::new(format!(
+            "Invalid params: argument `{}`: {}",
+            self.field, self.reason
+        ))
     }
 }
 
@@ -191,5 +194,36 @@ impl ArgumentSchema {
             },
             reason: violation.reason,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(pairs: &[(&str, &str)]) -> TextArgs {
+        TextArgs::new(
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn text_arguments_parse_with_from_str_and_name_the_field() {
+        let mut parser = args(&[("n", "7"), ("flag", "true"), ("bad", "x")]);
+        assert_eq!(parser.required::<u8>("n"), Ok(7));
+        assert_eq!(parser.optional::<bool>("flag"), Ok(Some(true)));
+        assert_eq!(parser.optional::<bool>("absent"), Ok(None));
+        let missing = parser.required::<String>("absent").unwrap_err();
+        assert_eq!(missing.reason, "missing required argument");
+        let bad = parser.required::<u32>("bad").unwrap_err();
+        assert_eq!(bad.field, "bad");
+        assert!(bad.reason.ends_with("(got \"x\")"), "{}", bad.reason);
+        assert_eq!(
+            bad.into_rejection().to_string(),
+            "Invalid params: argument `bad`: invalid digit found in string (got \"x\")"
+        );
     }
 }

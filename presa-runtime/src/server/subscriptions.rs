@@ -129,22 +129,33 @@ async fn run(
     if tx.send(ack.into()).await.is_err() {
         return Ok(());
     }
-    let following_changes = !interests.is_empty();
+    follow(tasks, &interests, env.changes, &subscription, tx).await;
+    Ok(())
+}
+
+/// Forwards what the stream follows; returns once all of it has ended,
+/// which list changes and resource updates never do.
+async fn follow(
+    tasks: Option<Vec<(String, TaskWatch)>>,
+    interests: &Interests,
+    feed: broadcast::Receiver<Change>,
+    subscription: &SubscriptionMeta,
+    tx: &mpsc::Sender<Message>,
+) {
     let changes = async {
-        if following_changes {
-            changes::forward(&interests, env.changes, &subscription, tx).await;
+        match interests.is_empty() {
+            // Nothing to forward; the client ends the stream.
+            true => std::future::pending().await,
+            false => changes::forward(interests, feed, subscription, tx).await,
         }
     };
     match tasks {
-        Some(watches) if !following_changes => forward(watches, &subscription, tx).await,
+        Some(watches) if interests.is_empty() => forward(watches, subscription, tx).await,
         Some(watches) => {
-            futures::join!(forward(watches, &subscription, tx), changes);
+            futures::join!(forward(watches, subscription, tx), changes);
         }
-        None if following_changes => changes.await,
-        // Nothing to forward yet; the client ends the stream.
-        None => std::future::pending().await,
+        None => changes.await,
     }
-    Ok(())
 }
 
 /// The list changes and resources a stream asked for that the server

@@ -114,6 +114,7 @@ async fn read_resource_reads_text_blobs_and_templates() {
         let profile = plain.read_resource("users://2/profile").await.unwrap();
         assert_eq!(profile.text(), Some(r#"{"id":2,"name":"Grace"}"#));
         let missing = plain.read_resource("users://9/profile").await.unwrap_err();
+        assert!(missing.is_resource_not_found());
         let ClientError::Rpc(error) = missing else {
             panic!("expected an error from the server, got {missing:?}");
         };

@@ -13,8 +13,7 @@ use presa::__private::{BoxFuture, ToolHandler, ToolResult};
 use presa::prelude::*;
 use presa::server::http::StreamableHttp;
 use presa::wire::{
-    Content, CreateMessageParams, EmbeddedResource, LoggingLevel, ResourceContents,
-    SamplingMessage, Tool,
+    Content, CreateMessageParams, LoggingLevel, ResourceContents, SamplingMessage, Tool,
 };
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -25,17 +24,7 @@ const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkY
 const WAV: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA=";
 
 fn text_resource(uri: &str, mime_type: &str, text: &str) -> Content {
-    Content::Resource(EmbeddedResource {
-        resource: ResourceContents {
-            uri: uri.into(),
-            mime_type: Some(mime_type.into()),
-            text: Some(text.into()),
-            blob: None,
-            meta: None,
-        },
-        annotations: None,
-        meta: None,
-    })
+    Content::embedded(ResourceContents::text(uri, text).with_mime_type(mime_type))
 }
 
 // --- tools-call-* --------------------------------------------------------

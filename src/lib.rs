@@ -33,7 +33,8 @@
 //! # The map
 //!
 //! This crate is a facade over two crates: the macros of `presa_macros`
-//! (`#[tool]`, `#[derive(Elicit)]`) and [`presa_runtime`], whose modules
+//! (`#[tool]`, `#[prompt]`, `#[resource]`, `#[derive(Elicit)]`) and
+//! [`presa_runtime`], whose modules
 //! are layered, each using only those above it:
 //!
 //! | module | what it is | uses |
@@ -48,23 +49,29 @@
 //! wire (or on an in-memory channel, [`in_process`]). [`prelude`] holds
 //! what a tool author and a client user reach for first.
 
-pub use presa_macros::{Elicit, tool};
+pub use presa_macros::{Elicit, prompt, resource, tool};
 pub use presa_runtime::{client, schema, server, transport, wire};
 
 pub use presa_runtime::client::{AwaitOptions, CallOutcome, Client};
+pub use presa_runtime::server::CompletionContext;
 pub use presa_runtime::server::{
     Caller, Context, Elicitation, ErrorDetails, FormSchema, InputRequired, Json, RequestInfo,
     Server, State, TaskPolicy, TaskSettings, ToolError, in_process,
 };
-pub use presa_runtime::wire::{CallToolResult, Content, ElicitResult};
+pub use presa_runtime::wire::{
+    CallToolResult, Content, ElicitResult, GetPromptResult, PromptMessage, ReadResourceResult,
+    ResourceContents, SubscriptionFilter,
+};
 
 /// The names most tool authors and client users need:
 /// `use presa::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        AwaitOptions, CallOutcome, CallToolResult, Caller, Client, Content, Context, Elicit,
-        ElicitResult, Elicitation, ErrorDetails, FormSchema, InputRequired, Json, RequestInfo,
-        Server, State, TaskPolicy, TaskSettings, ToolError, in_process, tool,
+        AwaitOptions, CallOutcome, CallToolResult, Caller, Client, CompletionContext, Content,
+        Context, Elicit, ElicitResult, Elicitation, ErrorDetails, FormSchema, GetPromptResult,
+        InputRequired, Json, PromptMessage, ReadResourceResult, RequestInfo, ResourceContents,
+        Server, State, SubscriptionFilter, TaskPolicy, TaskSettings, ToolError, in_process, prompt,
+        resource, tool,
     };
 }
 

@@ -214,7 +214,13 @@ async fn discover_describes_the_server() {
         let result = &r["result"];
         assert_eq!(result["resultType"], "complete");
         assert_eq!(result["supportedVersions"], json!(["2026-07-28"]));
-        assert_eq!(result["capabilities"]["tools"], json!({}));
+        assert_eq!(
+            result["capabilities"]["tools"],
+            json!({"listChanged": true})
+        );
+        for absent in ["prompts", "resources", "completions"] {
+            assert!(result["capabilities"].get(absent).is_none(), "{absent}");
+        }
         assert_eq!(result["cacheScope"], "public");
         assert!(result["ttlMs"].as_u64().unwrap() > 0);
         assert_eq!(

@@ -1,4 +1,5 @@
-//! Compile-fail tests: each misuse of `#[tool]` or `#[derive(Elicit)]` must
+//! Compile-fail tests: each misuse of `#[tool]`, `#[prompt]`, `#[resource]`
+//! or `#[derive(Elicit)]` must
 //! fail with a helpful error at the right place. Regenerate the expected
 //! output with `TRYBUILD=overwrite cargo test --test ui`, then read it.
 

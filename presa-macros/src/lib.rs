@@ -1,4 +1,5 @@
-//! Procedural macros for presa: `#[tool]` and `#[derive(Elicit)]`.
+//! Procedural macros for presa: `#[tool]`, `#[prompt]`, `#[resource]` and
+//! `#[derive(Elicit)]`.
 //!
 //! Use them through the `presa` facade (`use presa::prelude::*;`); the
 //! expansions name runtime items only as `::presa::__private::…`, so this
@@ -15,11 +16,20 @@
 //! Keeping the steps apart means expansion never has to handle bad input,
 //! and the user sees all of their mistakes at once, each at the token that
 //! caused it, instead of a panic or a single error at the macro call.
+//!
+//! `#[tool]`, `#[prompt]` and `#[resource]` all turn an `async fn` into a
+//! handler, so they share one representation of the function, its
+//! `#[param]` options, the rules every handler follows and the code that
+//! makes its extractors (the `handler` module); each adds only its own
+//! options, rules and generated handler.
 
 extern crate proc_macro;
 
 mod elicit;
 mod errors;
+mod handler;
+mod prompt;
+mod resource;
 mod tool;
 
 use proc_macro::TokenStream;
@@ -86,6 +96,91 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     tool::expand(args.into(), input.into()).into()
+}
+
+/// Turns an `async fn` into an MCP prompt.
+///
+/// ```text
+/// /// Asks for a review of a piece of code.
+/// #[prompt(title = "Request a code review")]
+/// async fn code_review(
+///     ctx: Context,
+///     #[param(description = "The code to review")] code: String,
+///     #[param(complete = languages)] language: Option<Language>,
+/// ) -> Result<Vec<PromptMessage>, ToolError> {
+///     ...
+/// }
+/// ```
+///
+/// keeps the function and adds `CodeReviewPrompt`, the prompt to register
+/// with `ServerBuilder::prompt(CodeReviewPrompt)`.
+///
+/// - The prompt is named after the function and described by its doc
+///   comment.
+/// - Parameters are arguments or extractors, as for `#[tool]`: `Context`,
+///   `State<T>` and `#[param(extract)]` types are made from the request's
+///   context, so `ctx.elicit` asks the user over MRTR as in a tool.
+/// - Prompt arguments are strings on the wire: an argument's type must
+///   implement `FromStr` (`String`, numbers, `bool`, an enum of yours), and
+///   it is required unless its type is `Option<_>`. A missing required
+///   argument, or one that does not parse, refuses the request with
+///   `-32602` naming it, before the function runs.
+/// - The return type must implement `IntoPromptResult`: `String` (one user
+///   message), `PromptMessage`, `Vec<PromptMessage>`, `GetPromptResult`, a
+///   `Result` of one of them, and so on. A `ToolError::new` message is a
+///   `-32602`; any other error is `-32603`.
+///
+/// Options: `name = "..."`, `title = "..."`, `description = "..."`. On a
+/// parameter, `#[param(...)]` takes `description = "..."`, `arg`,
+/// `extract` (as for `#[tool]`), and `complete = some_fn`: the argument's
+/// completer for `completion/complete`, `fn(&str, &CompletionContext) ->
+/// Vec<String>` or `async fn(String, CompletionContext) -> Vec<String>`.
+#[proc_macro_attribute]
+pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
+    prompt::expand(args.into(), input.into()).into()
+}
+
+/// Turns an `async fn` into an MCP resource, or a resource template when
+/// its URI has variables.
+///
+/// ```text
+/// /// A user's profile, as JSON.
+/// #[resource(uri = "users://{id}/profile", mime_type = "application/json")]
+/// async fn profile(
+///     State(db): State<Db>,
+///     #[param(complete = user_ids)] id: u64,
+/// ) -> Result<Json<Profile>, ToolError> {
+///     ...
+/// }
+/// ```
+///
+/// keeps the function and adds `ProfileResource`, to register with
+/// `ServerBuilder::resource(ProfileResource)`.
+///
+/// - A URI without `{…}` is one resource, listed by `resources/list`; one
+///   with variables is a template (RFC 6570 `{var}`, `{+var}`, `{#var}`),
+///   listed by `resources/templates/list`, whose variables are the
+///   function's argument parameters, by name. Every variable needs a
+///   parameter and every argument parameter a variable, which is checked
+///   at compile time. A variable's type must implement `FromStr`; one that
+///   does not parse refuses the read with `-32602` and `data.uri`.
+/// - Extractors (`Context`, `State<T>`, `#[param(extract)]`) work as in
+///   `#[tool]`, `ctx.elicit` included.
+/// - The resource is named after the function and described by its doc
+///   comment.
+/// - The return type must implement `IntoReadResult`: `String` (text),
+///   `Vec<u8>` (binary), `Json<T>`, `ResourceContents`,
+///   `Vec<ResourceContents>`, `ReadResourceResult`, or a `Result` of one
+///   of them.
+///
+/// Options: `uri = "..."` (required), `name = "..."`, `title = "..."`,
+/// `description = "..."`, `mime_type = "..."`, and the caching hints of
+/// its reads, `ttl_ms = 60000` and `cache_scope = "public"` (by default a
+/// read is immediately stale and private). On a variable,
+/// `#[param(complete = some_fn)]` names its completer, as for `#[prompt]`.
+#[proc_macro_attribute]
+pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
+    resource::expand(args.into(), input.into()).into()
 }
 
 /// Makes a struct usable as an elicitation form (`ctx.elicit::<T>(…)`), or

@@ -2,7 +2,7 @@
 //! client and the transports.
 //!
 //! Most users depend on the `presa` facade crate instead, which re-exports
-//! this crate and the `#[tool]` macro.
+//! this crate and the `#[tool]`, `#[prompt]` and `#[resource]` macros.
 //!
 //! The crate is layered. Each module uses only the modules above it in
 //! this table, and no module imports one that imports it back:
@@ -38,11 +38,84 @@ pub mod __private {
 
     pub use crate::schema::{ElicitDerives, ObjectSchemaBuilder};
     pub use crate::server::{
-        ArgsParser, ArgumentError, BoxFuture, Context, Elicit, ElicitEnum, ElicitField,
-        FromContext, InputRequired, IntoToolResult, PolicyFn, RequestInfo, State, StateType,
-        TaskPolicy, TaskStart, ToolError, ToolHandler, ToolParam, ToolPolicy, ToolResult,
+        ArgsParser, ArgumentError, BoxFuture, Completer, Context, Elicit, ElicitEnum, ElicitField,
+        FromContext, InputRequired, IntoPromptResult, IntoReadResult, IntoToolResult, PolicyFn,
+        PromptHandler, PromptResult, ReadCache, ReadRequest, ReadResult, RequestInfo,
+        ResourceDefinition, ResourceHandler, State, StateType, TaskPolicy, TaskStart, TextArgs,
+        ToolError, ToolHandler, ToolParam, ToolPolicy, ToolResult,
     };
-    pub use crate::wire::{Tool, ToolAnnotations};
+    pub use crate::wire::{Prompt, PromptArgument, PromptArguments, Tool, ToolAnnotations};
+
+    use crate::wire::{CacheScope, Resource, ResourceTemplate};
+
+    /// Builds a prompt listing from what `#[prompt]` knows statically.
+    pub fn prompt_definition(
+        name: &str,
+        title: Option<&str>,
+        description: Option<&str>,
+        arguments: Vec<PromptArgument>,
+    ) -> Prompt {
+        Prompt {
+            title: title.map(str::to_owned),
+            description: description.map(str::to_owned),
+            arguments: (!arguments.is_empty()).then_some(arguments),
+            ..Prompt::new(name)
+        }
+    }
+
+    /// One argument of a prompt listing.
+    pub fn prompt_argument(
+        name: &str,
+        description: Option<&str>,
+        required: bool,
+    ) -> PromptArgument {
+        PromptArgument {
+            name: name.to_owned(),
+            title: None,
+            description: description.map(str::to_owned),
+            required: Some(required),
+        }
+    }
+
+    /// What `#[resource]` knows statically of its listing: `[name, title,
+    /// description, mime_type]`.
+    pub type ResourceTexts<'a> = [Option<&'a str>; 4];
+
+    /// A fixed resource at `uri`, as `#[resource]` lists it.
+    pub fn fixed_resource(uri: &str, texts: ResourceTexts<'_>) -> ResourceDefinition {
+        let [name, title, description, mime_type] = texts.map(|t| t.map(str::to_owned));
+        ResourceDefinition::Fixed(Resource {
+            title,
+            description,
+            mime_type,
+            ..Resource::new(uri, name.unwrap_or_default())
+        })
+    }
+
+    /// A resource template, as `#[resource]` lists it.
+    pub fn resource_template(uri_template: &str, texts: ResourceTexts<'_>) -> ResourceDefinition {
+        let [name, title, description, mime_type] = texts.map(|t| t.map(str::to_owned));
+        ResourceDefinition::Template(ResourceTemplate {
+            title,
+            description,
+            mime_type,
+            ..ResourceTemplate::new(uri_template, name.unwrap_or_default())
+        })
+    }
+
+    /// The caching hints `#[resource(ttl_ms = .., cache_scope = ..)]`
+    /// declares, over the defaults.
+    pub fn read_cache(ttl_ms: Option<u64>, public: Option<bool>) -> ReadCache {
+        let default = ReadCache::default();
+        ReadCache {
+            ttl: ttl_ms.map_or(default.ttl, std::time::Duration::from_millis),
+            scope: match public {
+                Some(true) => CacheScope::Public,
+                Some(false) => CacheScope::Private,
+                None => default.scope,
+            },
+        }
+    }
 
     /// The state types a tool's extractors declare, one list per extractor,
     /// as one list without repeats, in order of first appearance.

@@ -209,3 +209,74 @@ async fn an_absent_result_type_means_complete() {
     assert!(tools.is_empty());
     assert_eq!(task.task.task_id, "t1");
 }
+
+#[tokio::test(start_paused = true)]
+async fn the_surface_lists_reject_an_unknown_result_type() {
+    let (client, mut peer) = connect(Client::builder());
+    let listing = tokio::spawn(async move {
+        let prompts = client.list_prompts().await;
+        let resources = client.list_resources().await;
+        let templates = client.list_resource_templates().await;
+        (prompts.map(drop), resources.map(drop), templates.map(drop))
+    });
+    let page = |field: &str, kind| {
+        typed(
+            json!({ field: [], "ttlMs": 0, "cacheScope": "public" }),
+            kind,
+        )
+    };
+    let request = peer.expect("prompts/list").await;
+    peer.reply(&request, page("prompts", Some("draft"))).await;
+    let request = peer.expect("resources/list").await;
+    peer.reply(&request, page("resources", Some("input_required")))
+        .await;
+    let request = peer.expect("resources/templates/list").await;
+    peer.reply(&request, page("resourceTemplates", Some("task")))
+        .await;
+    let (prompts, resources, templates) = listing.await.unwrap();
+    assert_rejected(prompts, "prompts/list", "draft");
+    assert_rejected(resources, "resources/list", "input_required");
+    assert_rejected(templates, "resources/templates/list", "task");
+}
+
+#[tokio::test(start_paused = true)]
+async fn prompts_get_and_resources_read_reject_a_task_or_an_unknown_result_type() {
+    let (client, mut peer) = connect(Client::builder());
+    let asking = tokio::spawn(async move {
+        let prompt = client.get_prompt("p", json!({"a": "1"})).await;
+        let read = client.read_resource("file:///a").await;
+        let prompt_again = client.get_prompt("p", Value::Null).await;
+        (prompt.map(drop), read.map(drop), prompt_again.map(drop))
+    });
+    let request = peer.expect("prompts/get").await;
+    assert_eq!(request["params"]["arguments"], json!({"a": "1"}));
+    peer.reply(&request, typed(json!({"messages": []}), Some("task")))
+        .await;
+    let request = peer.expect("resources/read").await;
+    let contents = json!({"contents": [], "ttlMs": 0, "cacheScope": "private"});
+    peer.reply(&request, typed(contents, Some("streaming")))
+        .await;
+    let request = peer.expect("prompts/get").await;
+    // Absent means complete.
+    peer.reply(&request, typed(json!({"messages": []}), None))
+        .await;
+    let (prompt, read, prompt_again) = asking.await.unwrap();
+    assert_rejected(prompt, "prompts/get", "task");
+    assert_rejected(read, "resources/read", "streaming");
+    assert!(prompt_again.is_ok());
+}
+
+#[tokio::test(start_paused = true)]
+async fn completion_rejects_an_unknown_result_type() {
+    let (client, mut peer) = connect(Client::builder());
+    let asking = tokio::spawn(async move {
+        let reference = presa_runtime::wire::CompletionReference::prompt("p");
+        let request = presa_runtime::wire::CompleteParams::new(reference, "a", "x");
+        client.complete(request).await
+    });
+    let request = peer.expect("completion/complete").await;
+    let completion = json!({"completion": {"values": []}});
+    peer.reply(&request, typed(completion, Some("partial")))
+        .await;
+    assert_rejected(asking.await.unwrap(), "completion/complete", "partial");
+}

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod spec;
+pub mod surface;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -59,6 +59,12 @@ pub fn check_from_client(message: &Value) {
         Some("server/discover") => Some((Spec::Mcp, "DiscoverRequest")),
         Some("tools/list") => Some((Spec::Mcp, "ListToolsRequest")),
         Some("tools/call") => Some((Spec::Mcp, "CallToolRequest")),
+        Some("prompts/list") => Some((Spec::Mcp, "ListPromptsRequest")),
+        Some("prompts/get") => Some((Spec::Mcp, "GetPromptRequest")),
+        Some("resources/list") => Some((Spec::Mcp, "ListResourcesRequest")),
+        Some("resources/templates/list") => Some((Spec::Mcp, "ListResourceTemplatesRequest")),
+        Some("resources/read") => Some((Spec::Mcp, "ReadResourceRequest")),
+        Some("completion/complete") => Some((Spec::Mcp, "CompleteRequest")),
         Some("subscriptions/listen") => Some((Spec::Mcp, "SubscriptionsListenRequest")),
         Some("tasks/get") => Some((Spec::Tasks, "GetTaskRequest")),
         Some("tasks/update") => Some((Spec::Tasks, "UpdateTaskRequest")),
@@ -92,6 +98,14 @@ fn checks_for<'a>(
             ("tools/call", Some("input_required")) => (Spec::Mcp, "InputRequiredResult"),
             ("tools/call", Some("task")) => (Spec::Tasks, "CreateTaskResult"),
             ("tools/call", _) => (Spec::Mcp, "CallToolResult"),
+            ("prompts/list", _) => (Spec::Mcp, "ListPromptsResult"),
+            ("prompts/get", Some("input_required")) => (Spec::Mcp, "InputRequiredResult"),
+            ("prompts/get", _) => (Spec::Mcp, "GetPromptResult"),
+            ("resources/list", _) => (Spec::Mcp, "ListResourcesResult"),
+            ("resources/templates/list", _) => (Spec::Mcp, "ListResourceTemplatesResult"),
+            ("resources/read", Some("input_required")) => (Spec::Mcp, "InputRequiredResult"),
+            ("resources/read", _) => (Spec::Mcp, "ReadResourceResult"),
+            ("completion/complete", _) => (Spec::Mcp, "CompleteResult"),
             ("tasks/get", _) => (Spec::Tasks, "GetTaskResult"),
             ("tasks/update", _) => (Spec::Tasks, "UpdateTaskResult"),
             ("tasks/cancel", _) => (Spec::Tasks, "CancelTaskResult"),
@@ -114,6 +128,12 @@ fn checks_for<'a>(
                 (Spec::Mcp, "SubscriptionsAcknowledgedNotification")
             }
             "notifications/tasks" => (Spec::Tasks, "TaskStatusNotification"),
+            "notifications/tools/list_changed" => (Spec::Mcp, "ToolListChangedNotification"),
+            "notifications/prompts/list_changed" => (Spec::Mcp, "PromptListChangedNotification"),
+            "notifications/resources/list_changed" => {
+                (Spec::Mcp, "ResourceListChangedNotification")
+            }
+            "notifications/resources/updated" => (Spec::Mcp, "ResourceUpdatedNotification"),
             _ => return Some(checks),
         };
         checks.push((definition.0, definition.1, message));

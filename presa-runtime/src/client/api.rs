@@ -7,6 +7,7 @@
 //! or a task.
 
 use std::collections::HashSet;
+use std::future::Future;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -67,6 +68,11 @@ impl Client {
         &self.connection
     }
 
+    /// How many input rounds one request may take.
+    pub(super) fn max_rounds(&self) -> usize {
+        self.max_rounds
+    }
+
     /// `server/discover`: the server's versions, capabilities and identity.
     pub async fn discover(&self) -> Result<DiscoverResult, ClientError> {
         self.request_complete(Method::ServerDiscover, &Map::new())
@@ -88,22 +94,11 @@ impl Client {
     /// Every tool, following `nextCursor` to the last page. A server that
     /// hands out a cursor twice is an error, not an endless loop.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
-        let mut tools = Vec::new();
-        let mut seen = HashSet::new();
-        let mut cursor = None;
-        loop {
+        let pages = every_page(Method::ToolsList, |cursor| async move {
             let page = self.list_tools_page(cursor).await?;
-            tools.extend(page.tools);
-            match page.next_cursor {
-                Some(next) if !seen.insert(next.clone()) => {
-                    return Err(ClientError::InvalidResponse(format!(
-                        "tools/list returned the cursor {next:?} twice"
-                    )));
-                }
-                Some(next) => cursor = Some(next),
-                None => return Ok(tools),
-            }
-        }
+            Ok((page.tools, page.next_cursor))
+        });
+        pages.await
     }
 
     /// Calls tool `name` with `arguments` (a JSON object, or `null` for
@@ -119,7 +114,11 @@ impl Client {
         let arguments = match arguments {
             Value::Object(m) => m,
             Value::Null => Map::new(),
-            other => return Err(ClientError::InvalidArguments(other.to_string())),
+            other => {
+                return Err(ClientError::InvalidArguments(format!(
+                    "tool arguments must be a JSON object (or null), not {other}"
+                )));
+            }
         };
         let mut call = ToolCall::new(name, arguments);
         for round in 0..=self.max_rounds {
@@ -211,5 +210,33 @@ impl Client {
     /// then SIGTERM, then SIGKILL, as each grace period lapses.
     pub async fn close(self) -> std::io::Result<()> {
         self.connection.shut_down_child().await
+    }
+}
+
+/// Every entry of a paginated list, following `nextCursor`; a server that
+/// hands out a cursor twice is an error, not an endless loop.
+pub(super) async fn every_page<T, F, Fut>(
+    method: Method,
+    mut page: F,
+) -> Result<Vec<T>, ClientError>
+where
+    F: FnMut(Option<String>) -> Fut,
+    Fut: Future<Output = Result<(Vec<T>, Option<String>), ClientError>>,
+{
+    let mut entries = Vec::new();
+    let mut seen = HashSet::new();
+    let mut cursor = None;
+    loop {
+        let (more, next) = page(cursor).await?;
+        entries.extend(more);
+        match next {
+            Some(next) if !seen.insert(next.clone()) => {
+                return Err(ClientError::InvalidResponse(format!(
+                    "{method} returned the cursor {next:?} twice"
+                )));
+            }
+            Some(next) => cursor = Some(next),
+            None => return Ok(entries),
+        }
     }
 }

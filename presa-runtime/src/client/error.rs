@@ -1,6 +1,6 @@
 //! What can go wrong on the client side.
 
-use crate::wire::ErrorObject;
+use crate::wire::{ErrorObject, codes};
 
 /// A failed client call.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -78,8 +78,9 @@ pub enum ClientError {
         /// The configured limit.
         limit: std::time::Duration,
     },
-    /// The arguments are not a JSON object.
-    #[error("tool arguments must be a JSON object (or null), not {0}")]
+    /// The arguments cannot be sent: not a JSON object (or, for a prompt,
+    /// not an object of strings), or not serializable.
+    #[error("invalid arguments: {0}")]
     InvalidArguments(String),
 }
 
@@ -91,5 +92,38 @@ impl ClientError {
             ClientError::Rpc(e) | ClientError::TaskFailed(e) => Some(e.code),
             _ => None,
         }
+    }
+
+    /// Whether the server says a `resources/read` names no resource (or
+    /// none it will read): `-32602` with `data.uri`, or `-32002`, the code
+    /// of earlier revisions, which a client still accepts.
+    pub fn is_resource_not_found(&self) -> bool {
+        let ClientError::Rpc(error) = self else {
+            return false;
+        };
+        let names_a_uri = error.data.as_ref().is_some_and(|d| d.get("uri").is_some());
+        error.code == codes::LEGACY_RESOURCE_NOT_FOUND
+            || (error.code == codes::INVALID_PARAMS && names_a_uri)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn both_codes_of_a_missing_resource_are_read_as_one() {
+        let error = |code, data| {
+            let error = ErrorObject::new(code, "Resource not found");
+            ClientError::Rpc(match data {
+                Some(data) => error.with_data(data),
+                None => error,
+            })
+        };
+        assert!(error(-32602, Some(json!({"uri": "a:b"}))).is_resource_not_found());
+        assert!(error(-32002, None).is_resource_not_found());
+        assert!(!error(-32602, None).is_resource_not_found());
+        assert!(!ClientError::Closed.is_resource_not_found());
     }
 }

@@ -10,7 +10,16 @@
 //! `InputRequiredResult` is answered through the handlers and the call is
 //! retried under a new id with the answers and the byte-identical
 //! `requestState`. [`Client::call_tool_step`] does one round, for callers
-//! that drive MRTR themselves.
+//! that drive MRTR themselves. [`Client::get_prompt`] and
+//! [`Client::read_resource`] drive their rounds the same way.
+//!
+//! # Listening
+//!
+//! [`Client::listen`] opens a `subscriptions/listen` stream for what a
+//! [`SubscriptionFilter`](crate::wire::SubscriptionFilter) asks: list
+//! changes of tools, prompts and resources, updates of chosen resources,
+//! task states. The [`Subscription`] yields each as a
+//! [`SubscriptionEvent`], and says what the server agreed to send.
 //!
 //! # Answering input
 //!
@@ -72,10 +81,11 @@
 //! | `call` | [`ToolCall`], [`CallStep`], [`CallOutcome`], [`TaskHandle`]: a call and what it came to |
 //! | `routing` | the reader task: responses to their waiters, notifications to their streams |
 //! | `connection` | ids, `_meta`, sending a request and waiting for it, cancel on drop, version retry |
-//! | `subscription` | [`TaskSubscription`] and [`SubscriptionEnd`] |
-//! | `api` | [`Client`]: discovery, tools, MRTR |
+//! | `subscription` | [`Subscription`], [`TaskSubscription`] and [`SubscriptionEnd`] |
+//! | `api` | [`Client`]: discovery, tools, MRTR, paging |
 //! | `builder` | [`ClientBuilder`], and [`Client::builder`] |
 //! | `tasks` | [`AwaitOptions`] and the Tasks methods of [`Client`] |
+//! | `surface` | prompts, resources, completion and [`Client::listen`] |
 
 mod api;
 mod builder;
@@ -88,6 +98,7 @@ mod http;
 mod result;
 mod routing;
 mod subscription;
+mod surface;
 mod tasks;
 mod transport;
 
@@ -98,6 +109,6 @@ pub use error::ClientError;
 pub use handlers::PendingInput;
 #[cfg(feature = "http-client")]
 pub use http::HttpOptions;
-pub use subscription::{SubscriptionEnd, TaskSubscription};
+pub use subscription::{Subscription, SubscriptionEnd, SubscriptionEvent, TaskSubscription};
 pub use tasks::AwaitOptions;
 pub use transport::ClientTransport;

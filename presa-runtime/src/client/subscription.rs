@@ -1,9 +1,13 @@
-//! [`TaskSubscription`]: a `subscriptions/listen` stream of task states.
+//! [`Subscription`]: a `subscriptions/listen` stream of what the server
+//! reports, as [`SubscriptionEvent`]s; [`TaskSubscription`]: one that
+//! follows tasks only.
 //!
 //! A stream is a long-lived request. Its notifications carry the request's
 //! id in `_meta["io.modelcontextprotocol/subscriptionId"]`, and the
-//! connection routes them here. The stream ends in one of three ways, kept
-//! as its [`SubscriptionEnd`]:
+//! connection routes them here. Notifications arriving faster than they are
+//! read are dropped past a small buffer; each event only says to read again
+//! (a list, a resource, a task), so reading again catches up. The stream
+//! ends in one of three ways, kept as its [`SubscriptionEnd`]:
 //!
 //! - the server answers the request: with a `complete` result, the graceful
 //!   end, or with an error;
@@ -26,10 +30,10 @@ use super::result::expect_complete;
 use super::routing::{Reply, request_id};
 use crate::wire::{
     AcknowledgedParams, DetailedTask, ListenParams, Method, Notification, Outcome, RequestId,
-    notifications,
+    ResourceUpdatedParams, SubscriptionFilter, notifications,
 };
 
-/// How a [`TaskSubscription`] ended.
+/// How a [`Subscription`] (or a [`TaskSubscription`]) ended.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SubscriptionEnd {
     /// The server answered the listen request with a `complete` result:
@@ -44,18 +48,46 @@ pub enum SubscriptionEnd {
     Failed(ClientError),
 }
 
-/// A `subscriptions/listen` stream of `notifications/tasks`, opened by
-/// [`Client::listen_tasks`](super::Client::listen_tasks).
+/// What a [`Subscription`] delivers.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SubscriptionEvent {
+    /// `notifications/tools/list_changed`: list the tools again.
+    ToolsListChanged,
+    /// `notifications/prompts/list_changed`: list the prompts again.
+    PromptsListChanged,
+    /// `notifications/resources/list_changed`: list the resources and
+    /// templates again.
+    ResourcesListChanged,
+    /// `notifications/resources/updated`: read this resource again.
+    ResourceUpdated {
+        /// The resource that changed.
+        uri: String,
+    },
+    /// `notifications/tasks`: a task's new state, as `tasks/get` would
+    /// return it.
+    Task(Box<DetailedTask>),
+}
+
+/// A `subscriptions/listen` stream, opened by
+/// [`Client::listen`](super::Client::listen).
 ///
 /// Dropping it while the server still streams sends
 /// `notifications/cancelled` for the listen request, which ends the stream
 /// on the server; a stream that already ended is dropped silently.
-pub struct TaskSubscription {
+pub struct Subscription {
     connection: Arc<Connection>,
     id: RequestId,
-    acknowledged: Vec<String>,
+    acknowledged: SubscriptionFilter,
     notifications: mpsc::Receiver<Notification>,
     state: StreamState,
+}
+
+/// A `subscriptions/listen` stream of `notifications/tasks`, opened by
+/// [`Client::listen_tasks`](super::Client::listen_tasks). Dropping it ends
+/// the stream as dropping a [`Subscription`] does.
+#[derive(Debug)]
+pub struct TaskSubscription {
+    stream: Subscription,
 }
 
 /// Whether the stream still runs.
@@ -66,9 +98,9 @@ enum StreamState {
     Ended(SubscriptionEnd),
 }
 
-impl std::fmt::Debug for TaskSubscription {
+impl std::fmt::Debug for Subscription {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TaskSubscription")
+        f.debug_struct("Subscription")
             .field("id", &self.id)
             .field("acknowledged", &self.acknowledged)
             .field("end", &self.end())
@@ -77,12 +109,59 @@ impl std::fmt::Debug for TaskSubscription {
 }
 
 impl TaskSubscription {
+    /// Opens a stream for the tasks `params` name.
+    pub(super) async fn open(
+        connection: &Arc<Connection>,
+        params: &ListenParams,
+    ) -> Result<TaskSubscription, ClientError> {
+        let stream = Subscription::open(connection, params).await?;
+        Ok(TaskSubscription { stream })
+    }
+
+    /// The JSON-RPC id of the `subscriptions/listen` request, which the
+    /// server echoes as the subscription id.
+    pub fn id(&self) -> &RequestId {
+        self.stream.id()
+    }
+
+    /// The task ids the server agreed to report on; it drops ids it does
+    /// not know or will not show this client.
+    pub fn acknowledged(&self) -> &[String] {
+        self.stream
+            .acknowledged
+            .task_ids
+            .as_deref()
+            .unwrap_or_default()
+    }
+
+    /// How the stream ended, once [`next`](Self::next) returned `None`;
+    /// `None` while it runs.
+    pub fn end(&self) -> Option<&SubscriptionEnd> {
+        self.stream.end()
+    }
+
+    /// The next task state the server pushed, a [`DetailedTask`] as
+    /// `tasks/get` would return it; `None` once the stream ended (see
+    /// [`end`](Self::end) for how). Notifications arriving faster than
+    /// they are read are dropped past a small buffer: poll `tasks/get` to
+    /// catch up.
+    pub async fn next(&mut self) -> Option<DetailedTask> {
+        loop {
+            match self.stream.next().await? {
+                SubscriptionEvent::Task(task) => return Some(*task),
+                other => tracing::debug!(?other, "ignoring a subscription event"),
+            }
+        }
+    }
+}
+
+impl Subscription {
     /// Opens a stream with `params` and waits for the server's
     /// acknowledgement, within the request timeout if one is set.
     pub(super) async fn open(
         connection: &Arc<Connection>,
         params: &ListenParams,
-    ) -> Result<TaskSubscription, ClientError> {
+    ) -> Result<Subscription, ClientError> {
         connection
             .agreeing_on_version(|| Self::open_once(connection, params))
             .await
@@ -91,15 +170,15 @@ impl TaskSubscription {
     async fn open_once(
         connection: &Arc<Connection>,
         params: &ListenParams,
-    ) -> Result<TaskSubscription, ClientError> {
+    ) -> Result<Subscription, ClientError> {
         let id = connection.next_request_id();
         let (notifications, response) = connection.open_stream(&id);
         // From here on, dropping the subscription (a timeout, an error
         // below) cancels the request.
-        let mut subscription = TaskSubscription {
+        let mut subscription = Subscription {
             connection: Arc::clone(connection),
             id,
-            acknowledged: Vec::new(),
+            acknowledged: SubscriptionFilter::default(),
             notifications,
             state: StreamState::Open(response),
         };
@@ -113,7 +192,7 @@ impl TaskSubscription {
                 .map_err(|_| ClientError::Timeout(limit))?,
             None => subscription.acknowledgement().await,
         }?;
-        subscription.acknowledged = ack.notifications.task_ids.unwrap_or_default();
+        subscription.acknowledged = ack.notifications;
         Ok(subscription)
     }
 
@@ -123,9 +202,10 @@ impl TaskSubscription {
         &self.id
     }
 
-    /// The task ids the server agreed to report on; it drops ids it does
-    /// not know or will not show this client.
-    pub fn acknowledged(&self) -> &[String] {
+    /// What the server agreed to send: of what was asked, what it supports
+    /// (task ids it does not know or will not show this client, lists it
+    /// does not offer, are left out).
+    pub fn acknowledged(&self) -> &SubscriptionFilter {
         &self.acknowledged
     }
 
@@ -138,21 +218,16 @@ impl TaskSubscription {
         }
     }
 
-    /// The next task state the server pushed, a [`DetailedTask`] as
-    /// `tasks/get` would return it; `None` once the stream ended (see
-    /// [`end`](Self::end) for how). Notifications arriving faster than
-    /// they are read are dropped past a small buffer: poll `tasks/get` to
-    /// catch up.
-    pub async fn next(&mut self) -> Option<DetailedTask> {
+    /// The next thing the server reported; `None` once the stream ended
+    /// (see [`end`](Self::end) for how). Notifications this client does not
+    /// know, or cannot read, are skipped.
+    pub async fn next(&mut self) -> Option<SubscriptionEvent> {
         loop {
             let n = self.next_notification().await?;
-            if n.method != notifications::TASKS {
-                tracing::debug!(method = n.method, "ignoring a subscription notification");
-                continue;
-            }
-            match serde_json::from_value(n.params.unwrap_or(Value::Null)) {
-                Ok(task) => return Some(task),
-                Err(e) => tracing::warn!(error = %e, "malformed notifications/tasks"),
+            match event(n) {
+                Ok(Some(event)) => return Some(event),
+                Ok(None) => {}
+                Err(e) => tracing::warn!(error = %e, "malformed subscription notification"),
             }
         }
     }
@@ -209,6 +284,27 @@ impl TaskSubscription {
     }
 }
 
+/// What `notification` reports; `None` for a notification this client does
+/// not know.
+fn event(notification: Notification) -> Result<Option<SubscriptionEvent>, serde_json::Error> {
+    let params = notification.params.unwrap_or(Value::Null);
+    let event = match notification.method.as_str() {
+        notifications::TOOLS_LIST_CHANGED => SubscriptionEvent::ToolsListChanged,
+        notifications::PROMPTS_LIST_CHANGED => SubscriptionEvent::PromptsListChanged,
+        notifications::RESOURCES_LIST_CHANGED => SubscriptionEvent::ResourcesListChanged,
+        notifications::RESOURCES_UPDATED => {
+            let ResourceUpdatedParams { uri, .. } = serde_json::from_value(params)?;
+            SubscriptionEvent::ResourceUpdated { uri }
+        }
+        notifications::TASKS => SubscriptionEvent::Task(serde_json::from_value(params)?),
+        other => {
+            tracing::debug!(method = other, "ignoring a subscription notification");
+            return Ok(None);
+        }
+    };
+    Ok(Some(event))
+}
+
 /// Whether `notification` is the server's `notifications/cancelled` for
 /// the listen request `id`.
 fn is_teardown_of(id: &RequestId, notification: &Notification) -> bool {
@@ -239,7 +335,7 @@ fn end_of(reply: Result<Reply, oneshot::error::RecvError>) -> SubscriptionEnd {
     }
 }
 
-impl Drop for TaskSubscription {
+impl Drop for Subscription {
     /// Stops routing the stream's notifications and, when the server still
     /// streams, cancels the listen request.
     fn drop(&mut self) {

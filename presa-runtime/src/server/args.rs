@@ -1,12 +1,23 @@
-//! Tool arguments: the parameter bound and the per-field parser that
-//! `#[tool]` expands to.
+//! Arguments: the per-field parsers that `#[tool]`, `#[prompt]` and
+//! `#[resource]` expand to, and the bound on the text-valued ones.
 //!
 //! Arguments are parsed field by field, not through one derived struct, so
 //! that an error names the offending field and a parameter type that cannot
 //! be parsed is reported at that parameter.
+//!
+//! A tool's arguments are JSON, read with serde ([`ArgsParser`]). A
+//! prompt's arguments and a resource template's variables are strings on
+//! the wire, so their parameters are read with [`FromStr`]
+//! ([`TextArgs`], bound by [`TextParam`]): `String`, numbers, `bool`, or an
+//! enum of yours that implements `FromStr`.
+
+use std::collections::BTreeMap;
+use std::fmt::Display;
+use std::str::FromStr;
 
 use serde_json::{Map, Value};
 
+use super::error::ToolError;
 use super::violation::Violation;
 use crate::schema::ToolParam;
 use crate::wire::CallToolResult;
@@ -31,6 +42,85 @@ impl ArgumentError {
     pub fn into_result(self) -> CallToolResult {
         CallToolResult::error(self.to_string())
     }
+
+    /// The refusal of a prompt or a resource read: `-32602` with this
+    /// error's text, as for a missing argument or a resource that does not
+    /// exist.
+    pub fn into_rejection(self) -> ToolError {
+        ToolError::new(format!(
+            "Invalid params: argument `{}`: {}",
+            self.field, self.reason
+        ))
+    }
+}
+
+/// A type a prompt argument or a resource template variable can be: one
+/// that parses from a string.
+///
+/// Implemented for every [`FromStr`] type whose error is [`Display`]:
+/// `String`, the numbers, `bool`, `char`, and your own types (an enum
+/// that names the allowed values, say). Take an optional prompt argument
+/// as `Option<T>`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be parsed from a prompt argument or a template variable",
+    label = "this parameter's type must implement `FromStr`, with an error that implements `Display`",
+    note = "prompt arguments and URI template variables are strings on the wire: use `String`, a number, `bool`, or implement `std::str::FromStr` for your type; wrap it in `Option` to make a prompt argument optional"
+)]
+pub trait TextParam: Sized + Send + 'static {
+    /// Parses the argument's text; the error says why it is not valid.
+    fn parse_text(text: &str) -> Result<Self, String>;
+}
+
+// `do_not_recommend` makes the compiler report the unmet `TextParam`
+// itself, with the message above, instead of the `FromStr` bound behind it.
+#[diagnostic::do_not_recommend]
+impl<T> TextParam for T
+where
+    T: FromStr + Send + 'static,
+    T::Err: Display,
+{
+    fn parse_text(text: &str) -> Result<Self, String> {
+        text.parse().map_err(|e: T::Err| e.to_string())
+    }
+}
+
+/// Takes text-valued fields (prompt arguments, template variables) out of
+/// a request one at a time.
+pub struct TextArgs {
+    values: BTreeMap<String, String>,
+}
+
+impl TextArgs {
+    /// Wraps the raw values, by name.
+    pub fn new(values: BTreeMap<String, String>) -> Self {
+        TextArgs { values }
+    }
+
+    /// Parses field `name`, which must be present.
+    pub fn required<T: TextParam>(&mut self, name: &str) -> Result<T, ArgumentError> {
+        match self.values.remove(name) {
+            Some(text) => parse_text(name, &text),
+            None => Err(ArgumentError {
+                field: name.to_owned(),
+                reason: "missing required argument".into(),
+            }),
+        }
+    }
+
+    /// Parses field `name` if it is present.
+    pub fn optional<T: TextParam>(&mut self, name: &str) -> Result<Option<T>, ArgumentError> {
+        self.values
+            .remove(name)
+            .map(|text| parse_text(name, &text))
+            .transpose()
+    }
+}
+
+fn parse_text<T: TextParam>(name: &str, text: &str) -> Result<T, ArgumentError> {
+    T::parse_text(text).map_err(|reason| ArgumentError {
+        field: name.to_owned(),
+        reason: format!("{reason} (got {text:?})"),
+    })
 }
 
 /// Takes fields out of a tool's arguments one at a time.
@@ -104,5 +194,36 @@ impl ArgumentSchema {
             },
             reason: violation.reason,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(pairs: &[(&str, &str)]) -> TextArgs {
+        TextArgs::new(
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn text_arguments_parse_with_from_str_and_name_the_field() {
+        let mut parser = args(&[("n", "7"), ("flag", "true"), ("bad", "x")]);
+        assert_eq!(parser.required::<u8>("n"), Ok(7));
+        assert_eq!(parser.optional::<bool>("flag"), Ok(Some(true)));
+        assert_eq!(parser.optional::<bool>("absent"), Ok(None));
+        let missing = parser.required::<String>("absent").unwrap_err();
+        assert_eq!(missing.reason, "missing required argument");
+        let bad = parser.required::<u32>("bad").unwrap_err();
+        assert_eq!(bad.field, "bad");
+        assert!(bad.reason.ends_with("(got \"x\")"), "{}", bad.reason);
+        assert_eq!(
+            bad.into_rejection().to_string(),
+            "Invalid params: argument `bad`: invalid digit found in string (got \"x\")"
+        );
     }
 }

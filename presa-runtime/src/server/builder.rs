@@ -7,13 +7,17 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use super::catalog::ToolCatalog;
+use super::catalog::ListSettings;
 use super::error::ErrorDetails;
+use super::prompt::PromptHandler;
+use super::registered::{RegisteredPrompt, RegisteredResource, RegisteredTool, RegistrationError};
+use super::registry::{Registry, Requirements};
 use super::request_state::{self, StateCodec};
+use super::resource::ResourceHandler;
 use super::router::{Server, Shared};
 use super::state::StateMap;
 use super::tasks::{InMemoryTaskStore, TaskEngine, TaskSettings, TaskStore};
-use super::tool::{TaskPolicy, ToolHandler, ToolPolicy};
+use super::tool::ToolHandler;
 use crate::wire::{Implementation, PROTOCOL_VERSION, ResultMeta, TASKS_EXTENSION};
 
 impl Server {
@@ -22,7 +26,10 @@ impl Server {
         ServerBuilder {
             info: Implementation::new(name, version),
             instructions: None,
-            catalog: ToolCatalog::default(),
+            tools: Vec::new(),
+            prompts: Vec::new(),
+            resources: Vec::new(),
+            lists: ListSettings::default(),
             discover_ttl: Duration::from_secs(3600),
             state_key: None,
             state_ttl: Duration::from_secs(600),
@@ -41,7 +48,10 @@ impl Server {
 pub struct ServerBuilder {
     info: Implementation,
     instructions: Option<String>,
-    catalog: ToolCatalog,
+    tools: Vec<RegisteredTool>,
+    prompts: Vec<RegisteredPrompt>,
+    resources: Vec<RegisteredResource>,
+    lists: ListSettings,
     discover_ttl: Duration,
     state_key: Option<[u8; 32]>,
     state_ttl: Duration,
@@ -62,16 +72,43 @@ impl ServerBuilder {
     }
 
     /// Registers a tool; `#[tool] async fn build` generates `BuildTool`.
+    /// A running server takes more with
+    /// [`Server::add_tool`](super::Server::add_tool).
     ///
     /// # Panics
     ///
-    /// If a tool of the same name is already registered, or the tool's
-    /// `inputSchema` or `outputSchema` is not a valid JSON Schema. The
-    /// message names the tool.
+    /// If the tool's `inputSchema` or `outputSchema` is not a valid JSON
+    /// Schema; [`build`](Self::build) panics if a tool of the same name is
+    /// registered too. The message names the tool.
     pub fn tool(mut self, tool: impl ToolHandler) -> Self {
-        if let Err(error) = self.catalog.register(tool) {
-            panic!("{error}");
-        }
+        self.tools
+            .push(RegisteredTool::new(tool).unwrap_or_else(|e| panic!("{e}")));
+        self
+    }
+
+    /// Registers a prompt; `#[prompt] async fn code_review` generates
+    /// `CodeReviewPrompt`. The server then offers prompts (see
+    /// [`Server::add_prompt`](super::Server::add_prompt)).
+    /// [`build`](Self::build) panics if a prompt of the same name is
+    /// registered too.
+    pub fn prompt(mut self, prompt: impl PromptHandler) -> Self {
+        self.prompts.push(RegisteredPrompt::new(prompt));
+        self
+    }
+
+    /// Registers a resource or a resource template; `#[resource] async fn
+    /// profile` generates `ProfileResource`. The server then offers
+    /// resources (see [`Server::add_resource`](super::Server::add_resource)).
+    ///
+    /// # Panics
+    ///
+    /// If the resource's URI is not an absolute URI, or its template is not
+    /// one presa supports (see [`UriTemplate`](crate::wire::UriTemplate));
+    /// [`build`](Self::build) panics if the same URI or template is
+    /// registered twice.
+    pub fn resource(mut self, resource: impl ResourceHandler) -> Self {
+        self.resources
+            .push(RegisteredResource::new(resource).unwrap_or_else(|e| panic!("{e}")));
         self
     }
 
@@ -96,15 +133,17 @@ impl ServerBuilder {
         self
     }
 
-    /// How many tools one `tools/list` page holds (default 100, at least 1).
+    /// How many entries one page of `tools/list`, `prompts/list`,
+    /// `resources/list` or `resources/templates/list` holds (default 100,
+    /// at least 1).
     pub fn page_size(mut self, page_size: usize) -> Self {
-        self.catalog.page_size = page_size.max(1);
+        self.lists.page_size = page_size.max(1);
         self
     }
 
-    /// The `ttlMs` of `tools/list` results (default 5 minutes).
+    /// The `ttlMs` of the list results (default 5 minutes).
     pub fn list_ttl(mut self, ttl: Duration) -> Self {
-        self.catalog.list_ttl = ttl;
+        self.lists.ttl = ttl;
         self
     }
 
@@ -170,13 +209,14 @@ impl ServerBuilder {
     /// # Panics
     ///
     /// If a tool runs only as a task (`task = "required"`) but tasks are
-    /// not enabled, or a tool needs application state (a `State<T>`
+    /// not enabled, an entry needs application state (a `State<T>`
     /// parameter, say) that was not registered with
-    /// [`ServerBuilder::state`]. The message names the tool.
+    /// [`ServerBuilder::state`], or two entries of a kind share a name (a
+    /// URI, a template). The message names the entry.
     pub fn build(mut self) -> Server {
-        if let Err(problem) = self.check_tools() {
-            panic!("{problem}");
-        }
+        let registry = self
+            .registry()
+            .unwrap_or_else(|problem| panic!("{problem}"));
         let engine = self.tasks.map(|settings| {
             self.extensions
                 .insert(TASKS_EXTENSION.to_owned(), Value::Object(Map::new()));
@@ -193,7 +233,7 @@ impl ServerBuilder {
         Server::from_shared(Shared {
             info: self.info,
             instructions: self.instructions,
-            catalog: self.catalog,
+            registry,
             supported_versions: vec![PROTOCOL_VERSION.to_owned()],
             discover_ttl: self.discover_ttl,
             codec: StateCodec::new(key, self.state_ttl),
@@ -207,30 +247,24 @@ impl ServerBuilder {
         })
     }
 
-    /// What makes a registered tool unable to run on this server, found
-    /// here rather than by its first caller.
-    fn check_tools(&self) -> Result<(), String> {
-        for tool in self.catalog.iter() {
-            if self.tasks.is_none() && tool.policy == ToolPolicy::Fixed(TaskPolicy::Required) {
-                return Err(format!(
-                    "tool `{}` runs only as a task, but tasks are not enabled; call \
-                     ServerBuilder::tasks",
-                    tool.name()
-                ));
-            }
-            if let Some(missing) = tool
-                .required_state
-                .iter()
-                .find(|t| !self.state.contains(**t))
-            {
-                return Err(format!(
-                    "tool `{}` needs state of type `{}`, but none was registered; call \
-                     ServerBuilder::state",
-                    tool.name(),
-                    missing.name()
-                ));
-            }
+    /// The registry of everything registered, each entry checked against
+    /// the server being built, so that what cannot run here is found now
+    /// rather than by its first caller.
+    fn registry(&mut self) -> Result<Registry, RegistrationError> {
+        let registry = Registry::new(self.lists);
+        let server = Requirements {
+            state: &self.state,
+            tasks: self.tasks.is_some(),
+        };
+        for tool in self.tools.drain(..) {
+            registry.add_tool(tool, &server)?;
         }
-        Ok(())
+        for prompt in self.prompts.drain(..) {
+            registry.add_prompt(prompt, &server)?;
+        }
+        for resource in self.resources.drain(..) {
+            registry.add_resource(resource, &server)?;
+        }
+        Ok(registry)
     }
 }

@@ -23,10 +23,12 @@ use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
 
 use super::caller::Caller;
-use super::catalog::{RegisteredTool, ToolCatalog};
 use super::context::{Context, ContextParts, RequestInfo};
-use super::error::{ErrorDetails, Failure, InputRequired};
+use super::error::{ErrorDetails, Failure, InputRequired, Origin};
 use super::input::Verdict;
+use super::mrtr::{gather_answers, render, request_info, with_server_info};
+use super::registered::RegisteredTool;
+use super::registry::Registry;
 use super::reply::{
     internal_error, invalid_params, missing_capability, panic_message, parse_params,
     tasks_capability, to_value, too_many_tasks,
@@ -37,13 +39,13 @@ use super::tasks::{CreateError, OrphanGuard, TaskEnd, TaskEngine};
 use super::tool::{TaskPolicy, TaskStart, ToolPolicy, ToolResult};
 use crate::util::BoxFuture;
 use crate::wire::{
-    CallToolParams, CallToolResult, ErrorObject, InputRequiredResult, InputResponses, Message,
-    RequestMeta, ResultMeta, ResultType, TASKS_EXTENSION,
+    CallToolParams, CallToolResult, ErrorObject, Message, Method, RequestMeta, ResultMeta,
+    ResultType, TASKS_EXTENSION,
 };
 
 /// What a call needs from the server around it.
 pub(crate) struct CallEnv<'a> {
-    pub catalog: &'a ToolCatalog,
+    pub registry: &'a Registry,
     pub codec: &'a StateCodec,
     pub state: &'a Arc<StateMap>,
     pub engine: Option<&'a Arc<TaskEngine>>,
@@ -84,15 +86,10 @@ pub(crate) async fn call_tool(
 ) -> Result<Value, ErrorObject> {
     let params: CallToolParams = parse_params(params)?;
     tracing::Span::current().record("tool", params.name.as_str());
-    let Some(tool) = env.catalog.get(&params.name) else {
+    let Some(tool) = env.registry.tool(&params.name) else {
         return Err(invalid_params(format!("Unknown tool: `{}`", params.name)));
     };
-    let info = RequestInfo {
-        protocol_version: meta.protocol_version,
-        client_capabilities: meta.client_capabilities,
-        client_info: meta.client_info,
-        subject: caller.subject.clone(),
-    };
+    let info = request_info(&meta, caller);
     let fixed = match tool.policy {
         ToolPolicy::Fixed(policy) => {
             Some((policy, call_mode(policy, tool.name(), &info, env.engine)?))
@@ -103,7 +100,12 @@ pub(crate) async fn call_tool(
         Ok(arguments) => arguments,
         Err(error) => return Ok(to_value(complete(error.into_result(), env.meta))),
     };
-    let binding = CallBinding::tool_call(caller.subject.as_deref(), tool.name(), &arguments);
+    let binding = CallBinding::new(
+        Method::ToolsCall,
+        caller.subject.as_deref(),
+        tool.name(),
+        &arguments,
+    );
     let answers = gather_answers(
         env.codec,
         &binding,
@@ -127,7 +129,7 @@ pub(crate) async fn call_tool(
             ),
             // The policy asked for input: MRTR, before any task exists.
             Err(InputRequired) => {
-                return respond(env, tool, &binding, &ctx, Err(Failure::InputRequired));
+                return respond(env, &tool, &binding, &ctx, Err(Failure::InputRequired));
             }
         },
     };
@@ -135,20 +137,20 @@ pub(crate) async fn call_tool(
         .catch_unwind()
         .boxed();
     let CallMode::Task(engine) = mode else {
-        let outcome = settle(run.await, tool, env.error_details);
-        return respond(env, tool, &binding, &ctx, outcome);
+        let outcome = settle(run.await, &tool, env.error_details);
+        return respond(env, &tool, &binding, &ctx, outcome);
     };
     match tool.start {
         TaskStart::Explicit => {
-            run_until_task_start(env, &engine, tool, policy, &binding, &ctx, caller, run).await
+            run_until_task_start(env, &engine, &tool, policy, &binding, &ctx, caller, run).await
         }
         TaskStart::Immediate => {
-            match create_task(env, &engine, tool, policy, &ctx, caller, run).await {
+            match create_task(env, &engine, &tool, policy, &ctx, caller, run).await {
                 Creation::Created(created) => Ok(created),
                 Creation::Failed(error) => Err(error),
                 Creation::Declined(run) => {
-                    let outcome = settle(run.await, tool, env.error_details);
-                    respond(env, tool, &binding, &ctx, outcome)
+                    let outcome = settle(run.await, &tool, env.error_details);
+                    respond(env, &tool, &binding, &ctx, outcome)
                 }
             }
         }
@@ -307,20 +309,11 @@ fn respond(
     outcome: Result<CallToolResult, Failure>,
 ) -> Result<Value, ErrorObject> {
     let outcome = outcome.and_then(|result| tool.check_output(result));
-    match ctx.take_input_book().verdict(tool.name(), outcome) {
-        Verdict::Complete(result) => Ok(to_value(complete(result, env.meta))),
-        Verdict::InputRequired { requests, carried } => {
-            let asked = requests.keys().cloned().collect();
-            let state = env.codec.seal(binding, carried, asked);
-            Ok(to_value(InputRequiredResult {
-                result_type: ResultType::InputRequired,
-                input_requests: Some(requests),
-                request_state: Some(state),
-                meta: Some(env.meta.clone()),
-            }))
-        }
-        Verdict::Failed(error) => Err(error),
-    }
+    let verdict = ctx
+        .take_input_book()
+        .verdict(Origin::Tool(tool.name()), outcome)
+        .map(|result| to_value(complete(result, env.meta)));
+    render(verdict, env.codec, binding, env.meta)
 }
 
 /// Runs a task's handler and renders its verdict as the task's end.
@@ -332,7 +325,10 @@ async fn end_task(
     details: ErrorDetails,
 ) -> TaskEnd {
     let outcome = settle(run.await, &tool, details).and_then(|result| tool.check_output(result));
-    match ctx.take_input_book().verdict(tool.name(), outcome) {
+    match ctx
+        .take_input_book()
+        .verdict(Origin::Tool(tool.name()), outcome)
+    {
         Verdict::Complete(result) => TaskEnd::Completed(to_object(complete(result, &meta))),
         // Inside a task input requests park instead of registering; one
         // that registered anyway was made outside the task's context.
@@ -348,38 +344,11 @@ async fn end_task(
 /// beside whatever `_meta` the tool set.
 fn complete(mut result: CallToolResult, meta: &ResultMeta) -> CallToolResult {
     result.result_type = ResultType::Complete;
-    result
-        .meta
-        .get_or_insert_with(ResultMeta::default)
-        .server_info
-        .clone_from(&meta.server_info);
+    result.meta = with_server_info(result.meta, meta);
     result
 }
 
 /// A result as the JSON object a task record keeps.
 fn to_object(result: CallToolResult) -> Map<String, Value> {
     serde_json::from_value(to_value(result)).expect("a tool result serializes to an object")
-}
-
-/// Earlier answers from the verified `requestState`, plus this round's.
-fn gather_answers(
-    codec: &StateCodec,
-    binding: &CallBinding<'_>,
-    request_state: Option<String>,
-    responses: Option<InputResponses>,
-) -> Result<InputResponses, ErrorObject> {
-    let responses = responses.unwrap_or_default();
-    let Some(state) = request_state else {
-        return Ok(responses);
-    };
-    let payload = codec
-        .open(&state, binding)
-        .map_err(|e| invalid_params(format!("Invalid params: {e}")))?;
-    let mut answers = payload.answers;
-    for (key, value) in responses {
-        if payload.asked.contains(&key) {
-            answers.insert(key, value);
-        }
-    }
-    Ok(answers)
 }

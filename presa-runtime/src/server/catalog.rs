@@ -1,207 +1,176 @@
-//! The registered tools: lookup by name, `tools/list` pages, and the checks
-//! each tool's schemas pass once, at registration.
+//! [`Catalog`]: a list of named entries that can change while it is being
+//! paged through, with cursors that stay valid across the change.
+//!
+//! Each entry gets a sequence number when it is added, never reused. Pages
+//! follow that order (registration order), and a cursor is the number to
+//! continue from. Removing an entry therefore never shifts the entries
+//! after it: a client paging through a list that changed meanwhile sees
+//! each entry that stayed at most once, and the entries added since at
+//! the end. (The spec asks for no consistency across pages, but stable
+//! cursors cost nothing here.) A cursor the server never issued is invalid
+//! (`-32602`).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
-use super::args::ArgumentSchema;
-use super::error::Failure;
 use super::reply::invalid_params;
-use super::state::StateType;
-use super::tool::{TaskStart, ToolHandler, ToolPolicy};
-use crate::wire::headers::{HeaderParam, header_params};
-use crate::wire::{
-    CacheScope, CallToolResult, ErrorObject, ListToolsParams, ListToolsResult, ResultMeta,
-    ResultType, Tool,
-};
+use crate::wire::ErrorObject;
 
-/// A tool as the server holds it: its listing, its compiled schemas, its
-/// handler, and how its calls relate to tasks.
-pub(crate) struct RegisteredTool {
-    pub definition: Tool,
-    pub arguments: ArgumentSchema,
-    /// The compiled `outputSchema`, when the tool declares one.
-    output: Option<jsonschema::Validator>,
-    pub handler: Arc<dyn ToolHandler>,
-    pub policy: ToolPolicy,
-    pub start: TaskStart,
-    /// The application state the tool reads, checked at `build`.
-    pub required_state: Vec<StateType>,
-    /// The parameters mirrored into `Mcp-Param-*` headers over HTTP. The
-    /// annotations are checked on every transport: a tool whose headers
-    /// break the rules is a bug wherever it is served.
-    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
-    pub headers: Vec<HeaderParam>,
+/// An entry of a catalog, known by a key unique within it: a tool or
+/// prompt name, a resource URI, a URI template.
+pub(crate) trait Keyed {
+    fn key(&self) -> &str;
 }
 
-impl RegisteredTool {
-    /// The tool's name.
-    pub fn name(&self) -> &str {
-        &self.definition.name
-    }
-
-    /// Checks a successful result against the tool's `outputSchema`: the
-    /// spec has the server guarantee that structured content conforms. A
-    /// tool error (`isError`) carries no structured content and is not
-    /// checked. A result that does not conform is a bug in the tool, so it
-    /// becomes an internal failure.
-    pub fn check_output(&self, result: CallToolResult) -> Result<CallToolResult, Failure> {
-        let Some(schema) = &self.output else {
-            return Ok(result);
-        };
-        if result.is_error() {
-            return Ok(result);
-        }
-        let Some(structured) = &result.structured_content else {
-            return Err(Failure::Internal(format!(
-                "tool `{}` declares an outputSchema but returned no structuredContent",
-                self.name()
-            )));
-        };
-        let violation = schema.iter_errors(structured).next().map(|error| {
-            format!(
-                "tool `{}` returned structuredContent that does not match its outputSchema: \
-                 {error} at `{}`",
-                self.name(),
-                error.instance_path()
-            )
-        });
-        match violation {
-            None => Ok(result),
-            Some(cause) => Err(Failure::Internal(cause)),
-        }
-    }
+/// The entries of one kind, in registration order.
+pub(crate) struct Catalog<T> {
+    entries: BTreeMap<u64, Arc<T>>,
+    index: HashMap<String, u64>,
+    next: u64,
 }
 
-/// Why a tool cannot be registered.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum RegistrationError {
-    #[error("tool `{0}` is registered twice")]
-    Duplicate(String),
-    #[error("tool `{name}` has an invalid inputSchema: {reason}")]
-    InputSchema { name: String, reason: String },
-    #[error("tool `{name}` has an invalid outputSchema: {reason}")]
-    OutputSchema { name: String, reason: String },
-    #[error("tool `{name}` has an invalid inputSchema: {reason}")]
-    HeaderAnnotation { name: String, reason: String },
-}
-
-/// The server's tools, in registration order.
-pub(crate) struct ToolCatalog {
-    tools: Vec<Arc<RegisteredTool>>,
-    index: HashMap<String, usize>,
-    /// How many tools one `tools/list` page holds.
-    pub page_size: usize,
-    /// The `ttlMs` of `tools/list` results.
-    pub list_ttl: Duration,
-}
-
-impl Default for ToolCatalog {
+impl<T> Default for Catalog<T> {
     fn default() -> Self {
-        ToolCatalog {
-            tools: Vec::new(),
+        Catalog {
+            entries: BTreeMap::new(),
             index: HashMap::new(),
-            page_size: 100,
-            list_ttl: Duration::from_secs(300),
+            next: 0,
         }
     }
 }
 
-impl ToolCatalog {
-    /// Adds `handler`, compiling its schemas; network `$ref`s are never
-    /// fetched.
-    pub fn register(&mut self, handler: impl ToolHandler) -> Result<(), RegistrationError> {
-        let definition = handler.definition();
-        let name = definition.name.clone();
-        if self.index.contains_key(&name) {
-            return Err(RegistrationError::Duplicate(name));
+/// How list results are cut and cached.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ListSettings {
+    /// How many entries one page holds.
+    pub page_size: usize,
+    /// The `ttlMs` of list results.
+    pub ttl: Duration,
+}
+
+impl Default for ListSettings {
+    fn default() -> Self {
+        ListSettings {
+            page_size: 100,
+            ttl: Duration::from_secs(300),
         }
-        let arguments = ArgumentSchema::compile(&definition.input_schema).map_err(|reason| {
-            RegistrationError::InputSchema {
-                name: name.clone(),
-                reason,
-            }
-        })?;
-        let output = definition
-            .output_schema
-            .as_ref()
-            .map(jsonschema::validator_for)
-            .transpose()
-            .map_err(|e| RegistrationError::OutputSchema {
-                name: name.clone(),
-                reason: e.to_string(),
-            })?;
-        let headers = header_params(&definition.input_schema).map_err(|e| {
-            RegistrationError::HeaderAnnotation {
-                name: name.clone(),
-                reason: e.to_string(),
-            }
-        })?;
-        let tool = RegisteredTool {
-            headers,
-            policy: handler.policy(),
-            start: handler.task_start(),
-            required_state: handler.required_state(),
-            handler: Arc::new(handler),
-            definition,
-            arguments,
-            output,
-        };
-        self.index.insert(name, self.tools.len());
-        self.tools.push(Arc::new(tool));
+    }
+}
+
+/// One page of a catalog.
+pub(crate) struct Page<'a, T> {
+    pub entries: Vec<&'a Arc<T>>,
+    pub next_cursor: Option<String>,
+}
+
+impl<T: Keyed> Catalog<T> {
+    /// Adds `entry` at the end; gives it back when its key is taken.
+    pub fn insert(&mut self, entry: T) -> Result<(), T> {
+        if self.index.contains_key(entry.key()) {
+            return Err(entry);
+        }
+        let seq = self.next;
+        self.next += 1;
+        self.index.insert(entry.key().to_owned(), seq);
+        self.entries.insert(seq, Arc::new(entry));
         Ok(())
     }
 
-    /// The tool called `name`.
-    pub fn get(&self, name: &str) -> Option<&Arc<RegisteredTool>> {
-        self.index.get(name).map(|&i| &self.tools[i])
+    /// Removes the entry with `key`; whether there was one.
+    pub fn remove(&mut self, key: &str) -> bool {
+        match self.index.remove(key) {
+            Some(seq) => self.entries.remove(&seq).is_some(),
+            None => false,
+        }
     }
 
-    /// Every tool, in registration order.
-    pub fn iter(&self) -> impl Iterator<Item = &RegisteredTool> {
-        self.tools.iter().map(Arc::as_ref)
+    /// The entry with `key`.
+    pub fn get(&self, key: &str) -> Option<&Arc<T>> {
+        self.index.get(key).and_then(|seq| self.entries.get(seq))
     }
 
-    /// One page of `tools/list`, from the cursor in `params`.
-    pub fn page(
-        &self,
-        params: ListToolsParams,
-        meta: &ResultMeta,
-    ) -> Result<ListToolsResult, ErrorObject> {
-        let start = match &params.cursor {
+    /// Every entry, in registration order.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<T>> {
+        self.entries.values()
+    }
+
+    /// The page starting at `cursor` (the first page without one).
+    pub fn page(&self, cursor: Option<&str>, size: usize) -> Result<Page<'_, T>, ErrorObject> {
+        let start = match cursor {
             None => 0,
             Some(cursor) => decode_cursor(cursor)
-                .filter(|&offset| offset < self.tools.len())
+                .filter(|&seq| seq < self.next)
                 .ok_or_else(|| invalid_params(format!("Invalid cursor {cursor:?}")))?,
         };
-        let end = (start + self.page_size).min(self.tools.len());
-        Ok(ListToolsResult {
-            result_type: ResultType::Complete,
-            tools: self.tools[start..end]
-                .iter()
-                .map(|t| t.definition.clone())
-                .collect(),
-            next_cursor: (end < self.tools.len()).then(|| encode_cursor(end)),
-            ttl_ms: self.list_ttl.as_millis() as u64,
-            cache_scope: CacheScope::Public,
-            meta: Some(meta.clone()),
+        let mut rest = self.entries.range(start..);
+        let entries = rest.by_ref().take(size).map(|(_, entry)| entry).collect();
+        let next_cursor = rest.next().map(|(&seq, _)| encode_cursor(seq));
+        Ok(Page {
+            entries,
+            next_cursor,
         })
     }
 }
 
-fn encode_cursor(offset: usize) -> String {
-    URL_SAFE_NO_PAD.encode(format!("presa:{offset}"))
+fn encode_cursor(seq: u64) -> String {
+    URL_SAFE_NO_PAD.encode(format!("presa:{seq}"))
 }
 
-fn decode_cursor(cursor: &str) -> Option<usize> {
+fn decode_cursor(cursor: &str) -> Option<u64> {
     let bytes = URL_SAFE_NO_PAD.decode(cursor).ok()?;
     std::str::from_utf8(&bytes)
         .ok()?
         .strip_prefix("presa:")?
         .parse()
         .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    impl Keyed for String {
+        fn key(&self) -> &str {
+            self
+        }
+    }
+
+    fn catalog(keys: &[&str]) -> Catalog<String> {
+        let mut catalog = Catalog::default();
+        for key in keys {
+            catalog.insert((*key).to_owned()).unwrap();
+        }
+        catalog
+    }
+
+    fn keys(page: &Page<'_, String>) -> Vec<String> {
+        page.entries.iter().map(|e| e.as_str().to_owned()).collect()
+    }
+
+    #[test]
+    fn a_cursor_survives_removals_and_additions() {
+        let mut catalog = catalog(&["a", "b", "c", "d"]);
+        let first = catalog.page(None, 2).unwrap();
+        assert_eq!(keys(&first), ["a", "b"]);
+        let cursor = first.next_cursor.unwrap();
+        assert!(catalog.remove("c"));
+        assert!(!catalog.remove("c"));
+        catalog.insert("e".into()).unwrap();
+        let second = catalog.page(Some(&cursor), 2).unwrap();
+        assert_eq!(keys(&second), ["d", "e"]);
+        assert!(second.next_cursor.is_none());
+    }
+
+    #[test]
+    fn keys_are_unique_and_forged_cursors_invalid() {
+        let mut catalog = catalog(&["a"]);
+        assert_eq!(catalog.insert("a".into()), Err("a".to_owned()));
+        assert!(catalog.page(Some("bogus"), 10).is_err());
+        assert!(catalog.page(Some(&encode_cursor(7)), 10).is_err());
+        assert!(catalog.get("a").is_some());
+    }
 }

@@ -14,6 +14,12 @@
 //! [`ErrorDetails::Masked`]; the model then reads a generic message and the
 //! cause goes to `tracing`. A message made with [`ToolError::new`] is
 //! always shown: it was written for the model.
+//!
+//! A prompt or a resource read has no `isError` result: no model reads its
+//! failures, the client does, as JSON-RPC errors. There a
+//! [`ToolError::new`] message rejects the request (`-32602`, the code of a
+//! bad argument or an unknown resource), and every other error is internal
+//! (`-32603`, the cause logged).
 
 use std::fmt;
 
@@ -76,6 +82,17 @@ impl ToolError {
         matches!(self.0, Repr::InputRequired)
     }
 
+    /// For a request whose errors are JSON-RPC errors (a prompt, a
+    /// resource read): a message written for the client rejects the
+    /// request, anything else is an internal failure.
+    pub(crate) fn into_failure(self) -> Failure {
+        match self.0 {
+            Repr::Tool(message) => Failure::Rejected(message),
+            Repr::Propagated(error) | Repr::Internal(error) => Failure::Internal(error.to_string()),
+            Repr::InputRequired => Failure::InputRequired,
+        }
+    }
+
     /// A tool error becomes the `isError` result the client sees, its text
     /// as `details` allow; the other kinds are failures the server answers
     /// for. `tool` names the tool in logs.
@@ -99,13 +116,47 @@ impl ToolError {
     }
 }
 
-/// A tool run that produced no result to send.
+/// A run that produced no result to send.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Failure {
     /// An internal error or a panic; the cause is for the logs only.
     Internal(String),
     /// `InputRequired` with no input request registered.
     InputRequired,
+    /// The handler refused the request with a message for the client (a
+    /// prompt or a resource read only; a tool's refusal is its `isError`
+    /// result).
+    Rejected(String),
+}
+
+/// What a request runs, named in messages and logs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Origin<'a> {
+    /// A tool, by name.
+    Tool(&'a str),
+    /// A prompt, by name.
+    Prompt(&'a str),
+    /// A resource, by the URI read.
+    Resource(&'a str),
+}
+
+impl<'a> Origin<'a> {
+    /// The name or URI alone, for logs.
+    pub(crate) fn name(self) -> &'a str {
+        match self {
+            Origin::Tool(name) | Origin::Prompt(name) | Origin::Resource(name) => name,
+        }
+    }
+}
+
+impl fmt::Display for Origin<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Tool(name) => write!(f, "Tool `{name}`"),
+            Origin::Prompt(name) => write!(f, "Prompt `{name}`"),
+            Origin::Resource(uri) => write!(f, "Resource `{uri}`"),
+        }
+    }
 }
 
 impl fmt::Debug for ToolError {

@@ -1,9 +1,10 @@
-//! Extractors: `#[tool]` parameters whose value comes from the call itself
-//! rather than from its JSON arguments.
+//! Extractors: parameters of a `#[tool]`, `#[prompt]` or `#[resource]`
+//! function whose value comes from the request itself rather than from its
+//! arguments.
 //!
-//! A macro sees names, not types, so `#[tool]` recognises the built-in
+//! A macro sees names, not types, so the macros recognise the built-in
 //! extractors by the name of their type: a parameter typed `Context`,
-//! `&Context` or `State<_>` is an extractor, anything else a JSON argument.
+//! `&Context` or `State<_>` is an extractor, anything else an argument.
 //! `#[param(arg)]` and `#[param(extract)]` override that guess. Whatever the
 //! reason a parameter is an extractor, the generated code gets its value
 //! through [`FromContext`], so a user type that only shares a name with
@@ -15,11 +16,12 @@
 //! a tool would otherwise compute from the [`Context`] in its first lines.
 //!
 //! Extractors declare the application state they read
-//! ([`FromContext::required_state`]). `#[tool]` collects the declarations
-//! of a tool's parameters, and
+//! ([`FromContext::required_state`]). The macros collect the declarations
+//! of a handler's parameters, and
 //! [`ServerBuilder::build`](super::ServerBuilder::build) refuses a server
-//! whose tools need state that was never registered: a forgotten
-//! `.state(x)` is found when the server starts, not by the first caller.
+//! whose tools, prompts or resources need state that was never registered:
+//! a forgotten `.state(x)` is found when the server starts, not by the
+//! first caller.
 
 use super::context::Context;
 use super::error::ToolError;
@@ -30,8 +32,9 @@ use super::state::{State, StateType};
 ///
 /// Implemented by [`Context`] (a clone: every clone is the same context)
 /// and by [`State<T>`] (a clone of the state registered with
-/// [`ServerBuilder::state`](super::ServerBuilder::state)). A `#[tool]`
-/// parameter takes your own extractor with `#[param(extract)]`:
+/// [`ServerBuilder::state`](super::ServerBuilder::state)). A parameter of
+/// `#[tool]`, `#[prompt]` or `#[resource]` takes your own extractor with
+/// `#[param(extract)]`:
 ///
 /// ```
 /// use presa_runtime::server::{Context, FromContext, ToolError};
@@ -61,7 +64,7 @@ use super::state::{State, StateType};
 /// error it returned.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an extractor",
-    label = "this `#[tool]` parameter is an extractor, but `{Self}` does not implement `FromContext`",
+    label = "this parameter is an extractor, but `{Self}` does not implement `FromContext`",
     note = "an extractor is a parameter made from the call's context rather than from its JSON arguments: `Context`, `State<T>`, or a type of yours that implements `presa::server::FromContext`",
     note = "presa takes a parameter whose type is named `Context` or `State<_>` for an extractor; if this is a type of your own, `#[param(arg)]` makes it a JSON argument"
 )]

@@ -11,20 +11,21 @@
 //!    failed: `-32021`, naming the capability;
 //! 3. a run with requests still unanswered needs input, whatever the
 //!    handler returned (registered input wins over the return value);
-//! 4. otherwise the handler's own outcome stands: its result, or `-32603`
-//!    for an internal error or a panic.
+//! 4. otherwise the handler's own outcome stands: its result, `-32602` for
+//!    a prompt or a resource read it refused, or `-32603` for an internal
+//!    error or a panic.
 //!
 //! A plain call renders the verdict as its response (an
 //! `InputRequiredResult` for rule 3); a task renders it as the task's end.
-//! Both use this one function, so the rules cannot drift apart.
+//! `prompts/get` and `resources/read` render it as their response too.
+//! All of them use this one function, so the rules cannot drift apart.
 
 use std::collections::BTreeMap;
 
-use super::error::Failure;
-use super::reply::{internal_error, missing_capability};
+use super::error::{Failure, Origin};
+use super::reply::{internal_error, missing_capability, rejected};
 use crate::wire::{
-    CallToolResult, ErrorObject, InputCapability, InputRequest, InputRequests, InputResponse,
-    InputResponses,
+    ErrorObject, InputCapability, InputRequest, InputRequests, InputResponse, InputResponses,
 };
 
 /// Input requests and answers of one run.
@@ -42,11 +43,13 @@ pub(crate) struct InputBook {
     broken: Option<String>,
 }
 
-/// What a finished run came to.
+/// What a finished run came to; `T` is the result of the method (a
+/// `CallToolResult`, a `GetPromptResult`, …).
 #[derive(Debug)]
-pub(crate) enum Verdict {
-    /// The handler's result stands (it may be an `isError` result).
-    Complete(CallToolResult),
+pub(crate) enum Verdict<T> {
+    /// The handler's result stands (for a tool, it may be an `isError`
+    /// result).
+    Complete(T),
     /// The run needs these answers first. `carried` are the answers it
     /// already used, which the next round must not lose.
     InputRequired {
@@ -121,13 +124,13 @@ impl InputBook {
     }
 
     /// What the run came to, given the handler's own `outcome`; see the
-    /// module docs for the rules. `tool` names the tool in logs.
-    pub fn verdict(self, tool: &str, outcome: Result<CallToolResult, Failure>) -> Verdict {
+    /// module docs for the rules. `origin` is what ran.
+    pub fn verdict<T>(self, origin: Origin<'_>, outcome: Result<T, Failure>) -> Verdict<T> {
         if let Some(cause) = self.broken {
-            return Verdict::Failed(internal_error(tool, &cause));
+            return Verdict::Failed(internal_error(origin.name(), &cause));
         }
         if let Some(capability) = self.unanswerable {
-            let message = format!("Tool `{tool}` needs input the client cannot give");
+            let message = format!("{origin} needs input the client cannot give");
             return Verdict::Failed(missing_capability(message, capability.declaration()));
         }
         if !self.pending.is_empty() {
@@ -144,11 +147,25 @@ impl InputBook {
         }
         match outcome {
             Ok(result) => Verdict::Complete(result),
-            Err(Failure::Internal(cause)) => Verdict::Failed(internal_error(tool, &cause)),
+            Err(Failure::Internal(cause)) => Verdict::Failed(internal_error(origin.name(), &cause)),
+            Err(Failure::Rejected(message)) => Verdict::Failed(rejected(origin, message)),
             Err(Failure::InputRequired) => Verdict::Failed(internal_error(
-                tool,
-                "the tool returned InputRequired without a pending input request",
+                origin.name(),
+                "the handler returned InputRequired without a pending input request",
             )),
+        }
+    }
+}
+
+impl<T> Verdict<T> {
+    /// The verdict with its complete result turned into `U`.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Verdict<U> {
+        match self {
+            Verdict::Complete(result) => Verdict::Complete(f(result)),
+            Verdict::InputRequired { requests, carried } => {
+                Verdict::InputRequired { requests, carried }
+            }
+            Verdict::Failed(error) => Verdict::Failed(error),
         }
     }
 }
@@ -156,7 +173,9 @@ impl InputBook {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{ElicitResult, codes};
+    use crate::wire::{CallToolResult, ElicitResult, codes};
+
+    const TOOL: Origin<'static> = Origin::Tool("t");
 
     fn roots() -> InputRequest {
         InputRequest::ListRoots
@@ -167,7 +186,7 @@ mod tests {
         let mut book = InputBook::default();
         assert!(book.record("k", &roots()));
         book.defer("k".into(), roots());
-        let verdict = book.verdict("t", Ok(CallToolResult::from_text("ignored")));
+        let verdict = book.verdict(TOOL, Ok(CallToolResult::from_text("ignored")));
         assert!(
             matches!(verdict, Verdict::InputRequired { ref requests, .. } if requests.contains_key("k"))
         );
@@ -179,7 +198,7 @@ mod tests {
         book.unanswerable(InputCapability::Roots);
         book.defer("k".into(), roots());
         book.break_with("bad".into());
-        let Verdict::Failed(error) = book.verdict("t", Ok(CallToolResult::default())) else {
+        let Verdict::Failed(error) = book.verdict(TOOL, Ok(CallToolResult::default())) else {
             panic!("expected a failure");
         };
         assert_eq!(error.code, codes::INTERNAL_ERROR);
@@ -190,7 +209,7 @@ mod tests {
         let mut book = InputBook::default();
         book.defer("k".into(), roots());
         book.unanswerable(InputCapability::Sampling);
-        let Verdict::Failed(error) = book.verdict("t", Ok(CallToolResult::default())) else {
+        let Verdict::Failed(error) = book.verdict(TOOL, Ok(CallToolResult::default())) else {
             panic!("expected a failure");
         };
         assert_eq!(error.code, codes::MISSING_REQUIRED_CLIENT_CAPABILITY);
@@ -207,11 +226,24 @@ mod tests {
         book.record("used", &roots());
         book.record("next", &roots());
         book.defer("next".into(), roots());
-        let Verdict::InputRequired { carried, .. } = book.verdict("t", Err(Failure::InputRequired))
+        let Verdict::InputRequired { carried, .. } =
+            book.verdict::<CallToolResult>(TOOL, Err(Failure::InputRequired))
         else {
             panic!("expected input");
         };
         assert_eq!(carried.keys().collect::<Vec<_>>(), ["used"]);
+    }
+
+    #[test]
+    fn a_refused_resource_names_its_uri() {
+        let book = InputBook::default();
+        let outcome: Result<(), _> = Err(Failure::Rejected("no such user".into()));
+        let Verdict::Failed(error) = book.verdict(Origin::Resource("users://9"), outcome) else {
+            panic!("expected a failure");
+        };
+        assert_eq!(error.code, codes::INVALID_PARAMS);
+        assert_eq!(error.message, "no such user");
+        assert_eq!(error.data, Some(serde_json::json!({"uri": "users://9"})));
     }
 
     #[test]

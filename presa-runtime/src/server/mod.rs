@@ -15,8 +15,11 @@
 //!
 //! 1. missing `_meta`, `protocolVersion` or `clientCapabilities` → `-32602`;
 //! 2. unsupported protocol version → `-32022` with `{supported, requested}`;
-//! 3. unknown or removed method (`initialize`, `ping`, …) → `-32601`;
-//! 4. unknown tool → `-32602`;
+//! 3. unknown or removed method (`initialize`, `ping`, …) → `-32601`; so are
+//!    the prompt, resource and completion methods on a server that does not
+//!    offer them;
+//! 4. unknown tool or prompt → `-32602`; a URI that names no resource →
+//!    `-32602` with `data.uri`;
 //! 5. a capability the tool or its input requests need that the client did
 //!    not declare → `-32021` with `requiredCapabilities`. (This check needs
 //!    the tool, so it follows the lookups. A per-call task policy runs after
@@ -25,7 +28,23 @@
 //!
 //! Steps 1 to 3 happen once per request, in `validate`, which parses the
 //! method into a [`Method`](crate::wire::Method); everything after matches on
-//! that enum. Steps 4 and 5 belong to `tools/call` (`call`).
+//! that enum. Steps 4 and 5 belong to each method: `tools/call` (`call`),
+//! `prompts/get` (`get_prompt`), `resources/read` (`read`).
+//!
+//! # Tools, prompts and resources
+//!
+//! The three are handlers of the same shape: a trait the macros implement
+//! ([`ToolHandler`], [`PromptHandler`], [`ResourceHandler`]), run with a
+//! [`Context`], so that asking the user for input over MRTR works the same
+//! in all three, with the same verdict on a run (`input`) and the same
+//! signed `requestState` (`request_state`), bound to the method. They live
+//! in live catalogs (`registry`): the application adds and removes them
+//! while the server runs ([`Server::add_tool`] and its siblings), and every
+//! change reaches the `subscriptions/listen` streams that follow it
+//! (`changes`). That feed is a bounded broadcast channel: a stream that
+//! falls behind is told, once, that everything it follows changed, so a
+//! slow client re-reads more than it needs, never less, and memory stays
+//! bounded.
 //!
 //! The `tasks/*` methods exist only on a server with tasks enabled, and
 //! check the client's Tasks declaration (`-32021`) before anything else.
@@ -39,11 +58,12 @@
 //! | file | what it holds |
 //! |---|---|
 //! | `caller`, `error`, `reply`, `state`, `stream` | the caller's identity, tool errors, error objects and responses, application state, the response stream |
-//! | `violation`, `elicit`, `form`, `input`, `request_state`, `args` | schema violations in plain words, typed elicitation, compiled forms and the check of answers, a run's input and its verdict, signed MRTR state, argument checks |
+//! | `violation`, `elicit`, `form`, `input`, `request_state`, `args` | schema violations in plain words, typed elicitation, compiled forms and the check of answers, a run's input and its verdict, signed MRTR state, argument checks and text-valued arguments |
 //! | `tasks` | the task engine behind [`TaskStore`] |
-//! | `context`, `extract`, `tool` | what a tool runs with, what its extractor parameters are made from, and what a tool is |
-//! | `catalog`, `call`, `subscriptions`, `validate` | registered tools, `tools/call`, `subscriptions/listen`, steps 1 to 3 |
-//! | `router`, `builder` | [`Server`] and [`Server::handle`]; [`ServerBuilder`] |
+//! | `context`, `extract`, `tool`, `completion`, `prompt`, `resource` | what a handler runs with, what its extractor parameters are made from, and what a tool, a completer, a prompt and a resource are |
+//! | `catalog`, `changes`, `registered`, `registry`, `mrtr` | a list that can change while it is paged, the feed of changes, an entry checked at registration, what the server offers now, the MRTR plumbing the handlers share |
+//! | `call`, `get_prompt`, `read`, `complete`, `subscriptions`, `validate` | `tools/call`, `prompts/get`, `resources/read`, `completion/complete`, `subscriptions/listen`, steps 1 to 3 |
+//! | `router`, `builder`, `live` | [`Server`] and [`Server::handle`]; [`ServerBuilder`]; changing a running server |
 //! | `connection` | [`serve`] and [`in_process`]: a server on a transport |
 //! | `http` | Streamable HTTP (feature `http-server`): a server as an axum endpoint |
 //!
@@ -56,17 +76,28 @@ mod builder;
 mod call;
 mod caller;
 mod catalog;
+mod changes;
+mod complete;
+mod completion;
 mod connection;
 mod context;
 mod elicit;
 mod error;
 mod extract;
 mod form;
+mod get_prompt;
 #[cfg(feature = "http-server")]
 pub mod http;
 mod input;
+mod live;
+mod mrtr;
+mod prompt;
+mod read;
+mod registered;
+mod registry;
 mod reply;
 pub(crate) mod request_state;
+mod resource;
 mod router;
 mod state;
 mod stream;
@@ -76,20 +107,26 @@ mod tool;
 mod validate;
 mod violation;
 
-pub use args::{ArgsParser, ArgumentError};
+pub use args::{ArgsParser, ArgumentError, TextArgs, TextParam};
 pub use builder::ServerBuilder;
 pub use caller::Caller;
+pub use completion::{CompleteFn, Completer, CompletionContext, CompletionOutcome, IntoCompletion};
 pub use connection::{CLOSE_DRAIN, MAX_SUBSCRIPTIONS, in_process, serve};
 pub use context::{Context, InputFuture, RequestInfo};
 pub use elicit::{Elicit, ElicitEnum, ElicitField, Elicitation};
 pub use error::{ErrorDetails, InputRequired, MASKED_ERROR_MESSAGE, ToolError};
 pub use extract::FromContext;
 pub use form::{FormSchema, FormSchemaError};
+pub use prompt::{IntoPromptResult, PromptHandler, PromptResult};
+pub use registered::RegistrationError;
 pub use request_state::StateError;
+pub use resource::{
+    IntoReadResult, ReadCache, ReadRequest, ReadResult, ResourceDefinition, ResourceHandler,
+};
 pub use router::Server;
 pub use state::{State, StateType};
 pub use stream::ResponseStream;
-pub use subscriptions::MAX_LISTEN_TASK_IDS;
+pub use subscriptions::{MAX_LISTEN_TASK_IDS, MAX_RESOURCE_SUBSCRIPTIONS};
 pub use tasks::{InMemoryTaskStore, TaskSettings, TaskStore};
 pub use tool::{
     IntoToolResult, Json, PolicyFn, TaskPolicy, TaskStart, ToolHandler, ToolPolicy, ToolResult,

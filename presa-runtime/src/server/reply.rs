@@ -15,9 +15,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use super::error::Origin;
 use crate::wire::{
-    ClientCapabilities, ErrorObject, MissingCapabilityData, RequestId, Response, TASKS_EXTENSION,
-    TooManyTasksData, UnsupportedVersionData, codes,
+    ClientCapabilities, ErrorObject, MissingCapabilityData, RequestId, ResourceNotFoundData,
+    Response, TASKS_EXTENSION, TooManyTasksData, UnsupportedVersionData, codes,
 };
 
 /// The response to request `id`: its result or its error.
@@ -61,6 +62,35 @@ pub(crate) fn header_mismatch(message: impl std::fmt::Display) -> ErrorObject {
         codes::HEADER_MISMATCH,
         format!("Header mismatch: {message}"),
     )
+}
+
+/// `-32602` for a request naming a prompt the server does not have.
+pub(crate) fn unknown_prompt(name: &str) -> ErrorObject {
+    invalid_params(format!("Unknown prompt: `{name}`"))
+}
+
+/// `-32602` for a `resources/read` of a URI that names no resource, with
+/// the URI as `data`, as the spec asks.
+pub(crate) fn resource_not_found(uri: &str) -> ErrorObject {
+    resource_refused(uri, format!("Resource not found: `{uri}`"))
+}
+
+/// `-32602` refusing the read of `uri` with `message`; `data` names the
+/// URI, as for a resource that does not exist.
+fn resource_refused(uri: &str, message: String) -> ErrorObject {
+    invalid_params(message).with_data(to_value(ResourceNotFoundData {
+        uri: uri.to_owned(),
+    }))
+}
+
+/// The `-32602` of a handler that refused its request with `message`: a
+/// refused resource read names its URI in `data`, as a missing resource
+/// does.
+pub(crate) fn rejected(origin: Origin<'_>, message: String) -> ErrorObject {
+    match origin {
+        Origin::Resource(uri) => resource_refused(uri, message),
+        Origin::Tool(_) | Origin::Prompt(_) => invalid_params(message),
+    }
 }
 
 /// presa's `SERVER_BUSY`: the connection holds `limit` subscriptions.

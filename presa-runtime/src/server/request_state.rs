@@ -7,7 +7,8 @@
 //! HMAC-SHA256 and bound to:
 //!
 //! - the method and the caller's authenticated subject,
-//! - the tool name and a SHA-256 digest of the canonical arguments,
+//! - what the request names (the tool or prompt, or the resource's URI)
+//!   and a SHA-256 digest of the canonical arguments,
 //! - an expiry.
 //!
 //! Format: `base64url(payload JSON) "." base64url(tag)`. The payload is not
@@ -27,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use crate::wire::InputResponses;
+use crate::wire::{InputResponses, Method};
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -42,8 +43,9 @@ pub(crate) struct StatePayload {
     m: String,
     /// The caller's subject, or `None` for an anonymous caller.
     sub: Option<String>,
-    /// The tool name.
-    tool: String,
+    /// What the request names: a tool or prompt name, or a resource URI.
+    #[serde(rename = "tool")]
+    target: String,
     /// SHA-256 of the canonical arguments, hex.
     args: String,
     /// Expiry, milliseconds since the Unix epoch.
@@ -61,10 +63,10 @@ pub enum StateError {
     #[error("requestState failed verification")]
     Tampered,
     /// Past its expiry.
-    #[error("requestState has expired; call the tool again without it")]
+    #[error("requestState has expired; send the request again without it")]
     Expired,
-    /// Issued to another caller, tool or set of arguments.
-    #[error("requestState belongs to another caller, tool or set of arguments")]
+    /// Issued to another caller, method, target or set of arguments.
+    #[error("requestState belongs to another caller, request or set of arguments")]
     Foreign,
 }
 
@@ -75,25 +77,27 @@ pub(crate) struct StateCodec {
     ttl: Duration,
 }
 
-/// Identifies the call a state belongs to.
+/// Identifies the request a state belongs to.
 pub(crate) struct CallBinding<'a> {
-    method: &'static str,
+    method: Method,
     subject: Option<&'a str>,
-    tool: &'a str,
+    target: &'a str,
     arguments_digest: String,
 }
 
 impl<'a> CallBinding<'a> {
-    /// Binds to a `tools/call` of `tool` with `arguments` by `subject`.
-    pub fn tool_call(
+    /// Binds to a `method` request by `subject` naming `target` (a tool or
+    /// prompt, or a resource URI) with `arguments`.
+    pub fn new(
+        method: Method,
         subject: Option<&'a str>,
-        tool: &'a str,
+        target: &'a str,
         arguments: &Map<String, Value>,
     ) -> Self {
         CallBinding {
-            method: "tools/call",
+            method,
             subject,
-            tool,
+            target,
             arguments_digest: arguments_digest(arguments),
         }
     }
@@ -112,9 +116,9 @@ impl StateCodec {
     ) -> String {
         let payload = StatePayload {
             v: FORMAT,
-            m: call.method.to_owned(),
+            m: call.method.as_str().to_owned(),
             sub: call.subject.map(str::to_owned),
-            tool: call.tool.to_owned(),
+            target: call.target.to_owned(),
             args: call.arguments_digest.clone(),
             exp: now_ms().saturating_add(self.ttl.as_millis() as u64),
             answers,
@@ -145,9 +149,9 @@ impl StateCodec {
         if now_ms() >= payload.exp {
             return Err(StateError::Expired);
         }
-        if payload.m != call.method
+        if payload.m != call.method.as_str()
             || payload.sub.as_deref() != call.subject
-            || payload.tool != call.tool
+            || payload.target != call.target
             || payload.args != call.arguments_digest
         {
             return Err(StateError::Foreign);
@@ -244,7 +248,7 @@ mod tests {
     }
 
     fn binding<'a>(sub: Option<&'a str>, a: &Map<String, Value>) -> CallBinding<'a> {
-        CallBinding::tool_call(sub, "build", a)
+        CallBinding::new(Method::ToolsCall, sub, "build", a)
     }
 
     #[test]
@@ -275,6 +279,15 @@ mod tests {
             codec.open(&state, &binding(Some("alice"), &other)),
             Err(StateError::Foreign)
         );
+    }
+
+    #[test]
+    fn a_state_is_bound_to_its_method() {
+        let codec = StateCodec::new([7; 32], Duration::from_secs(60));
+        let a = args(json!({}));
+        let state = codec.seal(&binding(None, &a), BTreeMap::new(), vec![]);
+        let prompt = CallBinding::new(Method::PromptsGet, None, "build", &a);
+        assert_eq!(codec.open(&state, &prompt), Err(StateError::Foreign));
     }
 
     #[test]

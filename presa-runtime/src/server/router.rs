@@ -2,6 +2,7 @@
 //! validates one request and routes it by its [`Method`].
 
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,8 +13,12 @@ use tokio::sync::mpsc;
 
 use super::call::{CallEnv, call_tool};
 use super::caller::Caller;
-use super::catalog::ToolCatalog;
+use super::complete::complete;
 use super::error::ErrorDetails;
+use super::get_prompt::get_prompt;
+use super::mrtr::RequestEnv;
+use super::read::read_resource;
+use super::registry::Registry;
 use super::reply::{
     internal_error, method_not_found, panic_message, parse_params, respond, tasks_not_declared,
     to_value,
@@ -25,9 +30,9 @@ use super::subscriptions::{ListenEnv, listen};
 use super::tasks::TaskEngine;
 use super::validate::{Validated, validate};
 use crate::wire::{
-    CacheScope, DiscoverResult, EmptyResult, ErrorObject, Implementation, ListToolsParams, Method,
-    Request, RequestMeta, ResultMeta, ResultType, ServerCapabilities, TASKS_EXTENSION,
-    TaskIdParams, ToolsCapability, UpdateTaskParams,
+    CacheScope, DiscoverResult, EmptyResult, ErrorObject, Implementation, Message, Method,
+    PaginatedParams, Request, RequestId, RequestMeta, ResultMeta, ResultType, ServerCapabilities,
+    TASKS_EXTENSION, TaskIdParams, UpdateTaskParams,
 };
 
 /// How many notifications a handler may queue before `progress`/`log` wait.
@@ -44,7 +49,7 @@ pub struct Server {
 pub(super) struct Shared {
     pub(super) info: Implementation,
     pub(super) instructions: Option<String>,
-    pub(super) catalog: ToolCatalog,
+    pub(super) registry: Registry,
     pub(super) supported_versions: Vec<String>,
     pub(super) discover_ttl: Duration,
     pub(super) codec: StateCodec,
@@ -65,6 +70,11 @@ impl Server {
         }
     }
 
+    /// Everything the server holds, for the files that extend it.
+    pub(super) fn shared(&self) -> &Shared {
+        &self.shared
+    }
+
     /// The server's name and version.
     pub fn info(&self) -> &Implementation {
         &self.shared.info
@@ -72,8 +82,8 @@ impl Server {
 
     /// The tool registered as `name`.
     #[cfg(feature = "http-server")]
-    pub(crate) fn tool(&self, name: &str) -> Option<Arc<super::catalog::RegisteredTool>> {
-        self.shared.catalog.get(name).cloned()
+    pub(crate) fn tool(&self, name: &str) -> Option<Arc<super::registered::RegisteredTool>> {
+        self.shared.registry.tool(name)
     }
 
     /// How many requests one connection may run at once.
@@ -126,46 +136,65 @@ impl Server {
         caller: &Caller,
     ) -> ResponseStream {
         let shared = &self.shared;
+        if !shared.registry.offers().serves(method) {
+            return ResponseStream::ready(respond(id, Err(method_not_found(method.as_str()))));
+        }
+        let registry = &shared.registry;
+        let list_meta = &shared.result_meta;
+        let caller = caller.clone();
         match method {
             Method::ServerDiscover => ResponseStream::ready(respond(id, Ok(shared.discover()))),
-            Method::ToolsList => {
-                let page = parse_params::<ListToolsParams>(params)
-                    .and_then(|p| shared.catalog.page(p, &shared.result_meta))
-                    .map(to_value);
-                ResponseStream::ready(respond(id, page))
+            Method::ToolsList => list(id, params, |p| registry.tools_page(p, list_meta)),
+            Method::PromptsList => list(id, params, |p| registry.prompts_page(p, list_meta)),
+            Method::ResourcesList => list(id, params, |p| registry.resources_page(p, list_meta)),
+            Method::ResourceTemplatesList => {
+                list(id, params, |p| registry.templates_page(p, list_meta))
             }
-            Method::ToolsCall => self.call(id, params, meta, caller),
+            Method::ToolsCall => self.streamed(id, move |shared, tx| async move {
+                call_tool(&shared.call_env(), params, meta, &caller, tx).await
+            }),
+            Method::PromptsGet => self.streamed(id, move |shared, tx| async move {
+                get_prompt(&shared.request_env(), params, meta, &caller, tx).await
+            }),
+            Method::ResourcesRead => self.streamed(id, move |shared, tx| async move {
+                read_resource(&shared.request_env(), params, meta, &caller, tx).await
+            }),
+            Method::CompletionComplete => {
+                let shared = Arc::clone(&self.shared);
+                ResponseStream::deferred(async move {
+                    let outcome = complete(&shared.request_env(), params, meta, &caller).await;
+                    respond(id, outcome)
+                })
+            }
             Method::SubscriptionsListen => {
                 let env = ListenEnv {
                     engine: shared.engine.clone(),
                     meta: shared.result_meta.clone(),
+                    offers: registry.offers(),
+                    changes: registry.subscribe(),
                 };
-                listen(env, id, params, meta, caller.clone())
+                listen(env, id, params, meta, caller)
             }
-            Method::TasksGet => self.on_task(TaskOperation::Get, id, params, meta, caller),
-            Method::TasksUpdate => self.on_task(TaskOperation::Update, id, params, meta, caller),
-            Method::TasksCancel => self.on_task(TaskOperation::Cancel, id, params, meta, caller),
+            Method::TasksGet => self.on_task(TaskOperation::Get, id, params, meta, &caller),
+            Method::TasksUpdate => self.on_task(TaskOperation::Update, id, params, meta, &caller),
+            Method::TasksCancel => self.on_task(TaskOperation::Cancel, id, params, meta, &caller),
         }
     }
 
-    /// `tools/call`: runs on the response stream, with a channel for the
-    /// handler's notifications.
-    fn call(
-        &self,
-        id: crate::wire::RequestId,
-        params: Option<Value>,
-        meta: RequestMeta,
-        caller: &Caller,
-    ) -> ResponseStream {
+    /// A request that runs a handler (`tools/call`, `prompts/get`,
+    /// `resources/read`): it runs on the response stream, with a channel
+    /// for the handler's notifications.
+    fn streamed<F, Fut>(&self, id: RequestId, run: F) -> ResponseStream
+    where
+        F: FnOnce(Arc<Shared>, mpsc::Sender<Message>) -> Fut + Send + 'static,
+        Fut: Future<Output = Result<Value, ErrorObject>> + Send,
+    {
         let (tx, rx) = mpsc::channel(NOTIFICATION_BUFFER);
         let shared = Arc::clone(&self.shared);
-        let caller = caller.clone();
         let handler = async move {
-            let env = shared.call_env();
-            let call = call_tool(&env, params, meta, &caller, tx);
-            // The tool body has its own guard; this one catches a panicking
+            // The handler has its own guard; this one catches a panicking
             // per-call policy or `Deserialize` impl.
-            let outcome = AssertUnwindSafe(call)
+            let outcome = AssertUnwindSafe(run(shared, tx))
                 .catch_unwind()
                 .await
                 .unwrap_or_else(|panic| Err(internal_error("(dispatch)", &panic_message(&*panic))));
@@ -179,7 +208,7 @@ impl Server {
     fn on_task(
         &self,
         operation: TaskOperation,
-        id: crate::wire::RequestId,
+        id: RequestId,
         params: Option<Value>,
         meta: RequestMeta,
         caller: &Caller,
@@ -248,7 +277,7 @@ impl TaskOperation {
 impl Shared {
     fn call_env(&self) -> CallEnv<'_> {
         CallEnv {
-            catalog: &self.catalog,
+            registry: &self.registry,
             codec: &self.codec,
             state: &self.state,
             engine: self.engine.as_ref(),
@@ -257,15 +286,23 @@ impl Shared {
         }
     }
 
+    fn request_env(&self) -> RequestEnv<'_> {
+        RequestEnv {
+            registry: &self.registry,
+            codec: &self.codec,
+            state: &self.state,
+            meta: &self.result_meta,
+        }
+    }
+
     fn discover(&self) -> Value {
         to_value(DiscoverResult {
             result_type: ResultType::Complete,
             supported_versions: self.supported_versions.clone(),
             capabilities: ServerCapabilities {
-                tools: Some(ToolsCapability { list_changed: None }),
                 logging: Some(Map::new()),
                 extensions: (!self.extensions.is_empty()).then(|| self.extensions.clone()),
-                ..Default::default()
+                ..self.registry.offers().capabilities()
             },
             instructions: self.instructions.clone(),
             ttl_ms: self.discover_ttl.as_millis() as u64,
@@ -273,6 +310,16 @@ impl Shared {
             meta: Some(self.result_meta.clone()),
         })
     }
+}
+
+/// The answer to a list request: one page, from its params.
+fn list<T: serde::Serialize>(
+    id: RequestId,
+    params: Option<Value>,
+    page: impl FnOnce(PaginatedParams) -> Result<T, ErrorObject>,
+) -> ResponseStream {
+    let page = parse_params(params).and_then(page).map(to_value);
+    ResponseStream::ready(respond(id, page))
 }
 
 /// The answer to `tasks/update` and `tasks/cancel`.

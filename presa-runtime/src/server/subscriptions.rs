@@ -1,10 +1,26 @@
 //! `subscriptions/listen`: a long-lived stream of notifications.
 //!
 //! The stream opens with `notifications/subscriptions/acknowledged`, which
-//! names what the server agreed to send: of the requested `taskIds`, those
-//! the caller owns (on a server with tasks). It then sends each followed
-//! task as it is now, then every change. Every message carries the listen
-//! request's id as `io.modelcontextprotocol/subscriptionId`.
+//! names what the server agreed to send:
+//!
+//! - of the requested `taskIds`, those the caller owns (on a server with
+//!   tasks); the stream then sends each followed task as it is now, then
+//!   every change;
+//! - `toolsListChanged`, and `promptsListChanged` and
+//!   `resourcesListChanged` on a server that offers prompts or resources:
+//!   the matching `notifications/*/list_changed` whenever an entry is
+//!   added or removed;
+//! - `resourceSubscriptions` on a server that offers resources: a
+//!   `notifications/resources/updated` whenever the application reports
+//!   one of those URIs changed
+//!   ([`Server::resource_updated`](super::Server::resource_updated)), by
+//!   exact URI. Any URI is acknowledged, since a resource may appear
+//!   later or be read through a template.
+//!
+//! Every message carries the listen request's id as
+//! `io.modelcontextprotocol/subscriptionId`. Changes reach a stream
+//! through the [`changes`](super::changes) feed, which says what a slow
+//! listener loses.
 //!
 //! How a stream ends:
 //!
@@ -16,7 +32,8 @@
 //!   (the cancellation page's rule for a teardown). Clients read the result
 //!   as the graceful end and ignore the notification for a request they no
 //!   longer track; the other order makes them see an abrupt end first;
-//! - a stream that follows no task stays open until the client ends it;
+//! - a stream that follows no task, or also follows list changes or
+//!   resources (which never end), stays open until the client ends it;
 //!   following nothing is not the same as everything it follows having
 //!   ended.
 
@@ -25,9 +42,11 @@ use std::sync::Arc;
 
 use futures::StreamExt;
 use futures::stream::{self};
-use tokio::sync::mpsc;
+use tokio::sync::{broadcast, mpsc};
 
 use super::caller::Caller;
+use super::changes::{self, Change, Interests};
+use super::registry::Offers;
 use super::reply::{invalid_params, parse_params, tasks_not_declared, to_value};
 use super::stream::{Ending, ResponseStream};
 use super::tasks::{TaskEngine, TaskRecord, TaskWatch};
@@ -40,6 +59,9 @@ use crate::wire::{
 /// The most task ids one `subscriptions/listen` may name.
 pub const MAX_LISTEN_TASK_IDS: usize = 100;
 
+/// The most resource URIs one `subscriptions/listen` may name.
+pub const MAX_RESOURCE_SUBSCRIPTIONS: usize = 100;
+
 /// How many notifications may wait for the transport before the stream
 /// stops reading changes.
 const BUFFER: usize = 16;
@@ -49,6 +71,10 @@ pub(crate) struct ListenEnv {
     pub engine: Option<Arc<TaskEngine>>,
     /// The `_meta` of results (`serverInfo`).
     pub meta: ResultMeta,
+    /// What the server offers, for the list filters it grants.
+    pub offers: Offers,
+    /// The server's changes from the moment the request arrived.
+    pub changes: broadcast::Receiver<Change>,
 }
 
 /// Answers `subscriptions/listen` request `id`.
@@ -61,9 +87,10 @@ pub(crate) fn listen(
 ) -> ResponseStream {
     let (tx, rx) = mpsc::channel(BUFFER);
     let handler = async move {
-        match run(&env, &id, params, &meta, &caller, &tx).await {
+        let result_meta = env.meta.clone();
+        match run(env, &id, params, &meta, &caller, &tx).await {
             Ok(()) => Ending {
-                response: Response::result(id.clone(), closing_result(&env.meta, &id)),
+                response: Response::result(id.clone(), closing_result(&result_meta, &id)),
                 trailer: Some(teardown(&id)),
             },
             Err(error) => Response::error(Some(id), error).into(),
@@ -75,41 +102,99 @@ pub(crate) fn listen(
 /// Acknowledges the subscription, then forwards what it follows; returns
 /// once everything it follows has ended.
 async fn run(
-    env: &ListenEnv,
+    env: ListenEnv,
     id: &RequestId,
     params: Option<serde_json::Value>,
     meta: &RequestMeta,
     caller: &Caller,
     tx: &mpsc::Sender<Message>,
 ) -> Result<(), ErrorObject> {
-    let params: ListenParams = parse_params(params)?;
+    let ListenParams { notifications } = parse_params(params)?;
     let subscription = SubscriptionMeta {
         subscription_id: id.clone(),
     };
+    let interests = granted_interests(&notifications, env.offers)?;
     // A server without tasks just leaves `taskIds` out of the acknowledgement.
-    let tasks = match (params.notifications.task_ids, &env.engine) {
+    let tasks = match (notifications.task_ids, &env.engine) {
         (Some(ids), Some(engine)) => Some(followed_tasks(engine, ids, meta, caller).await?),
         _ => None,
     };
-    let acknowledged = AcknowledgedParams {
-        meta: subscription.clone(),
-        notifications: SubscriptionFilter {
-            task_ids: tasks
-                .as_ref()
-                .map(|watches| watches.iter().map(|(id, _)| id.clone()).collect()),
-            other: Default::default(),
+    let ack = Notification::new(
+        notifications::SUBSCRIPTIONS_ACKNOWLEDGED,
+        AcknowledgedParams {
+            meta: subscription.clone(),
+            notifications: acknowledged(&interests, tasks.as_deref()),
         },
-    };
-    let ack = Notification::new(notifications::SUBSCRIPTIONS_ACKNOWLEDGED, acknowledged);
+    );
     if tx.send(ack.into()).await.is_err() {
         return Ok(());
     }
-    match tasks {
-        Some(watches) => forward(watches, &subscription, tx).await,
-        // Nothing to forward yet; the client ends the stream.
-        None => std::future::pending().await,
-    }
+    follow(tasks, &interests, env.changes, &subscription, tx).await;
     Ok(())
+}
+
+/// Forwards what the stream follows; returns once all of it has ended,
+/// which list changes and resource updates never do.
+async fn follow(
+    tasks: Option<Vec<(String, TaskWatch)>>,
+    interests: &Interests,
+    feed: broadcast::Receiver<Change>,
+    subscription: &SubscriptionMeta,
+    tx: &mpsc::Sender<Message>,
+) {
+    let changes = async {
+        match interests.is_empty() {
+            // Nothing to forward; the client ends the stream.
+            true => std::future::pending().await,
+            false => changes::forward(interests, feed, subscription, tx).await,
+        }
+    };
+    match tasks {
+        Some(watches) if interests.is_empty() => forward(watches, subscription, tx).await,
+        Some(watches) => {
+            futures::join!(forward(watches, subscription, tx), changes);
+        }
+        None => changes.await,
+    }
+}
+
+/// The list changes and resources a stream asked for that the server
+/// grants: tools always, prompts and resources when it offers them.
+fn granted_interests(
+    filter: &SubscriptionFilter,
+    offers: Offers,
+) -> Result<Interests, ErrorObject> {
+    let asked = |flag: Option<bool>| flag == Some(true);
+    let uris = dedup(filter.resource_subscriptions.clone().unwrap_or_default());
+    if uris.len() > MAX_RESOURCE_SUBSCRIPTIONS {
+        return Err(invalid_params(format!(
+            "Invalid params: `notifications.resourceSubscriptions` names {} resources; at most \
+             {MAX_RESOURCE_SUBSCRIPTIONS} per subscription",
+            uris.len()
+        )));
+    }
+    Ok(Interests {
+        tools: asked(filter.tools_list_changed),
+        prompts: offers.prompts && asked(filter.prompts_list_changed),
+        resources: offers.resources && asked(filter.resources_list_changed),
+        uris: if offers.resources { uris } else { Vec::new() },
+    })
+}
+
+/// The acknowledged filter: what the stream will send.
+fn acknowledged(
+    interests: &Interests,
+    tasks: Option<&[(String, TaskWatch)]>,
+) -> SubscriptionFilter {
+    let flag = |followed: bool| followed.then_some(true);
+    SubscriptionFilter {
+        tools_list_changed: flag(interests.tools),
+        prompts_list_changed: flag(interests.prompts),
+        resources_list_changed: flag(interests.resources),
+        resource_subscriptions: (!interests.uris.is_empty()).then(|| interests.uris.clone()),
+        task_ids: tasks.map(|watches| watches.iter().map(|(id, _)| id.clone()).collect()),
+        other: Default::default(),
+    }
 }
 
 /// The requested tasks the caller may follow, each with its watch.

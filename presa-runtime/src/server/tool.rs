@@ -95,6 +95,11 @@ where
 }
 
 /// A tool the server can list and call.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool",
+    label = "expected a tool here",
+    note = "`#[tool] async fn build` generates `BuildTool`: register that, or implement `ToolHandler` yourself"
+)]
 pub trait ToolHandler: Send + Sync + 'static {
     /// The tool's listing: name, description and schemas.
     fn definition(&self) -> Tool;

@@ -21,6 +21,9 @@ pub const HEADER_MISMATCH: i64 = -32020;
 pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
 /// The requested protocol version is not supported.
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+/// "Resource not found" in revisions before 2026-07-28, which answer it with
+/// `-32602` and `data.uri`. A client still accepts it; presa never sends it.
+pub const LEGACY_RESOURCE_NOT_FOUND: i64 = -32002;
 /// presa's own: the server holds its maximum number of live tasks, and the
 /// tool runs only as a task. Retry later. Outside the JSON-RPC reserved range.
 pub const TOO_MANY_TASKS: i64 = -31000;

@@ -1,7 +1,12 @@
-//! Content blocks: what a tool result (or a sampled message) is made of.
+//! Content blocks: what a tool result, a prompt message or a sampled
+//! message is made of, and the contents of a resource.
 
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+use super::Icon;
 
 /// One block of tool output.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -13,8 +18,9 @@ pub enum Content {
     Image(MediaContent),
     /// Base64-encoded audio.
     Audio(MediaContent),
-    /// A link to a resource the client may read.
-    ResourceLink(ResourceLink),
+    /// A link to a resource the client may read (boxed: it is much the
+    /// largest).
+    ResourceLink(Box<ResourceLink>),
     /// A resource embedded inline.
     Resource(EmbeddedResource),
 }
@@ -39,12 +45,39 @@ impl Content {
         Content::Audio(MediaContent::new(data, mime_type))
     }
 
+    /// A link to the resource at `uri` called `name`, which the client
+    /// may read.
+    pub fn resource_link(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Content::ResourceLink(Box::new(ResourceLink::new(uri, name)))
+    }
+
+    /// A resource embedded with its `contents`.
+    pub fn embedded(contents: ResourceContents) -> Self {
+        Content::Resource(EmbeddedResource {
+            resource: contents,
+            annotations: None,
+            meta: None,
+        })
+    }
+
     /// The text, if this is a text block.
     pub fn as_text(&self) -> Option<&str> {
         match self {
             Content::Text(t) => Some(&t.text),
             _ => None,
         }
+    }
+}
+
+impl From<String> for Content {
+    fn from(text: String) -> Self {
+        Content::text(text)
+    }
+}
+
+impl From<&str> for Content {
+    fn from(text: &str) -> Self {
+        Content::text(text)
     }
 }
 
@@ -111,9 +144,29 @@ pub struct ResourceLink {
     /// Audience and priority hints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Annotations>,
+    /// Icons for a user interface.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
     /// Metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
+}
+
+impl ResourceLink {
+    /// A link to `uri` called `name`.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        ResourceLink {
+            uri: uri.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            size: None,
+            annotations: None,
+            icons: None,
+            meta: None,
+        }
+    }
 }
 
 /// A resource embedded in a result.
@@ -129,7 +182,8 @@ pub struct EmbeddedResource {
     pub meta: Option<Map<String, Value>>,
 }
 
-/// Text or binary resource contents.
+/// The contents of a resource, text or binary: what `resources/read`
+/// returns, and what an embedded resource carries.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResourceContents {
     /// The resource URI.
@@ -137,15 +191,82 @@ pub struct ResourceContents {
     /// MIME type.
     #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
-    /// Text contents.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
-    /// Base64 binary contents.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub blob: Option<String>,
+    /// The text or the bytes.
+    #[serde(flatten)]
+    pub body: ResourceBody,
     /// Metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
+}
+
+/// What a resource holds: text, or bytes in base64. Exactly one, so a
+/// contents with both or neither cannot be built.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ResourceBody {
+    /// Text contents.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// Binary contents.
+    Blob {
+        /// The bytes, base64-encoded.
+        blob: String,
+    },
+}
+
+impl ResourceContents {
+    /// Text contents of the resource at `uri`.
+    pub fn text(uri: impl Into<String>, text: impl Into<String>) -> Self {
+        ResourceContents::with_body(uri, ResourceBody::Text { text: text.into() })
+    }
+
+    /// Binary contents of the resource at `uri`, already base64-encoded.
+    pub fn blob(uri: impl Into<String>, base64: impl Into<String>) -> Self {
+        ResourceContents::with_body(
+            uri,
+            ResourceBody::Blob {
+                blob: base64.into(),
+            },
+        )
+    }
+
+    /// Binary contents of the resource at `uri`, from raw `bytes`.
+    pub fn bytes(uri: impl Into<String>, bytes: &[u8]) -> Self {
+        ResourceContents::blob(uri, STANDARD.encode(bytes))
+    }
+
+    fn with_body(uri: impl Into<String>, body: ResourceBody) -> Self {
+        ResourceContents {
+            uri: uri.into(),
+            mime_type: None,
+            body,
+            meta: None,
+        }
+    }
+
+    /// Sets the MIME type.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// The text, if these are text contents.
+    pub fn as_text(&self) -> Option<&str> {
+        match &self.body {
+            ResourceBody::Text { text } => Some(text),
+            ResourceBody::Blob { .. } => None,
+        }
+    }
+
+    /// The base64 bytes, if these are binary contents.
+    pub fn as_blob(&self) -> Option<&str> {
+        match &self.body {
+            ResourceBody::Blob { blob } => Some(blob),
+            ResourceBody::Text { .. } => None,
+        }
+    }
 }
 
 /// Hints for how a client should use a block.
@@ -177,24 +298,13 @@ mod tests {
             Content::text("hi"),
             Content::image("aGk=", "image/png"),
             Content::audio("aGk=", "audio/wav"),
-            Content::ResourceLink(ResourceLink {
-                uri: "file:///a.txt".into(),
-                name: "a".into(),
-                title: None,
-                description: None,
+            Content::ResourceLink(Box::new(ResourceLink {
                 mime_type: Some("text/plain".into()),
                 size: Some(2),
-                annotations: None,
-                meta: None,
-            }),
+                ..ResourceLink::new("file:///a.txt", "a")
+            })),
             Content::Resource(EmbeddedResource {
-                resource: ResourceContents {
-                    uri: "file:///b".into(),
-                    mime_type: None,
-                    text: Some("body".into()),
-                    blob: None,
-                    meta: None,
-                },
+                resource: ResourceContents::text("file:///b", "body"),
                 annotations: Some(Annotations {
                     audience: Some(vec!["user".into()]),
                     priority: Some(0.5),
@@ -214,6 +324,21 @@ mod tests {
         assert_eq!(serde_json::to_value(&blocks).unwrap(), wire);
         let back: Vec<Content> = serde_json::from_value(wire).unwrap();
         assert_eq!(back, blocks);
+    }
+
+    #[test]
+    fn resource_contents_are_text_or_blob() {
+        let blob = ResourceContents::bytes("file:///b", b"hi").with_mime_type("image/png");
+        assert_eq!(
+            serde_json::to_value(&blob).unwrap(),
+            json!({"uri": "file:///b", "mimeType": "image/png", "blob": "aGk="})
+        );
+        assert_eq!((blob.as_text(), blob.as_blob()), (None, Some("aGk=")));
+        let text: ResourceContents =
+            serde_json::from_value(json!({"uri": "u:", "text": "t", "_meta": {"k": 1}})).unwrap();
+        assert_eq!(text.as_text(), Some("t"));
+        assert!(text.meta.is_some());
+        assert!(serde_json::from_value::<ResourceContents>(json!({"uri": "u:"})).is_err());
     }
 
     #[test]

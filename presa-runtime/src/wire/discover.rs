@@ -13,6 +13,15 @@ pub struct ServerCapabilities {
     /// The server has tools.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<ToolsCapability>,
+    /// The server has prompts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<PromptsCapability>,
+    /// The server has resources or resource templates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ResourcesCapability>,
+    /// The server completes prompt arguments and template variables.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completions: Option<Map<String, Value>>,
     /// The server may send `notifications/message` when asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub logging: Option<Map<String, Value>>,
@@ -34,6 +43,34 @@ pub struct ToolsCapability {
         skip_serializing_if = "Option::is_none"
     )]
     pub list_changed: Option<bool>,
+}
+
+/// The `prompts` capability.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PromptsCapability {
+    /// Whether the server announces changes to its prompt list.
+    #[serde(
+        rename = "listChanged",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub list_changed: Option<bool>,
+}
+
+/// The `resources` capability.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ResourcesCapability {
+    /// Whether the server announces changes to its resource list.
+    #[serde(
+        rename = "listChanged",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub list_changed: Option<bool>,
+    /// Whether a `subscriptions/listen` may follow resources through
+    /// `resourceSubscriptions`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subscribe: Option<bool>,
 }
 
 /// The answer to `server/discover`.

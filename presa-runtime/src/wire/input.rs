@@ -322,7 +322,7 @@ impl ElicitResult {
     }
 }
 
-/// Whose message a sampling message is.
+/// The speaker of a message, in sampling and in prompts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {

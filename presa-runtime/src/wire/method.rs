@@ -16,6 +16,18 @@ pub enum Method {
     ToolsList,
     /// `tools/call`: run a tool.
     ToolsCall,
+    /// `prompts/list`: one page of prompts.
+    PromptsList,
+    /// `prompts/get`: resolve a prompt with arguments.
+    PromptsGet,
+    /// `resources/list`: one page of resources.
+    ResourcesList,
+    /// `resources/templates/list`: one page of resource templates.
+    ResourceTemplatesList,
+    /// `resources/read`: the contents of a resource.
+    ResourcesRead,
+    /// `completion/complete`: suggestions for an argument.
+    CompletionComplete,
     /// `subscriptions/listen`: a long-lived notification stream.
     SubscriptionsListen,
     /// `tasks/get` (Tasks extension): a task's current state.
@@ -28,10 +40,16 @@ pub enum Method {
 
 impl Method {
     /// Every method, in the order above.
-    pub const ALL: [Method; 7] = [
+    pub const ALL: [Method; 13] = [
         Method::ServerDiscover,
         Method::ToolsList,
         Method::ToolsCall,
+        Method::PromptsList,
+        Method::PromptsGet,
+        Method::ResourcesList,
+        Method::ResourceTemplatesList,
+        Method::ResourcesRead,
+        Method::CompletionComplete,
         Method::SubscriptionsListen,
         Method::TasksGet,
         Method::TasksUpdate,
@@ -44,6 +62,12 @@ impl Method {
             Method::ServerDiscover => "server/discover",
             Method::ToolsList => "tools/list",
             Method::ToolsCall => "tools/call",
+            Method::PromptsList => "prompts/list",
+            Method::PromptsGet => "prompts/get",
+            Method::ResourcesList => "resources/list",
+            Method::ResourceTemplatesList => "resources/templates/list",
+            Method::ResourcesRead => "resources/read",
+            Method::CompletionComplete => "completion/complete",
             Method::SubscriptionsListen => "subscriptions/listen",
             Method::TasksGet => "tasks/get",
             Method::TasksUpdate => "tasks/update",
@@ -71,9 +95,16 @@ impl Method {
     /// Streamable HTTP, for the methods that have one.
     pub const fn name_param(self) -> Option<&'static str> {
         match self {
-            Method::ToolsCall => Some("name"),
+            Method::ToolsCall | Method::PromptsGet => Some("name"),
+            Method::ResourcesRead => Some("uri"),
             Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => Some("taskId"),
-            Method::ServerDiscover | Method::ToolsList | Method::SubscriptionsListen => None,
+            Method::ServerDiscover
+            | Method::ToolsList
+            | Method::PromptsList
+            | Method::ResourcesList
+            | Method::ResourceTemplatesList
+            | Method::CompletionComplete
+            | Method::SubscriptionsListen => None,
         }
     }
 }

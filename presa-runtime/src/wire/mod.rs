@@ -10,28 +10,42 @@
 //!   params; a request without its required fields is a `-32602`.
 
 pub mod codes;
+mod completion;
 mod content;
 mod discover;
 mod error_data;
 pub mod headers;
+mod icon;
 mod input;
 mod jsonrpc;
 mod meta;
 mod method;
 pub mod notifications;
+mod page;
+mod prompts;
+mod resources;
 pub(crate) mod result;
+mod subscriptions;
 mod tasks;
 mod tools;
+mod uri_template;
 mod url;
 
+pub use completion::*;
 pub use content::*;
 pub use discover::*;
 pub use error_data::*;
+pub use icon::*;
 pub use input::*;
 pub use jsonrpc::*;
 pub use meta::*;
 pub use method::*;
+pub use page::*;
+pub use prompts::*;
+pub use resources::*;
 pub use result::*;
+pub use subscriptions::*;
 pub use tasks::*;
 pub use tools::*;
+pub use uri_template::*;
 pub use url::*;

@@ -17,6 +17,18 @@ pub const TASKS: &str = "notifications/tasks";
 /// The first message of a subscription stream; params are
 /// [`AcknowledgedParams`](super::AcknowledgedParams).
 pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+/// The tools changed; params are
+/// [`ListChangedParams`](super::ListChangedParams).
+pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
+/// The prompts changed; params are
+/// [`ListChangedParams`](super::ListChangedParams).
+pub const PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
+/// The resources or resource templates changed; params are
+/// [`ListChangedParams`](super::ListChangedParams).
+pub const RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
+/// A resource changed; params are
+/// [`ResourceUpdatedParams`](super::ResourceUpdatedParams).
+pub const RESOURCES_UPDATED: &str = "notifications/resources/updated";
 
 /// `notifications/cancelled`: stop work on a request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

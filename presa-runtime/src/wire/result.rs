@@ -57,6 +57,12 @@ pub enum CacheScope {
     Private,
 }
 
+/// The `cacheScope` of a list result that omits it: lists are usually the
+/// same for everyone.
+pub(crate) fn public() -> CacheScope {
+    CacheScope::Public
+}
+
 /// Reads a `ttlMs`, taking a negative (or fractional) value as the caching
 /// spec asks: negative means 0.
 pub(crate) fn lenient_ttl<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {

@@ -1,5 +1,6 @@
-//! The Tasks extension (`io.modelcontextprotocol/tasks`) and the
-//! `subscriptions/listen` stream that carries its notifications.
+//! The Tasks extension (`io.modelcontextprotocol/tasks`); its
+//! notifications travel on a `subscriptions/listen` stream (see
+//! [`SubscriptionFilter::task_ids`](super::SubscriptionFilter::task_ids)).
 //!
 //! A task is described by one flat object: the [`Task`] fields, plus, in a
 //! [`DetailedTask`], the payload of its current status (`inputRequests`,
@@ -10,7 +11,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{ErrorObject, InputRequests, InputResponses, RequestId, ResultMeta, ResultType};
+use super::{ErrorObject, InputRequests, InputResponses, ResultMeta, ResultType, SubscriptionMeta};
 
 /// The extension identifier.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
@@ -161,44 +162,6 @@ pub struct UpdateTaskParams {
     /// Answers to outstanding `inputRequests`, by key.
     #[serde(rename = "inputResponses")]
     pub input_responses: InputResponses,
-}
-
-/// Which notifications a `subscriptions/listen` stream asks for, and, in
-/// the acknowledgement, which the server agreed to send.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct SubscriptionFilter {
-    /// `notifications/tasks` for these tasks (Tasks extension).
-    #[serde(rename = "taskIds", default, skip_serializing_if = "Option::is_none")]
-    pub task_ids: Option<Vec<String>>,
-    /// Other filters (`toolsListChanged`, `resourceSubscriptions`, …).
-    #[serde(flatten)]
-    pub other: Map<String, Value>,
-}
-
-/// The params of `subscriptions/listen`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ListenParams {
-    /// What to listen for.
-    #[serde(default)]
-    pub notifications: SubscriptionFilter,
-}
-
-/// The `_meta` of every message on a subscription stream.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SubscriptionMeta {
-    /// The JSON-RPC id of the `subscriptions/listen` request.
-    #[serde(rename = "io.modelcontextprotocol/subscriptionId")]
-    pub subscription_id: RequestId,
-}
-
-/// The params of `notifications/subscriptions/acknowledged`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AcknowledgedParams {
-    /// Which subscription.
-    #[serde(rename = "_meta")]
-    pub meta: SubscriptionMeta,
-    /// What the server agreed to send.
-    pub notifications: SubscriptionFilter,
 }
 
 /// The params of `notifications/tasks` as sent on a subscription.

@@ -3,7 +3,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{CacheScope, Content, InputResponses, RequestMeta, ResultMeta, ResultType};
+use super::{
+    CacheScope, Content, InputResponses, PaginatedParams, RequestMeta, ResultMeta, ResultType,
+};
 
 /// A tool as listed by `tools/list`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -70,17 +72,8 @@ pub struct ToolAnnotations {
     pub open_world_hint: Option<bool>,
 }
 
-/// Params of `tools/list`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ListToolsParams {
-    /// Where to continue; from a previous `nextCursor`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cursor: Option<String>,
-    /// Request metadata; the server reads and validates it before the
-    /// method's own params, so it is optional here.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
-}
+/// Params of `tools/list`: those of every paginated list.
+pub type ListToolsParams = PaginatedParams;
 
 /// The answer to `tools/list`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -105,15 +98,11 @@ pub struct ListToolsResult {
     )]
     pub ttl_ms: u64,
     /// Who may share the cached page.
-    #[serde(rename = "cacheScope", default = "public")]
+    #[serde(rename = "cacheScope", default = "super::result::public")]
     pub cache_scope: CacheScope,
     /// Carries `serverInfo`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<ResultMeta>,
-}
-
-fn public() -> CacheScope {
-    CacheScope::Public
 }
 
 /// Params of `tools/call`.
@@ -138,7 +127,7 @@ pub struct CallToolParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub request_state: Option<String>,
-    /// Request metadata; see [`ListToolsParams::meta`].
+    /// Request metadata; see [`PaginatedParams::meta`].
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<RequestMeta>,
 }

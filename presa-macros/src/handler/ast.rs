@@ -1,13 +1,13 @@
-//! The intermediate representation of a `#[tool]` function, and its parsing.
+//! The intermediate representation of a handler function (under `#[tool]`,
+//! `#[prompt]` or `#[resource]`), and its parsing.
 //!
-//! Parsing classifies each parameter as an extractor or a JSON argument
-//! (by its `#[param(arg)]` or `#[param(extract)]` option, else by the name
-//! of its type), strips `#[param]` attributes and reads the doc comment. It
+//! Parsing classifies each parameter as an extractor or an argument (by
+//! its `#[param(arg)]` or `#[param(extract)]` option, else by the name of
+//! its type), strips `#[param]` attributes and reads the doc comment. It
 //! accepts anything that is syntactically a function; whether the function
-//! is a valid tool is for `valid` to decide, so that every problem is
+//! is a valid handler is for `valid` to decide, so that every problem is
 //! reported.
 
-use proc_macro2::TokenStream;
 use quote::format_ident;
 use syn::ext::IdentExt;
 use syn::{
@@ -15,16 +15,17 @@ use syn::{
     ReturnType, Type, TypeReference,
 };
 
-use super::attr::{self, ParamAttrs, Source, ToolAttrs};
+use super::Macro;
+use super::attr::{self, ParamAttrs, Source};
 use crate::errors::Errors;
 
-/// A function under `#[tool]`.
-pub(crate) struct ToolFn {
+/// A function under one of the handler macros.
+pub(crate) struct HandlerFn {
+    /// Which macro it is under.
+    pub kind: Macro,
     /// The function as it will be emitted: unchanged but for `#[param]`
     /// attributes, which are removed.
     pub item: ItemFn,
-    /// The `#[tool(...)]` options.
-    pub attrs: ToolAttrs,
     /// The doc comment, cleaned up, if there is one.
     pub doc: Option<String>,
     /// A `self` parameter, which is an error.
@@ -33,10 +34,6 @@ pub(crate) struct ToolFn {
     pub params: Vec<Param>,
     /// The return type; `None` for `()`.
     pub output: Option<Type>,
-    /// The generated arguments struct, e.g. `BuildArgs`.
-    pub args_ident: Ident,
-    /// The generated tool struct, e.g. `BuildTool`.
-    pub tool_ident: Ident,
 }
 
 /// One typed parameter of the function.
@@ -91,22 +88,24 @@ impl Param {
 
     /// Whether the argument may be omitted: its type is `Option<..>`.
     pub(crate) fn is_optional(&self) -> bool {
-        matches!(
-            last_segment_args(&self.ty, "Option"),
-            Some(PathArguments::AngleBracketed(_))
-        )
+        self.optional_inner().is_some()
+    }
+
+    /// `T` of an argument typed `Option<T>`.
+    pub(crate) fn optional_inner(&self) -> Option<&Type> {
+        match last_segment_args(&self.ty, "Option")? {
+            PathArguments::AngleBracketed(a) if a.args.len() == 1 => match a.args.first()? {
+                GenericArgument::Type(inner) => Some(inner),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 }
 
-impl ToolFn {
-    /// Reads `func` and the `#[tool(...)]` tokens `args`.
-    pub(crate) fn parse(mut func: ItemFn, args: TokenStream, errors: &mut Errors) -> ToolFn {
-        let base = upper_camel_case(&func.sig.ident.unraw().to_string());
-        let span = func.sig.ident.span();
-        let args_ident = format_ident!("{base}Args", span = span);
-        let tool_ident = format_ident!("{base}Tool", span = span);
-
-        let attrs = attr::tool_attrs(args, &args_ident, errors);
+impl HandlerFn {
+    /// Reads `func`, under macro `kind`.
+    pub(crate) fn parse(kind: Macro, mut func: ItemFn, errors: &mut Errors) -> HandlerFn {
         let doc = doc_comment(&func);
 
         let mut receiver = None;
@@ -116,7 +115,7 @@ impl ToolFn {
                 FnArg::Receiver(r) => receiver = Some(r.clone()),
                 FnArg::Typed(typed) => {
                     let (kept, param_attrs) =
-                        attr::param_attrs(std::mem::take(&mut typed.attrs), errors);
+                        attr::param_attrs(kind, std::mem::take(&mut typed.attrs), errors);
                     typed.attrs = kept;
                     params.push(Param {
                         pat: (*typed.pat).clone(),
@@ -132,30 +131,50 @@ impl ToolFn {
             ReturnType::Type(_, ty) => Some((**ty).clone()),
         };
 
-        ToolFn {
+        HandlerFn {
+            kind,
             item: func,
-            attrs,
             doc,
             receiver,
             params,
             output,
-            args_ident,
-            tool_ident,
         }
     }
 
-    /// The tool's name: the `name` option, else the function's name.
-    pub(crate) fn name(&self) -> String {
-        match &self.attrs.name {
+    /// The name of an item generated for the function; see [`generated`].
+    pub(crate) fn generated(&self, suffix: &str) -> Ident {
+        generated(&self.item, suffix)
+    }
+
+    /// The handler's name: `option` when given, else the function's name.
+    pub(crate) fn name(&self, option: Option<&syn::LitStr>) -> String {
+        match option {
             Some(name) => name.value(),
             None => self.item.sig.ident.unraw().to_string(),
         }
     }
 
-    /// The parameters that are JSON arguments.
-    pub(crate) fn args(&self) -> impl Iterator<Item = &Param> {
-        self.params.iter().filter(|p| matches!(p.kind, Kind::Arg))
+    /// The description: `option` when given, else the doc comment.
+    pub(crate) fn description(&self, option: Option<&syn::LitStr>) -> Option<String> {
+        option.map(syn::LitStr::value).or_else(|| self.doc.clone())
     }
+
+    /// The parameters that are arguments, each with its name.
+    pub(crate) fn args(&self) -> impl Iterator<Item = (&Param, &Ident)> {
+        self.params
+            .iter()
+            .filter(|p| matches!(p.kind, Kind::Arg))
+            .filter_map(|p| Some((p, p.ident()?)))
+    }
+}
+
+/// The name of an item generated for `func`: `suffix` after the function's
+/// name in upper camel case (`build` → `BuildTool`), at the function's
+/// name.
+pub(crate) fn generated(func: &ItemFn, suffix: &str) -> Ident {
+    let ident = &func.sig.ident;
+    let base = upper_camel_case(&ident.unraw().to_string());
+    format_ident!("{base}{suffix}", span = ident.span())
 }
 
 /// What supplies the value of a parameter of type `ty`. `extract` and `arg`
@@ -316,7 +335,7 @@ mod tests {
             let attrs = syn::Attribute::parse_outer
                 .parse_str(&format!("#[param({option})]"))
                 .unwrap();
-            attr::param_attrs(attrs, &mut Errors::default()).1
+            attr::param_attrs(Macro::Tool, attrs, &mut Errors::default()).1
         };
         assert!(reason(parse_quote!(mymod::Context), with("arg")).is_none());
         assert!(reason(parse_quote!(Subject), with("extract")) == Some((Reason::Attribute, false)));

@@ -1,0 +1,287 @@
+//! Parsing of `#[param(...)]`, and of the `key = value` options every
+//! handler macro takes.
+//!
+//! Options are parsed as a comma-separated list of `syn::Meta` rather than
+//! with `syn::meta::parser`, so that one bad option does not hide the next:
+//! every unknown, duplicate or malformed option gets its own error.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::{Attribute, Expr, ExprLit, Lit, LitStr, Meta, Token};
+
+use super::Macro;
+use crate::errors::Errors;
+
+/// The options of `#[param(...)]` on one parameter.
+#[derive(Default)]
+pub(crate) struct ParamAttrs {
+    /// The first `#[param]` attribute, to point at when it is misplaced.
+    pub attr: Option<Attribute>,
+    /// `description = "..."`: the argument's description.
+    pub description: Option<LitStr>,
+    /// The whole `description = "..."` option, to point at when it is
+    /// misplaced.
+    pub description_option: Option<Meta>,
+    /// `arg` and `extract`, in the order written; more than one is an
+    /// error.
+    pub sources: Vec<SourceOption>,
+    /// `complete = some_fn`: the argument's completer.
+    pub complete: Option<CompleteOption>,
+    /// `header = "Region"`: mirror the argument into `Mcp-Param-Region`
+    /// over Streamable HTTP (tools only).
+    pub header: Option<LitStr>,
+    /// The whole `header = "..."` option, to point at when it is misplaced.
+    pub header_option: Option<Meta>,
+}
+
+/// `arg` or `extract`: where a parameter's value comes from, said
+/// explicitly instead of guessed from the name of its type.
+pub(crate) struct SourceOption {
+    /// Which of the two.
+    pub source: Source,
+    /// The option as written, for error spans.
+    pub key: syn::Path,
+}
+
+/// `complete = some_fn`.
+pub(crate) struct CompleteOption {
+    /// The option as written, for error spans.
+    pub option: Meta,
+    /// The completer function.
+    pub function: syn::Path,
+}
+
+/// Where a parameter's value comes from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// `arg`: an argument of the request.
+    Arg,
+    /// `extract`: made from the call's context by `FromContext`.
+    Extract,
+}
+
+impl ParamAttrs {
+    /// Whether `source` was written.
+    pub(crate) fn has(&self, source: Source) -> bool {
+        self.sources.iter().any(|s| s.source == source)
+    }
+}
+
+/// Separates the `#[param(...)]` attributes of one parameter from the
+/// others, which stay on the function. Which options exist depends on the
+/// macro `kind`.
+pub(crate) fn param_attrs(
+    kind: Macro,
+    attrs: Vec<Attribute>,
+    errors: &mut Errors,
+) -> (Vec<Attribute>, ParamAttrs) {
+    let (ours, kept): (Vec<_>, Vec<_>) =
+        attrs.into_iter().partition(|a| a.path().is_ident("param"));
+    let mut parsed = ParamAttrs::default();
+    let mut seen = BTreeSet::new();
+    for attr in ours {
+        let metas = match &attr.meta {
+            Meta::List(list) => meta_list(list.tokens.clone(), errors),
+            _ => {
+                errors.error(&attr, format!("expected {}", param_forms(kind)));
+                None
+            }
+        };
+        for meta in metas.into_iter().flatten() {
+            let Some(key) = key_of(&meta, &mut seen, "param", errors) else {
+                continue;
+            };
+            match key.as_str() {
+                "description" => {
+                    parsed.description =
+                        string_value(&meta, "description = \"What to build\"", errors);
+                    parsed.description_option = Some(meta);
+                }
+                "arg" => parsed
+                    .sources
+                    .extend(source_option(&meta, Source::Arg, errors)),
+                "extract" => {
+                    parsed
+                        .sources
+                        .extend(source_option(&meta, Source::Extract, errors));
+                }
+                "complete" if kind.completes() => {
+                    parsed.complete = complete_option(meta, errors);
+                }
+                "header" if kind.mirrors_headers() => {
+                    parsed.header = string_value(&meta, "header = \"Region\"", errors);
+                    parsed.header_option = Some(meta);
+                }
+                _ => errors.error(
+                    meta.path(),
+                    format!(
+                        "unknown `#[param]` option `{key}`; expected {}",
+                        either(&param_options(kind))
+                    ),
+                ),
+            }
+        }
+        parsed.attr.get_or_insert(attr);
+    }
+    (kept, parsed)
+}
+
+/// The options `#[param]` takes under `kind`, quoted.
+fn param_options(kind: Macro) -> Vec<&'static str> {
+    let mut options = vec!["`description`", "`arg`", "`extract`"];
+    if kind.completes() {
+        options.push("`complete`");
+    }
+    if kind.mirrors_headers() {
+        options.push("`header`");
+    }
+    options
+}
+
+/// The ways to write `#[param]` under `kind`, for the error on a bare one.
+fn param_forms(kind: Macro) -> String {
+    let mut forms = vec![
+        "`#[param(description = \"...\")]`",
+        "`#[param(arg)]`",
+        "`#[param(extract)]`",
+    ];
+    if kind.completes() {
+        forms.push("`#[param(complete = some_fn)]`");
+    }
+    either(&forms)
+}
+
+/// `a`, `a or b`, `a, b or c`.
+pub(crate) fn either(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [only] => (*only).to_owned(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+/// `arg` or `extract`, which take no value.
+fn source_option(meta: &Meta, source: Source, errors: &mut Errors) -> Option<SourceOption> {
+    match meta {
+        Meta::Path(key) => Some(SourceOption {
+            source,
+            key: key.clone(),
+        }),
+        _ => {
+            let key = meta.path();
+            let name = key.to_token_stream().to_string();
+            errors.error(
+                meta,
+                format!("`{name}` takes no value: write `#[param({name})]`"),
+            );
+            None
+        }
+    }
+}
+
+/// `complete = some_fn`, a path to a function.
+fn complete_option(meta: Meta, errors: &mut Errors) -> Option<CompleteOption> {
+    let function = match &meta {
+        Meta::NameValue(nv) => match &nv.value {
+            Expr::Path(p) if p.qself.is_none() => Some(p.path.clone()),
+            other => {
+                errors.error(
+                    other,
+                    "expected a path to a completer function, as in `complete = languages`",
+                );
+                None
+            }
+        },
+        _ => {
+            errors.error(
+                &meta,
+                "`complete` needs a completer function, as in `complete = languages`",
+            );
+            None
+        }
+    }?;
+    Some(CompleteOption {
+        option: meta,
+        function,
+    })
+}
+
+/// Parses `a = 1, b = 2` into its options.
+pub(crate) fn meta_list(
+    tokens: TokenStream,
+    errors: &mut Errors,
+) -> Option<Punctuated<Meta, Token![,]>> {
+    Punctuated::parse_terminated
+        .parse2(tokens)
+        .map_err(|e| errors.push(e))
+        .ok()
+}
+
+/// The key of one option, if it is a plain identifier seen for the first
+/// time; reports duplicates. Unknown keys are the caller's to report.
+pub(crate) fn key_of(
+    meta: &Meta,
+    seen: &mut BTreeSet<String>,
+    attr: &str,
+    errors: &mut Errors,
+) -> Option<String> {
+    let path = meta.path();
+    let key = match path.get_ident() {
+        Some(ident) => ident.to_string(),
+        None => path.to_token_stream().to_string().replace(' ', ""),
+    };
+    if !seen.insert(key.clone()) {
+        errors.error(path, format!("duplicate `#[{attr}]` option `{key}`"));
+        return None;
+    }
+    Some(key)
+}
+
+/// The string literal of `key = "..."`; `example` shows the right form.
+pub(crate) fn string_value(meta: &Meta, example: &str, errors: &mut Errors) -> Option<LitStr> {
+    match meta {
+        Meta::NameValue(nv) => match &nv.value {
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(s), ..
+            }) => Some(s.clone()),
+            other => {
+                errors.error(
+                    other,
+                    format!("expected a string literal, as in `{example}`"),
+                );
+                None
+            }
+        },
+        _ => {
+            errors.error(meta, format!("expected a value, as in `{example}`"));
+            None
+        }
+    }
+}
+
+/// A flag: bare `key` is true, or `key = true | false`.
+pub(crate) fn flag_value(meta: &Meta, key: &str, errors: &mut Errors) -> Option<bool> {
+    match meta {
+        Meta::Path(_) => Some(true),
+        Meta::NameValue(nv) => match &nv.value {
+            Expr::Lit(ExprLit {
+                lit: Lit::Bool(b), ..
+            }) => Some(b.value),
+            other => {
+                errors.error(
+                    other,
+                    format!("expected `true` or `false`, as in `{key} = false`, or a bare `{key}`"),
+                );
+                None
+            }
+        },
+        Meta::List(_) => {
+            errors.error(meta, format!("expected a bare `{key}` or `{key} = false`"));
+            None
+        }
+    }
+}

@@ -1,0 +1,52 @@
+//! Parsing of the `#[prompt(...)]` options.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::TokenStream;
+use syn::LitStr;
+
+use crate::errors::Errors;
+use crate::handler::attr::{key_of, meta_list, string_value};
+
+/// The options of `#[prompt(...)]`.
+#[derive(Default)]
+pub(crate) struct PromptAttrs {
+    /// `name = "..."`: the prompt's name, instead of the function's.
+    pub name: Option<LitStr>,
+    /// `title = "..."`: a display name.
+    pub title: Option<LitStr>,
+    /// `description = "..."`: instead of the doc comment.
+    pub description: Option<LitStr>,
+}
+
+/// Parses the tokens inside `#[prompt(...)]`.
+pub(crate) fn prompt_attrs(tokens: TokenStream, errors: &mut Errors) -> PromptAttrs {
+    let mut attrs = PromptAttrs::default();
+    let Some(metas) = meta_list(tokens, errors) else {
+        return attrs;
+    };
+    let mut seen = BTreeSet::new();
+    for meta in metas {
+        let Some(key) = key_of(&meta, &mut seen, "prompt", errors) else {
+            continue;
+        };
+        match key.as_str() {
+            "name" => attrs.name = string_value(&meta, "name = \"code_review\"", errors),
+            "title" => {
+                attrs.title = string_value(&meta, "title = \"Request a code review\"", errors);
+            }
+            "description" => {
+                attrs.description =
+                    string_value(&meta, "description = \"Asks for a code review\"", errors);
+            }
+            _ => errors.error(
+                meta.path(),
+                format!(
+                    "unknown `#[prompt]` option `{key}`; expected `name`, `title` or \
+                     `description`"
+                ),
+            ),
+        }
+    }
+    attrs
+}

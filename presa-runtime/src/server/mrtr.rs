@@ -1,0 +1,148 @@
+//! The Multi Round-Trip plumbing that `tools/call`, `prompts/get` and
+//! `resources/read` share: the answers a round brings, recovered from the
+//! signed `requestState`, and a run's [`Verdict`] rendered as the response.
+//!
+//! Each method binds its state to what identifies the request (the
+//! method, the caller, the tool, prompt or URI, the arguments), so that a
+//! state issued for one request cannot be replayed on another; everything
+//! else is the same for all three, and lives here once, with the context
+//! and the panic guard that prompts and resource reads run with.
+
+use std::any::Any;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use futures::FutureExt;
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::caller::Caller;
+use super::context::{Context, ContextParts, RequestInfo};
+use super::error::{Failure, ToolError};
+use super::input::Verdict;
+use super::registry::Registry;
+use super::reply::{invalid_params, panic_message, to_value};
+use super::request_state::{CallBinding, StateCodec};
+use super::state::StateMap;
+use crate::wire::{
+    ErrorObject, InputRequiredResult, InputResponses, Message, RequestMeta, ResultMeta, ResultType,
+};
+
+/// Earlier answers from the verified `requestState`, plus this round's
+/// answers to the keys the last round asked.
+pub(crate) fn gather_answers(
+    codec: &StateCodec,
+    binding: &CallBinding<'_>,
+    request_state: Option<String>,
+    responses: Option<InputResponses>,
+) -> Result<InputResponses, ErrorObject> {
+    let responses = responses.unwrap_or_default();
+    let Some(state) = request_state else {
+        return Ok(responses);
+    };
+    let payload = codec
+        .open(&state, binding)
+        .map_err(|e| invalid_params(format!("Invalid params: {e}")))?;
+    let mut answers = payload.answers;
+    for (key, value) in responses {
+        if payload.asked.contains(&key) {
+            answers.insert(key, value);
+        }
+    }
+    Ok(answers)
+}
+
+/// The response of a finished run: its result (already a complete result
+/// as sent), an `InputRequiredResult` carrying a fresh `requestState`, or
+/// its error.
+pub(crate) fn render(
+    verdict: Verdict<Value>,
+    codec: &StateCodec,
+    binding: &CallBinding<'_>,
+    meta: &ResultMeta,
+) -> Result<Value, ErrorObject> {
+    match verdict {
+        Verdict::Complete(result) => Ok(result),
+        Verdict::InputRequired { requests, carried } => {
+            let asked = requests.keys().cloned().collect();
+            let state = codec.seal(binding, carried, asked);
+            Ok(to_value(InputRequiredResult {
+                result_type: ResultType::InputRequired,
+                input_requests: Some(requests),
+                request_state: Some(state),
+                meta: Some(meta.clone()),
+            }))
+        }
+        Verdict::Failed(error) => Err(error),
+    }
+}
+
+/// `meta` of a complete result as sent: the server's `serverInfo` beside
+/// whatever `_meta` the handler set.
+pub(crate) fn with_server_info(
+    meta: Option<ResultMeta>,
+    server: &ResultMeta,
+) -> Option<ResultMeta> {
+    let mut meta = meta.unwrap_or_default();
+    meta.server_info.clone_from(&server.server_info);
+    Some(meta)
+}
+
+/// What `prompts/get`, `resources/read` and `completion/complete` need
+/// from the server around them.
+pub(crate) struct RequestEnv<'a> {
+    pub registry: &'a Registry,
+    pub codec: &'a StateCodec,
+    pub state: &'a Arc<StateMap>,
+    /// The `_meta` of every result (`serverInfo`).
+    pub meta: &'a ResultMeta,
+}
+
+/// Who sends a request, from its `_meta` and the transport's caller.
+pub(crate) fn request_info(meta: &RequestMeta, caller: &Caller) -> RequestInfo {
+    RequestInfo {
+        protocol_version: meta.protocol_version.clone(),
+        client_capabilities: meta.client_capabilities.clone(),
+        client_info: meta.client_info.clone(),
+        subject: caller.subject.clone(),
+    }
+}
+
+/// The context a prompt or a resource handler runs with: the round's
+/// answers, and a channel for progress and logs.
+pub(crate) fn request_context(
+    env: &RequestEnv<'_>,
+    meta: RequestMeta,
+    caller: &Caller,
+    answers: InputResponses,
+    notifier: mpsc::Sender<Message>,
+) -> Context {
+    Context::new(ContextParts {
+        info: request_info(&meta, caller),
+        answers,
+        notifier: Some(notifier),
+        progress_token: meta.progress_token,
+        log_level: meta.log_level,
+        state: Arc::clone(env.state),
+    })
+}
+
+/// A handler run, with a caught panic as `Err`.
+pub(crate) type Caught<T> = Result<Result<T, ToolError>, Box<dyn Any + Send>>;
+
+/// Runs `handler`, catching a panic.
+pub(crate) async fn run_caught<T>(
+    handler: impl Future<Output = Result<T, ToolError>>,
+) -> Caught<T> {
+    AssertUnwindSafe(handler).catch_unwind().await
+}
+
+/// The outcome of a prompt or resource handler's run: its result, its
+/// refusal, or an internal failure (a panic among them).
+pub(crate) fn settle<T>(run: Caught<T>) -> Result<T, Failure> {
+    match run {
+        Ok(outcome) => outcome.map_err(ToolError::into_failure),
+        Err(panic) => Err(Failure::Internal(panic_message(&*panic))),
+    }
+}

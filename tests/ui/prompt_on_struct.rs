@@ -1,0 +1,6 @@
+use presa::prelude::*;
+
+#[prompt]
+struct Review;
+
+fn main() {}

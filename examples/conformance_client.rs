@@ -110,17 +110,11 @@ async fn standard_headers(client: &Client) -> Outcome {
     if let Some(tool) = tools.first() {
         client.call_tool(&tool.name, arguments_for(tool)).await?;
     }
-    let resources = client.request("resources/list", &json!({})).await?;
-    if let Some(uri) = resources["resources"][0]["uri"].as_str() {
-        client
-            .request("resources/read", &json!({ "uri": uri }))
-            .await?;
+    if let Some(resource) = client.list_resources().await?.first() {
+        client.read_resource(&resource.uri).await?;
     }
-    let prompts = client.request("prompts/list", &json!({})).await?;
-    if let Some(name) = prompts["prompts"][0]["name"].as_str() {
-        client
-            .request("prompts/get", &json!({ "name": name }))
-            .await?;
+    if let Some(prompt) = client.list_prompts().await?.first() {
+        client.get_prompt(&prompt.name, json!({})).await?;
     }
     Ok(())
 }

@@ -7,13 +7,16 @@
 //! comments say which scenario reads it. The first tool listed takes no
 //! arguments and answers at once, as the header-validation scenario needs.
 
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use presa::__private::{BoxFuture, ToolHandler, ToolResult};
 use presa::prelude::*;
+use presa::server::CompletionContext;
 use presa::server::http::StreamableHttp;
 use presa::wire::{
-    Content, CreateMessageParams, LoggingLevel, ResourceContents, SamplingMessage, Tool,
+    Content, CreateMessageParams, LoggingLevel, PromptMessage, ResourceContents, SamplingMessage,
+    Tool,
 };
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -375,7 +378,145 @@ async fn test_tool_with_task(ctx: Context) -> Result<String, ToolError> {
     Ok(format!("Hello, {name}, from a task!"))
 }
 
-fn server() -> Server {
+// --- prompts-* ------------------------------------------------------------
+
+/// A prompt without arguments.
+#[prompt]
+async fn test_simple_prompt() -> &'static str {
+    "This is a simple prompt for testing."
+}
+
+/// A prompt with two required arguments.
+#[prompt]
+async fn test_prompt_with_arguments(
+    #[param(description = "The first argument", complete = complete_argument)] arg1: String,
+    #[param(description = "The second argument")] arg2: String,
+) -> String {
+    format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")
+}
+
+/// Completes an argument among a few values (`completion-complete`).
+fn complete_argument(partial: &str, _: &CompletionContext) -> Vec<String> {
+    ["test", "testing", "tested"]
+        .into_iter()
+        .filter(|value| value.starts_with(partial))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A prompt that embeds the resource it is given.
+#[prompt]
+#[allow(non_snake_case)] // The suite names the argument `resourceUri`.
+async fn test_prompt_with_embedded_resource(
+    #[param(description = "The URI of the resource to embed")] resourceUri: String,
+) -> Vec<PromptMessage> {
+    let contents = ResourceContents::text(resourceUri, "Embedded resource content for testing.")
+        .with_mime_type("text/plain");
+    vec![
+        PromptMessage::user(Content::embedded(contents)),
+        PromptMessage::user(Content::text("Please process the embedded resource above.")),
+    ]
+}
+
+/// A prompt with an image.
+#[prompt]
+async fn test_prompt_with_image() -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::user(Content::image(PNG, "image/png")),
+        PromptMessage::user(Content::text("Please analyze the image above.")),
+    ]
+}
+
+#[derive(Deserialize, schemars::JsonSchema, Elicit)]
+struct UserContext {
+    context: String,
+}
+
+/// A prompt that asks for context over MRTR before it resolves.
+#[prompt]
+async fn test_input_required_result_prompt(ctx: Context) -> Result<String, ToolError> {
+    let question = "What context should the prompt use?";
+    match ctx.elicit::<UserContext>("user_context", question).await? {
+        Elicitation::Accepted(UserContext { context }) => {
+            Ok(format!("Use this context: {context}"))
+        }
+        _ => Err(ToolError::new("no context given")),
+    }
+}
+
+// --- resources-* ----------------------------------------------------------
+
+/// A text resource; listed first, so `caching` reads it.
+#[resource(
+    uri = "test://static-text",
+    mime_type = "text/plain",
+    ttl_ms = 60000,
+    cache_scope = "public"
+)]
+async fn static_text() -> &'static str {
+    "This is the content of the static text resource."
+}
+
+/// A binary resource.
+#[resource(
+    uri = "test://static-binary",
+    mime_type = "image/png",
+    ttl_ms = 60000,
+    cache_scope = "public"
+)]
+async fn static_binary() -> ResourceContents {
+    ResourceContents::blob("test://static-binary", PNG).with_mime_type("image/png")
+}
+
+/// Data for an id, from a template.
+#[resource(uri = "test://template/{id}/data", mime_type = "application/json")]
+async fn template_data(id: String) -> String {
+    json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}).to_string()
+}
+
+// --- server-stateless: list changes ---------------------------------------
+
+/// The running server, for the triggers to change its lists.
+#[derive(Clone, Default)]
+struct Running(Arc<OnceLock<Server>>);
+
+/// Appears and disappears when `test_trigger_tool_change` runs.
+#[tool]
+async fn test_transient_tool() -> &'static str {
+    "here for a moment"
+}
+
+/// Appears and disappears when `test_trigger_prompt_change` runs.
+#[prompt]
+async fn test_transient_prompt() -> &'static str {
+    "here for a moment"
+}
+
+/// Changes the tool list (a tool comes and goes), which listeners of
+/// `toolsListChanged` hear about.
+#[tool]
+async fn test_trigger_tool_change(State(running): State<Running>) -> Result<String, ToolError> {
+    let server = running.0.get().ok_or("the server is not running yet")?;
+    server
+        .add_tool(TestTransientToolTool)
+        .map_err(ToolError::internal)?;
+    server.remove_tool("test_transient_tool");
+    Ok("the tool list changed".into())
+}
+
+/// Changes the prompt list, which listeners of `promptsListChanged` hear
+/// about.
+#[tool]
+async fn test_trigger_prompt_change(State(running): State<Running>) -> Result<String, ToolError> {
+    let server = running.0.get().ok_or("the server is not running yet")?;
+    server
+        .add_prompt(TestTransientPromptPrompt)
+        .map_err(ToolError::internal)?;
+    server.remove_prompt("test_transient_prompt");
+    Ok("the prompt list changed".into())
+}
+
+fn server(running: Running) -> Server {
     Server::builder("presa-conformance", env!("CARGO_PKG_VERSION"))
         .instructions("The conformance suite's fixtures.")
         // Listed first: no arguments, answers at once.
@@ -406,6 +547,17 @@ fn server() -> Server {
         .tool(MultiInputTool)
         .tool(TestToolWithTaskTool)
         .tool(TestRegionHeaderTool)
+        .tool(TestTriggerToolChangeTool)
+        .tool(TestTriggerPromptChangeTool)
+        .prompt(TestSimplePromptPrompt)
+        .prompt(TestPromptWithArgumentsPrompt)
+        .prompt(TestPromptWithEmbeddedResourcePrompt)
+        .prompt(TestPromptWithImagePrompt)
+        .prompt(TestInputRequiredResultPromptPrompt)
+        .resource(StaticTextResource)
+        .resource(StaticBinaryResource)
+        .resource(TemplateDataResource)
+        .state(running)
         .tasks(TaskSettings::default().poll_interval(Duration::from_millis(100)))
         .build()
 }
@@ -418,5 +570,8 @@ async fn main() -> std::io::Result<()> {
         .unwrap_or(3000);
     let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
     eprintln!("conformance server at http://localhost:{port}/mcp");
-    StreamableHttp::new(server()).serve(address).await
+    let running = Running::default();
+    let server = server(running.clone());
+    let _ = running.0.set(server.clone());
+    StreamableHttp::new(server).serve(address).await
 }

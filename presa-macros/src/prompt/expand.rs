@@ -74,7 +74,10 @@ fn parsed_arguments(prompt: &HandlerFn) -> TokenStream {
         .map(|(param, ident)| {
             let var = local(ident);
             let parse = parse(param, &ident.unraw().to_string());
+            // The local takes the user's spelling, which the wire name
+            // may make camelCase (`resourceUri`).
             quote! {
+                #[allow(non_snake_case)]
                 let #var = #parse
                     .map_err(::presa::__private::ArgumentError::into_rejection)?;
             }

@@ -80,7 +80,10 @@ fn parsed_variables(resource: &HandlerFn) -> TokenStream {
             let key = ident.unraw().to_string();
             let ty = &param.ty;
             let parse = quote_spanned!(at(ty)=> __parser.required::<#ty>(#key));
+            // The local takes the user's spelling, which the wire name
+            // may make camelCase (`resourceUri`).
             quote! {
+                #[allow(non_snake_case)]
                 let #var = #parse
                     .map_err(::presa::__private::ArgumentError::into_rejection)?;
             }

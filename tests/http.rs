@@ -488,3 +488,66 @@ async fn closing_a_listen_stream_ends_the_subscription() {
     // The server drops the subscription, and with it its watch.
     watches.wait_for(|&n| n == before).await.unwrap();
 }
+
+/// A server that lists a tool with an invalid `x-mcp-header` (presa's own
+/// server refuses to register one), and records every method it is sent.
+async fn lenient_server(seen: Arc<std::sync::Mutex<Vec<String>>>) -> String {
+    let app = axum::Router::new().route(
+        "/mcp",
+        axum::routing::post(move |body: String| {
+            let seen = Arc::clone(&seen);
+            async move {
+                let request: serde_json::Value = serde_json::from_str(&body).unwrap();
+                let method = request["method"].as_str().unwrap_or_default().to_owned();
+                seen.lock().unwrap().push(method.clone());
+                let result = match method.as_str() {
+                    "tools/list" => json!({"resultType": "complete", "ttlMs": 0, "cacheScope": "public", "tools": [
+                        {"name": "fine", "inputSchema": {"type": "object", "properties": {
+                            "region": {"type": "string", "x-mcp-header": "Region"}}}},
+                        {"name": "broken", "inputSchema": {"type": "object", "properties": {
+                            "ratio": {"type": "number", "x-mcp-header": "Ratio"}}}}
+                    ]}),
+                    _ => json!({"resultType": "complete", "content": [{"type": "text", "text": "ok"}]}),
+                };
+                axum::Json(json!({"jsonrpc": "2.0", "id": request["id"], "result": result}))
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://{address}/mcp")
+}
+
+#[tokio::test]
+async fn the_client_never_calls_a_tool_whose_header_annotation_is_invalid() {
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let url = lenient_server(Arc::clone(&seen)).await;
+    let client = Client::builder().connect(ClientTransport::http(&url).unwrap());
+    let names: Vec<String> = client
+        .list_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(names, ["fine"], "the invalid tool is left out");
+    let error = client
+        .call_tool("broken", json!({"ratio": 0.5}))
+        .await
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("cannot be called over HTTP"),
+        "{error}"
+    );
+    let fine = client
+        .call_tool("fine", json!({"region": "eu"}))
+        .await
+        .unwrap();
+    assert_eq!(fine.text(), Some("ok"));
+    assert_eq!(
+        *seen.lock().unwrap(),
+        ["tools/list", "tools/call"],
+        "the broken tool never reached the server"
+    );
+}

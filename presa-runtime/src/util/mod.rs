@@ -1,6 +1,10 @@
 //! Small helpers shared by every layer. This module depends on nothing else
 //! in the crate, so anything may use it without creating a cycle.
 
+mod budget;
+
+pub(crate) use budget::{Budget, Charge};
+
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};

@@ -2,8 +2,10 @@
 //! in the crate, so anything may use it without creating a cycle.
 
 mod budget;
+mod digest;
 
 pub(crate) use budget::{Budget, Charge};
+pub(crate) use digest::{Digest256, HashWriter, json_digest};
 
 use std::future::Future;
 use std::pin::Pin;

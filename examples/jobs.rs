@@ -10,7 +10,9 @@
 //!      over MRTR (`built docs`);
 //!   3. a tasks client awaits `web` by listening for task notifications
 //!      (`built web`).
-//! - `cargo run --example jobs -- stdio` serves the same server over stdio.
+//! - `cargo run --example jobs -- stdio` serves the same server over stdio
+//!   (`stdio SECONDS` sets the drain period: how long, after end of input
+//!   or SIGTERM, answers still running may take to be written).
 //! - `cargo run --example jobs -- http 127.0.0.1:PORT` serves it over
 //!   Streamable HTTP at `http://127.0.0.1:PORT/mcp`.
 
@@ -45,8 +47,12 @@ async fn build(
 }
 
 /// The jobs server, with the seed's task settings: a one-hour TTL, a 20 ms
-/// poll interval and at most 1 000 live tasks.
+/// poll interval and at most 1 000 tasks kept.
 fn server() -> Server {
+    builder().build()
+}
+
+fn builder() -> presa::server::ServerBuilder {
     Server::builder("jobs", "1")
         .instructions("Builds targets on request; every build asks for confirmation.")
         .tool(BuildTool)
@@ -56,13 +62,12 @@ fn server() -> Server {
                 .poll_interval(Duration::from_millis(20))
                 .max_tasks(1000),
         )
-        .build()
 }
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     match std::env::args().nth(1).as_deref() {
-        Some("stdio") => server().serve_stdio().await,
+        Some("stdio") => serve_stdio(std::env::args().nth(2)).await?,
         Some("http") => serve_http(std::env::args().nth(2)).await?,
         None => demo().await?,
         Some(other) => {
@@ -72,6 +77,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             std::process::exit(2);
         }
     }
+    Ok(())
+}
+
+/// Serves the jobs server over stdio, with a drain period of `seconds`.
+async fn serve_stdio(seconds: Option<String>) -> Result<(), Box<dyn std::error::Error>> {
+    let mut builder = builder();
+    if let Some(seconds) = seconds {
+        let seconds: u64 = seconds
+            .parse()
+            .map_err(|e| format!("the drain period must be whole seconds: {e}"))?;
+        builder = builder.drain_period(Duration::from_secs(seconds));
+    }
+    builder.build().serve_stdio().await;
     Ok(())
 }
 

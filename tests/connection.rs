@@ -189,3 +189,77 @@ mod cap {
         );
     }
 }
+
+/// A peer that sends requests whose answers fill its pipe, then closes its
+/// side and never reads: the answers can never be written, and `serve`
+/// used to wait for the writer for ever. The drain period now covers
+/// writing too.
+#[tokio::test(start_paused = true)]
+async fn serve_returns_within_the_drain_period_when_the_peer_never_reads() {
+    let f = fixture_with(|b| b.drain_period(Duration::from_secs(5)));
+    let (client, server_end) = tokio::io::duplex(1024);
+    let (read, write) = tokio::io::split(server_end);
+    let channel = presa::transport::byte_stream(read, write, 1 << 20);
+    let serving = tokio::spawn(presa::server::serve(
+        f.server.clone(),
+        channel,
+        presa::Caller::anonymous(),
+    ));
+    let (_unread, mut client_write) = tokio::io::split(client);
+    use tokio::io::AsyncWriteExt;
+    for id in 0..8 {
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "big", "arguments": {"size": 64 * 1024}, "_meta": meta(json!({}))}});
+        client_write
+            .write_all(format!("{request}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+    client_write.shutdown().await.unwrap();
+    let closed_at = Instant::now();
+    let served = timeout(10 * CLOSE_DRAIN, serving).await;
+    assert!(served.is_ok(), "serve is still waiting to write");
+    assert!(
+        closed_at.elapsed() <= Duration::from_secs(5),
+        "serve returned {:?} after end of input",
+        closed_at.elapsed()
+    );
+}
+
+/// `serve_until`'s stop reads no more requests, lets the one running
+/// finish and be written, and returns, though the peer never closed.
+#[tokio::test(start_paused = true)]
+async fn a_stopped_connection_finishes_what_runs_and_reads_nothing_more() {
+    let f = fixture_with(|b| b);
+    let (client_end, server_end) = FrameChannel::pair();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(presa::server::serve_until(
+        f.server.clone(),
+        server_end,
+        presa::Caller::anonymous(),
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    let mut peer = RawPeer::new(client_end);
+    peer.send(call(1, "gated")).await;
+    // The request is running once its answer is all that is missing:
+    // a discover sent after it is answered first.
+    peer.send(discover(2)).await;
+    assert_eq!(peer.recv().await["id"], 2);
+    // The stop is ready before the next frame arrives, and wins over it.
+    stop.send(()).unwrap();
+    peer.send(discover(3)).await;
+    f.probe.release.notify_one();
+    let answer = peer.recv().await;
+    assert_eq!(answer["id"], 1, "{answer}");
+    assert_eq!(answer["result"]["content"][0]["text"], "released");
+    timeout(CLOSE_DRAIN, serving)
+        .await
+        .expect("serve_until returned")
+        .unwrap();
+    let mut rest = peer.close();
+    if let Some(inbound) = rest.recv().await {
+        panic!("a request sent after the stop was answered: {inbound:?}");
+    }
+}

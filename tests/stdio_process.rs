@@ -310,3 +310,74 @@ fn every_piped_request_is_answered_before_exit_on_eof() {
     assert_eq!(parse_errors, 1);
     assert!(s.child.wait().unwrap().success());
 }
+
+/// Waits for the process to exit, for at most `limit`: a guard against a
+/// hang, not a synchronisation.
+fn exit_within(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+) -> Option<std::process::ExitStatus> {
+    let started = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return Some(status);
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Answers larger than the pipe, stdin closed, stdout never read: the
+/// server used to wait on its writer for ever. With a drain period of one
+/// second it exits soon after.
+#[test]
+fn a_server_whose_output_is_never_read_exits_after_its_drain_period() {
+    let mut child = Command::new(jobs_binary())
+        .args(["stdio", "1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let target = "w".repeat(256 * 1024);
+    for id in 0..8 {
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"build","arguments":{{"target":"{target}"}},{META}}}}}"#
+        );
+        stdin.write_all(call.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+    }
+    drop(stdin);
+    // stdout stays open and unread.
+    let _unread = child.stdout.take();
+    let status = exit_within(&mut child, std::time::Duration::from_secs(60));
+    assert!(
+        status.is_some(),
+        "the server was still running 60 s after end of input"
+    );
+}
+
+/// SIGTERM and Ctrl-C start the graceful end that end of input does: the
+/// server writes what it has and exits successfully, where the signal
+/// used to kill it.
+#[test]
+fn sigterm_and_ctrl_c_end_the_server_gracefully() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    for signal in [Signal::SIGTERM, Signal::SIGINT] {
+        let mut s = Session::start();
+        let reply = s.exchange(&format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{META}}}}}"#
+        ));
+        assert_eq!(reply["id"], 1);
+        kill(Pid::from_raw(s.child.id() as i32), signal).unwrap();
+        let status = exit_within(&mut s.child, std::time::Duration::from_secs(60))
+            .unwrap_or_else(|| panic!("still running after {signal}"));
+        assert!(status.success(), "{signal}: {status:?}");
+    }
+}

@@ -51,6 +51,7 @@ impl Server {
             memory_limit: DEFAULT_MEMORY_LIMIT,
             connection_memory_limit: DEFAULT_CONNECTION_MEMORY_LIMIT,
             max_answer_size: DEFAULT_MAX_ANSWER_SIZE,
+            drain_period: super::CLOSE_DRAIN,
             extensions: BTreeMap::new(),
             tasks: None,
             task_store: None,
@@ -76,6 +77,7 @@ pub struct ServerBuilder {
     memory_limit: usize,
     connection_memory_limit: usize,
     max_answer_size: usize,
+    drain_period: Duration,
     extensions: BTreeMap<String, Value>,
     tasks: Option<TaskSettings>,
     task_store: Option<Arc<dyn TaskStore>>,
@@ -227,6 +229,17 @@ impl ServerBuilder {
         self
     }
 
+    /// How long requests still running when a connection ends (the peer
+    /// closed it, or [`serve_until`](super::serve_until) was told to stop)
+    /// may take to finish and be written out (default
+    /// [`CLOSE_DRAIN`](super::CLOSE_DRAIN), 30 s). After it, what is left
+    /// is dropped, so a peer that never reads cannot keep the server from
+    /// ending.
+    pub fn drain_period(mut self, period: Duration) -> Self {
+        self.drain_period = period;
+        self
+    }
+
     /// Advertises extension `id` with `settings` in `server/discover`.
     pub fn extension(mut self, id: impl Into<String>, settings: Value) -> Self {
         self.extensions.insert(id.into(), settings);
@@ -299,6 +312,7 @@ impl ServerBuilder {
             max_message_size: self.max_message_size,
             budget,
             connection_budget: self.connection_memory_limit,
+            drain_period: self.drain_period,
             extensions: self.extensions,
             engine,
             result_meta,

@@ -30,11 +30,13 @@
 //! so they hold nothing.
 
 use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 use tokio::task::{AbortHandle, JoinSet};
 
 use super::caller::Caller;
@@ -57,8 +59,9 @@ struct Running {
     _permit: OwnedSemaphorePermit,
 }
 
-/// How long requests still running when the peer closes the connection may
-/// take to finish before they are dropped.
+/// How long, by default, requests still running when the peer closes the
+/// connection may take to finish and be written out before they are
+/// dropped ([`ServerBuilder::drain_period`](super::ServerBuilder::drain_period)).
 pub const CLOSE_DRAIN: Duration = Duration::from_secs(30);
 
 /// How many `subscriptions/listen` streams one connection may hold open.
@@ -66,17 +69,25 @@ pub const MAX_SUBSCRIPTIONS: usize = 64;
 
 impl Server {
     /// Serves this server on the process's stdin and stdout, anonymously,
-    /// until stdin closes; then answers what is still running (for up to
-    /// [`CLOSE_DRAIN`]), flushes stdout and returns. Only MCP messages go
-    /// to stdout: send logs to stderr (a `tracing` subscriber writing to
-    /// stdout would corrupt the stream).
+    /// until stdin closes, or until SIGTERM or Ctrl-C; then answers what is
+    /// still running and writes it out, for up to the
+    /// [drain period](super::ServerBuilder::drain_period), and returns. A
+    /// second signal returns at once. Only MCP messages go to stdout: send
+    /// logs to stderr (a `tracing` subscriber writing to stdout would
+    /// corrupt the stream).
     ///
     /// The one-line `main` of a stdio server:
     /// `server.serve_stdio().await`. For a subject other than anonymous, or
-    /// another byte stream, use [`serve`].
+    /// another byte stream, use [`serve`] or [`serve_until`].
     pub async fn serve_stdio(self) {
         let channel = crate::transport::stdio(self.max_message_size());
-        serve(self, channel, Caller::anonymous()).await;
+        let signals = termination_signals();
+        tokio::select! {
+            () = serve_until(self, channel, Caller::anonymous(), signalled(signals.clone(), 1)) => {}
+            () = signalled(signals, 2) => {
+                tracing::warn!("a second signal: stopping without waiting for requests to finish");
+            }
+        }
     }
 }
 
@@ -94,11 +105,14 @@ pub fn in_process(server: &Server, caller: Caller) -> FrameChannel {
 
 /// Serves `server` over `channel` until the peer closes it.
 ///
-/// Requests still running then get up to [`CLOSE_DRAIN`] to finish, so a
-/// client that writes its requests and closes its side (`printf … | server`)
-/// still reads every answer; whatever is left after that is dropped.
-/// Subscription streams end at once, since they never finish on their own.
-/// The function returns once everything sent has been written out.
+/// Requests still running then get the
+/// [drain period](super::ServerBuilder::drain_period) (default
+/// [`CLOSE_DRAIN`]) to finish and be written out, so a client that writes
+/// its requests and closes its side (`printf … | server`) still reads
+/// every answer; whatever is left after that is dropped, including what a
+/// peer that does not read never took. Subscription streams end at once,
+/// since they never finish on their own. The function returns once
+/// everything has been written out, or the drain period is over.
 ///
 /// At most [`ServerBuilder::max_in_flight`](super::ServerBuilder::max_in_flight)
 /// requests run at once. Past that, up to as many again wait in a backlog
@@ -107,6 +121,19 @@ pub fn in_process(server: &Server, caller: Caller) -> FrameChannel {
 /// that never reads its answers cannot grow memory. Subscription streams
 /// do not count against the limit but against [`MAX_SUBSCRIPTIONS`].
 pub async fn serve(server: Server, channel: FrameChannel, caller: Caller) {
+    serve_until(server, channel, caller, std::future::pending()).await;
+}
+
+/// [`serve`], and `stop` resolving starts the same graceful end as the peer
+/// closing the connection: the connection reads no more, and what is
+/// running gets the drain period to finish and be written out. For a
+/// server that stops on a signal, or when its application shuts down.
+pub async fn serve_until(
+    server: Server,
+    channel: FrameChannel,
+    caller: Caller,
+    stop: impl Future<Output = ()>,
+) {
     let FrameChannel {
         mut incoming,
         outgoing,
@@ -117,6 +144,7 @@ pub async fn serve(server: Server, channel: FrameChannel, caller: Caller) {
         permits: Arc::new(Semaphore::new(limit)),
         subscription_permits: Arc::new(Semaphore::new(MAX_SUBSCRIPTIONS)),
         budget: server.connection_budget(),
+        drain_period: server.drain_period(),
         server,
         caller,
         outgoing,
@@ -129,12 +157,22 @@ pub async fn serve(server: Server, channel: FrameChannel, caller: Caller) {
         open: true,
         closed_at: None,
     };
-    while connection.step(&mut incoming).await {}
+    tokio::pin!(stop);
+    while connection.step(&mut incoming, stop.as_mut()).await {}
     connection.drain().await;
+    let deadline = connection.deadline();
     drop(connection);
-    if let Some(writer) = writer {
-        // Every sender is gone, so the writer flushes what is queued and ends.
-        let _ = writer.await;
+    if let Some(mut writer) = writer {
+        // Every sender is gone, so the writer flushes what is queued and
+        // ends; unless the peer does not read, and the drain period ends
+        // first.
+        if tokio::time::timeout_at(deadline, &mut writer)
+            .await
+            .is_err()
+        {
+            tracing::warn!("the peer does not read; dropping what is left to write");
+            writer.abort();
+        }
     }
 }
 
@@ -158,6 +196,8 @@ struct Connection {
     /// Whether the peer may still send.
     open: bool,
     closed_at: Option<tokio::time::Instant>,
+    /// How long requests may take to finish and be written once closed.
+    drain_period: Duration,
 }
 
 /// A parsed request and what it will cost.
@@ -175,7 +215,11 @@ struct Charged {
 impl Connection {
     /// Does the next thing there is to do; `false` once the peer has
     /// closed and nothing is left to start.
-    async fn step(&mut self, incoming: &mut mpsc::Receiver<Inbound>) -> bool {
+    async fn step(
+        &mut self,
+        incoming: &mut mpsc::Receiver<Inbound>,
+        stop: Pin<&mut impl Future<Output = ()>>,
+    ) -> bool {
         if !self.open && self.backlog.is_empty() && self.unpaid.is_none() {
             return false;
         }
@@ -185,9 +229,14 @@ impl Connection {
         let cost = self.unpaid.as_ref().map_or(0, |unpaid| unpaid.bytes);
         let permits = Arc::clone(&self.permits);
         let budget = self.budget.clone();
-        let deadline = self.closed_at.map(|closed| closed + CLOSE_DRAIN);
+        let deadline = self.closed_at.map(|closed| closed + self.drain_period);
+        let open = self.open;
         tokio::select! {
             biased;
+            () = stop, if open => {
+                tracing::info!("stopping: no more requests are read");
+                self.close();
+            }
             permit = permits.acquire_owned(), if waiting => {
                 let permit = permit.expect("the semaphore is never closed");
                 // The head stays queued while it waits, so a cancellation finds it.
@@ -287,8 +336,8 @@ impl Connection {
         }
     }
 
-    /// The peer closed its side: subscriptions end now, requests get until
-    /// [`CLOSE_DRAIN`] from here.
+    /// The peer closed its side (or the server stops): subscriptions end
+    /// now, requests get the drain period from here.
     fn close(&mut self) {
         self.open = false;
         self.closed_at.get_or_insert_with(tokio::time::Instant::now);
@@ -358,13 +407,19 @@ impl Connection {
         let _ = outbox.send(message).await;
     }
 
-    /// Ends the subscriptions, waits up to [`CLOSE_DRAIN`] for the requests
-    /// still running, then drops the rest and waits until they are gone.
+    /// When the drain period ends.
+    fn deadline(&self) -> tokio::time::Instant {
+        self.closed_at.unwrap_or_else(tokio::time::Instant::now) + self.drain_period
+    }
+
+    /// Ends the subscriptions, waits up to the drain period for the
+    /// requests still running, then drops the rest and waits until they
+    /// are gone.
     async fn drain(&mut self) {
         self.subscriptions.abort_all();
         while self.subscriptions.join_next().await.is_some() {}
+        let deadline = self.deadline();
         let tasks = &mut self.tasks;
-        let deadline = self.closed_at.unwrap_or_else(tokio::time::Instant::now) + CLOSE_DRAIN;
         let drained = tokio::time::timeout_at(deadline, async {
             while tasks.join_next().await.is_some() {}
         })
@@ -419,6 +474,53 @@ impl Drop for Unregister {
         {
             running.remove(&self.key);
         }
+    }
+}
+
+/// How many times SIGTERM or SIGINT (Ctrl-C) arrived, counted from now on
+/// by a task of its own. A signal whose handler cannot be installed is
+/// never counted.
+fn termination_signals() -> watch::Receiver<u32> {
+    let (count, counted) = watch::channel(0);
+    tokio::spawn(async move {
+        #[cfg(unix)]
+        let mut terminate =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        loop {
+            #[cfg(unix)]
+            let terminated = async {
+                let received = match terminate.as_mut() {
+                    Some(signal) => signal.recv().await,
+                    None => None,
+                };
+                if received.is_none() {
+                    std::future::pending::<()>().await;
+                }
+            };
+            #[cfg(not(unix))]
+            let terminated = std::future::pending::<()>();
+            let interrupted = async {
+                if tokio::signal::ctrl_c().await.is_err() {
+                    std::future::pending::<()>().await;
+                }
+            };
+            tokio::select! {
+                () = terminated => {}
+                () = interrupted => {}
+            }
+            count.send_modify(|n| *n += 1);
+            if count.is_closed() {
+                return;
+            }
+        }
+    });
+    counted
+}
+
+/// Resolves once `times` signals have arrived.
+async fn signalled(mut count: watch::Receiver<u32>, times: u32) {
+    if count.wait_for(|n| *n >= times).await.is_err() {
+        std::future::pending::<()>().await;
     }
 }
 

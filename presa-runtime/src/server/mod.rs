@@ -111,7 +111,7 @@ pub use args::{ArgsParser, ArgumentError, TextArgs, TextParam};
 pub use builder::ServerBuilder;
 pub use caller::Caller;
 pub use completion::{CompleteFn, Completer, CompletionContext, CompletionOutcome, IntoCompletion};
-pub use connection::{CLOSE_DRAIN, MAX_SUBSCRIPTIONS, in_process, serve};
+pub use connection::{CLOSE_DRAIN, MAX_SUBSCRIPTIONS, in_process, serve, serve_until};
 pub use context::{Context, InputFuture, RequestInfo};
 pub use elicit::{Elicit, ElicitEnum, ElicitField, Elicitation};
 pub use error::{ErrorDetails, InputRequired, MASKED_ERROR_MESSAGE, ToolError};

@@ -62,6 +62,8 @@ pub(super) struct Shared {
     pub(super) budget: Budget,
     /// What the requests of one connection may hold.
     pub(super) connection_budget: usize,
+    /// How long a closed connection's requests may take to finish.
+    pub(super) drain_period: Duration,
     pub(super) extensions: BTreeMap<String, Value>,
     pub(super) engine: Option<Arc<TaskEngine>>,
     /// The `_meta` every result carries: `serverInfo`.
@@ -106,6 +108,11 @@ impl Server {
     #[cfg(feature = "http-server")]
     pub(crate) fn budget(&self) -> &Budget {
         &self.shared.budget
+    }
+
+    /// How long a closed connection's requests may take to finish.
+    pub(crate) fn drain_period(&self) -> Duration {
+        self.shared.drain_period
     }
 
     /// A new connection's memory budget, inside the server's.

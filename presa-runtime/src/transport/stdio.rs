@@ -4,21 +4,92 @@
 //! The server side reads stdin and writes stdout; only MCP messages go to
 //! stdout, logs go to stderr. The client side spawns the server and, on
 //! shutdown, closes its stdin, waits, then sends SIGTERM, then SIGKILL.
+//!
+//! The server's stdin and stdout are read and written on two threads of
+//! their own, not on tokio's blocking pool. A read of stdin, or a write to
+//! a stdout that nobody reads, blocks in the operating system and cannot
+//! be cancelled; on the blocking pool it would keep the runtime, and so
+//! the process, from ending. A thread of its own simply ends with the
+//! process, so a server whose peer stopped reading still exits once its
+//! drain period is over.
 
-use std::io;
+use std::io::{self, Read, Write};
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
+use bytes::Bytes;
+use futures::SinkExt;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::process::{Child, Command};
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::io::{CopyToBytes, SinkWriter, StreamReader};
+use tokio_util::sync::PollSender;
 
 use super::FrameChannel;
 use super::lines::{byte_stream, spawn_io};
 
+/// How much one read of stdin takes at most.
+const READ_CHUNK: usize = 64 * 1024;
+
 /// This process's stdin and stdout as a frame channel, with messages of at
-/// most `max_message_size` bytes.
+/// most `max_message_size` bytes, each on a thread of its own (see the
+/// module docs).
+///
+/// # Panics
+///
+/// If the operating system refuses to start the two threads.
 pub fn stdio(max_message_size: usize) -> FrameChannel {
-    byte_stream(tokio::io::stdin(), tokio::io::stdout(), max_message_size)
+    byte_stream(
+        threaded_reader(io::stdin()),
+        threaded_writer(io::stdout()),
+        max_message_size,
+    )
+}
+
+/// `source` read on a thread of its own, as an async reader.
+fn threaded_reader(mut source: impl Read + Send + 'static) -> impl AsyncRead + Send + Unpin {
+    let (chunks, mut received) = mpsc::channel::<io::Result<Bytes>>(1);
+    let reading = move || {
+        let mut buffer = vec![0u8; READ_CHUNK];
+        loop {
+            let chunk = match source.read(&mut buffer) {
+                Ok(0) => return,
+                Ok(n) => Ok(Bytes::copy_from_slice(&buffer[..n])),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => Err(e),
+            };
+            let failed = chunk.is_err();
+            if chunks.blocking_send(chunk).is_err() || failed {
+                return;
+            }
+        }
+    };
+    std::thread::Builder::new()
+        .name("presa-stdin".into())
+        .spawn(reading)
+        .expect("the operating system starts a thread");
+    StreamReader::new(futures::stream::poll_fn(move |cx| received.poll_recv(cx)))
+}
+
+/// `sink` written on a thread of its own, as an async writer: a write
+/// completes once the thread has the bytes, and shutting the writer down
+/// lets the thread flush and end.
+fn threaded_writer(mut sink: impl Write + Send + 'static) -> impl AsyncWrite + Send + Unpin {
+    let (chunks, mut received) = mpsc::channel::<Bytes>(1);
+    let writing = move || {
+        while let Some(chunk) = received.blocking_recv() {
+            if sink.write_all(&chunk).and_then(|()| sink.flush()).is_err() {
+                return;
+            }
+        }
+    };
+    std::thread::Builder::new()
+        .name("presa-stdout".into())
+        .spawn(writing)
+        .expect("the operating system starts a thread");
+    let sender = PollSender::new(chunks)
+        .sink_map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the writer thread ended"));
+    SinkWriter::new(CopyToBytes::new(sender))
 }
 
 /// A server process spawned by a client. Dropping it without

@@ -204,7 +204,7 @@ async fn invalid_answer_content_is_asked_again() {
             (2, json!({"action": "accept", "content": {"ok": "yes"}})),
             (3, json!({"action": "accept"})),
             (4, json!({"action": "maybe"})),
-            (5, json!("not an object")),
+            (5, json!({"action": "accept", "content": ["ok", true]})),
         ] {
             let retry = json!({"name": "build", "arguments": {"target": "t"},
                 "requestState": state_of(&r1), "inputResponses": {"confirm": bad}});

@@ -142,7 +142,7 @@ pub(crate) fn missing_capability(
 /// The declaration of the Tasks extension, as `requiredCapabilities`.
 pub(crate) fn tasks_capability() -> ClientCapabilities {
     ClientCapabilities {
-        extensions: Some([(TASKS_EXTENSION.to_owned(), Value::Object(Map::new()))].into()),
+        extensions: Some([(TASKS_EXTENSION.to_owned(), Map::new())].into()),
         ..Default::default()
     }
 }

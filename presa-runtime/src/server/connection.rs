@@ -19,7 +19,7 @@ use super::router::Server;
 use crate::transport::{FrameChannel, FrameSender, Inbound};
 use crate::util::lock;
 use crate::wire::{
-    FrameError, Message, Method, Notification, Request, RequestId, Response, notifications,
+    FrameError, Message, Method, Notification, Request, RequestId, Response, notifications, strict,
 };
 
 type InFlight = Arc<Mutex<HashMap<RequestId, Running>>>;
@@ -178,7 +178,7 @@ impl Connection {
         }
         let params = notification
             .params
-            .and_then(|p| serde_json::from_value::<notifications::CancelledParams>(p).ok());
+            .and_then(|p| strict::from_value::<notifications::CancelledParams>(p).ok());
         let Some(params) = params else {
             tracing::debug!("ignoring a malformed notifications/cancelled");
             return;

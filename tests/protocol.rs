@@ -271,6 +271,30 @@ async fn malformed_frames_get_parse_and_invalid_request_errors() {
     }
 }
 
+/// JSON-RPC never answers a response: one from the client is dropped,
+/// malformed or not, so the next frame back answers the next request.
+#[tokio::test]
+async fn a_response_from_the_client_is_never_answered() {
+    let f = fixture();
+    for wire in WIRES {
+        let mut peer = RawPeer::over(&f.server, wire);
+        for frame in [
+            r#"{"jsonrpc":"2.0","id":1,"error":"boom"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}"#,
+            r#"{"jsonrpc":"1.0","id":1,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":[1],"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete"}}"#,
+        ] {
+            peer.send_line(frame).await;
+        }
+        let r = peer
+            .request(2, "server/discover", json!({"_meta": meta(json!({}))}))
+            .await;
+        assert_eq!(r["id"], 2, "{wire:?}: {r}");
+        assert_eq!(r["result"]["resultType"], "complete");
+    }
+}
+
 #[tokio::test]
 async fn discover_describes_the_server() {
     let f = fixture();

@@ -3,7 +3,9 @@
 //! The connection is the only place that knows several requests share a
 //! channel: it runs each request on its own tokio task, tracks them by id so
 //! that `notifications/cancelled` can drop the right one, and answers frames
-//! that are not requests at all (`-32700`, `-32600`).
+//! that are not messages at all (`-32700`, `-32600`). A response from the
+//! client, well formed or not, is logged and dropped: JSON-RPC never
+//! answers a response.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -149,7 +151,7 @@ impl Connection {
         let limit = self.server.max_message_size();
         match inbound {
             Inbound::Frame(frame) if frame.len() <= limit => match frame.parse::<Message>() {
-                Err(e) => self.send(e.to_response().into()).await,
+                Err(e) => self.refuse(e).await,
                 Ok(Message::Request(request)) => self.accept(request).await,
                 Ok(Message::Notification(n)) => self.on_notification(n),
                 Ok(Message::Response(_)) => {
@@ -162,7 +164,7 @@ impl Connection {
             Inbound::Oversized { limit } => self.refuse_oversized(limit).await,
             Inbound::NotUtf8 => {
                 let error = FrameError::Parse("the message is not valid UTF-8".into());
-                self.send(error.to_response().into()).await;
+                self.refuse(error).await;
             }
         }
         while self.tasks.try_join_next().is_some() {}
@@ -188,6 +190,18 @@ impl Connection {
         if let Some(running) = lock(&self.in_flight).remove(&id) {
             tracing::debug!(%id, reason = ?params.reason, "cancelling request");
             running.handle.abort();
+        }
+    }
+
+    /// Answers a frame that is no message with the error it deserves; a
+    /// malformed response deserves none.
+    async fn refuse(&self, error: FrameError) {
+        match error.to_response() {
+            Some(reply) => self.send(reply.into()).await,
+            None => tracing::warn!(
+                ?error,
+                "ignoring a malformed response from the client; clients must not send them"
+            ),
         }
     }
 

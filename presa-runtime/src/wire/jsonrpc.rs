@@ -256,7 +256,9 @@ impl FromStr for Message {
 
 impl Message {
     /// Classifies a parsed JSON value as a request, notification or
-    /// response, by the rules in the [module docs](self).
+    /// response. A value shaped like a response (a `result` or an `error`,
+    /// and no `method`) is read as one first, and, when malformed, is a
+    /// [`FrameError::Response`], which is never answered.
     pub fn from_value(value: Value) -> Result<Self, FrameError> {
         let Value::Object(obj) = value else {
             return Err(invalid(None, "a message must be a JSON object"));

@@ -8,8 +8,8 @@
 //!   (optional fields are skipped when `None`);
 //! - the per-request [`RequestMeta`] is parsed once, before a method's own
 //!   params; a request without its required fields is a `-32602`;
-//! - what the peer sends is read strictly (`strict`): where the schema
-//!   says object, an array is an error, never a struct read by position.
+//! - what the peer sends is read [`strict`]ly: where the schema says
+//!   object, an array is an error, never a struct read by position.
 
 pub mod codes;
 mod completion;
@@ -27,7 +27,7 @@ mod page;
 mod prompts;
 mod resources;
 pub(crate) mod result;
-pub(crate) mod strict;
+pub mod strict;
 mod subscriptions;
 mod tasks;
 mod tools;

@@ -145,9 +145,12 @@ mod cap {
 
     #[tokio::test(start_paused = true)]
     async fn cancelling_a_subscription_at_the_cap_frees_its_slot_at_once() {
+        // Every stream follows the one task: let it have them all.
+        let settings =
+            presa::server::TaskSettings::default().max_listeners_per_task(MAX_SUBSCRIPTIONS + 1);
         let server = Server::builder("cap", "1")
             .tool(ForeverTool)
-            .tasks(presa::server::TaskSettings::default())
+            .tasks(settings)
             .build();
         let caps = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
         let mut peer = RawPeer::over(&server, Wire::InProcess);

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use presa::client::ClientTransport;
 use presa::prelude::*;
 use presa::server::http::StreamableHttp;
-use presa::server::tasks::{StoreError, TaskChange, TaskRecord, TaskWatch};
+use presa::server::tasks::{StoreError, TaskChange, TaskLimits, TaskRecord, TaskWatch};
 use serde_json::json;
 
 /// Serves `server` on a free loopback port; returns the endpoint's URL.
@@ -416,8 +416,8 @@ impl Drop for Counted {
 
 #[presa::server::tasks::async_trait]
 impl presa::server::TaskStore for CountingStore {
-    async fn create(&self, record: TaskRecord, max: usize) -> Result<(), StoreError> {
-        self.inner.create(record, max).await
+    async fn create(&self, record: TaskRecord, limits: &TaskLimits) -> Result<(), StoreError> {
+        self.inner.create(record, limits).await
     }
 
     async fn get(&self, id: &str) -> Result<Option<Arc<TaskRecord>>, StoreError> {
@@ -428,8 +428,9 @@ impl presa::server::TaskStore for CountingStore {
         &self,
         id: &str,
         change: TaskChange,
+        limits: &TaskLimits,
     ) -> Result<Option<Arc<TaskRecord>>, StoreError> {
-        self.inner.apply(id, change).await
+        self.inner.apply(id, change, limits).await
     }
 
     async fn watch(&self, id: &str) -> Result<Option<TaskWatch>, StoreError> {

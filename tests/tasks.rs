@@ -851,13 +851,20 @@ async fn mrtr_answers_carry_into_a_task_created_on_the_retry() {
     let server = server_with(settings, &probe);
     for wire in WIRES {
         let mut peer = peer_as(&server, None, wire);
-        start(&mut peer, 1, "batch", json!({})).await;
+        let running = start(&mut peer, 1, "ask_forever", json!({})).await;
         // The store is full: `build` runs synchronously and asks over MRTR.
         let args = json!({"name": "build", "arguments": {"target": "late"}});
         let r = peer.call(2, with_tasks(), args.clone()).await;
         assert_eq!(r["result"]["resultType"], "input_required", "{r}");
         // A slot frees up; the retry becomes a task that already has its answer.
-        tokio::time::advance(Duration::from_secs(10)).await;
+        task_request_as(
+            &mut peer,
+            5,
+            "tasks/cancel",
+            json!({"taskId": running}),
+            with_tasks(),
+        )
+        .await;
         let mut retry = args;
         retry["requestState"] = r["result"]["requestState"].clone();
         retry["inputResponses"] = json!({"confirm": accept(json!({"ok": true}))});
@@ -1185,10 +1192,10 @@ impl presa::server::TaskStore for SlowStore {
     async fn create(
         &self,
         record: presa::server::tasks::TaskRecord,
-        max_tasks: usize,
+        limits: &presa::server::tasks::TaskLimits,
     ) -> Result<(), presa::server::tasks::StoreError> {
         let id = record.id.clone();
-        self.inner.create(record, max_tasks).await?;
+        self.inner.create(record, limits).await?;
         self.created.lock().unwrap().push(id);
         self.stored.notify_one();
         self.release.notified().await;
@@ -1207,9 +1214,10 @@ impl presa::server::TaskStore for SlowStore {
         &self,
         id: &str,
         change: presa::server::tasks::TaskChange,
+        limits: &presa::server::tasks::TaskLimits,
     ) -> Result<Option<Arc<presa::server::tasks::TaskRecord>>, presa::server::tasks::StoreError>
     {
-        self.inner.apply(id, change).await
+        self.inner.apply(id, change, limits).await
     }
 
     async fn watch(
@@ -1339,9 +1347,10 @@ async fn at_the_task_cap_optional_runs_synchronously_and_required_is_refused() {
     let server = server_with(settings, &probe);
     for wire in WIRES {
         let mut peer = peer_as(&server, None, wire);
-        start(&mut peer, 1, "batch", json!({})).await;
-        start(&mut peer, 2, "batch", json!({})).await;
-        // Completed tasks stay live until their TTL, so the store is full.
+        // Two tasks that wait for an answer fill the store.
+        let first = start(&mut peer, 1, "ask_forever", json!({})).await;
+        start(&mut peer, 2, "ask_forever", json!({})).await;
+        until_status(&mut peer, &first, "input_required").await;
         let r = peer.call(3, with_tasks(), json!({"name": "plain"})).await;
         assert_eq!(r["result"]["content"][0]["text"], "plain");
         let r = peer
@@ -1369,13 +1378,120 @@ async fn at_the_task_cap_optional_runs_synchronously_and_required_is_refused() {
             r["error"]["message"]
                 .as_str()
                 .unwrap()
-                .contains("limit of 2")
+                .contains("runs 2 tasks, as many as it keeps"),
+            "{r}"
         );
-        assert_eq!(r["error"]["data"]["maxTasks"], 2);
+        assert_eq!(
+            r["error"]["data"],
+            json!({"maxTasks": 2, "scope": "server"})
+        );
         // Expired tasks are purged to make room.
         tokio::time::advance(Duration::from_secs(30)).await;
         start(&mut peer, 7, "batch", json!({})).await;
         tokio::time::advance(Duration::from_secs(30)).await;
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn finished_tasks_make_way_for_new_ones_the_first_to_finish_first() {
+    let probe = Probe::default();
+    let settings = TaskSettings::default().max_tasks(2);
+    let server = server_with(settings, &probe);
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        let first = start(&mut peer, 1, "batch", json!({})).await;
+        until_status(&mut peer, &first, "completed").await;
+        let second = start(&mut peer, 2, "batch", json!({})).await;
+        until_status(&mut peer, &second, "completed").await;
+        // Finished tasks stay readable while nothing needs their room.
+        assert_eq!(get(&mut peer, 3, &first).await["status"], "completed");
+        // A third task evicts the first to finish, and only it.
+        let third = start(&mut peer, 4, "ask_forever", json!({})).await;
+        let gone = task_request_as(
+            &mut peer,
+            5,
+            "tasks/get",
+            json!({"taskId": first}),
+            with_tasks(),
+        )
+        .await;
+        assert_eq!(error_code(&gone), -32602, "{gone}");
+        assert_eq!(get(&mut peer, 6, &second).await["status"], "completed");
+        // Running tasks are never evicted: with both slots running, a
+        // required tool is refused.
+        let fourth = start(&mut peer, 7, "ask_forever", json!({})).await;
+        assert_eq!(get(&mut peer, 8, &third).await["status"], "input_required");
+        let r = peer.call(9, with_tasks(), json!({"name": "batch"})).await;
+        assert_eq!(error_code(&r), -31000, "{wire:?} {r}");
+        for (id, task) in [(10, &third), (11, &fourth)] {
+            task_request_as(
+                &mut peer,
+                id,
+                "tasks/cancel",
+                json!({"taskId": task}),
+                with_tasks(),
+            )
+            .await;
+        }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn one_subject_cannot_take_every_task() {
+    let probe = Probe::default();
+    let settings = TaskSettings::default()
+        .max_tasks(10)
+        .max_tasks_per_subject(2);
+    let server = server_with(settings, &probe);
+    for wire in WIRES {
+        let mut alice = peer_as(&server, Some("alice"), wire);
+        let mut bob = peer_as(&server, Some("bob"), wire);
+        let a1 = start(&mut alice, 1, "ask_forever", json!({})).await;
+        let a2 = start(&mut alice, 2, "ask_forever", json!({})).await;
+        // Alice is at her quota: an optional tool runs synchronously, a
+        // required one is refused with a message about her own limit.
+        let r = alice
+            .call(
+                3,
+                with_tasks(),
+                json!({"name": "build", "arguments": {"target": "x"}}),
+            )
+            .await;
+        assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+        let r = alice.call(4, with_tasks(), json!({"name": "batch"})).await;
+        assert_eq!(error_code(&r), -31000, "{r}");
+        assert!(
+            r["error"]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("You already run 2 tasks"),
+            "{r}"
+        );
+        assert_eq!(
+            r["error"]["data"],
+            json!({"maxTasks": 2, "scope": "subject"})
+        );
+        // Bob is not held back by Alice.
+        let b1 = start(&mut bob, 1, "batch", json!({})).await;
+        until_status(&mut bob, &b1, "completed").await;
+        // A task that ends gives its slot back at once.
+        task_request_as(
+            &mut alice,
+            5,
+            "tasks/cancel",
+            json!({"taskId": a1}),
+            with_tasks(),
+        )
+        .await;
+        start(&mut alice, 6, "batch", json!({})).await;
+        task_request_as(
+            &mut alice,
+            7,
+            "tasks/cancel",
+            json!({"taskId": a2}),
+            with_tasks(),
+        )
+        .await;
     }
 }
 
@@ -1454,7 +1570,19 @@ async fn listening_acknowledges_then_sends_the_current_state_then_every_change()
                 );
             }
         };
-        assert_eq!(statuses, ["working", "completed"], "{wire:?}");
+        // Each notification carries the task as it is when the stream gets
+        // to it, so `working` may be folded into `completed`.
+        assert_eq!(
+            statuses.last().map(String::as_str),
+            Some("completed"),
+            "{wire:?}"
+        );
+        assert!(
+            statuses[..statuses.len() - 1]
+                .iter()
+                .all(|s| s == "working"),
+            "{wire:?}: {statuses:?}"
+        );
         // Every followed task ended, so the server ends the stream: the
         // graceful result first, then `notifications/cancelled` for it.
         assert_eq!(last["id"], 7);

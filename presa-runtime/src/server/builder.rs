@@ -18,7 +18,19 @@ use super::router::{Server, Shared};
 use super::state::StateMap;
 use super::tasks::{InMemoryTaskStore, TaskEngine, TaskSettings, TaskStore};
 use super::tool::ToolHandler;
+use crate::util::Budget;
 use crate::wire::{Implementation, PROTOCOL_VERSION, ResultMeta, TASKS_EXTENSION};
+
+const MIB: usize = 1024 * 1024;
+
+/// The default of [`ServerBuilder::memory_limit`]: 512 MiB.
+pub const DEFAULT_MEMORY_LIMIT: usize = 512 * MIB;
+
+/// The default of [`ServerBuilder::connection_memory_limit`]: 64 MiB.
+pub const DEFAULT_CONNECTION_MEMORY_LIMIT: usize = 64 * MIB;
+
+/// The default of [`ServerBuilder::max_answer_size`]: 1 MiB.
+pub const DEFAULT_MAX_ANSWER_SIZE: usize = MIB;
 
 impl Server {
     /// Starts building a server called `name` at `version`.
@@ -36,6 +48,9 @@ impl Server {
             state: StateMap::default(),
             max_in_flight: 1024,
             max_message_size: crate::transport::DEFAULT_MAX_MESSAGE_SIZE,
+            memory_limit: DEFAULT_MEMORY_LIMIT,
+            connection_memory_limit: DEFAULT_CONNECTION_MEMORY_LIMIT,
+            max_answer_size: DEFAULT_MAX_ANSWER_SIZE,
             extensions: BTreeMap::new(),
             tasks: None,
             task_store: None,
@@ -58,6 +73,9 @@ pub struct ServerBuilder {
     state: StateMap,
     max_in_flight: usize,
     max_message_size: usize,
+    memory_limit: usize,
+    connection_memory_limit: usize,
+    max_answer_size: usize,
     extensions: BTreeMap<String, Value>,
     tasks: Option<TaskSettings>,
     task_store: Option<Arc<dyn TaskStore>>,
@@ -173,6 +191,42 @@ impl ServerBuilder {
         self
     }
 
+    /// What clients together may make the server hold, in bytes (default
+    /// 512 MiB): requests read and waiting, requests running (their parsed
+    /// form), tasks running (the request they came from), responses and
+    /// notifications on their way out, and task records, whose share is
+    /// [`TaskSettings::max_store_size`]. Each connection has a budget of
+    /// its own inside it ([`connection_memory_limit`](Self::connection_memory_limit)).
+    ///
+    /// When the budget is full, a connection stops reading until requests
+    /// finish (stdio, in-process), and the HTTP endpoint answers `503` with
+    /// `Retry-After`. A single message larger than the budget still runs,
+    /// alone; [`max_message_size`](Self::max_message_size) is what refuses
+    /// messages for their size. Outgoing messages are charged without
+    /// waiting, so the limit may be passed by what requests already
+    /// running produce, never by what a client sends.
+    pub fn memory_limit(mut self, bytes: usize) -> Self {
+        self.memory_limit = bytes;
+        self
+    }
+
+    /// What the requests of one connection may hold, in bytes (default
+    /// 64 MiB), inside the server's [`memory_limit`](Self::memory_limit):
+    /// a connection that fills it stops reading until its requests finish,
+    /// however much room the server has.
+    pub fn connection_memory_limit(mut self, bytes: usize) -> Self {
+        self.connection_memory_limit = bytes;
+        self
+    }
+
+    /// The largest answer to an input request, in bytes of JSON (default
+    /// 1 MiB), in `inputResponses` of a retry and of `tasks/update`;
+    /// larger ones get `-32602`.
+    pub fn max_answer_size(mut self, bytes: usize) -> Self {
+        self.max_answer_size = bytes;
+        self
+    }
+
     /// Advertises extension `id` with `settings` in `server/discover`.
     pub fn extension(mut self, id: impl Into<String>, settings: Value) -> Self {
         self.extensions.insert(id.into(), settings);
@@ -212,18 +266,21 @@ impl ServerBuilder {
     /// not enabled, an entry needs application state (a `State<T>`
     /// parameter, say) that was not registered with
     /// [`ServerBuilder::state`], or two entries of a kind share a name (a
-    /// URI, a template). The message names the entry.
+    /// URI, a template). The message names the entry. Also if the task
+    /// store's share of memory is not less than the
+    /// [`memory_limit`](Self::memory_limit).
     pub fn build(mut self) -> Server {
         let registry = self
             .registry()
             .unwrap_or_else(|problem| panic!("{problem}"));
+        let budget = self.request_budget();
         let engine = self.tasks.map(|settings| {
             self.extensions
                 .insert(TASKS_EXTENSION.to_owned(), Value::Object(Map::new()));
             let store = self
                 .task_store
                 .unwrap_or_else(|| Arc::new(InMemoryTaskStore::new()));
-            Arc::new(TaskEngine::new(settings, store))
+            Arc::new(TaskEngine::new(settings, store, self.max_answer_size))
         });
         let key = self.state_key.unwrap_or_else(request_state::random_key);
         let result_meta = ResultMeta {
@@ -240,11 +297,30 @@ impl ServerBuilder {
             state: Arc::new(self.state),
             max_in_flight: self.max_in_flight,
             max_message_size: self.max_message_size,
+            budget,
+            connection_budget: self.connection_memory_limit,
             extensions: self.extensions,
             engine,
             result_meta,
             error_details: self.error_details,
         })
+    }
+
+    /// The budget of requests: the memory limit, less the task store's
+    /// share.
+    fn request_budget(&self) -> Budget {
+        let store = self
+            .tasks
+            .as_ref()
+            .map_or(0, |settings| settings.limits.max_store_bytes);
+        assert!(
+            store < self.memory_limit,
+            "the task store's share of memory ({store} bytes, TaskSettings::max_store_size) \
+             must be less than the server's memory limit ({} bytes, \
+             ServerBuilder::memory_limit)",
+            self.memory_limit
+        );
+        Budget::new(self.memory_limit - store)
     }
 
     /// The registry of everything registered, each entry checked against

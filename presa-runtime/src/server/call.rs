@@ -31,13 +31,13 @@ use super::registered::RegisteredTool;
 use super::registry::Registry;
 use super::reply::{
     internal_error, invalid_params, missing_capability, panic_message, parse_params,
-    tasks_capability, to_value, too_many_tasks,
+    tasks_capability, to_value,
 };
 use super::request_state::{CallBinding, StateCodec};
 use super::state::StateMap;
 use super::tasks::{CreateError, OrphanGuard, TaskEnd, TaskEngine};
 use super::tool::{TaskPolicy, TaskStart, ToolPolicy, ToolResult};
-use crate::util::BoxFuture;
+use crate::util::{BoxFuture, Charge};
 use crate::wire::{
     CallToolParams, CallToolResult, ErrorObject, Message, Method, RequestMeta, ResultMeta,
     ResultType, TASKS_EXTENSION,
@@ -83,6 +83,7 @@ pub(crate) async fn call_tool(
     meta: RequestMeta,
     caller: &Caller,
     notifier: mpsc::Sender<Message>,
+    mut charge: Charge,
 ) -> Result<Value, ErrorObject> {
     let params: CallToolParams = parse_params(params)?;
     tracing::Span::current().record("tool", params.name.as_str());
@@ -142,10 +143,26 @@ pub(crate) async fn call_tool(
     };
     match tool.start {
         TaskStart::Explicit => {
-            run_until_task_start(env, &engine, &tool, policy, &binding, &ctx, caller, run).await
+            let call = TaskCall {
+                engine: &engine,
+                tool: &tool,
+                policy,
+                ctx: &ctx,
+                caller,
+                charge: &mut charge,
+            };
+            run_until_task_start(env, call, &binding, run).await
         }
         TaskStart::Immediate => {
-            match create_task(env, &engine, &tool, policy, &ctx, caller, run).await {
+            let call = TaskCall {
+                engine: &engine,
+                tool: &tool,
+                policy,
+                ctx: &ctx,
+                caller,
+                charge: &mut charge,
+            };
+            match create_task(env, call, run).await {
                 Creation::Created(created) => Ok(created),
                 Creation::Failed(error) => Err(error),
                 Creation::Declined(run) => {
@@ -184,33 +201,45 @@ fn call_mode(
     }
 }
 
+/// A call that may become a task.
+struct TaskCall<'a> {
+    engine: &'a Arc<TaskEngine>,
+    tool: &'a Arc<RegisteredTool>,
+    policy: TaskPolicy,
+    ctx: &'a Context,
+    caller: &'a Caller,
+    /// What the request holds of the memory budget; a task takes the
+    /// server's part of it along.
+    charge: &'a mut Charge,
+}
+
 /// Creates the task, ties the context to it and hands the run to the
 /// engine.
-async fn create_task(
-    env: &CallEnv<'_>,
-    engine: &Arc<TaskEngine>,
-    tool: &Arc<RegisteredTool>,
-    policy: TaskPolicy,
-    ctx: &Context,
-    caller: &Caller,
-    run: Run,
-) -> Creation {
+async fn create_task(env: &CallEnv<'_>, call: TaskCall<'_>, run: Run) -> Creation {
+    let TaskCall {
+        engine,
+        tool,
+        policy,
+        ctx,
+        caller,
+        charge,
+    } = call;
     // Every verified answer travels with the task, whether or not the run
     // has used it yet; the book keeps them for a run that stays synchronous.
     let answers = ctx.with_input_book(|book| book.answers().clone());
     let mut orphan = OrphanGuard::default();
     let created = engine
-        .create(caller.subject.clone(), answers, &mut orphan)
+        .create(caller.subject.clone(), &answers, &mut orphan)
         .await;
     let record = match created {
         Ok(record) => record,
         Err(error) => {
             orphan.disarm();
             return match error {
-                CreateError::Full { .. } if policy == TaskPolicy::Optional => {
+                CreateError::AtLimit(_) if policy == TaskPolicy::Optional => {
                     Creation::Declined(run)
                 }
-                CreateError::Full { limit } => Creation::Failed(too_many_tasks(limit)),
+                CreateError::AtLimit(error) => Creation::Failed(error),
                 CreateError::Store(error) => Creation::Failed(error),
             };
         }
@@ -229,6 +258,7 @@ async fn create_task(
         tool.name().to_owned(),
         caller.subject.as_deref(),
         Box::pin(end),
+        std::mem::replace(charge, Charge::none()).outer(),
     );
     orphan.disarm();
     Creation::Created(to_value(TaskEngine::created(&record, env.meta)))
@@ -242,17 +272,13 @@ enum FirstEvent {
 
 /// Runs a tool declared with an explicit task start within the request
 /// until it calls `ctx.start_task()`, then turns it into a task.
-#[allow(clippy::too_many_arguments)]
 async fn run_until_task_start(
     env: &CallEnv<'_>,
-    engine: &Arc<TaskEngine>,
-    tool: &Arc<RegisteredTool>,
-    policy: TaskPolicy,
+    call: TaskCall<'_>,
     binding: &CallBinding<'_>,
-    ctx: &Context,
-    caller: &Caller,
     mut run: Run,
 ) -> Result<Value, ErrorObject> {
+    let (tool, ctx) = (call.tool, call.ctx);
     let mut requested = ctx.allow_start();
     let first = tokio::select! {
         outcome = &mut run => FirstEvent::Finished(Box::new(outcome)),
@@ -266,7 +292,7 @@ async fn run_until_task_start(
                 drop(run);
                 return respond(env, tool, binding, ctx, Err(Failure::InputRequired));
             }
-            match create_task(env, engine, tool, policy, ctx, caller, run).await {
+            match create_task(env, call, run).await {
                 Creation::Created(created) => {
                     let _ = started.send(());
                     return Ok(created);

@@ -6,6 +6,30 @@
 //! that are not messages at all (`-32700`, `-32600`). A response from the
 //! client, well formed or not, is logged and dropped: JSON-RPC never
 //! answers a response.
+//!
+//! # What a connection holds, and when it stops reading
+//!
+//! A peer decides what the server reads, not what it writes, so every
+//! limit is enforced at reading, in this order:
+//!
+//! 1. a frame over the message size limit is discarded by the transport
+//!    while it is read, and answered `-32600`;
+//! 2. a request is parsed, and its parsed form measured
+//!    ([`footprint`](crate::wire::footprint)); it is read no further until
+//!    the connection's memory budget (inside the server's) has room for it
+//!    — that is where a connection stops reading;
+//! 3. the request, charged, waits in the backlog for one of the
+//!    `max_in_flight` slots (cancellations are still read and acted on
+//!    meanwhile); past a backlog as long again, the connection stops
+//!    reading too;
+//! 4. it runs, holding its charge until its handler ends (a call that
+//!    becomes a task keeps the server's part while the task runs);
+//! 5. every message it sends is charged by its length until the transport
+//!    has written it, without waiting (rule 3 of the budget), so a peer
+//!    that does not read stops the reading of its own requests.
+//!
+//! Notifications and malformed frames are acted on at once and dropped,
+//! so they hold nothing.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -19,9 +43,10 @@ use super::caller::Caller;
 use super::reply::{invalid_request, server_busy};
 use super::router::Server;
 use crate::transport::{FrameChannel, FrameSender, Inbound};
-use crate::util::lock;
+use crate::util::{Budget, Charge, lock};
 use crate::wire::{
-    FrameError, Message, Method, Notification, Request, RequestId, Response, notifications, strict,
+    FrameError, Message, Method, Notification, Request, RequestId, Response, footprint,
+    notifications, strict,
 };
 
 type InFlight = Arc<Mutex<HashMap<RequestId, Running>>>;
@@ -93,33 +118,20 @@ pub async fn serve(server: Server, channel: FrameChannel, caller: Caller) {
     let mut connection = Connection {
         permits: Arc::new(Semaphore::new(limit)),
         subscription_permits: Arc::new(Semaphore::new(MAX_SUBSCRIPTIONS)),
+        budget: server.connection_budget(),
         server,
         caller,
         outgoing,
         in_flight: Arc::default(),
         tasks: JoinSet::new(),
         subscriptions: JoinSet::new(),
+        unpaid: None,
         backlog: VecDeque::new(),
         backlog_limit: limit,
         open: true,
         closed_at: None,
     };
-    while connection.open || !connection.backlog.is_empty() {
-        if !connection.backlog.is_empty() {
-            let Some(permit) = connection.permit(&mut incoming).await else {
-                continue;
-            };
-            // The head stays queued while it waits, so a cancellation finds it.
-            if let Some(request) = connection.backlog.pop_front() {
-                connection.spawn(request, permit, false);
-            }
-            continue;
-        }
-        match incoming.recv().await {
-            Some(inbound) => connection.receive(inbound).await,
-            None => connection.close(),
-        }
-    }
+    while connection.step(&mut incoming).await {}
     connection.drain().await;
     drop(connection);
     if let Some(writer) = writer {
@@ -138,21 +150,82 @@ struct Connection {
     subscriptions: JoinSet<()>,
     permits: Arc<Semaphore>,
     subscription_permits: Arc<Semaphore>,
-    /// Requests read while every permit was taken.
-    backlog: VecDeque<Request>,
+    /// This connection's memory budget, inside the server's.
+    budget: Budget,
+    /// A request read and parsed, waiting for room in the budget (rule 2).
+    unpaid: Option<Unpaid>,
+    /// Requests charged and waiting for a slot (rule 3).
+    backlog: VecDeque<Charged>,
     backlog_limit: usize,
     /// Whether the peer may still send.
     open: bool,
     closed_at: Option<tokio::time::Instant>,
 }
 
+/// A parsed request and what it will cost.
+struct Unpaid {
+    request: Request,
+    bytes: usize,
+}
+
+/// A request with its share of the budget.
+struct Charged {
+    request: Request,
+    charge: Charge,
+}
+
 impl Connection {
+    /// Does the next thing there is to do; `false` once the peer has
+    /// closed and nothing is left to start.
+    async fn step(&mut self, incoming: &mut mpsc::Receiver<Inbound>) -> bool {
+        if !self.open && self.backlog.is_empty() && self.unpaid.is_none() {
+            return false;
+        }
+        let reading =
+            self.open && self.unpaid.is_none() && self.backlog.len() <= self.backlog_limit;
+        let waiting = !self.backlog.is_empty();
+        let cost = self.unpaid.as_ref().map_or(0, |unpaid| unpaid.bytes);
+        let permits = Arc::clone(&self.permits);
+        let budget = self.budget.clone();
+        let deadline = self.closed_at.map(|closed| closed + CLOSE_DRAIN);
+        tokio::select! {
+            biased;
+            permit = permits.acquire_owned(), if waiting => {
+                let permit = permit.expect("the semaphore is never closed");
+                // The head stays queued while it waits, so a cancellation finds it.
+                if let Some(Charged { request, charge }) = self.backlog.pop_front() {
+                    self.spawn(request, charge, permit, false);
+                }
+            }
+            charge = budget.charge(cost), if self.unpaid.is_some() => {
+                let Unpaid { request, .. } = self.unpaid.take().expect("checked above");
+                self.accept(request, charge).await;
+            }
+            inbound = incoming.recv(), if reading => match inbound {
+                Some(inbound) => self.receive(inbound).await,
+                None => self.close(),
+            },
+            () = until(deadline), if waiting || self.unpaid.is_some() => {
+                tracing::warn!(
+                    left = self.backlog.len(),
+                    "dropping requests not started after the drain period"
+                );
+                self.backlog.clear();
+                self.unpaid = None;
+            }
+        }
+        true
+    }
+
     async fn receive(&mut self, inbound: Inbound) {
         let limit = self.server.max_message_size();
         match inbound {
             Inbound::Frame(frame) if frame.len() <= limit => match frame.parse::<Message>() {
                 Err(e) => self.refuse(e).await,
-                Ok(Message::Request(request)) => self.accept(request).await,
+                Ok(Message::Request(request)) => {
+                    let bytes = request_footprint(&request);
+                    self.unpaid = Some(Unpaid { request, bytes });
+                }
                 Ok(Message::Notification(n)) => self.on_notification(n),
                 Ok(Message::Response(_)) => {
                     tracing::warn!(
@@ -186,7 +259,7 @@ impl Connection {
             return;
         };
         let id = params.request_id;
-        self.backlog.retain(|queued| queued.id != id);
+        self.backlog.retain(|queued| queued.request.id != id);
         if let Some(running) = lock(&self.in_flight).remove(&id) {
             tracing::debug!(%id, reason = ?params.reason, "cancelling request");
             running.handle.abort();
@@ -212,52 +285,18 @@ impl Connection {
         self.send(Response::error(None, error).into()).await;
     }
 
-    /// Starts a subscription at once; queues any other request for a permit.
-    async fn accept(&mut self, request: Request) {
+    /// Starts a subscription at once; queues any other request for a slot.
+    async fn accept(&mut self, request: Request, charge: Charge) {
         if Method::parse(&request.method) != Some(Method::SubscriptionsListen) {
-            self.backlog.push_back(request);
+            self.backlog.push_back(Charged { request, charge });
             return;
         }
         match Arc::clone(&self.subscription_permits).try_acquire_owned() {
-            Ok(permit) => self.spawn(request, permit, true),
+            Ok(permit) => self.spawn(request, charge, permit, true),
             Err(_) => {
                 let error = server_busy(MAX_SUBSCRIPTIONS);
                 self.send(Response::error(Some(request.id), error).into())
                     .await;
-            }
-        }
-    }
-
-    /// Waits for a request permit, reading (and acting on) what the peer
-    /// sends meanwhile, until the backlog is full.
-    async fn permit(
-        &mut self,
-        incoming: &mut mpsc::Receiver<Inbound>,
-    ) -> Option<OwnedSemaphorePermit> {
-        loop {
-            if self.backlog.is_empty() {
-                return None;
-            }
-            let permits = Arc::clone(&self.permits);
-            let reading = self.open && self.backlog.len() <= self.backlog_limit;
-            let deadline = self.closed_at.map(|closed| closed + CLOSE_DRAIN);
-            tokio::select! {
-                biased;
-                permit = permits.acquire_owned() => {
-                    return Some(permit.expect("the semaphore is never closed"));
-                }
-                inbound = incoming.recv(), if reading => match inbound {
-                    Some(inbound) => self.receive(inbound).await,
-                    None => self.close(),
-                },
-                () = until(deadline) => {
-                    tracing::warn!(
-                        left = self.backlog.len(),
-                        "dropping backlogged requests after the drain period"
-                    );
-                    self.backlog.clear();
-                    return None;
-                }
             }
         }
     }
@@ -270,21 +309,29 @@ impl Connection {
         self.subscriptions.abort_all();
     }
 
-    fn spawn(&mut self, request: Request, permit: OwnedSemaphorePermit, subscription: bool) {
+    fn spawn(
+        &mut self,
+        request: Request,
+        charge: Charge,
+        permit: OwnedSemaphorePermit,
+        subscription: bool,
+    ) {
         let id = request.id.clone();
+        let outbox = Outbox {
+            outgoing: self.outgoing.clone(),
+            budget: self.budget.clone(),
+        };
         if lock(&self.in_flight).contains_key(&id) {
             let error =
                 invalid_request(format!("id {id} is already in use by a request in flight"));
-            let outgoing = self.outgoing.clone();
-            let line = Message::from(Response::error(Some(id), error)).to_line();
+            let response = Message::from(Response::error(Some(id), error));
             self.tasks.spawn(async move {
                 let _permit = permit;
-                let _ = outgoing.send(line).await;
+                let _ = outbox.send(response).await;
             });
             return;
         }
-        let mut stream = self.server.handle(request, &self.caller);
-        let outgoing = self.outgoing.clone();
+        let mut stream = self.server.handle_charged(request, &self.caller, charge);
         let registry = Arc::clone(&self.in_flight);
         let key = id.clone();
         let set = if subscription {
@@ -302,7 +349,7 @@ impl Connection {
                 task: tokio::task::id(),
             };
             while let Some(message) = stream.next().await {
-                if outgoing.send(message.to_line()).await.is_err() {
+                if outbox.send(message).await.is_err() {
                     break;
                 }
             }
@@ -317,8 +364,12 @@ impl Connection {
     }
 
     async fn send(&self, message: Message) {
+        let outbox = Outbox {
+            outgoing: self.outgoing.clone(),
+            budget: self.budget.clone(),
+        };
         // A closed channel means the peer is gone; there is no one to tell.
-        let _ = self.outgoing.send(message.to_line()).await;
+        let _ = outbox.send(message).await;
     }
 
     /// Ends the subscriptions, waits up to [`CLOSE_DRAIN`] for the requests
@@ -341,6 +392,28 @@ impl Connection {
             while self.tasks.join_next().await.is_some() {}
         }
     }
+}
+
+/// Where a request's messages go: the transport, each charged to the
+/// connection's budget until written (rule 5).
+struct Outbox {
+    outgoing: FrameSender,
+    budget: Budget,
+}
+
+impl Outbox {
+    async fn send(&self, message: Message) -> Result<(), crate::transport::Closed> {
+        let line = message.to_line();
+        let charge = self.budget.force(line.len());
+        self.outgoing.send_charged(line, charge).await
+    }
+}
+
+/// What a parsed request holds: its parsed params, its method and id.
+pub(crate) fn request_footprint(request: &Request) -> usize {
+    std::mem::size_of::<Request>()
+        + request.method.len()
+        + request.params.as_ref().map_or(0, footprint)
 }
 
 /// Removes a finished request from the in-flight map, unless the id has

@@ -24,6 +24,7 @@ use std::collections::BTreeMap;
 
 use super::error::{Failure, Origin};
 use super::reply::{internal_error, missing_capability, rejected};
+use crate::util::{Digest256, json_digest};
 use crate::wire::{
     ErrorObject, InputCapability, InputRequest, InputRequests, InputResponse, InputResponses,
 };
@@ -33,8 +34,10 @@ use crate::wire::{
 pub(crate) struct InputBook {
     /// Answers available to this run, by key.
     answers: InputResponses,
-    /// Every key this run asked about, answered or not, with its request.
-    used: BTreeMap<String, InputRequest>,
+    /// Every key this run asked about, answered or not, with the digest of
+    /// its request (not the request: it may be large, and the digest is
+    /// all a comparison needs).
+    used: BTreeMap<String, Digest256>,
     /// Requests registered during this run and not answered.
     pending: InputRequests,
     /// The first capability an input request needed that the client lacks.
@@ -73,8 +76,9 @@ impl InputBook {
     /// request: asking something else under it breaks the run, and this
     /// returns `false`.
     pub fn record(&mut self, key: &str, request: &InputRequest) -> bool {
+        let digest = json_digest(request);
         match self.used.get(key) {
-            Some(earlier) if earlier != request => {
+            Some(earlier) if *earlier != digest => {
                 let cause =
                     format!("input key `{key}` was used for two different requests in one run");
                 self.break_with(cause);
@@ -82,7 +86,7 @@ impl InputBook {
             }
             Some(_) => true,
             None => {
-                self.used.insert(key.to_owned(), request.clone());
+                self.used.insert(key.to_owned(), digest);
                 true
             }
         }

@@ -18,7 +18,8 @@ use serde_json::{Map, Value};
 use super::error::Origin;
 use crate::wire::{
     ClientCapabilities, ErrorObject, MissingCapabilityData, RequestId, ResourceNotFoundData,
-    Response, TASKS_EXTENSION, TooManyTasksData, UnsupportedVersionData, codes, strict,
+    Response, TASKS_EXTENSION, TaskLimitScope, TooManyTasksData, UnsupportedVersionData, codes,
+    strict,
 };
 
 /// The response to request `id`: its result or its error.
@@ -156,16 +157,92 @@ pub(crate) fn tasks_not_declared(what: &str) -> ErrorObject {
     )
 }
 
-/// presa's `TOO_MANY_TASKS`, for a tool that runs only as a task.
-pub(crate) fn too_many_tasks(limit: usize) -> ErrorObject {
+/// `-31000`: no room for another task, and the tool runs only as one.
+/// `per_subject` when the limit is the caller's own quota.
+pub(crate) fn too_many_tasks(limit: usize, per_subject: bool) -> ErrorObject {
+    let (message, scope) = if per_subject {
+        (
+            format!(
+                "You already run {limit} tasks, the most one caller may run at once, and this \
+                 tool runs only as a task; wait for one to finish or cancel one, then retry"
+            ),
+            TaskLimitScope::Subject,
+        )
+    } else {
+        (
+            format!(
+                "The server runs {limit} tasks, as many as it keeps, and this tool runs only as \
+                 a task; retry later"
+            ),
+            TaskLimitScope::Server,
+        )
+    };
+    ErrorObject::new(codes::TOO_MANY_TASKS, message).with_data(to_value(TooManyTasksData {
+        max_tasks: limit,
+        scope,
+    }))
+}
+
+/// `-31000`: running tasks fill the task store's bytes.
+pub(crate) fn task_store_full(bytes: usize) -> ErrorObject {
     ErrorObject::new(
         codes::TOO_MANY_TASKS,
         format!(
-            "The server is at its limit of {limit} live tasks and this tool runs only as a task; \
-             retry later"
+            "Running tasks fill the server's task store ({bytes} bytes), and this tool runs \
+             only as a task; retry later"
         ),
     )
-    .with_data(to_value(TooManyTasksData { max_tasks: limit }))
+}
+
+/// `-31001`: the server's memory budget has no room for the request.
+#[cfg(feature = "http-server")]
+pub(crate) fn memory_busy() -> ErrorObject {
+    ErrorObject::new(
+        codes::SERVER_BUSY,
+        "Server busy: requests in progress fill the server's memory budget; retry later",
+    )
+}
+
+/// `-31001`: a task followed by as many listeners as it may have.
+pub(crate) fn too_many_listeners(limit: usize) -> ErrorObject {
+    ErrorObject::new(
+        codes::SERVER_BUSY,
+        format!(
+            "Server busy: a task named here already has {limit} listeners; end a \
+             subscription that follows it first"
+        ),
+    )
+}
+
+/// `-32602`: one answer over the size limit.
+pub(crate) fn answer_too_large(key: &str, bytes: usize, limit: usize) -> ErrorObject {
+    invalid_params(format!(
+        "The answer to `{key}` is {bytes} bytes; answers may be at most {limit} bytes"
+    ))
+}
+
+/// `-32602`: answers that would take a task's record past its room.
+pub(crate) fn answers_too_large(room: usize) -> ErrorObject {
+    invalid_params(format!(
+        "These answers would take the task past the {room} bytes it may hold; send smaller ones"
+    ))
+}
+
+/// The error a task fails with after `answers` answers to `key` that did
+/// not fit its request (`-32602`: the client's answers were the problem).
+pub(crate) fn answers_unusable(key: &str, answers: u32) -> ErrorObject {
+    invalid_params(format!(
+        "Gave up on input `{key}`: {answers} answers in a row did not fit its request"
+    ))
+}
+
+/// The error a task fails with when what its tool made does not fit its
+/// record: the limit, not a fault, so the message says so.
+pub(crate) fn task_record_full(what: &str, room: usize) -> ErrorObject {
+    ErrorObject::new(
+        codes::INTERNAL_ERROR,
+        format!("Task record full: {what} would take the task past the {room} bytes it may hold"),
+    )
 }
 
 /// `-32602` for a task that is unknown, expired, or someone else's: all
@@ -219,7 +296,10 @@ mod tests {
             error.data,
             Some(json!({"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}}))
         );
-        assert_eq!(too_many_tasks(3).data, Some(json!({"maxTasks": 3})));
+        assert_eq!(
+            too_many_tasks(3, true).data,
+            Some(json!({"maxTasks": 3, "scope": "subject"}))
+        );
     }
 
     #[test]

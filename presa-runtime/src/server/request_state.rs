@@ -31,6 +31,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+use crate::util::HashWriter;
 use crate::wire::{InputResponses, Method};
 
 type HmacSha256 = Hmac<Sha256>;
@@ -181,24 +182,9 @@ fn now_ms() -> u64 {
 /// digest does not depend on key order; base64url, as it travels in the
 /// payload. Computed on every call, so it writes straight into the hasher.
 fn arguments_digest(arguments: &Map<String, Value>) -> String {
-    let mut hasher = HashWriter(Sha256::new());
+    let mut hasher = HashWriter::new();
     write_object(&mut hasher, arguments);
-    URL_SAFE_NO_PAD.encode(hasher.0.finalize())
-}
-
-/// Lets `serde_json` write scalars and keys into the hasher without an
-/// intermediate string.
-struct HashWriter(Sha256);
-
-impl std::io::Write for HashWriter {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.update(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
+    URL_SAFE_NO_PAD.encode(hasher.finish())
 }
 
 fn write_object(hasher: &mut HashWriter, object: &Map<String, Value>) {

@@ -29,6 +29,7 @@ use super::stream::ResponseStream;
 use super::subscriptions::{ListenEnv, listen};
 use super::tasks::TaskEngine;
 use super::validate::{Validated, validate};
+use crate::util::{Budget, Charge};
 use crate::wire::{
     CacheScope, DiscoverResult, EmptyResult, ErrorObject, Implementation, Message, Method,
     PaginatedParams, Request, RequestId, RequestMeta, ResultMeta, ResultType, ServerCapabilities,
@@ -56,6 +57,11 @@ pub(super) struct Shared {
     pub(super) state: Arc<StateMap>,
     pub(super) max_in_flight: usize,
     pub(super) max_message_size: usize,
+    /// What all requests together may hold: the memory limit, less the
+    /// task store's share.
+    pub(super) budget: Budget,
+    /// What the requests of one connection may hold.
+    pub(super) connection_budget: usize,
     pub(super) extensions: BTreeMap<String, Value>,
     pub(super) engine: Option<Arc<TaskEngine>>,
     /// The `_meta` every result carries: `serverInfo`.
@@ -96,9 +102,36 @@ impl Server {
         self.shared.max_message_size
     }
 
+    /// The server's memory budget for requests.
+    #[cfg(feature = "http-server")]
+    pub(crate) fn budget(&self) -> &Budget {
+        &self.shared.budget
+    }
+
+    /// A new connection's memory budget, inside the server's.
+    pub(crate) fn connection_budget(&self) -> Budget {
+        self.shared.budget.nested(self.shared.connection_budget)
+    }
+
     /// Handles one request: validates it, runs it, and returns the stream of
     /// messages that answer it. Nothing runs until the stream is polled.
+    ///
+    /// Nothing is charged to the server's memory budget: a transport of
+    /// its own that wants the limits [`serve`](super::serve) and the HTTP
+    /// endpoint keep must bound what it hands in.
     pub fn handle(&self, request: Request, caller: &Caller) -> ResponseStream {
+        self.handle_charged(request, caller, Charge::none())
+    }
+
+    /// [`Server::handle`] for a request that holds `charge` of the memory
+    /// budget: the request gives it back when its handler ends, and a call
+    /// that becomes a task keeps the server's part of it while it runs.
+    pub(crate) fn handle_charged(
+        &self,
+        request: Request,
+        caller: &Caller,
+        charge: Charge,
+    ) -> ResponseStream {
         let id = request.id.clone();
         let Validated {
             method,
@@ -122,7 +155,7 @@ impl Server {
             tool = tracing::field::Empty,
             task,
         );
-        self.route(method, id, meta, params, caller)
+        self.route(method, id, meta, params, caller, charge)
             .instrument(span)
     }
 
@@ -134,15 +167,17 @@ impl Server {
         meta: RequestMeta,
         params: Option<Value>,
         caller: &Caller,
+        charge: Charge,
     ) -> ResponseStream {
         let shared = &self.shared;
+        let mut charge = Some(charge);
         if !shared.registry.offers().serves(method) {
             return ResponseStream::ready(respond(id, Err(method_not_found(method.as_str()))));
         }
         let registry = &shared.registry;
         let list_meta = &shared.result_meta;
         let caller = caller.clone();
-        match method {
+        let stream = match method {
             Method::ServerDiscover => ResponseStream::ready(respond(id, Ok(shared.discover()))),
             Method::ToolsList => list(id, params, |p| registry.tools_page(p, list_meta)),
             Method::PromptsList => list(id, params, |p| registry.prompts_page(p, list_meta)),
@@ -150,9 +185,12 @@ impl Server {
             Method::ResourceTemplatesList => {
                 list(id, params, |p| registry.templates_page(p, list_meta))
             }
-            Method::ToolsCall => self.streamed(id, move |shared, tx| async move {
-                call_tool(&shared.call_env(), params, meta, &caller, tx).await
-            }),
+            Method::ToolsCall => {
+                let charge = charge.take().unwrap_or_else(Charge::none);
+                self.streamed(id, move |shared, tx| async move {
+                    call_tool(&shared.call_env(), params, meta, &caller, tx, charge).await
+                })
+            }
             Method::PromptsGet => self.streamed(id, move |shared, tx| async move {
                 get_prompt(&shared.request_env(), params, meta, &caller, tx).await
             }),
@@ -178,6 +216,10 @@ impl Server {
             Method::TasksGet => self.on_task(TaskOperation::Get, id, params, meta, &caller),
             Method::TasksUpdate => self.on_task(TaskOperation::Update, id, params, meta, &caller),
             Method::TasksCancel => self.on_task(TaskOperation::Cancel, id, params, meta, &caller),
+        };
+        match charge {
+            Some(charge) => stream.holding(charge),
+            None => stream,
         }
     }
 

@@ -6,7 +6,7 @@ use std::task::{Context, Poll};
 use futures::{FutureExt, Stream};
 use tokio::sync::mpsc;
 
-use crate::util::BoxFuture;
+use crate::util::{BoxFuture, Charge};
 use crate::wire::{Message, Notification, Response};
 
 /// The messages answering one request: zero or more notifications, then
@@ -21,6 +21,8 @@ pub struct ResponseStream {
     pending: Option<BoxFuture<Ending>>,
     response: Option<Response>,
     trailer: Option<Notification>,
+    /// What the request holds of the memory budget, until its handler ends.
+    held: Option<Charge>,
 }
 
 /// How a request's messages end: its response, then possibly one trailing
@@ -47,6 +49,7 @@ impl ResponseStream {
             pending: None,
             response: Some(response),
             trailer: None,
+            held: None,
         }
     }
 
@@ -57,6 +60,7 @@ impl ResponseStream {
             pending: Some(handler.map(Ending::from).boxed()),
             response: None,
             trailer: None,
+            held: None,
         }
     }
 
@@ -77,11 +81,21 @@ impl ResponseStream {
             pending: Some(handler),
             response: None,
             trailer: None,
+            held: None,
         }
     }
 }
 
 impl ResponseStream {
+    /// Holds `charge` until the handler ends: the request's share of the
+    /// memory budget.
+    pub(crate) fn holding(mut self, charge: Charge) -> Self {
+        if self.pending.is_some() {
+            self.held = Some(charge);
+        }
+        self
+    }
+
     /// Runs the handler inside `span`, so that everything it logs, and
     /// every task it starts, is traced there.
     pub(crate) fn instrument(mut self, span: tracing::Span) -> Self {
@@ -106,6 +120,7 @@ impl Stream for ResponseStream {
             match handler.as_mut().poll(cx) {
                 Poll::Ready(ending) => {
                     this.pending = None;
+                    this.held = None;
                     this.response = Some(ending.response);
                     this.trailer = ending.trailer;
                 }

@@ -3,7 +3,9 @@
 //! Reading uses `tokio_util`'s `LinesCodec` with a maximum length: a line
 //! over the limit is reported once as [`Inbound::Oversized`] and the rest of
 //! it is discarded as it arrives, so an oversized message never grows
-//! memory beyond the limit.
+//! memory beyond the limit. At most [`INBOUND_FRAMES`] frames wait between
+//! the reader and whoever takes them, so a consumer that stops taking
+//! frames stops the reading after a few messages, not a few hundred.
 
 use bytes::BytesMut;
 use futures::StreamExt;
@@ -11,7 +13,10 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::codec::{Decoder, FramedRead, LinesCodec, LinesCodecError};
 
-use super::{CHANNEL_CAPACITY, FrameChannel, FrameSender, Inbound};
+use super::{CHANNEL_CAPACITY, FrameChannel, FrameSender, Inbound, Outgoing};
+
+/// How many frames read may wait to be taken.
+pub const INBOUND_FRAMES: usize = 4;
 
 /// Frames `reader` and `writer` as newline-delimited messages of at most
 /// `max_message_size` bytes each. Spawns one reading and one writing task;
@@ -35,7 +40,7 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let (in_tx, incoming) = mpsc::channel(CHANNEL_CAPACITY);
+    let (in_tx, incoming) = mpsc::channel(INBOUND_FRAMES);
     let (out_tx, out_rx) = mpsc::channel(CHANNEL_CAPACITY);
     tokio::spawn(read_lines(reader, max_message_size, in_tx));
     let writer = tokio::spawn(write_lines(writer, out_rx, close));
@@ -111,7 +116,7 @@ async fn read_lines<R: AsyncRead + Unpin>(reader: R, limit: usize, tx: mpsc::Sen
 
 async fn write_lines<W: AsyncWrite + Unpin>(
     mut writer: W,
-    mut rx: mpsc::Receiver<String>,
+    mut rx: mpsc::Receiver<Outgoing>,
     close: Option<oneshot::Receiver<()>>,
 ) {
     let closed = async {
@@ -128,13 +133,15 @@ async fn write_lines<W: AsyncWrite + Unpin>(
             frame = rx.recv() => frame,
             () = &mut closed => None,
         };
-        let Some(mut frame) = frame else {
+        // The charge is given back once the frame is written.
+        let Some(Outgoing { mut frame, charge }) = frame else {
             break;
         };
         frame.push('\n');
         if writer.write_all(frame.as_bytes()).await.is_err() || writer.flush().await.is_err() {
             break;
         }
+        drop(charge);
     }
     let _ = writer.shutdown().await;
 }

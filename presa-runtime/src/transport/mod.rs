@@ -15,11 +15,13 @@
 mod lines;
 mod stdio;
 
-pub use lines::byte_stream;
+pub use lines::{INBOUND_FRAMES, byte_stream};
 pub use stdio::{StdioChild, stdio};
 
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
+
+use crate::util::Charge;
 
 /// The default limit on one message: 4 MiB.
 pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 4 * 1024 * 1024;
@@ -87,7 +89,14 @@ enum Route {
     /// with no task in between.
     Peer(mpsc::Sender<Inbound>),
     /// To the task that writes frames to a byte stream.
-    Writer(mpsc::Sender<String>),
+    Writer(mpsc::Sender<Outgoing>),
+}
+
+/// A frame on its way to the writer, with what it holds of a memory
+/// budget until it is written.
+pub(crate) struct Outgoing {
+    pub frame: String,
+    pub charge: Charge,
 }
 
 /// The peer has closed the connection.
@@ -102,7 +111,7 @@ impl FrameSender {
         }
     }
 
-    pub(crate) fn writer(frames: mpsc::Sender<String>) -> Self {
+    pub(crate) fn writer(frames: mpsc::Sender<Outgoing>) -> Self {
         FrameSender {
             route: Route::Writer(frames),
         }
@@ -110,9 +119,15 @@ impl FrameSender {
 
     /// Sends one frame, waiting while the channel is full.
     pub async fn send(&self, frame: String) -> Result<(), Closed> {
+        self.send_charged(frame, Charge::none()).await
+    }
+
+    /// Sends one frame that holds `charge` until it is written to the
+    /// byte stream (or, on an in-memory pair, until the peer has it).
+    pub(crate) async fn send_charged(&self, frame: String, charge: Charge) -> Result<(), Closed> {
         let sent = match &self.route {
             Route::Peer(inbox) => inbox.send(Inbound::Frame(frame)).await.is_ok(),
-            Route::Writer(frames) => frames.send(frame).await.is_ok(),
+            Route::Writer(frames) => frames.send(Outgoing { frame, charge }).await.is_ok(),
         };
         sent.then_some(()).ok_or(Closed)
     }
@@ -148,14 +163,17 @@ impl FrameSender {
 /// Room for one frame, reserved on either route.
 enum Slot<'a> {
     Peer(mpsc::Permit<'a, Inbound>),
-    Writer(mpsc::Permit<'a, String>),
+    Writer(mpsc::Permit<'a, Outgoing>),
 }
 
 impl Slot<'_> {
     fn send(self, frame: String) {
         match self {
             Slot::Peer(slot) => slot.send(Inbound::Frame(frame)),
-            Slot::Writer(slot) => slot.send(frame),
+            Slot::Writer(slot) => slot.send(Outgoing {
+                frame,
+                charge: Charge::none(),
+            }),
         }
     }
 }

@@ -26,7 +26,19 @@ pub struct MissingCapabilityData {
 /// `data` of presa's [`TOO_MANY_TASKS`](super::codes::TOO_MANY_TASKS).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TooManyTasksData {
-    /// The server's limit of live tasks.
+    /// The limit that was reached.
     #[serde(rename = "maxTasks")]
     pub max_tasks: usize,
+    /// Whose limit it is.
+    pub scope: TaskLimitScope,
+}
+
+/// Whose limit of running tasks was reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskLimitScope {
+    /// The server's: every task it keeps is running.
+    Server,
+    /// The caller's own quota.
+    Subject,
 }

@@ -7,10 +7,15 @@
 //! 1. `Host` and `Origin` against the [`AllowedHosts`] (`403`);
 //! 2. the caller, by the [`Authenticator`] (`401`/`403` with a
 //!    `WWW-Authenticate` challenge);
-//! 3. the body: its size (`413`), then JSON-RPC framing (`400` with
+//! 3. the body: its size (`413`), room for it in the server's memory
+//!    budget (`503` with `Retry-After`), then JSON-RPC framing (`400` with
 //!    `-32700` or `-32600`); a notification is accepted with `202`;
-//! 4. the mirrored headers against the body (`400` with `-32020`);
-//! 5. the server core, whose answer becomes JSON or an event stream.
+//! 4. room in the budget for the request as parsed (`503` again: see
+//!    [`ServerBuilder::memory_limit`](crate::server::ServerBuilder::memory_limit));
+//! 5. the mirrored headers against the body (`400` with `-32020`);
+//! 6. the server core, whose answer becomes JSON or an event stream. The
+//!    request holds its charge until its handler ends; the answer is
+//!    produced as the client reads it, so a slow reader holds nothing more.
 //!
 //! Only POST is served; GET and DELETE, which earlier revisions used for
 //! sessions, get `405`. `Mcp-Session-Id` and `Last-Event-ID` are ignored.
@@ -30,9 +35,12 @@ use super::auth::{Anonymous, Authenticator, ProtectedResourceMetadata, Refusal, 
 use super::guard::AllowedHosts;
 use super::headers;
 use super::respond::{json_response, respond};
-use crate::server::reply::invalid_request;
+use crate::server::connection::request_footprint;
+use crate::server::reply::{invalid_request, memory_busy};
 use crate::server::router::Server;
-use crate::wire::{ErrorObject, FrameError, Message, Response as JsonRpcResponse, codes};
+use crate::wire::{
+    ErrorObject, FrameError, Message, RequestId, Response as JsonRpcResponse, codes,
+};
 
 /// A [`Server`] served over Streamable HTTP. Mount it in an axum
 /// application ([`StreamableHttp::router`], [`StreamableHttp::service`])
@@ -151,6 +159,16 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         Ok(caller) => caller,
         Err(refusal) => return refuse(&refusal, endpoint.metadata.as_ref()),
     };
+    let budget = endpoint.server.budget();
+    let announced = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<usize>().ok())
+        .unwrap_or(endpoint.body_limit)
+        .min(endpoint.body_limit);
+    let Ok(body_charge) = budget.try_charge(announced) else {
+        return busy(None);
+    };
     let message = match read_message(body, endpoint.body_limit).await {
         Ok(message) => message,
         Err(reply) => return reply,
@@ -162,6 +180,10 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         Message::Notification(_) => return StatusCode::ACCEPTED.into_response(),
         Message::Response(_) => return response_refused(),
     };
+    let Ok(charge) = budget.try_charge(request_footprint(&request)) else {
+        return busy(Some(request.id));
+    };
+    drop(body_charge);
     if let Err(error) = headers::check(&parts.headers, &request, &endpoint.server) {
         return json_response(&JsonRpcResponse::error(Some(request.id), error));
     }
@@ -171,7 +193,7 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         id = %request.id,
         subject = caller.subject.as_deref(),
     );
-    let stream = endpoint.server.handle(request, &caller);
+    let stream = endpoint.server.handle_charged(request, &caller, charge);
     respond(stream).instrument(span).await
 }
 
@@ -240,6 +262,16 @@ fn refuse_frame(error: FrameError) -> Response {
 fn response_refused() -> Response {
     let error = invalid_request("clients do not send responses");
     json_response(&JsonRpcResponse::error(None, error))
+}
+
+/// `503` with `Retry-After`: the server's memory budget has no room.
+fn busy(id: Option<RequestId>) -> Response {
+    let mut reply = json_response(&JsonRpcResponse::error(id, memory_busy()));
+    *reply.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+    reply
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    reply
 }
 
 /// A JSON-RPC error without an id, with an explicit HTTP status.

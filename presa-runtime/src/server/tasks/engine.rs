@@ -6,6 +6,7 @@
 //! `_meta`), and a handler reaches it as a future that yields the task's
 //! [`TaskEnd`].
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
@@ -14,26 +15,36 @@ use tracing::Instrument;
 
 use super::link::TaskLink;
 use super::settings::TaskSettings;
-use super::store::{StoreError, TaskChange, TaskRecord, TaskStore, TaskWatch};
+use super::store::{
+    StoreError, StoredAnswer, StoredAnswers, TaskChange, TaskLimits, TaskRecord, TaskStore,
+    TaskWatch,
+};
 use crate::server::caller::Caller;
-use crate::server::reply::{internal_error, report_internal, task_not_found};
-use crate::util::{BoxFuture, lock};
+use crate::server::reply::{
+    answer_too_large, answers_too_large, internal_error, report_internal, task_not_found,
+    task_store_full, too_many_listeners, too_many_tasks,
+};
+use crate::util::{BoxFuture, Charge, lock};
 use crate::wire::{
     CreateTaskResult, ErrorObject, GetTaskResult, InputResponses, ResultMeta, ResultType,
 };
 
-/// The tasks part of a server: the settings, the store, and the sweeper
-/// that purges expired tasks.
+/// The tasks part of a server: the settings, the store, the sweeper that
+/// purges expired tasks, and who listens to which task.
 pub(crate) struct TaskEngine {
     settings: TaskSettings,
     store: Arc<dyn TaskStore>,
+    /// The largest answer accepted, in bytes of JSON.
+    max_answer_bytes: usize,
     sweeper: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    listeners: Arc<Mutex<HashMap<String, usize>>>,
 }
 
 /// Why a task could not be created.
 pub(crate) enum CreateError {
-    /// At `max_tasks`.
-    Full { limit: usize },
+    /// A limit on tasks: an `optional` tool runs synchronously instead, a
+    /// `required` one fails with this error.
+    AtLimit(ErrorObject),
     /// The store failed.
     Store(ErrorObject),
 }
@@ -56,11 +67,13 @@ impl From<TaskEnd> for TaskChange {
 }
 
 impl TaskEngine {
-    pub fn new(settings: TaskSettings, store: Arc<dyn TaskStore>) -> Self {
+    pub fn new(settings: TaskSettings, store: Arc<dyn TaskStore>, max_answer_bytes: usize) -> Self {
         TaskEngine {
             settings,
             store,
+            max_answer_bytes,
             sweeper: Mutex::new(None),
+            listeners: Arc::default(),
         }
     }
 
@@ -72,7 +85,7 @@ impl TaskEngine {
     pub async fn create(
         &self,
         owner: Option<String>,
-        answers: InputResponses,
+        answers: &InputResponses,
         orphan: &mut OrphanGuard,
     ) -> Result<Arc<TaskRecord>, CreateError> {
         self.start_sweeper();
@@ -84,16 +97,19 @@ impl TaskEngine {
             Some(settings.poll_interval),
         );
         record.asked = answers.keys().cloned().collect();
-        record.answers = answers;
+        record.answers = stored(answers);
         let created = Arc::new(record.clone());
-        orphan.arm(Arc::clone(&self.store), record.id.clone());
-        match self.store.create(record, settings.max_tasks).await {
+        orphan.arm(Arc::clone(&self.store), record.id.clone(), settings.limits);
+        match self.store.create(record, &settings.limits).await {
             Ok(()) => Ok(created),
-            Err(StoreError::Full { limit }) => Err(CreateError::Full { limit }),
-            Err(e) => Err(CreateError::Store(internal_error(
-                "(task store)",
-                &e.to_string(),
-            ))),
+            Err(e) => Err(match e {
+                StoreError::Full { limit } => CreateError::AtLimit(too_many_tasks(limit, false)),
+                StoreError::QuotaExceeded { limit } => {
+                    CreateError::AtLimit(too_many_tasks(limit, true))
+                }
+                StoreError::OutOfSpace { limit } => CreateError::AtLimit(task_store_full(limit)),
+                e => CreateError::Store(internal_error("(task store)", &e.to_string())),
+            }),
         }
     }
 
@@ -108,25 +124,41 @@ impl TaskEngine {
 
     /// The tie through which a handler running as task `id` asks for input.
     pub fn link(&self, id: &str) -> TaskLink {
-        TaskLink::new(id.to_owned(), Arc::clone(&self.store))
+        TaskLink::new(
+            id.to_owned(),
+            Arc::clone(&self.store),
+            self.settings.limits,
+            self.settings.max_reasks,
+        )
     }
 
     /// Runs `run` on its own tokio task until it ends, and records how it
     /// ended; or until the task ends without it (cancelled, expired), which
     /// drops it. `origin` names the tool in logs; the run is traced in a
-    /// `mcp.task` span with the task id, the tool and the owner.
-    pub fn run(&self, id: String, origin: String, owner: Option<&str>, run: BoxFuture<TaskEnd>) {
+    /// `mcp.task` span with the task id, the tool and the owner. `charge`
+    /// is what the run holds of the server's memory budget, given back
+    /// when it ends.
+    pub fn run(
+        &self,
+        id: String,
+        origin: String,
+        owner: Option<&str>,
+        run: BoxFuture<TaskEnd>,
+        charge: Charge,
+    ) {
         let store = Arc::clone(&self.store);
+        let limits = self.settings.limits;
         let ttl = self.settings.ttl;
         let span = tracing::info_span!("mcp.task", task = %id, tool = %origin, subject = owner);
         let runner = async move {
+            let _charge = charge;
             let watch = match store.watch(&id).await {
                 Ok(Some(watch)) => watch,
                 Ok(None) => return,
                 Err(e) => {
                     let cause = format!("could not follow the task: {e}");
                     let change = TaskChange::Fail(internal_error(&origin, &cause));
-                    let _ = store.apply(&id, change).await;
+                    let _ = store.apply(&id, change, &limits).await;
                     return;
                 }
             };
@@ -141,7 +173,7 @@ impl TaskEngine {
                     tracing::debug!(task = id, "task expired; dropping its handler");
                 }
                 end = run => {
-                    if let Err(e) = store.apply(&id, end.into()).await {
+                    if let Err(e) = store.apply(&id, end.into(), &limits).await {
                         report_internal(&origin, &format!("could not record the task's outcome: {e}"));
                     }
                 }
@@ -173,18 +205,44 @@ impl TaskEngine {
         caller: &Caller,
     ) -> Result<(), ErrorObject> {
         self.owned(id, caller, "update").await?;
-        self.apply(id, TaskChange::Answer(answers), "update").await
+        let answers = self.checked(&answers)?;
+        match self
+            .store
+            .apply(id, TaskChange::Answer(answers), &self.settings.limits)
+            .await
+        {
+            Err(StoreError::AnswersTooLarge(too_large)) => Err(answers_too_large(too_large.room)),
+            outcome => settled(outcome, "update"),
+        }
+    }
+
+    /// The answers as a task keeps them, each within the size limit.
+    fn checked(&self, answers: &InputResponses) -> Result<StoredAnswers, ErrorObject> {
+        let answers = stored(answers);
+        match answers
+            .iter()
+            .find(|(_, a)| a.len() > self.max_answer_bytes)
+        {
+            Some((key, answer)) => Err(answer_too_large(key, answer.len(), self.max_answer_bytes)),
+            None => Ok(answers),
+        }
     }
 
     /// `tasks/cancel`: cancels a running task; a finished one stays as it
     /// is.
     pub async fn cancel(&self, id: &str, caller: &Caller) -> Result<(), ErrorObject> {
         self.owned(id, caller, "cancel").await?;
-        self.apply(id, TaskChange::Cancel, "cancel").await
+        let outcome = self
+            .store
+            .apply(id, TaskChange::Cancel, &self.settings.limits)
+            .await;
+        settled(outcome, "cancel")
     }
 
     /// Each of `ids` that `caller` owns, with a watch that starts at its
-    /// current state, in order. The others are left out silently.
+    /// current state, in order. The others are left out silently. A task
+    /// followed by as many listeners as it may have fails the whole
+    /// request with `-31001`.
     pub async fn watch_owned(
         &self,
         ids: &[String],
@@ -205,8 +263,14 @@ impl TaskEngine {
             if current.owner != caller.subject {
                 continue;
             }
+            let listening = self.listen(id)?;
             let watch = futures::stream::once(async move { current })
                 .chain(watch)
+                // The guard lives in the closure, so as long as the stream.
+                .map(move |record| {
+                    let _listening = &listening;
+                    record
+                })
                 .boxed();
             visible.push((id.clone(), watch));
         }
@@ -231,13 +295,20 @@ impl TaskEngine {
             .ok_or_else(|| task_not_found(verb))
     }
 
-    async fn apply(&self, id: &str, change: TaskChange, verb: &str) -> Result<(), ErrorObject> {
-        match self.store.apply(id, change).await {
-            Ok(Some(_)) => Ok(()),
-            // Expired between the ownership check and the change.
-            Ok(None) => Err(task_not_found(verb)),
-            Err(e) => Err(internal_error("(task store)", &e.to_string())),
+    /// Counts a listener of task `id` until the guard is dropped; `-31001`
+    /// at the limit.
+    fn listen(&self, id: &str) -> Result<Listening, ErrorObject> {
+        let limit = self.settings.max_listeners;
+        let mut listeners = lock(&self.listeners);
+        let count = listeners.entry(id.to_owned()).or_default();
+        if *count >= limit {
+            return Err(too_many_listeners(limit));
         }
+        *count += 1;
+        Ok(Listening {
+            listeners: Arc::clone(&self.listeners),
+            id: id.to_owned(),
+        })
     }
 
     /// Starts the background sweeper from inside the runtime, unless it
@@ -270,12 +341,12 @@ impl TaskEngine {
 /// runner owns the task.
 #[derive(Default)]
 pub(crate) struct OrphanGuard {
-    armed: Option<(Arc<dyn TaskStore>, String)>,
+    armed: Option<(Arc<dyn TaskStore>, String, TaskLimits)>,
 }
 
 impl OrphanGuard {
-    fn arm(&mut self, store: Arc<dyn TaskStore>, id: String) {
-        self.armed = Some((store, id));
+    fn arm(&mut self, store: Arc<dyn TaskStore>, id: String, limits: TaskLimits) {
+        self.armed = Some((store, id, limits));
     }
 
     pub fn disarm(&mut self) {
@@ -285,7 +356,7 @@ impl OrphanGuard {
 
 impl Drop for OrphanGuard {
     fn drop(&mut self) {
-        let Some((store, id)) = self.armed.take() else {
+        let Some((store, id, limits)) = self.armed.take() else {
             return;
         };
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
@@ -295,8 +366,48 @@ impl Drop for OrphanGuard {
             let cause = "the request creating the task was cancelled before it started";
             let change = TaskChange::Fail(internal_error("(task start)", cause));
             // Unknown (never created) is fine too.
-            let _ = store.apply(&id, change).await;
+            let _ = store.apply(&id, change, &limits).await;
         });
+    }
+}
+
+/// The drop guard of a listener: while it lives, the listen stream counts
+/// against its task's limit of listeners.
+struct Listening {
+    listeners: Arc<Mutex<HashMap<String, usize>>>,
+    id: String,
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        let mut listeners = lock(&self.listeners);
+        if let Some(count) = listeners.get_mut(&self.id) {
+            *count -= 1;
+            if *count == 0 {
+                listeners.remove(&self.id);
+            }
+        }
+    }
+}
+
+/// Answers as a task keeps them.
+fn stored(answers: &InputResponses) -> StoredAnswers {
+    answers
+        .iter()
+        .map(|(key, answer)| (key.clone(), StoredAnswer::new(answer)))
+        .collect()
+}
+
+/// The outcome of a change made for a client's request.
+fn settled(
+    outcome: Result<Option<Arc<TaskRecord>>, StoreError>,
+    verb: &str,
+) -> Result<(), ErrorObject> {
+    match outcome {
+        Ok(Some(_)) => Ok(()),
+        // Expired between the ownership check and the change.
+        Ok(None) => Err(task_not_found(verb)),
+        Err(e) => Err(internal_error("(task store)", &e.to_string())),
     }
 }
 

@@ -13,8 +13,9 @@ use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
 
-use super::store::{TaskChange, TaskRecord, TaskStore};
+use super::store::{TaskChange, TaskLimits, TaskRecord, TaskStore};
 use crate::server::error::InputRequired;
+use crate::server::reply::answers_unusable;
 use crate::util::lock;
 use crate::wire::{InputRequest, InputRequests, InputResponse};
 
@@ -27,6 +28,9 @@ pub(crate) struct TaskLink {
 struct LinkInner {
     id: String,
     store: Arc<dyn TaskStore>,
+    limits: TaskLimits,
+    /// How many times a key is asked again after unusable answers.
+    max_reasks: u32,
     /// Changes not yet written, in the order the handler made them.
     queue: Mutex<Vec<LinkChange>>,
     /// Held while the queue is written out, so that writes keep its order.
@@ -40,11 +44,13 @@ enum LinkChange {
 }
 
 impl TaskLink {
-    pub fn new(id: String, store: Arc<dyn TaskStore>) -> Self {
+    pub fn new(id: String, store: Arc<dyn TaskStore>, limits: TaskLimits, max_reasks: u32) -> Self {
         TaskLink {
             inner: Arc::new(LinkInner {
                 id,
                 store,
+                limits,
+                max_reasks,
                 queue: Mutex::default(),
                 writing: tokio::sync::Mutex::new(()),
             }),
@@ -93,7 +99,7 @@ impl TaskLink {
         let _writing = self.inner.writing.lock().await;
         let queued = std::mem::take(&mut *lock(&self.inner.queue));
         for change in batches(queued) {
-            match self.inner.store.apply(&self.inner.id, change).await {
+            match self.apply(change).await {
                 Ok(Some(_)) => {}
                 Ok(None) => return false,
                 Err(e) => {
@@ -105,11 +111,21 @@ impl TaskLink {
         true
     }
 
+    async fn apply(
+        &self,
+        change: TaskChange,
+    ) -> Result<Option<Arc<TaskRecord>>, super::store::StoreError> {
+        let inner = &self.inner;
+        inner.store.apply(&inner.id, change, &inner.limits).await
+    }
+
     /// Parks until `key` is answered and returns the parsed answer.
     ///
     /// An answer that does not parse cannot be asked again under its key,
-    /// so the request is repeated under a fresh `key~2`, `key~3`, … The
-    /// task ending (cancelled, expired) releases the wait with
+    /// so the request is repeated under a fresh `key~2`, `key~3`, … up to
+    /// the task's limit of re-asks; one more unusable answer fails the
+    /// task, with a message that says so. The task ending (cancelled,
+    /// expired, failed) releases the wait with
     /// [`InputRequired`]. Dropping the future withdraws the request, so a
     /// handler that stops waiting (`select!`, a timeout) does not leave the
     /// task `input_required`.
@@ -135,6 +151,12 @@ impl TaskLink {
             if let Some(value) = parse(answer) {
                 waiting.key = None;
                 return Ok(value);
+            }
+            if attempt > self.inner.max_reasks {
+                let error = answers_unusable(&key, attempt);
+                let _ = self.apply(TaskChange::Fail(error)).await;
+                waiting.key = None;
+                return Err(InputRequired);
             }
             loop {
                 attempt += 1;
@@ -162,7 +184,12 @@ impl TaskLink {
                 return None;
             }
             if let Some(answer) = record.answers.get(key) {
-                return Some((answer.clone(), record));
+                // Text that is no answer at all reads as one that does not
+                // fit the request: the key is asked again.
+                let answer = answer
+                    .parse()
+                    .unwrap_or_else(|_| InputResponse::Other(serde_json::Map::new()));
+                return Some((answer, record));
             }
         }
         None
@@ -170,7 +197,7 @@ impl TaskLink {
 
     pub async fn set_status_message(&self, message: Option<String>) {
         let change = TaskChange::StatusMessage(message);
-        if let Err(e) = self.inner.store.apply(&self.inner.id, change).await {
+        if let Err(e) = self.apply(change).await {
             tracing::warn!(task = self.inner.id, error = %e, "could not set the status message");
         }
     }

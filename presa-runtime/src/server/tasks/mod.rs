@@ -57,7 +57,10 @@ mod store;
 pub use async_trait::async_trait;
 pub use memory::InMemoryTaskStore;
 pub use settings::TaskSettings;
-pub use store::{StoreError, TaskChange, TaskRecord, TaskStore, TaskWatch};
+pub use store::{
+    AnswersTooLarge, RECORD_OVERHEAD, StoreError, StoredAnswer, StoredAnswers, TaskChange,
+    TaskLimits, TaskRecord, TaskStore, TaskWatch,
+};
 
 pub(crate) use engine::{CreateError, OrphanGuard, TaskEnd, TaskEngine};
 pub(crate) use link::TaskLink;

@@ -11,15 +11,72 @@
 //! publishes changes across processes makes all three work across
 //! processes, with no change to the engine.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
 use futures::stream::BoxStream;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::wire::{DetailedTask, ErrorObject, InputRequests, InputResponses, Task, TaskStatus};
+use crate::server::reply::task_record_full;
+use crate::wire::{
+    DetailedTask, ErrorObject, InputRequests, InputResponse, Task, TaskStatus, json_len,
+};
+
+/// What every record costs besides its contents: ids, times, the status,
+/// the map headers. Charged so that many small tasks still count.
+pub const RECORD_OVERHEAD: usize = 512;
+
+/// Answers as a task keeps them, by key.
+pub type StoredAnswers = BTreeMap<String, StoredAnswer>;
+
+/// One answer, kept as the JSON text it arrived as: it is only parsed when
+/// the handler reads it, costs exactly its length, and is what a durable
+/// store writes out anyway.
+#[derive(Debug, Clone)]
+pub struct StoredAnswer(Box<RawValue>);
+
+impl StoredAnswer {
+    /// The answer as JSON text.
+    pub fn new(response: &InputResponse) -> Self {
+        let text =
+            serde_json::value::to_raw_value(response).expect("an input response always serializes");
+        StoredAnswer(text)
+    }
+
+    /// An answer read back from a store that keeps the text.
+    pub fn from_json(text: String) -> Result<Self, serde_json::Error> {
+        RawValue::from_string(text).map(StoredAnswer)
+    }
+
+    /// The JSON text.
+    pub fn json(&self) -> &str {
+        self.0.get()
+    }
+
+    /// Its length in bytes: what the answer weighs in its record.
+    pub fn len(&self) -> usize {
+        self.0.get().len()
+    }
+
+    /// Whether the text is empty (never, for a stored answer).
+    pub fn is_empty(&self) -> bool {
+        self.0.get().is_empty()
+    }
+
+    /// The answer, parsed.
+    pub fn parse(&self) -> Result<InputResponse, serde_json::Error> {
+        serde_json::from_str(self.0.get())
+    }
+}
+
+impl PartialEq for StoredAnswer {
+    fn eq(&self, other: &Self) -> bool {
+        self.json() == other.json()
+    }
+}
 
 /// Everything the server keeps about one task.
 ///
@@ -45,8 +102,8 @@ pub struct TaskRecord {
     pub poll_interval: Option<Duration>,
     /// Input requests not answered yet, by key.
     pub input_requests: InputRequests,
-    /// Every answer received, by key.
-    pub answers: InputResponses,
+    /// Every answer received, by key, as JSON text.
+    pub answers: StoredAnswers,
     /// Every key ever asked. An answered key is never asked again.
     pub asked: BTreeSet<String>,
     /// The final result, once `completed`.
@@ -76,7 +133,7 @@ impl TaskRecord {
             ttl,
             poll_interval,
             input_requests: InputRequests::new(),
-            answers: InputResponses::new(),
+            answers: StoredAnswers::new(),
             asked: BTreeSet::new(),
             result: None,
             error: None,
@@ -110,6 +167,29 @@ impl TaskRecord {
                 .flatten(),
         }
     }
+
+    /// What the record weighs, in bytes: [`RECORD_OVERHEAD`] plus the JSON
+    /// length of everything of variable size in it. Limits on records and
+    /// stores count this.
+    pub fn weight(&self) -> usize {
+        RECORD_OVERHEAD
+            + self.id.len()
+            + self.owner.as_ref().map_or(0, String::len)
+            + self.status_message.as_ref().map_or(0, String::len)
+            + requests_weight(&self.input_requests)
+            + self
+                .answers
+                .iter()
+                .map(|(k, a)| k.len() + a.len())
+                .sum::<usize>()
+            + self.asked.iter().map(String::len).sum::<usize>()
+            + self.result.as_ref().map_or(0, json_len)
+            + self.error.as_ref().map_or(0, json_len)
+    }
+}
+
+fn requests_weight(requests: &InputRequests) -> usize {
+    requests.iter().map(|(k, r)| k.len() + json_len(r)).sum()
 }
 
 /// ISO 8601 (RFC 3339) in UTC, to the millisecond.
@@ -128,7 +208,7 @@ pub enum TaskChange {
     RequestInput(InputRequests),
     /// `tasks/update`: keeps the answers to outstanding keys and ignores the
     /// rest; once nothing is outstanding the task is `working` again.
-    Answer(InputResponses),
+    Answer(StoredAnswers),
     /// The handler stopped waiting for these keys (it dropped their
     /// futures): they are no longer outstanding, and answers to them are
     /// ignored until they are asked again. With nothing left outstanding
@@ -144,17 +224,35 @@ pub enum TaskChange {
     Cancel,
 }
 
+/// Answers that would take a task's record past the room it has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the answers would take the task past the {room} bytes it may hold")]
+pub struct AnswersTooLarge {
+    /// The bytes the record may weigh.
+    pub room: usize,
+}
+
 impl TaskChange {
     /// Applies the change to `record`; returns whether anything changed.
     /// A change bumps `version` and `last_updated_at`.
     ///
+    /// `room` is what the record may weigh afterwards (see
+    /// [`TaskRecord::weight`]): the record limit, or less when the store is
+    /// nearly full. A change that needs more is not applied as it is:
+    ///
+    /// - answers are refused, with [`AnswersTooLarge`]: the client sent too
+    ///   much, and the task goes on waiting;
+    /// - input requests and a result fail the task instead, with a message
+    ///   that says so: the tool made something the server cannot keep.
+    ///
     /// Every store applies changes through this function, so the rules of
     /// the state machine live in one place.
-    pub fn apply(self, record: &mut TaskRecord) -> bool {
+    pub fn apply(self, record: &mut TaskRecord, room: usize) -> Result<bool, AnswersTooLarge> {
         if record.status.is_terminal() {
-            return false;
+            return Ok(false);
         }
-        let changed = match self {
+        let change = self.within(record, room)?;
+        let changed = match change {
             TaskChange::RequestInput(requests) => request_input(record, requests),
             TaskChange::Answer(answers) => answer(record, answers),
             TaskChange::Withdraw(keys) => withdraw(record, keys),
@@ -184,7 +282,45 @@ impl TaskChange {
             record.version += 1;
             record.last_updated_at = SystemTime::now().max(record.last_updated_at);
         }
-        changed
+        Ok(changed)
+    }
+
+    /// The change itself when the record has room for what it adds;
+    /// otherwise what the rules above make of it.
+    fn within(self, record: &TaskRecord, room: usize) -> Result<TaskChange, AnswersTooLarge> {
+        let added = match &self {
+            TaskChange::RequestInput(requests) => {
+                let new: InputRequests = requests
+                    .iter()
+                    .filter(|(k, _)| {
+                        !record.answers.contains_key(*k) && !record.input_requests.contains_key(*k)
+                    })
+                    .map(|(k, r)| (k.clone(), r.clone()))
+                    .collect();
+                requests_weight(&new) + new.keys().map(String::len).sum::<usize>()
+            }
+            TaskChange::Answer(answers) => answers
+                .iter()
+                .filter(|(k, _)| record.input_requests.contains_key(*k))
+                .map(|(k, a)| k.len() + a.len())
+                .sum(),
+            TaskChange::Complete(result) => json_len(result),
+            _ => return Ok(self),
+        };
+        if added == 0 || record.weight() + added <= room {
+            return Ok(self);
+        }
+        match self {
+            TaskChange::Answer(_) => Err(AnswersTooLarge { room }),
+            TaskChange::RequestInput(_) => Ok(TaskChange::Fail(task_record_full(
+                "the tool's input requests",
+                room,
+            ))),
+            _ => Ok(TaskChange::Fail(task_record_full(
+                "the tool's result",
+                room,
+            ))),
+        }
     }
 }
 
@@ -204,7 +340,7 @@ fn request_input(record: &mut TaskRecord, requests: InputRequests) -> bool {
     changed
 }
 
-fn answer(record: &mut TaskRecord, answers: InputResponses) -> bool {
+fn answer(record: &mut TaskRecord, answers: StoredAnswers) -> bool {
     let mut changed = false;
     for (key, answer) in answers {
         if record.input_requests.remove(&key).is_some() {
@@ -235,6 +371,24 @@ fn finish(record: &mut TaskRecord, status: TaskStatus) {
     record.input_requests.clear();
 }
 
+/// What a store may hold. The engine passes them with every call that can
+/// make a store grow, so a store needs no settings of its own; they come
+/// from [`TaskSettings`](super::TaskSettings).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TaskLimits {
+    /// Tasks kept, running and finished. At the cap, the task that
+    /// finished first is evicted to make room; when every task runs, the
+    /// new one is refused.
+    pub max_tasks: usize,
+    /// Running tasks of one subject. Anonymous callers share one quota.
+    pub max_running_per_subject: usize,
+    /// What one record may weigh ([`TaskRecord::weight`]).
+    pub max_record_bytes: usize,
+    /// What all records together may weigh. Finished tasks are evicted,
+    /// oldest first, to make room.
+    pub max_store_bytes: usize,
+}
+
 /// The changes of one task: the current record first, then each new
 /// version. It ends when the task is removed (expired). A watcher that
 /// falls behind may skip versions, but always receives the latest.
@@ -243,12 +397,29 @@ pub type TaskWatch = BoxStream<'static, Arc<TaskRecord>>;
 /// Why a store operation failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StoreError {
-    /// The store holds its maximum number of live tasks.
-    #[error("the task store is full ({limit} live tasks)")]
+    /// Every one of the `limit` tasks the store keeps is running: there is
+    /// no finished task to evict.
+    #[error("the task store holds {limit} running tasks")]
     Full {
-        /// The limit.
+        /// [`TaskLimits::max_tasks`].
         limit: usize,
     },
+    /// The task's owner already runs as many tasks as one subject may.
+    #[error("the subject already runs {limit} tasks")]
+    QuotaExceeded {
+        /// [`TaskLimits::max_running_per_subject`].
+        limit: usize,
+    },
+    /// Running tasks fill the store's bytes: there is no finished task to
+    /// evict.
+    #[error("running tasks fill the task store's {limit} bytes")]
+    OutOfSpace {
+        /// [`TaskLimits::max_store_bytes`].
+        limit: usize,
+    },
+    /// Answers that do not fit the task's record.
+    #[error(transparent)]
+    AnswersTooLarge(#[from] AnswersTooLarge),
     /// The backing store failed; the message is for the logs.
     #[error("task store failure: {0}")]
     Backend(String),
@@ -260,24 +431,31 @@ pub enum StoreError {
 /// A store must be linearizable per task: [`apply`](TaskStore::apply) is
 /// an atomic read-modify-write, and watchers see versions in order.
 /// Expired tasks must be invisible to every method even before they are
-/// purged.
+/// purged. A store keeps to the [`TaskLimits`] it is given: it evicts
+/// finished tasks, the one that finished first first, before it refuses
+/// anything.
 #[async_trait]
 pub trait TaskStore: Send + Sync + 'static {
-    /// Stores a new task. Fails with [`StoreError::Full`] when `max_tasks`
-    /// live tasks remain after purging the expired ones. When this returns,
+    /// Stores a new task. Fails with [`StoreError::QuotaExceeded`] when its
+    /// owner already runs `max_running_per_subject` tasks, and with
+    /// [`StoreError::Full`] or [`StoreError::OutOfSpace`] when it does not
+    /// fit even after evicting every finished task. When this returns,
     /// [`get`](TaskStore::get) must find the task.
-    async fn create(&self, record: TaskRecord, max_tasks: usize) -> Result<(), StoreError>;
+    async fn create(&self, record: TaskRecord, limits: &TaskLimits) -> Result<(), StoreError>;
 
     /// The task, unless it is unknown or expired.
     async fn get(&self, id: &str) -> Result<Option<Arc<TaskRecord>>, StoreError>;
 
-    /// Applies `change` with [`TaskChange::apply`], publishes the result to
-    /// watchers if it changed anything, and returns the record as it now
-    /// is; `None` if the task is unknown or expired.
+    /// Applies `change` with [`TaskChange::apply`], with the room the
+    /// record has under `limits` (evicting finished tasks to make it),
+    /// publishes the result to watchers if it changed anything, and
+    /// returns the record as it now is; `None` if the task is unknown or
+    /// expired.
     async fn apply(
         &self,
         id: &str,
         change: TaskChange,
+        limits: &TaskLimits,
     ) -> Result<Option<Arc<TaskRecord>>, StoreError>;
 
     /// Follows the task's changes; `None` if it is unknown or expired.
@@ -286,7 +464,7 @@ pub trait TaskStore: Send + Sync + 'static {
     /// Removes expired tasks (ending their watches); returns how many.
     async fn purge_expired(&self) -> Result<usize, StoreError>;
 
-    /// How many live (unexpired) tasks the store holds.
+    /// How many live (unexpired) tasks the store holds, running or not.
     async fn count(&self) -> Result<usize, StoreError>;
 }
 
@@ -294,8 +472,8 @@ pub trait TaskStore: Send + Sync + 'static {
 /// can hold the same one.
 #[async_trait]
 impl<S: TaskStore + ?Sized> TaskStore for Arc<S> {
-    async fn create(&self, record: TaskRecord, max_tasks: usize) -> Result<(), StoreError> {
-        (**self).create(record, max_tasks).await
+    async fn create(&self, record: TaskRecord, limits: &TaskLimits) -> Result<(), StoreError> {
+        (**self).create(record, limits).await
     }
 
     async fn get(&self, id: &str) -> Result<Option<Arc<TaskRecord>>, StoreError> {
@@ -306,8 +484,9 @@ impl<S: TaskStore + ?Sized> TaskStore for Arc<S> {
         &self,
         id: &str,
         change: TaskChange,
+        limits: &TaskLimits,
     ) -> Result<Option<Arc<TaskRecord>>, StoreError> {
-        (**self).apply(id, change).await
+        (**self).apply(id, change, limits).await
     }
 
     async fn watch(&self, id: &str) -> Result<Option<TaskWatch>, StoreError> {
@@ -329,6 +508,8 @@ mod tests {
     use crate::wire::{ElicitResult, InputRequest, InputResponse};
     use serde_json::json;
 
+    const ROOM: usize = 1 << 20;
+
     fn record() -> TaskRecord {
         TaskRecord::new("t".into(), None, None, None)
     }
@@ -339,11 +520,11 @@ mod tests {
             .collect()
     }
 
-    fn answers(keys: &[&str]) -> InputResponses {
+    fn answers(keys: &[&str]) -> StoredAnswers {
         keys.iter()
             .map(|k| {
                 let answer = InputResponse::Elicit(ElicitResult::accept(json!({})));
-                (k.to_string(), answer)
+                (k.to_string(), StoredAnswer::new(&answer))
             })
             .collect()
     }
@@ -351,13 +532,25 @@ mod tests {
     #[test]
     fn partial_answers_keep_the_task_waiting() {
         let mut task = record();
-        assert!(TaskChange::RequestInput(requests(&["a", "b"])).apply(&mut task));
+        assert!(
+            TaskChange::RequestInput(requests(&["a", "b"]))
+                .apply(&mut task, ROOM)
+                .unwrap()
+        );
         assert_eq!(task.status, TaskStatus::InputRequired);
-        assert!(TaskChange::Answer(answers(&["a", "zzz"])).apply(&mut task));
+        assert!(
+            TaskChange::Answer(answers(&["a", "zzz"]))
+                .apply(&mut task, ROOM)
+                .unwrap()
+        );
         assert_eq!(task.status, TaskStatus::InputRequired);
         assert_eq!(task.input_requests.keys().collect::<Vec<_>>(), ["b"]);
         assert!(!task.answers.contains_key("zzz"));
-        assert!(TaskChange::Answer(answers(&["b"])).apply(&mut task));
+        assert!(
+            TaskChange::Answer(answers(&["b"]))
+                .apply(&mut task, ROOM)
+                .unwrap()
+        );
         assert_eq!(task.status, TaskStatus::Working);
         assert_eq!(task.version, 3);
     }
@@ -365,32 +558,62 @@ mod tests {
     #[test]
     fn answered_and_unknown_keys_change_nothing() {
         let mut task = record();
-        TaskChange::RequestInput(requests(&["a"])).apply(&mut task);
-        TaskChange::Answer(answers(&["a"])).apply(&mut task);
+        TaskChange::RequestInput(requests(&["a"]))
+            .apply(&mut task, ROOM)
+            .unwrap();
+        TaskChange::Answer(answers(&["a"]))
+            .apply(&mut task, ROOM)
+            .unwrap();
         let before = task.clone();
-        assert!(!TaskChange::Answer(answers(&["a", "b"])).apply(&mut task));
+        assert!(
+            !TaskChange::Answer(answers(&["a", "b"]))
+                .apply(&mut task, ROOM)
+                .unwrap()
+        );
         assert_eq!(task, before);
     }
 
     #[test]
     fn a_key_is_never_asked_twice() {
         let mut task = record();
-        TaskChange::RequestInput(requests(&["a"])).apply(&mut task);
-        TaskChange::Answer(answers(&["a"])).apply(&mut task);
-        assert!(!TaskChange::RequestInput(requests(&["a"])).apply(&mut task));
+        TaskChange::RequestInput(requests(&["a"]))
+            .apply(&mut task, ROOM)
+            .unwrap();
+        TaskChange::Answer(answers(&["a"]))
+            .apply(&mut task, ROOM)
+            .unwrap();
+        assert!(
+            !TaskChange::RequestInput(requests(&["a"]))
+                .apply(&mut task, ROOM)
+                .unwrap()
+        );
         assert_eq!(task.status, TaskStatus::Working);
     }
 
     #[test]
     fn withdrawn_keys_stop_being_outstanding_but_stay_asked() {
         let mut task = record();
-        TaskChange::RequestInput(requests(&["a", "b"])).apply(&mut task);
-        assert!(TaskChange::Withdraw(vec!["b".into(), "zzz".into()]).apply(&mut task));
+        TaskChange::RequestInput(requests(&["a", "b"]))
+            .apply(&mut task, ROOM)
+            .unwrap();
+        assert!(
+            TaskChange::Withdraw(vec!["b".into(), "zzz".into()])
+                .apply(&mut task, ROOM)
+                .unwrap()
+        );
         assert_eq!(task.status, TaskStatus::InputRequired);
-        assert!(TaskChange::Withdraw(vec!["a".into()]).apply(&mut task));
+        assert!(
+            TaskChange::Withdraw(vec!["a".into()])
+                .apply(&mut task, ROOM)
+                .unwrap()
+        );
         assert_eq!(task.status, TaskStatus::Working);
         assert!(task.asked.contains("a") && task.asked.contains("b"));
-        assert!(!TaskChange::Answer(answers(&["b"])).apply(&mut task));
+        assert!(
+            !TaskChange::Answer(answers(&["b"]))
+                .apply(&mut task, ROOM)
+                .unwrap()
+        );
     }
 
     #[test]
@@ -398,12 +621,24 @@ mod tests {
         // A handler that gave up on `a` (a timeout) and then asks for it
         // again waits for it: the task must list it, or it parks forever.
         let mut task = record();
-        TaskChange::RequestInput(requests(&["a"])).apply(&mut task);
-        TaskChange::Withdraw(vec!["a".into()]).apply(&mut task);
-        assert!(TaskChange::RequestInput(requests(&["a"])).apply(&mut task));
+        TaskChange::RequestInput(requests(&["a"]))
+            .apply(&mut task, ROOM)
+            .unwrap();
+        TaskChange::Withdraw(vec!["a".into()])
+            .apply(&mut task, ROOM)
+            .unwrap();
+        assert!(
+            TaskChange::RequestInput(requests(&["a"]))
+                .apply(&mut task, ROOM)
+                .unwrap()
+        );
         assert_eq!(task.status, TaskStatus::InputRequired);
         assert!(task.input_requests.contains_key("a"));
-        assert!(TaskChange::Answer(answers(&["a"])).apply(&mut task));
+        assert!(
+            TaskChange::Answer(answers(&["a"]))
+                .apply(&mut task, ROOM)
+                .unwrap()
+        );
         assert_eq!(task.status, TaskStatus::Working);
         assert!(task.answers.contains_key("a"));
     }
@@ -411,8 +646,10 @@ mod tests {
     #[test]
     fn terminal_tasks_accept_no_change() {
         let mut task = record();
-        TaskChange::RequestInput(requests(&["a"])).apply(&mut task);
-        assert!(TaskChange::Cancel.apply(&mut task));
+        TaskChange::RequestInput(requests(&["a"]))
+            .apply(&mut task, ROOM)
+            .unwrap();
+        assert!(TaskChange::Cancel.apply(&mut task, ROOM).unwrap());
         assert!(task.input_requests.is_empty());
         for change in [
             TaskChange::Cancel,
@@ -420,7 +657,7 @@ mod tests {
             TaskChange::Answer(answers(&["a"])),
             TaskChange::StatusMessage(Some("x".into())),
         ] {
-            assert!(!change.apply(&mut task));
+            assert!(!change.apply(&mut task, ROOM).unwrap());
         }
         assert_eq!(task.status, TaskStatus::Cancelled);
     }
@@ -428,10 +665,14 @@ mod tests {
     #[test]
     fn the_detailed_task_carries_only_its_status_payload() {
         let mut task = record();
-        TaskChange::RequestInput(requests(&["a"])).apply(&mut task);
+        TaskChange::RequestInput(requests(&["a"]))
+            .apply(&mut task, ROOM)
+            .unwrap();
         let detailed = task.to_detailed();
         assert!(detailed.input_requests.is_some() && detailed.result.is_none());
-        TaskChange::Complete(Map::new()).apply(&mut task);
+        TaskChange::Complete(Map::new())
+            .apply(&mut task, ROOM)
+            .unwrap();
         let detailed = task.to_detailed();
         assert!(detailed.input_requests.is_none() && detailed.result.is_some());
         assert!(detailed.task.created_at.ends_with('Z'));

@@ -1,6 +1,12 @@
 //! Small helpers shared by every layer. This module depends on nothing else
 //! in the crate, so anything may use it without creating a cycle.
 
+mod budget;
+mod digest;
+
+pub(crate) use budget::{Budget, Charge};
+pub(crate) use digest::{Digest256, HashWriter, json_digest};
+
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};

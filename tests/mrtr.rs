@@ -204,7 +204,7 @@ async fn invalid_answer_content_is_asked_again() {
             (2, json!({"action": "accept", "content": {"ok": "yes"}})),
             (3, json!({"action": "accept"})),
             (4, json!({"action": "maybe"})),
-            (5, json!("not an object")),
+            (5, json!({"action": "accept", "content": ["ok", true]})),
         ] {
             let retry = json!({"name": "build", "arguments": {"target": "t"},
                 "requestState": state_of(&r1), "inputResponses": {"confirm": bad}});
@@ -233,6 +233,45 @@ async fn unknown_answer_keys_are_ignored() {
     let r2 = peer.call(2, elicitation(), retry).await;
     assert_eq!(r2["result"]["resultType"], "input_required");
     assert!(r2["result"]["inputRequests"]["last"].is_object());
+}
+
+/// A first call carries no `requestState`, so nothing has been asked yet:
+/// the answers it brings are ignored, and the question is asked.
+#[tokio::test]
+async fn answers_on_a_first_call_are_ignored() {
+    let f = fixture();
+    for wire in WIRES {
+        let mut peer = RawPeer::over(&f.server, wire);
+        let call = json!({"name": "build", "arguments": {"target": "docs"},
+            "inputResponses": {"confirm": {"action": "accept", "content": {"ok": true}}}});
+        let r = peer.call(1, elicitation(), call).await;
+        assert_eq!(r["result"]["resultType"], "input_required", "{wire:?}: {r}");
+        assert!(r["result"]["inputRequests"]["confirm"].is_object());
+    }
+}
+
+/// A retry answers only what its `requestState` lists as asked, so it
+/// cannot replace an answer an earlier round gave.
+#[tokio::test]
+async fn a_retry_cannot_replace_an_earlier_answer() {
+    let f = fixture();
+    let name = |n: &str| json!({"action": "accept", "content": {"name": n}});
+    for wire in WIRES {
+        let mut peer = RawPeer::over(&f.server, wire);
+        let r1 = peer
+            .call(1, elicitation(), json!({"name": "full_name"}))
+            .await;
+        let retry = json!({"name": "full_name", "requestState": state_of(&r1),
+            "inputResponses": {"first": name("Ada")}});
+        let r2 = peer.call(2, elicitation(), retry).await;
+        let retry = json!({"name": "full_name", "requestState": state_of(&r2),
+            "inputResponses": {"first": name("Mallory"), "last": name("Lovelace")}});
+        let r3 = peer.call(3, elicitation(), retry).await;
+        assert_eq!(
+            r3["result"]["content"][0]["text"], "Ada Lovelace",
+            "{wire:?}"
+        );
+    }
 }
 
 #[tokio::test]

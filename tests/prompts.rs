@@ -257,6 +257,23 @@ async fn a_prompt_asks_for_input_over_mrtr() {
     }
 }
 
+/// A first `prompts/get` has been asked nothing: answers it brings
+/// without a `requestState` are ignored, and the question is asked.
+#[tokio::test]
+async fn a_first_get_cannot_answer_ahead() {
+    let server = surface_server(|b| b);
+    for wire in WIRES {
+        let mut peer = RawPeer::over(&server, wire);
+        let mut params = get("discuss", json!({"topic": "rust"}));
+        params["_meta"] = meta(elicitation());
+        params["inputResponses"] =
+            json!({"confirm": {"action": "accept", "content": {"ok": true}}});
+        let first = peer.request(1, "prompts/get", params).await;
+        assert_eq!(first["result"]["resultType"], "input_required", "{wire:?}");
+        assert!(first["result"]["inputRequests"]["confirm"].is_object());
+    }
+}
+
 #[tokio::test]
 async fn a_prompt_needing_input_the_client_cannot_give_is_missing_capability() {
     let server = surface_server(|b| b);

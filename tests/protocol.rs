@@ -143,6 +143,74 @@ async fn a_tool_that_needs_tasks_refuses_a_client_without_them() {
     }
 }
 
+/// Asserts `response` is `-32602` with exactly `message`.
+fn assert_invalid_params(response: &Value, message: &str) {
+    assert_eq!(error_code(response), -32602, "{response}");
+    assert_eq!(response["error"]["message"], message);
+}
+
+/// Where the schema says object, an array is refused, never read by
+/// position: the audit's cases, each named in the error (issue 9).
+#[tokio::test]
+async fn arrays_are_never_read_as_objects() {
+    let f = fixture();
+    let caps_key = "io.modelcontextprotocol/clientCapabilities";
+    for wire in WIRES {
+        let mut peer = RawPeer::over(&f.server, wire);
+        let mut positional = meta(json!({}));
+        positional[caps_key] = json!([{}, null, null, {"io.modelcontextprotocol/tasks": {}}]);
+        let r = peer
+            .request(1, "tools/list", json!({"_meta": positional}))
+            .await;
+        assert_invalid_params(
+            &r,
+            "Invalid params: `._meta.\"io.modelcontextprotocol/clientCapabilities\"`: \
+             expected an object, found an array",
+        );
+
+        let mut info = meta(json!({}));
+        info["io.modelcontextprotocol/clientInfo"] = json!(["n", "v"]);
+        let r = peer.request(2, "tools/list", json!({"_meta": info})).await;
+        assert_invalid_params(
+            &r,
+            "Invalid params: `._meta.\"io.modelcontextprotocol/clientInfo\"`: \
+             expected an object, found an array",
+        );
+
+        let flag = json!({"extensions": {"io.modelcontextprotocol/tasks": false}});
+        let r = peer.call(3, flag, json!({"name": "long_job"})).await;
+        assert_invalid_params(
+            &r,
+            "Invalid params: `._meta.\"io.modelcontextprotocol/clientCapabilities\".extensions.\
+             \"io.modelcontextprotocol/tasks\"`: expected an object, found a boolean",
+        );
+    }
+}
+
+/// An answer must be an object: given by position it fails the request,
+/// on a retry of `tools/call` and in `tasks/update` alike.
+#[tokio::test]
+async fn an_answer_given_as_an_array_is_invalid_params() {
+    let f = fixture();
+    let positional = json!({"confirm": ["accept", {"ok": true}]});
+    let expected = "Invalid params: `.inputResponses.confirm`: expected an object, found an array";
+    for wire in WIRES {
+        let mut peer = RawPeer::over(&f.server, wire);
+        let call = json!({"name": "build", "arguments": {"target": "docs"}});
+        let r1 = peer.call(1, elicitation(), call.clone()).await;
+        let mut retry = call;
+        retry["requestState"] = r1["result"]["requestState"].clone();
+        retry["inputResponses"] = positional.clone();
+        let r2 = peer.call(2, elicitation(), retry).await;
+        assert_invalid_params(&r2, expected);
+
+        let tasks = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}, "elicitation": {}});
+        let update = json!({"_meta": meta(tasks), "taskId": "t", "inputResponses": positional});
+        let r3 = peer.request(3, "tasks/update", update).await;
+        assert_invalid_params(&r3, expected);
+    }
+}
+
 #[tokio::test]
 async fn input_without_the_capability_fails_closed() {
     let f = fixture();
@@ -199,6 +267,30 @@ async fn malformed_frames_get_parse_and_invalid_request_errors() {
         let r = peer
             .request(7, "server/discover", json!({"_meta": meta(json!({}))}))
             .await;
+        assert_eq!(r["result"]["resultType"], "complete");
+    }
+}
+
+/// JSON-RPC never answers a response: one from the client is dropped,
+/// malformed or not, so the next frame back answers the next request.
+#[tokio::test]
+async fn a_response_from_the_client_is_never_answered() {
+    let f = fixture();
+    for wire in WIRES {
+        let mut peer = RawPeer::over(&f.server, wire);
+        for frame in [
+            r#"{"jsonrpc":"2.0","id":1,"error":"boom"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}"#,
+            r#"{"jsonrpc":"1.0","id":1,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":[1],"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete"}}"#,
+        ] {
+            peer.send_line(frame).await;
+        }
+        let r = peer
+            .request(2, "server/discover", json!({"_meta": meta(json!({}))}))
+            .await;
+        assert_eq!(r["id"], 2, "{wire:?}: {r}");
         assert_eq!(r["result"]["resultType"], "complete");
     }
 }

@@ -218,3 +218,20 @@ async fn a_read_asks_for_input_over_mrtr() {
         assert_eq!(error_code(&refused), -32602);
     }
 }
+
+/// A first `resources/read` has been asked nothing: answers it brings
+/// without a `requestState` are ignored, and the question is asked.
+#[tokio::test]
+async fn a_first_read_cannot_answer_ahead() {
+    let server = surface_server(|b| b);
+    for wire in WIRES {
+        let mut peer = RawPeer::over(&server, wire);
+        let mut params = read("notes://diary");
+        params["_meta"] = meta(elicitation());
+        params["inputResponses"] =
+            json!({"confirm": {"action": "accept", "content": {"ok": true}}});
+        let first = peer.request(1, "resources/read", params).await;
+        assert_eq!(first["result"]["resultType"], "input_required", "{wire:?}");
+        assert!(first["result"]["inputRequests"]["confirm"].is_object());
+    }
+}

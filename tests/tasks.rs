@@ -791,9 +791,12 @@ async fn an_explicit_start_asks_over_mrtr_before_the_task_exists() {
         assert_eq!(done["statusMessage"], "deploying prod");
 
         // Without the extension the same tool runs synchronously to the end.
+        let r = peer.call(4, without_tasks(), args.clone()).await;
+        assert_eq!(r["result"]["resultType"], "input_required", "{r}");
         let mut retry = args;
+        retry["requestState"] = r["result"]["requestState"].clone();
         retry["inputResponses"] = json!({"confirm": accept(json!({"ok": true}))});
-        let r = peer.call(4, without_tasks(), retry).await;
+        let r = peer.call(5, without_tasks(), retry).await;
         assert_eq!(r["result"]["content"][0]["text"], "deployed prod", "{r}");
     }
 }

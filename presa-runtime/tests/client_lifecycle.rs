@@ -1,7 +1,8 @@
 //! Regression tests for the client's connection and subscription lifecycle:
 //! requests once the connection is gone, streams the server tears down,
 //! cancellations the client must not send, notifications for closed
-//! streams, input requests without a handler, and poll pacing.
+//! streams, input requests without a handler, malformed responses, and
+//! poll pacing.
 //!
 //! Each test scripts a fake server: it reads the client's raw frames and
 //! writes the server's answers. Time is paused, so waits are exact and a
@@ -584,4 +585,22 @@ async fn a_refused_version_that_the_server_lists_is_tried_once_more() {
     let error = discovering.await.unwrap().unwrap_err();
     assert_eq!(error.code(), Some(-32022), "{error}");
     assert_eq!(peer.try_recv(), None, "no third attempt");
+}
+
+/// A malformed response still answers its request: the request fails with
+/// an invalid response instead of waiting for an answer that has come.
+#[tokio::test(start_paused = true)]
+async fn a_malformed_response_fails_its_request() {
+    let (client, mut peer) = connect(Client::builder());
+    let asking = tokio::spawn(async move { client.list_tools().await });
+    let request = peer.expect("tools/list").await;
+    peer.send(json!({"jsonrpc": "2.0", "id": request["id"], "error": "boom"}))
+        .await;
+    match asking.await.unwrap() {
+        Err(ClientError::InvalidResponse(message)) => assert_eq!(
+            message,
+            "malformed response: `error` must be an object with a code and a message"
+        ),
+        other => panic!("expected an invalid response, got {other:?}"),
+    }
 }

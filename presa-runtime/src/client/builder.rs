@@ -22,7 +22,7 @@ use crate::wire::{
 pub struct ClientBuilder {
     info: Implementation,
     handlers: Handlers,
-    extensions: BTreeMap<String, Value>,
+    extensions: BTreeMap<String, Map<String, Value>>,
     versions: Vec<String>,
     max_rounds: usize,
     log_level: Option<LoggingLevel>,
@@ -108,15 +108,16 @@ impl ClientBuilder {
     /// by default.
     pub fn tasks(mut self, enabled: bool) -> Self {
         if enabled {
-            self.extension(TASKS_EXTENSION, Value::Object(Map::new()))
+            self.extension(TASKS_EXTENSION, Map::new())
         } else {
             self.extensions.remove(TASKS_EXTENSION);
             self
         }
     }
 
-    /// Declares extension `id` with `settings` on every request.
-    pub fn extension(mut self, id: impl Into<String>, settings: Value) -> Self {
+    /// Declares extension `id` with its `settings` object (empty for none)
+    /// on every request.
+    pub fn extension(mut self, id: impl Into<String>, settings: Map<String, Value>) -> Self {
         self.extensions.insert(id.into(), settings);
         self
     }

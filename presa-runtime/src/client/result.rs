@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::error::ClientError;
-use crate::wire::ResultType;
+use crate::wire::{ResultType, strict};
 
 /// A `resultType` this client recognizes. Unlike [`ResultType`], which
 /// keeps any string it reads, it has no room for an unknown kind: reading
@@ -78,7 +78,8 @@ pub(super) fn parse_complete<T: DeserializeOwned>(
     parse_result(result)
 }
 
-/// The payload of a result whose kind the caller already checked.
+/// The payload of a result whose kind the caller already checked, read
+/// [strictly](crate::wire::strict) as everything from the peer is.
 pub(super) fn parse_result<T: DeserializeOwned>(result: Value) -> Result<T, ClientError> {
-    serde_json::from_value(result).map_err(|e| ClientError::InvalidResponse(e.to_string()))
+    strict::from_value(result).map_err(|e| ClientError::InvalidResponse(e.to_string()))
 }

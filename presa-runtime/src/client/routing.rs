@@ -19,7 +19,7 @@ use super::error::ClientError;
 use crate::transport::Inbound;
 use crate::util::lock;
 use crate::wire::{
-    META_SUBSCRIPTION_ID, Message, Notification, RequestId, Response, notifications,
+    FrameError, META_SUBSCRIPTION_ID, Message, Notification, RequestId, Response, notifications,
 };
 
 /// What a waiting request receives: the server's response, or why none
@@ -101,6 +101,16 @@ impl Routes {
                 let _ = waiter.send(Ok(response));
             }
             None => tracing::debug!(%id, "response to no pending request"),
+        }
+    }
+
+    /// Fails the request a malformed response answers, which would
+    /// otherwise wait for an answer that has come and gone.
+    fn deliver_malformed(&self, id: &RequestId, reason: &str) {
+        self.close_stream(id);
+        if let Some(waiter) = lock(&self.pending).as_mut().and_then(|m| m.remove(id)) {
+            let error = ClientError::InvalidResponse(format!("malformed response: {reason}"));
+            let _ = waiter.send(Err(error));
         }
     }
 
@@ -199,6 +209,13 @@ pub(super) async fn read_messages(
                     method = r.method,
                     "ignoring a request from the server; 2026-07-28 servers use MRTR"
                 )
+            }
+            Err(FrameError::Response {
+                id: Some(id),
+                reason,
+            }) => {
+                tracing::warn!(%id, reason, "malformed response from the server");
+                routes.deliver_malformed(&id, &reason);
             }
             Err(e) => tracing::warn!(error = ?e, "unparseable message from the server"),
         }

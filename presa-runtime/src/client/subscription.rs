@@ -30,7 +30,7 @@ use super::result::expect_complete;
 use super::routing::{Reply, request_id};
 use crate::wire::{
     AcknowledgedParams, DetailedTask, ListenParams, Method, Notification, Outcome, RequestId,
-    ResourceUpdatedParams, SubscriptionFilter, notifications,
+    ResourceUpdatedParams, SubscriptionFilter, notifications, strict,
 };
 
 /// How a [`Subscription`] (or a [`TaskSubscription`]) ended.
@@ -242,7 +242,7 @@ impl Subscription {
                 tracing::debug!(method = n.method, "notification before the acknowledgement");
                 continue;
             }
-            return serde_json::from_value(n.params.unwrap_or(Value::Null)).map_err(|e| {
+            return strict::from_value(n.params.unwrap_or(Value::Null)).map_err(|e| {
                 ClientError::InvalidResponse(format!("malformed acknowledgement: {e}"))
             });
         }
@@ -293,10 +293,10 @@ fn event(notification: Notification) -> Result<Option<SubscriptionEvent>, serde_
         notifications::PROMPTS_LIST_CHANGED => SubscriptionEvent::PromptsListChanged,
         notifications::RESOURCES_LIST_CHANGED => SubscriptionEvent::ResourcesListChanged,
         notifications::RESOURCES_UPDATED => {
-            let ResourceUpdatedParams { uri, .. } = serde_json::from_value(params)?;
+            let ResourceUpdatedParams { uri, .. } = strict::from_value(params)?;
             SubscriptionEvent::ResourceUpdated { uri }
         }
-        notifications::TASKS => SubscriptionEvent::Task(serde_json::from_value(params)?),
+        notifications::TASKS => SubscriptionEvent::Task(strict::from_value(params)?),
         other => {
             tracing::debug!(method = other, "ignoring a subscription notification");
             return Ok(None);

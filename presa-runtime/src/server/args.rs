@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 use super::error::ToolError;
 use super::violation::Violation;
 use crate::schema::ToolParam;
-use crate::wire::CallToolResult;
+use crate::wire::{CallToolResult, strict};
 
 /// A field of the arguments that is missing or has the wrong shape.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,8 +134,10 @@ impl ArgsParser {
         ArgsParser { arguments }
     }
 
-    /// Parses field `name` as `T`. A missing required field is an error; a
-    /// missing optional one parses from `null` (so `Option<T>` gives `None`).
+    /// Parses field `name` as `T`, strictly (an object wherever `T` wants
+    /// a struct). A missing required field is an error; a missing optional
+    /// one parses from `null` (so `Option<T>` gives `None`). The error's
+    /// field is the path to what was wrong: `order.items[1]`.
     pub fn field<T: ToolParam>(&mut self, name: &str, required: bool) -> Result<T, ArgumentError> {
         let value = match self.arguments.remove(name) {
             Some(v) => v,
@@ -147,9 +149,9 @@ impl ArgsParser {
             }
             None => Value::Null,
         };
-        serde_json::from_value(value).map_err(|e| ArgumentError {
-            field: name.to_owned(),
-            reason: e.to_string(),
+        strict::from_value(value).map_err(|e| ArgumentError {
+            field: format!("{name}{}", e.path()),
+            reason: e.message().to_owned(),
         })
     }
 }

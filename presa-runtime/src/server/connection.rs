@@ -3,7 +3,9 @@
 //! The connection is the only place that knows several requests share a
 //! channel: it runs each request on its own tokio task, tracks them by id so
 //! that `notifications/cancelled` can drop the right one, and answers frames
-//! that are not requests at all (`-32700`, `-32600`).
+//! that are not messages at all (`-32700`, `-32600`). A response from the
+//! client, well formed or not, is logged and dropped: JSON-RPC never
+//! answers a response.
 //!
 //! # What a connection holds, and when it stops reading
 //!
@@ -46,7 +48,7 @@ use crate::transport::{FrameChannel, FrameSender, Inbound};
 use crate::util::{Budget, Charge, lock};
 use crate::wire::{
     FrameError, Message, Method, Notification, Request, RequestId, Response, footprint,
-    notifications,
+    notifications, strict,
 };
 
 type InFlight = Arc<Mutex<HashMap<RequestId, Running>>>;
@@ -268,7 +270,7 @@ impl Connection {
         let limit = self.server.max_message_size();
         match inbound {
             Inbound::Frame(frame) if frame.len() <= limit => match frame.parse::<Message>() {
-                Err(e) => self.send(e.to_response().into()).await,
+                Err(e) => self.refuse(e).await,
                 Ok(Message::Request(request)) => {
                     let bytes = request_footprint(&request);
                     self.unpaid = Some(Unpaid { request, bytes });
@@ -284,7 +286,7 @@ impl Connection {
             Inbound::Oversized { limit } => self.refuse_oversized(limit).await,
             Inbound::NotUtf8 => {
                 let error = FrameError::Parse("the message is not valid UTF-8".into());
-                self.send(error.to_response().into()).await;
+                self.refuse(error).await;
             }
         }
         while self.tasks.try_join_next().is_some() {}
@@ -300,7 +302,7 @@ impl Connection {
         }
         let params = notification
             .params
-            .and_then(|p| serde_json::from_value::<notifications::CancelledParams>(p).ok());
+            .and_then(|p| strict::from_value::<notifications::CancelledParams>(p).ok());
         let Some(params) = params else {
             tracing::debug!("ignoring a malformed notifications/cancelled");
             return;
@@ -310,6 +312,18 @@ impl Connection {
         if let Some(running) = lock(&self.in_flight).remove(&id) {
             tracing::debug!(%id, reason = ?params.reason, "cancelling request");
             running.handle.abort();
+        }
+    }
+
+    /// Answers a frame that is no message with the error it deserves; a
+    /// malformed response deserves none.
+    async fn refuse(&self, error: FrameError) {
+        match error.to_response() {
+            Some(reply) => self.send(reply.into()).await,
+            None => tracing::warn!(
+                ?error,
+                "ignoring a malformed response from the client; clients must not send them"
+            ),
         }
     }
 

@@ -23,7 +23,7 @@ use crate::util::{BoxFuture, lock};
 use crate::wire::{
     AbsoluteUrl, ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitAction,
     ElicitRequestParams, Implementation, InputRequest, InputResponse, InputResponses, LoggingLevel,
-    Message, Notification, ProgressToken, Root, notifications,
+    Message, Notification, ProgressToken, Root, notifications, strict,
 };
 
 /// Who sent a request, as far as the server knows it.
@@ -176,7 +176,7 @@ impl Context {
     ) -> InputFuture<Elicitation<T>> {
         let form = FormSchema::of::<T>();
         self.ask_form(key.into(), message.into(), form, |content| {
-            serde_json::from_value(content).ok()
+            strict::from_value(content).ok()
         })
     }
 
@@ -192,7 +192,7 @@ impl Context {
         form: &FormSchema,
     ) -> InputFuture<Elicitation<Map<String, Value>>> {
         self.ask_form(key.into(), message.into(), form.clone(), |content| {
-            serde_json::from_value(content).ok()
+            strict::from_value(content).ok()
         })
     }
 

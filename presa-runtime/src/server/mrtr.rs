@@ -7,6 +7,32 @@
 //! state issued for one request cannot be replayed on another; everything
 //! else is the same for all three, and lives here once, with the context
 //! and the panic guard that prompts and resource reads run with.
+//!
+//! # Which answers reach the handler
+//!
+//! An answer is taken only for a question the server asked, and the only
+//! proof that it asked is a `requestState` it signed: presa sends one with
+//! every `InputRequiredResult`, and a client must echo it on the retry. So
+//! [`gather_answers`], which all three methods call, follows these rules,
+//! in order:
+//!
+//! 1. a request without `requestState` is a first call, to which nothing
+//!    has been asked: its `inputResponses` are ignored (logged at debug),
+//!    and the handler runs with no answers, so a client cannot answer a
+//!    question before the user was shown it;
+//! 2. a `requestState` that fails verification, has expired, or belongs
+//!    to another caller, method, target or set of arguments fails the
+//!    request (`-32602`);
+//! 3. otherwise the handler sees the answers the state carries from
+//!    earlier rounds, and this round's answers to the keys the state lists
+//!    as asked; answers to any other key are ignored (logged at debug).
+//!
+//! The spec backs both "ignored"s: a server "SHOULD ignore any information
+//! it does not recognize or need" in `inputResponses`. An answer that was
+//! asked for but does not fit its question is dropped when the handler
+//! reads it, and the question asked again (`context`). `tasks/update`
+//! keeps the same rule with the task's outstanding keys (see
+//! [`tasks`](super::tasks)).
 
 use std::any::Any;
 use std::future::Future;
@@ -29,8 +55,10 @@ use crate::wire::{
     ErrorObject, InputRequiredResult, InputResponses, Message, RequestMeta, ResultMeta, ResultType,
 };
 
-/// Earlier answers from the verified `requestState`, plus this round's
-/// answers to the keys the last round asked.
+/// The answers a handler runs with, by the rules in the
+/// [module docs](self): none on a first call; on a retry, the earlier
+/// answers from the verified `requestState`, plus this round's answers to
+/// the keys it lists as asked.
 pub(crate) fn gather_answers(
     codec: &StateCodec,
     binding: &CallBinding<'_>,
@@ -39,18 +67,34 @@ pub(crate) fn gather_answers(
 ) -> Result<InputResponses, ErrorObject> {
     let responses = responses.unwrap_or_default();
     let Some(state) = request_state else {
-        return Ok(responses);
+        ignore_unasked(responses.keys(), "the request carries no requestState");
+        return Ok(InputResponses::new());
     };
     let payload = codec
         .open(&state, binding)
         .map_err(|e| invalid_params(format!("Invalid params: {e}")))?;
+    let (asked, unasked): (InputResponses, InputResponses) = responses
+        .into_iter()
+        .partition(|(key, _)| payload.asked.contains(key));
+    ignore_unasked(
+        unasked.keys(),
+        "its requestState does not list them as asked",
+    );
     let mut answers = payload.answers;
-    for (key, value) in responses {
-        if payload.asked.contains(&key) {
-            answers.insert(key, value);
-        }
-    }
+    answers.extend(asked);
     Ok(answers)
+}
+
+/// Logs the keys of answers to questions that were not asked.
+fn ignore_unasked<'a>(keys: impl ExactSizeIterator<Item = &'a String>, why: &str) {
+    if keys.len() > 0 {
+        let keys: Vec<&String> = keys.collect();
+        tracing::debug!(
+            ?keys,
+            why,
+            "ignoring answers to questions that were not asked"
+        );
+    }
 }
 
 /// The response of a finished run: its result (already a complete result

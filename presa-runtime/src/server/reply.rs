@@ -19,6 +19,7 @@ use super::error::Origin;
 use crate::wire::{
     ClientCapabilities, ErrorObject, MissingCapabilityData, RequestId, ResourceNotFoundData,
     Response, TASKS_EXTENSION, TaskLimitScope, TooManyTasksData, UnsupportedVersionData, codes,
+    strict,
 };
 
 /// The response to request `id`: its result or its error.
@@ -35,9 +36,10 @@ pub(crate) fn to_value(result: impl Serialize) -> Value {
     serde_json::to_value(result).expect("results always serialize")
 }
 
-/// Parses a method's params; absent params read as `{}`.
+/// Parses a method's params, strictly (see [`strict`]); absent params
+/// read as `{}`.
 pub(crate) fn parse_params<T: DeserializeOwned>(params: Option<Value>) -> Result<T, ErrorObject> {
-    serde_json::from_value(params.unwrap_or_else(|| Value::Object(Map::new())))
+    strict::from_value(params.unwrap_or_else(|| Value::Object(Map::new())))
         .map_err(|e| invalid_params(format!("Invalid params: {e}")))
 }
 
@@ -142,7 +144,7 @@ pub(crate) fn missing_capability(
 /// The declaration of the Tasks extension, as `requiredCapabilities`.
 pub(crate) fn tasks_capability() -> ClientCapabilities {
     ClientCapabilities {
-        extensions: Some([(TASKS_EXTENSION.to_owned(), Value::Object(Map::new()))].into()),
+        extensions: Some([(TASKS_EXTENSION.to_owned(), Map::new())].into()),
         ..Default::default()
     }
 }

@@ -11,6 +11,9 @@
 //!   and a SHA-256 digest of the canonical arguments,
 //! - an expiry.
 //!
+//! The payload also lists the keys its round asked: the retry's answers to
+//! those keys, and to no others, are taken (see the rules in `mrtr`).
+//!
 //! Format: `base64url(payload JSON) "." base64url(tag)`. The payload is not
 //! secret (it holds the client's own answers), so it is signed, not
 //! encrypted.
@@ -53,7 +56,8 @@ pub(crate) struct StatePayload {
     exp: u64,
     /// Every answer gathered so far, by input key.
     pub answers: InputResponses,
-    /// The keys the last round asked for.
+    /// The keys the last round asked for: the only ones the retry may
+    /// answer.
     pub asked: Vec<String>,
 }
 

@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::reply::{invalid_params, method_not_found, to_value, unsupported_version};
 use crate::wire::{
     ErrorObject, LEGACY_INITIALIZE, Method, Request, RequestMeta, UnsupportedVersionData, codes,
+    strict,
 };
 
 /// A request that passed steps 1 to 3, taken apart.
@@ -33,8 +34,8 @@ pub(crate) fn validate(request: Request, supported: &[String]) -> Result<Validat
                  io.modelcontextprotocol/protocolVersion and clientCapabilities there",
             )
         })?;
-    let meta: RequestMeta = serde_json::from_value(meta)
-        .map_err(|e| invalid_params(format!("Invalid params: `_meta`: {e}")))?;
+    let meta: RequestMeta = strict::from_value(meta)
+        .map_err(|e| invalid_params(format!("Invalid params: {}", e.under("_meta"))))?;
     if !supported.contains(&meta.protocol_version) {
         return Err(unsupported_version(supported, &meta.protocol_version));
     }

@@ -14,7 +14,7 @@ pub const MAX_COMPLETION_VALUES: usize = 100;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompleteParams {
     /// What the argument belongs to.
-    #[serde(rename = "ref")]
+    #[serde(rename = "ref", deserialize_with = "super::strict::object")]
     pub reference: CompletionReference,
     /// The argument being typed, and what has been typed so far.
     pub argument: CompletionArgument,

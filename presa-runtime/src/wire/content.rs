@@ -13,15 +13,20 @@ use super::Icon;
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Content {
     /// Plain text.
+    #[serde(deserialize_with = "super::strict::object")]
     Text(TextContent),
     /// A base64-encoded image.
+    #[serde(deserialize_with = "super::strict::object")]
     Image(MediaContent),
     /// Base64-encoded audio.
+    #[serde(deserialize_with = "super::strict::object")]
     Audio(MediaContent),
     /// A link to a resource the client may read (boxed: it is much the
     /// largest).
+    #[serde(deserialize_with = "super::strict::object")]
     ResourceLink(Box<ResourceLink>),
     /// A resource embedded inline.
+    #[serde(deserialize_with = "super::strict::object")]
     Resource(EmbeddedResource),
 }
 
@@ -192,7 +197,7 @@ pub struct ResourceContents {
     #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
     /// The text or the bytes.
-    #[serde(flatten)]
+    #[serde(flatten, deserialize_with = "super::strict::object")]
     pub body: ResourceBody,
     /// Metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]

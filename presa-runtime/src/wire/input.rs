@@ -7,11 +7,11 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 use super::{
-    AbsoluteUrl, ClientCapabilities, Content, ElicitationCapability, ResultMeta, ResultType,
+    AbsoluteUrl, ClientCapabilities, Content, ElicitationCapability, ResultMeta, ResultType, strict,
 };
 
 /// Method name of an elicitation input request.
@@ -29,12 +29,15 @@ pub type InputResponses = BTreeMap<String, InputResponse>;
 
 /// The client's answer to one [`InputRequest`].
 ///
-/// The wire carries no tag, so the shape decides: `action` makes an
-/// elicitation answer, `role`/`content`/`model` a sampling answer, `roots` a
-/// roots answer. Anything else is kept as [`InputResponse::Other`] rather
-/// than failing the whole request, so that one malformed answer only gets
-/// its question asked again.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// An answer must be an object: anything else is no answer at all, and
+/// fails the request it came in (`-32602`). The object carries no tag, so
+/// its shape decides: `action` makes an elicitation answer, `roots` a roots
+/// answer, `model` a sampling answer, each read
+/// [strictly](super::strict). An object that does not read as the answer
+/// its shape promises is kept as [`InputResponse::Other`] rather than
+/// failing the whole request, so that one malformed answer only gets its
+/// question asked again.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum InputResponse {
     /// Answers `elicitation/create`.
@@ -43,8 +46,32 @@ pub enum InputResponse {
     Sample(Box<CreateMessageResult>),
     /// Answers `roots/list`.
     Roots(ListRootsResult),
-    /// Not a recognizable answer.
-    Other(Value),
+    /// An object that is not a recognizable answer.
+    Other(Map<String, Value>),
+}
+
+impl<'de> Deserialize<'de> for InputResponse {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let answer: Map<String, Value> = strict::object(deserializer)?;
+        Ok(InputResponse::read(answer))
+    }
+}
+
+impl InputResponse {
+    /// The answer `answer`'s shape promises, if it reads as one.
+    fn read(answer: Map<String, Value>) -> Self {
+        let as_answer = |answer: &Map<String, Value>| Value::Object(answer.clone());
+        let parsed = if answer.contains_key("action") {
+            strict::from_value(as_answer(&answer)).map(InputResponse::Elicit)
+        } else if answer.contains_key("roots") {
+            strict::from_value(as_answer(&answer)).map(InputResponse::Roots)
+        } else if answer.contains_key("model") {
+            strict::from_value(as_answer(&answer)).map(|r| InputResponse::Sample(Box::new(r)))
+        } else {
+            return InputResponse::Other(answer);
+        };
+        parsed.unwrap_or(InputResponse::Other(answer))
+    }
 }
 
 impl From<ElicitResult> for InputResponse {
@@ -177,8 +204,8 @@ impl TryFrom<RawInputRequest> for InputRequest {
                 .unwrap_or_else(|| Value::Object(Map::new()))
         };
         Ok(match raw.method.as_str() {
-            ELICITATION_CREATE => InputRequest::Elicit(serde_json::from_value(params())?),
-            SAMPLING_CREATE_MESSAGE => InputRequest::Sample(serde_json::from_value(params())?),
+            ELICITATION_CREATE => InputRequest::Elicit(strict::from_value(params())?),
+            SAMPLING_CREATE_MESSAGE => InputRequest::Sample(strict::from_value(params())?),
             ROOTS_LIST => InputRequest::ListRoots,
             _ => InputRequest::Other {
                 method: raw.method,
@@ -515,21 +542,52 @@ mod tests {
     }
 
     #[test]
-    fn input_responses_classify_by_shape_and_never_fail() {
+    fn input_responses_classify_by_shape_and_keep_odd_objects() {
         let wire = json!({
             "e": {"action": "decline"},
             "s": {"role": "assistant", "content": {"type": "text", "text": "Paris"}, "model": "m"},
             "r": {"roots": [{"uri": "file:///a"}]},
-            "bad": 12345,
-            "odd": {"action": "maybe"}
+            "odd": {"action": "maybe"},
+            "nested": {"roots": [["file:///a", "A"]]},
+            "tagless": {"whatever": true}
         });
-        let parsed: InputResponses = serde_json::from_value(wire.clone()).unwrap();
+        let parsed: InputResponses = strict::from_value(wire.clone()).unwrap();
         assert_eq!(parsed["e"], InputResponse::Elicit(ElicitResult::decline()));
         assert!(matches!(parsed["s"], InputResponse::Sample(ref r) if r.text() == Some("Paris")));
         assert!(matches!(parsed["r"], InputResponse::Roots(ref r) if r.roots.len() == 1));
-        assert_eq!(parsed["bad"], InputResponse::Other(json!(12345)));
-        assert!(matches!(parsed["odd"], InputResponse::Other(_)));
+        // Objects that are no answer are kept, to be asked again; a root
+        // given by position is not read as one.
+        for key in ["odd", "nested", "tagless"] {
+            assert!(matches!(parsed[key], InputResponse::Other(_)), "{key}");
+        }
         assert_eq!(serde_json::to_value(&parsed).unwrap(), wire);
+    }
+
+    #[test]
+    fn an_answer_that_is_not_an_object_is_refused() {
+        for (answer, found) in [
+            (json!(["accept", {"ok": true}]), "an array"),
+            (json!(12345), "a number"),
+            (json!("accept"), "a string"),
+        ] {
+            let error = strict::from_value::<InputResponses>(json!({"k": answer})).unwrap_err();
+            assert_eq!(
+                error.to_string(),
+                format!("`.k`: expected an object, found {found}")
+            );
+        }
+        // Whichever deserializer reads it.
+        assert!(serde_json::from_value::<InputResponse>(json!(["accept", {}])).is_err());
+    }
+
+    #[test]
+    fn sampled_content_given_by_position_is_not_read_as_text() {
+        let answer = json!({"role": "assistant", "content": ["text", "Paris"], "model": "m"});
+        let InputResponse::Sample(reply) = strict::from_value(answer).unwrap() else {
+            panic!("a sampling answer");
+        };
+        assert_eq!(reply.text(), None);
+        assert!(matches!(reply.content, SamplingContent::Raw(_)));
     }
 
     #[test]

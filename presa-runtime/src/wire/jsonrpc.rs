@@ -4,12 +4,26 @@
 //! (request, notification or response) while keeping `params` as raw JSON,
 //! and each method then parses its own params. That keeps a malformed
 //! `params` object a per-request `-32602`, never a whole-frame `-32700`.
+//!
+//! A frame is classified by these rules, in order:
+//!
+//! 1. not JSON → [`FrameError::Parse`] (`-32700`);
+//! 2. not an object → [`FrameError::Invalid`] (`-32600`);
+//! 3. shaped like a response (a `result` or an `error`, and no `method`) →
+//!    a [`Response`], or, when malformed, [`FrameError::Response`], which
+//!    has no error response: JSON-RPC never answers a response, so the
+//!    receiver logs it and drops it;
+//! 4. otherwise a request (with an `id`) or a notification (without), or
+//!    [`FrameError::Invalid`] naming what is wrong, with the id when it
+//!    could be read.
 
 use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+use super::strict;
 
 /// The only JSON-RPC version MCP speaks.
 pub const JSONRPC_VERSION: &str = "2.0";
@@ -199,23 +213,33 @@ pub enum FrameError {
         /// What is wrong.
         reason: String,
     },
+    /// The frame is shaped like a response but is not a valid one. It
+    /// deserves no reply: JSON-RPC never answers a response.
+    Response {
+        /// The id of the request it answers, when it could be read.
+        id: Option<RequestId>,
+        /// What is wrong.
+        reason: String,
+    },
 }
 
 impl FrameError {
-    /// The error response this frame deserves.
-    pub fn to_response(&self) -> Response {
+    /// The error response this frame deserves; `None` for a malformed
+    /// response, which is dropped, never answered.
+    pub fn to_response(&self) -> Option<Response> {
         match self {
-            FrameError::Parse(reason) => Response::error(
+            FrameError::Parse(reason) => Some(Response::error(
                 None,
                 ErrorObject::new(super::codes::PARSE_ERROR, format!("Parse error: {reason}")),
-            ),
-            FrameError::Invalid { id, reason } => Response::error(
+            )),
+            FrameError::Invalid { id, reason } => Some(Response::error(
                 id.clone(),
                 ErrorObject::new(
                     super::codes::INVALID_REQUEST,
                     format!("Invalid request: {reason}"),
                 ),
-            ),
+            )),
+            FrameError::Response { .. } => None,
         }
     }
 }
@@ -231,46 +255,18 @@ impl FromStr for Message {
 }
 
 impl Message {
-    /// Classifies a parsed JSON value as a request, notification or response.
+    /// Classifies a parsed JSON value as a request, notification or
+    /// response. A value shaped like a response (a `result` or an `error`,
+    /// and no `method`) is read as one first, and, when malformed, is a
+    /// [`FrameError::Response`], which is never answered.
     pub fn from_value(value: Value) -> Result<Self, FrameError> {
-        let Value::Object(mut obj) = value else {
+        let Value::Object(obj) = value else {
             return Err(invalid(None, "a message must be a JSON object"));
         };
-        let id = match obj.remove("id") {
-            None => None,
-            Some(Value::Null) => Some(None),
-            Some(raw) => Some(Some(
-                serde_json::from_value::<RequestId>(raw)
-                    .map_err(|_| invalid(None, "`id` must be a string or an integer"))?,
-            )),
-        };
-        let readable_id = id.clone().flatten();
-        if obj.get("jsonrpc").and_then(Value::as_str) != Some(JSONRPC_VERSION) {
-            return Err(invalid(readable_id, "`jsonrpc` must be \"2.0\""));
+        if is_response(&obj) {
+            return parse_response(obj).map(Message::Response);
         }
-        // `params: null` is read as no params, so it meets the same `_meta` check.
-        let params = obj.remove("params").filter(|p| !p.is_null());
-        if params.as_ref().is_some_and(|p| !p.is_object()) {
-            return Err(invalid(readable_id, "`params` must be an object"));
-        }
-        match obj.remove("method") {
-            Some(Value::String(method)) => match id {
-                None => Ok(Message::Notification(Notification {
-                    jsonrpc: JSONRPC_VERSION.to_owned(),
-                    method,
-                    params,
-                })),
-                Some(None) => Err(invalid(None, "a request id must not be null")),
-                Some(Some(id)) => Ok(Message::Request(Request {
-                    jsonrpc: JSONRPC_VERSION.to_owned(),
-                    id,
-                    method,
-                    params,
-                })),
-            },
-            Some(_) => Err(invalid(readable_id, "`method` must be a string")),
-            None => parse_response(id.flatten(), obj),
-        }
+        parse_call(obj)
     }
 
     /// Serializes the message as one line of JSON (no embedded newlines).
@@ -284,28 +280,96 @@ impl Message {
     }
 }
 
-fn parse_response(
-    id: Option<RequestId>,
-    mut obj: Map<String, Value>,
-) -> Result<Message, FrameError> {
+/// A request or a notification, from a frame that is no response.
+fn parse_call(mut obj: Map<String, Value>) -> Result<Message, FrameError> {
+    let id = match obj.remove("id") {
+        None => None,
+        Some(Value::Null) => Some(None),
+        Some(raw) => Some(Some(
+            serde_json::from_value::<RequestId>(raw)
+                .map_err(|_| invalid(None, "`id` must be a string or an integer"))?,
+        )),
+    };
+    let readable_id = id.clone().flatten();
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some(JSONRPC_VERSION) {
+        return Err(invalid(readable_id, "`jsonrpc` must be \"2.0\""));
+    }
+    // `params: null` is read as no params, so it meets the same `_meta` check.
+    let params = obj.remove("params").filter(|p| !p.is_null());
+    if params.as_ref().is_some_and(|p| !p.is_object()) {
+        return Err(invalid(readable_id, "`params` must be an object"));
+    }
+    match obj.remove("method") {
+        Some(Value::String(method)) => match id {
+            None => Ok(Message::Notification(Notification {
+                jsonrpc: JSONRPC_VERSION.to_owned(),
+                method,
+                params,
+            })),
+            Some(None) => Err(invalid(None, "a request id must not be null")),
+            Some(Some(id)) => Ok(Message::Request(Request {
+                jsonrpc: JSONRPC_VERSION.to_owned(),
+                id,
+                method,
+                params,
+            })),
+        },
+        Some(_) => Err(invalid(readable_id, "`method` must be a string")),
+        None => Err(invalid(
+            readable_id,
+            "a message needs `method`, or exactly one of `result` and `error`",
+        )),
+    }
+}
+
+/// Whether `obj` is shaped like a response: a `result` or an `error`, and
+/// no `method`. Such a frame is never answered, well formed or not.
+fn is_response(obj: &Map<String, Value>) -> bool {
+    !obj.contains_key("method") && (obj.contains_key("result") || obj.contains_key("error"))
+}
+
+/// A response, from a frame shaped like one.
+fn parse_response(mut obj: Map<String, Value>) -> Result<Response, FrameError> {
+    let id = match obj.remove("id") {
+        None | Some(Value::Null) => None,
+        Some(raw) => Some(
+            serde_json::from_value::<RequestId>(raw)
+                .map_err(|_| malformed(None, "`id` must be a string or an integer"))?,
+        ),
+    };
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some(JSONRPC_VERSION) {
+        return Err(malformed(id, "`jsonrpc` must be \"2.0\""));
+    }
     let outcome = match (obj.remove("result"), obj.remove("error")) {
         (Some(result), None) => Outcome::Result(result),
-        (None, Some(error)) => Outcome::Error(
-            serde_json::from_value(error)
-                .map_err(|_| invalid(id.clone(), "`error` must have a code and a message"))?,
-        ),
+        (None, Some(error)) => match strict::from_value(error) {
+            Ok(error) => Outcome::Error(error),
+            Err(_) => {
+                return Err(malformed(
+                    id,
+                    "`error` must be an object with a code and a message",
+                ));
+            }
+        },
         _ => {
-            return Err(invalid(
+            return Err(malformed(
                 id,
-                "a message needs `method`, or exactly one of `result` and `error`",
+                "a response has exactly one of `result` and `error`",
             ));
         }
     };
-    Ok(Message::Response(Response {
+    Ok(Response {
         jsonrpc: JSONRPC_VERSION.to_owned(),
         id,
         outcome,
-    }))
+    })
+}
+
+fn malformed(id: Option<RequestId>, reason: &str) -> FrameError {
+    FrameError::Response {
+        id,
+        reason: reason.to_owned(),
+    }
 }
 
 fn invalid(id: Option<RequestId>, reason: &str) -> FrameError {
@@ -375,16 +439,55 @@ mod tests {
         let err = r#"{"jsonrpc":"2.0","id":null,"method":"a"}"#.parse::<Message>().unwrap_err();
         assert!(matches!(err, FrameError::Invalid { id: None, .. }));
         let err = r#"[1]"#.parse::<Message>().unwrap_err();
-        assert_eq!(err.to_response().id, None);
+        assert_eq!(err.to_response().unwrap().id, None);
         let err = r#"{"jsonrpc":"2.0","id":2,"method":"a","params":[1]}"#
             .parse::<Message>()
             .unwrap_err();
-        assert_eq!(err.to_response().id, Some(RequestId::Number(2)));
+        assert_eq!(err.to_response().unwrap().id, Some(RequestId::Number(2)));
+    }
+
+    #[test]
+    fn anything_shaped_like_a_response_is_one_and_never_answered() {
+        for frame in [
+            r#"{"jsonrpc":"2.0","id":1,"error":"boom"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"error":[-32603,"Internal error"]}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}"#,
+            r#"{"jsonrpc":"1.0","id":1,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":{"not":"an id"},"result":{}}"#,
+            r#"{"id":1,"result":{},"params":[1]}"#,
+        ] {
+            let error = frame.parse::<Message>().unwrap_err();
+            assert!(
+                matches!(error, FrameError::Response { .. }),
+                "{frame}: {error:?}"
+            );
+            assert_eq!(error.to_response(), None, "{frame}");
+        }
+        let error = r#"{"jsonrpc":"2.0","id":"x","error":"boom"}"#.parse::<Message>().unwrap_err();
+        assert_eq!(
+            error,
+            FrameError::Response {
+                id: Some(RequestId::from("x")),
+                reason: "`error` must be an object with a code and a message".into()
+            }
+        );
+        // Without `result` or `error`, or with a `method`, it is no response.
+        for frame in [
+            r#"{"jsonrpc":"2.0","id":1}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":7,"result":{}}"#,
+        ] {
+            let error = frame.parse::<Message>().unwrap_err();
+            assert!(
+                matches!(error, FrameError::Invalid { .. }),
+                "{frame}: {error:?}"
+            );
+        }
     }
 
     #[test]
     fn error_response_serializes_null_id() {
-        let line = Message::Response(FrameError::Parse("x".into()).to_response()).to_line();
+        let response = FrameError::Parse("x".into()).to_response().unwrap();
+        let line = Message::Response(response).to_line();
         let v: Value = serde_json::from_str(&line).unwrap();
         assert_eq!(v["id"], Value::Null);
         assert_eq!(v["error"]["code"], json!(-32700));
@@ -393,7 +496,8 @@ mod tests {
     #[test]
     fn an_unknown_id_is_omitted_not_null() {
         // The schema allows `id` to be absent, but never `null`.
-        let line = Message::Response(FrameError::Parse("x".into()).to_response()).to_line();
+        let response = FrameError::Parse("x".into()).to_response().unwrap();
+        let line = Message::Response(response).to_line();
         let v: Value = serde_json::from_str(&line).unwrap();
         assert!(!v.as_object().unwrap().contains_key("id"), "{line}");
         let back: Message = line.parse().unwrap();

@@ -70,12 +70,13 @@ pub struct ClientCapabilities {
     /// The client answers `roots/list`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roots: Option<Map<String, Value>>,
-    /// Extensions by identifier, such as `io.modelcontextprotocol/tasks`.
+    /// Extensions by identifier, such as `io.modelcontextprotocol/tasks`,
+    /// each with its settings object (`{}` for none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub extensions: Option<BTreeMap<String, Value>>,
-    /// Non-standard capabilities.
+    pub extensions: Option<BTreeMap<String, Map<String, Value>>>,
+    /// Non-standard capabilities, each with its settings object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub experimental: Option<BTreeMap<String, Value>>,
+    pub experimental: Option<BTreeMap<String, Map<String, Value>>>,
 }
 
 impl ClientCapabilities {

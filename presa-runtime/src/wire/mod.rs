@@ -7,7 +7,9 @@
 //! - unknown fields are tolerated on input and never invented on output
 //!   (optional fields are skipped when `None`);
 //! - the per-request [`RequestMeta`] is parsed once, before a method's own
-//!   params; a request without its required fields is a `-32602`.
+//!   params; a request without its required fields is a `-32602`;
+//! - what the peer sends is read [`strict`]ly: where the schema says
+//!   object, an array is an error, never a struct read by position.
 
 pub mod codes;
 mod completion;
@@ -26,6 +28,7 @@ mod prompts;
 mod resources;
 pub(crate) mod result;
 mod size;
+pub mod strict;
 mod subscriptions;
 mod tasks;
 mod tools;

@@ -98,7 +98,7 @@ pub struct Task {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DetailedTask {
     /// The task's metadata.
-    #[serde(flatten)]
+    #[serde(flatten, deserialize_with = "super::strict::object")]
     pub task: Task,
     /// Outstanding requests, when `input_required`.
     #[serde(
@@ -123,7 +123,7 @@ pub struct CreateTaskResult {
     #[serde(rename = "resultType")]
     pub result_type: ResultType,
     /// The new task.
-    #[serde(flatten)]
+    #[serde(flatten, deserialize_with = "super::strict::object")]
     pub task: Task,
     /// Carries `serverInfo`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -138,7 +138,7 @@ pub struct GetTaskResult {
     #[serde(rename = "resultType")]
     pub result_type: ResultType,
     /// The task.
-    #[serde(flatten)]
+    #[serde(flatten, deserialize_with = "super::strict::object")]
     pub task: DetailedTask,
     /// Carries `serverInfo`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -171,7 +171,7 @@ pub struct TaskNotificationParams {
     #[serde(rename = "_meta")]
     pub meta: SubscriptionMeta,
     /// The task, as `tasks/get` would return it.
-    #[serde(flatten)]
+    #[serde(flatten, deserialize_with = "super::strict::object")]
     pub task: DetailedTask,
 }
 

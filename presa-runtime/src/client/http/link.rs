@@ -36,8 +36,8 @@ use super::tools::{Known, ToolHeaders};
 use crate::transport::{FrameChannel, FrameSender, Inbound};
 use crate::wire::headers::{self, encode_value};
 use crate::wire::{
-    ErrorObject, META_PROTOCOL_VERSION, Message, Method, Notification, Outcome, Request, RequestId,
-    Response, codes, notifications,
+    ErrorObject, FrameError, META_PROTOCOL_VERSION, Message, Method, Notification, Outcome,
+    Request, RequestId, Response, codes, notifications,
 };
 
 /// Connects the client's end of a frame channel to `endpoint`.
@@ -209,6 +209,10 @@ impl Link {
             match event.data.parse::<Message>() {
                 Ok(Message::Response(response)) => return answering(response, id),
                 Ok(message) => self.deliver(message).await,
+                // The stream answers one request: a malformed response is its answer.
+                Err(FrameError::Response { reason, .. }) => {
+                    return transport_error(id, format!("malformed response: {reason}"));
+                }
                 Err(error) => tracing::debug!(?error, "an event that is not a JSON-RPC message"),
             }
         }

@@ -178,10 +178,7 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         // No client notification means anything over HTTP (cancelling is
         // closing the stream); accepting them is all the spec asks.
         Message::Notification(_) => return StatusCode::ACCEPTED.into_response(),
-        Message::Response(_) => {
-            let error = invalid_request("clients do not send responses");
-            return json_response(&JsonRpcResponse::error(None, error));
-        }
+        Message::Response(_) => return response_refused(),
     };
     let Ok(charge) = budget.try_charge(request_footprint(&request)) else {
         return busy(Some(request.id));
@@ -245,12 +242,26 @@ async fn read_message(body: Body, limit: usize) -> Result<Message, Response> {
         let error = invalid_request(format!("the body exceeds the {limit}-byte limit"));
         with_status(StatusCode::PAYLOAD_TOO_LARGE, error)
     })?;
-    let frame = std::str::from_utf8(&bytes).map_err(|_| {
-        json_response(&FrameError::Parse("the body is not UTF-8".into()).to_response())
-    })?;
-    frame
-        .parse::<Message>()
-        .map_err(|error| json_response(&error.to_response()))
+    let frame = std::str::from_utf8(&bytes)
+        .map_err(|_| refuse_frame(FrameError::Parse("the body is not UTF-8".into())))?;
+    frame.parse::<Message>().map_err(refuse_frame)
+}
+
+/// The answer to a body that is no JSON-RPC message. A malformed response
+/// gets what a well-formed one gets: a POST needs an answer, and this one
+/// answers no request, so it carries no id.
+fn refuse_frame(error: FrameError) -> Response {
+    match error.to_response() {
+        Some(reply) => json_response(&reply),
+        None => response_refused(),
+    }
+}
+
+/// The answer to a POST that carries a response, which clients must not
+/// send.
+fn response_refused() -> Response {
+    let error = invalid_request("clients do not send responses");
+    json_response(&JsonRpcResponse::error(None, error))
 }
 
 /// `503` with `Retry-After`: the server's memory budget has no room.

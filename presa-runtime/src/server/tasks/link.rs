@@ -188,7 +188,7 @@ impl TaskLink {
                 // fit the request: the key is asked again.
                 let answer = answer
                     .parse()
-                    .unwrap_or(InputResponse::Other(serde_json::Value::Null));
+                    .unwrap_or_else(|_| InputResponse::Other(serde_json::Map::new()));
                 return Some((answer, record));
             }
         }

@@ -218,40 +218,83 @@ async fn invalid_answer_content_is_asked_again() {
     }
 }
 
+/// Answers travel by key, with or without a `requestState`: a retry may
+/// answer a question the next round would ask, and an answer under a key
+/// the handler never asks is ignored.
 #[tokio::test]
-async fn unknown_answer_keys_are_ignored() {
+async fn answers_ahead_are_used_and_unknown_keys_ignored() {
     let f = fixture();
     let mut peer = RawPeer::over(&f.server, Wire::InProcess);
     let r1 = peer
         .call(1, elicitation(), json!({"name": "full_name"}))
         .await;
-    // "last" was not asked in this round, so it is not taken.
+    // Only "first" was asked; "last" is answered ahead.
     let retry = json!({"name": "full_name", "requestState": state_of(&r1), "inputResponses": {
         "first": {"action": "accept", "content": {"name": "A"}},
         "last": {"action": "accept", "content": {"name": "B"}},
         "zzz": {"whatever": true}}});
     let r2 = peer.call(2, elicitation(), retry).await;
-    assert_eq!(r2["result"]["resultType"], "input_required");
-    assert!(r2["result"]["inputRequests"]["last"].is_object());
+    assert_eq!(r2["result"]["content"][0]["text"], "A B", "{r2}");
 }
 
-/// A first call carries no `requestState`, so nothing has been asked yet:
-/// the answers it brings are ignored, and the question is asked.
+/// A first call carries no `requestState`, but its answers are used by
+/// key just the same, as the conformance suite's `ignore-extra-params`
+/// expects; the extra ones are ignored.
 #[tokio::test]
-async fn answers_on_a_first_call_are_ignored() {
+async fn answers_on_a_first_call_are_used_by_key() {
     let f = fixture();
     for wire in WIRES {
         let mut peer = RawPeer::over(&f.server, wire);
         let call = json!({"name": "build", "arguments": {"target": "docs"},
-            "inputResponses": {"confirm": {"action": "accept", "content": {"ok": true}}}});
+            "inputResponses": {"confirm": {"action": "accept", "content": {"ok": true}},
+                               "unknown_extra_key": {"action": "accept", "content": {"foo": "bar"}}}});
         let r = peer.call(1, elicitation(), call).await;
-        assert_eq!(r["result"]["resultType"], "input_required", "{wire:?}: {r}");
-        assert!(r["result"]["inputRequests"]["confirm"].is_object());
+        assert_eq!(
+            r["result"]["content"][0]["text"], "built docs",
+            "{wire:?}: {r}"
+        );
     }
 }
 
-/// A retry answers only what its `requestState` lists as asked, so it
-/// cannot replace an answer an earlier round gave.
+/// An answer under a key the handler does not ask this round is not
+/// carried into the next round's state.
+#[tokio::test]
+async fn only_answers_the_handler_used_are_carried() {
+    let f = fixture();
+    let name = |n: &str| json!({"action": "accept", "content": {"name": n}});
+    let mut peer = RawPeer::over(&f.server, Wire::InProcess);
+    // "first" is used and "stray" is not; the round still needs "last".
+    let call = json!({"name": "full_name",
+        "inputResponses": {"first": name("Ada"), "stray": name("x".repeat(1000).as_str())}});
+    let r1 = peer.call(1, elicitation(), call).await;
+    assert_eq!(r1["result"]["resultType"], "input_required", "{r1}");
+    assert!(
+        state_of(&r1).len() < 1000,
+        "the unused answer travels in the state"
+    );
+    let retry = json!({"name": "full_name", "requestState": state_of(&r1),
+        "inputResponses": {"last": name("Lovelace")}});
+    let r2 = peer.call(2, elicitation(), retry).await;
+    assert_eq!(r2["result"]["content"][0]["text"], "Ada Lovelace");
+}
+
+/// An answer over the size limit fails the request, first call or retry.
+#[tokio::test]
+async fn an_answer_over_the_size_limit_is_invalid_params() {
+    let f = common::fixture_with(|b| b.max_answer_size(1024));
+    let mut peer = RawPeer::over(&f.server, Wire::InProcess);
+    let call = json!({"name": "build", "arguments": {"target": "docs"},
+        "inputResponses": {"confirm": {"action": "accept", "content": {"ok": true, "pad": "p".repeat(2000)}}}});
+    let r = peer.call(1, elicitation(), call).await;
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert_eq!(
+        r["error"]["message"],
+        "The answer to `confirm` is 2050 bytes; answers may be at most 1024 bytes"
+    );
+}
+
+/// An answer an earlier round gave travels in the `requestState`, and a
+/// retry cannot replace it.
 #[tokio::test]
 async fn a_retry_cannot_replace_an_earlier_answer() {
     let f = fixture();

@@ -313,6 +313,7 @@ impl ServerBuilder {
             budget,
             connection_budget: self.connection_memory_limit,
             drain_period: self.drain_period,
+            max_answer_bytes: self.max_answer_size,
             extensions: self.extensions,
             engine,
             result_meta,

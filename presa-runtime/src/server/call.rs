@@ -53,6 +53,8 @@ pub(crate) struct CallEnv<'a> {
     pub meta: &'a ResultMeta,
     /// What the model reads of errors tools propagate with `?`.
     pub error_details: ErrorDetails,
+    /// The largest answer accepted, in bytes of JSON.
+    pub max_answer_bytes: usize,
 }
 
 /// How one call runs.
@@ -112,6 +114,7 @@ pub(crate) async fn call_tool(
         &binding,
         params.request_state,
         params.input_responses,
+        env.max_answer_bytes,
     )?;
     let ctx = Context::new(ContextParts {
         info,

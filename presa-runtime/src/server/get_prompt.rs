@@ -47,7 +47,13 @@ pub(crate) async fn get_prompt(
     check_required(&prompt.definition, &arguments)?;
     let bound = as_json(&arguments);
     let binding = CallBinding::new(Method::PromptsGet, caller.subject.as_deref(), &name, &bound);
-    let answers = gather_answers(env.codec, &binding, request_state, input_responses)?;
+    let answers = gather_answers(
+        env.codec,
+        &binding,
+        request_state,
+        input_responses,
+        env.max_answer_bytes,
+    )?;
     let ctx = request_context(env, meta, caller, answers, notifier);
     let outcome = settle(run_caught(prompt.handler.get(ctx.clone(), arguments)).await);
     let verdict = ctx

@@ -10,31 +10,39 @@
 //!
 //! # Which answers reach the handler
 //!
-//! An answer is taken only for a question the server asked, and the only
-//! proof that it asked is a `requestState` it signed: presa sends one with
-//! every `InputRequiredResult`, and a client must echo it on the retry. So
-//! [`gather_answers`], which all three methods call, follows these rules,
-//! in order:
+//! Answers travel by key: the key of the question in an
+//! `InputRequiredResult` is the key of its answer in `inputResponses`, and
+//! a handler reads an answer by asking its question. [`gather_answers`],
+//! which all three methods call, follows these rules, in order, and they
+//! are the same whether or not the request carries a `requestState`:
 //!
-//! 1. a request without `requestState` is a first call, to which nothing
-//!    has been asked: its `inputResponses` are ignored (logged at debug),
-//!    and the handler runs with no answers, so a client cannot answer a
-//!    question before the user was shown it;
+//! 1. an answer larger than the server's limit
+//!    ([`max_answer_size`](super::ServerBuilder::max_answer_size)) fails
+//!    the request (`-32602`), as does an answer that is not an object
+//!    (`wire`);
 //! 2. a `requestState` that fails verification, has expired, or belongs
 //!    to another caller, method, target or set of arguments fails the
 //!    request (`-32602`);
-//! 3. otherwise the handler sees the answers the state carries from
-//!    earlier rounds, and this round's answers to the keys the state lists
-//!    as asked; answers to any other key are ignored (logged at debug).
+//! 3. the answers a verified state carries from earlier rounds are fixed:
+//!    this round's answer under the same key is ignored, so a re-run sees
+//!    what the code before it saw;
+//! 4. every other answer of this round is the handler's, under its key,
+//!    whether an earlier round asked for it or the client answered ahead
+//!    (as the conformance suite's `ignore-extra-params` does); one under a
+//!    key the handler never asks is never read, and is not carried into
+//!    the next round's state.
 //!
-//! The spec backs both "ignored"s: a server "SHOULD ignore any information
-//! it does not recognize or need" in `inputResponses`. An answer that was
-//! asked for but does not fit its question is dropped when the handler
-//! reads it, and the question asked again (`context`). `tasks/update`
-//! keeps the same rule with the task's outstanding keys (see
-//! [`tasks`](super::tasks)).
+//! A client can always answer without showing its user the question, so
+//! answering ahead gives it nothing it did not have; the spec asks a
+//! server to "ignore any information it does not recognize or need",
+//! which rule 4 does. An answer that does not fit its question is dropped
+//! when the handler reads it, and the question asked again (`context`).
+//! `tasks/update` keeps answers to the task's outstanding keys only (see
+//! [`tasks`](super::tasks)): a task asks one question at a time, and its
+//! record must not fill with answers nobody reads.
 
 use std::any::Any;
+use std::collections::btree_map::Entry;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -48,53 +56,50 @@ use super::context::{Context, ContextParts, RequestInfo};
 use super::error::{Failure, ToolError};
 use super::input::Verdict;
 use super::registry::Registry;
-use super::reply::{invalid_params, panic_message, to_value};
+use super::reply::{answer_too_large, invalid_params, panic_message, to_value};
 use super::request_state::{CallBinding, StateCodec};
 use super::state::StateMap;
 use crate::wire::{
     ErrorObject, InputRequiredResult, InputResponses, Message, RequestMeta, ResultMeta, ResultType,
+    json_len,
 };
 
 /// The answers a handler runs with, by the rules in the
-/// [module docs](self): none on a first call; on a retry, the earlier
-/// answers from the verified `requestState`, plus this round's answers to
-/// the keys it lists as asked.
+/// [module docs](self).
 pub(crate) fn gather_answers(
     codec: &StateCodec,
     binding: &CallBinding<'_>,
     request_state: Option<String>,
     responses: Option<InputResponses>,
+    max_answer_bytes: usize,
 ) -> Result<InputResponses, ErrorObject> {
     let responses = responses.unwrap_or_default();
+    if let Some((key, answer)) = responses
+        .iter()
+        .map(|(key, answer)| (key, json_len(answer)))
+        .find(|(_, bytes)| *bytes > max_answer_bytes)
+    {
+        return Err(answer_too_large(key, answer, max_answer_bytes));
+    }
     let Some(state) = request_state else {
-        ignore_unasked(responses.keys(), "the request carries no requestState");
-        return Ok(InputResponses::new());
+        return Ok(responses);
     };
     let payload = codec
         .open(&state, binding)
         .map_err(|e| invalid_params(format!("Invalid params: {e}")))?;
-    let (asked, unasked): (InputResponses, InputResponses) = responses
-        .into_iter()
-        .partition(|(key, _)| payload.asked.contains(key));
-    ignore_unasked(
-        unasked.keys(),
-        "its requestState does not list them as asked",
-    );
     let mut answers = payload.answers;
-    answers.extend(asked);
-    Ok(answers)
-}
-
-/// Logs the keys of answers to questions that were not asked.
-fn ignore_unasked<'a>(keys: impl ExactSizeIterator<Item = &'a String>, why: &str) {
-    if keys.len() > 0 {
-        let keys: Vec<&String> = keys.collect();
-        tracing::debug!(
-            ?keys,
-            why,
-            "ignoring answers to questions that were not asked"
-        );
+    for (key, answer) in responses {
+        match answers.entry(key) {
+            Entry::Vacant(free) => {
+                free.insert(answer);
+            }
+            Entry::Occupied(carried) => tracing::debug!(
+                key = carried.key(),
+                "ignoring an answer to a question an earlier round answered"
+            ),
+        }
     }
+    Ok(answers)
 }
 
 /// The response of a finished run: its result (already a complete result
@@ -109,8 +114,7 @@ pub(crate) fn render(
     match verdict {
         Verdict::Complete(result) => Ok(result),
         Verdict::InputRequired { requests, carried } => {
-            let asked = requests.keys().cloned().collect();
-            let state = codec.seal(binding, carried, asked);
+            let state = codec.seal(binding, carried);
             Ok(to_value(InputRequiredResult {
                 result_type: ResultType::InputRequired,
                 input_requests: Some(requests),
@@ -139,6 +143,8 @@ pub(crate) struct RequestEnv<'a> {
     pub registry: &'a Registry,
     pub codec: &'a StateCodec,
     pub state: &'a Arc<StateMap>,
+    /// The largest answer accepted, in bytes of JSON.
+    pub max_answer_bytes: usize,
     /// The `_meta` of every result (`serverInfo`).
     pub meta: &'a ResultMeta,
 }

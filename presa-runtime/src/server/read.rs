@@ -49,7 +49,13 @@ pub(crate) async fn read_resource(
         &uri,
         &Map::new(),
     );
-    let answers = gather_answers(env.codec, &binding, request_state, input_responses)?;
+    let answers = gather_answers(
+        env.codec,
+        &binding,
+        request_state,
+        input_responses,
+        env.max_answer_bytes,
+    )?;
     let ctx = request_context(env, meta, caller, answers, notifier);
     let request = ReadRequest {
         uri: uri.clone(),

@@ -11,8 +11,8 @@
 //!   and a SHA-256 digest of the canonical arguments,
 //! - an expiry.
 //!
-//! The payload also lists the keys its round asked: the retry's answers to
-//! those keys, and to no others, are taken (see the rules in `mrtr`).
+//! The payload carries the answers the run used, so that a retry cannot
+//! replace them (see the rules in `mrtr`).
 //!
 //! Format: `base64url(payload JSON) "." base64url(tag)`. The payload is not
 //! secret (it holds the client's own answers), so it is signed, not
@@ -37,7 +37,7 @@ use crate::wire::{InputResponses, Method};
 type HmacSha256 = Hmac<Sha256>;
 
 /// Version of the payload layout.
-const FORMAT: u8 = 1;
+const FORMAT: u8 = 2;
 
 /// What a `requestState` proves about the call it came from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -54,11 +54,8 @@ pub(crate) struct StatePayload {
     args: String,
     /// Expiry, milliseconds since the Unix epoch.
     exp: u64,
-    /// Every answer gathered so far, by input key.
+    /// Every answer the run used so far, by input key.
     pub answers: InputResponses,
-    /// The keys the last round asked for: the only ones the retry may
-    /// answer.
-    pub asked: Vec<String>,
 }
 
 /// Why a `requestState` was refused. Each maps to `-32602`.
@@ -113,12 +110,7 @@ impl StateCodec {
         StateCodec { key, ttl }
     }
 
-    pub fn seal(
-        &self,
-        call: &CallBinding<'_>,
-        answers: InputResponses,
-        asked: Vec<String>,
-    ) -> String {
+    pub fn seal(&self, call: &CallBinding<'_>, answers: InputResponses) -> String {
         let payload = StatePayload {
             v: FORMAT,
             m: call.method.as_str().to_owned(),
@@ -127,7 +119,6 @@ impl StateCodec {
             args: call.arguments_digest.clone(),
             exp: now_ms().saturating_add(self.ttl.as_millis() as u64),
             answers,
-            asked,
         };
         let body =
             URL_SAFE_NO_PAD.encode(serde_json::to_vec(&payload).expect("payload serializes"));
@@ -246,11 +237,7 @@ mod tests {
         let codec = StateCodec::new([7; 32], Duration::from_secs(60));
         let a = args(json!({"target": "docs", "n": {"b": 1, "a": 2}}));
         let answers = BTreeMap::from([("k".to_owned(), ElicitResult::decline().into())]);
-        let state = codec.seal(
-            &binding(Some("alice"), &a),
-            answers.clone(),
-            vec!["k".into()],
-        );
+        let state = codec.seal(&binding(Some("alice"), &a), answers.clone());
         let opened = codec.open(&state, &binding(Some("alice"), &a)).unwrap();
         assert_eq!(opened.answers, answers);
 
@@ -275,7 +262,7 @@ mod tests {
     fn a_state_is_bound_to_its_method() {
         let codec = StateCodec::new([7; 32], Duration::from_secs(60));
         let a = args(json!({}));
-        let state = codec.seal(&binding(None, &a), BTreeMap::new(), vec![]);
+        let state = codec.seal(&binding(None, &a), BTreeMap::new());
         let prompt = CallBinding::new(Method::PromptsGet, None, "build", &a);
         assert_eq!(codec.open(&state, &prompt), Err(StateError::Foreign));
     }
@@ -284,7 +271,7 @@ mod tests {
     fn rejects_tampering_and_other_keys() {
         let codec = StateCodec::new([7; 32], Duration::from_secs(60));
         let a = args(json!({}));
-        let state = codec.seal(&binding(None, &a), BTreeMap::new(), vec![]);
+        let state = codec.seal(&binding(None, &a), BTreeMap::new());
         let mut flipped = state.clone().into_bytes();
         flipped[3] ^= 1;
         let flipped = String::from_utf8(flipped).unwrap();
@@ -307,7 +294,7 @@ mod tests {
     fn a_zero_ttl_state_is_already_expired() {
         let codec = StateCodec::new([7; 32], Duration::ZERO);
         let a = args(json!({}));
-        let state = codec.seal(&binding(None, &a), BTreeMap::new(), vec![]);
+        let state = codec.seal(&binding(None, &a), BTreeMap::new());
         assert_eq!(
             codec.open(&state, &binding(None, &a)),
             Err(StateError::Expired)

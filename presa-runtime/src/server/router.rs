@@ -64,6 +64,8 @@ pub(super) struct Shared {
     pub(super) connection_budget: usize,
     /// How long a closed connection's requests may take to finish.
     pub(super) drain_period: Duration,
+    /// The largest answer accepted, in bytes of JSON.
+    pub(super) max_answer_bytes: usize,
     pub(super) extensions: BTreeMap<String, Value>,
     pub(super) engine: Option<Arc<TaskEngine>>,
     /// The `_meta` every result carries: `serverInfo`.
@@ -332,6 +334,7 @@ impl Shared {
             engine: self.engine.as_ref(),
             meta: &self.result_meta,
             error_details: self.error_details,
+            max_answer_bytes: self.max_answer_bytes,
         }
     }
 
@@ -340,6 +343,7 @@ impl Shared {
             registry: &self.registry,
             codec: &self.codec,
             state: &self.state,
+            max_answer_bytes: self.max_answer_bytes,
             meta: &self.result_meta,
         }
     }

@@ -13,8 +13,11 @@
 //! process, so a server whose peer stopped reading still exits once its
 //! drain period is over.
 
+use std::future::Future;
 use std::io::{self, Read, Write};
+use std::pin::Pin;
 use std::process::{ExitStatus, Stdio};
+use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -73,15 +76,17 @@ fn threaded_reader(mut source: impl Read + Send + 'static) -> impl AsyncRead + S
 
 /// `sink` written on a thread of its own, as an async writer: a write
 /// completes once the thread has the bytes, and shutting the writer down
-/// lets the thread flush and end.
+/// completes once the thread has written and flushed them all.
 fn threaded_writer(mut sink: impl Write + Send + 'static) -> impl AsyncWrite + Send + Unpin {
     let (chunks, mut received) = mpsc::channel::<Bytes>(1);
+    let (finished, done) = oneshot::channel();
     let writing = move || {
         while let Some(chunk) = received.blocking_recv() {
             if sink.write_all(&chunk).and_then(|()| sink.flush()).is_err() {
-                return;
+                break;
             }
         }
+        let _ = finished.send(());
     };
     std::thread::Builder::new()
         .name("presa-stdout".into())
@@ -89,7 +94,37 @@ fn threaded_writer(mut sink: impl Write + Send + 'static) -> impl AsyncWrite + S
         .expect("the operating system starts a thread");
     let sender = PollSender::new(chunks)
         .sink_map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the writer thread ended"));
-    SinkWriter::new(CopyToBytes::new(sender))
+    ThreadWriter {
+        chunks: SinkWriter::new(CopyToBytes::new(sender)),
+        done,
+    }
+}
+
+/// The async end of a writer thread.
+struct ThreadWriter<W> {
+    chunks: W,
+    /// Resolves when the thread has written everything and ended.
+    done: oneshot::Receiver<()>,
+}
+
+impl<W: AsyncWrite + Unpin> AsyncWrite for ThreadWriter<W> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        bytes: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.chunks).poll_write(cx, bytes)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.chunks).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<io::Result<()>> {
+        std::task::ready!(Pin::new(&mut self.chunks).poll_shutdown(cx))?;
+        // Ended either way: written out, or the thread gave up on an error.
+        Pin::new(&mut self.done).poll(cx).map(|_| Ok(()))
+    }
 }
 
 /// A server process spawned by a client. Dropping it without

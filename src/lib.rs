@@ -39,11 +39,12 @@
 //!
 //! | module | what it is | uses |
 //! |---|---|---|
+//! | `util` (private) | a poison-tolerant lock, memory budgets in bytes, SHA-256 over JSON | nothing |
 //! | [`wire`] | JSON-RPC and MCP message types, method names, error data | nothing |
 //! | [`schema`] | JSON Schema for tool parameters and elicitation forms | nothing |
-//! | [`transport`] | moving framed messages: in-memory pairs, byte streams, stdio | nothing |
-//! | [`server`] | one request in, notifications and one response out; the task engine | `wire`, `schema`, `transport` |
-//! | [`client`] | requests out, MRTR and tasks driven to the end | `wire`, `transport` |
+//! | [`transport`] | moving framed messages: in-memory pairs, byte streams, stdio | `util` |
+//! | [`server`] | one request in, notifications and one response out; the task engine | `util`, `wire`, `schema`, `transport` |
+//! | [`client`] | requests out, MRTR and tasks driven to the end | `util`, `wire`, `transport` |
 //!
 //! The server and the client know nothing of each other; they meet on the
 //! wire (or on an in-memory channel, [`in_process`]). [`prelude`] holds

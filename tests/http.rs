@@ -552,3 +552,83 @@ async fn the_client_never_calls_a_tool_whose_header_annotation_is_invalid() {
         "the broken tool never reached the server"
     );
 }
+
+/// Signals between a test and [`hold`].
+#[derive(Clone, Default)]
+struct Gate {
+    started: Arc<tokio::sync::Notify>,
+    release: Arc<tokio::sync::Notify>,
+}
+
+/// Holds its request until the test releases it.
+#[tool]
+async fn hold(State(gate): State<Gate>) -> &'static str {
+    gate.started.notify_one();
+    gate.release.notified().await;
+    "released"
+}
+
+/// Adds two numbers.
+#[tool]
+async fn sum(a: i64, b: i64) -> String {
+    (a + b).to_string()
+}
+
+/// With the memory budget taken by a request still running, a POST that
+/// does not fit is answered `503` with `Retry-After` and `-31001`; a small
+/// one still fits, and the room comes back when the running one ends.
+#[tokio::test]
+async fn a_full_memory_budget_answers_503_with_retry_after() {
+    let gate = Gate::default();
+    let server = Server::builder("budget", "1")
+        .tool(HoldTool)
+        .tool(SumTool)
+        .state(gate.clone())
+        .memory_limit(512 * 1024)
+        .build();
+    let url = serve(StreamableHttp::new(server)).await;
+    let heavy = |id: i64, tool: &str, arguments: serde_json::Value| {
+        let mut body = call(id, tool, arguments);
+        body["params"]["_meta"]["com.example/pad"] = json!("p".repeat(300 * 1024));
+        body
+    };
+    let mut running = tokio::spawn({
+        let (url, body) = (url.clone(), heavy(1, "hold", json!({})));
+        async move { status_and_body(post(&url, body, &[]).await).await }
+    });
+    tokio::select! {
+        () = gate.started.notified() => {}
+        outcome = &mut running => panic!("the held request ended: {outcome:?}"),
+    }
+
+    let refused = post(&url, heavy(2, "sum", json!({"a": 1, "b": 2})), &[]).await;
+    assert_eq!(
+        refused
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok()),
+        Some("1")
+    );
+    let (status, body) = status_and_body(refused).await;
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["error"]["code"], -31001, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("memory budget"),
+        "{body}"
+    );
+
+    let small = post(&url, call(3, "sum", json!({"a": 1, "b": 2})), &[]).await;
+    let (status, body) = status_and_body(small).await;
+    assert_eq!(status, 200, "{body}");
+
+    // The running request ends, and its room comes back.
+    gate.release.notify_one();
+    let (status, body) = running.await.unwrap();
+    assert_eq!(status, 200, "{body}");
+    let again = post(&url, heavy(4, "sum", json!({"a": 1, "b": 2})), &[]).await;
+    let (status, body) = status_and_body(again).await;
+    assert_eq!(status, 200, "{body}");
+}

@@ -477,3 +477,59 @@ fn tasks_hold_no_more_than_the_store_and_the_budget_allow() {
         peak / MIB
     );
 }
+
+/// Returns `size` bytes of text, as a task for tasks clients.
+#[tool(task = "optional")]
+async fn produce(size: usize) -> String {
+    "r".repeat(size)
+}
+
+/// A record may weigh `max_record_size`: answers that would take it past
+/// are refused, and the task waits on; a result that would is replaced by
+/// a failure that says so.
+#[test]
+fn what_does_not_fit_a_task_record_is_refused_or_fails_the_task() {
+    let ((refused, waiting, failed), _) = peak_of(async {
+        let server = Server::builder("memory", "1")
+            .tool(BuildTool)
+            .tool(ProduceTool)
+            .tasks(TaskSettings::default().max_record_size(16 * KIB))
+            .build();
+        let mut peer = Peer::new(&server);
+        let created = peer
+            .exchange(call(1, "build", json!({"target": "all"}), true))
+            .await;
+        let task = created["result"]["taskId"].as_str().unwrap().to_owned();
+        until_idle().await;
+        let answer =
+            json!({"action": "accept", "content": {"ok": true, "pad": "q".repeat(20 * KIB)}});
+        let params = json!({"taskId": task, "inputResponses": {"confirm": answer}});
+        let refused = peer
+            .exchange(request(2, "tasks/update", params, true))
+            .await;
+        let waiting = peer
+            .exchange(request(3, "tasks/get", json!({"taskId": task}), true))
+            .await;
+
+        let created = peer
+            .exchange(call(4, "produce", json!({"size": 32 * KIB}), true))
+            .await;
+        let big = created["result"]["taskId"].as_str().unwrap().to_owned();
+        until_idle().await;
+        let failed = peer
+            .exchange(request(5, "tasks/get", json!({"taskId": big}), true))
+            .await;
+        (refused, waiting, failed)
+    });
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert_eq!(
+        refused["error"]["message"],
+        "These answers would take the task past the 16384 bytes it may hold; send smaller ones"
+    );
+    assert_eq!(waiting["result"]["status"], "input_required");
+    assert_eq!(failed["result"]["status"], "failed", "{failed}");
+    assert_eq!(
+        failed["result"]["error"]["message"],
+        "Task record full: the tool's result would take the task past the 16384 bytes it may hold"
+    );
+}

@@ -1653,6 +1653,45 @@ async fn two_listeners_each_see_status_message_changes() {
     }
 }
 
+/// A task may be followed by `max_listeners_per_task` streams; one more
+/// is refused with `-31001`, and ending a stream frees its place.
+#[tokio::test(start_paused = true)]
+async fn a_task_has_at_most_its_limit_of_listeners() {
+    let probe = Probe::default();
+    let server = server_with(TaskSettings::default().max_listeners_per_task(2), &probe);
+    for wire in WIRES {
+        let mut caller = peer_as(&server, None, wire);
+        let task = start(&mut caller, 1, "ask_forever", json!({})).await;
+        let mut watcher = peer_as(&server, None, wire);
+        for id in [5, 6] {
+            let ack = listen(&mut watcher, id, json!([&task]), with_tasks()).await;
+            assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+            watcher.recv().await; // the current state
+        }
+        let refused = listen(&mut watcher, 7, json!([&task]), with_tasks()).await;
+        assert_eq!(error_code(&refused), -31001, "{wire:?} {refused}");
+        assert!(
+            refused["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("already has 2 listeners"),
+            "{refused}"
+        );
+        watcher
+            .send(
+                json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                         "params": {"requestId": 5}}),
+            )
+            .await;
+        let ack = listen(&mut watcher, 8, json!([&task]), with_tasks()).await;
+        assert_eq!(
+            ack["method"], "notifications/subscriptions/acknowledged",
+            "{wire:?}: the cancelled stream's place was not freed: {ack}"
+        );
+        task_request(&mut caller, 2, "tasks/cancel", json!({"taskId": task})).await;
+    }
+}
+
 #[tokio::test]
 async fn listening_needs_the_declaration_and_at_most_100_ids() {
     let probe = Probe::default();

@@ -9,10 +9,10 @@
 //!
 //! | module | what it is | uses |
 //! |---|---|---|
-//! | `util` | small helpers: a poison-tolerant lock, [`BoxFuture`](server::BoxFuture) | nothing |
+//! | `util` | small helpers: a poison-tolerant lock, [`BoxFuture`](server::BoxFuture), memory budgets in bytes, SHA-256 over JSON | nothing |
 //! | [`wire`] | JSON-RPC and MCP message types, method names, error data | nothing |
 //! | [`schema`] | JSON Schema for tool parameters and elicitation forms | nothing |
-//! | [`transport`] | moving framed messages; nothing of servers, clients or tools | nothing |
+//! | [`transport`] | moving framed messages; nothing of servers, clients or tools | `util` |
 //! | [`server`] | turning one request into notifications and a response | `util`, `wire`, `schema`, `transport` |
 //! | [`client`] | the mirror image: requests out, MRTR driven to the end | `util`, `wire`, `transport` |
 //!

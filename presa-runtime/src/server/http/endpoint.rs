@@ -180,10 +180,11 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         Message::Notification(_) => return StatusCode::ACCEPTED.into_response(),
         Message::Response(_) => return response_refused(),
     };
+    // The text is gone once parsed: the parsed form takes its place.
+    drop(body_charge);
     let Ok(charge) = budget.try_charge(request_footprint(&request)) else {
         return busy(Some(request.id));
     };
-    drop(body_charge);
     if let Err(error) = headers::check(&parts.headers, &request, &endpoint.server) {
         return json_response(&JsonRpcResponse::error(Some(request.id), error));
     }

@@ -45,6 +45,35 @@
 //!   background.
 //! - A task belongs to the subject that created it; for anyone else it does
 //!   not exist.
+//!
+//! # Limits, so that no client can fill the server
+//!
+//! Every limit is part of [`TaskSettings`]; the store is handed them as
+//! [`TaskLimits`] with each call that can make it grow.
+//!
+//! - **Running tasks** are counted per subject (`max_tasks_per_subject`),
+//!   and all tasks kept, running or finished, against `max_tasks`. A
+//!   finished task stays readable until its TTL, but is evicted, the
+//!   first to finish first, as soon as a new task needs its room. Only when
+//!   every task kept is running, or the subject is at its quota, is a new
+//!   one refused: an `optional` tool then runs synchronously.
+//! - **Records are weighed** ([`TaskRecord::weight`]: the JSON length of
+//!   what varies) against `max_record_size` for one task and
+//!   `max_store_size` for all, finished tasks again evicted first. The room
+//!   a record has is handed to [`TaskChange::apply`], which refuses answers
+//!   that do not fit (the task waits on) and fails a task whose tool asks
+//!   or returns more than fits, with a message that says so.
+//! - **Answers** are kept as the JSON text they came as ([`StoredAnswer`]),
+//!   at most `max_answer_size` each (`-32602` past it), and parsed only
+//!   when the handler reads them. An answer that does not fit its question
+//!   is asked again under a new key at most `max_reasks` times; then the
+//!   task fails, saying why.
+//! - **Listeners**: at most `max_listeners_per_task` listen streams follow
+//!   one task (`-31001` past it). The engine's own watchers (the runner, a
+//!   parked input) never count.
+//! - **Running handlers** hold the memory budget their request was charged
+//!   (its parsed size) until they end: see
+//!   [`ServerBuilder::memory_limit`](super::ServerBuilder::memory_limit).
 
 mod engine;
 mod link;

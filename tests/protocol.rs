@@ -271,6 +271,59 @@ async fn malformed_frames_get_parse_and_invalid_request_errors() {
     }
 }
 
+/// JSON that is valid but not a request: batches, scalars, nesting past
+/// the parser's depth limit, numbers out of range, ids of the wrong type.
+/// Each gets its own error, and the connection serves on.
+#[tokio::test]
+async fn odd_json_gets_a_clear_error_and_the_connection_serves_on() {
+    let f = fixture();
+    let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    let cases = [
+        (
+            r#"[{"jsonrpc":"2.0","id":1,"method":"server/discover"}]"#,
+            -32600,
+            "a message must be a JSON object",
+        ),
+        (
+            r#""just a string""#,
+            -32600,
+            "a message must be a JSON object",
+        ),
+        (deep.as_str(), -32700, "recursion limit exceeded"),
+        (
+            r#"{"jsonrpc":"2.0","id":1e400,"method":"server/discover"}"#,
+            -32700,
+            "number out of range",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"server/discover"}"#,
+            -32600,
+            "`id` must be a string or an integer",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":null,"method":"server/discover"}"#,
+            -32600,
+            "a request id must not be null",
+        ),
+    ];
+    for wire in WIRES {
+        let mut peer = RawPeer::over(&f.server, wire);
+        for (frame, code, message) in &cases {
+            peer.send_line(*frame).await;
+            let r = peer.recv().await;
+            assert_eq!(error_code(&r), *code, "{wire:?}: {frame:.60} => {r}");
+            assert!(
+                r["error"]["message"].as_str().unwrap().contains(message),
+                "{wire:?}: {frame:.60} => {r}"
+            );
+        }
+        let r = peer
+            .request(9, "server/discover", json!({"_meta": meta(json!({}))}))
+            .await;
+        assert_eq!(r["result"]["resultType"], "complete", "{wire:?}");
+    }
+}
+
 /// JSON-RPC never answers a response: one from the client is dropped,
 /// malformed or not, so the next frame back answers the next request.
 #[tokio::test]

@@ -78,8 +78,8 @@ pub const TASK_PLACEHOLDER: &[u8] = b"@TASK@";
 /// Stands for the latest `requestState` the server issued.
 pub const STATE_PLACEHOLDER: &[u8] = b"@STATE@";
 
-/// What a blank line or a placeholder waits, in virtual time: enough for the server to go
-/// idle, since paused time only moves then.
+/// What a blank line or a placeholder waits, in virtual time: enough for
+/// the server to go idle, since paused time only moves then.
 const IDLE: Duration = Duration::from_millis(1);
 
 /// The virtual time an input may take before it counts as a hang.

@@ -21,6 +21,10 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+#[path = "fuzz.rs"]
+pub mod __fuzz;
 pub mod client;
 pub mod schema;
 pub mod server;

@@ -34,8 +34,19 @@ pub const MAX_MATCHED_URI: usize = 64 * 1024;
 /// value that still lets the rest of the URI match (`a.b` and `c`). The
 /// matcher walks a table of (expression, position) pairs, so its time is
 /// linear in the URI for a given template, whatever the URI holds; a URI
-/// longer than [`MAX_MATCHED_URI`] bytes matches no template. Matched
-/// values are percent-decoded, and must be UTF-8.
+/// longer than [`MAX_MATCHED_URI`] bytes matches no template.
+///
+/// Matched values are percent-decoded so that expanding them gives the
+/// URI back:
+///
+/// 1. A `{var}` value is decoded in full, and must be UTF-8.
+/// 2. A `{+var}` or `{#var}` value keeps, as written, each `%XX` that its
+///    expansion would keep: the escape of an unreserved or reserved
+///    character (`%41`, `%2F`), a `%25` before two hex digits, and bytes
+///    that are not UTF-8. Decoding those would hand the handler a value
+///    whose expansion is another URI (`%25Be` would become `%Be`, which
+///    expands to itself).
+/// 3. Every other `%XX` is decoded: `%20` is a space, `%C3%BC` is `ü`.
 ///
 /// ```
 /// use std::collections::BTreeMap;
@@ -172,7 +183,12 @@ impl UriTemplate {
                         .take_while(|&end| class.allows(units.class(end - 1)))
                         .filter(|&end| finishes[i + 1][end])
                         .last()?;
-                    values.insert((*name).to_owned(), decode(units.text(at, end))?);
+                    let text = units.text(at, end);
+                    let value = match class {
+                        Class::Unreserved => decode(text)?,
+                        Class::Reserved => decode_reserved(text),
+                    };
+                    values.insert((*name).to_owned(), value);
                     at = end;
                 }
             }
@@ -426,6 +442,60 @@ fn decode(text: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+/// `text`, the match of a `{+var}`, decoded as far as its expansion
+/// would encode it again: rules 2 and 3 of [`UriTemplate`]'s matching.
+fn decode_reserved(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if !is_triplet(&bytes[i..]) {
+            // Outside escapes, a reserved match holds ASCII only.
+            out.push(char::from(bytes[i]));
+            i += 1;
+            continue;
+        }
+        let byte = hex(bytes[i + 1]) * 16 + hex(bytes[i + 2]);
+        if byte.is_ascii() {
+            let kept = is_unreserved(byte)
+                || is_reserved(byte)
+                || (byte == b'%' && starts_with_two_hex_digits(&bytes[i + 3..]));
+            if kept {
+                out.push_str(&text[i..i + 3]);
+            } else {
+                out.push(char::from(byte));
+            }
+            i += 3;
+            continue;
+        }
+        // A run of escaped non-ASCII bytes: its UTF-8 characters decoded,
+        // any other byte kept as its escape.
+        let start = i;
+        let mut run = Vec::new();
+        while is_triplet(&bytes[i..]) {
+            let byte = hex(bytes[i + 1]) * 16 + hex(bytes[i + 2]);
+            if byte.is_ascii() {
+                break;
+            }
+            run.push(byte);
+            i += 3;
+        }
+        let mut escape = start;
+        for chunk in run.utf8_chunks() {
+            out.push_str(chunk.valid());
+            escape += 3 * chunk.valid().len();
+            let invalid = 3 * chunk.invalid().len();
+            out.push_str(&text[escape..escape + invalid]);
+            escape += invalid;
+        }
+    }
+    out
+}
+
+fn starts_with_two_hex_digits(bytes: &[u8]) -> bool {
+    matches!(bytes, [a, b, ..] if a.is_ascii_hexdigit() && b.is_ascii_hexdigit())
+}
+
 fn hex(digit: u8) -> u8 {
     match digit {
         b'0'..=b'9' => digit - b'0',
@@ -539,6 +609,34 @@ mod tests {
             ]))
         );
         assert_eq!(repo.matches("git://me/presa"), None);
+    }
+
+    /// Found by the `parsing` fuzz target: `{+a}` matched `%25Be` as
+    /// `%Be`, whose expansion is `%Be`, another URI.
+    #[test]
+    fn a_reserved_match_expands_back_to_its_uri() {
+        let any = template("x:{+a}");
+        let cases = [
+            ("x:%25Be", "%25Be"),
+            ("x:%2541", "%2541"),
+            ("x:%25zz", "%zz"),
+            ("x:%25", "%"),
+            ("x:%25%41", "%%41"),
+            ("x:%41%2F", "%41%2F"),
+            ("x:my%20file", "my file"),
+            ("x:J%C3%BCrgen", "Jürgen"),
+            ("x:%FF%C3%BC%BE", "%FFü%BE"),
+            ("x:%C3", "%C3"),
+        ];
+        for (uri, value) in cases {
+            let values = any.matches(uri).unwrap_or_else(|| panic!("{uri} matches"));
+            assert_eq!(values["a"], value, "the value matched from {uri}");
+            assert_eq!(any.expand(&values), uri, "the expansion of {value:?}");
+        }
+        let fragment = template("x:{#a}");
+        let values = fragment.matches("x:#%25Be%20").expect("a fragment matches");
+        assert_eq!(values["a"], "%25Be ");
+        assert_eq!(fragment.expand(&values), "x:#%25Be%20");
     }
 
     #[test]

@@ -1653,6 +1653,60 @@ async fn two_listeners_each_see_status_message_changes() {
     }
 }
 
+/// An open listen stream holds its request's share of the connection's
+/// memory budget only until it is acknowledged. Found by the `dispatch`
+/// fuzz target: a stream that kept it filled the budget, so the
+/// `tasks/update` that would finish the task it follows was never read,
+/// and the connection never saw its peer close.
+#[tokio::test(start_paused = true)]
+async fn an_open_listen_stream_does_not_keep_the_connection_from_reading() {
+    let probe = Probe::default();
+    let server = server_configured(TaskSettings::default(), &probe, |builder| {
+        builder.connection_memory_limit(32 * 1024)
+    });
+    for wire in WIRES {
+        let mut peer = peer_as(&server, None, wire);
+        let task = start(&mut peer, 1, "build", json!({"target": "web"})).await;
+        until_status(&mut peer, &task, "input_required").await;
+        // Most of the budget: its parsed form is several times its text.
+        let mut meta = common::meta(with_tasks());
+        meta["padding"] = json!(vec!["x"; 2_000]);
+        let listen = json!({"jsonrpc": "2.0", "id": 2, "method": "subscriptions/listen",
+            "params": {"notifications": {"taskIds": [&task]}, "_meta": meta}});
+        peer.send(listen).await;
+        let ack = peer.recv().await;
+        assert_eq!(
+            ack["method"], "notifications/subscriptions/acknowledged",
+            "{ack}"
+        );
+        assert_eq!(peer.recv().await["params"]["status"], "input_required");
+
+        let answer = json!({"confirm": {"action": "accept", "content": {"ok": true}}});
+        let mut meta = common::meta(with_tasks());
+        meta["padding"] = json!(vec!["x"; 2_000]);
+        let update = json!({"jsonrpc": "2.0", "id": 3, "method": "tasks/update",
+            "params": {"taskId": &task, "inputResponses": answer, "_meta": meta}});
+        peer.send(update).await;
+        let mut seen = Vec::new();
+        while seen.len() < 2 {
+            let message = peer
+                .recv_within(Duration::from_secs(60))
+                .await
+                .unwrap_or_else(|| panic!("{wire:?}: the update was never read; saw {seen:?}"));
+            seen.push(message);
+        }
+        assert!(
+            seen.iter().any(|m| m["id"] == 3 && m["result"].is_object()),
+            "{wire:?}: the update is answered: {seen:?}"
+        );
+        assert!(
+            seen.iter().any(|m| m["params"]["status"] == "working"
+                || m["params"]["status"] == "completed"),
+            "{wire:?}: the stream follows the task on: {seen:?}"
+        );
+    }
+}
+
 /// A task may be followed by `max_listeners_per_task` streams; one more
 /// is refused with `-31001`, and ending a stream frees its place.
 #[tokio::test(start_paused = true)]

@@ -23,7 +23,11 @@
 //!    meanwhile); past a backlog as long again, the connection stops
 //!    reading too;
 //! 4. it runs, holding its charge until its handler ends (a call that
-//!    becomes a task keeps the server's part while the task runs);
+//!    becomes a task keeps the server's part while the task runs); a
+//!    `subscriptions/listen` stream holds it only until it is
+//!    acknowledged, since it ends only when the client ends it, and
+//!    holding it longer would let open streams stop the connection from
+//!    reading the request that lets them end;
 //! 5. every message it sends is charged by its length until the transport
 //!    has written it, without waiting (rule 3 of the budget), so a peer
 //!    that does not read stops the reading of its own requests.

@@ -220,7 +220,8 @@ impl Server {
                     offers: registry.offers(),
                     changes: registry.subscribe(),
                 };
-                listen(env, id, params, meta, caller)
+                let charge = charge.take().unwrap_or_else(Charge::none);
+                listen(env, id, params, meta, caller, charge)
             }
             Method::TasksGet => self.on_task(TaskOperation::Get, id, params, meta, &caller),
             Method::TasksUpdate => self.on_task(TaskOperation::Update, id, params, meta, &caller),

@@ -50,6 +50,7 @@ use super::registry::Offers;
 use super::reply::{invalid_params, parse_params, tasks_not_declared, to_value};
 use super::stream::{Ending, ResponseStream};
 use super::tasks::{TaskEngine, TaskRecord, TaskWatch};
+use crate::util::Charge;
 use crate::wire::{
     AcknowledgedParams, EmptyResult, ErrorObject, ListenParams, Message, Method, Notification,
     RequestId, RequestMeta, Response, ResultMeta, ResultType, SubscriptionFilter, SubscriptionMeta,
@@ -78,17 +79,25 @@ pub(crate) struct ListenEnv {
 }
 
 /// Answers `subscriptions/listen` request `id`.
+///
+/// `charge`, the request's share of the memory budget, is held only until
+/// the stream is acknowledged: from then on the stream holds its filter,
+/// not the request, and it ends only when the client ends it, so holding
+/// the charge would let open streams keep the connection from reading the
+/// very request (a `tasks/update`, a cancellation's successor) that would
+/// let them end.
 pub(crate) fn listen(
     env: ListenEnv,
     id: RequestId,
     params: Option<serde_json::Value>,
     meta: RequestMeta,
     caller: Caller,
+    charge: Charge,
 ) -> ResponseStream {
     let (tx, rx) = mpsc::channel(BUFFER);
     let handler = async move {
         let result_meta = env.meta.clone();
-        match run(env, &id, params, &meta, &caller, &tx).await {
+        match run(env, &id, params, &meta, &caller, &tx, charge).await {
             Ok(()) => Ending {
                 response: Response::result(id.clone(), closing_result(&result_meta, &id)),
                 trailer: Some(teardown(&id)),
@@ -108,6 +117,7 @@ async fn run(
     meta: &RequestMeta,
     caller: &Caller,
     tx: &mpsc::Sender<Message>,
+    charge: Charge,
 ) -> Result<(), ErrorObject> {
     let ListenParams { notifications } = parse_params(params)?;
     let subscription = SubscriptionMeta {
@@ -129,6 +139,7 @@ async fn run(
     if tx.send(ack.into()).await.is_err() {
         return Ok(());
     }
+    drop(charge);
     follow(tasks, &interests, env.changes, &subscription, tx).await;
     Ok(())
 }

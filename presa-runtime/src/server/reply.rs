@@ -16,6 +16,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::error::Origin;
+use crate::wire::legacy::render::RESOURCE_NOT_FOUND_MESSAGE;
 use crate::wire::{
     ClientCapabilities, ErrorObject, MissingCapabilityData, RequestId, ResourceNotFoundData,
     Response, TASKS_EXTENSION, TaskLimitScope, TooManyTasksData, UnsupportedVersionData, codes,
@@ -74,7 +75,7 @@ pub(crate) fn unknown_prompt(name: &str) -> ErrorObject {
 /// `-32602` for a `resources/read` of a URI that names no resource, with
 /// the URI as `data`, as the spec asks.
 pub(crate) fn resource_not_found(uri: &str) -> ErrorObject {
-    resource_refused(uri, format!("Resource not found: `{uri}`"))
+    resource_refused(uri, format!("{RESOURCE_NOT_FOUND_MESSAGE}: `{uri}`"))
 }
 
 /// `-32602` refusing the read of `uri` with `message`; `data` names the

@@ -1,5 +1,6 @@
 //! Wire types of MCP 2026-07-28: serde structs for every message presa sends
-//! or receives.
+//! or receives; [`legacy`] holds what the session-based revisions
+//! (2025-11-25 and earlier) shape differently.
 //!
 //! This layer knows nothing of transports, tools or the task engine. Its rules:
 //!
@@ -20,6 +21,7 @@ pub mod headers;
 mod icon;
 mod input;
 mod jsonrpc;
+pub mod legacy;
 mod meta;
 mod method;
 pub mod notifications;

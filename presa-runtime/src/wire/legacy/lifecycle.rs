@@ -1,0 +1,275 @@
+//! The legacy handshake and the session-wide requests: `initialize` and
+//! its result, `notifications/initialized`, `ping`, `logging/setLevel`,
+//! `resources/subscribe` and `resources/unsubscribe`.
+//!
+//! What `initialize` declares holds for the whole session: the client's
+//! capabilities here are what a modern client repeats in every request's
+//! `_meta`, so [`LegacyClientCapabilities::to_modern`] turns them into the
+//! [`ClientCapabilities`] the rest of presa reads.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::wire::{
+    ClientCapabilities, ElicitationCapability, Implementation, LoggingLevel, PromptsCapability,
+    ResourcesCapability, ServerCapabilities, ToolsCapability,
+};
+
+/// Params of `initialize`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InitializeParams {
+    /// The newest version the client speaks.
+    #[serde(rename = "protocolVersion")]
+    pub protocol_version: String,
+    /// What the client can do, for the whole session.
+    pub capabilities: LegacyClientCapabilities,
+    /// The client's name and version.
+    #[serde(rename = "clientInfo")]
+    pub client_info: Implementation,
+    /// Request metadata (a progress token).
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// A legacy client's capabilities, as `initialize` declares them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LegacyClientCapabilities {
+    /// The client answers `elicitation/create`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation: Option<ElicitationCapability>,
+    /// The client answers `sampling/createMessage`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<Map<String, Value>>,
+    /// The client answers `roots/list` (`listChanged` when it announces
+    /// changes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roots: Option<Map<String, Value>>,
+    /// The client runs the server's requests as tasks (2025-11-25); presa
+    /// never asks it to, and keeps the declaration as it came.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<Map<String, Value>>,
+    /// Non-standard capabilities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experimental: Option<BTreeMap<String, Map<String, Value>>>,
+}
+
+impl LegacyClientCapabilities {
+    /// The same declaration as a modern request's `clientCapabilities`.
+    /// Legacy tasks are asked for per request (the `task` param), not
+    /// declared, so no extension appears.
+    pub fn to_modern(&self) -> ClientCapabilities {
+        ClientCapabilities {
+            elicitation: self.elicitation.clone(),
+            sampling: self.sampling.clone(),
+            roots: self.roots.clone(),
+            extensions: None,
+            experimental: self.experimental.clone(),
+        }
+    }
+}
+
+/// What a legacy server offers, as its `InitializeResult` declares it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LegacyServerCapabilities {
+    /// The server has tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<ToolsCapability>,
+    /// The server has prompts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<PromptsCapability>,
+    /// The server has resources; `subscribe` when `resources/subscribe`
+    /// works.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ResourcesCapability>,
+    /// The server completes arguments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completions: Option<Map<String, Value>>,
+    /// The server sends `notifications/message` at the session's level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logging: Option<Map<String, Value>>,
+    /// The server runs requests as tasks (2025-11-25).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<ServerTasksCapability>,
+    /// Non-standard capabilities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experimental: Option<BTreeMap<String, Value>>,
+}
+
+impl LegacyServerCapabilities {
+    /// The legacy declaration of what `modern` offers: the same lists, no
+    /// extensions (they have no legacy form), and `tasks` as given.
+    pub fn from_modern(modern: ServerCapabilities, tasks: Option<ServerTasksCapability>) -> Self {
+        LegacyServerCapabilities {
+            tools: modern.tools,
+            prompts: modern.prompts,
+            resources: modern.resources,
+            completions: modern.completions,
+            logging: modern.logging,
+            tasks,
+            experimental: modern.experimental,
+        }
+    }
+}
+
+/// The server's `tasks` capability (2025-11-25).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerTasksCapability {
+    /// `tasks/list` works.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list: Option<Map<String, Value>>,
+    /// `tasks/cancel` works.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancel: Option<Map<String, Value>>,
+    /// Which requests may be task-augmented.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<ServerTaskRequests>,
+}
+
+impl ServerTasksCapability {
+    /// Task-augmented `tools/call`, with `tasks/cancel`, and `tasks/list`
+    /// when `list`.
+    pub fn tool_calls(list: bool) -> Self {
+        ServerTasksCapability {
+            list: list.then(Map::new),
+            cancel: Some(Map::new()),
+            requests: Some(ServerTaskRequests {
+                tools: Some(ToolTaskRequests {
+                    call: Some(Map::new()),
+                }),
+            }),
+        }
+    }
+
+    /// Whether `tools/call` may be task-augmented.
+    pub fn allows_tool_calls(&self) -> bool {
+        self.requests
+            .as_ref()
+            .and_then(|r| r.tools.as_ref())
+            .is_some_and(|t| t.call.is_some())
+    }
+}
+
+/// The request kinds a server runs as tasks.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerTaskRequests {
+    /// Tool requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<ToolTaskRequests>,
+}
+
+/// The tool requests a server runs as tasks.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ToolTaskRequests {
+    /// `tools/call`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<Map<String, Value>>,
+}
+
+/// The result of `initialize`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InitializeResult {
+    /// The version the session speaks: the client's, if the server
+    /// speaks it, else the server's newest.
+    #[serde(rename = "protocolVersion")]
+    pub protocol_version: String,
+    /// What the server offers.
+    pub capabilities: LegacyServerCapabilities,
+    /// The server's name and version.
+    #[serde(rename = "serverInfo")]
+    pub server_info: Implementation,
+    /// Guidance for the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// Params of `logging/setLevel`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SetLevelParams {
+    /// The lowest level the client wants to see from now on.
+    pub level: LoggingLevel,
+}
+
+/// Params of `resources/subscribe` and `resources/unsubscribe`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SubscribeParams {
+    /// The resource.
+    pub uri: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::legacy::schema_check::assert_valid;
+    use crate::wire::strict;
+    use serde_json::json;
+
+    #[test]
+    fn an_initialize_result_matches_the_legacy_schema() {
+        let modern = ServerCapabilities {
+            tools: Some(ToolsCapability {
+                list_changed: Some(true),
+            }),
+            resources: Some(ResourcesCapability {
+                list_changed: Some(true),
+                subscribe: Some(true),
+            }),
+            logging: Some(Map::new()),
+            extensions: Some([("x.y/z".to_owned(), json!({}))].into()),
+            ..Default::default()
+        };
+        let result = InitializeResult {
+            protocol_version: "2025-11-25".into(),
+            capabilities: LegacyServerCapabilities::from_modern(
+                modern,
+                Some(ServerTasksCapability::tool_calls(true)),
+            ),
+            server_info: Implementation::new("s", "1"),
+            instructions: Some("be kind".into()),
+            meta: None,
+        };
+        let value = serde_json::to_value(&result).unwrap();
+        assert_valid("InitializeResult", &value);
+        assert!(value["capabilities"].get("extensions").is_none());
+        assert_eq!(
+            value["capabilities"]["tasks"]["requests"]["tools"]["call"],
+            json!({})
+        );
+        let back: InitializeResult = strict::from_value(value).unwrap();
+        assert!(back.capabilities.tasks.unwrap().allows_tool_calls());
+    }
+
+    #[test]
+    fn initialize_params_parse_and_serialize_to_the_legacy_schema() {
+        let wire = json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": {
+                "roots": {"listChanged": true},
+                "sampling": {},
+                "elicitation": {"form": {}, "url": {}},
+                "tasks": {"requests": {"elicitation": {"create": {}}}}
+            },
+            "clientInfo": {"name": "c", "version": "1"}
+        });
+        let params: InitializeParams = strict::from_value(wire.clone()).unwrap();
+        let modern = params.capabilities.to_modern();
+        assert!(modern.supports_form_elicitation() && modern.supports_url_elicitation());
+        assert!(modern.sampling.is_some() && modern.roots.is_some());
+        assert!(modern.extensions.is_none());
+        let request = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": serde_json::to_value(&params).unwrap()});
+        assert_valid("InitializeRequest", &request);
+    }
+
+    #[test]
+    fn set_level_and_subscribe_params_read_strictly() {
+        let level: SetLevelParams = strict::from_value(json!({"level": "warning"})).unwrap();
+        assert_eq!(level.level, LoggingLevel::Warning);
+        assert!(strict::from_value::<SetLevelParams>(json!({"level": "loud"})).is_err());
+        assert!(strict::from_value::<SubscribeParams>(json!(["file:///a"])).is_err());
+    }
+}

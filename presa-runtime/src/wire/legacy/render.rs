@@ -1,0 +1,196 @@
+//! A modern result or error in legacy clothes.
+//!
+//! The 2026-07-28 result shapes are the legacy ones plus fields, so a
+//! result becomes legacy by taking away, by these rules:
+//!
+//! 1. the result's modern-only members go: `resultType`, the caching hints
+//!    `ttlMs` and `cacheScope`, and the MRTR members `inputRequests` and
+//!    `requestState` ([`MODERN_ONLY_FIELDS`]);
+//! 2. so do the modern `io.modelcontextprotocol/*` keys of its `_meta`
+//!    ([`MODERN_META_KEYS`]; a legacy session learnt the server's identity
+//!    from `initialize`), and `_meta` itself when nothing else is left;
+//!    every other `_meta` key passes through untouched;
+//! 3. a tool listing gains `execution.taskSupport` ([`legacy_tool`]);
+//! 4. an error keeps its message but takes the legacy code where the eras
+//!    differ ([`legacy_error`]): a missing resource is `-32002`, and a
+//!    missing client capability, which has no code of its own before
+//!    2026-07-28, is `-32600` without the modern `data`.
+//!
+//! The legacy result shapes allow extra members, so the schema alone would
+//! not catch a leak: these rules are what keep the eras apart.
+
+use serde_json::{Map, Value};
+
+use super::tasks::{TaskSupport, ToolExecution};
+use crate::wire::{
+    ErrorObject, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION,
+    META_SERVER_INFO, META_SUBSCRIPTION_ID, codes,
+};
+
+/// Result members only the modern era has.
+pub const MODERN_ONLY_FIELDS: [&str; 5] = [
+    "resultType",
+    "ttlMs",
+    "cacheScope",
+    "inputRequests",
+    "requestState",
+];
+
+/// `_meta` keys only the modern era has.
+pub const MODERN_META_KEYS: [&str; 6] = [
+    META_SERVER_INFO,
+    META_SUBSCRIPTION_ID,
+    META_PROTOCOL_VERSION,
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+];
+
+/// How the message of a "no such resource" error starts, in both eras:
+/// the one `-32602` with a `uri` that a legacy peer reads as `-32002`.
+pub const RESOURCE_NOT_FOUND_MESSAGE: &str = "Resource not found";
+
+/// `result` without its modern-only members (rules 1 and 2).
+pub fn legacy_result(result: Value) -> Value {
+    let Value::Object(mut members) = result else {
+        return result;
+    };
+    for field in MODERN_ONLY_FIELDS {
+        members.remove(field);
+    }
+    strip_modern_meta(&mut members);
+    Value::Object(members)
+}
+
+/// Takes the modern keys out of `object`'s `_meta`, and `_meta` out when
+/// it is left empty.
+pub fn strip_modern_meta(object: &mut Map<String, Value>) {
+    let Some(Value::Object(meta)) = object.get_mut("_meta") else {
+        return;
+    };
+    for key in MODERN_META_KEYS {
+        meta.remove(key);
+    }
+    if meta.is_empty() {
+        object.remove("_meta");
+    }
+}
+
+/// A modern tool listing as a legacy one, declaring `support` (rule 3).
+pub fn legacy_tool(tool: Value, support: TaskSupport) -> Value {
+    let Value::Object(mut members) = tool else {
+        return tool;
+    };
+    let execution = ToolExecution {
+        task_support: Some(support),
+    };
+    members.insert(
+        "execution".into(),
+        serde_json::to_value(execution).expect("an execution serializes"),
+    );
+    Value::Object(members)
+}
+
+/// `error` with the code a legacy peer expects (rule 4).
+pub fn legacy_error(error: ErrorObject) -> ErrorObject {
+    match error.code {
+        codes::MISSING_REQUIRED_CLIENT_CAPABILITY => {
+            ErrorObject::new(codes::INVALID_REQUEST, error.message)
+        }
+        codes::INVALID_PARAMS if is_missing_resource(&error) => ErrorObject {
+            code: codes::LEGACY_RESOURCE_NOT_FOUND,
+            ..error
+        },
+        _ => error,
+    }
+}
+
+fn is_missing_resource(error: &ErrorObject) -> bool {
+    error.message.starts_with(RESOURCE_NOT_FOUND_MESSAGE)
+        && error.data.as_ref().is_some_and(|d| d.get("uri").is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::legacy::schema_check::assert_valid;
+    use crate::wire::{
+        CacheScope, CallToolResult, Content, ListToolsResult, ResultMeta, ResultType, Tool,
+    };
+    use serde_json::json;
+
+    fn server_meta() -> ResultMeta {
+        let mut meta = ResultMeta {
+            server_info: Some(crate::wire::Implementation::new("s", "1")),
+            ..Default::default()
+        };
+        meta.other.insert("com.example/trace".into(), json!("t1"));
+        meta
+    }
+
+    #[test]
+    fn a_tool_result_loses_its_modern_members_and_keeps_foreign_meta() {
+        let result = CallToolResult {
+            result_type: ResultType::Complete,
+            content: vec![Content::text("hi")],
+            meta: Some(server_meta()),
+            ..Default::default()
+        };
+        let legacy = legacy_result(serde_json::to_value(result).unwrap());
+        assert_valid("CallToolResult", &legacy);
+        assert!(legacy.get("resultType").is_none());
+        assert_eq!(legacy["_meta"], json!({"com.example/trace": "t1"}));
+    }
+
+    #[test]
+    fn a_tool_list_loses_caching_hints_and_gains_execution() {
+        let tool = Tool {
+            name: "t".into(),
+            title: None,
+            description: None,
+            input_schema: json!({"type": "object"}),
+            output_schema: None,
+            annotations: None,
+            meta: None,
+        };
+        let tool = legacy_tool(serde_json::to_value(tool).unwrap(), TaskSupport::Required);
+        let list = ListToolsResult {
+            result_type: ResultType::Complete,
+            tools: vec![],
+            next_cursor: None,
+            ttl_ms: 0,
+            cache_scope: CacheScope::Public,
+            meta: Some(ResultMeta {
+                server_info: Some(crate::wire::Implementation::new("s", "1")),
+                ..Default::default()
+            }),
+        };
+        let mut legacy = legacy_result(serde_json::to_value(list).unwrap());
+        legacy["tools"] = json!([tool]);
+        assert_valid("ListToolsResult", &legacy);
+        for gone in ["resultType", "ttlMs", "cacheScope", "_meta"] {
+            assert!(legacy.get(gone).is_none(), "{gone}");
+        }
+        assert_eq!(legacy["tools"][0]["execution"]["taskSupport"], "required");
+    }
+
+    #[test]
+    fn errors_take_the_legacy_codes() {
+        let missing = ErrorObject::new(codes::INVALID_PARAMS, "Resource not found: `x`")
+            .with_data(json!({"uri": "x"}));
+        let legacy = legacy_error(missing);
+        assert_eq!(legacy.code, codes::LEGACY_RESOURCE_NOT_FOUND);
+        assert_eq!(legacy.data, Some(json!({"uri": "x"})));
+        let refused =
+            ErrorObject::new(codes::INVALID_PARAMS, "no such user").with_data(json!({"uri": "x"}));
+        assert_eq!(legacy_error(refused).code, codes::INVALID_PARAMS);
+        let capability = ErrorObject::new(codes::MISSING_REQUIRED_CLIENT_CAPABILITY, "needs roots")
+            .with_data(json!({"requiredCapabilities": {"roots": {}}}));
+        let legacy = legacy_error(capability);
+        assert_eq!(legacy.code, codes::INVALID_REQUEST);
+        assert_eq!(legacy.message, "needs roots");
+        assert_eq!(legacy.data, None);
+        let response = json!({"jsonrpc": "2.0", "id": 1, "error": legacy});
+        assert_valid("JSONRPCErrorResponse", &response);
+    }
+}

@@ -1,0 +1,271 @@
+//! Tasks as 2025-11-25 defines them in the core protocol.
+//!
+//! The same task, in other clothes than the modern extension's
+//! ([`crate::wire::Task`]):
+//!
+//! - the fields are `ttl` and `pollInterval` (not `ttlMs`,
+//!   `pollIntervalMs`), and there is no `resultType`;
+//! - `CreateTaskResult` nests the task under `task`; `tasks/get` and
+//!   `tasks/cancel` return it flat;
+//! - a task's outcome is not part of its state: `tasks/result` waits for
+//!   it and returns exactly what the request would have;
+//! - a client asks for a task per request, with a `task` param, on a tool
+//!   whose `execution.taskSupport` allows it.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::wire::{Task, TaskStatus};
+
+/// `_meta` key tying a message to its task.
+pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+
+/// A task, in 2025-11-25 fields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LegacyTask {
+    /// The server-generated id.
+    #[serde(rename = "taskId")]
+    pub task_id: String,
+    /// The current status.
+    pub status: TaskStatus,
+    /// A human-readable note on the status.
+    #[serde(
+        rename = "statusMessage",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub status_message: Option<String>,
+    /// ISO 8601 creation time.
+    #[serde(rename = "createdAt")]
+    pub created_at: String,
+    /// ISO 8601 time of the last change.
+    #[serde(rename = "lastUpdatedAt")]
+    pub last_updated_at: String,
+    /// Milliseconds from creation the task is kept; `null` for ever.
+    /// Always present on the wire.
+    pub ttl: Option<u64>,
+    /// How often to poll, in milliseconds.
+    #[serde(
+        rename = "pollInterval",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub poll_interval: Option<u64>,
+}
+
+impl From<Task> for LegacyTask {
+    fn from(task: Task) -> Self {
+        LegacyTask {
+            task_id: task.task_id,
+            status: task.status,
+            status_message: task.status_message,
+            created_at: task.created_at,
+            last_updated_at: task.last_updated_at,
+            ttl: task.ttl_ms,
+            poll_interval: task.poll_interval_ms,
+        }
+    }
+}
+
+/// The answer to a task-augmented request: the new task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CreateTaskResult {
+    /// The task.
+    #[serde(deserialize_with = "crate::wire::strict::object")]
+    pub task: LegacyTask,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// The answer to `tasks/get` and `tasks/cancel`: the task, flat.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GetTaskResult {
+    /// The task.
+    #[serde(flatten, deserialize_with = "crate::wire::strict::object")]
+    pub task: LegacyTask,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// The answer to `tasks/cancel`: the task as it now is.
+pub type CancelTaskResult = GetTaskResult;
+
+/// The answer to `tasks/list`: one page of the caller's tasks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ListTasksResult {
+    /// This page.
+    pub tasks: Vec<LegacyTask>,
+    /// Where the next page starts; absent on the last.
+    #[serde(
+        rename = "nextCursor",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub next_cursor: Option<String>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// The `task` param that asks for a request to run as a task.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskParams {
+    /// How long to keep the task, in milliseconds; the server may choose
+    /// another.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl: Option<u64>,
+}
+
+/// Params of `tasks/list`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ListTasksParams {
+    /// Where to continue.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+}
+
+/// The value of the [`RELATED_TASK`] `_meta` key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RelatedTask {
+    /// The task.
+    #[serde(rename = "taskId")]
+    pub task_id: String,
+}
+
+impl RelatedTask {
+    /// A `_meta` object holding only this key.
+    pub fn meta(task_id: &str) -> Map<String, Value> {
+        let related = RelatedTask {
+            task_id: task_id.to_owned(),
+        };
+        let value = serde_json::to_value(related).expect("a related task serializes");
+        Map::from_iter([(RELATED_TASK.to_owned(), value)])
+    }
+
+    /// The task a `_meta` object names, if any.
+    pub fn in_meta(meta: &Map<String, Value>) -> Option<String> {
+        let related = meta.get(RELATED_TASK)?.clone();
+        crate::wire::strict::from_value::<RelatedTask>(related)
+            .ok()
+            .map(|r| r.task_id)
+    }
+}
+
+/// Whether a tool runs as a task, as `tools/list` tells a legacy client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskSupport {
+    /// Never as a task (the default when absent).
+    Forbidden,
+    /// As a task when the client asks.
+    Optional,
+    /// Only as a task.
+    Required,
+}
+
+/// A tool's `execution` in `tools/list`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolExecution {
+    /// Whether the tool runs as a task.
+    #[serde(
+        rename = "taskSupport",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub task_support: Option<TaskSupport>,
+}
+
+/// Params of `notifications/tasks/status`: the whole task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskStatusParams {
+    /// The task.
+    #[serde(flatten, deserialize_with = "crate::wire::strict::object")]
+    pub task: LegacyTask,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::legacy::schema_check::assert_valid;
+    use crate::wire::strict;
+    use serde_json::json;
+
+    fn task(status: TaskStatus, ttl: Option<u64>) -> LegacyTask {
+        LegacyTask::from(Task {
+            task_id: "t1".into(),
+            status,
+            status_message: Some("note".into()),
+            created_at: "2025-11-25T10:30:00.000Z".into(),
+            last_updated_at: "2025-11-25T10:40:00.000Z".into(),
+            ttl_ms: ttl,
+            poll_interval_ms: Some(20),
+        })
+    }
+
+    #[test]
+    fn a_created_task_nests_under_task_and_keeps_a_null_ttl() {
+        let created = CreateTaskResult {
+            task: task(TaskStatus::Working, None),
+            meta: None,
+        };
+        let value = serde_json::to_value(&created).unwrap();
+        assert_valid("CreateTaskResult", &value);
+        assert_eq!(value["task"]["ttl"], Value::Null);
+        assert_eq!(value["task"]["pollInterval"], 20);
+        assert!(value.get("resultType").is_none() && value["task"].get("ttlMs").is_none());
+        let back: CreateTaskResult = strict::from_value(value).unwrap();
+        assert_eq!(back, created);
+    }
+
+    #[test]
+    fn get_cancel_list_and_status_match_the_legacy_schema() {
+        let got = GetTaskResult {
+            task: task(TaskStatus::InputRequired, Some(60_000)),
+            meta: None,
+        };
+        let value = serde_json::to_value(&got).unwrap();
+        assert_valid("GetTaskResult", &value);
+        assert_valid("CancelTaskResult", &value);
+        assert_eq!(value["ttl"], 60_000);
+        assert_eq!(strict::from_value::<GetTaskResult>(value).unwrap(), got);
+        let list = ListTasksResult {
+            tasks: vec![task(TaskStatus::Completed, Some(1))],
+            next_cursor: Some("c".into()),
+            meta: None,
+        };
+        assert_valid("ListTasksResult", &serde_json::to_value(&list).unwrap());
+        let status = TaskStatusParams {
+            task: task(TaskStatus::Failed, None),
+            meta: None,
+        };
+        let notification = json!({"jsonrpc": "2.0", "method": "notifications/tasks/status",
+            "params": serde_json::to_value(&status).unwrap()});
+        assert_valid("TaskStatusNotification", &notification);
+    }
+
+    #[test]
+    fn the_related_task_key_round_trips() {
+        let meta = RelatedTask::meta("t9");
+        assert_valid("RelatedTaskMetadata", &meta[RELATED_TASK]);
+        assert_eq!(RelatedTask::in_meta(&meta).as_deref(), Some("t9"));
+        assert_eq!(RelatedTask::in_meta(&Map::new()), None);
+    }
+
+    #[test]
+    fn execution_says_task_support_in_lowercase() {
+        let execution = ToolExecution {
+            task_support: Some(TaskSupport::Optional),
+        };
+        let value = serde_json::to_value(&execution).unwrap();
+        assert_eq!(value, json!({"taskSupport": "optional"}));
+        assert_valid("ToolExecution", &value);
+        let params: TaskParams = strict::from_value(json!({"ttl": 5})).unwrap();
+        assert_eq!(params.ttl, Some(5));
+        assert_valid("TaskMetadata", &serde_json::to_value(params).unwrap());
+    }
+}

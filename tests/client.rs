@@ -3,7 +3,7 @@
 mod common;
 
 use common::{Wire, client, fixture, fixture_with};
-use presa::client::ClientError;
+use presa::client::{ClientError, Era};
 use serde_json::json;
 
 #[tokio::test]
@@ -116,7 +116,9 @@ async fn a_server_repeating_a_cursor_is_an_error_not_a_loop() {
             fake_server.outgoing.send(answer.to_string()).await.unwrap();
         }
     });
-    let c = presa::Client::builder().connect(client_end);
+    let c = presa::Client::builder()
+        .force_era(Era::Modern)
+        .connect(client_end);
     let err = c.list_tools().await.unwrap_err();
     assert!(
         matches!(err, ClientError::InvalidResponse(ref m) if m.contains("twice")),
@@ -159,7 +161,9 @@ async fn retries_use_a_new_id_and_echo_the_state_byte_for_byte() {
         };
         json!({"jsonrpc": "2.0", "id": request["id"], "result": result})
     });
-    let c = common::accepting(json!({})).connect(channel);
+    let c = common::accepting(json!({}))
+        .force_era(Era::Modern)
+        .connect(channel);
     assert_eq!(
         c.call_tool("t", json!({"a": 1})).await.unwrap().text(),
         Some("ok")
@@ -195,7 +199,9 @@ async fn a_negative_ttl_reads_as_zero() {
             "resultType": "complete", "supportedVersions": ["2026-07-28"],
             "capabilities": {}, "ttlMs": -5, "cacheScope": "private"}})
     });
-    let c = presa::Client::builder().connect(channel);
+    let c = presa::Client::builder()
+        .force_era(Era::Modern)
+        .connect(channel);
     assert_eq!(c.discover().await.unwrap().ttl_ms, 0);
 }
 

@@ -524,7 +524,9 @@ async fn lenient_server(seen: Arc<std::sync::Mutex<Vec<String>>>) -> String {
 async fn the_client_never_calls_a_tool_whose_header_annotation_is_invalid() {
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let url = lenient_server(Arc::clone(&seen)).await;
-    let client = Client::builder().connect(ClientTransport::http(&url).unwrap());
+    let client = Client::builder()
+        .force_era(presa::client::Era::Modern)
+        .connect(ClientTransport::http(&url).unwrap());
     let names: Vec<String> = client
         .list_tools()
         .await

@@ -73,6 +73,7 @@ async fn a_request_after_a_stdio_server_exited_fails_with_closed() {
     let (reader, writer) = tokio::io::split(ours);
     let client = Client::builder()
         .tasks(true)
+        .force_era(presa_runtime::client::Era::Modern)
         .connect(byte_stream(reader, writer, 1 << 20));
     // An open stream, to learn when the client has seen the server go.
     let listening = tokio::spawn({

@@ -2,7 +2,10 @@
 //! server, and every message the presa client sends to a scripted server,
 //! is checked against the official `schema.json` of MCP 2026-07-28 and of
 //! the Tasks extension, first as a JSON-RPC message, then as the request,
-//! result or notification its method calls for.
+//! result or notification its method calls for. Messages of a legacy
+//! session are checked against the 2025-11-25 `schema.json` the same way,
+//! in both directions, so that a scripted legacy peer is held to the
+//! legacy shapes as much as the client is.
 //!
 //! The schemas are read from the shared spec folder beside the repository
 //! (`../shared/spec`), never copied into it. Where that folder is missing
@@ -22,6 +25,8 @@ pub enum Spec {
     Mcp,
     /// The Tasks extension.
     Tasks,
+    /// MCP 2025-11-25, the newest legacy revision.
+    Legacy,
 }
 
 impl Spec {
@@ -29,7 +34,108 @@ impl Spec {
         match self {
             Spec::Mcp => "mcp-2026-07-28/schema.json",
             Spec::Tasks => "tasks-extension/schema.json",
+            Spec::Legacy => "mcp-2025-11-25/schema.json",
         }
+    }
+}
+
+/// Checks a message a client sent in a legacy session; `answering` is the
+/// method of the server's request it responds to, if it is a response.
+/// Panics, naming the definition and the violations, when the message
+/// breaks the 2025-11-25 schema.
+pub fn check_legacy_from_client(message: &Value, answering: Option<&str>) {
+    let specific = match (message.get("method").and_then(Value::as_str), answering) {
+        (Some(method), _) => legacy_request(method).or(match method {
+            "notifications/initialized" => Some("InitializedNotification"),
+            "notifications/cancelled" => Some("CancelledNotification"),
+            "notifications/roots/list_changed" => Some("RootsListChangedNotification"),
+            _ => None,
+        }),
+        (None, Some(method)) => legacy_result(method, message.get("result")),
+        (None, None) => None,
+    };
+    check_legacy(message, specific, "client");
+}
+
+/// Checks a message a server sent in a legacy session; `request` is the
+/// method of the client's request it answers, if it is a response.
+pub fn check_legacy_from_server(message: &Value, request: Option<&str>) {
+    let specific = match (message.get("method").and_then(Value::as_str), request) {
+        (Some("elicitation/create"), _) => Some("ElicitRequest"),
+        (Some("sampling/createMessage"), _) => Some("CreateMessageRequest"),
+        (Some("roots/list"), _) => Some("ListRootsRequest"),
+        (Some("ping"), _) => Some("PingRequest"),
+        (Some("notifications/tasks/status"), _) => Some("TaskStatusNotification"),
+        (Some("notifications/message"), _) => Some("LoggingMessageNotification"),
+        (Some("notifications/progress"), _) => Some("ProgressNotification"),
+        (Some("notifications/cancelled"), _) => Some("CancelledNotification"),
+        (Some(_), _) => None,
+        (None, Some(method)) => legacy_result(method, message.get("result")),
+        (None, None) => None,
+    };
+    check_legacy(message, specific, "server");
+}
+
+/// The legacy definition of a client request.
+fn legacy_request(method: &str) -> Option<&'static str> {
+    Some(match method {
+        "initialize" => "InitializeRequest",
+        "ping" => "PingRequest",
+        "logging/setLevel" => "SetLevelRequest",
+        "tools/list" => "ListToolsRequest",
+        "tools/call" => "CallToolRequest",
+        "prompts/list" => "ListPromptsRequest",
+        "prompts/get" => "GetPromptRequest",
+        "resources/list" => "ListResourcesRequest",
+        "resources/templates/list" => "ListResourceTemplatesRequest",
+        "resources/read" => "ReadResourceRequest",
+        "resources/subscribe" => "SubscribeRequest",
+        "completion/complete" => "CompleteRequest",
+        "tasks/get" => "GetTaskRequest",
+        "tasks/result" => "GetTaskPayloadRequest",
+        "tasks/cancel" => "CancelTaskRequest",
+        "tasks/list" => "ListTasksRequest",
+        _ => return None,
+    })
+}
+
+/// The legacy definition of the result of `method`, when it has one.
+fn legacy_result(method: &str, result: Option<&Value>) -> Option<&'static str> {
+    result?;
+    let task = result.is_some_and(|r| r.get("task").is_some());
+    Some(match method {
+        "initialize" => "InitializeResult",
+        "tools/list" => "ListToolsResult",
+        "tools/call" if task => "CreateTaskResult",
+        "tools/call" | "tasks/result" => "CallToolResult",
+        "prompts/get" => "GetPromptResult",
+        "resources/read" => "ReadResourceResult",
+        "tasks/get" => "GetTaskResult",
+        "tasks/cancel" => "CancelTaskResult",
+        "elicitation/create" => "ElicitResult",
+        "sampling/createMessage" => "CreateMessageResult",
+        "roots/list" => "ListRootsResult",
+        "ping" => "EmptyResult",
+        _ => return None,
+    })
+}
+
+/// Checks `message` as a legacy JSON-RPC message, then its `result` (for
+/// a response) or itself against `specific`.
+fn check_legacy(message: &Value, specific: Option<&'static str>, sender: &str) {
+    let mut checks = vec![("JSONRPCMessage", message)];
+    if let Some(definition) = specific {
+        let value = message.get("result").unwrap_or(message);
+        checks.push((definition, value));
+    }
+    for (definition, value) in checks {
+        let Some(errors) = violations(Spec::Legacy, definition, value) else {
+            return;
+        };
+        assert!(
+            errors.is_empty(),
+            "the {sender} sent a message that breaks 2025-11-25 `{definition}`:\n{errors:#?}\nmessage: {message}"
+        );
     }
 }
 

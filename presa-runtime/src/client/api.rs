@@ -4,7 +4,8 @@
 //! A round that ends `input_required` is answered through the registered
 //! handlers and retried under a new id, with the answers and the
 //! byte-identical `requestState`, until the server answers with the result
-//! or a task.
+//! or a task. A legacy server asks with requests of its own instead, so a
+//! call to it takes one round (see `legacy`).
 
 use std::collections::HashSet;
 use std::future::Future;
@@ -14,10 +15,15 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::call::{CallOutcome, CallStep, TaskHandle, ToolCall};
-use super::connection::Connection;
+use super::era::Era;
 use super::error::ClientError;
 use super::handlers::Handlers;
+use super::legacy::{
+    LegacyCallParams, ToolTasks, asks_for_task, discover_result, offers_tool_tasks, read_call,
+};
+use super::protocol::{Protocol, Session};
 use super::result::{ResultKind, parse_complete, parse_result, result_kind};
+use crate::wire::legacy::tasks::TaskParams;
 use crate::wire::{
     DiscoverResult, InputRequests, InputResponses, ListToolsResult, Method, TASKS_EXTENSION, Tool,
 };
@@ -26,10 +32,12 @@ use crate::wire::{
 /// [`Client::builder`].
 #[derive(Clone)]
 pub struct Client {
-    connection: Arc<Connection>,
+    protocol: Arc<Protocol>,
     handlers: Arc<Handlers>,
     /// How many input rounds one call may take.
     max_rounds: usize,
+    /// Which tools a legacy server runs as tasks.
+    tool_tasks: Arc<ToolTasks>,
 }
 
 /// `tools/call` params, borrowed from a [`ToolCall`].
@@ -55,17 +63,29 @@ impl<'a> From<&'a ToolCall> for CallParams<'a> {
 }
 
 impl Client {
-    pub(super) fn new(connection: Connection, handlers: Handlers, max_rounds: usize) -> Self {
+    pub(super) fn new(protocol: Protocol, handlers: Arc<Handlers>, max_rounds: usize) -> Self {
         Client {
-            connection: Arc::new(connection),
-            handlers: Arc::new(handlers),
+            protocol: Arc::new(protocol),
+            handlers,
             max_rounds,
+            tool_tasks: Arc::default(),
         }
     }
 
-    /// The connection, for the requests other files add to the client.
-    pub(super) fn connection(&self) -> &Arc<Connection> {
-        &self.connection
+    /// How the client speaks to the server, for the requests other files
+    /// add to the client.
+    pub(super) fn protocol(&self) -> &Arc<Protocol> {
+        &self.protocol
+    }
+
+    /// The era of MCP the server speaks. The first request of a client
+    /// settles it (by probing, unless
+    /// [`ClientBuilder::force_era`](super::ClientBuilder::force_era) says),
+    /// and the answer holds for the client's lifetime; calling this first
+    /// only settles it sooner. Every method works in either era unless
+    /// its documentation says otherwise.
+    pub async fn era(&self) -> Result<Era, ClientError> {
+        self.protocol.era().await
     }
 
     /// How many input rounds one request may take.
@@ -74,9 +94,18 @@ impl Client {
     }
 
     /// `server/discover`: the server's versions, capabilities and identity.
+    /// A legacy server has no `server/discover`: the answer is what it said
+    /// when the session opened (its one version, its capabilities, with
+    /// task-augmented tool calls shown as the Tasks extension, its
+    /// instructions and identity), not cacheable.
     pub async fn discover(&self) -> Result<DiscoverResult, ClientError> {
-        self.request_complete(Method::ServerDiscover, &Map::new())
-            .await
+        match self.protocol.legacy_session().await? {
+            Some(session) => Ok(discover_result(&session.server)),
+            None => {
+                self.request_complete(Method::ServerDiscover, &Map::new())
+                    .await
+            }
+        }
     }
 
     /// One page of `tools/list`.
@@ -88,7 +117,10 @@ impl Client {
         if let Some(cursor) = cursor {
             params.insert("cursor".into(), cursor.into());
         }
-        self.request_complete(Method::ToolsList, &params).await
+        let method = Method::ToolsList.as_str();
+        let page = self.request(method, &params).await?;
+        self.tool_tasks.learn(&page);
+        parse_complete(method, page)
     }
 
     /// Every tool, following `nextCursor` to the last page. A server that
@@ -141,13 +173,21 @@ impl Client {
     /// Sends one round of a tool call. A task (`resultType: "task"`) is an
     /// invalid response unless the client declared
     /// [`ClientBuilder::tasks`](super::ClientBuilder::tasks).
+    ///
+    /// To a legacy server the round is the whole call: it asks for input
+    /// with requests of its own, answered through the handlers while the
+    /// call runs, so the step is never `InputRequired`, and
+    /// `input_responses` and `request_state` are not sent.
     pub async fn call_tool_step(&self, call: &ToolCall) -> Result<CallStep, ClientError> {
+        if let Some(session) = self.protocol.legacy_session().await? {
+            return self.call_legacy_tool(call, &session).await;
+        }
         let method = Method::ToolsCall.as_str();
         let result = self.request(method, &CallParams::from(call)).await?;
         match result_kind(method, &result)? {
             ResultKind::Complete => Ok(CallStep::Complete(parse_result(result)?)),
             ResultKind::InputRequired => Ok(CallStep::InputRequired(parse_result(result)?)),
-            ResultKind::Task if self.connection.declares(TASKS_EXTENSION) => Ok(CallStep::Task(
+            ResultKind::Task if self.protocol.declares(TASKS_EXTENSION) => Ok(CallStep::Task(
                 TaskHandle::from_created(parse_result(result)?),
             )),
             ResultKind::Task => Err(ClientError::InvalidResponse(
@@ -156,6 +196,40 @@ impl Client {
                     .into(),
             )),
         }
+    }
+
+    /// One legacy `tools/call`, as a task when the tool allows one and the
+    /// client declared tasks.
+    async fn call_legacy_tool(
+        &self,
+        call: &ToolCall,
+        session: &Session,
+    ) -> Result<CallStep, ClientError> {
+        let task = self
+            .runs_as_task(&call.name, session)
+            .await
+            .then(TaskParams::default);
+        let params = LegacyCallParams {
+            name: &call.name,
+            arguments: &call.arguments,
+            task: task.as_ref(),
+        };
+        let result = self.request(Method::ToolsCall.as_str(), &params).await?;
+        read_call(result, task.is_some())
+    }
+
+    /// Whether this client asks a legacy server to run tool `name` as a
+    /// task; lists the tools first when it does not know the tool.
+    async fn runs_as_task(&self, name: &str, session: &Session) -> bool {
+        if !self.protocol.declares(TASKS_EXTENSION) || !offers_tool_tasks(&session.server) {
+            return false;
+        }
+        if self.tool_tasks.support(name).is_none()
+            && let Err(error) = self.list_tools().await
+        {
+            tracing::debug!(tool = name, %error, "cannot list the tools; calling without a task");
+        }
+        asks_for_task(self.tool_tasks.support(name))
     }
 
     /// Answers the input requests of a tool call's round through the
@@ -182,13 +256,14 @@ impl Client {
     /// Sends a request with the required `_meta` and returns its `result`
     /// as the server sent it, `resultType` and all: interpreting it is the
     /// caller's business. On `-32022` it retries once with a version both
-    /// sides support.
+    /// sides support. To a legacy server it goes without the modern
+    /// `_meta`, within the session.
     pub async fn request<P: Serialize + ?Sized>(
         &self,
         method: &str,
         params: &P,
     ) -> Result<Value, ClientError> {
-        self.connection.request(method, params).await
+        self.protocol.request(method, params).await
     }
 
     /// Sends `method`, which only ever completes, and parses its result;
@@ -209,7 +284,7 @@ impl Client {
     /// Closes the connection. A spawned stdio server gets its stdin closed,
     /// then SIGTERM, then SIGKILL, as each grace period lapses.
     pub async fn close(self) -> std::io::Result<()> {
-        self.connection.shut_down_child().await
+        self.protocol.close().await
     }
 }
 

@@ -9,10 +9,13 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::api::Client;
-use super::connection::{Connection, ConnectionSettings};
+use super::connection::Connection;
+use super::era::{Era, Versions};
 use super::handlers::{Handlers, PendingInput, boxed};
+use super::protocol::{Detection, Protocol, ProtocolSettings};
 use super::routing::NotificationHandler;
 use super::transport::ClientTransport;
+use crate::wire::legacy::LEGACY_VERSIONS;
 use crate::wire::{
     CreateMessageParams, CreateMessageResult, ElicitRequestParams, ElicitResult, Implementation,
     LoggingLevel, Notification, PROTOCOL_VERSION, RequestMeta, Root, TASKS_EXTENSION,
@@ -27,6 +30,7 @@ pub struct ClientBuilder {
     max_rounds: usize,
     log_level: Option<LoggingLevel>,
     request_timeout: Option<Duration>,
+    detection: Detection,
     on_notification: Option<NotificationHandler>,
 }
 
@@ -36,10 +40,14 @@ impl Default for ClientBuilder {
             info: Implementation::new("presa-client", env!("CARGO_PKG_VERSION")),
             handlers: Handlers::default(),
             extensions: BTreeMap::new(),
-            versions: vec![PROTOCOL_VERSION.to_owned()],
+            versions: std::iter::once(PROTOCOL_VERSION)
+                .chain(LEGACY_VERSIONS)
+                .map(str::to_owned)
+                .collect(),
             max_rounds: 10,
             log_level: None,
             request_timeout: None,
+            detection: Detection::default(),
             on_notification: None,
         }
     }
@@ -122,10 +130,34 @@ impl ClientBuilder {
         self
     }
 
-    /// The protocol versions this client speaks, preferred first.
+    /// The protocol versions this client speaks, preferred first within
+    /// each era: by default 2026-07-28, then the legacy 2025-11-25,
+    /// 2025-06-18 and 2025-03-26. A list with legacy versions only speaks
+    /// the legacy era without probing; one with modern versions only
+    /// still probes, to fail clearly against a legacy server (see
+    /// [`Client::era`]). An empty list keeps the default.
     pub fn protocol_versions(mut self, versions: Vec<String>) -> Self {
         if !versions.is_empty() {
             self.versions = versions;
+        }
+        self
+    }
+
+    /// Speaks `era` without asking the server which one it speaks: no
+    /// `server/discover` probe before the first request. A legacy server
+    /// then gets `initialize` first; a modern one gets each request as is.
+    pub fn force_era(mut self, era: Era) -> Self {
+        self.detection = Detection::Forced(era);
+        self
+    }
+
+    /// How long the era probe (`server/discover`, before the first
+    /// request) waits for an answer before taking the server for a legacy
+    /// one that stays silent (default 10 s). Raise it for a server that is
+    /// slow to start. Has no effect with [`force_era`](Self::force_era).
+    pub fn probe_timeout(mut self, limit: Duration) -> Self {
+        if let Detection::Probe(_) = self.detection {
+            self.detection = Detection::Probe(limit);
         }
         self
     }
@@ -138,7 +170,9 @@ impl ClientBuilder {
 
     /// Gives up on a request (and cancels it on the server) when no answer
     /// arrives within `limit`. Each MRTR round is its own request. No limit
-    /// by default.
+    /// by default. A legacy `tasks/result`, which waits for a task to end,
+    /// is bounded by [`AwaitOptions::timeout`](super::AwaitOptions::timeout)
+    /// instead.
     pub fn request_timeout(mut self, limit: Duration) -> Self {
         self.request_timeout = Some(limit);
         self
@@ -167,21 +201,35 @@ impl ClientBuilder {
         if !self.extensions.is_empty() {
             capabilities.extensions = Some(self.extensions);
         }
+        let versions = Versions::split(self.versions);
         let meta = RequestMeta {
-            protocol_version: self.versions[0].clone(),
+            protocol_version: versions
+                .modern
+                .first()
+                .map_or(PROTOCOL_VERSION, String::as_str)
+                .to_owned(),
             client_capabilities: capabilities,
             client_info: Some(self.info),
             log_level: self.log_level,
             progress_token: None,
             other: Map::new(),
         };
-        let settings = ConnectionSettings {
+        let handlers = Arc::new(self.handlers);
+        let connection = Connection::open(
+            transport.into(),
+            Arc::clone(&handlers),
+            self.on_notification,
+        );
+        let settings = ProtocolSettings {
             meta,
-            versions: self.versions,
+            versions,
             request_timeout: self.request_timeout,
-            on_notification: self.on_notification,
+            detection: self.detection,
         };
-        let connection = Connection::open(transport.into(), settings);
-        Client::new(connection, self.handlers, self.max_rounds)
+        Client::new(
+            Protocol::new(connection, settings),
+            handlers,
+            self.max_rounds,
+        )
     }
 }

@@ -1,7 +1,9 @@
 //! A tool call and what it came to: one round's request ([`ToolCall`]) and
 //! outcome ([`CallStep`]), and the outcome of a whole call
 //! ([`CallOutcome`]): its result, or the [`TaskHandle`] of the task the
-//! server made it.
+//! server made it, polled at the pace [`poll_interval`] gives.
+
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 
@@ -105,7 +107,11 @@ pub struct TaskHandle {
 
 impl TaskHandle {
     pub(super) fn from_created(created: CreateTaskResult) -> Self {
-        TaskHandle { task: created.task }
+        Self::from_task(created.task)
+    }
+
+    pub(super) fn from_task(task: Task) -> Self {
+        TaskHandle { task }
     }
 
     /// The task id.
@@ -128,4 +134,21 @@ impl AsRef<str> for TaskHandle {
     fn as_ref(&self) -> &str {
         self.id()
     }
+}
+
+/// The poll interval when the task suggests none.
+const DEFAULT_POLL: Duration = Duration::from_secs(1);
+/// Never poll more often than this, whatever the task suggests.
+const MIN_POLL: Duration = Duration::from_millis(10);
+/// Never wait longer than this between polls: a guard against absurd
+/// values, far above any interval a real server suggests.
+const MAX_POLL: Duration = Duration::from_secs(3600);
+
+/// The task's suggested poll interval, within sane bounds: every second
+/// when it suggests none, never more often than every 10 ms nor less than
+/// hourly.
+pub(super) fn poll_interval(task: &Task) -> Duration {
+    task.poll_interval_ms
+        .map_or(DEFAULT_POLL, Duration::from_millis)
+        .clamp(MIN_POLL, MAX_POLL)
 }

@@ -1,13 +1,11 @@
-//! One connection to a server: request ids, the `_meta` every request
-//! carries, sending a request and waiting for its response, cancelling it
-//! when the waiter goes away, and agreeing on a protocol version.
+//! One connection to a server: request ids, sending a request and waiting
+//! for its response, cancelling it when the waiter goes away, and the
+//! requests the server sends the other way.
 //!
-//! The protocol is stateless, so there is no handshake: every request
-//! carries the client's version, capabilities and identity in `_meta`.
-//! When the server refuses the version (`-32022`), the connection adopts
-//! one both sides support and the request is sent once more.
+//! The connection knows nothing of eras: the layer above decides what a
+//! request carries (the modern `_meta`, or nothing beside its params in a
+//! legacy session) and hands it over as a [`Shape`].
 
-use std::future::Future;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -16,145 +14,103 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
+use super::answerer::Answerer;
 use super::error::ClientError;
+use super::handlers::Handlers;
 use super::routing::{NotificationHandler, Reply, Routes, read_messages};
-use super::transport::ClientTransport;
-use crate::transport::{FrameSender, StdioChild};
+use super::transport::{ClientTransport, Shutdown};
 use crate::util::lock;
 use crate::wire::{
-    ErrorObject, JSONRPC_VERSION, Message, Notification, Outcome, RequestId, RequestMeta, codes,
-    notifications,
+    JSONRPC_VERSION, Message, Notification, Outcome, RequestId, RequestMeta, notifications,
 };
 
-/// How a [`Connection`] is set up; the builder's choices.
-pub(super) struct ConnectionSettings {
-    /// The `_meta` of every request, with the preferred version.
-    pub meta: RequestMeta,
-    /// The protocol versions the client speaks, preferred first.
-    pub versions: Vec<String>,
-    /// How long a request may wait for its response.
-    pub request_timeout: Option<Duration>,
-    /// Receives the notifications no stream takes.
-    pub on_notification: Option<NotificationHandler>,
+/// What a request carries beside its params.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Shape<'a> {
+    /// A modern request: this `_meta`.
+    Modern(&'a RequestMeta),
+    /// A legacy request: the params alone, as the session fixed the rest.
+    Legacy,
+}
+
+/// How long a request waits, and what giving up means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Waiting {
+    /// Give up after this long; `None` waits as long as the connection lives.
+    pub limit: Option<Duration>,
+    /// Whether giving up (or dropping the request) sends
+    /// `notifications/cancelled`. Off for `initialize`, which the legacy
+    /// lifecycle forbids cancelling, and for the era probe, whose id a
+    /// legacy server never took in.
+    pub cancels: bool,
 }
 
 /// An open connection, shared by every clone of a client and every stream
 /// it opened.
 pub(super) struct Connection {
-    outgoing: FrameSender,
+    outgoing: crate::transport::FrameSender,
     routes: Arc<Routes>,
+    answerer: Arc<Answerer>,
     next_id: AtomicI64,
-    /// The `_meta` every request carries; replaced when the version changes.
-    meta: Mutex<Arc<RequestMeta>>,
-    versions: Vec<String>,
-    request_timeout: Option<Duration>,
-    /// The server process, when the client spawned one.
-    child: Mutex<Option<StdioChild>>,
+    /// How the connection ends: the spawned server, or the HTTP session.
+    shutdown: Mutex<Option<Shutdown>>,
 }
 
 impl Connection {
-    /// Starts reading from `transport`. Must be called inside a tokio
-    /// runtime: the reader is a task of its own.
-    pub(super) fn open(transport: ClientTransport, settings: ConnectionSettings) -> Connection {
-        let ClientTransport { channel, child } = transport;
+    /// Starts reading from `transport`: responses go to their requests,
+    /// notifications to their streams or `on_notification`, and the
+    /// server's own requests to `handlers` (once
+    /// [`answer_server_requests`](Self::answer_server_requests) allows it).
+    /// Must be called inside a tokio runtime: the reader is a task of its
+    /// own.
+    pub(super) fn open(
+        transport: ClientTransport,
+        handlers: Arc<Handlers>,
+        on_notification: Option<NotificationHandler>,
+    ) -> Connection {
+        let ClientTransport { channel, shutdown } = transport;
         let routes = Routes::open();
+        let answerer = Arc::new(Answerer::new(handlers, channel.outgoing.clone()));
         tokio::spawn(read_messages(
             channel.incoming,
             Arc::clone(&routes),
-            settings.on_notification,
+            Arc::clone(&answerer),
+            on_notification,
         ));
         Connection {
             outgoing: channel.outgoing,
             routes,
+            answerer,
             next_id: AtomicI64::new(1),
-            meta: Mutex::new(Arc::new(settings.meta)),
-            versions: settings.versions,
-            request_timeout: settings.request_timeout,
-            child: Mutex::new(child),
+            shutdown: Mutex::new(shutdown),
         }
     }
 
-    /// How long a request may wait for its response, if limited.
-    pub(super) fn request_timeout(&self) -> Option<Duration> {
-        self.request_timeout
+    /// From now on, the server's `elicitation/create`, `sampling/createMessage`
+    /// and `roots/list` requests are answered through the handlers: the
+    /// server speaks the legacy era, where that is how it asks.
+    pub(super) fn answer_server_requests(&self) {
+        self.answerer.open();
     }
 
-    /// Whether the client declares `extension` on its requests.
-    pub(super) fn declares(&self, extension: &str) -> bool {
-        lock(&self.meta)
-            .client_capabilities
-            .has_extension(extension)
-    }
-
-    /// Sends a request with the required `_meta` and returns its `result`,
-    /// uninterpreted. On `-32022` it retries once with a version both sides
-    /// support.
+    /// Sends a request shaped by `shape` and returns its `result`,
+    /// uninterpreted, or its error.
     pub(super) async fn request<P: Serialize + ?Sized>(
         &self,
         method: &str,
         params: &P,
-    ) -> Result<Value, ClientError> {
-        self.agreeing_on_version(|| self.request_once(method, params))
-            .await
-    }
-
-    /// Runs `attempt`; when the server refuses the protocol version, adopts
-    /// one both sides support and runs it once more.
-    pub(super) async fn agreeing_on_version<T, Fut>(
-        &self,
-        attempt: impl Fn() -> Fut,
-    ) -> Result<T, ClientError>
-    where
-        Fut: Future<Output = Result<T, ClientError>>,
-    {
-        match attempt().await {
-            Err(ClientError::Rpc(e)) if e.code == codes::UNSUPPORTED_PROTOCOL_VERSION => {
-                self.adopt_version(&e)?;
-                attempt().await
-            }
-            other => other,
-        }
-    }
-
-    /// Switches to the preferred version among those the server's `-32022`
-    /// error lists. That may be the version just refused: a server (or a
-    /// gateway in front of it) may refuse a first request and list the
-    /// very version it carried, and one retry with it is what the spec asks.
-    /// `agreeing_on_version` retries only once, so this cannot loop.
-    fn adopt_version(&self, error: &ErrorObject) -> Result<(), ClientError> {
-        let supported: Vec<String> = error
-            .data
-            .as_ref()
-            .and_then(|d| d.get("supported"))
-            .and_then(|s| serde_json::from_value(s.clone()).ok())
-            .unwrap_or_default();
-        let mut meta = lock(&self.meta);
-        let choice = self.versions.iter().find(|v| supported.contains(v));
-        match choice {
-            Some(v) => {
-                Arc::make_mut(&mut meta).protocol_version = v.clone();
-                Ok(())
-            }
-            None => Err(ClientError::UnsupportedVersion {
-                supported,
-                ours: self.versions.clone(),
-            }),
-        }
-    }
-
-    async fn request_once<P: Serialize + ?Sized>(
-        &self,
-        method: &str,
-        params: &P,
+        shape: Shape<'_>,
+        waiting: Waiting,
     ) -> Result<Value, ClientError> {
         let id = self.next_request_id();
         let response = self.routes.await_response(&id);
         let mut unanswered = CancelOnDrop {
             connection: self,
             id: Some(id.clone()),
+            cancels: waiting.cancels,
         };
-        self.send_request(&id, method, params).await?;
-        let response = match self.request_timeout {
+        self.send_request(&id, method, params, shape).await?;
+        let response = match waiting.limit {
             Some(limit) => tokio::time::timeout(limit, response)
                 .await
                 .map_err(|_| ClientError::Timeout(limit))?,
@@ -166,6 +122,25 @@ impl Connection {
             Outcome::Result(result) => Ok(result),
             Outcome::Error(error) => Err(ClientError::Rpc(error)),
         }
+    }
+
+    /// Sends `method` as a notification shaped by `shape`.
+    pub(super) async fn notify<P: Serialize + ?Sized>(
+        &self,
+        method: &str,
+        params: &P,
+        shape: Shape<'_>,
+    ) -> Result<(), ClientError> {
+        let frame = serde_json::to_string(&OutgoingNotification {
+            jsonrpc: JSONRPC_VERSION,
+            method,
+            params: Shaped::new(params, shape),
+        })
+        .map_err(|e| ClientError::InvalidArguments(format!("params do not serialize: {e}")))?;
+        self.outgoing
+            .send(frame)
+            .await
+            .map_err(|_| ClientError::Closed)
     }
 
     /// A fresh request id.
@@ -215,22 +190,19 @@ impl Connection {
             .send_detached(Message::Notification(cancel).to_line());
     }
 
-    /// Sends request `id` with the current `_meta` beside `params`.
+    /// Sends request `id`, shaped by `shape`.
     pub(super) async fn send_request<P: Serialize + ?Sized>(
         &self,
         id: &RequestId,
         method: &str,
         params: &P,
+        shape: Shape<'_>,
     ) -> Result<(), ClientError> {
-        let meta = Arc::clone(&lock(&self.meta));
         let frame = OutgoingRequest {
             jsonrpc: JSONRPC_VERSION,
             id,
             method,
-            params: WithMeta {
-                params,
-                meta: &meta,
-            },
+            params: Shaped::new(params, shape),
         }
         .to_line()?;
         self.outgoing
@@ -239,30 +211,35 @@ impl Connection {
             .map_err(|_| ClientError::Closed)
     }
 
-    /// Shuts the spawned server down, if the client spawned one: its stdin
-    /// closed, then SIGTERM, then SIGKILL, as each grace period lapses.
-    pub(super) async fn shut_down_child(&self) -> std::io::Result<()> {
-        let child = lock(&self.child).take();
-        if let Some(child) = child {
-            child.shutdown().await?;
+    /// Ends what the transport holds open: a spawned server gets its stdin
+    /// closed, then SIGTERM, then SIGKILL, as each grace period lapses; an
+    /// HTTP session is deleted. Once only; later calls do nothing.
+    pub(super) async fn shut_down(&self) -> std::io::Result<()> {
+        let shutdown = lock(&self.shutdown).take();
+        match shutdown {
+            Some(shutdown) => shutdown.run().await,
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 
 /// Cancels a request whose waiter goes away before its response arrives:
 /// dropping the request future (a `tokio::time::timeout`, a `select!` that
-/// took another branch) or timing out sends `notifications/cancelled`.
+/// took another branch) or timing out sends `notifications/cancelled`, or,
+/// for a request that must not be cancelled, only stops waiting for it.
 /// Disarmed by taking `id` once the response is in.
 struct CancelOnDrop<'a> {
     connection: &'a Connection,
     id: Option<RequestId>,
+    cancels: bool,
 }
 
 impl Drop for CancelOnDrop<'_> {
     fn drop(&mut self) {
-        if let Some(id) = self.id.take() {
-            self.connection.abandon(id);
+        match self.id.take() {
+            Some(id) if self.cancels => self.connection.abandon(id),
+            Some(id) => self.connection.forget(&id),
+            None => {}
         }
     }
 }
@@ -273,7 +250,15 @@ struct OutgoingRequest<'a, P: ?Sized> {
     jsonrpc: &'static str,
     id: &'a RequestId,
     method: &'a str,
-    params: WithMeta<'a, P>,
+    params: Shaped<'a, P>,
+}
+
+/// A notification as sent.
+#[derive(Serialize)]
+struct OutgoingNotification<'a, P: ?Sized> {
+    jsonrpc: &'static str,
+    method: &'a str,
+    params: Shaped<'a, P>,
 }
 
 impl<P: Serialize + ?Sized> OutgoingRequest<'_, P> {
@@ -283,11 +268,22 @@ impl<P: Serialize + ?Sized> OutgoingRequest<'_, P> {
     }
 }
 
-/// A method's params with the request `_meta` beside them.
+/// A method's params, with the modern `_meta` beside them when the shape
+/// says so.
 #[derive(Serialize)]
-struct WithMeta<'a, P: ?Sized> {
+struct Shaped<'a, P: ?Sized> {
     #[serde(flatten)]
     params: &'a P,
-    #[serde(rename = "_meta")]
-    meta: &'a RequestMeta,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<&'a RequestMeta>,
+}
+
+impl<'a, P: ?Sized> Shaped<'a, P> {
+    fn new(params: &'a P, shape: Shape<'a>) -> Self {
+        let meta = match shape {
+            Shape::Modern(meta) => Some(meta),
+            Shape::Legacy => None,
+        };
+        Shaped { params, meta }
+    }
 }

@@ -35,6 +35,40 @@ pub enum ClientError {
         /// What this client supports.
         ours: Vec<String>,
     },
+    /// The server speaks only the legacy, initialize-based era, and this
+    /// client was given no legacy version to speak
+    /// ([`ClientBuilder::protocol_versions`](super::ClientBuilder::protocol_versions)).
+    #[error(
+        "the server does not speak MCP 2026-07-28 or later ({reason}), and this client speaks only {ours:?}; \
+         add a legacy version such as 2025-11-25 to its protocol versions to talk to it"
+    )]
+    LegacyServer {
+        /// What the server answered that a modern server would not.
+        reason: String,
+        /// What this client supports.
+        ours: Vec<String>,
+    },
+    /// The server is legacy, and no session could be opened with it.
+    #[error(
+        "the server does not speak MCP 2026-07-28 or later ({reason}), and no legacy session \
+         could be opened: {cause}"
+    )]
+    SessionFailed {
+        /// Why the client took the server for a legacy one.
+        reason: String,
+        /// What went wrong with `initialize`.
+        cause: Box<ClientError>,
+    },
+    /// The method does not exist in the era the server speaks.
+    #[error("`{method}` does not exist in the {era} era of MCP, which this server speaks{hint}")]
+    NotInEra {
+        /// The method.
+        method: String,
+        /// The server's era.
+        era: super::Era,
+        /// What to do instead, when there is something.
+        hint: &'static str,
+    },
     /// The server's answer does not have the expected shape.
     #[error("invalid response from the server: {0}")]
     InvalidResponse(String),

@@ -7,21 +7,26 @@
 //! (`confirm`, `region`), and one call or task may ask several at once, of
 //! the same kind. The key is what tells them apart, so a handler receives
 //! it with the request, as a [`PendingInput`], along with the task that
-//! asked when the request came from one.
+//! asked when the request came from one. A legacy server asks with a
+//! request of its own instead, filed under no key: the handler then sees
+//! the request's JSON-RPC id as its key.
+//!
+//! An accepted form answer gets the schema's `default` for each field the
+//! handler left out, as the spec asks of clients that support defaults.
 
 use std::future::Future;
 use std::sync::Arc;
 
 use futures::FutureExt;
 use futures::future::try_join_all;
-use serde_json::Map;
+use serde_json::{Map, Value};
 
 use super::error::ClientError;
 use crate::util::BoxFuture;
 use crate::wire::{
-    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitRequestParams,
-    ElicitResult, ElicitationCapability, InputRequest, InputRequests, InputResponse,
-    InputResponses, ListRootsResult, Root,
+    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitAction,
+    ElicitRequestParams, ElicitResult, ElicitationCapability, InputRequest, InputRequests,
+    InputResponse, InputResponses, ListRootsResult, Root,
 };
 
 /// One input request as a handler sees it: where the server filed it, and
@@ -50,7 +55,8 @@ use crate::wire::{
 #[derive(Debug, Clone, PartialEq)]
 pub struct PendingInput<P> {
     /// The key the server filed the request under in `inputRequests`; the
-    /// answer goes back under the same key.
+    /// answer goes back under the same key. A legacy server files nothing
+    /// under a key: its request's JSON-RPC id is the key then.
     pub key: String,
     /// The task that asked, when the request came from one
     /// ([`Client::await_task`](super::Client::await_task)); `None` for a
@@ -107,8 +113,12 @@ impl Handlers {
             return Err(no_handler(request));
         }
         let answers = requests.into_iter().map(|(key, request)| async move {
-            let response = self.answer_one(key.clone(), task_id, request).await?;
-            Ok::<_, ClientError>((key, response))
+            let input = PendingInput {
+                key: key.clone(),
+                task_id: task_id.map(str::to_owned),
+                params: request,
+            };
+            Ok::<_, ClientError>((key, self.answer_one(input).await?))
         });
         Ok(try_join_all(answers).await?.into_iter().collect())
     }
@@ -122,24 +132,38 @@ impl Handlers {
         }
     }
 
-    async fn answer_one(
+    /// Answers one request through its handler, whichever era asked: a
+    /// modern `inputRequests` entry under its key, or a legacy server's own
+    /// request.
+    pub async fn answer_one(
         &self,
-        key: String,
-        task_id: Option<&str>,
-        request: InputRequest,
+        input: PendingInput<InputRequest>,
     ) -> Result<InputResponse, ClientError> {
-        let task_id = task_id.map(str::to_owned);
+        let PendingInput {
+            key,
+            task_id,
+            params: request,
+        } = input;
         let missing = no_handler(&request);
         let response = match request {
             InputRequest::Elicit(params) => {
                 let handler = self.elicitation.as_ref().ok_or(missing)?;
-                handler(PendingInput {
+                let form = match &params {
+                    ElicitRequestParams::Form {
+                        requested_schema, ..
+                    } => Some(requested_schema.clone()),
+                    ElicitRequestParams::Url { .. } => None,
+                };
+                let answer = handler(PendingInput {
                     key,
                     task_id,
                     params,
                 })
-                .await
-                .into()
+                .await;
+                match form {
+                    Some(schema) => with_defaults(answer, &schema).into(),
+                    None => answer.into(),
+                }
             }
             InputRequest::Sample(params) => {
                 let handler = self.sampling.as_ref().ok_or(missing)?;
@@ -165,6 +189,30 @@ impl Handlers {
         };
         Ok(response)
     }
+}
+
+/// An accepted form answer with the schema's `default` for every field
+/// the user left out, as the spec asks of clients that support defaults
+/// (SEP-1034): the server then sees each field it offered a default for.
+fn with_defaults(mut answer: ElicitResult, requested_schema: &Value) -> ElicitResult {
+    if answer.action != ElicitAction::Accept {
+        return answer;
+    }
+    let Some(properties) = requested_schema
+        .get("properties")
+        .and_then(Value::as_object)
+    else {
+        return answer;
+    };
+    let content = answer.content.get_or_insert_with(Map::new);
+    for (name, property) in properties {
+        if let Some(default) = property.get("default")
+            && !content.contains_key(name)
+        {
+            content.insert(name.clone(), default.clone());
+        }
+    }
+    answer
 }
 
 fn no_handler(request: &InputRequest) -> ClientError {

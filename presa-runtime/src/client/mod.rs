@@ -6,6 +6,19 @@
 //! [`ClientBuilder`]: register an elicitation handler and the client
 //! declares `elicitation`, and so on.
 //!
+//! # Both eras
+//!
+//! Most servers in use still speak the session-based revisions
+//! (2025-11-25 and earlier, *legacy*). Before its first request the client
+//! finds out which [`Era`] its server speaks, by the spec's probe
+//! (`server/discover`, falling back to `initialize`), and keeps the answer
+//! for its lifetime; [`ClientBuilder::force_era`] skips the probe. With a
+//! legacy server the API stays the same: the client opens the session, its
+//! handlers answer the server's own `elicitation/create`,
+//! `sampling/createMessage`, `roots/list` and `ping` requests, and
+//! [`Client::await_task`] follows 2025-11-25 tasks. The few methods only
+//! the modern era has answer [`ClientError::NotInEra`] there.
+//!
 //! [`Client::call_tool`] drives Multi Round-Trip Requests to the end: each
 //! `InputRequiredResult` is answered through the handlers and the call is
 //! retried under a new id with the answers and the byte-identical
@@ -74,27 +87,43 @@
 //!
 //! | file | what it holds |
 //! |---|---|
-//! | `http` | Streamable HTTP (feature `http-client`): the link from frames to POSTs |
+//! | `link_error` | the error a link makes for a request it could not complete |
+//! | `http` | Streamable HTTP (feature `http-client`): the link from frames to POSTs, in both eras |
+//! | `era` | [`Era`], and the client's versions by era |
 //! | `error`, `transport` | [`ClientError`]; [`ClientTransport`] |
 //! | `result` | reading `resultType`: the one check every method goes through |
+//! | `probe` | how the era is told, and reading the probe's answer |
 //! | `handlers` | the input handlers, [`PendingInput`], and the capabilities they imply |
+//! | `answerer` | a legacy server's own requests, answered through the handlers |
 //! | `call` | [`ToolCall`], [`CallStep`], [`CallOutcome`], [`TaskHandle`]: a call and what it came to |
-//! | `routing` | the reader task: responses to their waiters, notifications to their streams |
-//! | `connection` | ids, `_meta`, sending a request and waiting for it, cancel on drop, version retry |
+//! | `routing` | the reader task: responses to their waiters, notifications to their streams, requests to the answerer |
+//! | `connection` | ids, sending a request and waiting for it, cancel on drop |
+//! | `handshake` | opening a legacy session: `initialize` and version negotiation |
+//! | `protocol` | the era settled once, the `_meta` and version of modern requests, the legacy session |
 //! | `subscription` | [`Subscription`], [`TaskSubscription`] and [`SubscriptionEnd`] |
+//! | `legacy` | a legacy tool call and its task, and `discover` from `initialize` |
 //! | `api` | [`Client`]: discovery, tools, MRTR, paging |
 //! | `builder` | [`ClientBuilder`], and [`Client::builder`] |
+//! | `legacy_tasks` | following a 2025-11-25 task: `tasks/get`, then `tasks/result` |
 //! | `tasks` | [`AwaitOptions`] and the Tasks methods of [`Client`] |
 //! | `surface` | prompts, resources, completion and [`Client::listen`] |
 
+mod answerer;
 mod api;
 mod builder;
 mod call;
 mod connection;
+mod era;
 mod error;
 mod handlers;
+mod handshake;
 #[cfg(feature = "http-client")]
 mod http;
+mod legacy;
+mod legacy_tasks;
+mod link_error;
+mod probe;
+mod protocol;
 mod result;
 mod routing;
 mod subscription;
@@ -105,6 +134,7 @@ mod transport;
 pub use api::Client;
 pub use builder::ClientBuilder;
 pub use call::{CallOutcome, CallStep, TaskHandle, ToolCall};
+pub use era::Era;
 pub use error::ClientError;
 pub use handlers::PendingInput;
 #[cfg(feature = "http-client")]

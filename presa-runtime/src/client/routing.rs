@@ -1,6 +1,8 @@
 //! Where what the server sends goes: a response to the request that waits
 //! for it, a notification to the `subscriptions/listen` stream it belongs
-//! to or else to the user's notification handler.
+//! to or else to the user's notification handler, a request of the
+//! server's own (legacy era) to the [`Answerer`], and the server's
+//! cancellation of such a request to the answer it stops.
 //!
 //! One reader task per connection does the delivering; the requests and
 //! streams register in [`Routes`] before they send anything, so no answer
@@ -15,6 +17,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
+use super::answerer::Answerer;
 use super::error::ClientError;
 use crate::transport::Inbound;
 use crate::util::lock;
@@ -169,16 +172,30 @@ fn stream_of(notification: &Notification) -> Option<RequestId> {
     request_id(id)
 }
 
+/// Whether `notification` cancels a request of the server's that the
+/// client is answering, and so stopped that answer.
+fn stops_an_answer(notification: &Notification, answerer: &Answerer) -> bool {
+    notification.method == notifications::CANCELLED
+        && notification
+            .params
+            .as_ref()
+            .and_then(|p| p.get("requestId"))
+            .and_then(request_id)
+            .is_some_and(|id| answerer.cancel(&id))
+}
+
 /// A request id as the server wrote it, if it is one.
 pub(super) fn request_id(value: &Value) -> Option<RequestId> {
     serde_json::from_value(value.clone()).ok()
 }
 
 /// Reads the server's messages until it closes its output, delivering each
-/// through `routes`; notifications no stream takes go to `on_notification`.
+/// through `routes`; requests go to `answerer`, notifications no stream
+/// takes to `on_notification`.
 pub(super) async fn read_messages(
     mut incoming: mpsc::Receiver<Inbound>,
     routes: Arc<Routes>,
+    answerer: Arc<Answerer>,
     on_notification: Option<NotificationHandler>,
 ) {
     while let Some(inbound) = incoming.recv().await {
@@ -196,6 +213,7 @@ pub(super) async fn read_messages(
         };
         match frame.parse::<Message>() {
             Ok(Message::Response(response)) => routes.deliver_response(response),
+            Ok(Message::Notification(n)) if stops_an_answer(&n, &answerer) => {}
             Ok(Message::Notification(n)) => {
                 if let Some(n) = routes.deliver_to_stream(n) {
                     match &on_notification {
@@ -204,12 +222,7 @@ pub(super) async fn read_messages(
                     }
                 }
             }
-            Ok(Message::Request(r)) => {
-                tracing::warn!(
-                    method = r.method,
-                    "ignoring a request from the server; 2026-07-28 servers use MRTR"
-                )
-            }
+            Ok(Message::Request(request)) => answerer.answer(request),
             Err(FrameError::Response {
                 id: Some(id),
                 reason,

@@ -24,8 +24,10 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use super::connection::Connection;
+use super::connection::{Connection, Shape};
+use super::era::Era;
 use super::error::ClientError;
+use super::protocol::Protocol;
 use super::result::expect_complete;
 use super::routing::{Reply, request_id};
 use crate::wire::{
@@ -111,10 +113,10 @@ impl std::fmt::Debug for Subscription {
 impl TaskSubscription {
     /// Opens a stream for the tasks `params` name.
     pub(super) async fn open(
-        connection: &Arc<Connection>,
+        protocol: &Arc<Protocol>,
         params: &ListenParams,
     ) -> Result<TaskSubscription, ClientError> {
-        let stream = Subscription::open(connection, params).await?;
+        let stream = Subscription::open(protocol, params).await?;
         Ok(TaskSubscription { stream })
     }
 
@@ -157,19 +159,33 @@ impl TaskSubscription {
 
 impl Subscription {
     /// Opens a stream with `params` and waits for the server's
-    /// acknowledgement, within the request timeout if one is set.
+    /// acknowledgement, within the request timeout if one is set. Streams
+    /// exist only in the modern era.
     pub(super) async fn open(
-        connection: &Arc<Connection>,
+        protocol: &Arc<Protocol>,
         params: &ListenParams,
     ) -> Result<Subscription, ClientError> {
-        connection
-            .agreeing_on_version(|| Self::open_once(connection, params))
+        let method = Method::SubscriptionsListen.as_str();
+        if protocol.era().await? == Era::Legacy {
+            return Err(ClientError::NotInEra {
+                method: method.into(),
+                era: Era::Legacy,
+                hint: "; a legacy server sends list changes and task states on the session, \
+                       to ClientBuilder::on_notification",
+            });
+        }
+        let connection = protocol.connection();
+        let limit = protocol.waiting().limit;
+        protocol
+            .agreeing_on_version(|meta| Self::open_once(connection, params, meta, limit))
             .await
     }
 
     async fn open_once(
         connection: &Arc<Connection>,
         params: &ListenParams,
+        meta: Arc<crate::wire::RequestMeta>,
+        limit: Option<std::time::Duration>,
     ) -> Result<Subscription, ClientError> {
         let id = connection.next_request_id();
         let (notifications, response) = connection.open_stream(&id);
@@ -184,9 +200,9 @@ impl Subscription {
         };
         let method = Method::SubscriptionsListen.as_str();
         connection
-            .send_request(&subscription.id, method, params)
+            .send_request(&subscription.id, method, params, Shape::Modern(&meta))
             .await?;
-        let ack = match connection.request_timeout() {
+        let ack = match limit {
             Some(limit) => tokio::time::timeout(limit, subscription.acknowledgement())
                 .await
                 .map_err(|_| ClientError::Timeout(limit))?,

@@ -168,7 +168,7 @@ impl Client {
         let params = ListenParams {
             notifications: filter,
         };
-        Subscription::open(self.connection(), &params).await
+        Subscription::open(self.protocol(), &params).await
     }
 
     /// Sends `method` with `params`, answering its input rounds, until it

@@ -14,21 +14,16 @@ use serde_json::Value;
 use tokio::time::{Instant, sleep, sleep_until};
 
 use super::api::Client;
+use super::call::poll_interval;
+use super::era::Era;
 use super::error::ClientError;
+use super::legacy_tasks::not_in_legacy;
 use super::result::parse_complete;
 use super::subscription::TaskSubscription;
 use crate::wire::{
     CallToolResult, DetailedTask, EmptyResult, InputRequests, InputResponses, ListenParams, Method,
-    SubscriptionFilter, Task, TaskIdParams, TaskStatus, UpdateTaskParams,
+    SubscriptionFilter, TaskIdParams, TaskStatus, UpdateTaskParams,
 };
-
-/// The poll interval when the task suggests none.
-const DEFAULT_POLL: Duration = Duration::from_secs(1);
-/// Never poll more often than this, whatever the task suggests.
-const MIN_POLL: Duration = Duration::from_millis(10);
-/// Never wait longer than this between polls: a guard against absurd
-/// values, far above any interval a real server suggests.
-const MAX_POLL: Duration = Duration::from_secs(3600);
 
 /// How [`Client::await_task`] follows a task.
 ///
@@ -81,9 +76,16 @@ impl AwaitOptions {
 
 impl Client {
     /// `tasks/get`: the task's current state, with the payload of its
-    /// status (input requests, result or error).
+    /// status (input requests, result or error). Of a legacy server it
+    /// also fetches the outcome of an ended task with `tasks/result`; a
+    /// legacy task that needs input shows no input requests, since the
+    /// server sends them as requests of its own (answered by
+    /// [`await_task`](Self::await_task)).
     pub async fn get_task(&self, task_id: impl AsRef<str>) -> Result<DetailedTask, ClientError> {
         let task_id = task_id.as_ref();
+        if self.era().await? == Era::Legacy {
+            return self.get_legacy_task(task_id).await;
+        }
         let params = TaskIdParams {
             task_id: task_id.to_owned(),
         };
@@ -101,12 +103,20 @@ impl Client {
     /// requests, by key (see
     /// [`answer_task_input_requests`](Self::answer_task_input_requests)).
     /// The server may take the answers into account after it acknowledges
-    /// them.
+    /// them. A legacy server has no `tasks/update`: the answer is
+    /// [`ClientError::NotInEra`].
     pub async fn update_task(
         &self,
         task_id: impl AsRef<str>,
         input_responses: InputResponses,
     ) -> Result<(), ClientError> {
+        if self.era().await? == Era::Legacy {
+            return Err(not_in_legacy(
+                Method::TasksUpdate.as_str(),
+                "; a legacy server asks for a task's input with requests of its own, \
+                 which await_task answers through the handlers",
+            ));
+        }
         let params = UpdateTaskParams {
             task_id: task_id.as_ref().to_owned(),
             input_responses,
@@ -118,6 +128,9 @@ impl Client {
     /// `tasks/cancel`: asks the server to cancel the task. The server only
     /// acknowledges the request; the task may still finish otherwise.
     pub async fn cancel_task(&self, task_id: impl AsRef<str>) -> Result<(), ClientError> {
+        if self.era().await? == Era::Legacy {
+            return self.cancel_legacy_task(task_id.as_ref()).await;
+        }
         let params = TaskIdParams {
             task_id: task_id.as_ref().to_owned(),
         };
@@ -130,7 +143,8 @@ impl Client {
     /// request timeout, if one is set). The client must declare
     /// [`ClientBuilder::tasks`](super::ClientBuilder::tasks), or the server
     /// refuses with `-32021`. The stream stays open until the
-    /// [`TaskSubscription`] is dropped or the server ends it.
+    /// [`TaskSubscription`] is dropped or the server ends it. A legacy
+    /// server has no streams: the answer is [`ClientError::NotInEra`].
     pub async fn listen_tasks(
         &self,
         task_ids: Vec<String>,
@@ -141,7 +155,7 @@ impl Client {
                 ..Default::default()
             },
         };
-        TaskSubscription::open(self.connection(), &params).await
+        TaskSubscription::open(self.protocol(), &params).await
     }
 
     /// Follows a task to its end and returns its result.
@@ -154,13 +168,24 @@ impl Client {
     /// `failed` gives [`ClientError::TaskFailed`], `cancelled`
     /// [`ClientError::TaskCancelled`]. See [`AwaitOptions`] for how it
     /// polls or listens.
+    ///
+    /// A legacy task is polled until it needs input or ends; then
+    /// `tasks/result` waits for its outcome while the server asks for the
+    /// input with requests of its own, answered through the same handlers.
+    /// A tool error comes back as the `isError` result, as from a modern
+    /// server. [`AwaitOptions::listen`] has no effect there.
     pub async fn await_task(
         &self,
         task: impl AsRef<str>,
         options: AwaitOptions,
     ) -> Result<CallToolResult, ClientError> {
         let task_id = task.as_ref();
-        let follow = self.follow_task(task_id, &options);
+        let follow = async {
+            match self.era().await? {
+                Era::Legacy => self.follow_legacy_task(task_id).await,
+                Era::Modern => self.follow_task(task_id, &options).await,
+            }
+        };
         match options.timeout {
             None => follow.await,
             Some(limit) => tokio::time::timeout(limit, follow)
@@ -305,13 +330,6 @@ impl Follower<'_> {
         self.answered.extend(keys);
         Ok(())
     }
-}
-
-/// The task's suggested poll interval, within sane bounds.
-fn poll_interval(task: &Task) -> Duration {
-    task.poll_interval_ms
-        .map_or(DEFAULT_POLL, Duration::from_millis)
-        .clamp(MIN_POLL, MAX_POLL)
 }
 
 fn completed(task: DetailedTask) -> Result<CallToolResult, ClientError> {

@@ -6,11 +6,36 @@ use tokio::process::Command;
 
 use crate::transport::{DEFAULT_MAX_MESSAGE_SIZE, FrameChannel, StdioChild};
 
-/// A frame channel, plus the server process when the client spawned one.
+/// A frame channel, plus what must be ended when the client closes: the
+/// server process it spawned, or its HTTP session.
 #[derive(Debug)]
 pub struct ClientTransport {
     pub(crate) channel: FrameChannel,
-    pub(crate) child: Option<StdioChild>,
+    pub(crate) shutdown: Option<Shutdown>,
+}
+
+/// What closing a client ends besides its frame channel.
+#[derive(Debug)]
+pub(crate) enum Shutdown {
+    /// A spawned stdio server: stdin closed, then SIGTERM, then SIGKILL.
+    Child(Box<StdioChild>),
+    /// A legacy HTTP session, if one opened: `DELETE` it.
+    #[cfg(feature = "http-client")]
+    Http(super::http::SessionEnd),
+}
+
+impl Shutdown {
+    /// Ends what this holds open, waiting for it to end.
+    pub(crate) async fn run(self) -> io::Result<()> {
+        match self {
+            Shutdown::Child(child) => child.shutdown().await.map(drop),
+            #[cfg(feature = "http-client")]
+            Shutdown::Http(session) => {
+                session.end().await;
+                Ok(())
+            }
+        }
+    }
 }
 
 impl ClientTransport {
@@ -24,7 +49,7 @@ impl ClientTransport {
         let (channel, child) = StdioChild::spawn(command, max_message_size)?;
         Ok(ClientTransport {
             channel,
-            child: Some(child),
+            shutdown: Some(Shutdown::Child(Box::new(child))),
         })
     }
 }
@@ -43,9 +68,10 @@ impl ClientTransport {
         endpoint: impl Into<String>,
         options: super::http::HttpOptions,
     ) -> io::Result<Self> {
+        let (channel, session) = super::http::connect(endpoint.into(), options)?;
         Ok(ClientTransport {
-            channel: super::http::connect(endpoint.into(), options)?,
-            child: None,
+            channel,
+            shutdown: Some(Shutdown::Http(session)),
         })
     }
 }
@@ -54,7 +80,7 @@ impl From<FrameChannel> for ClientTransport {
     fn from(channel: FrameChannel) -> Self {
         ClientTransport {
             channel,
-            child: None,
+            shutdown: None,
         }
     }
 }

@@ -8,12 +8,14 @@
 #[path = "../../../tests/common/spec.rs"]
 mod spec;
 
+pub mod legacy;
+
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use presa_runtime::client::{Client, ClientBuilder};
+use presa_runtime::client::{Client, ClientBuilder, Era};
 use presa_runtime::transport::{FrameChannel, Inbound};
 use presa_runtime::wire::ElicitResult;
 use serde_json::{Value, json};
@@ -126,18 +128,24 @@ impl Peer {
 
 /// A frame the client sent, parsed, and checked against the spec's schema.
 pub fn frame_json(inbound: Inbound) -> Value {
-    let message = match inbound {
-        Inbound::Frame(frame) => serde_json::from_str(&frame).unwrap(),
-        other => panic!("unexpected inbound {other:?}"),
-    };
+    let message = frame_json_unchecked(inbound);
     spec::check_from_client(&message);
     message
 }
 
+/// A frame the client sent, parsed.
+pub fn frame_json_unchecked(inbound: Inbound) -> Value {
+    match inbound {
+        Inbound::Frame(frame) => serde_json::from_str(&frame).unwrap(),
+        other => panic!("unexpected inbound {other:?}"),
+    }
+}
+
+/// A client of a modern server (no era probe) and the server's end.
 pub fn connect(builder: ClientBuilder) -> (Client, Peer) {
     let (client_end, server_end) = FrameChannel::pair();
     (
-        builder.connect(client_end),
+        builder.force_era(Era::Modern).connect(client_end),
         Peer {
             channel: server_end,
         },

@@ -4,17 +4,52 @@
 //! The client core does not change: [`ClientTransport::http`](super::ClientTransport::http)
 //! gives it a frame channel whose other end is the HTTP link, which writes
 //! the headers, relays the answers, and turns cancellation into closing
-//! the request's stream. See `link` for what it does with each request.
+//! the request's stream. The link speaks both eras: the modern transport,
+//! and the legacy one (2025-11-25 and earlier) once `initialize` opened a
+//! session, with its session id, GET stream and resumable streams. See
+//! `dispatch` for what it does with each message.
+//!
+//! Each file knows only the files listed before it:
 //!
 //! | file | what it holds |
 //! |---|---|
+//! | `sse` | reading an event stream, with a bound, keeping `id` and `retry` |
 //! | `tools` | the tools' header parameters, and the tools that cannot be called |
-//! | `link` | the task per request: headers, answers, retry, errors |
+//! | `session` | the legacy session: what the link keeps of it, and a stream's position |
+//! | `link` | what the link's tasks share, and the headers of each era |
+//! | `stream` | the legacy GET stream, resuming a stream, `DELETE` |
+//! | `reply` | a request's POST and what answers it |
+//! | `dispatch` | the task per message: which POST, retry after a header mismatch |
 
+mod dispatch;
 mod link;
+mod reply;
+mod session;
+mod sse;
+mod stream;
 mod tools;
 
-pub(super) use link::connect;
+pub(super) use dispatch::connect;
+
+/// Ends the legacy HTTP session of a client's link, if one opened: the
+/// `DELETE` that [`Client::close`](super::Client::close) sends.
+#[derive(Clone)]
+pub(crate) struct SessionEnd {
+    link: std::sync::Arc<link::Link>,
+}
+
+impl SessionEnd {
+    /// Sends `DELETE` for the session and waits for the answer.
+    pub(crate) async fn end(self) {
+        self.link.delete_session().await;
+    }
+}
+
+impl std::fmt::Debug for SessionEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionEnd").finish_non_exhaustive()
+    }
+}
 
 /// How the client speaks HTTP: [`ClientTransport::http_with`](super::ClientTransport::http_with).
 #[derive(Debug, Clone)]

@@ -1,0 +1,215 @@
+//! The HTTP link: the client's frames in, POSTs out, answers back as
+//! frames. This file runs it; `link` holds what its tasks share.
+//!
+//! The client core speaks frames over a channel, whatever the transport.
+//! Over Streamable HTTP each message is its own POST; a request's answer
+//! is a JSON body or an event stream, so the link runs one task per
+//! request:
+//!
+//! 1. it writes the headers of the era the request belongs to: for a
+//!    modern request those its body mirrors (`MCP-Protocol-Version`,
+//!    `Mcp-Method`, `Mcp-Name`, and `Mcp-Param-*` for the tool's annotated
+//!    parameters); in a legacy session the session's (see `session`); on
+//!    `initialize`, neither;
+//! 2. it relays what comes back, the server's notifications and requests
+//!    first, then the response (see `reply`); a modern `tools/list` answer
+//!    teaches it the tools' header parameters, and loses the tools that
+//!    cannot be called over HTTP;
+//! 3. when a modern server refuses a tool call's headers (`-32020`), it
+//!    lists the tools again and retries once: the tool may have changed;
+//! 4. whatever goes wrong on the way (the server unreachable, a status
+//!    without a JSON-RPC body, a stream that ends early and cannot be
+//!    resumed) becomes an error response to that request, so no call
+//!    waits forever.
+//!
+//! The client's notifications, and its responses to a legacy server's
+//! requests, are POSTed as they come. The client cancels a request with
+//! `notifications/cancelled`: the link aborts the request's task, which
+//! closes its stream; a legacy server also gets the notification, since
+//! to it a closed stream is no cancellation.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use serde_json::{Map, Value};
+use tokio::task::AbortHandle;
+
+use super::link::Link;
+use super::tools::Known;
+use super::{HttpOptions, SessionEnd};
+use crate::transport::{FrameChannel, Inbound};
+use crate::wire::legacy::{INITIALIZE, INITIALIZED};
+use crate::wire::{
+    ErrorObject, Message, Method, Notification, Outcome, Request, RequestId, Response, codes,
+    notifications,
+};
+
+/// Connects the client's end of a frame channel to `endpoint`; the handle
+/// that ends its session, if one opens.
+pub(crate) fn connect(
+    endpoint: String,
+    options: HttpOptions,
+) -> std::io::Result<(FrameChannel, SessionEnd)> {
+    let http = reqwest::Client::builder()
+        .build()
+        .map_err(std::io::Error::other)?;
+    let (client_end, link_end) = FrameChannel::pair();
+    let link = Arc::new(Link::new(http, endpoint, options, link_end.outgoing));
+    tokio::spawn(run(Arc::clone(&link), link_end.incoming));
+    Ok((client_end, SessionEnd { link }))
+}
+
+/// Reads the client's frames until it closes its end, then drops every
+/// request still running and ends the session.
+async fn run(link: Arc<Link>, mut from_client: tokio::sync::mpsc::Receiver<Inbound>) {
+    let mut running: HashMap<RequestId, AbortHandle> = HashMap::new();
+    while let Some(inbound) = from_client.recv().await {
+        let Inbound::Frame(frame) = inbound else {
+            continue;
+        };
+        match frame.parse::<Message>() {
+            Ok(Message::Request(request)) => {
+                running.retain(|_, task| !task.is_finished());
+                let id = request.id.clone();
+                let task = tokio::spawn(exchange(Arc::clone(&link), request, frame));
+                running.insert(id, task.abort_handle());
+            }
+            Ok(Message::Notification(note)) if note.method == notifications::CANCELLED => {
+                if let Some(task) = cancelled_id(&note).and_then(|id| running.remove(&id)) {
+                    task.abort();
+                }
+                if link.session.is_open() {
+                    tokio::spawn(post_message(Arc::clone(&link), frame, None));
+                }
+            }
+            Ok(Message::Notification(note)) => {
+                tokio::spawn(post_message(Arc::clone(&link), frame, Some(note.method)));
+            }
+            Ok(Message::Response(_)) if link.session.is_open() => {
+                tokio::spawn(post_message(Arc::clone(&link), frame, None));
+            }
+            Ok(Message::Response(_)) | Err(_) => {
+                tracing::debug!("the client sent a frame the HTTP link does not forward");
+            }
+        }
+    }
+    for task in running.values() {
+        task.abort();
+    }
+    link.delete_session().await;
+}
+
+fn cancelled_id(note: &Notification) -> Option<RequestId> {
+    let params = note.params.as_ref()?.get("requestId")?;
+    serde_json::from_value(params.clone()).ok()
+}
+
+/// One request: its POST, the messages that answer it, and at most one
+/// retry after a header mismatch on a modern tool call.
+async fn exchange(link: Arc<Link>, request: Request, frame: String) {
+    let method = Method::parse(&request.method);
+    let modern = !link.session.is_open() && request.method != INITIALIZE;
+    let tool = (modern && method == Some(Method::ToolsCall))
+        .then(|| {
+            request
+                .params
+                .as_ref()?
+                .get("name")?
+                .as_str()
+                .map(str::to_owned)
+        })
+        .flatten();
+    if let Some(name) = &tool {
+        if let Some(Known::Unusable(reason)) = link.tools.get(name) {
+            let error = ErrorObject::new(
+                codes::INVALID_PARAMS,
+                format!("Tool `{name}` cannot be called over HTTP: {reason}"),
+            );
+            link.deliver(Message::Response(Response::error(Some(request.id), error)))
+                .await;
+            return;
+        }
+        if link.tools.get(name).is_none() {
+            link.refresh_tools(&request).await;
+        }
+    }
+    let mut response = link.post(&request, &frame, method).await;
+    if tool.is_some() && is_header_mismatch(&response) {
+        link.refresh_tools(&request).await;
+        response = link.post(&request, &frame, method).await;
+    }
+    link.deliver(Message::Response(response)).await;
+}
+
+fn is_header_mismatch(response: &Response) -> bool {
+    matches!(&response.outcome, Outcome::Error(e) if e.code == codes::HEADER_MISMATCH)
+}
+
+/// Posts a notification, or a response to a legacy server's request; the
+/// server's `202` needs no relaying. An accepted `notifications/initialized`
+/// opens the session's GET stream.
+async fn post_message(link: Arc<Link>, frame: String, notification: Option<String>) {
+    let headers = match link.session.headers() {
+        Some((session, _)) => {
+            let mut headers = link.base_headers();
+            headers.extend(session);
+            headers
+        }
+        None => link.base_headers(),
+    };
+    let sent = link
+        .http
+        .post(&link.endpoint)
+        .headers(headers)
+        .body(frame)
+        .send()
+        .await;
+    match sent {
+        Ok(reply) if reply.status().is_success() => {
+            if notification.as_deref() == Some(INITIALIZED) {
+                link.start_listening();
+            }
+        }
+        Ok(reply) => tracing::debug!(status = %reply.status(), "the server refused a message"),
+        Err(error) => tracing::debug!(%error, "could not send a message"),
+    }
+}
+
+impl Link {
+    /// Lists every tool again, to learn their header parameters, with the
+    /// `_meta` of `request`.
+    async fn refresh_tools(&self, request: &Request) {
+        let meta = request
+            .params
+            .as_ref()
+            .and_then(|p| p.get("_meta"))
+            .cloned();
+        let mut cursor: Option<Value> = None;
+        // A bound on pages, against a server that never stops paging.
+        for _ in 0..100 {
+            let number = self.refreshes.fetch_add(1, Ordering::Relaxed);
+            let mut params = Map::new();
+            if let Some(meta) = &meta {
+                params.insert("_meta".into(), meta.clone());
+            }
+            if let Some(cursor) = cursor.take() {
+                params.insert("cursor".into(), cursor);
+            }
+            let list = Request::new(
+                format!("presa-http-tools-{number}").as_str(),
+                Method::ToolsList.as_str(),
+                Value::Object(params),
+            );
+            let frame = Message::Request(list.clone()).to_line();
+            let response = self.post(&list, &frame, Some(Method::ToolsList)).await;
+            let Outcome::Result(result) = response.outcome else {
+                return;
+            };
+            match result.get("nextCursor") {
+                Some(next) if !next.is_null() => cursor = Some(next.clone()),
+                _ => return,
+            }
+        }
+    }
+}

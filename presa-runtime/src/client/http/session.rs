@@ -1,0 +1,161 @@
+//! The legacy session over Streamable HTTP (2025-11-25 and earlier): what
+//! the link keeps of it, and where a stream stands for resuming it.
+//!
+//! The modern transport has no session and no resumption; a legacy server
+//! has both. The rules, in order (`stream` and `reply` follow them):
+//!
+//! 1. a session begins when `initialize` is answered with a result: the
+//!    `Mcp-Session-Id` the server assigned (if it did) and the version it
+//!    chose go on every later request, as `Mcp-Session-Id` and
+//!    `MCP-Protocol-Version`, and no modern header does;
+//! 2. once the server accepted `notifications/initialized`, the client
+//!    opens the GET stream, where the server sends messages of its own;
+//!    a `405` (or any other refusal) means it offers none;
+//! 3. a stream that ends or breaks is resumed with a GET carrying
+//!    `Last-Event-ID`, after the `retry` the server asked for
+//!    ([`DEFAULT_RETRY`] if it did not; never sooner than [`MIN_RETRY`]),
+//!    provided the server gave an event id: a POST's stream until its
+//!    response arrives, the GET stream for the session's life. A resume
+//!    that fails [`MAX_FAILED_RESUMES`] times in a row gives up;
+//! 4. a `404` to a request that carried the session id means the server
+//!    ended the session: the link forgets it (and its GET stream), and the
+//!    request fails as expired, so that the client opens a new session;
+//! 5. closing the client, or dropping it, sends `DELETE` with the
+//!    session id.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderValue};
+use tokio::task::AbortHandle;
+
+use super::sse::EventReader;
+use crate::client::link_error::LinkFailure;
+use crate::util::lock;
+use crate::wire::{RequestId, Response, headers};
+
+/// The header that carries the session id.
+pub(super) const SESSION_ID: &str = "Mcp-Session-Id";
+/// The header that resumes a stream.
+pub(super) const LAST_EVENT_ID: &str = "Last-Event-ID";
+/// How long to wait before resuming when the server named no `retry`.
+pub(super) const DEFAULT_RETRY: Duration = Duration::from_secs(1);
+/// The shortest wait before resuming, whatever the server asks: a server
+/// that closes at once with `retry: 0` must not make the client spin.
+pub(super) const MIN_RETRY: Duration = Duration::from_millis(50);
+/// How many resumes in a row may fail before the stream is given up.
+pub(super) const MAX_FAILED_RESUMES: u32 = 3;
+
+/// What the link keeps of a legacy session (rule 1).
+#[derive(Debug)]
+pub(super) struct Session {
+    /// The session id, when the server assigned one.
+    pub id: Option<HeaderValue>,
+    /// The version `initialize` settled on.
+    pub version: String,
+    /// The GET stream's task, once opened (rule 2).
+    pub listening: Option<AbortHandle>,
+}
+
+/// The session slot a link holds.
+#[derive(Debug, Default)]
+pub(super) struct SessionSlot {
+    session: Mutex<Option<Session>>,
+}
+
+impl SessionSlot {
+    /// Whether a legacy session is open.
+    pub fn is_open(&self) -> bool {
+        lock(&self.session).is_some()
+    }
+
+    /// The headers a request in the session carries, and whether they
+    /// name a session id; `None` outside a session.
+    pub fn headers(&self) -> Option<(HeaderMap, bool)> {
+        let session = lock(&self.session);
+        let session = session.as_ref()?;
+        let mut headers = HeaderMap::new();
+        if let Ok(version) = HeaderValue::from_str(&session.version) {
+            headers.insert(headers::PROTOCOL_VERSION, version);
+        }
+        if let Some(id) = &session.id {
+            headers.insert(SESSION_ID, id.clone());
+        }
+        Some((headers, session.id.is_some()))
+    }
+
+    /// Begins a session (rule 1), ending any before it.
+    pub fn begin(&self, id: Option<HeaderValue>, version: String) {
+        let session = Session {
+            id,
+            version,
+            listening: None,
+        };
+        if let Some(old) = lock(&self.session).replace(session) {
+            stop(old);
+        }
+    }
+
+    /// Records the GET stream's task, unless it already runs or the
+    /// session ended; whether it was recorded.
+    pub fn listen(&self, task: impl FnOnce() -> AbortHandle) -> bool {
+        let mut session = lock(&self.session);
+        match session.as_mut() {
+            Some(session) if session.listening.is_none() => {
+                session.listening = Some(task());
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Forgets the session (rule 4); what it was, for a `DELETE`.
+    pub fn end(&self) -> Option<Session> {
+        let session = lock(&self.session).take()?;
+        Some(stop(session))
+    }
+}
+
+/// Stops the session's GET stream.
+fn stop(mut session: Session) -> Session {
+    if let Some(task) = session.listening.take() {
+        task.abort();
+    }
+    session
+}
+
+/// Where a stream stands, for resuming it (rule 3).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Position {
+    /// The id of the last event the server numbered.
+    pub last_event_id: Option<String>,
+    /// How long the server asked the client to wait before reconnecting.
+    pub retry: Option<Duration>,
+}
+
+impl Position {
+    /// Takes in what `events` learnt of the stream.
+    pub fn update<S>(&mut self, events: &EventReader<S>) {
+        if let Some(id) = events.last_event_id() {
+            self.last_event_id = Some(id.to_owned());
+        }
+        if let Some(retry) = events.retry() {
+            self.retry = Some(retry);
+        }
+    }
+
+    /// How long to wait before resuming.
+    pub fn delay(&self) -> Duration {
+        self.retry.unwrap_or(DEFAULT_RETRY).max(MIN_RETRY)
+    }
+}
+
+/// The client's part of a `404` to a request that named the session.
+pub(super) fn expired(id: RequestId) -> Response {
+    let failure = LinkFailure {
+        status: Some(404),
+        session_expired: true,
+    };
+    let error = failure.to_error("http", "the server ended the session (HTTP 404)");
+    Response::error(Some(id), error)
+}

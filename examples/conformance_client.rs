@@ -5,7 +5,10 @@
 //!
 //! Every scenario uses the same client: it declares elicitation, sampling
 //! and roots, and answers each input request with plausible values built
-//! from the request itself, so that MRTR flows run to the end.
+//! from the request itself, so that MRTR flows run to the end. It does
+//! not read the suite's `MCP_CONFORMANCE_PROTOCOL_VERSION`: it finds out
+//! the era of each scenario's server itself, as any presa client does, so
+//! the 2025-11-25 scenarios run it against legacy servers unchanged.
 
 use std::process::ExitCode;
 
@@ -35,7 +38,12 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match run(&scenario, &client, &context).await {
+    let outcome = run(&scenario, &client, &context).await;
+    // Ends a legacy server's session (DELETE); nothing for a modern one.
+    if let Err(error) = client.close().await {
+        eprintln!("closing the client: {error}");
+    }
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("scenario {scenario:?} failed: {error}");
@@ -78,7 +86,10 @@ async fn run(scenario: &str, client: &Client, context: &Value) -> Outcome {
                 client.call_tool(&tool.name, arguments_for(tool)).await?;
             }
         }
-        "sep-2322-client-request-state" | "http-invalid-tool-headers" => {
+        "sep-2322-client-request-state"
+        | "http-invalid-tool-headers"
+        | "sse-retry"
+        | "elicitation-sep1034-client-defaults" => {
             for tool in client.list_tools().await? {
                 client.call_tool(&tool.name, arguments_for(&tool)).await?;
             }
@@ -158,7 +169,8 @@ fn sample_value(name: &str, kind: &str) -> Value {
     }
 }
 
-/// Accepts a form with a value for each of its fields; accepts going to a
+/// Accepts a form with a value for each of its fields (its default when
+/// it has one, else its first choice, else a sample); accepts going to a
 /// URL.
 fn answer_elicitation(input: PendingInput<ElicitRequestParams>) -> ElicitResult {
     match input.params {
@@ -173,7 +185,12 @@ fn answer_elicitation(input: PendingInput<ElicitRequestParams>) -> ElicitResult 
                 .iter()
                 .map(|(name, property)| {
                     let kind = property["type"].as_str().unwrap_or("string");
-                    (name.clone(), sample_value(name, kind))
+                    let value = match (property.get("default"), property["enum"].get(0)) {
+                        (Some(default), _) => default.clone(),
+                        (None, Some(first)) => first.clone(),
+                        (None, None) => sample_value(name, kind),
+                    };
+                    (name.clone(), value)
                 })
                 .collect();
             ElicitResult::accept(Value::Object(content))

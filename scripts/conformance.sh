@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite against presa's fixture server and
-# client, over Streamable HTTP, and prints one summary line per suite.
+# client, over Streamable HTTP, and prints one summary line per suite. The
+# client runs the suite's 2026-07-28 and 2025-11-25 scenarios.
 #
 #   scripts/conformance.sh            # everything
 #
@@ -84,6 +85,13 @@ done
 echo "== client suite"
 run_suite "client" client --command "$CLIENT_BIN" --suite all --spec-version 2026-07-28 \
   --expected-failures "$BASELINE" -o "${OUT}/client"
+
+# The same client against the suite's 2025-11-25 servers (initialize,
+# tools_call, elicitation-sep1034-client-defaults, sse-retry, and the rest
+# of that revision's client scenarios): it finds out their era itself.
+echo "== client suite, 2025-11-25"
+run_suite "client-2025-11-25" client --command "$CLIENT_BIN" --suite all --spec-version 2025-11-25 \
+  --expected-failures "$BASELINE" -o "${OUT}/client-2025-11-25"
 
 echo "== summary (logs in ${OUT})"
 for line in "${summaries[@]}"; do echo "$line"; done

@@ -23,17 +23,16 @@
 //!    waits forever.
 //!
 //! The client's notifications, and its responses to a legacy server's
-//! requests, are POSTed as they come. The client cancels a request with
+//! requests, are POSTed as they come, except `notifications/initialized`,
+//! which nothing may overtake (see `session`, rule 2). The client cancels a request with
 //! `notifications/cancelled`: the link aborts the request's task, which
 //! closes its stream; a legacy server also gets the notification, since
 //! to it a closed stream is no cancellation.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use serde_json::{Map, Value};
-use tokio::task::AbortHandle;
 
 use super::link::Link;
 use super::tools::Known;
@@ -63,40 +62,43 @@ pub(crate) fn connect(
 /// Reads the client's frames until it closes its end, then drops every
 /// request still running and ends the session.
 async fn run(link: Arc<Link>, mut from_client: tokio::sync::mpsc::Receiver<Inbound>) {
-    let mut running: HashMap<RequestId, AbortHandle> = HashMap::new();
     while let Some(inbound) = from_client.recv().await {
         let Inbound::Frame(frame) = inbound else {
             continue;
         };
         match frame.parse::<Message>() {
             Ok(Message::Request(request)) => {
-                running.retain(|_, task| !task.is_finished());
                 let id = request.id.clone();
                 let task = tokio::spawn(exchange(Arc::clone(&link), request, frame));
-                running.insert(id, task.abort_handle());
+                link.track(id, task.abort_handle());
             }
             Ok(Message::Notification(note)) if note.method == notifications::CANCELLED => {
-                if let Some(task) = cancelled_id(&note).and_then(|id| running.remove(&id)) {
-                    task.abort();
+                if let Some(id) = cancelled_id(&note) {
+                    link.stop(&id);
                 }
                 if link.session.is_open() {
-                    tokio::spawn(post_message(Arc::clone(&link), frame, None));
+                    tokio::spawn(post_message(Arc::clone(&link), frame));
                 }
             }
-            Ok(Message::Notification(note)) => {
-                tokio::spawn(post_message(Arc::clone(&link), frame, Some(note.method)));
+            Ok(Message::Notification(note)) if note.method == INITIALIZED => {
+                // In order: no request of the session may overtake it, and
+                // the GET stream is open before the first one goes.
+                if post_message(Arc::clone(&link), frame).await {
+                    link.open_listener().await;
+                }
+            }
+            Ok(Message::Notification(_)) => {
+                tokio::spawn(post_message(Arc::clone(&link), frame));
             }
             Ok(Message::Response(_)) if link.session.is_open() => {
-                tokio::spawn(post_message(Arc::clone(&link), frame, None));
+                tokio::spawn(post_message(Arc::clone(&link), frame));
             }
             Ok(Message::Response(_)) | Err(_) => {
                 tracing::debug!("the client sent a frame the HTTP link does not forward");
             }
         }
     }
-    for task in running.values() {
-        task.abort();
-    }
+    link.stop_all();
     link.delete_session().await;
 }
 
@@ -147,9 +149,8 @@ fn is_header_mismatch(response: &Response) -> bool {
 }
 
 /// Posts a notification, or a response to a legacy server's request; the
-/// server's `202` needs no relaying. An accepted `notifications/initialized`
-/// opens the session's GET stream.
-async fn post_message(link: Arc<Link>, frame: String, notification: Option<String>) {
+/// server's `202` needs no relaying. Whether the server accepted it.
+async fn post_message(link: Arc<Link>, frame: String) -> bool {
     let headers = match link.session.headers() {
         Some((session, _)) => {
             let mut headers = link.base_headers();
@@ -166,13 +167,15 @@ async fn post_message(link: Arc<Link>, frame: String, notification: Option<Strin
         .send()
         .await;
     match sent {
-        Ok(reply) if reply.status().is_success() => {
-            if notification.as_deref() == Some(INITIALIZED) {
-                link.start_listening();
-            }
+        Ok(reply) if reply.status().is_success() => true,
+        Ok(reply) => {
+            tracing::debug!(status = %reply.status(), "the server refused a message");
+            false
         }
-        Ok(reply) => tracing::debug!(status = %reply.status(), "the server refused a message"),
-        Err(error) => tracing::debug!(%error, "could not send a message"),
+        Err(error) => {
+            tracing::debug!(%error, "could not send a message");
+            false
+        }
     }
 }
 

@@ -2,17 +2,21 @@
 //! link does with each message): the HTTP client, the endpoint, the
 //! tools' header parameters, the legacy session, and the headers each era
 //! writes.
+use std::collections::HashMap;
+use std::sync::Mutex;
 use std::sync::atomic::AtomicU64;
 
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde_json::{Map, Value};
+use tokio::task::AbortHandle;
 
 use super::HttpOptions;
 use super::session::SessionSlot;
 use super::tools::{Known, ToolHeaders};
 use crate::transport::FrameSender;
+use crate::util::lock;
 use crate::wire::headers::{self, encode_value};
-use crate::wire::{META_PROTOCOL_VERSION, Message, Method, Request};
+use crate::wire::{META_PROTOCOL_VERSION, Message, Method, Request, RequestId, Response};
 
 /// What every request task shares.
 pub(super) struct Link {
@@ -25,6 +29,8 @@ pub(super) struct Link {
     pub(super) refreshes: AtomicU64,
     /// The legacy session, once `initialize` opened one.
     pub(super) session: SessionSlot,
+    /// The task of each request still waiting for its answer.
+    running: Mutex<HashMap<RequestId, AbortHandle>>,
 }
 
 impl Link {
@@ -43,7 +49,39 @@ impl Link {
             to_client,
             refreshes: AtomicU64::new(0),
             session: SessionSlot::default(),
+            running: Mutex::default(),
         }
+    }
+
+    /// Records the task that waits for request `id`'s answer.
+    pub(super) fn track(&self, id: RequestId, task: AbortHandle) {
+        let mut running = lock(&self.running);
+        running.retain(|_, task| !task.is_finished());
+        running.insert(id, task);
+    }
+
+    /// Drops the task that waits for request `id`'s answer; whether one
+    /// did.
+    pub(super) fn stop(&self, id: &RequestId) -> bool {
+        let task = lock(&self.running).remove(id);
+        task.map(|task| task.abort()).is_some()
+    }
+
+    /// Drops every task still waiting for an answer.
+    pub(super) fn stop_all(&self) {
+        for (_, task) in lock(&self.running).drain() {
+            task.abort();
+        }
+    }
+
+    /// Hands the client a response that came on another request's stream
+    /// (or the GET stream), and drops the task that waited for it on its
+    /// own, which would otherwise wait on.
+    pub(super) async fn answer_elsewhere(&self, response: Response) {
+        if let Some(id) = &response.id {
+            self.stop(id);
+        }
+        self.deliver(Message::Response(response)).await;
     }
 
     /// Teaches the link the tools a modern `tools/list` answer lists.

@@ -10,8 +10,10 @@
 //!    any other body is an error naming the status, which is how the
 //!    client's era probe sees a legacy server's refusal;
 //! 3. on an event stream, everything before the response is handed to the
-//!    client as it comes; an event that is not a JSON-RPC message is
-//!    skipped; a malformed response ends the stream as its answer;
+//!    client as it comes (a resumed stream may carry another request's
+//!    response, which goes to that request); an event that is not a
+//!    JSON-RPC message is skipped; a malformed response ends the stream as
+//!    its answer;
 //! 4. a stream that ends before its response is resumed in a legacy
 //!    session (see `session`); a modern one has no resumption, and the
 //!    request fails;
@@ -135,7 +137,10 @@ impl Link {
                 continue;
             }
             match event.data.parse::<Message>() {
-                Ok(Message::Response(response)) => return Ok(response),
+                Ok(Message::Response(response)) if response.id.as_ref().is_none_or(|r| r == id) => {
+                    return Ok(response);
+                }
+                Ok(Message::Response(other)) => self.answer_elsewhere(other).await,
                 Ok(message) => self.deliver(message).await,
                 Err(FrameError::Response { reason, .. }) => {
                     let reason = format!("malformed response: {reason}");

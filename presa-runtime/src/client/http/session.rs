@@ -8,9 +8,12 @@
 //!    `Mcp-Session-Id` the server assigned (if it did) and the version it
 //!    chose go on every later request, as `Mcp-Session-Id` and
 //!    `MCP-Protocol-Version`, and no modern header does;
-//! 2. once the server accepted `notifications/initialized`, the client
-//!    opens the GET stream, where the server sends messages of its own;
-//!    a `405` (or any other refusal) means it offers none;
+//! 2. `notifications/initialized` goes before any request of the session;
+//!    once the server accepted it, the client opens the GET stream, where
+//!    the server sends messages of its own, and waits for the server's
+//!    answer to it (at most [`LISTENER_WAIT`]) before sending anything
+//!    more, so that the server has a stream for them from the first
+//!    request on. A `405` (or any other refusal) means it offers none;
 //! 3. a stream that ends or breaks is resumed with a GET carrying
 //!    `Last-Event-ID`, after the `retry` the server asked for
 //!    ([`DEFAULT_RETRY`] if it did not; never sooner than [`MIN_RETRY`]),
@@ -43,6 +46,9 @@ pub(super) const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 /// The shortest wait before resuming, whatever the server asks: a server
 /// that closes at once with `retry: 0` must not make the client spin.
 pub(super) const MIN_RETRY: Duration = Duration::from_millis(50);
+/// How long the client waits for the server to answer its GET stream
+/// before sending the session's first requests (rule 2).
+pub(super) const LISTENER_WAIT: Duration = Duration::from_secs(5);
 /// How many resumes in a row may fail before the stream is given up.
 pub(super) const MAX_FAILED_RESUMES: u32 = 3;
 

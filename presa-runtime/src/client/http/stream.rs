@@ -7,9 +7,12 @@ use std::sync::Arc;
 
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, HeaderValue};
+use tokio::sync::oneshot;
 
 use super::link::{Link, is_event_stream};
-use super::session::{LAST_EVENT_ID, MAX_FAILED_RESUMES, Position, SESSION_ID, Session};
+use super::session::{
+    LAST_EVENT_ID, LISTENER_WAIT, MAX_FAILED_RESUMES, Position, SESSION_ID, Session,
+};
 use super::sse::EventReader;
 use crate::wire::{Message, RequestId};
 
@@ -41,19 +44,32 @@ impl Link {
         }
     }
 
-    /// Starts the GET stream of the session, once (rule 2).
-    pub(super) fn start_listening(self: &Arc<Self>) {
+    /// Opens the GET stream of the session, once, and waits until the
+    /// server answered it, or refused it, for at most [`LISTENER_WAIT`]
+    /// (rule 2).
+    pub(super) async fn open_listener(self: &Arc<Self>) {
+        let (opened, answered) = oneshot::channel();
         let link = Arc::clone(self);
-        self.session
-            .listen(|| tokio::spawn(async move { link.listen().await }).abort_handle());
+        let started = self
+            .session
+            .listen(|| tokio::spawn(async move { link.listen(opened).await }).abort_handle());
+        if started && tokio::time::timeout(LISTENER_WAIT, answered).await.is_err() {
+            tracing::debug!("the server has not answered the GET stream yet; going on");
+        }
     }
 
-    /// Relays the GET stream for as long as the session lasts.
-    async fn listen(&self) {
+    /// Relays the GET stream for as long as the session lasts; `opened`
+    /// learns when the server first answered.
+    async fn listen(&self, opened: oneshot::Sender<()>) {
+        let mut opened = Some(opened);
         let mut position = Position::default();
         let mut failures = 0;
         loop {
-            match self.open_stream(&position).await {
+            let reply = self.open_stream(&position).await;
+            if let Some(opened) = opened.take() {
+                let _ = opened.send(());
+            }
+            match reply {
                 Ok(reply) => {
                     failures = 0;
                     self.relay_stream(reply, &mut position).await;
@@ -79,6 +95,7 @@ impl Link {
             match event {
                 Ok(event) if event.data.is_empty() => {}
                 Ok(event) => match event.data.parse::<Message>() {
+                    Ok(Message::Response(response)) => self.answer_elsewhere(response).await,
                     Ok(message) => self.deliver(message).await,
                     Err(error) => {
                         tracing::debug!(?error, "an event that is not a JSON-RPC message")

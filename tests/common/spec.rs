@@ -2,7 +2,10 @@
 //! server, and every message the presa client sends to a scripted server,
 //! is checked against the official `schema.json` of MCP 2026-07-28 and of
 //! the Tasks extension, first as a JSON-RPC message, then as the request,
-//! result or notification its method calls for.
+//! result or notification its method calls for. A message of a legacy
+//! session is checked against the 2025-11-25 `schema.json` instead, and
+//! for the modern-only fields that schema would let through
+//! ([`check_legacy_from_server`]).
 //!
 //! The schemas are read from the shared spec folder beside the repository
 //! (`../shared/spec`), never copied into it. Where that folder is missing
@@ -22,6 +25,8 @@ pub enum Spec {
     Mcp,
     /// The Tasks extension.
     Tasks,
+    /// MCP 2025-11-25, the newest legacy revision.
+    Legacy,
 }
 
 impl Spec {
@@ -29,6 +34,7 @@ impl Spec {
         match self {
             Spec::Mcp => "mcp-2026-07-28/schema.json",
             Spec::Tasks => "tasks-extension/schema.json",
+            Spec::Legacy => "mcp-2025-11-25/schema.json",
         }
     }
 }
@@ -48,6 +54,97 @@ pub fn check_from_server(message: &Value, request: Option<&str>) {
             errors.is_empty(),
             "the server sent a message that breaks {spec:?} `{definition}`:\n{errors:#?}\nmessage: {message}"
         );
+    }
+}
+
+/// Checks a message a legacy session sent, in answer to a request of
+/// method `request` (`None` for a notification or a request of the
+/// server's). Panics, naming the definition and the violations, when the
+/// message breaks the 2025-11-25 schema or carries a modern-only field.
+pub fn check_legacy_from_server(message: &Value, request: Option<&str>) {
+    assert_no_modern_fields(message);
+    let mut checks = vec![("JSONRPCMessage", message)];
+    if let Some(result) = message.get("result") {
+        let definition = match request {
+            Some("initialize") => "InitializeResult",
+            Some("ping" | "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe") => {
+                "EmptyResult"
+            }
+            Some("tools/list") => "ListToolsResult",
+            Some("tools/call") if result.get("task").is_some() => "CreateTaskResult",
+            Some("tools/call" | "tasks/result") => "CallToolResult",
+            Some("prompts/list") => "ListPromptsResult",
+            Some("prompts/get") => "GetPromptResult",
+            Some("resources/list") => "ListResourcesResult",
+            Some("resources/templates/list") => "ListResourceTemplatesResult",
+            Some("resources/read") => "ReadResourceResult",
+            Some("completion/complete") => "CompleteResult",
+            Some("tasks/get") => "GetTaskResult",
+            Some("tasks/cancel") => "CancelTaskResult",
+            Some("tasks/list") => "ListTasksResult",
+            _ => "Result",
+        };
+        checks.push((definition, result));
+    } else if message.get("error").is_some() {
+        checks.push(("JSONRPCErrorResponse", message));
+    } else if let Some(method) = message.get("method").and_then(Value::as_str) {
+        let definition = match method {
+            "notifications/progress" => "ProgressNotification",
+            "notifications/message" => "LoggingMessageNotification",
+            "notifications/cancelled" => "CancelledNotification",
+            "notifications/tools/list_changed" => "ToolListChangedNotification",
+            "notifications/prompts/list_changed" => "PromptListChangedNotification",
+            "notifications/resources/list_changed" => "ResourceListChangedNotification",
+            "notifications/resources/updated" => "ResourceUpdatedNotification",
+            "notifications/tasks/status" => "TaskStatusNotification",
+            "elicitation/create" => "ElicitRequest",
+            "sampling/createMessage" => "CreateMessageRequest",
+            "roots/list" => "ListRootsRequest",
+            "ping" => "PingRequest",
+            other => panic!("a legacy session sent `{other}`, which 2025-11-25 does not define"),
+        };
+        checks.push((definition, message));
+    }
+    for (definition, value) in checks {
+        let Some(errors) = violations(Spec::Legacy, definition, value) else {
+            return;
+        };
+        assert!(
+            errors.is_empty(),
+            "a legacy session sent a message that breaks 2025-11-25 `{definition}`:\n{errors:#?}\nmessage: {message}"
+        );
+    }
+}
+
+/// Panics when a legacy message carries what only the modern era has:
+/// result members the legacy schema would let through as extras, and the
+/// modern `_meta` keys.
+fn assert_no_modern_fields(message: &Value) {
+    const MODERN: [&str; 5] = [
+        "resultType",
+        "ttlMs",
+        "cacheScope",
+        "inputRequests",
+        "requestState",
+    ];
+    let body = message.get("result").or_else(|| message.get("params"));
+    let Some(body) = body.and_then(Value::as_object) else {
+        return;
+    };
+    for field in MODERN {
+        assert!(
+            !body.contains_key(field),
+            "a legacy session sent modern-only `{field}`: {message}"
+        );
+    }
+    if let Some(meta) = body.get("_meta").and_then(Value::as_object) {
+        for key in meta.keys() {
+            assert!(
+                !key.starts_with("io.modelcontextprotocol/")
+                    || key == "io.modelcontextprotocol/related-task",
+                "a legacy session sent modern `_meta` key `{key}`: {message}"
+            );
+        }
     }
 }
 

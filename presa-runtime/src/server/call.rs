@@ -236,7 +236,7 @@ async fn create_task(env: &CallEnv<'_>, call: TaskCall<'_>, run: Run) -> Creatio
     let answers = ctx.with_input_book(|book| book.answers().clone());
     let mut orphan = OrphanGuard::default();
     let created = engine
-        .create(caller.subject.clone(), &answers, &mut orphan)
+        .create(caller.task_owner(), &answers, &mut orphan)
         .await;
     let record = match created {
         Ok(record) => record,

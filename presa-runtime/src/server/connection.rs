@@ -320,7 +320,7 @@ impl Connection {
     /// anything the session sends.
     async fn initialize(&mut self, request: Request) {
         let (queue, mut queued) = mpsc::channel(SESSION_QUEUE);
-        match self.server.open_session(request, queue) {
+        match self.server.open_session(request, &self.caller, queue) {
             Ok((session, response)) => {
                 self.send(response.into()).await;
                 self.session = Some(session);
@@ -436,9 +436,7 @@ impl Connection {
             return;
         }
         let mut stream = match &self.session {
-            Some(session) => self
-                .server
-                .handle_legacy(request, session, &self.caller, charge),
+            Some(session) => self.server.handle_legacy(request, session, charge),
             None => self.server.handle_charged(request, &self.caller, charge),
         };
         let registry = Arc::clone(&self.in_flight);

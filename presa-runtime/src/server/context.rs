@@ -345,7 +345,8 @@ impl Context {
 
     /// Asks a legacy client with a request of the server's own and parks
     /// until it answers; a failure (an error answer, unusable answers, the
-    /// session gone) fails the run with its message.
+    /// session gone) fails the run with its message. Inside a task, the
+    /// task shows `input_required` meanwhile.
     fn ask_peer<T: Send + 'static>(
         &self,
         peer: PeerLink,
@@ -354,13 +355,19 @@ impl Context {
         parse: impl Fn(InputResponse) -> Option<T> + Send + 'static,
     ) -> InputFuture<T> {
         let route = lock(&self.inner.notifier).clone();
-        let task = self.task_id().map(str::to_owned);
+        let link = self.inner.task.get().cloned();
         let ctx = self.clone();
         InputFuture::parked(Box::pin(async move {
-            match peer
-                .ask(&key, &request, parse, route, task.as_deref())
-                .await
-            {
+            let task = link.as_ref().map(TaskLink::id);
+            let asking = peer.ask(&key, &request, parse, route, task);
+            let outcome = match &link {
+                Some(link) => {
+                    link.while_asking(key.clone(), request.clone(), asking)
+                        .await
+                }
+                None => asking.await,
+            };
+            match outcome {
                 Ok(answer) => Ok(answer),
                 Err(AskFailed(error)) => {
                     lock(&ctx.inner.input).refuse(error);

@@ -208,10 +208,7 @@ impl Drop for Pending {
 /// The `elicitationId` of a URL elicitation sent as request `id`: unique
 /// within the server, and unguessable, since it may end up in a URL.
 fn elicitation_id(id: &RequestId) -> String {
-    use base64::Engine;
-    let mut bytes = [0u8; 12];
-    getrandom::fill(&mut bytes).expect("the OS random number generator is available");
-    let random = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
+    let random = crate::util::random_id::<12>();
     match id {
         RequestId::String(id) => format!("{id}-{random}"),
         RequestId::Number(n) => format!("{n}-{random}"),

@@ -5,8 +5,9 @@
 use std::mem;
 use std::sync::Arc;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
+use super::tasks::TaskOp;
 use super::{LegacySession, MAX_RESOURCE_SUBSCRIPTIONS, empty, refused};
 use crate::server::caller::Caller;
 use crate::server::reply::{invalid_request, method_not_found, parse_params, respond, to_value};
@@ -19,20 +20,21 @@ use crate::wire::legacy::render::{legacy_error, legacy_result, legacy_tool};
 use crate::wire::legacy::tasks::TaskSupport;
 use crate::wire::legacy::{INITIALIZE, LegacyMethod};
 use crate::wire::{
-    ErrorObject, Method, Outcome, PaginatedParams, Request, RequestId, Response, codes,
+    ErrorObject, Method, Outcome, PaginatedParams, Request, RequestId, Response, TASKS_EXTENSION,
+    codes,
 };
 
 impl Server {
-    /// Handles `request` of a legacy `session` for `caller`, holding
-    /// `charge` of the memory budget until its handler ends, and returns
-    /// the stream of messages that answer it, in the session's era.
+    /// Handles `request` of a legacy `session`, holding `charge` of the
+    /// memory budget until its handler ends, and returns the stream of
+    /// messages that answer it, in the session's era.
     pub(crate) fn handle_legacy(
         &self,
         request: Request,
         session: &Arc<LegacySession>,
-        caller: &Caller,
         charge: Charge,
     ) -> ResponseStream {
+        let caller = session.caller();
         let span = tracing::info_span!(
             "mcp.request",
             method = request.method,
@@ -85,7 +87,10 @@ impl Server {
                 lock(&session.subscriptions).remove(&p.uri);
                 empty()
             }),
-            LegacyMethod::TasksResult | LegacyMethod::TasksList => Err(method_not_found(&name)),
+            LegacyMethod::TasksResult => {
+                return self.legacy_task(TaskOp::Result, id, params, session);
+            }
+            LegacyMethod::TasksList => return self.legacy_task(TaskOp::List, id, params, session),
         };
         ready(id, outcome)
     }
@@ -101,20 +106,22 @@ impl Server {
         caller: &Caller,
         charge: Charge,
     ) -> ResponseStream {
-        let meta = match session.request_meta(&mut params) {
+        let mut meta = match session.request_meta(&mut params) {
             Ok(meta) => meta,
             Err(error) => return ready(id, Err(error)),
         };
         match method {
             Method::ToolsList => return ready(id, self.legacy_tools(params)),
-            Method::ToolsCall => {
-                if let Err(error) = self.untasked_call(&mut params) {
-                    return ready(id, Err(error));
+            Method::ToolsCall => match self.asks_for_task(&mut params) {
+                Err(error) => return ready(id, Err(error)),
+                Ok(true) => {
+                    let extensions = meta.client_capabilities.extensions.get_or_insert_default();
+                    extensions.insert(TASKS_EXTENSION.to_owned(), Map::new());
                 }
-            }
-            Method::TasksGet | Method::TasksCancel => {
-                return ready(id, Err(method_not_found(method.as_str())));
-            }
+                Ok(false) => {}
+            },
+            Method::TasksGet => return self.legacy_task(TaskOp::Get, id, params, session),
+            Method::TasksCancel => return self.legacy_task(TaskOp::Cancel, id, params, session),
             _ => {}
         }
         let request = Routed {
@@ -135,32 +142,32 @@ impl Server {
         if let Some(tools) = page.get_mut("tools").and_then(Value::as_array_mut) {
             for tool in tools {
                 let name = tool["name"].as_str().unwrap_or_default().to_owned();
-                *tool = legacy_tool(mem::take(tool), self.task_support(&name));
+                let support = self.task_support(&name).unwrap_or(TaskSupport::Forbidden);
+                *tool = legacy_tool(mem::take(tool), support);
             }
         }
         Ok(page)
     }
 
-    /// How tool `name`'s policy reads to a legacy client. A per-call
-    /// policy decides at the call, so the client may ask.
-    fn task_support(&self, name: &str) -> TaskSupport {
+    /// How tool `name`'s policy reads to a legacy client (see `tasks`);
+    /// `None` for a tool the server does not have.
+    fn task_support(&self, name: &str) -> Option<TaskSupport> {
         let shared = self.shared();
-        let policy = shared.registry.tool(name).map(|t| t.policy);
-        match (&shared.engine, policy) {
-            (None, _) | (_, None) | (_, Some(ToolPolicy::Fixed(TaskPolicy::Sync))) => {
-                TaskSupport::Forbidden
-            }
-            (_, Some(ToolPolicy::Fixed(TaskPolicy::Required))) => TaskSupport::Required,
-            (_, Some(ToolPolicy::Fixed(TaskPolicy::Optional) | ToolPolicy::PerCall)) => {
+        let policy = shared.registry.tool(name)?.policy;
+        Some(match (&shared.engine, policy) {
+            (None, _) | (_, ToolPolicy::Fixed(TaskPolicy::Sync)) => TaskSupport::Forbidden,
+            (_, ToolPolicy::Fixed(TaskPolicy::Required)) => TaskSupport::Required,
+            (_, ToolPolicy::Fixed(TaskPolicy::Optional) | ToolPolicy::PerCall) => {
                 TaskSupport::Optional
             }
-        }
+        })
     }
 
-    /// Checks a `tools/call` that does not ask for a task: `-32601` for a
-    /// tool that runs only as one, and for a call that asks for one, which
-    /// this session does not run.
-    fn untasked_call(&self, params: &mut Option<Value>) -> Result<(), ErrorObject> {
+    /// Whether a `tools/call` asks to run as a task (its `task` param,
+    /// which it loses); `-32601` for a task the tool cannot be, and for a
+    /// tool that runs only as one, called without (rules 1 and 2 of
+    /// `tasks`). An unknown tool is left to the call, which names it.
+    fn asks_for_task(&self, params: &mut Option<Value>) -> Result<bool, ErrorObject> {
         let asked = params
             .as_mut()
             .and_then(Value::as_object_mut)
@@ -172,14 +179,15 @@ impl Server {
             .and_then(Value::as_str)
             .unwrap_or_default();
         match (asked, self.task_support(name)) {
-            (true, _) => Err(method_not_found(&format!(
-                "tools/call of `{name}` as a task"
-            ))),
-            (false, TaskSupport::Required) => Err(ErrorObject::new(
+            (true, Some(TaskSupport::Forbidden)) => Err(ErrorObject::new(
+                codes::METHOD_NOT_FOUND,
+                format!("Tool `{name}` does not run as a task; call it without the `task` param"),
+            )),
+            (false, Some(TaskSupport::Required)) => Err(ErrorObject::new(
                 codes::METHOD_NOT_FOUND,
                 format!("Tool `{name}` runs only as a task; call it with the `task` param"),
             )),
-            (false, _) => Ok(()),
+            (asked, _) => Ok(asked),
         }
     }
 }

@@ -33,13 +33,16 @@
 //!    field, legacy error codes; `tools/list` tells each tool's
 //!    `execution.taskSupport`;
 //! 5. list changes and updates of subscribed resources go on the session's
-//!    queue for as long as the session lives ([`feed`]).
+//!    queue for as long as the session lives ([`feed`]);
+//! 6. tasks are 2025-11-25's, on the server's engine and store
+//!    ([`tasks`]).
 //!
 //! [`negotiate_version`]: crate::wire::legacy::negotiate_version
 //! [`render`]: crate::wire::legacy::render
 
 mod dispatch;
 mod feed;
+mod tasks;
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
@@ -47,6 +50,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
+use super::caller::Caller;
 use super::peer::{MAX_OUTBOUND, PeerLink};
 use super::reply::{invalid_params, parse_params, respond, to_value};
 use super::router::Server;
@@ -70,6 +74,10 @@ pub(crate) const SESSION_QUEUE: usize = 64;
 /// What a legacy client declared in `initialize`, and what its session
 /// has set since.
 pub(crate) struct LegacySession {
+    /// Unguessable: on HTTP it is the `Mcp-Session-Id`.
+    id: String,
+    /// Who speaks in the session; an anonymous caller's tasks belong to it.
+    caller: Caller,
     version: &'static str,
     capabilities: ClientCapabilities,
     client_info: Implementation,
@@ -81,6 +89,16 @@ pub(crate) struct LegacySession {
 }
 
 impl LegacySession {
+    /// The session's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Who speaks in the session.
+    pub fn caller(&self) -> &Caller {
+        &self.caller
+    }
+
     /// The negotiated protocol version.
     pub fn version(&self) -> &'static str {
         self.version
@@ -125,12 +143,13 @@ impl LegacySession {
 }
 
 impl Server {
-    /// Answers `initialize` request `request`: a new session whose own
-    /// messages go to `queue`, and the response; or the error response,
-    /// for params that are not an `initialize`'s.
+    /// Answers `initialize` request `request` of `caller`: a new session
+    /// whose own messages go to `queue`, and the response; or the error
+    /// response, for params that are not an `initialize`'s.
     pub(crate) fn open_session(
         &self,
         request: Request,
+        caller: &Caller,
         queue: mpsc::Sender<Message>,
     ) -> Result<(Arc<LegacySession>, Response), Response> {
         let id = request.id;
@@ -144,7 +163,10 @@ impl Server {
             queue.clone(),
             Arc::clone(&subscriptions),
         );
+        let session_id = crate::util::random_id::<18>();
         let session = LegacySession {
+            caller: caller.in_session(&session_id),
+            id: session_id,
             version,
             capabilities: params.capabilities.to_modern(),
             client_info: params.client_info,
@@ -155,6 +177,7 @@ impl Server {
         };
         tracing::info!(
             version,
+            session = session.id(),
             client = session.client_info.name,
             "a legacy session opened"
         );

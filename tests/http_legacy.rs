@@ -7,13 +7,13 @@
 
 mod common;
 
-#[path = "common/legacy_http.rs"]
-mod legacy_http;
+#[path = "common/scripted_legacy_http.rs"]
+mod scripted_legacy_http;
 
-use legacy_http::{LegacyHttp, RETRY};
 use presa::client::{ClientError, ClientTransport, Era};
 use presa::prelude::*;
 use presa::server::http::StreamableHttp;
+use scripted_legacy_http::{LegacyHttp, RETRY};
 use serde_json::json;
 
 fn client_of(server: &LegacyHttp) -> Client {

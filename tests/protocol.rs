@@ -94,22 +94,21 @@ async fn removed_and_unknown_methods_are_method_not_found() {
 }
 
 #[tokio::test]
-async fn legacy_initialize_gets_the_supported_versions_in_its_message() {
+async fn an_unreadable_initialize_names_the_versions_the_server_speaks() {
     let f = fixture();
     for wire in WIRES {
         let mut peer = RawPeer::over(&f.server, wire);
         let r = peer
-            .request(
-                1,
-                "initialize",
-                json!({"protocolVersion": "2025-06-18", "capabilities": {},
-                       "clientInfo": {"name": "old", "version": "1"}}),
-            )
+            .request(1, "initialize", json!({"protocolVersion": "2025-06-18"}))
             .await;
-        assert_eq!(error_code(&r), -32601, "{wire:?}");
+        assert_eq!(error_code(&r), -32602, "{wire:?}");
         let message = r["error"]["message"].as_str().unwrap();
+        assert!(message.contains("capabilities"), "{message}");
         assert!(message.contains("2026-07-28"), "{message}");
-        assert!(message.contains("2025-06-18"), "{message}");
+        assert!(
+            message.contains("2025-11-25, 2025-06-18, 2025-03-26"),
+            "{message}"
+        );
     }
 }
 

@@ -67,7 +67,7 @@ async fn a_modern_server_is_probed_once_and_stays_modern() {
         );
         peer.reply(
             &list,
-            json!({"tools": [], "ttlMs": 0, "cacheScope": "public"}),
+            json!({"resultType": "complete", "tools": [], "ttlMs": 0, "cacheScope": "public"}),
         )
         .await;
     }
@@ -97,7 +97,7 @@ async fn a_refused_version_on_the_probe_is_adopted_not_a_fall_back() {
     );
     peer.reply(
         &list,
-        json!({"tools": [], "ttlMs": 0, "cacheScope": "public"}),
+        json!({"resultType": "complete", "tools": [], "ttlMs": 0, "cacheScope": "public"}),
     )
     .await;
     assert_eq!(listing.await.unwrap(), Ok(0));
@@ -382,7 +382,7 @@ async fn a_legacy_ping_is_answered_and_a_request_to_a_modern_client_refused() {
     modern
         .reply(
             &list,
-            json!({"tools": [], "ttlMs": 0, "cacheScope": "public"}),
+            json!({"resultType": "complete", "tools": [], "ttlMs": 0, "cacheScope": "public"}),
         )
         .await;
     assert_eq!(listing.await.unwrap(), Ok(0));

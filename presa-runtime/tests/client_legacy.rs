@@ -151,7 +151,8 @@ async fn a_question_without_a_handler_or_with_bad_params_is_an_error_answer() {
     )
     .await;
     assert_eq!(peer.recv().await["error"]["code"], -32602);
-    peer.ask(json!(3), "x/unknown", json!({})).await;
+    peer.send_malformed(json!({"jsonrpc": "2.0", "id": 3, "method": "x/unknown", "params": {}}))
+        .await;
     assert_eq!(peer.recv().await["error"]["code"], -32601);
     peer.reply(&request, text("ok")).await;
     assert_eq!(calling.await.unwrap().unwrap().text(), Some("ok"));

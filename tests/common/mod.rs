@@ -363,6 +363,9 @@ pub fn meta(capabilities: Value) -> Value {
 /// is checked against the spec's schema (see [`spec`]).
 pub struct RawPeer {
     channel: FrameChannel,
+    /// Whether the peer speaks a legacy session, whose messages are
+    /// checked against the 2025-11-25 schema.
+    legacy: bool,
     /// The method of each request sent and not yet answered, by id, so that
     /// a result is checked against its method's result type.
     sent: std::sync::Mutex<std::collections::HashMap<String, String>>,
@@ -372,8 +375,30 @@ impl RawPeer {
     pub fn new(channel: FrameChannel) -> Self {
         RawPeer {
             channel,
+            legacy: false,
             sent: Default::default(),
         }
+    }
+
+    /// A peer that opens a legacy session with `initialize` at `version`,
+    /// declaring `capabilities`, and sends `notifications/initialized`.
+    /// Returns it with the `InitializeResult`.
+    pub async fn legacy(
+        channel: FrameChannel,
+        version: &str,
+        capabilities: Value,
+    ) -> (Self, Value) {
+        let mut peer = RawPeer::new(channel);
+        peer.legacy = true;
+        let params = json!({
+            "protocolVersion": version,
+            "capabilities": capabilities,
+            "clientInfo": {"name": "legacy-raw", "version": "0"}
+        });
+        let response = peer.request(0, "initialize", params).await;
+        peer.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        (peer, response)
     }
 
     pub fn over(server: &Server, wire: Wire) -> Self {
@@ -422,7 +447,11 @@ impl RawPeer {
             .get("id")
             .filter(|_| message.get("method").is_none())
             .and_then(|id| self.sent.lock().unwrap().remove(&id.to_string()));
-        spec::check_from_server(&message, request.as_deref());
+        if self.legacy {
+            spec::check_legacy_from_server(&message, request.as_deref());
+        } else {
+            spec::check_from_server(&message, request.as_deref());
+        }
         Some(message)
     }
 

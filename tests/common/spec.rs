@@ -2,10 +2,12 @@
 //! server, and every message the presa client sends to a scripted server,
 //! is checked against the official `schema.json` of MCP 2026-07-28 and of
 //! the Tasks extension, first as a JSON-RPC message, then as the request,
-//! result or notification its method calls for. Messages of a legacy
-//! session are checked against the 2025-11-25 `schema.json` the same way,
-//! in both directions, so that a scripted legacy peer is held to the
-//! legacy shapes as much as the client is.
+//! result or notification its method calls for. A message of a legacy
+//! session is checked against the 2025-11-25 `schema.json` instead, in
+//! both directions (so that a scripted legacy peer is held to the legacy
+//! shapes as much as presa is), and for the modern-only fields that schema
+//! would let through ([`check_legacy_from_server`],
+//! [`check_legacy_from_client`]).
 //!
 //! The schemas are read from the shared spec folder beside the repository
 //! (`../shared/spec`), never copied into it. Where that folder is missing
@@ -44,6 +46,7 @@ impl Spec {
 /// Panics, naming the definition and the violations, when the message
 /// breaks the 2025-11-25 schema.
 pub fn check_legacy_from_client(message: &Value, answering: Option<&str>) {
+    assert_no_modern_fields(message);
     let specific = match (message.get("method").and_then(Value::as_str), answering) {
         (Some(method), _) => legacy_request(method).or(match method {
             "notifications/initialized" => Some("InitializedNotification"),
@@ -51,29 +54,10 @@ pub fn check_legacy_from_client(message: &Value, answering: Option<&str>) {
             "notifications/roots/list_changed" => Some("RootsListChangedNotification"),
             _ => None,
         }),
-        (None, Some(method)) => legacy_result(method, message.get("result")),
+        (None, Some(method)) => legacy_answer(method, message.get("result")),
         (None, None) => None,
     };
     check_legacy(message, specific, "client");
-}
-
-/// Checks a message a server sent in a legacy session; `request` is the
-/// method of the client's request it answers, if it is a response.
-pub fn check_legacy_from_server(message: &Value, request: Option<&str>) {
-    let specific = match (message.get("method").and_then(Value::as_str), request) {
-        (Some("elicitation/create"), _) => Some("ElicitRequest"),
-        (Some("sampling/createMessage"), _) => Some("CreateMessageRequest"),
-        (Some("roots/list"), _) => Some("ListRootsRequest"),
-        (Some("ping"), _) => Some("PingRequest"),
-        (Some("notifications/tasks/status"), _) => Some("TaskStatusNotification"),
-        (Some("notifications/message"), _) => Some("LoggingMessageNotification"),
-        (Some("notifications/progress"), _) => Some("ProgressNotification"),
-        (Some("notifications/cancelled"), _) => Some("CancelledNotification"),
-        (Some(_), _) => None,
-        (None, Some(method)) => legacy_result(method, message.get("result")),
-        (None, None) => None,
-    };
-    check_legacy(message, specific, "server");
 }
 
 /// The legacy definition of a client request.
@@ -99,19 +83,11 @@ fn legacy_request(method: &str) -> Option<&'static str> {
     })
 }
 
-/// The legacy definition of the result of `method`, when it has one.
-fn legacy_result(method: &str, result: Option<&Value>) -> Option<&'static str> {
+/// The legacy definition of the client's answer to the server's request
+/// `method`, when the answer is a result.
+fn legacy_answer(method: &str, result: Option<&Value>) -> Option<&'static str> {
     result?;
-    let task = result.is_some_and(|r| r.get("task").is_some());
     Some(match method {
-        "initialize" => "InitializeResult",
-        "tools/list" => "ListToolsResult",
-        "tools/call" if task => "CreateTaskResult",
-        "tools/call" | "tasks/result" => "CallToolResult",
-        "prompts/get" => "GetPromptResult",
-        "resources/read" => "ReadResourceResult",
-        "tasks/get" => "GetTaskResult",
-        "tasks/cancel" => "CancelTaskResult",
         "elicitation/create" => "ElicitResult",
         "sampling/createMessage" => "CreateMessageResult",
         "roots/list" => "ListRootsResult",
@@ -154,6 +130,97 @@ pub fn check_from_server(message: &Value, request: Option<&str>) {
             errors.is_empty(),
             "the server sent a message that breaks {spec:?} `{definition}`:\n{errors:#?}\nmessage: {message}"
         );
+    }
+}
+
+/// Checks a message a legacy session sent, in answer to a request of
+/// method `request` (`None` for a notification or a request of the
+/// server's). Panics, naming the definition and the violations, when the
+/// message breaks the 2025-11-25 schema or carries a modern-only field.
+pub fn check_legacy_from_server(message: &Value, request: Option<&str>) {
+    assert_no_modern_fields(message);
+    let mut checks = vec![("JSONRPCMessage", message)];
+    if let Some(result) = message.get("result") {
+        let definition = match request {
+            Some("initialize") => "InitializeResult",
+            Some("ping" | "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe") => {
+                "EmptyResult"
+            }
+            Some("tools/list") => "ListToolsResult",
+            Some("tools/call") if result.get("task").is_some() => "CreateTaskResult",
+            Some("tools/call" | "tasks/result") => "CallToolResult",
+            Some("prompts/list") => "ListPromptsResult",
+            Some("prompts/get") => "GetPromptResult",
+            Some("resources/list") => "ListResourcesResult",
+            Some("resources/templates/list") => "ListResourceTemplatesResult",
+            Some("resources/read") => "ReadResourceResult",
+            Some("completion/complete") => "CompleteResult",
+            Some("tasks/get") => "GetTaskResult",
+            Some("tasks/cancel") => "CancelTaskResult",
+            Some("tasks/list") => "ListTasksResult",
+            _ => "Result",
+        };
+        checks.push((definition, result));
+    } else if message.get("error").is_some() {
+        checks.push(("JSONRPCErrorResponse", message));
+    } else if let Some(method) = message.get("method").and_then(Value::as_str) {
+        let definition = match method {
+            "notifications/progress" => "ProgressNotification",
+            "notifications/message" => "LoggingMessageNotification",
+            "notifications/cancelled" => "CancelledNotification",
+            "notifications/tools/list_changed" => "ToolListChangedNotification",
+            "notifications/prompts/list_changed" => "PromptListChangedNotification",
+            "notifications/resources/list_changed" => "ResourceListChangedNotification",
+            "notifications/resources/updated" => "ResourceUpdatedNotification",
+            "notifications/tasks/status" => "TaskStatusNotification",
+            "elicitation/create" => "ElicitRequest",
+            "sampling/createMessage" => "CreateMessageRequest",
+            "roots/list" => "ListRootsRequest",
+            "ping" => "PingRequest",
+            other => panic!("a legacy session sent `{other}`, which 2025-11-25 does not define"),
+        };
+        checks.push((definition, message));
+    }
+    for (definition, value) in checks {
+        let Some(errors) = violations(Spec::Legacy, definition, value) else {
+            return;
+        };
+        assert!(
+            errors.is_empty(),
+            "a legacy session sent a message that breaks 2025-11-25 `{definition}`:\n{errors:#?}\nmessage: {message}"
+        );
+    }
+}
+
+/// Panics when a legacy message carries what only the modern era has:
+/// result members the legacy schema would let through as extras, and the
+/// modern `_meta` keys.
+fn assert_no_modern_fields(message: &Value) {
+    const MODERN: [&str; 5] = [
+        "resultType",
+        "ttlMs",
+        "cacheScope",
+        "inputRequests",
+        "requestState",
+    ];
+    let body = message.get("result").or_else(|| message.get("params"));
+    let Some(body) = body.and_then(Value::as_object) else {
+        return;
+    };
+    for field in MODERN {
+        assert!(
+            !body.contains_key(field),
+            "a legacy session sent modern-only `{field}`: {message}"
+        );
+    }
+    if let Some(meta) = body.get("_meta").and_then(Value::as_object) {
+        for key in meta.keys() {
+            assert!(
+                !key.starts_with("io.modelcontextprotocol/")
+                    || key == "io.modelcontextprotocol/related-task",
+                "a legacy session sent modern `_meta` key `{key}`: {message}"
+            );
+        }
     }
 }
 

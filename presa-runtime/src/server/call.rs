@@ -27,6 +27,7 @@ use super::context::{Context, ContextParts, RequestInfo};
 use super::error::{ErrorDetails, Failure, InputRequired, Origin};
 use super::input::Verdict;
 use super::mrtr::{gather_answers, render, request_info, with_server_info};
+use super::peer::PeerLink;
 use super::registered::RegisteredTool;
 use super::registry::Registry;
 use super::reply::{
@@ -55,6 +56,8 @@ pub(crate) struct CallEnv<'a> {
     pub error_details: ErrorDetails,
     /// The largest answer accepted, in bytes of JSON.
     pub max_answer_bytes: usize,
+    /// In a legacy session, the client asked with requests of its own.
+    pub peer: Option<&'a PeerLink>,
 }
 
 /// How one call runs.
@@ -123,6 +126,7 @@ pub(crate) async fn call_tool(
         progress_token: meta.progress_token,
         log_level: meta.log_level,
         state: Arc::clone(env.state),
+        peer: env.peer.cloned(),
     });
     let (policy, mode) = match fixed {
         Some(decided) => decided,
@@ -232,7 +236,7 @@ async fn create_task(env: &CallEnv<'_>, call: TaskCall<'_>, run: Run) -> Creatio
     let answers = ctx.with_input_book(|book| book.answers().clone());
     let mut orphan = OrphanGuard::default();
     let created = engine
-        .create(caller.subject.clone(), &answers, &mut orphan)
+        .create(caller.task_owner(), &answers, &mut orphan)
         .await;
     let record = match created {
         Ok(record) => record,

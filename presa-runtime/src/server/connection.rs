@@ -3,9 +3,19 @@
 //! The connection is the only place that knows several requests share a
 //! channel: it runs each request on its own tokio task, tracks them by id so
 //! that `notifications/cancelled` can drop the right one, and answers frames
-//! that are not messages at all (`-32700`, `-32600`). A response from the
-//! client, well formed or not, is logged and dropped: JSON-RPC never
-//! answers a response.
+//! that are not messages at all (`-32700`, `-32600`). JSON-RPC never answers
+//! a response: one from the client is routed to the request of the server's
+//! that waits for it, in a legacy session, and otherwise logged and dropped.
+//!
+//! # The era of a connection
+//!
+//! A connection is modern until the client sends `initialize`: that
+//! request is answered at once, before the next frame is read, and opens a
+//! legacy session ([`Server::open_session`]) that serves every later
+//! request of the connection ([`Server::handle_legacy`]). Its own messages
+//! (list changes, the requests of its tasks, cancellations of requests it
+//! no longer needs) go through a queue of their own, written like any
+//! other message, for as long as the connection lives.
 //!
 //! # What a connection holds, and when it stops reading
 //!
@@ -46,10 +56,12 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 use tokio::task::{AbortHandle, JoinSet};
 
 use super::caller::Caller;
+use super::legacy::{LegacySession, SESSION_QUEUE};
 use super::reply::{invalid_request, server_busy};
 use super::router::Server;
 use crate::transport::{FrameChannel, FrameSender, Inbound};
 use crate::util::{Budget, Charge, lock};
+use crate::wire::legacy::INITIALIZE;
 use crate::wire::{
     FrameError, Message, Method, Notification, Request, RequestId, Response, footprint,
     notifications, strict,
@@ -162,6 +174,8 @@ pub async fn serve_until(
         backlog_limit: limit,
         open: true,
         closed_at: None,
+        session: None,
+        session_writer: None,
     };
     tokio::pin!(stop);
     while connection.step(&mut incoming, stop.as_mut()).await {}
@@ -204,6 +218,10 @@ struct Connection {
     closed_at: Option<tokio::time::Instant>,
     /// How long requests may take to finish and be written once closed.
     drain_period: Duration,
+    /// The legacy session `initialize` opened, if it did.
+    session: Option<Arc<LegacySession>>,
+    /// Writes the session's own queue; ends with the connection.
+    session_writer: Option<AbortHandle>,
 }
 
 /// A parsed request and what it will cost.
@@ -275,16 +293,17 @@ impl Connection {
         match inbound {
             Inbound::Frame(frame) if frame.len() <= limit => match frame.parse::<Message>() {
                 Err(e) => self.refuse(e).await,
+                Ok(Message::Request(request))
+                    if request.method == INITIALIZE && self.session.is_none() =>
+                {
+                    self.initialize(request).await;
+                }
                 Ok(Message::Request(request)) => {
                     let bytes = request_footprint(&request);
                     self.unpaid = Some(Unpaid { request, bytes });
                 }
                 Ok(Message::Notification(n)) => self.on_notification(n),
-                Ok(Message::Response(_)) => {
-                    tracing::warn!(
-                        "ignoring a response from the client; clients must not send them"
-                    )
-                }
+                Ok(Message::Response(response)) => self.on_response(response),
             },
             Inbound::Frame(_) => self.refuse_oversized(limit).await,
             Inbound::Oversized { limit } => self.refuse_oversized(limit).await,
@@ -295,6 +314,41 @@ impl Connection {
         }
         while self.tasks.try_join_next().is_some() {}
         while self.subscriptions.try_join_next().is_some() {}
+    }
+
+    /// Opens the legacy session `request` asks for, and answers it before
+    /// anything the session sends.
+    async fn initialize(&mut self, request: Request) {
+        let (queue, mut queued) = mpsc::channel(SESSION_QUEUE);
+        match self.server.open_session(request, &self.caller, queue) {
+            Ok((session, response)) => {
+                self.send(response.into()).await;
+                self.session = Some(session);
+                let outbox = self.outbox();
+                let writer = tokio::spawn(async move {
+                    while let Some(message) = queued.recv().await {
+                        if outbox.send(message).await.is_err() {
+                            return;
+                        }
+                    }
+                });
+                self.session_writer = Some(writer.abort_handle());
+            }
+            Err(response) => self.send(response.into()).await,
+        }
+    }
+
+    /// A response from the client: the answer to a request of the legacy
+    /// session's, or a message to log and drop.
+    fn on_response(&self, response: Response) {
+        let id = response.id.clone();
+        match &self.session {
+            Some(session) if session.peer().resolve(response) => {}
+            Some(_) => tracing::warn!(?id, "ignoring a response to no request of the server's"),
+            None => {
+                tracing::warn!("ignoring a response from the client; clients must not send them")
+            }
+        }
     }
 
     /// Acts on `notifications/cancelled`: a queued request is dropped from
@@ -370,10 +424,7 @@ impl Connection {
         subscription: bool,
     ) {
         let id = request.id.clone();
-        let outbox = Outbox {
-            outgoing: self.outgoing.clone(),
-            budget: self.budget.clone(),
-        };
+        let outbox = self.outbox();
         if lock(&self.in_flight).contains_key(&id) {
             let error =
                 invalid_request(format!("id {id} is already in use by a request in flight"));
@@ -384,7 +435,10 @@ impl Connection {
             });
             return;
         }
-        let mut stream = self.server.handle_charged(request, &self.caller, charge);
+        let mut stream = match &self.session {
+            Some(session) => self.server.handle_legacy(request, session, charge),
+            None => self.server.handle_charged(request, &self.caller, charge),
+        };
         let registry = Arc::clone(&self.in_flight);
         let key = id.clone();
         let set = if subscription {
@@ -416,11 +470,16 @@ impl Connection {
         );
     }
 
-    async fn send(&self, message: Message) {
-        let outbox = Outbox {
+    /// Where this connection's messages go, charged to its budget.
+    fn outbox(&self) -> Outbox {
+        Outbox {
             outgoing: self.outgoing.clone(),
             budget: self.budget.clone(),
-        };
+        }
+    }
+
+    async fn send(&self, message: Message) {
+        let outbox = self.outbox();
         // A closed channel means the peer is gone; there is no one to tell.
         let _ = outbox.send(message).await;
     }
@@ -449,6 +508,10 @@ impl Connection {
             );
             self.tasks.abort_all();
             while self.tasks.join_next().await.is_some() {}
+        }
+        // What the session still queues has no one left to wait for it.
+        if let Some(writer) = self.session_writer.take() {
+            writer.abort();
         }
     }
 }

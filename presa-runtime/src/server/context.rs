@@ -17,6 +17,7 @@ use super::elicit::{Elicit, Elicitation};
 use super::error::{InputRequired, ToolError};
 use super::form::FormSchema;
 use super::input::InputBook;
+use super::peer::{AskFailed, PeerLink};
 use super::state::{State, StateMap};
 use super::tasks::TaskLink;
 use crate::util::{BoxFuture, lock};
@@ -59,6 +60,9 @@ struct Inner {
     last_progress: Mutex<Option<f64>>,
     log_level: Option<LoggingLevel>,
     state: Arc<StateMap>,
+    /// In a legacy session, the route that asks the client with requests
+    /// of the server's own.
+    peer: Option<PeerLink>,
 }
 
 /// The context of one tool call. Cheap to clone; every clone is the same
@@ -109,6 +113,7 @@ pub(crate) struct ContextParts {
     pub progress_token: Option<ProgressToken>,
     pub log_level: Option<LoggingLevel>,
     pub state: Arc<StateMap>,
+    pub peer: Option<PeerLink>,
 }
 
 impl Context {
@@ -124,6 +129,7 @@ impl Context {
                 last_progress: Mutex::new(None),
                 log_level: parts.log_level,
                 state: parts.state,
+                peer: parts.peer,
             }),
         }
     }
@@ -139,6 +145,7 @@ impl Context {
             progress_token: None,
             log_level: None,
             state: Arc::default(),
+            peer: None,
         })
     }
 
@@ -324,12 +331,50 @@ impl Context {
             book.unanswerable(capability);
             return InputFuture::ready(Err(InputRequired));
         }
+        if let Some(peer) = self.inner.peer.clone() {
+            drop(book);
+            return self.ask_peer(peer, key, request, parse);
+        }
         let Some(link) = self.inner.task.get() else {
             book.defer(key, request);
             return InputFuture::ready(Err(InputRequired));
         };
         link.register(key.clone(), request.clone());
         InputFuture::parked(Box::pin(link.clone().wait(key, request, parse)))
+    }
+
+    /// Asks a legacy client with a request of the server's own and parks
+    /// until it answers; a failure (an error answer, unusable answers, the
+    /// session gone) fails the run with its message. Inside a task, the
+    /// task shows `input_required` meanwhile.
+    fn ask_peer<T: Send + 'static>(
+        &self,
+        peer: PeerLink,
+        key: String,
+        request: InputRequest,
+        parse: impl Fn(InputResponse) -> Option<T> + Send + 'static,
+    ) -> InputFuture<T> {
+        let route = lock(&self.inner.notifier).clone();
+        let link = self.inner.task.get().cloned();
+        let ctx = self.clone();
+        InputFuture::parked(Box::pin(async move {
+            let task = link.as_ref().map(TaskLink::id);
+            let asking = peer.ask(&key, &request, parse, route, task);
+            let outcome = match &link {
+                Some(link) => {
+                    link.while_asking(key.clone(), request.clone(), asking)
+                        .await
+                }
+                None => asking.await,
+            };
+            match outcome {
+                Ok(answer) => Ok(answer),
+                Err(AskFailed(error)) => {
+                    lock(&ctx.inner.input).refuse(error);
+                    Err(InputRequired)
+                }
+            }
+        }))
     }
 
     /// Marks the point where the call becomes a task, for a tool declared

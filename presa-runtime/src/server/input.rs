@@ -7,6 +7,9 @@
 //!
 //! 1. a run that broke its own input (one key for two different requests,
 //!    a request that cannot be sent) failed: `-32603`, the cause logged;
+//!    so did a run whose client, asked with a request of the server's own
+//!    (a legacy session), answered with an error or not usably: the error
+//!    says so;
 //! 2. a run that needs input the client did not declare it can give
 //!    failed: `-32021`, naming the capability;
 //! 3. a run with requests still unanswered needs input, whatever the
@@ -44,6 +47,8 @@ pub(crate) struct InputBook {
     unanswerable: Option<InputCapability>,
     /// Why the run's input cannot be used, when the tool got it wrong.
     broken: Option<String>,
+    /// The error of a question a legacy client did not answer usably.
+    refused: Option<ErrorObject>,
 }
 
 /// What a finished run came to; `T` is the result of the method (a
@@ -117,6 +122,12 @@ impl InputBook {
         self.broken.get_or_insert(cause);
     }
 
+    /// Notes that a question asked with a request of the server's own got
+    /// no usable answer.
+    pub fn refuse(&mut self, error: ErrorObject) {
+        self.refused.get_or_insert(error);
+    }
+
     /// Every answer the run holds, used or not.
     pub fn answers(&self) -> &InputResponses {
         &self.answers
@@ -124,7 +135,10 @@ impl InputBook {
 
     /// Whether the run asked for input it did not get, or could not ask.
     pub fn has_unmet_input(&self) -> bool {
-        !self.pending.is_empty() || self.unanswerable.is_some() || self.broken.is_some()
+        !self.pending.is_empty()
+            || self.unanswerable.is_some()
+            || self.broken.is_some()
+            || self.refused.is_some()
     }
 
     /// What the run came to, given the handler's own `outcome`; see the
@@ -132,6 +146,9 @@ impl InputBook {
     pub fn verdict<T>(self, origin: Origin<'_>, outcome: Result<T, Failure>) -> Verdict<T> {
         if let Some(cause) = self.broken {
             return Verdict::Failed(internal_error(origin.name(), &cause));
+        }
+        if let Some(error) = self.refused {
+            return Verdict::Failed(error);
         }
         if let Some(capability) = self.unanswerable {
             let message = format!("{origin} needs input the client cannot give");

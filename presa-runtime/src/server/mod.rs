@@ -59,17 +59,25 @@
 //! |---|---|
 //! | `caller`, `error`, `reply`, `state`, `stream` | the caller's identity, tool errors, error objects and responses, application state, the response stream |
 //! | `violation`, `elicit`, `form`, `input`, `request_state`, `args` | schema violations in plain words, typed elicitation, compiled forms and the check of answers, a run's input and its verdict, signed MRTR state, argument checks and text-valued arguments |
-//! | `tasks` | the task engine behind [`TaskStore`] |
+//! | `tasks`, `peer` | the task engine behind [`TaskStore`]; a legacy session's requests to its client |
 //! | `context`, `extract`, `tool`, `completion`, `prompt`, `resource` | what a handler runs with, what its extractor parameters are made from, and what a tool, a completer, a prompt and a resource are |
 //! | `catalog`, `changes`, `registered`, `registry`, `mrtr` | a list that can change while it is paged, the feed of changes, an entry checked at registration, what the server offers now, the MRTR plumbing the handlers share |
 //! | `call`, `get_prompt`, `read`, `complete`, `subscriptions`, `validate` | `tools/call`, `prompts/get`, `resources/read`, `completion/complete`, `subscriptions/listen`, steps 1 to 3 |
-//! | `router`, `builder`, `live` | [`Server`] and [`Server::handle`]; [`ServerBuilder`]; changing a running server |
+//! | `router`, `builder`, `live`, `legacy` | [`Server`] and [`Server::handle`]; [`ServerBuilder`]; changing a running server; legacy sessions |
 //! | `connection` | [`serve`] and [`in_process`]: a server on a transport |
 //! | `http` | Streamable HTTP (feature `http-server`): a server as an axum endpoint |
 //!
-//! A legacy `initialize` is answered before any of these, with a message
-//! naming the supported versions, since a legacy client shows it to its
-//! user.
+//! # Legacy sessions
+//!
+//! A client of 2025-11-25 or earlier opens with `initialize`. The
+//! transport that keeps sessions (a stdio or in-process connection, an
+//! HTTP session) then serves the rest of its requests through
+//! [`legacy`](self) (`Server::handle_legacy`): the same handlers, with a
+//! `_meta` made from what `initialize` declared, input asked with requests
+//! of the server's own (`peer`) instead of MRTR, and every answer in the
+//! legacy shapes. [`Server::handle`] itself keeps no session, so an
+//! `initialize` that reaches it is answered with a message naming the
+//! supported versions.
 
 mod args;
 mod builder;
@@ -89,8 +97,10 @@ mod get_prompt;
 #[cfg(feature = "http-server")]
 pub mod http;
 mod input;
+mod legacy;
 mod live;
 mod mrtr;
+mod peer;
 mod prompt;
 mod read;
 mod registered;
@@ -117,6 +127,7 @@ pub use elicit::{Elicit, ElicitEnum, ElicitField, Elicitation};
 pub use error::{ErrorDetails, InputRequired, MASKED_ERROR_MESSAGE, ToolError};
 pub use extract::FromContext;
 pub use form::{FormSchema, FormSchemaError};
+pub use peer::MAX_OUTBOUND;
 pub use prompt::{IntoPromptResult, PromptHandler, PromptResult};
 pub use registered::RegistrationError;
 pub use request_state::StateError;

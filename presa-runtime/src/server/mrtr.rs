@@ -55,6 +55,7 @@ use super::caller::Caller;
 use super::context::{Context, ContextParts, RequestInfo};
 use super::error::{Failure, ToolError};
 use super::input::Verdict;
+use super::peer::PeerLink;
 use super::registry::Registry;
 use super::reply::{answer_too_large, invalid_params, panic_message, to_value};
 use super::request_state::{CallBinding, StateCodec};
@@ -147,6 +148,8 @@ pub(crate) struct RequestEnv<'a> {
     pub max_answer_bytes: usize,
     /// The `_meta` of every result (`serverInfo`).
     pub meta: &'a ResultMeta,
+    /// In a legacy session, the client asked with requests of its own.
+    pub peer: Option<&'a PeerLink>,
 }
 
 /// Who sends a request, from its `_meta` and the transport's caller.
@@ -175,6 +178,7 @@ pub(crate) fn request_context(
         progress_token: meta.progress_token,
         log_level: meta.log_level,
         state: Arc::clone(env.state),
+        peer: env.peer.cloned(),
     })
 }
 

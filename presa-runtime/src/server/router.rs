@@ -17,6 +17,7 @@ use super::complete::complete;
 use super::error::ErrorDetails;
 use super::get_prompt::get_prompt;
 use super::mrtr::RequestEnv;
+use super::peer::PeerLink;
 use super::read::read_resource;
 use super::registry::Registry;
 use super::reply::{
@@ -164,20 +165,30 @@ impl Server {
             tool = tracing::field::Empty,
             task,
         );
-        self.route(method, id, meta, params, caller, charge)
-            .instrument(span)
+        let request = Routed {
+            method,
+            id,
+            meta,
+            params,
+        };
+        self.route(request, caller, charge, None).instrument(span)
     }
 
-    /// Step 4 on: the method's own handling.
-    fn route(
+    /// Step 4 on: the method's own handling. `peer` is the legacy
+    /// session's route to its client, for a request of that era.
+    pub(super) fn route(
         &self,
-        method: Method,
-        id: crate::wire::RequestId,
-        meta: RequestMeta,
-        params: Option<Value>,
+        request: Routed,
         caller: &Caller,
         charge: Charge,
+        peer: Option<PeerLink>,
     ) -> ResponseStream {
+        let Routed {
+            method,
+            id,
+            meta,
+            params,
+        } = request;
         let shared = &self.shared;
         let mut charge = Some(charge);
         if !shared.registry.offers().serves(method) {
@@ -197,19 +208,34 @@ impl Server {
             Method::ToolsCall => {
                 let charge = charge.take().unwrap_or_else(Charge::none);
                 self.streamed(id, move |shared, tx| async move {
-                    call_tool(&shared.call_env(), params, meta, &caller, tx, charge).await
+                    let env = shared.call_env(peer.as_ref());
+                    call_tool(&env, params, meta, &caller, tx, charge).await
                 })
             }
             Method::PromptsGet => self.streamed(id, move |shared, tx| async move {
-                get_prompt(&shared.request_env(), params, meta, &caller, tx).await
+                get_prompt(
+                    &shared.request_env(peer.as_ref()),
+                    params,
+                    meta,
+                    &caller,
+                    tx,
+                )
+                .await
             }),
             Method::ResourcesRead => self.streamed(id, move |shared, tx| async move {
-                read_resource(&shared.request_env(), params, meta, &caller, tx).await
+                read_resource(
+                    &shared.request_env(peer.as_ref()),
+                    params,
+                    meta,
+                    &caller,
+                    tx,
+                )
+                .await
             }),
             Method::CompletionComplete => {
                 let shared = Arc::clone(&self.shared);
                 ResponseStream::deferred(async move {
-                    let outcome = complete(&shared.request_env(), params, meta, &caller).await;
+                    let outcome = complete(&shared.request_env(None), params, meta, &caller).await;
                     respond(id, outcome)
                 })
             }
@@ -281,6 +307,15 @@ impl Server {
     }
 }
 
+/// A request past steps 1 to 3: its method, id, `_meta` and the method's
+/// own params.
+pub(super) struct Routed {
+    pub method: Method,
+    pub id: RequestId,
+    pub meta: RequestMeta,
+    pub params: Option<Value>,
+}
+
 /// The operations of the Tasks extension's methods.
 #[derive(Clone, Copy)]
 enum TaskOperation {
@@ -327,8 +362,9 @@ impl TaskOperation {
 }
 
 impl Shared {
-    fn call_env(&self) -> CallEnv<'_> {
+    fn call_env<'a>(&'a self, peer: Option<&'a PeerLink>) -> CallEnv<'a> {
         CallEnv {
+            peer,
             registry: &self.registry,
             codec: &self.codec,
             state: &self.state,
@@ -339,8 +375,9 @@ impl Shared {
         }
     }
 
-    fn request_env(&self) -> RequestEnv<'_> {
+    fn request_env<'a>(&'a self, peer: Option<&'a PeerLink>) -> RequestEnv<'a> {
         RequestEnv {
+            peer,
             registry: &self.registry,
             codec: &self.codec,
             state: &self.state,

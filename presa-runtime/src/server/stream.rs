@@ -96,6 +96,20 @@ impl ResponseStream {
         self
     }
 
+    /// The same messages with the response passed through `change`: how a
+    /// legacy session renders a modern result.
+    pub(crate) fn map_response(mut self, change: fn(Response) -> Response) -> Self {
+        self.response = self.response.take().map(change);
+        if let Some(handler) = self.pending.take() {
+            let changed = handler.map(move |mut ending| {
+                ending.response = change(ending.response);
+                ending
+            });
+            self.pending = Some(changed.boxed());
+        }
+        self
+    }
+
     /// Runs the handler inside `span`, so that everything it logs, and
     /// every task it starts, is traced there.
     pub(crate) fn instrument(mut self, span: tracing::Span) -> Self {

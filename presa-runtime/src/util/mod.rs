@@ -14,6 +14,15 @@ use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockW
 /// A boxed, sendable future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
+/// `bytes` bytes from the OS CSPRNG, base64url without padding:
+/// unguessable ids, safe in URLs and HTTP headers.
+pub(crate) fn random_id<const BYTES: usize>() -> String {
+    use base64::Engine;
+    let mut bytes = [0u8; BYTES];
+    getrandom::fill(&mut bytes).expect("the OS random number generator is available");
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
 /// Locks `mutex`, recovering the data if a panic poisoned it: every value
 /// guarded in this crate stays consistent between statements, so a panic
 /// elsewhere never leaves it half-written.

@@ -1,7 +1,7 @@
-//! A scripted legacy (2025-11-25) server: the test reads the client's raw
+//! A scripted server of either era, legacy (2025-11-25) unless it answers
+//! the era probe as a modern server: the test reads the client's raw
 //! frames and writes the server's, and every frame in either direction is
-//! checked against the 2025-11-25 schema (the era probe, a modern
-//! request, against the modern one).
+//! checked against its era's schema (the probe against the modern one).
 
 use std::collections::HashMap;
 
@@ -21,6 +21,8 @@ pub struct LegacyPeer {
     /// The methods of this server's own requests, by id, to check the
     /// client's responses.
     ours: HashMap<String, String>,
+    /// Whether the server answered the probe as a modern server.
+    modern: bool,
 }
 
 /// A client that will have to find out its server's era, and the server's
@@ -31,6 +33,7 @@ pub fn connect_legacy(builder: ClientBuilder) -> (Client, LegacyPeer) {
         channel: server_end,
         theirs: HashMap::new(),
         ours: HashMap::new(),
+        modern: false,
     };
     (builder.connect(client_end), peer)
 }
@@ -78,7 +81,10 @@ impl LegacyPeer {
     }
 
     fn check(&mut self, message: &Value) {
-        if message["method"] == "server/discover" {
+        if let (Some(id), Some(method)) = (message.get("id"), message["method"].as_str()) {
+            self.theirs.insert(id.to_string(), method.to_owned());
+        }
+        if self.modern || message["method"] == "server/discover" {
             return spec::check_from_client(message);
         }
         let answering = message
@@ -86,9 +92,6 @@ impl LegacyPeer {
             .filter(|_| message.get("method").is_none())
             .and_then(|id| self.ours.remove(&id.to_string()));
         spec::check_legacy_from_client(message, answering.as_deref());
-        if let (Some(id), Some(method)) = (message.get("id"), message["method"].as_str()) {
-            self.theirs.insert(id.to_string(), method.to_owned());
-        }
     }
 
     async fn send(&mut self, message: Value) {
@@ -96,7 +99,14 @@ impl LegacyPeer {
             .get("id")
             .filter(|_| message.get("method").is_none())
             .and_then(|id| self.theirs.get(&id.to_string()).cloned());
-        if answering.as_deref() != Some("server/discover") {
+        if answering.as_deref() == Some("server/discover") {
+            let code = message.pointer("/error/code").and_then(Value::as_i64);
+            self.modern = message.pointer("/result/supportedVersions").is_some()
+                || code.is_some_and(|c| (-32022..=-32020).contains(&c));
+        }
+        if self.modern {
+            spec::check_from_server(&message, answering.as_deref());
+        } else if answering.as_deref() != Some("server/discover") {
             spec::check_legacy_from_server(&message, answering.as_deref());
         }
         self.channel

@@ -17,11 +17,15 @@
 //!    request holds its charge until its handler ends; the answer is
 //!    produced as the client reads it, so a slow reader holds nothing more.
 //!
-//! Only POST is served; GET and DELETE, which earlier revisions used for
-//! sessions, get `405`. `Mcp-Session-Id` and `Last-Event-ID` are ignored.
+//! Between steps 3 and 4, a POST without `Mcp-Method` that opens a
+//! session (`initialize`) or names one (`Mcp-Session-Id`) takes the legacy
+//! transport instead (see `legacy`), as do `GET` and `DELETE` naming a
+//! session. Without a session id, `GET` and `DELETE` get `405`, as the
+//! modern revision asks.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::{Body, to_bytes};
@@ -34,7 +38,8 @@ use tracing::Instrument;
 use super::auth::{Anonymous, Authenticator, ProtectedResourceMetadata, Refusal, challenge};
 use super::guard::AllowedHosts;
 use super::headers;
-use super::respond::{json_response, respond};
+use super::legacy::{self, LegacyTransport};
+use super::respond::{json_response, method_not_allowed, respond};
 use crate::server::connection::request_footprint;
 use crate::server::reply::{invalid_request, memory_busy};
 use crate::server::router::Server;
@@ -68,6 +73,8 @@ struct Endpoint {
     authenticator: Arc<dyn Authenticator>,
     body_limit: usize,
     metadata: Option<ProtectedResourceMetadata>,
+    /// What legacy clients need: their sessions and streams.
+    legacy: LegacyTransport,
 }
 
 impl StreamableHttp {
@@ -82,6 +89,7 @@ impl StreamableHttp {
                 authenticator: Arc::new(Anonymous),
                 body_limit,
                 metadata: None,
+                legacy: LegacyTransport::new(),
             },
         }
     }
@@ -113,6 +121,35 @@ impl StreamableHttp {
         self.configure(|e| e.metadata = Some(metadata))
     }
 
+    /// How long a legacy session lives without a request (default
+    /// [`SESSION_IDLE`](super::SESSION_IDLE), 30 minutes); then its id
+    /// answers `404`.
+    pub fn session_idle_timeout(self, idle: Duration) -> Self {
+        self.configure(|e| e.legacy.sessions.idle = idle)
+    }
+
+    /// How many legacy sessions may live at once (default
+    /// [`MAX_SESSIONS`](super::MAX_SESSIONS), 1024); past it `initialize`
+    /// gets `503`.
+    pub fn max_sessions(self, sessions: usize) -> Self {
+        self.configure(|e| e.legacy.sessions.max = sessions)
+    }
+
+    /// Closes a legacy request's event stream this long after it opened,
+    /// while the request goes on: the client reconnects with
+    /// `Last-Event-ID` and polls (SEP-1699), so no connection stays open
+    /// for a long call. Off by default.
+    pub fn close_streams_after(self, after: Duration) -> Self {
+        self.configure(|e| e.legacy.close_streams_after = Some(after))
+    }
+
+    /// The `retry` hint, in the priming event of legacy event streams, of
+    /// how long a client waits before it reconnects (default
+    /// [`LEGACY_RETRY`](super::LEGACY_RETRY), 1 s).
+    pub fn legacy_retry(self, retry: Duration) -> Self {
+        self.configure(|e| e.legacy.retry = retry)
+    }
+
     /// A router with the MCP endpoint at `path` and, when configured, the
     /// Protected Resource Metadata at its well-known path. Merge it into an
     /// application with [`Router::merge`].
@@ -128,10 +165,13 @@ impl StreamableHttp {
     }
 
     /// The MCP endpoint alone, for [`Router::route_service`] or any tower
-    /// stack: POST is served, every other method gets `405`.
+    /// stack: POST is served, and GET and DELETE naming a legacy session;
+    /// everything else gets `405`.
     pub fn service(self) -> MethodRouter {
         post(handle)
-            .fallback(method_not_allowed)
+            .get(handle_get)
+            .delete(handle_delete)
+            .fallback(|| async { method_not_allowed() })
             .with_state(Arc::new(self.endpoint))
     }
 
@@ -173,6 +213,11 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         Ok(message) => message,
         Err(reply) => return reply,
     };
+    // The text is gone once parsed: the parsed form takes its place.
+    drop(body_charge);
+    if legacy::is_legacy(&parts.headers, &message) {
+        return legacy::post(&endpoint.legacy(), &parts.headers, caller, message).await;
+    }
     let request = match message {
         Message::Request(request) => request,
         // No client notification means anything over HTTP (cancelling is
@@ -180,8 +225,6 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         Message::Notification(_) => return StatusCode::ACCEPTED.into_response(),
         Message::Response(_) => return response_refused(),
     };
-    // The text is gone once parsed: the parsed form takes its place.
-    drop(body_charge);
     let Ok(charge) = budget.try_charge(request_footprint(&request)) else {
         return busy(Some(request.id));
     };
@@ -196,6 +239,49 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
     );
     let stream = endpoint.server.handle_charged(request, &caller, charge);
     respond(stream).instrument(span).await
+}
+
+impl Endpoint {
+    /// What a legacy request needs of the endpoint.
+    fn legacy(&self) -> legacy::Endpoint<'_> {
+        legacy::Endpoint {
+            server: &self.server,
+            legacy: &self.legacy,
+        }
+    }
+}
+
+/// A GET: a legacy session's event stream, or `405`.
+async fn handle_get(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    let (parts, _) = request.into_parts();
+    match checked_caller(&endpoint, &parts).await {
+        Ok(caller) => legacy::get(&endpoint.legacy(), &parts.headers, caller).await,
+        Err(refused) => refused,
+    }
+}
+
+/// A DELETE: the end of a legacy session, or `405`.
+async fn handle_delete(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    let (parts, _) = request.into_parts();
+    match checked_caller(&endpoint, &parts).await {
+        Ok(caller) => legacy::delete(&endpoint.legacy(), &parts.headers, caller).await,
+        Err(refused) => refused,
+    }
+}
+
+/// Steps 1 and 2: the host guard and the caller.
+async fn checked_caller(
+    endpoint: &Endpoint,
+    parts: &axum::http::request::Parts,
+) -> Result<crate::server::caller::Caller, Response> {
+    if let Some(refused) = guard(&endpoint.hosts, &parts.headers) {
+        return Err(refused);
+    }
+    endpoint
+        .authenticator
+        .authenticate(parts)
+        .await
+        .map_err(|refusal| refuse(&refusal, endpoint.metadata.as_ref()))
 }
 
 /// `403` for a request whose `Host` or `Origin` is not allowed.
@@ -279,14 +365,5 @@ fn busy(id: Option<RequestId>) -> Response {
 fn with_status(status: StatusCode, error: ErrorObject) -> Response {
     let mut reply = json_response(&JsonRpcResponse::error(None, error));
     *reply.status_mut() = status;
-    reply
-}
-
-/// `405` for GET, DELETE and anything else that is not POST.
-async fn method_not_allowed() -> Response {
-    let mut reply = StatusCode::METHOD_NOT_ALLOWED.into_response();
-    reply
-        .headers_mut()
-        .insert(header::ALLOW, HeaderValue::from_static("POST"));
     reply
 }

@@ -1,5 +1,6 @@
-//! Streamable HTTP (MCP 2026-07-28): a [`Server`](super::Server) as the
-//! POST endpoint of an axum application.
+//! Streamable HTTP (MCP 2026-07-28, and the legacy 2025-03-26 to
+//! 2025-11-25 transport beside it): a [`Server`](super::Server) as the
+//! endpoint of an axum application.
 //!
 //! Each request is its own POST, answered with JSON or, when
 //! notifications come before the response, with a server-sent event
@@ -13,14 +14,21 @@
 //! | `auth` | [`Authenticator`], [`BearerTokens`], [`ProtectedResourceMetadata`] |
 //! | `headers` | the `Mcp-*` headers checked against the body |
 //! | `respond` | JSON or an event stream, and the status of each error |
+//! | `events`, `session`, `legacy` | legacy clients: resumable event streams, the `Mcp-Session-Id` sessions, the legacy transport's requests |
 //! | `endpoint` | [`StreamableHttp`]: routes, the order of checks, serving |
 
 mod auth;
 mod endpoint;
+mod events;
 mod guard;
 mod headers;
+mod legacy;
 mod respond;
+mod session;
 
 pub use auth::{Anonymous, Authenticator, BearerTokens, ProtectedResourceMetadata, Refusal};
 pub use endpoint::StreamableHttp;
+pub use events::MAX_LOG_BYTES;
 pub use guard::AllowedHosts;
+pub use legacy::LEGACY_RETRY;
+pub use session::{KEPT_LOGS, MAX_SESSION_REQUESTS, MAX_SESSIONS, SESSION_IDLE};

@@ -97,3 +97,12 @@ fn event_stream(first: Message, rest: ResponseStream) -> Response {
         .insert("x-accel-buffering", HeaderValue::from_static("no"));
     reply
 }
+
+/// `405` for what the endpoint does not serve.
+pub(super) fn method_not_allowed() -> Response {
+    let mut reply = StatusCode::METHOD_NOT_ALLOWED.into_response();
+    reply
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("POST, GET, DELETE"));
+    reply
+}

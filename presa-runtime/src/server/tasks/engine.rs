@@ -260,7 +260,7 @@ impl TaskEngine {
             let Some(current) = watch.next().await else {
                 continue;
             };
-            if current.owner != caller.subject {
+            if current.owner != caller.task_owner() {
                 continue;
             }
             let listening = self.listen(id)?;
@@ -277,9 +277,44 @@ impl TaskEngine {
         Ok(visible)
     }
 
+    /// One page of `caller`'s tasks, in order of id, after the id
+    /// `cursor`, and the cursor of the next page (legacy `tasks/list`).
+    pub async fn list(
+        &self,
+        caller: &Caller,
+        cursor: Option<&str>,
+    ) -> Result<(Vec<Arc<TaskRecord>>, Option<String>), ErrorObject> {
+        let owner = caller.task_owner();
+        let page = self
+            .store
+            .list(owner.as_deref(), cursor, LIST_PAGE)
+            .await
+            .map_err(|e| internal_error("(task store)", &e.to_string()))?;
+        let next = (page.len() == LIST_PAGE)
+            .then(|| page.last().map(|record| record.id.clone()))
+            .flatten();
+        Ok((page, next))
+    }
+
+    /// The task once it has ended (legacy `tasks/result`), followed as a
+    /// listener would; `-32602` if it is unknown, someone else's, or
+    /// expires first.
+    pub async fn ended(&self, id: &str, caller: &Caller) -> Result<Arc<TaskRecord>, ErrorObject> {
+        let mut watches = self.watch_owned(&[id.to_owned()], caller).await?;
+        let Some((_, mut watch)) = watches.pop() else {
+            return Err(task_not_found("retrieve"));
+        };
+        while let Some(record) = watch.next().await {
+            if record.status.is_terminal() {
+                return Ok(record);
+            }
+        }
+        Err(task_not_found("retrieve"))
+    }
+
     /// The task, if it exists and belongs to `caller`; a foreign task is
     /// reported exactly as an unknown one.
-    async fn owned(
+    pub async fn owned(
         &self,
         id: &str,
         caller: &Caller,
@@ -291,7 +326,7 @@ impl TaskEngine {
             .await
             .map_err(|e| internal_error("(task store)", &e.to_string()))?;
         record
-            .filter(|record| record.owner == caller.subject)
+            .filter(|record| record.owner == caller.task_owner())
             .ok_or_else(|| task_not_found(verb))
     }
 
@@ -334,6 +369,9 @@ impl TaskEngine {
         }));
     }
 }
+
+/// How many tasks one page of legacy `tasks/list` holds.
+const LIST_PAGE: usize = 100;
 
 /// The drop guard of task creation: fails a task whose creation was
 /// abandoned half-way (the request was cancelled while an async store
@@ -431,10 +469,7 @@ async fn expiry(ttl: Option<std::time::Duration>) {
 /// 144 bits from the OS CSPRNG, base64url: unguessable, and safe in URLs
 /// and HTTP headers (`Mcp-Name`).
 fn new_task_id() -> String {
-    use base64::Engine;
-    let mut bytes = [0u8; 18];
-    getrandom::fill(&mut bytes).expect("the OS random number generator is available");
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+    crate::util::random_id::<18>()
 }
 
 #[cfg(test)]

@@ -175,6 +175,27 @@ impl TaskLink {
         }
     }
 
+    /// Shows the task `input_required` for `key` while `asking` runs: the
+    /// question a legacy client is asked with a request of the server's
+    /// own, whose answer never reaches the store. The key is withdrawn
+    /// when `asking` ends, or is dropped, and the task is `working` again.
+    pub async fn while_asking<T>(
+        &self,
+        key: String,
+        request: InputRequest,
+        asking: impl std::future::Future<Output = T>,
+    ) -> T {
+        self.register(key.clone(), request);
+        // Cancellation by drop: the guard withdraws the key however the
+        // wait ends.
+        let _waiting = Waiting {
+            link: self.clone(),
+            key: Some(key),
+        };
+        self.flush().await;
+        asking.await
+    }
+
     /// The answer to `key` once it arrives, with the record it came in;
     /// `None` if the task ends first.
     async fn answer_to(&self, key: &str) -> Option<(InputResponse, Arc<TaskRecord>)> {

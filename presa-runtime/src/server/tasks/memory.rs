@@ -267,6 +267,26 @@ impl TaskStore for InMemoryTaskStore {
         tasks.purge();
         Ok(tasks.entries.len())
     }
+
+    async fn list(
+        &self,
+        owner: Option<&str>,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<Arc<TaskRecord>>, StoreError> {
+        let mut tasks = lock(&self.tasks);
+        tasks.purge();
+        let mut page: Vec<Arc<TaskRecord>> = tasks
+            .entries
+            .iter()
+            .filter(|(id, _)| after.is_none_or(|after| id.as_str() > after))
+            .map(|(_, entry)| entry.current())
+            .filter(|record| record.owner.as_deref() == owner)
+            .collect();
+        page.sort_by(|a, b| a.id.cmp(&b.id));
+        page.truncate(limit);
+        Ok(page)
+    }
 }
 
 /// The current version at first, then each newer one; ends when the task

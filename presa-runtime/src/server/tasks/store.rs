@@ -466,6 +466,21 @@ pub trait TaskStore: Send + Sync + 'static {
 
     /// How many live (unexpired) tasks the store holds, running or not.
     async fn count(&self) -> Result<usize, StoreError>;
+
+    /// Up to `limit` live tasks of `owner`, in order of id, starting after
+    /// the id `after`: a page of legacy `tasks/list`. A store that cannot
+    /// list keeps this default, and `tasks/list` then fails with `-32603`.
+    async fn list(
+        &self,
+        owner: Option<&str>,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<Arc<TaskRecord>>, StoreError> {
+        let _ = (owner, after, limit);
+        Err(StoreError::Backend(
+            "this task store does not list tasks".into(),
+        ))
+    }
 }
 
 /// A shared store: several servers (or a server and its operator's tools)
@@ -499,6 +514,15 @@ impl<S: TaskStore + ?Sized> TaskStore for Arc<S> {
 
     async fn count(&self) -> Result<usize, StoreError> {
         (**self).count().await
+    }
+
+    async fn list(
+        &self,
+        owner: Option<&str>,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<Arc<TaskRecord>>, StoreError> {
+        (**self).list(owner, after, limit).await
     }
 }
 

@@ -71,6 +71,10 @@ pub const TASKS_GET: &str = "tasks/get";
 /// `tasks/cancel`: stop a task.
 pub const TASKS_CANCEL: &str = "tasks/cancel";
 
+/// The HTTP header naming a legacy session (Streamable HTTP, 2025-03-26
+/// to 2025-11-25).
+pub const SESSION_ID_HEADER: &str = "Mcp-Session-Id";
+
 /// `notifications/initialized`: the client is ready, after `initialize`.
 pub const INITIALIZED: &str = "notifications/initialized";
 /// `notifications/tasks/status`: a task changed (2025-11-25).

@@ -10,7 +10,10 @@
 //!    ([`MODERN_META_KEYS`]; a legacy session learnt the server's identity
 //!    from `initialize`), and `_meta` itself when nothing else is left;
 //!    every other `_meta` key passes through untouched;
-//! 3. a tool listing gains `execution.taskSupport` ([`legacy_tool`]);
+//! 3. a tool listing gains `execution.taskSupport` ([`legacy_tool`]), and
+//!    a modern `CreateTaskResult` (`resultType: task`, the task flat)
+//!    becomes the legacy one, the task nested under `task`, in 2025-11-25
+//!    fields;
 //! 4. an error keeps its message but takes the legacy code where the eras
 //!    differ ([`legacy_error`]): a missing resource is `-32002`, and a
 //!    missing client capability, which has no code of its own before
@@ -21,7 +24,8 @@
 
 use serde_json::{Map, Value};
 
-use super::tasks::{TaskSupport, ToolExecution};
+use super::tasks::{CreateTaskResult, LegacyTask, TaskSupport, ToolExecution};
+use crate::wire::CreateTaskResult as ModernCreated;
 use crate::wire::{
     ErrorObject, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION,
     META_SERVER_INFO, META_SUBSCRIPTION_ID, codes,
@@ -55,11 +59,35 @@ pub fn legacy_result(result: Value) -> Value {
     let Value::Object(mut members) = result else {
         return result;
     };
+    if members.get("resultType").and_then(Value::as_str) == Some("task")
+        && let Some(created) = created_task(&members)
+    {
+        return created;
+    }
     for field in MODERN_ONLY_FIELDS {
         members.remove(field);
     }
     strip_modern_meta(&mut members);
     Value::Object(members)
+}
+
+/// A modern `CreateTaskResult` as the legacy one (rule 3); `None` when
+/// `members` is not one.
+fn created_task(members: &Map<String, Value>) -> Option<Value> {
+    let modern: ModernCreated = serde_json::from_value(Value::Object(members.clone())).ok()?;
+    let mut meta = Map::new();
+    if let Some(modern_meta) = modern.meta {
+        meta.insert("_meta".into(), serde_json::to_value(modern_meta).ok()?);
+        strip_modern_meta(&mut meta);
+    }
+    let created = CreateTaskResult {
+        task: LegacyTask::from(modern.task),
+        meta: match meta.remove("_meta") {
+            Some(Value::Object(kept)) => Some(kept),
+            _ => None,
+        },
+    };
+    serde_json::to_value(created).ok()
 }
 
 /// Takes the modern keys out of `object`'s `_meta`, and `_meta` out when
@@ -172,6 +200,21 @@ mod tests {
             assert!(legacy.get(gone).is_none(), "{gone}");
         }
         assert_eq!(legacy["tools"][0]["execution"]["taskSupport"], "required");
+    }
+
+    #[test]
+    fn a_created_task_nests_its_task_in_legacy_fields() {
+        let modern = json!({
+            "resultType": "task", "taskId": "t1", "status": "working",
+            "createdAt": "2025-11-25T10:30:00.000Z", "lastUpdatedAt": "2025-11-25T10:30:00.000Z",
+            "ttlMs": 60000, "pollIntervalMs": 20,
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}}
+        });
+        let legacy = legacy_result(modern);
+        assert_valid("CreateTaskResult", &legacy);
+        assert_eq!(legacy["task"]["ttl"], 60000);
+        assert_eq!(legacy["task"]["pollInterval"], 20);
+        assert!(legacy.get("_meta").is_none() && legacy.get("resultType").is_none());
     }
 
     #[test]

@@ -1,0 +1,302 @@
+//! The legacy Streamable HTTP transport (2025-03-26 to 2025-11-25) beside
+//! the modern one, on the same endpoint.
+//!
+//! A POST is legacy when it carries no `Mcp-Method` header and either
+//! opens a session (`initialize`) or names one (`Mcp-Session-Id`);
+//! everything else is modern, as before. `GET` and `DELETE` with a session
+//! id are legacy; without one they are `405`, as for a modern client. A
+//! legacy request goes, in order:
+//!
+//! 1. `initialize` opens a session (see `session`) and is answered with
+//!    JSON and its `Mcp-Session-Id`;
+//! 2. any other request needs a live session of the same caller: no
+//!    `Mcp-Session-Id` is `400`, an unknown, expired or ended one `404`;
+//!    an `MCP-Protocol-Version` header other than the session's is `400`;
+//! 3. a request is answered with an event stream (see `events`): a
+//!    priming event, what the request sends, its response. The request
+//!    runs on a task of its own: losing the connection does not cancel it
+//!    (the client resumes with `GET` and `Last-Event-ID`),
+//!    `notifications/cancelled` does;
+//! 4. a response from the client goes to the request of the server's that
+//!    waits for it, and is accepted with `202`, as are notifications;
+//! 5. `GET` without `Last-Event-ID` reads the standalone stream (one
+//!    reader at a time: `409` for a second), with it resumes the stream
+//!    the id names (`400` for an id the session never gave);
+//! 6. `DELETE` ends the session: `200`, then `404` for its id.
+
+use std::sync::Arc;
+
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use tokio::sync::mpsc;
+
+use super::events::{Hold, Reading, StreamLog, parse_event_id, sse_body};
+use super::respond::{json_response, method_not_allowed};
+use super::session::{HttpSession, HttpSessions, TooManyRequests, TooManySessions};
+use crate::server::caller::Caller;
+use crate::server::connection::request_footprint;
+use crate::server::legacy::SESSION_QUEUE;
+use crate::server::reply::{invalid_request, memory_busy};
+use crate::server::router::Server;
+use crate::util::lock;
+use crate::wire::legacy::{INITIALIZE, SESSION_ID_HEADER};
+use crate::wire::notifications::{self, CancelledParams};
+use crate::wire::{ErrorObject, Message, Request, Response as JsonRpcResponse, headers, strict};
+
+/// What the endpoint keeps for legacy clients.
+pub(super) struct LegacyTransport {
+    /// The sessions.
+    pub sessions: HttpSessions,
+    /// The `retry` hint of an event stream.
+    pub retry: std::time::Duration,
+    /// When a request's event stream is closed for the client to poll;
+    /// `None` to keep it open until the response.
+    pub close_streams_after: Option<std::time::Duration>,
+}
+
+/// The `retry` hint of legacy event streams, by default.
+pub const LEGACY_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
+
+impl LegacyTransport {
+    pub fn new() -> Self {
+        LegacyTransport {
+            sessions: HttpSessions::new(),
+            retry: LEGACY_RETRY,
+            close_streams_after: None,
+        }
+    }
+}
+
+/// A server and its legacy transport: what each legacy request needs.
+pub(super) struct Endpoint<'a> {
+    pub server: &'a Server,
+    pub legacy: &'a LegacyTransport,
+}
+
+/// The `Last-Event-ID` header.
+const LAST_EVENT_ID: &str = "last-event-id";
+
+/// Whether a POST of `message` with `headers` is legacy traffic.
+pub(super) fn is_legacy(headers: &HeaderMap, message: &Message) -> bool {
+    if headers.contains_key(headers::METHOD) {
+        return false;
+    }
+    let opens = matches!(message, Message::Request(r) if r.method == INITIALIZE);
+    opens || headers.contains_key(SESSION_ID_HEADER)
+}
+
+/// A legacy POST of `message` by `caller`.
+pub(super) async fn post(
+    endpoint: &Endpoint<'_>,
+    headers: &HeaderMap,
+    caller: Caller,
+    message: Message,
+) -> Response {
+    let session_id = text(headers, SESSION_ID_HEADER);
+    let message = match (message, session_id) {
+        (Message::Request(request), None) if request.method == INITIALIZE => {
+            return open(endpoint, &caller, request);
+        }
+        (message, Some(id)) => (message, id),
+        (_, None) => {
+            let error =
+                invalid_request(format!("this request needs the {SESSION_ID_HEADER} header"));
+            return status(StatusCode::BAD_REQUEST, error);
+        }
+    };
+    let (message, id) = message;
+    let Some(session) = endpoint.legacy.sessions.get(&id, caller.subject.as_deref()) else {
+        return unknown_session(&id);
+    };
+    if let Some(version) = text(headers, headers::PROTOCOL_VERSION)
+        && version != session.legacy.version()
+    {
+        let error = invalid_request(format!(
+            "MCP-Protocol-Version {version} is not this session's version, {}",
+            session.legacy.version()
+        ));
+        return status(StatusCode::BAD_REQUEST, error);
+    }
+    match message {
+        Message::Request(request) => serve(endpoint, &session, request),
+        Message::Response(response) => {
+            if !session.legacy.peer().resolve(response) {
+                tracing::warn!("ignoring a response to no request of the server's");
+            }
+            StatusCode::ACCEPTED.into_response()
+        }
+        Message::Notification(notification) => {
+            if notification.method == notifications::CANCELLED
+                && let Some(params) = notification.params
+                && let Ok(cancel) = strict::from_value::<CancelledParams>(params)
+            {
+                session.cancel(&cancel.request_id);
+            }
+            StatusCode::ACCEPTED.into_response()
+        }
+    }
+}
+
+/// Rule 1: a new session and its `InitializeResult`.
+fn open(endpoint: &Endpoint<'_>, caller: &Caller, request: Request) -> Response {
+    let (queue, queued) = mpsc::channel(SESSION_QUEUE);
+    let (legacy, answer) = match endpoint.server.open_session(request, caller, queue) {
+        Ok(opened) => opened,
+        Err(refusal) => return json_response(&refusal),
+    };
+    let budget = endpoint.server.budget().clone();
+    let session = Arc::new(HttpSession::new(Arc::clone(&legacy), queued, budget));
+    if let Err(TooManySessions) = endpoint.legacy.sessions.open(session) {
+        let error = ErrorObject::new(
+            crate::wire::codes::SERVER_BUSY,
+            "Server busy: it holds as many sessions as it may; retry later",
+        );
+        return status(StatusCode::SERVICE_UNAVAILABLE, error);
+    }
+    let mut reply = json_response(&answer);
+    if let Ok(value) = HeaderValue::from_str(legacy.id()) {
+        let name = axum::http::HeaderName::from_static("mcp-session-id");
+        reply.headers_mut().insert(name, value);
+    }
+    reply
+}
+
+/// Rule 3: a request of `session`, answered with its event stream.
+fn serve(endpoint: &Endpoint<'_>, session: &HttpSession, request: Request) -> Response {
+    let budget = endpoint.server.budget();
+    let Ok(charge) = budget.try_charge(request_footprint(&request)) else {
+        return status(StatusCode::SERVICE_UNAVAILABLE, memory_busy());
+    };
+    let id = request.id.clone();
+    let stream = endpoint
+        .server
+        .handle_legacy(request, &session.legacy, charge);
+    match session.run(id, stream, budget.clone()) {
+        Ok(log) => events(log, endpoint, 0, endpoint.legacy.close_streams_after, None),
+        Err(TooManyRequests) => {
+            let error = ErrorObject::new(
+                crate::wire::codes::SERVER_BUSY,
+                "Server busy: this session runs as many requests as it may; wait for one",
+            );
+            status(StatusCode::SERVICE_UNAVAILABLE, error)
+        }
+    }
+}
+
+/// Rule 5: `GET` with a session id.
+pub(super) async fn get(endpoint: &Endpoint<'_>, headers: &HeaderMap, caller: Caller) -> Response {
+    let Some(session) = session_of(endpoint, headers, &caller) else {
+        return match text(headers, SESSION_ID_HEADER) {
+            Some(id) => unknown_session(&id),
+            None => method_not_allowed(),
+        };
+    };
+    if let Some(last) = text(headers, LAST_EVENT_ID) {
+        let resumed = parse_event_id(&last)
+            .and_then(|(number, seq)| Some((session.log(number)?, seq)))
+            .filter(|(log, seq)| log.knows(*seq));
+        return match resumed {
+            Some((log, seq)) => events(log, endpoint, seq, None, None),
+            None => {
+                let error = invalid_request(format!(
+                    "Last-Event-ID {last:?} names no event of this session's streams"
+                ));
+                status(StatusCode::BAD_REQUEST, error)
+            }
+        };
+    }
+    {
+        let mut open = lock(&session.standalone_open);
+        if *open {
+            let error = invalid_request("this session's standalone stream is already open");
+            return status(StatusCode::CONFLICT, error);
+        }
+        *open = true;
+    }
+    let log = session.standalone();
+    let cursor = log.delivered();
+    let guard: Hold = Box::new(StandaloneOpen(Arc::clone(&session)));
+    events(log, endpoint, cursor, None, Some(guard))
+}
+
+/// Rule 6: `DELETE` with a session id.
+pub(super) async fn delete(
+    endpoint: &Endpoint<'_>,
+    headers: &HeaderMap,
+    caller: Caller,
+) -> Response {
+    let Some(id) = text(headers, SESSION_ID_HEADER) else {
+        return method_not_allowed();
+    };
+    if endpoint.legacy.sessions.end(&id, caller.subject.as_deref()) {
+        tracing::info!(
+            session = id,
+            "a legacy session ended at the client's request"
+        );
+        StatusCode::OK.into_response()
+    } else {
+        unknown_session(&id)
+    }
+}
+
+fn session_of(
+    endpoint: &Endpoint<'_>,
+    headers: &HeaderMap,
+    caller: &Caller,
+) -> Option<Arc<HttpSession>> {
+    let id = text(headers, SESSION_ID_HEADER)?;
+    endpoint.legacy.sessions.get(&id, caller.subject.as_deref())
+}
+
+/// An event stream reading `log` after `cursor`.
+fn events(
+    log: Arc<StreamLog>,
+    endpoint: &Endpoint<'_>,
+    cursor: u64,
+    close_after: Option<std::time::Duration>,
+    hold: Option<Hold>,
+) -> Response {
+    let reading = Reading {
+        cursor,
+        retry: endpoint.legacy.retry,
+        close_after,
+        hold,
+    };
+    let mut reply = sse_body(log, reading).into_response();
+    let headers = reply.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    reply
+}
+
+/// `404` for a session id that names no live session of the caller.
+fn unknown_session(id: &str) -> Response {
+    let error = invalid_request(format!(
+        "no session {id:?}: it ended, expired or never was; send initialize for a new one"
+    ));
+    status(StatusCode::NOT_FOUND, error)
+}
+
+fn status(code: StatusCode, error: ErrorObject) -> Response {
+    let mut reply = json_response(&JsonRpcResponse::error(None, error));
+    *reply.status_mut() = code;
+    reply
+}
+
+fn text(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers.get(name)?.to_str().ok().map(str::to_owned)
+}
+
+/// The drop guard of a standalone stream's reader: the session may open
+/// another once this connection is gone.
+struct StandaloneOpen(Arc<HttpSession>);
+
+impl Drop for StandaloneOpen {
+    fn drop(&mut self) {
+        *lock(&self.0.standalone_open) = false;
+    }
+}

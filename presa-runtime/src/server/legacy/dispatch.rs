@@ -1,0 +1,229 @@
+//! [`Server::handle_legacy`]: one request of a legacy session, from its
+//! method to its legacy response (rules 2 to 4 of the
+//! [module docs](super)).
+
+use std::mem;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::tasks::TaskOp;
+use super::{LegacySession, MAX_RESOURCE_SUBSCRIPTIONS, empty, refused};
+use crate::server::caller::Caller;
+use crate::server::reply::{invalid_request, method_not_found, parse_params, respond, to_value};
+use crate::server::router::{Routed, Server};
+use crate::server::stream::ResponseStream;
+use crate::server::tool::{TaskPolicy, ToolPolicy};
+use crate::util::{Charge, lock};
+use crate::wire::legacy::lifecycle::{SetLevelParams, SubscribeParams};
+use crate::wire::legacy::render::{legacy_error, legacy_result, legacy_tool};
+use crate::wire::legacy::tasks::TaskSupport;
+use crate::wire::legacy::{INITIALIZE, LegacyMethod};
+use crate::wire::{
+    ErrorObject, Method, Outcome, PaginatedParams, Request, RequestId, Response, TASKS_EXTENSION,
+    codes,
+};
+
+impl Server {
+    /// Handles `request` of a legacy `session`, holding `charge` of the
+    /// memory budget until its handler ends, and returns the stream of
+    /// messages that answer it, in the session's era.
+    pub(crate) fn handle_legacy(
+        &self,
+        request: Request,
+        session: &Arc<LegacySession>,
+        charge: Charge,
+    ) -> ResponseStream {
+        let caller = session.caller();
+        let span = tracing::info_span!(
+            "mcp.request",
+            method = request.method,
+            id = %request.id,
+            subject = caller.subject.as_deref(),
+            era = session.version(),
+            tool = tracing::field::Empty,
+            task = tracing::field::Empty,
+        );
+        let stream = match LegacyMethod::parse(&request.method) {
+            Some(method) => self.legacy_method(method, request, session, caller, charge),
+            None => ready(request.id, Err(method_not_found(&request.method))),
+        };
+        stream.map_response(legacy_response).instrument(span)
+    }
+
+    fn legacy_method(
+        &self,
+        method: LegacyMethod,
+        request: Request,
+        session: &Arc<LegacySession>,
+        caller: &Caller,
+        charge: Charge,
+    ) -> ResponseStream {
+        let Request {
+            id,
+            method: name,
+            params,
+            ..
+        } = request;
+        let outcome = match method {
+            LegacyMethod::Shared(method) => {
+                return self.shared_method(method, id, params, session, caller, charge);
+            }
+            LegacyMethod::Initialize => Err(invalid_request(format!(
+                "the session is already initialized; `{INITIALIZE}` comes once, first"
+            ))),
+            LegacyMethod::Ping => Ok(empty()),
+            LegacyMethod::SetLevel => parse_params::<SetLevelParams>(params).map(|p| {
+                *lock(&session.log_level) = Some(p.level);
+                empty()
+            }),
+            LegacyMethod::Subscribe | LegacyMethod::Unsubscribe
+                if !self.shared().registry.offers().resources =>
+            {
+                Err(method_not_found(&name))
+            }
+            LegacyMethod::Subscribe => parse_params(params).and_then(|p| subscribe(session, p)),
+            LegacyMethod::Unsubscribe => parse_params::<SubscribeParams>(params).map(|p| {
+                lock(&session.subscriptions).remove(&p.uri);
+                empty()
+            }),
+            LegacyMethod::TasksResult => {
+                return self.legacy_task(TaskOp::Result, id, params, session);
+            }
+            LegacyMethod::TasksList => return self.legacy_task(TaskOp::List, id, params, session),
+        };
+        ready(id, outcome)
+    }
+
+    /// A method both eras share: through the modern core, with the
+    /// session's `_meta`.
+    fn shared_method(
+        &self,
+        method: Method,
+        id: RequestId,
+        mut params: Option<Value>,
+        session: &Arc<LegacySession>,
+        caller: &Caller,
+        charge: Charge,
+    ) -> ResponseStream {
+        let mut meta = match session.request_meta(&mut params) {
+            Ok(meta) => meta,
+            Err(error) => return ready(id, Err(error)),
+        };
+        match method {
+            Method::ToolsList => return ready(id, self.legacy_tools(params)),
+            Method::ToolsCall => match self.asks_for_task(&mut params) {
+                Err(error) => return ready(id, Err(error)),
+                Ok(true) => {
+                    let extensions = meta.client_capabilities.extensions.get_or_insert_default();
+                    extensions.insert(TASKS_EXTENSION.to_owned(), Map::new());
+                }
+                Ok(false) => {}
+            },
+            Method::TasksGet => return self.legacy_task(TaskOp::Get, id, params, session),
+            Method::TasksCancel => return self.legacy_task(TaskOp::Cancel, id, params, session),
+            _ => {}
+        }
+        let request = Routed {
+            method,
+            id,
+            meta,
+            params,
+        };
+        self.route(request, caller, charge, Some(session.peer().clone()))
+    }
+
+    /// One page of tools, each telling whether it runs as a task.
+    fn legacy_tools(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
+        let shared = self.shared();
+        let page = parse_params::<PaginatedParams>(params)
+            .and_then(|p| shared.registry.tools_page(p, &shared.result_meta))?;
+        let mut page = to_value(page);
+        if let Some(tools) = page.get_mut("tools").and_then(Value::as_array_mut) {
+            for tool in tools {
+                let name = tool["name"].as_str().unwrap_or_default().to_owned();
+                let support = self.task_support(&name).unwrap_or(TaskSupport::Forbidden);
+                *tool = legacy_tool(mem::take(tool), support);
+            }
+        }
+        Ok(page)
+    }
+
+    /// How tool `name`'s policy reads to a legacy client (see `tasks`);
+    /// `None` for a tool the server does not have.
+    fn task_support(&self, name: &str) -> Option<TaskSupport> {
+        let shared = self.shared();
+        let policy = shared.registry.tool(name)?.policy;
+        Some(match (&shared.engine, policy) {
+            (None, _) | (_, ToolPolicy::Fixed(TaskPolicy::Sync)) => TaskSupport::Forbidden,
+            (_, ToolPolicy::Fixed(TaskPolicy::Required)) => TaskSupport::Required,
+            (_, ToolPolicy::Fixed(TaskPolicy::Optional) | ToolPolicy::PerCall) => {
+                TaskSupport::Optional
+            }
+        })
+    }
+
+    /// Whether a `tools/call` asks to run as a task (its `task` param,
+    /// which it loses); `-32601` for a task the tool cannot be, and for a
+    /// tool that runs only as one, called without (rules 1 and 2 of
+    /// `tasks`). An unknown tool is left to the call, which names it.
+    fn asks_for_task(&self, params: &mut Option<Value>) -> Result<bool, ErrorObject> {
+        let asked = params
+            .as_mut()
+            .and_then(Value::as_object_mut)
+            .and_then(|p| p.remove("task"))
+            .is_some();
+        let name = params
+            .as_ref()
+            .and_then(|p| p.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        match (asked, self.task_support(name)) {
+            (true, Some(TaskSupport::Forbidden)) => Err(ErrorObject::new(
+                codes::METHOD_NOT_FOUND,
+                format!("Tool `{name}` does not run as a task; call it without the `task` param"),
+            )),
+            (false, Some(TaskSupport::Required)) => Err(ErrorObject::new(
+                codes::METHOD_NOT_FOUND,
+                format!("Tool `{name}` runs only as a task; call it with the `task` param"),
+            )),
+            (asked, _) => Ok(asked),
+        }
+    }
+}
+
+/// Rule 2's answers, and a short answer to the others.
+fn ready(id: RequestId, outcome: Result<Value, ErrorObject>) -> ResponseStream {
+    match outcome {
+        Ok(result) => ResponseStream::ready(respond(id, Ok(result))),
+        Err(error) => ResponseStream::ready(refused(id, error)),
+    }
+}
+
+/// `resources/subscribe`: follows `uri`, within the session's limit.
+fn subscribe(session: &LegacySession, params: SubscribeParams) -> Result<Value, ErrorObject> {
+    let mut subscriptions = lock(&session.subscriptions);
+    if subscriptions.len() >= MAX_RESOURCE_SUBSCRIPTIONS && !subscriptions.contains(&params.uri) {
+        return Err(ErrorObject::new(
+            codes::INVALID_PARAMS,
+            format!(
+                "This session already follows {MAX_RESOURCE_SUBSCRIPTIONS} resources, as many \
+                 as it may; unsubscribe from one first"
+            ),
+        ));
+    }
+    subscriptions.insert(params.uri);
+    Ok(empty())
+}
+
+/// A response of the modern core in legacy clothes (rule 4).
+fn legacy_response(response: Response) -> Response {
+    let outcome = match response.outcome {
+        Outcome::Result(result) => Outcome::Result(legacy_result(result)),
+        Outcome::Error(error) => Outcome::Error(legacy_error(error)),
+    };
+    Response {
+        outcome,
+        ..response
+    }
+}

@@ -1,0 +1,174 @@
+//! Legacy tasks: 2025-11-25's core-protocol tasks on the same engine and
+//! store as the modern extension, with the same ownership rules.
+//!
+//! The policies map one to one onto `execution.taskSupport`: `sync` is
+//! `forbidden`, `optional` and `required` are themselves, and a per-call
+//! policy reads `optional` (it decides at the call). A call becomes a task
+//! by these rules, in order:
+//!
+//! 1. a `tools/call` with a `task` param, of a tool that may run as one,
+//!    is served as a modern call of a client that declared the Tasks
+//!    extension, so the policy decides as it always does; the answer is
+//!    the legacy `CreateTaskResult`. The requested `ttl` is not taken: the
+//!    server's [`TaskSettings`](crate::server::TaskSettings) decide;
+//! 2. a `task` param on a `forbidden` tool, and a `required` tool called
+//!    without one, are `-32601`, as 2025-11-25 asks;
+//! 3. input the handler asks for goes to the client as requests of the
+//!    server's own, with the task in `related-task`, on the session's
+//!    queue; meanwhile the task shows `input_required`;
+//! 4. `tasks/get` shows the task in legacy fields, `failed` when its tool
+//!    returned an `isError` result (as 2025-11-25 asks; the modern record
+//!    says `completed`); `tasks/cancel` refuses a finished task with
+//!    `-32602`; `tasks/result` waits for the end and answers what the call
+//!    would have, with `related-task` in `_meta`; `tasks/list` pages the
+//!    caller's tasks, [`LIST_PAGE`](crate::server::tasks) at a time;
+//! 5. an anonymous caller's tasks belong to its session, so two anonymous
+//!    sessions never see each other's tasks; a subject's belong to the
+//!    subject, in every session and era.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::LegacySession;
+use crate::server::reply::{
+    internal_error, invalid_params, method_not_found, parse_params, respond, to_value,
+};
+use crate::server::router::Server;
+use crate::server::stream::ResponseStream;
+use crate::server::tasks::{TaskEngine, TaskRecord};
+use crate::wire::legacy::tasks::{
+    GetTaskResult, LegacyTask, ListTasksParams, ListTasksResult, RELATED_TASK, RelatedTask,
+};
+use crate::wire::{ErrorObject, RequestId, TaskIdParams, TaskStatus};
+
+/// The legacy task methods.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum TaskOp {
+    Get,
+    Cancel,
+    Result,
+    List,
+}
+
+impl TaskOp {
+    fn method(self) -> &'static str {
+        match self {
+            TaskOp::Get => "tasks/get",
+            TaskOp::Cancel => "tasks/cancel",
+            TaskOp::Result => "tasks/result",
+            TaskOp::List => "tasks/list",
+        }
+    }
+}
+
+impl Server {
+    /// Answers task method `op` of `session` (rule 4); `-32601` on a
+    /// server without tasks.
+    pub(super) fn legacy_task(
+        &self,
+        op: TaskOp,
+        id: RequestId,
+        params: Option<Value>,
+        session: &Arc<LegacySession>,
+    ) -> ResponseStream {
+        let Some(engine) = self.shared().engine.clone() else {
+            let error = method_not_found(op.method());
+            return ResponseStream::ready(respond(id, Err(error)));
+        };
+        let session = Arc::clone(session);
+        ResponseStream::deferred(async move {
+            let outcome = run(op, &engine, params, &session).await;
+            respond(id, outcome)
+        })
+    }
+}
+
+async fn run(
+    op: TaskOp,
+    engine: &TaskEngine,
+    params: Option<Value>,
+    session: &LegacySession,
+) -> Result<Value, ErrorObject> {
+    let caller = session.caller();
+    if op == TaskOp::List {
+        let ListTasksParams { cursor } = parse_params(params)?;
+        let (page, next_cursor) = engine.list(caller, cursor.as_deref()).await?;
+        let listed = ListTasksResult {
+            tasks: page.iter().map(|record| legacy_view(record)).collect(),
+            next_cursor,
+            meta: None,
+        };
+        return Ok(to_value(listed));
+    }
+    let TaskIdParams { task_id } = parse_params(params)?;
+    match op {
+        TaskOp::Get => {
+            let record = engine.owned(&task_id, caller, "retrieve").await?;
+            Ok(shown(&record))
+        }
+        TaskOp::Cancel => {
+            let record = engine.owned(&task_id, caller, "cancel").await?;
+            if record.status.is_terminal() {
+                return Err(invalid_params(format!(
+                    "Cannot cancel task: already in terminal status '{}'",
+                    legacy_view(&record).status
+                )));
+            }
+            engine.cancel(&task_id, caller).await?;
+            Ok(shown(&*engine.owned(&task_id, caller, "cancel").await?))
+        }
+        TaskOp::Result => outcome(&*engine.ended(&task_id, caller).await?),
+        TaskOp::List => unreachable!("answered above"),
+    }
+}
+
+/// `tasks/get` and `tasks/cancel`'s answer: the task, flat.
+fn shown(record: &TaskRecord) -> Value {
+    to_value(GetTaskResult {
+        task: legacy_view(record),
+        meta: None,
+    })
+}
+
+/// The task as a legacy client sees it: in 2025-11-25 fields, and
+/// `failed` when its tool returned an `isError` result.
+fn legacy_view(record: &TaskRecord) -> LegacyTask {
+    let mut task = LegacyTask::from(record.to_task());
+    let is_error = record
+        .result
+        .as_ref()
+        .and_then(|result| result.get("isError"))
+        .and_then(Value::as_bool)
+        == Some(true);
+    if task.status == TaskStatus::Completed && is_error {
+        task.status = TaskStatus::Failed;
+    }
+    task
+}
+
+/// What `tasks/result` answers for a finished task: what the call would
+/// have answered, tied to the task.
+fn outcome(record: &TaskRecord) -> Result<Value, ErrorObject> {
+    match record.status {
+        TaskStatus::Completed => {
+            let mut result = record.result.clone().unwrap_or_default();
+            let meta = result
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(meta) = meta {
+                meta.extend(RelatedTask::meta(&record.id));
+            }
+            debug_assert!(result["_meta"].get(RELATED_TASK).is_some());
+            Ok(Value::Object(result))
+        }
+        TaskStatus::Failed => Err(record
+            .error
+            .clone()
+            .unwrap_or_else(|| internal_error("(task)", "a failed task without its error"))),
+        _ => Err(invalid_params(format!(
+            "Task `{}` was cancelled: it has no result",
+            record.id
+        ))),
+    }
+}

@@ -1,0 +1,389 @@
+//! Legacy sessions over stdio and in-process: a client of 2025-11-25 or
+//! earlier opens with `initialize`, and the same tools, prompts and
+//! resources serve it. Every message it reads is checked against the
+//! 2025-11-25 schema and for modern-only fields (see `common::spec`).
+//! Time is paused, so "nothing arrives" is checked once every task is
+//! idle, not by waiting.
+
+mod common;
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use common::surface::surface_server;
+use common::{RawPeer, WIRES, Wire, connect, error_code, fixture, meta};
+use presa::prelude::*;
+use serde_json::{Value, json};
+
+/// Long enough that only an idle runtime lets it pass.
+const QUIET: Duration = Duration::from_secs(5);
+
+/// A legacy session on `server` over `wire`, declaring `capabilities`.
+async fn session(server: &Server, wire: Wire, capabilities: Value) -> RawPeer {
+    let channel = connect(server, Caller::anonymous(), wire);
+    let (peer, response) = RawPeer::legacy(channel, "2025-11-25", capabilities).await;
+    assert_eq!(
+        response["result"]["protocolVersion"], "2025-11-25",
+        "{response}"
+    );
+    peer
+}
+
+/// Reads the next message, which must be a request of the server's with
+/// `method`; returns its id and params.
+async fn server_request(peer: &mut RawPeer, method: &str) -> (Value, Value) {
+    let message = peer.recv().await;
+    assert_eq!(message["method"], method, "{message}");
+    (message["id"].clone(), message["params"].clone())
+}
+
+async fn answer(peer: &RawPeer, id: Value, result: Value) {
+    peer.send(json!({"jsonrpc": "2.0", "id": id, "result": result}))
+        .await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn initialize_negotiates_the_version_and_declares_the_server() {
+    for wire in WIRES {
+        let server = fixture().server;
+        for (asked, agreed) in [
+            ("2025-11-25", "2025-11-25"),
+            ("2025-06-18", "2025-06-18"),
+            ("2025-03-26", "2025-03-26"),
+            ("2024-11-05", "2025-11-25"),
+        ] {
+            let channel = connect(&server, Caller::anonymous(), wire);
+            let (_, response) = RawPeer::legacy(channel, asked, json!({})).await;
+            let result = &response["result"];
+            assert_eq!(result["protocolVersion"], agreed, "{wire:?} {asked}");
+            assert_eq!(result["serverInfo"]["name"], "fixture");
+            assert_eq!(result["capabilities"]["logging"], json!({}));
+            assert_eq!(result["capabilities"]["tools"]["listChanged"], true);
+            assert_eq!(
+                result["capabilities"]["tasks"]["requests"]["tools"]["call"],
+                json!({})
+            );
+        }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_second_initialize_bad_params_and_modern_only_methods_are_refused() {
+    for wire in WIRES {
+        let server = fixture().server;
+        let mut peer = RawPeer::over(&server, wire);
+        let bad = peer
+            .request(1, "initialize", json!({"protocolVersion": 5}))
+            .await;
+        assert_eq!(error_code(&bad), -32602, "{bad}");
+
+        let mut peer = session(&server, wire, json!({})).await;
+        let again = json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                           "clientInfo": {"name": "c", "version": "1"}});
+        let response = peer.request(1, "initialize", again).await;
+        assert_eq!(error_code(&response), -32600, "{response}");
+        assert!(
+            response["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("once")
+        );
+        for method in [
+            "server/discover",
+            "subscriptions/listen",
+            "tasks/update",
+            "nope",
+        ] {
+            let response = peer.request(2, method, json!({})).await;
+            assert_eq!(error_code(&response), -32601, "{method}: {response}");
+        }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn ping_and_lists_answer_in_legacy_shapes() {
+    for wire in WIRES {
+        let server = fixture().server;
+        let mut peer = session(&server, wire, json!({})).await;
+        assert_eq!(
+            peer.request(1, "ping", json!({})).await["result"],
+            json!({})
+        );
+        let tools = peer.request(2, "tools/list", json!({})).await;
+        let list = tools["result"]["tools"].as_array().unwrap();
+        let support = |name: &str| {
+            let tool = list.iter().find(|t| t["name"] == name).unwrap();
+            tool["execution"]["taskSupport"].clone()
+        };
+        assert_eq!(support("build"), "optional", "{wire:?}");
+        assert_eq!(support("long_job"), "required");
+        assert_eq!(support("add"), "forbidden");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_tool_that_elicits_asks_with_a_real_request_and_runs_once() {
+    for wire in WIRES {
+        let fixture = fixture();
+        let mut peer = session(&fixture.server, wire, common::elicitation()).await;
+        let call = json!({"name": "full_name", "arguments": {}});
+        peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}))
+            .await;
+        let (id, params) = server_request(&mut peer, "elicitation/create").await;
+        assert_eq!(params["message"], "First name?");
+        answer(
+            &peer,
+            id,
+            json!({"action": "accept", "content": {"name": "Ada"}}),
+        )
+        .await;
+        let (id, params) = server_request(&mut peer, "elicitation/create").await;
+        assert_eq!(params["message"], "Last name?");
+        answer(
+            &peer,
+            id,
+            json!({"action": "accept", "content": {"name": "Lovelace"}}),
+        )
+        .await;
+        let response = peer.recv().await;
+        assert_eq!(response["id"], 1);
+        assert_eq!(
+            response["result"]["content"][0]["text"], "Ada Lovelace",
+            "{response}"
+        );
+        assert_eq!(
+            fixture.runs.0.load(Ordering::SeqCst),
+            1,
+            "{wire:?}: ran again"
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_unusable_answer_is_asked_again_and_an_error_answer_fails_the_call() {
+    for wire in WIRES {
+        let server = fixture().server;
+        let mut peer = session(&server, wire, common::elicitation()).await;
+        let call = json!({"name": "build", "arguments": {"target": "docs"}});
+        peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}))
+            .await;
+        let (first, _) = server_request(&mut peer, "elicitation/create").await;
+        answer(
+            &peer,
+            first.clone(),
+            json!({"action": "accept", "content": {"ok": "yes"}}),
+        )
+        .await;
+        let (second, _) = server_request(&mut peer, "elicitation/create").await;
+        assert_ne!(first, second, "a new request, with an id of its own");
+        answer(
+            &peer,
+            second,
+            json!({"action": "accept", "content": {"ok": true}}),
+        )
+        .await;
+        let response = peer.recv().await;
+        assert_eq!(
+            response["result"]["content"][0]["text"], "built docs",
+            "{response}"
+        );
+
+        peer.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}))
+            .await;
+        let (id, _) = server_request(&mut peer, "elicitation/create").await;
+        let refusal = json!({"code": -32601, "message": "no forms here"});
+        peer.send(json!({"jsonrpc": "2.0", "id": id, "error": refusal}))
+            .await;
+        let response = peer.recv().await;
+        assert_eq!(error_code(&response), -32603, "{response}");
+        let message = response["error"]["message"].as_str().unwrap();
+        assert!(message.contains("no forms here"), "{message}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn input_the_client_did_not_declare_fails_without_a_request() {
+    for wire in WIRES {
+        let server = fixture().server;
+        let mut peer = session(&server, wire, json!({})).await;
+        let call = json!({"name": "roots", "arguments": {}});
+        let response = peer.request(1, "tools/call", call).await;
+        assert_eq!(error_code(&response), -32600, "{response}");
+        assert!(response["error"].get("data").is_none());
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn sampling_and_roots_go_out_as_requests_too() {
+    for wire in WIRES {
+        let server = fixture().server;
+        let capabilities = json!({"sampling": {}, "roots": {}});
+        let mut peer = session(&server, wire, capabilities).await;
+        let call = json!({"name": "ask_model", "arguments": {"question": "2+2?"}});
+        peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}))
+            .await;
+        let (id, params) = server_request(&mut peer, "sampling/createMessage").await;
+        assert_eq!(params["maxTokens"], 64);
+        let reply = json!({"role": "assistant", "content": {"type": "text", "text": "4"},
+                           "model": "m"});
+        answer(&peer, id, reply).await;
+        assert_eq!(peer.recv().await["result"]["content"][0]["text"], "4");
+
+        let call = json!({"name": "roots", "arguments": {}});
+        peer.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}))
+            .await;
+        let (id, _) = server_request(&mut peer, "roots/list").await;
+        answer(
+            &peer,
+            id,
+            json!({"roots": [{"uri": "file:///a"}, {"uri": "file:///b"}]}),
+        )
+        .await;
+        let response = peer.recv().await;
+        assert_eq!(
+            response["result"]["content"][0]["text"],
+            "file:///a,file:///b"
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn cancelling_a_call_that_waits_for_input_cancels_the_servers_request() {
+    for wire in WIRES {
+        let server = fixture().server;
+        let mut peer = session(&server, wire, common::elicitation()).await;
+        let call = json!({"name": "build", "arguments": {"target": "docs"}});
+        peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}))
+            .await;
+        let (id, _) = server_request(&mut peer, "elicitation/create").await;
+        let cancel = json!({"requestId": 1, "reason": "user gave up"});
+        peer.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel}))
+            .await;
+        let message = peer.recv().await;
+        assert_eq!(message["method"], "notifications/cancelled", "{message}");
+        assert_eq!(message["params"]["requestId"], id);
+        // The late answer goes nowhere, and the cancelled call never answers.
+        answer(&peer, id, json!({"action": "decline"})).await;
+        assert!(peer.recv_within(QUIET).await.is_none(), "{wire:?}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn logs_follow_the_session_level_and_progress_its_token() {
+    for wire in WIRES {
+        let server = fixture().server;
+        let mut peer = session(&server, wire, json!({})).await;
+        let call = json!({"name": "chatty", "arguments": {}, "_meta": {"progressToken": "p1"}});
+        peer.send(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call.clone()}),
+        )
+        .await;
+        let mut seen = Vec::new();
+        loop {
+            let message = peer.recv().await;
+            if message.get("id").is_some() {
+                break;
+            }
+            seen.push(message["method"].as_str().unwrap().to_owned());
+        }
+        assert_eq!(seen, ["notifications/progress"; 2], "no level set, no logs");
+
+        let level = peer
+            .request(2, "logging/setLevel", json!({"level": "info"}))
+            .await;
+        assert_eq!(level["result"], json!({}));
+        peer.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call}))
+            .await;
+        let mut logs = Vec::new();
+        loop {
+            let message = peer.recv().await;
+            if message.get("id").is_some() {
+                break;
+            }
+            if message["method"] == "notifications/message" {
+                logs.push(message["params"]["data"].clone());
+            }
+        }
+        assert_eq!(logs, [json!("halfway")], "{wire:?}: debug is below info");
+        let bad = peer
+            .request(4, "logging/setLevel", json!({"level": "loud"}))
+            .await;
+        assert_eq!(error_code(&bad), -32602);
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_task_only_tool_and_a_task_for_a_sync_tool_are_refused() {
+    for wire in WIRES {
+        let server = fixture().server;
+        let mut peer = session(&server, wire, json!({})).await;
+        let response = peer
+            .request(
+                1,
+                "tools/call",
+                json!({"name": "long_job", "arguments": {}}),
+            )
+            .await;
+        assert_eq!(error_code(&response), -32601, "{response}");
+        assert!(
+            response["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("task")
+        );
+        let call = json!({"name": "add", "arguments": {"a": 1, "b": 2}, "task": {}});
+        let response = peer.request(2, "tools/call", call).await;
+        assert_eq!(error_code(&response), -32601, "{response}");
+        let call = json!({"name": "add", "arguments": {"a": 1, "b": 2},
+                          "_meta": {"com.example/trace": "t1"}});
+        let response = peer.request(3, "tools/call", call).await;
+        assert_eq!(response["result"]["structuredContent"], json!({"total": 3}));
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn subscriptions_and_list_changes_reach_the_session() {
+    for wire in WIRES {
+        let server = surface_server(|b| b);
+        let mut peer = session(&server, wire, json!({})).await;
+        let uri = "file:///project/README.md";
+        let ok = peer
+            .request(1, "resources/subscribe", json!({"uri": uri}))
+            .await;
+        assert_eq!(ok["result"], json!({}));
+        server.resource_updated("file:///project/logo.png");
+        server.resource_updated(uri);
+        let message = peer.recv().await;
+        assert_eq!(message["method"], "notifications/resources/updated");
+        assert_eq!(message["params"], json!({"uri": uri}), "{wire:?}");
+
+        assert!(server.remove_prompt("pick"));
+        let message = peer.recv().await;
+        assert_eq!(message["method"], "notifications/prompts/list_changed");
+
+        let ok = peer
+            .request(2, "resources/unsubscribe", json!({"uri": uri}))
+            .await;
+        assert_eq!(ok["result"], json!({}));
+        server.resource_updated(uri);
+        assert!(peer.recv_within(QUIET).await.is_none());
+        let read = peer
+            .request(3, "resources/read", json!({"uri": "file:///nowhere"}))
+            .await;
+        assert_eq!(error_code(&read), -32002, "{read}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn modern_requests_still_work_on_a_connection_that_did_not_initialize() {
+    for wire in WIRES {
+        let server = fixture().server;
+        let mut peer = RawPeer::over(&server, wire);
+        let params = json!({"name": "add", "arguments": {"a": 2, "b": 3}});
+        let response = peer.call(1, json!({}), params).await;
+        assert_eq!(response["result"]["resultType"], "complete", "{wire:?}");
+        let discover = json!({"_meta": meta(json!({}))});
+        let response = peer.request(2, "server/discover", discover).await;
+        assert!(response["result"]["supportedVersions"].is_array());
+    }
+}

@@ -1,0 +1,385 @@
+//! The legacy Streamable HTTP transport (2025-11-25) beside the modern
+//! one: sessions, event streams with ids, resumption with
+//! `Last-Event-ID`, the standalone GET stream and DELETE. Every message
+//! read is checked against the 2025-11-25 schema and for modern-only
+//! fields.
+#![cfg(all(feature = "http-server", feature = "http-client"))]
+
+mod common;
+
+use std::time::Duration;
+
+use futures::StreamExt;
+use presa::server::http::{BearerTokens, StreamableHttp};
+use serde_json::{Value, json};
+
+/// Serves `http` on a free loopback port; returns the endpoint's URL.
+async fn serve(http: StreamableHttp) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(http.serve_on(listener));
+    format!("http://{address}/mcp")
+}
+
+/// A legacy client's session, by hand.
+struct Legacy {
+    url: String,
+    session: String,
+    token: Option<&'static str>,
+}
+
+impl Legacy {
+    /// Opens a session declaring `capabilities`.
+    async fn open(url: &str, capabilities: Value, token: Option<&'static str>) -> Legacy {
+        let params = json!({"protocolVersion": "2025-11-25", "capabilities": capabilities,
+                            "clientInfo": {"name": "legacy-http", "version": "0"}});
+        let body = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params});
+        let response = send(url, reqwest::Method::POST, Some(body), &[], token).await;
+        assert_eq!(response.status().as_u16(), 200);
+        let session = response.headers()["mcp-session-id"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let result: Value = serde_json::from_str(&response.text().await.unwrap()).unwrap();
+        common::spec::check_legacy_from_server(&result, Some("initialize"));
+        let legacy = Legacy {
+            url: url.to_owned(),
+            session,
+            token,
+        };
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        assert_eq!(legacy.post(initialized).await.status().as_u16(), 202);
+        legacy
+    }
+
+    async fn post(&self, body: Value) -> reqwest::Response {
+        let headers = [
+            ("mcp-session-id", self.session.as_str()),
+            ("mcp-protocol-version", "2025-11-25"),
+        ];
+        send(
+            &self.url,
+            reqwest::Method::POST,
+            Some(body),
+            &headers,
+            self.token,
+        )
+        .await
+    }
+
+    /// Sends request `id` of `method` and reads its event stream.
+    async fn request(&self, id: i64, method: &str, params: Value) -> Events {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let response = self.post(body).await;
+        assert_eq!(response.status().as_u16(), 200);
+        assert_eq!(response.headers()["content-type"], "text/event-stream");
+        Events::new(response, Some(method.to_owned()))
+    }
+
+    async fn get(&self, last_event_id: Option<&str>) -> reqwest::Response {
+        let mut headers = vec![("mcp-session-id", self.session.as_str())];
+        headers.extend(last_event_id.map(|id| ("last-event-id", id)));
+        send(&self.url, reqwest::Method::GET, None, &headers, self.token).await
+    }
+
+    async fn delete(&self) -> u16 {
+        let headers = [("mcp-session-id", self.session.as_str())];
+        let response = send(
+            &self.url,
+            reqwest::Method::DELETE,
+            None,
+            &headers,
+            self.token,
+        )
+        .await;
+        response.status().as_u16()
+    }
+}
+
+async fn send(
+    url: &str,
+    method: reqwest::Method,
+    body: Option<Value>,
+    headers: &[(&str, &str)],
+    token: Option<&str>,
+) -> reqwest::Response {
+    let mut request = reqwest::Client::new()
+        .request(method, url)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json");
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    if let Some(body) = body {
+        request = request.body(body.to_string());
+    }
+    request.send().await.unwrap()
+}
+
+/// One event stream, read event by event.
+struct Events {
+    body: futures::stream::BoxStream<'static, reqwest::Result<Vec<u8>>>,
+    buffer: String,
+    /// The method of the request the stream answers.
+    method: Option<String>,
+}
+
+/// One event: its id, and its message (`None` for a priming event).
+struct Event {
+    id: Option<String>,
+    message: Option<Value>,
+}
+
+impl Events {
+    fn new(response: reqwest::Response, method: Option<String>) -> Self {
+        Events {
+            body: response
+                .bytes_stream()
+                .map(|r| r.map(|b| b.to_vec()))
+                .boxed(),
+            buffer: String::new(),
+            method,
+        }
+    }
+
+    /// The next event; `None` once the server closed the connection.
+    async fn next(&mut self) -> Option<Event> {
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                let field = |name: &str| {
+                    block
+                        .lines()
+                        .find_map(|l| l.strip_prefix(name))
+                        .map(str::to_owned)
+                };
+                let data = field("data: ").or_else(|| field("data:"))?;
+                let message: Option<Value> =
+                    (!data.is_empty()).then(|| serde_json::from_str(&data).unwrap());
+                if let Some(message) = &message {
+                    let answers = message.get("method").is_none();
+                    let method = answers.then_some(self.method.as_deref()).flatten();
+                    common::spec::check_legacy_from_server(message, method);
+                }
+                return Some(Event {
+                    id: field("id: "),
+                    message,
+                });
+            }
+            let chunk = self.body.next().await?.ok()?;
+            self.buffer.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+    }
+
+    /// The next message, skipping priming events.
+    async fn message(&mut self) -> Value {
+        loop {
+            let event = self.next().await.expect("the stream goes on");
+            if let Some(message) = event.message {
+                return message;
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_tool_elicits_with_a_request_on_its_stream_and_runs_once() {
+    let f = common::fixture();
+    let url = serve(StreamableHttp::new(f.server.clone())).await;
+    let legacy = Legacy::open(&url, common::elicitation(), None).await;
+    let mut events = legacy
+        .request(
+            1,
+            "tools/call",
+            json!({"name": "full_name", "arguments": {}}),
+        )
+        .await;
+    let priming = events.next().await.unwrap();
+    assert!(
+        priming.message.is_none() && priming.id.is_some(),
+        "a priming event first"
+    );
+    for name in ["Ada", "Lovelace"] {
+        let request = events.message().await;
+        assert_eq!(request["method"], "elicitation/create", "{request}");
+        let answer = json!({"jsonrpc": "2.0", "id": request["id"],
+                            "result": {"action": "accept", "content": {"name": name}}});
+        assert_eq!(legacy.post(answer).await.status().as_u16(), 202);
+    }
+    let response = events.message().await;
+    assert_eq!(
+        response["result"]["content"][0]["text"], "Ada Lovelace",
+        "{response}"
+    );
+    assert!(
+        events.next().await.is_none(),
+        "the stream ends with its response"
+    );
+    assert_eq!(f.runs.0.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_closed_stream_resumes_with_last_event_id() {
+    let f = common::fixture();
+    let http = StreamableHttp::new(f.server.clone()).close_streams_after(Duration::ZERO);
+    let url = serve(http).await;
+    let legacy = Legacy::open(&url, json!({}), None).await;
+    let mut events = legacy
+        .request(1, "tools/call", json!({"name": "gated", "arguments": {}}))
+        .await;
+    let priming = events.next().await.unwrap();
+    assert!(
+        events.next().await.is_none(),
+        "closed for the client to poll"
+    );
+    f.probe.release.notify_one();
+    let resumed = legacy.get(priming.id.as_deref()).await;
+    assert_eq!(resumed.status().as_u16(), 200);
+    let mut resumed = Events::new(resumed, Some("tools/call".into()));
+    let response = resumed.message().await;
+    assert_eq!(response["id"], 1);
+    assert_eq!(response["result"]["content"][0]["text"], "released");
+    let unknown = legacy.get(Some("99-1")).await;
+    assert_eq!(unknown.status().as_u16(), 400);
+}
+
+#[tokio::test]
+async fn the_standalone_stream_carries_list_changes_to_one_reader() {
+    let f = common::fixture();
+    let url = serve(StreamableHttp::new(f.server.clone())).await;
+    let legacy = Legacy::open(&url, json!({}), None).await;
+    let stream = legacy.get(None).await;
+    assert_eq!(stream.status().as_u16(), 200);
+    let mut stream = Events::new(stream, None);
+    assert!(stream.next().await.unwrap().message.is_none());
+    assert_eq!(
+        legacy.get(None).await.status().as_u16(),
+        409,
+        "one reader at a time"
+    );
+    assert!(f.server.remove_tool("add"));
+    let notice = stream.message().await;
+    assert_eq!(notice["method"], "notifications/tools/list_changed");
+}
+
+#[tokio::test]
+async fn sessions_end_with_delete_expire_and_belong_to_their_caller() {
+    let f = common::fixture();
+    let tokens = BearerTokens::new()
+        .token("t-alice", "alice")
+        .token("t-bob", "bob");
+    let url = serve(StreamableHttp::new(f.server.clone()).authenticator(tokens)).await;
+    let alice = Legacy::open(&url, json!({}), Some("t-alice")).await;
+    let stolen = Legacy {
+        url: url.clone(),
+        session: alice.session.clone(),
+        token: Some("t-bob"),
+    };
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    assert_eq!(stolen.post(ping.clone()).await.status().as_u16(), 404);
+    let mut events = alice.request(2, "ping", json!({})).await;
+    assert_eq!(events.message().await["result"], json!({}));
+    let mut wrong = alice.post(ping.clone()).await;
+    assert_eq!(wrong.status().as_u16(), 200);
+    let headers = [
+        ("mcp-session-id", alice.session.as_str()),
+        ("mcp-protocol-version", "2025-06-18"),
+    ];
+    wrong = send(
+        &url,
+        reqwest::Method::POST,
+        Some(ping.clone()),
+        &headers,
+        Some("t-alice"),
+    )
+    .await;
+    assert_eq!(wrong.status().as_u16(), 400, "not the session's version");
+
+    assert_eq!(alice.delete().await, 200);
+    let gone = alice.post(ping.clone()).await;
+    assert_eq!(gone.status().as_u16(), 404);
+    let body: Value = serde_json::from_str(&gone.text().await.unwrap()).unwrap();
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("initialize")
+    );
+    assert_eq!(alice.delete().await, 404);
+    let no_session = send(&url, reqwest::Method::GET, None, &[], Some("t-alice")).await;
+    assert_eq!(no_session.status().as_u16(), 405);
+
+    let url =
+        serve(StreamableHttp::new(f.server.clone()).session_idle_timeout(Duration::ZERO)).await;
+    let expired = Legacy::open_unchecked(&url).await;
+    assert_eq!(
+        expired.post(ping).await.status().as_u16(),
+        404,
+        "expired at once"
+    );
+}
+
+impl Legacy {
+    /// Opens a session without sending `notifications/initialized`.
+    async fn open_unchecked(url: &str) -> Legacy {
+        let params = json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                            "clientInfo": {"name": "legacy-http", "version": "0"}});
+        let body = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params});
+        let response = send(url, reqwest::Method::POST, Some(body), &[], None).await;
+        let session = response.headers()["mcp-session-id"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        Legacy {
+            url: url.to_owned(),
+            session,
+            token: None,
+        }
+    }
+}
+
+#[tokio::test]
+async fn tasks_run_over_http_and_two_sessions_cannot_see_each_others() {
+    let f = common::fixture();
+    let url = serve(StreamableHttp::new(f.server.clone())).await;
+    let mine = Legacy::open(&url, json!({}), None).await;
+    let theirs = Legacy::open(&url, json!({}), None).await;
+    let call = json!({"name": "long_job", "arguments": {}, "task": {}});
+    let created = mine.request(1, "tools/call", call).await.message().await;
+    let task = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let peek = theirs
+        .request(1, "tasks/get", json!({"taskId": task}))
+        .await
+        .message()
+        .await;
+    assert_eq!(peek["error"]["code"], -32602, "{peek}");
+    let result = mine
+        .request(2, "tasks/result", json!({"taskId": task}))
+        .await
+        .message()
+        .await;
+    assert_eq!(result["result"]["content"][0]["text"], "done", "{result}");
+}
+
+#[tokio::test]
+async fn cancelling_over_http_drops_the_request_and_its_question() {
+    let f = common::fixture();
+    let url = serve(StreamableHttp::new(f.server.clone())).await;
+    let legacy = Legacy::open(&url, common::elicitation(), None).await;
+    let mut standalone = Events::new(legacy.get(None).await, None);
+    let call = json!({"name": "build", "arguments": {"target": "docs"}});
+    let mut events = legacy.request(7, "tools/call", call).await;
+    let question = events.message().await;
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": 7}});
+    assert_eq!(legacy.post(cancel).await.status().as_u16(), 202);
+    let notice = standalone.message().await;
+    assert_eq!(notice["method"], "notifications/cancelled", "{notice}");
+    assert_eq!(notice["params"]["requestId"], question["id"]);
+}

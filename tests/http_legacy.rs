@@ -146,6 +146,24 @@ async fn an_expired_session_is_opened_anew_and_the_request_sent_again() {
 }
 
 #[tokio::test]
+async fn requests_that_meet_an_expired_session_together_share_one_new_session() {
+    let server = LegacyHttp::start().await;
+    let client = client_of(&server);
+    client.list_tools().await.unwrap();
+    server.expire_sessions();
+    let calls: Vec<_> = (0..5)
+        .map(|_| {
+            let client = client.clone();
+            tokio::spawn(async move { client.call_tool("echo", json!({})).await })
+        })
+        .collect();
+    for call in calls {
+        assert_eq!(call.await.unwrap().unwrap().text(), Some("echoed"));
+    }
+    assert_eq!(server.posts("initialize").len(), 2, "one new session for all");
+}
+
+#[tokio::test]
 async fn an_expired_session_that_cannot_be_renewed_is_a_clear_error() {
     let server = LegacyHttp::start().await;
     let client = client_of(&server);

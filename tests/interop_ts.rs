@@ -36,7 +36,10 @@ async fn the_client_falls_back_to_a_typescript_sdk_server_and_answers_its_questi
     let Some((node, sdk)) = interop_setup() else {
         return;
     };
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/interop/ts_legacy_server.mjs");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/interop/ts_legacy_server.mjs"
+    );
     let mut command = tokio::process::Command::new(node);
     command.arg(script).env("MCP_TS_SDK", sdk);
     let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
@@ -54,7 +57,10 @@ async fn the_client_falls_back_to_a_typescript_sdk_server_and_answers_its_questi
     assert_eq!(client.era().await, Ok(Era::Legacy));
     let discovered = client.discover().await.unwrap();
     assert_eq!(discovered.server_info().unwrap().name, "ts-legacy");
-    let greeted = client.call_tool("greet", json!({"name": "Ada"})).await.unwrap();
+    let greeted = client
+        .call_tool("greet", json!({"name": "Ada"}))
+        .await
+        .unwrap();
     assert_eq!(greeted.text(), Some("Hello, Ada!"));
     assert_eq!(*asked.lock().unwrap(), ["Greet Ada?"]);
     client.close().await.unwrap();

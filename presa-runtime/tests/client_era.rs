@@ -9,7 +9,7 @@
 
 mod scripted;
 
-use scripted::legacy::{LegacyPeer, connect_legacy, initialize_result};
+use scripted::legacy::{LegacyPeer, connect_legacy, connect_legacy_over_bytes, initialize_result};
 use scripted::*;
 
 use std::time::Duration;
@@ -386,4 +386,39 @@ async fn a_legacy_ping_is_answered_and_a_request_to_a_modern_client_refused() {
         )
         .await;
     assert_eq!(listing.await.unwrap(), Ok(0));
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_fall_back_works_over_bytes_as_on_stdio() {
+    let (client, mut peer) = connect_legacy_over_bytes(Client::builder());
+    let listing = list_tools(&client);
+    peer.open_session(json!({"tools": {}})).await;
+    answer_legacy_list(&mut peer).await;
+    assert_eq!(listing.await.unwrap(), Ok(1));
+    assert_eq!(client.era().await, Ok(Era::Legacy));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_slow_modern_server_that_refuses_initialize_is_modern_after_all() {
+    let builder = Client::builder().probe_timeout(Duration::from_secs(1));
+    let (client, mut peer) = connect_legacy(builder);
+    let listing = list_tools(&client);
+    peer.expect("server/discover").await;
+    let initialize = peer.expect("initialize").await;
+    let refusal = json!({"code": -32601, "message": "initialize was removed; speak 2026-07-28",
+                         "data": {"supported": ["2026-07-28"]}});
+    peer.reply_error(&initialize, refusal).await;
+    peer.speak_modern();
+    let list = peer.expect("tools/list").await;
+    assert_eq!(
+        list["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+        "2026-07-28"
+    );
+    peer.reply(
+        &list,
+        json!({"resultType": "complete", "tools": [], "ttlMs": 0, "cacheScope": "public"}),
+    )
+    .await;
+    assert_eq!(listing.await.unwrap(), Ok(0));
+    assert_eq!(client.era().await, Ok(Era::Modern));
 }

@@ -192,6 +192,30 @@ async fn a_question_the_server_cancels_is_dropped_unanswered() {
     assert_eq!(calling.await.unwrap().unwrap().text(), Some("ok"));
 }
 
+#[tokio::test(start_paused = true)]
+async fn the_end_of_the_connection_drops_the_questions_being_answered() {
+    let asked = Arc::new(tokio::sync::Notify::new());
+    let dropped = Arc::new(tokio::sync::Notify::new());
+    let (on_ask, on_drop) = (Arc::clone(&asked), Arc::clone(&dropped));
+    let builder = Client::builder().on_elicitation(move |_| {
+        let guard = NotifyOnDrop(Arc::clone(&on_drop));
+        on_ask.notify_one();
+        async move {
+            let _guard = guard;
+            std::future::pending::<ElicitResult>().await
+        }
+    });
+    let (client, mut peer) = connect_legacy(builder);
+    let calling = call(&client, "greet");
+    peer.open_session(json!({"tools": {}})).await;
+    peer.expect("tools/call").await;
+    peer.ask(json!(5), "elicitation/create", form()).await;
+    asked.notified().await;
+    drop(peer);
+    dropped.notified().await;
+    assert_eq!(calling.await.unwrap(), Err(ClientError::Closed));
+}
+
 /// Wakes its `Notify` when dropped.
 struct NotifyOnDrop(Arc<tokio::sync::Notify>);
 

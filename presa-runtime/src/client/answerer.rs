@@ -23,7 +23,8 @@
 //!    request gets `-32603` at once, so a server cannot make the client
 //!    hold an unbounded number of waiting handlers;
 //! 6. the server's `notifications/cancelled` for a request being answered
-//!    drops its handler, and no response is sent, as cancellation asks.
+//!    drops its handler, and no response is sent, as cancellation asks;
+//!    so does the end of the connection, for every request being answered.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -116,6 +117,13 @@ impl Answerer {
                 true
             }
             None => false,
+        }
+    }
+
+    /// Drops every handler still answering: the server is gone.
+    pub fn stop_all(&self) {
+        for (_, task) in lock(&self.running).drain() {
+            task.abort();
         }
     }
 

@@ -12,7 +12,11 @@
 //! 2. in the modern era a request carries the client's `_meta`; on
 //!    `-32022` the client adopts a version both sides speak and sends the
 //!    request once more;
-//! 3. in the legacy era a request carries its params alone: `initialize`
+//! 3. a server that refuses `initialize` naming a modern version the
+//!    client speaks is modern after all (it was slower to answer the probe
+//!    than the probe timeout): the client adopts that version rather than
+//!    fail;
+//! 4. in the legacy era a request carries its params alone: `initialize`
 //!    fixed the rest for the session. When the server has forgotten the
 //!    session (HTTP `404`), the client opens a new one, once for all the
 //!    requests that learnt it together, and sends the request once more.
@@ -93,7 +97,7 @@ pub(super) struct Legacy {
     /// What made the client fall back, for the errors that need it.
     why: String,
     session: Mutex<Arc<Session>>,
-    /// Held while a forgotten session is opened anew (rule 3).
+    /// Held while a forgotten session is opened anew (rule 4).
     renewal: tokio::sync::Mutex<()>,
 }
 
@@ -356,7 +360,20 @@ impl Protocol {
             });
         }
         self.connection.answer_server_requests();
-        let server = self.open_session(&why).await?;
+        let server = match self.open_session(&why).await {
+            Ok(server) => server,
+            Err(ClientError::UnsupportedVersion { supported, .. })
+                if let Some(version) = self.versions.shared_modern(&supported) =>
+            {
+                tracing::debug!(
+                    version,
+                    "initialize was refused by a modern server; modern it is"
+                );
+                Arc::make_mut(&mut lock(&self.meta)).protocol_version = version.clone();
+                return Ok(Settled::Modern);
+            }
+            Err(error) => return Err(error),
+        };
         Ok(Settled::Legacy(Legacy {
             why,
             session: Mutex::new(Arc::new(Session {
@@ -386,7 +403,7 @@ impl Protocol {
     }
 
     /// Sends a request in the legacy session, opening a new session once
-    /// if the server forgot the one it was sent in (rule 3).
+    /// if the server forgot the one it was sent in (rule 4).
     async fn in_session<P: Serialize + ?Sized>(
         &self,
         legacy: &Legacy,

@@ -233,5 +233,6 @@ pub(super) async fn read_messages(
             Err(e) => tracing::warn!(error = ?e, "unparseable message from the server"),
         }
     }
+    answerer.stop_all();
     routes.close();
 }

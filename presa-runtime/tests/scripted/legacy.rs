@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use presa_runtime::client::{Client, ClientBuilder};
-use presa_runtime::transport::FrameChannel;
+use presa_runtime::transport::{FrameChannel, byte_stream};
 use serde_json::{Value, json};
 use tokio::time::timeout;
 
@@ -36,6 +36,22 @@ pub fn connect_legacy(builder: ClientBuilder) -> (Client, LegacyPeer) {
         modern: false,
     };
     (builder.connect(client_end), peer)
+}
+
+/// [`connect_legacy`] over newline-delimited bytes, as on stdio, rather
+/// than frames.
+pub fn connect_legacy_over_bytes(builder: ClientBuilder) -> (Client, LegacyPeer) {
+    let (ours, theirs) = tokio::io::duplex(64 * 1024);
+    let (client_read, client_write) = tokio::io::split(ours);
+    let (server_read, server_write) = tokio::io::split(theirs);
+    let peer = LegacyPeer {
+        channel: byte_stream(server_read, server_write, 1 << 20),
+        theirs: HashMap::new(),
+        ours: HashMap::new(),
+        modern: false,
+    };
+    let client = builder.connect(byte_stream(client_read, client_write, 1 << 20));
+    (client, peer)
 }
 
 /// An `InitializeResult` for `version`, with `capabilities`.
@@ -114,6 +130,12 @@ impl LegacyPeer {
             .send(message.to_string())
             .await
             .unwrap();
+    }
+
+    /// Checks both directions as modern from now on: the server turned out
+    /// modern other than by its answer to the probe.
+    pub fn speak_modern(&mut self) {
+        self.modern = true;
     }
 
     /// Sends `message` as is, unchecked: for frames that break the schema

@@ -111,7 +111,7 @@ fn cancelled_id(note: &Notification) -> Option<RequestId> {
 /// retry after a header mismatch on a modern tool call.
 async fn exchange(link: Arc<Link>, request: Request, frame: String) {
     let method = Method::parse(&request.method);
-    let modern = !link.session.is_open() && request.method != INITIALIZE;
+    let modern = !link.session.is_legacy() && request.method != INITIALIZE;
     let tool = (modern && method == Some(Method::ToolsCall))
         .then(|| {
             request
@@ -151,6 +151,10 @@ fn is_header_mismatch(response: &Response) -> bool {
 /// Posts a notification, or a response to a legacy server's request; the
 /// server's `202` needs no relaying. Whether the server accepted it.
 async fn post_message(link: Arc<Link>, frame: String) -> bool {
+    if link.session.is_between_sessions() {
+        tracing::debug!("dropping a message sent between two sessions");
+        return false;
+    }
     let headers = match link.session.headers() {
         Some((session, _)) => {
             let mut headers = link.base_headers();

@@ -42,6 +42,9 @@ impl Link {
     ) -> Response {
         let id = request.id.clone();
         let initialize = request.method == INITIALIZE;
+        if !initialize && self.session.is_between_sessions() {
+            return expired(id);
+        }
         let session = self.session.headers().filter(|_| !initialize);
         let headers = match (&session, initialize) {
             (_, true) => self.base_headers(),
@@ -79,7 +82,7 @@ impl Link {
         if let Outcome::Result(result) = &mut response.outcome {
             if initialize {
                 self.begin_session(session_id, result);
-            } else if method == Some(Method::ToolsList) && !self.session.is_open() {
+            } else if method == Some(Method::ToolsList) && !self.session.is_legacy() {
                 self.learn_tools(result);
             }
         }

@@ -22,7 +22,10 @@
 //!    that fails [`MAX_FAILED_RESUMES`] times in a row gives up;
 //! 4. a `404` to a request that carried the session id means the server
 //!    ended the session: the link forgets it (and its GET stream), and the
-//!    request fails as expired, so that the client opens a new session;
+//!    request fails as expired, so that the client opens a new session
+//!    and sends it again. A request sent before the new session opened
+//!    fails as expired too, without reaching the server; a notification
+//!    or response is dropped;
 //! 5. closing the client, or dropping it, sends `DELETE` with the
 //!    session id.
 
@@ -66,20 +69,46 @@ pub(super) struct Session {
 /// The session slot a link holds.
 #[derive(Debug, Default)]
 pub(super) struct SessionSlot {
-    session: Mutex<Option<Session>>,
+    state: Mutex<SlotState>,
+}
+
+/// Where the link stands with legacy sessions.
+#[derive(Debug, Default)]
+enum SlotState {
+    /// No session ever opened: the link speaks the modern transport.
+    #[default]
+    Modern,
+    /// A session is open.
+    Open(Session),
+    /// The session ended, and no new one has opened yet: a request sent
+    /// meanwhile fails as expired, to be sent again in the new session.
+    Ended,
 }
 
 impl SessionSlot {
     /// Whether a legacy session is open.
     pub fn is_open(&self) -> bool {
-        lock(&self.session).is_some()
+        matches!(*lock(&self.state), SlotState::Open(_))
+    }
+
+    /// Whether the link speaks the legacy transport: a session is open,
+    /// or one ended and the next is yet to open.
+    pub fn is_legacy(&self) -> bool {
+        !matches!(*lock(&self.state), SlotState::Modern)
+    }
+
+    /// Whether a session ended and the next is yet to open (rule 4).
+    pub fn is_between_sessions(&self) -> bool {
+        matches!(*lock(&self.state), SlotState::Ended)
     }
 
     /// The headers a request in the session carries, and whether they
     /// name a session id; `None` outside a session.
     pub fn headers(&self) -> Option<(HeaderMap, bool)> {
-        let session = lock(&self.session);
-        let session = session.as_ref()?;
+        let state = lock(&self.state);
+        let SlotState::Open(session) = &*state else {
+            return None;
+        };
         let mut headers = HeaderMap::new();
         if let Ok(version) = HeaderValue::from_str(&session.version) {
             headers.insert(headers::PROTOCOL_VERSION, version);
@@ -97,7 +126,8 @@ impl SessionSlot {
             version,
             listening: None,
         };
-        if let Some(old) = lock(&self.session).replace(session) {
+        let old = std::mem::replace(&mut *lock(&self.state), SlotState::Open(session));
+        if let SlotState::Open(old) = old {
             stop(old);
         }
     }
@@ -105,9 +135,9 @@ impl SessionSlot {
     /// Records the GET stream's task, unless it already runs or the
     /// session ended; whether it was recorded.
     pub fn listen(&self, task: impl FnOnce() -> AbortHandle) -> bool {
-        let mut session = lock(&self.session);
-        match session.as_mut() {
-            Some(session) if session.listening.is_none() => {
+        let mut state = lock(&self.state);
+        match &mut *state {
+            SlotState::Open(session) if session.listening.is_none() => {
                 session.listening = Some(task());
                 true
             }
@@ -117,8 +147,15 @@ impl SessionSlot {
 
     /// Forgets the session (rule 4); what it was, for a `DELETE`.
     pub fn end(&self) -> Option<Session> {
-        let session = lock(&self.session).take()?;
-        Some(stop(session))
+        let mut state = lock(&self.state);
+        match std::mem::replace(&mut *state, SlotState::Ended) {
+            SlotState::Open(session) => Some(stop(session)),
+            SlotState::Modern => {
+                *state = SlotState::Modern;
+                None
+            }
+            SlotState::Ended => None,
+        }
     }
 }
 

@@ -387,3 +387,18 @@ async fn modern_requests_still_work_on_a_connection_that_did_not_initialize() {
         assert!(response["result"]["supportedVersions"].is_array());
     }
 }
+
+#[tokio::test(start_paused = true)]
+async fn an_initialize_with_modern_meta_is_a_modern_request_for_no_method() {
+    for wire in WIRES {
+        let server = fixture().server;
+        let mut peer = RawPeer::over(&server, wire);
+        let response = peer
+            .request(1, "initialize", json!({"_meta": meta(json!({}))}))
+            .await;
+        assert_eq!(error_code(&response), -32601, "{wire:?}: {response}");
+        let params = json!({"name": "add", "arguments": {"a": 1, "b": 1}});
+        let response = peer.call(2, json!({}), params).await;
+        assert_eq!(response["result"]["resultType"], "complete", "still modern");
+    }
+}

@@ -415,6 +415,10 @@ impl Connection {
         self.open = false;
         self.closed_at.get_or_insert_with(tokio::time::Instant::now);
         self.subscriptions.abort_all();
+        // No answer to a question of the session's can come any more.
+        if let Some(session) = &self.session {
+            session.peer().close();
+        }
     }
 
     fn spawn(

@@ -485,3 +485,21 @@ async fn session_requests_with_bad_params_or_past_their_limits_are_refused() {
         "no resources, no subscriptions"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_tools_own_meta_passes_through_and_modern_keys_stay_out() {
+    for wire in WIRES {
+        let server = fixture().server;
+        let mut peer = session(&server, wire, json!({})).await;
+        let call = json!({"name": "raw_result", "arguments": {}});
+        let response = peer.request(1, "tools/call", call).await;
+        let result = &response["result"];
+        assert_eq!(
+            result["_meta"],
+            json!({"com.example/trace": "t1"}),
+            "{wire:?}"
+        );
+        assert!(result.get("resultType").is_none());
+        assert_eq!(result["content"][0]["text"], "raw");
+    }
+}

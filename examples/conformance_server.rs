@@ -516,6 +516,122 @@ async fn test_trigger_prompt_change(State(running): State<Running>) -> Result<St
     Ok("the prompt list changed".into())
 }
 
+// --- 2025-11-25: legacy sessions ------------------------------------------
+
+/// Three info logs, 50 ms apart (tools-call-with-logging).
+#[tool]
+async fn test_tool_with_logging(ctx: Context) -> &'static str {
+    ctx.log(LoggingLevel::Info, "Tool execution started").await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    ctx.log(LoggingLevel::Info, "Tool processing data").await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    ctx.log(LoggingLevel::Info, "Tool execution completed")
+        .await;
+    "Tool with logging executed successfully"
+}
+
+/// Asks the client's model (tools-call-sampling).
+#[tool]
+async fn test_sampling(ctx: Context, prompt: String) -> Result<String, ToolError> {
+    let params = CreateMessageParams::new(vec![SamplingMessage::user(prompt)], 100);
+    let reply = ctx.sample("sampling", params).await?;
+    Ok(format!(
+        "LLM response: {}",
+        reply.text().unwrap_or_default()
+    ))
+}
+
+/// Asks the user through a form given at run time, and says what came
+/// back.
+async fn elicit_and_report(
+    ctx: &Context,
+    message: String,
+    schema: Value,
+    prefix: &str,
+) -> Result<String, ToolError> {
+    let form = FormSchema::new(schema).map_err(ToolError::internal)?;
+    let answer = ctx.elicit_form("form", message, &form).await?;
+    let (action, content) = match answer {
+        Elicitation::Accepted(content) => ("accept", Value::Object(content)),
+        Elicitation::Declined => ("decline", Value::Null),
+        Elicitation::Cancelled => ("cancel", Value::Null),
+    };
+    Ok(format!("{prefix}action={action}, content={content}"))
+}
+
+/// Asks for a username and an email (tools-call-elicitation).
+#[tool]
+async fn test_elicitation(ctx: Context, message: String) -> Result<String, ToolError> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "username": {"type": "string", "description": "User's response"},
+            "email": {"type": "string", "description": "User's email address"}
+        },
+        "required": ["username", "email"]
+    });
+    elicit_and_report(&ctx, message, schema, "User response: ").await
+}
+
+/// A form with a default for every primitive type
+/// (elicitation-sep1034-defaults).
+#[tool]
+async fn test_elicitation_sep1034_defaults(ctx: Context) -> Result<String, ToolError> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "default": "John Doe"},
+            "age": {"type": "integer", "default": 30},
+            "score": {"type": "number", "default": 95.5},
+            "status": {"type": "string", "enum": ["active", "inactive", "pending"],
+                       "default": "active"},
+            "verified": {"type": "boolean", "default": true}
+        }
+    });
+    let message = "Please review and update the form fields with defaults".to_owned();
+    elicit_and_report(&ctx, message, schema, "Elicitation completed: ").await
+}
+
+/// A form with every kind of enum (elicitation-sep1330-enums).
+#[tool]
+async fn test_elicitation_sep1330_enums(ctx: Context) -> Result<String, ToolError> {
+    let titled = |values: [(&str, &str); 3]| -> Vec<Value> {
+        values
+            .iter()
+            .map(|(value, title)| json!({"const": value, "title": title}))
+            .collect()
+    };
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+            "titledSingle": {"type": "string", "oneOf": titled([
+                ("value1", "First Option"), ("value2", "Second Option"), ("value3", "Third Option")
+            ])},
+            "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"],
+                           "enumNames": ["Option One", "Option Two", "Option Three"]},
+            "untitledMulti": {"type": "array",
+                              "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+            "titledMulti": {"type": "array", "items": {"anyOf": titled([
+                ("value1", "First Choice"), ("value2", "Second Choice"), ("value3", "Third Choice")
+            ])}}
+        }
+    });
+    let message = "Please select options from the enum fields".to_owned();
+    elicit_and_report(&ctx, message, schema, "Elicitation completed: ").await
+}
+
+/// Outlasts its event stream, which the endpoint closes after
+/// `STREAM_POLL` for the client to poll (server-sse-polling).
+#[tool]
+async fn test_reconnection() -> &'static str {
+    tokio::time::sleep(STREAM_POLL * 2).await;
+    "Reconnection test completed"
+}
+
+/// When a legacy request's event stream is closed for the client to poll.
+const STREAM_POLL: Duration = Duration::from_secs(1);
+
 fn server(running: Running) -> Server {
     Server::builder("presa-conformance", env!("CARGO_PKG_VERSION"))
         .instructions("The conformance suite's fixtures.")
@@ -549,6 +665,12 @@ fn server(running: Running) -> Server {
         .tool(TestRegionHeaderTool)
         .tool(TestTriggerToolChangeTool)
         .tool(TestTriggerPromptChangeTool)
+        .tool(TestToolWithLoggingTool)
+        .tool(TestSamplingTool)
+        .tool(TestElicitationTool)
+        .tool(TestElicitationSep1034DefaultsTool)
+        .tool(TestElicitationSep1330EnumsTool)
+        .tool(TestReconnectionTool)
         .prompt(TestSimplePromptPrompt)
         .prompt(TestPromptWithArgumentsPrompt)
         .prompt(TestPromptWithEmbeddedResourcePrompt)
@@ -573,5 +695,8 @@ async fn main() -> std::io::Result<()> {
     let running = Running::default();
     let server = server(running.clone());
     let _ = running.0.set(server.clone());
-    StreamableHttp::new(server).serve(address).await
+    StreamableHttp::new(server)
+        .close_streams_after(STREAM_POLL)
+        .serve(address)
+        .await
 }

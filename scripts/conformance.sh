@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite against presa's fixture server and
-# client, over Streamable HTTP, and prints one summary line per suite. The
-# client runs the suite's 2026-07-28 and 2025-11-25 scenarios.
+# client, over Streamable HTTP, and prints one summary line per suite: the
+# server suite for 2026-07-28 and for 2025-11-25 (legacy sessions), the
+# tasks scenarios, and the client suite for 2026-07-28 and for 2025-11-25
+# (legacy servers).
 #
 #   scripts/conformance.sh            # everything
 #
@@ -76,6 +78,10 @@ run_suite() {
 echo "== server suite"
 run_suite "server" server --url "$URL" --suite all --spec-version 2026-07-28 \
   --expected-failures "$BASELINE" -o "${OUT}/server"
+
+echo "== server suite, legacy sessions"
+run_suite "server-2025-11-25" server --url "$URL" --suite all --spec-version 2025-11-25 \
+  --expected-failures "$BASELINE" -o "${OUT}/server-2025-11-25"
 
 echo "== tasks scenarios"
 for scenario in "${TASK_SCENARIOS[@]}"; do

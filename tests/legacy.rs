@@ -387,3 +387,119 @@ async fn modern_requests_still_work_on_a_connection_that_did_not_initialize() {
         assert!(response["result"]["supportedVersions"].is_array());
     }
 }
+
+#[tokio::test(start_paused = true)]
+async fn an_initialize_with_modern_meta_is_a_modern_request_for_no_method() {
+    for wire in WIRES {
+        let server = fixture().server;
+        let mut peer = RawPeer::over(&server, wire);
+        let response = peer
+            .request(1, "initialize", json!({"_meta": meta(json!({}))}))
+            .await;
+        assert_eq!(error_code(&response), -32601, "{wire:?}: {response}");
+        let params = json!({"name": "add", "arguments": {"a": 1, "b": 1}});
+        let response = peer.call(2, json!({}), params).await;
+        assert_eq!(response["result"]["resultType"], "complete", "still modern");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_call_waiting_for_an_answer_ends_when_the_client_hangs_up() {
+    for wire in WIRES {
+        let server = fixture().server;
+        let mut peer = session(&server, wire, common::elicitation()).await;
+        let call = json!({"name": "build", "arguments": {"target": "docs"}});
+        peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}))
+            .await;
+        server_request(&mut peer, "elicitation/create").await;
+        let mut incoming = peer.close();
+        let started = tokio::time::Instant::now();
+        let mut answered = None;
+        while let Some(presa::transport::Inbound::Frame(frame)) = incoming.recv().await {
+            let message: Value = serde_json::from_str(&frame).unwrap();
+            if message["id"] == 1 {
+                answered = Some(message);
+            }
+        }
+        let answered = answered.expect("the call is answered before the server stops");
+        assert_eq!(error_code(&answered), -32603, "{wire:?}: {answered}");
+        let message = answered["error"]["message"].as_str().unwrap();
+        assert!(message.contains("session ended"), "{message}");
+        assert!(
+            started.elapsed() < Duration::from_secs(1),
+            "no drain period waited out"
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn session_requests_with_bad_params_or_past_their_limits_are_refused() {
+    for wire in WIRES {
+        let server = surface_server(|b| b);
+        let mut peer = session(&server, wire, json!({})).await;
+        let call = json!({"name": "add", "arguments": {}, "_meta": ["not", "an", "object"]});
+        let response = peer.request(1, "tools/call", call).await;
+        assert_eq!(error_code(&response), -32602, "{response}");
+        let call = json!({"name": "add", "arguments": {}, "_meta": {"progressToken": [1]}});
+        let response = peer.request(2, "tools/call", call).await;
+        assert_eq!(error_code(&response), -32602, "{response}");
+        assert!(
+            response["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("progressToken")
+        );
+        for n in 0..100 {
+            let uri = format!("file:///project/{n}");
+            let ok = peer
+                .request(3, "resources/subscribe", json!({"uri": uri}))
+                .await;
+            assert_eq!(ok["result"], json!({}));
+        }
+        let more = json!({"uri": "file:///project/one-too-many"});
+        let response = peer.request(4, "resources/subscribe", more).await;
+        assert_eq!(error_code(&response), -32602, "{wire:?}: {response}");
+        assert!(
+            response["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("100 resources")
+        );
+        let again = json!({"uri": "file:///project/7"});
+        assert_eq!(
+            peer.request(5, "resources/subscribe", again).await["result"],
+            json!({})
+        );
+        // This server has no tasks.
+        let response = peer.request(6, "tasks/list", json!({})).await;
+        assert_eq!(error_code(&response), -32601, "{response}");
+    }
+    let server = fixture().server;
+    let mut peer = session(&server, Wire::InProcess, json!({})).await;
+    let response = peer
+        .request(1, "resources/subscribe", json!({"uri": "file:///a"}))
+        .await;
+    assert_eq!(
+        error_code(&response),
+        -32601,
+        "no resources, no subscriptions"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_tools_own_meta_passes_through_and_modern_keys_stay_out() {
+    for wire in WIRES {
+        let server = fixture().server;
+        let mut peer = session(&server, wire, json!({})).await;
+        let call = json!({"name": "raw_result", "arguments": {}});
+        let response = peer.request(1, "tools/call", call).await;
+        let result = &response["result"];
+        assert_eq!(
+            result["_meta"],
+            json!({"com.example/trace": "t1"}),
+            "{wire:?}"
+        );
+        assert!(result.get("resultType").is_none());
+        assert_eq!(result["content"][0]["text"], "raw");
+    }
+}

@@ -383,3 +383,43 @@ async fn cancelling_over_http_drops_the_request_and_its_question() {
     assert_eq!(notice["method"], "notifications/cancelled", "{notice}");
     assert_eq!(notice["params"]["requestId"], question["id"]);
 }
+
+#[tokio::test]
+async fn initialize_opens_a_session_whatever_headers_it_carries() {
+    let f = common::fixture();
+    let url = serve(StreamableHttp::new(f.server.clone())).await;
+    let params = json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                        "clientInfo": {"name": "strict", "version": "0"}});
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params});
+    let headers = [
+        ("mcp-method", "initialize"),
+        ("mcp-protocol-version", "2025-06-18"),
+    ];
+    let response = send(&url, reqwest::Method::POST, Some(body), &headers, None).await;
+    assert_eq!(response.status().as_u16(), 200);
+    assert!(response.headers().contains_key("mcp-session-id"));
+    let result: Value = serde_json::from_str(&response.text().await.unwrap()).unwrap();
+    assert_eq!(result["result"]["protocolVersion"], "2025-06-18");
+}
+
+#[tokio::test]
+async fn sessions_past_the_limit_are_refused_until_one_ends() {
+    let f = common::fixture();
+    let url = serve(StreamableHttp::new(f.server.clone()).max_sessions(1)).await;
+    let first = Legacy::open(&url, json!({}), None).await;
+    let params = json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                        "clientInfo": {"name": "second", "version": "0"}});
+    let body = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params});
+    let refused = send(&url, reqwest::Method::POST, Some(body.clone()), &[], None).await;
+    assert_eq!(refused.status().as_u16(), 503);
+    let error: Value = serde_json::from_str(&refused.text().await.unwrap()).unwrap();
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("sessions")
+    );
+    assert_eq!(first.delete().await, 200);
+    let admitted = send(&url, reqwest::Method::POST, Some(body), &[], None).await;
+    assert_eq!(admitted.status().as_u16(), 200);
+}

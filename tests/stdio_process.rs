@@ -137,6 +137,31 @@ fn a_raw_session_by_hand() {
 }
 
 #[test]
+fn a_legacy_host_runs_the_jobs_example_as_the_readme_shows() {
+    let mut s = Session::start();
+    let init = s.exchange(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"host","version":"1"}}}"#,
+    );
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+    assert_eq!(init["result"]["serverInfo"]["name"], "jobs");
+    s.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let question = s.exchange(
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"build","arguments":{"target":"docs"}}}"#,
+    );
+    assert_eq!(question["method"], "elicitation/create");
+    assert_eq!(question["params"]["message"], "Build docs?");
+    let answer = json!({"jsonrpc": "2.0", "id": question["id"],
+                        "result": {"action": "accept", "content": {"ok": true}}});
+    let done = s.exchange(&answer.to_string());
+    assert_eq!(
+        done,
+        json!({"jsonrpc": "2.0", "id": 2,
+               "result": {"content": [{"type": "text", "text": "built docs"}]}})
+    );
+    assert!(s.close(), "the server exits cleanly on EOF");
+}
+
+#[test]
 fn malformed_and_oversized_lines_are_answered_and_survived() {
     let mut s = Session::start();
     let r = s.exchange("this is not json");

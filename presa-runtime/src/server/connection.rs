@@ -9,8 +9,9 @@
 //!
 //! # The era of a connection
 //!
-//! A connection is modern until the client sends `initialize`: that
-//! request is answered at once, before the next frame is read, and opens a
+//! A connection is modern until the client sends `initialize` (without
+//! the modern `_meta`, which would make it a modern request for a method
+//! that does not exist): that request is answered at once, before the next frame is read, and opens a
 //! legacy session ([`Server::open_session`]) that serves every later
 //! request of the connection ([`Server::handle_legacy`]). Its own messages
 //! (list changes, the requests of its tasks, cancellations of requests it
@@ -61,7 +62,7 @@ use super::reply::{invalid_request, server_busy};
 use super::router::Server;
 use crate::transport::{FrameChannel, FrameSender, Inbound};
 use crate::util::{Budget, Charge, lock};
-use crate::wire::legacy::INITIALIZE;
+use crate::wire::legacy::opens_session;
 use crate::wire::{
     FrameError, Message, Method, Notification, Request, RequestId, Response, footprint,
     notifications, strict,
@@ -294,7 +295,7 @@ impl Connection {
             Inbound::Frame(frame) if frame.len() <= limit => match frame.parse::<Message>() {
                 Err(e) => self.refuse(e).await,
                 Ok(Message::Request(request))
-                    if request.method == INITIALIZE && self.session.is_none() =>
+                    if self.session.is_none() && opens_session(&request) =>
                 {
                     self.initialize(request).await;
                 }
@@ -414,6 +415,10 @@ impl Connection {
         self.open = false;
         self.closed_at.get_or_insert_with(tokio::time::Instant::now);
         self.subscriptions.abort_all();
+        // No answer to a question of the session's can come any more.
+        if let Some(session) = &self.session {
+            session.peer().close();
+        }
     }
 
     fn spawn(

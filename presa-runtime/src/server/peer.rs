@@ -21,7 +21,10 @@
 //! 5. Cancellation by drop: a handler that stops waiting (its request was
 //!    cancelled, or it gave up in a `select!`) drops the wait, whose guard
 //!    removes the entry and tells the client with `notifications/cancelled`
-//!    on the session's own queue (the request's stream is gone by then).
+//!    on the session's own queue (the request's stream is gone by then);
+//! 6. when the client is gone (the connection closed, the session ended or
+//!    expired) every question fails at once with a message that says so,
+//!    and the handlers end instead of waiting out the drain period.
 //!
 //! A request goes out on the stream of the client request it serves, when
 //! there is one (so on HTTP it reaches the POST that is waiting), else on
@@ -66,6 +69,8 @@ struct PeerInner {
 struct Table {
     next: u64,
     waiting: HashMap<RequestId, oneshot::Sender<Outcome>>,
+    /// The client is gone: nothing more is asked, nothing answered.
+    closed: bool,
 }
 
 /// Why a question to the client got no usable answer.
@@ -96,6 +101,15 @@ impl PeerLink {
             Some(waiter) => waiter.send(response.outcome).is_ok(),
             None => false,
         }
+    }
+
+    /// The client is gone (its connection closed, its session ended):
+    /// every question waiting fails at once, and so does every new one,
+    /// so no handler waits for an answer that cannot come (rule 6).
+    pub fn close(&self) {
+        let mut table = lock(&self.inner.table);
+        table.closed = true;
+        table.waiting.clear();
     }
 
     /// How many requests wait for their response.
@@ -141,7 +155,7 @@ impl PeerLink {
         route: Option<&mpsc::Sender<Message>>,
         task: Option<&str>,
     ) -> Result<Value, AskFailed> {
-        let (id, answered) = self.register()?;
+        let (id, answered) = self.register(request.method())?;
         let outgoing = OutgoingRequest::new(request, &elicitation_id(&id), task);
         let mut pending = Pending {
             link: self.clone(),
@@ -162,9 +176,13 @@ impl PeerLink {
         }
     }
 
-    /// A new id and its entry in the table; an error at the limit.
-    fn register(&self) -> Result<(RequestId, oneshot::Receiver<Outcome>), AskFailed> {
+    /// A new id and its entry in the table, for a request of `method`; an
+    /// error at the limit, or once the client is gone.
+    fn register(&self, method: &str) -> Result<(RequestId, oneshot::Receiver<Outcome>), AskFailed> {
         let mut table = lock(&self.inner.table);
+        if table.closed {
+            return Err(AskFailed(peer_gone(method)));
+        }
         if table.waiting.len() >= self.inner.limit {
             let message = format!(
                 "The client leaves {} requests of this session unanswered, as many as it may; \
@@ -309,6 +327,25 @@ mod tests {
         answer(&link, &mut sent, Outcome::Error(refusal)).await;
         let AskFailed(error) = asking.await.unwrap().unwrap_err();
         assert!(error.message.contains("no elicitation here"));
+    }
+
+    #[tokio::test]
+    async fn a_closed_link_fails_waiting_and_new_questions() {
+        let (session, mut sent) = mpsc::channel(8);
+        let link = PeerLink::new(4, session);
+        let asking = {
+            let link = link.clone();
+            tokio::spawn(async move { link.ask("k", &form(), action, None, None).await })
+        };
+        assert!(matches!(sent.recv().await, Some(Message::Request(_))));
+        link.close();
+        let AskFailed(error) = asking.await.unwrap().unwrap_err();
+        assert!(error.message.contains("session ended"), "{}", error.message);
+        let AskFailed(error) = link
+            .ask("j", &form(), action, None, None)
+            .await
+            .unwrap_err();
+        assert!(error.message.contains("session ended"));
     }
 
     #[tokio::test]

@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::reply::{invalid_params, method_not_found, to_value, unsupported_version};
+use crate::wire::legacy::LEGACY_VERSIONS;
 use crate::wire::{
     ErrorObject, LEGACY_INITIALIZE, Method, Request, RequestMeta, UnsupportedVersionData, codes,
     strict,
@@ -47,8 +48,11 @@ pub(crate) fn validate(request: Request, supported: &[String]) -> Result<Validat
     })
 }
 
-/// The answer to a legacy `initialize`: method not found, with a message
-/// for the legacy client to show its user.
+/// The answer to an `initialize` that reaches the stateless core: one
+/// carrying the modern `_meta`, or one handed to `Server::handle` by a
+/// transport that keeps no sessions. Method
+/// not found, with a message naming what the server speaks, for a legacy
+/// client to show its user.
 fn legacy_initialize(request: &Request, supported: &[String]) -> ErrorObject {
     let requested = request
         .params
@@ -59,10 +63,11 @@ fn legacy_initialize(request: &Request, supported: &[String]) -> ErrorObject {
     ErrorObject::new(
         codes::METHOD_NOT_FOUND,
         format!(
-            "`initialize` is not supported: this server speaks only MCP protocol version(s) {} \
-             (stateless, no handshake), and the client asked for {requested}. \
-             Upgrade the client to a 2026-07-28 MCP client.",
-            supported.join(", ")
+            "`initialize` is not a method of MCP {} (stateless, no handshake), and the client \
+             asked for {requested}. A legacy client ({}) opens a session with `initialize` \
+             without the modern `_meta`, over stdio or Streamable HTTP.",
+            supported.join(", "),
+            LEGACY_VERSIONS.join(", ")
         ),
     )
     .with_data(to_value(UnsupportedVersionData {

@@ -17,8 +17,8 @@
 //!    request holds its charge until its handler ends; the answer is
 //!    produced as the client reads it, so a slow reader holds nothing more.
 //!
-//! Between steps 3 and 4, a POST without `Mcp-Method` that opens a
-//! session (`initialize`) or names one (`Mcp-Session-Id`) takes the legacy
+//! Between steps 3 and 4, a POST that opens a session (`initialize`) or
+//! names one (`Mcp-Session-Id`, without `Mcp-Method`) takes the legacy
 //! transport instead (see `legacy`), as do `GET` and `DELETE` naming a
 //! session. Without a session id, `GET` and `DELETE` get `405`, as the
 //! modern revision asks.

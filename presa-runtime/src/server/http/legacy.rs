@@ -1,9 +1,9 @@
 //! The legacy Streamable HTTP transport (2025-03-26 to 2025-11-25) beside
 //! the modern one, on the same endpoint.
 //!
-//! A POST is legacy when it carries no `Mcp-Method` header and either
-//! opens a session (`initialize`) or names one (`Mcp-Session-Id`);
-//! everything else is modern, as before. `GET` and `DELETE` with a session
+//! A POST is legacy when it opens a session (`initialize` without the
+//! modern `_meta`), or names one (`Mcp-Session-Id`) without the
+//! modern `Mcp-Method` header; everything else is modern, as before. `GET` and `DELETE` with a session
 //! id are legacy; without one they are `405`, as for a modern client. A
 //! legacy request goes, in order:
 //!
@@ -39,7 +39,7 @@ use crate::server::legacy::SESSION_QUEUE;
 use crate::server::reply::{invalid_request, memory_busy};
 use crate::server::router::Server;
 use crate::util::lock;
-use crate::wire::legacy::{INITIALIZE, SESSION_ID_HEADER};
+use crate::wire::legacy::{SESSION_ID_HEADER, opens_session};
 use crate::wire::notifications::{self, CancelledParams};
 use crate::wire::{ErrorObject, Message, Request, Response as JsonRpcResponse, headers, strict};
 
@@ -78,11 +78,9 @@ const LAST_EVENT_ID: &str = "last-event-id";
 
 /// Whether a POST of `message` with `headers` is legacy traffic.
 pub(super) fn is_legacy(headers: &HeaderMap, message: &Message) -> bool {
-    if headers.contains_key(headers::METHOD) {
-        return false;
-    }
-    let opens = matches!(message, Message::Request(r) if r.method == INITIALIZE);
-    opens || headers.contains_key(SESSION_ID_HEADER)
+    let opens = matches!(message, Message::Request(r) if opens_session(r));
+    let names = headers.contains_key(SESSION_ID_HEADER) && !headers.contains_key(headers::METHOD);
+    opens || names
 }
 
 /// A legacy POST of `message` by `caller`.
@@ -94,7 +92,7 @@ pub(super) async fn post(
 ) -> Response {
     let session_id = text(headers, SESSION_ID_HEADER);
     let message = match (message, session_id) {
-        (Message::Request(request), None) if request.method == INITIALIZE => {
+        (Message::Request(request), None) if opens_session(&request) => {
             return open(endpoint, &caller, request);
         }
         (message, Some(id)) => (message, id),

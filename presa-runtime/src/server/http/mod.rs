@@ -2,11 +2,14 @@
 //! 2025-11-25 transport beside it): a [`Server`](super::Server) as the
 //! endpoint of an axum application.
 //!
-//! Each request is its own POST, answered with JSON or, when
+//! Each modern request is its own POST, answered with JSON or, when
 //! notifications come before the response, with a server-sent event
 //! stream; closing that stream cancels the request. There are no sessions:
 //! the caller of each request comes from its credentials, through an
 //! [`Authenticator`]. See [`StreamableHttp`] for the order of the checks.
+//! A legacy client (2025-11-25 and earlier) opens a session with
+//! `initialize` instead, and its requests come under `Mcp-Session-Id`
+//! (`legacy`), still authenticated one by one.
 //!
 //! | file | what it holds |
 //! |---|---|

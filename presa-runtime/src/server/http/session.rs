@@ -229,6 +229,7 @@ impl HttpSession {
             task.abort();
         }
         self.pump.abort();
+        self.legacy.peer().close();
         lock(&self.logs).standalone.finish();
     }
 }

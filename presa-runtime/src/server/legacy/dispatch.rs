@@ -8,11 +8,12 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::tasks::TaskOp;
-use super::{LegacySession, MAX_RESOURCE_SUBSCRIPTIONS, empty, refused};
+use super::{LegacySession, empty, refused};
 use crate::server::caller::Caller;
 use crate::server::reply::{invalid_request, method_not_found, parse_params, respond, to_value};
 use crate::server::router::{Routed, Server};
 use crate::server::stream::ResponseStream;
+use crate::server::subscriptions::MAX_RESOURCE_SUBSCRIPTIONS;
 use crate::server::tool::{TaskPolicy, ToolPolicy};
 use crate::util::{Charge, lock};
 use crate::wire::legacy::lifecycle::{SetLevelParams, SubscribeParams};

@@ -20,9 +20,9 @@
 //! 2. what only a session has is answered here: `ping`,
 //!    `logging/setLevel` (the session's level; until it is set the server
 //!    sends no log messages), `resources/subscribe` and `unsubscribe` (at
-//!    most [`MAX_RESOURCE_SUBSCRIPTIONS`] URIs); the modern-only methods
-//!    (`server/discover`, `subscriptions/listen`, `tasks/update`) are
-//!    `-32601`;
+//!    most [`MAX_RESOURCE_SUBSCRIPTIONS`], as for one listen stream); the
+//!    modern-only methods (`server/discover`, `subscriptions/listen`,
+//!    `tasks/update`) are `-32601`;
 //! 3. every other method goes through [`Server::route`] with the session's
 //!    version, capabilities, client info and log level, and the request's
 //!    own progress token and other `_meta` keys; input a handler asks for
@@ -38,6 +38,7 @@
 //!    ([`tasks`]).
 //!
 //! [`negotiate_version`]: crate::wire::legacy::negotiate_version
+//! [`MAX_RESOURCE_SUBSCRIPTIONS`]: super::MAX_RESOURCE_SUBSCRIPTIONS
 //! [`render`]: crate::wire::legacy::render
 
 mod dispatch;
@@ -63,9 +64,6 @@ use crate::wire::{
     ClientCapabilities, ErrorObject, Implementation, LoggingLevel, Message, Request, RequestId,
     RequestMeta, Response, strict,
 };
-
-/// How many resources one legacy session may follow.
-pub const MAX_RESOURCE_SUBSCRIPTIONS: usize = 100;
 
 /// How many messages the session's own queue holds (list changes,
 /// cancellations, requests of tasks) while the transport writes.

@@ -47,6 +47,20 @@ pub fn negotiate_version(requested: &str) -> &'static str {
         .unwrap_or(LATEST_LEGACY_VERSION)
 }
 
+/// Whether `request` opens a legacy session: an `initialize` without the
+/// modern per-request `_meta`. One that carries it is a modern request
+/// (which has no `initialize`), served statelessly as the 2026-07-28
+/// versioning rules ask.
+pub fn opens_session(request: &crate::wire::Request) -> bool {
+    let modern = request
+        .params
+        .as_ref()
+        .and_then(|p| p.get("_meta"))
+        .and_then(|meta| meta.get(crate::wire::META_PROTOCOL_VERSION))
+        .is_some();
+    request.method == INITIALIZE && !modern
+}
+
 /// Whether `version` is a legacy version presa speaks.
 pub fn is_legacy_version(version: &str) -> bool {
     LEGACY_VERSIONS.contains(&version)
@@ -139,6 +153,17 @@ mod tests {
         assert_eq!(negotiate_version("2024-11-05"), "2025-11-25");
         assert_eq!(negotiate_version("2026-07-28"), "2025-11-25");
         assert!(is_legacy_version("2025-11-25") && !is_legacy_version("2026-07-28"));
+    }
+
+    #[test]
+    fn only_an_initialize_without_modern_meta_opens_a_session() {
+        use crate::wire::Request;
+        use serde_json::json;
+        let legacy = Request::new(1, "initialize", json!({"protocolVersion": "2025-11-25"}));
+        assert!(opens_session(&legacy));
+        let modern = json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}});
+        assert!(!opens_session(&Request::new(1, "initialize", modern)));
+        assert!(!opens_session(&Request::new(1, "ping", json!({}))));
     }
 
     #[test]

@@ -67,6 +67,20 @@ impl From<Task> for LegacyTask {
     }
 }
 
+impl From<LegacyTask> for Task {
+    fn from(task: LegacyTask) -> Self {
+        Task {
+            task_id: task.task_id,
+            status: task.status,
+            status_message: task.status_message,
+            created_at: task.created_at,
+            last_updated_at: task.last_updated_at,
+            ttl_ms: task.ttl,
+            poll_interval_ms: task.poll_interval,
+        }
+    }
+}
+
 /// The answer to a task-augmented request: the new task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CreateTaskResult {
@@ -220,6 +234,9 @@ mod tests {
         assert!(value.get("resultType").is_none() && value["task"].get("ttlMs").is_none());
         let back: CreateTaskResult = strict::from_value(value).unwrap();
         assert_eq!(back, created);
+        let modern = Task::from(back.task);
+        assert_eq!((modern.ttl_ms, modern.poll_interval_ms), (None, Some(20)));
+        assert_eq!(LegacyTask::from(modern), created.task);
     }
 
     #[test]

@@ -160,7 +160,11 @@ async fn requests_that_meet_an_expired_session_together_share_one_new_session() 
     for call in calls {
         assert_eq!(call.await.unwrap().unwrap().text(), Some("echoed"));
     }
-    assert_eq!(server.posts("initialize").len(), 2, "one new session for all");
+    assert_eq!(
+        server.posts("initialize").len(),
+        2,
+        "one new session for all"
+    );
 }
 
 #[tokio::test]

@@ -33,10 +33,9 @@ use super::error::ClientError;
 use super::result::{parse_complete, parse_result};
 use crate::util::lock;
 use crate::wire::legacy::lifecycle::InitializeResult;
-use crate::wire::legacy::tasks::{CreateTaskResult, LegacyTask, TaskParams, TaskSupport};
+use crate::wire::legacy::tasks::{CreateTaskResult, TaskParams, TaskSupport};
 use crate::wire::{
-    CacheScope, DiscoverResult, Method, ResultMeta, ResultType, ServerCapabilities,
-    TASKS_EXTENSION, Task,
+    CacheScope, DiscoverResult, Method, ResultMeta, ResultType, ServerCapabilities, TASKS_EXTENSION,
 };
 
 /// How many tools' task support a client remembers (rule 3).
@@ -107,24 +106,9 @@ pub(super) fn read_call(result: Value, asked_task: bool) -> Result<CallStep, Cli
     let method = Method::ToolsCall.as_str();
     if asked_task && result.get("task").is_some() {
         let created: CreateTaskResult = parse_result(result)?;
-        return Ok(CallStep::Task(TaskHandle::from_task(modern_task(
-            created.task,
-        ))));
+        return Ok(CallStep::Task(TaskHandle::from_task(created.task.into())));
     }
     Ok(CallStep::Complete(parse_complete(method, result)?))
-}
-
-/// A legacy task in the modern task's fields.
-pub(super) fn modern_task(task: LegacyTask) -> Task {
-    Task {
-        task_id: task.task_id,
-        status: task.status,
-        status_message: task.status_message,
-        created_at: task.created_at,
-        last_updated_at: task.last_updated_at,
-        ttl_ms: task.ttl,
-        poll_interval_ms: task.poll_interval,
-    }
 }
 
 /// What `server/discover` would have said, from what `initialize` said

@@ -32,7 +32,6 @@ use super::call::poll_interval;
 use super::connection::Waiting;
 use super::era::Era;
 use super::error::ClientError;
-use super::legacy::modern_task;
 use super::link_error::LinkFailure;
 use super::result::parse_complete;
 use crate::wire::legacy::tasks::GetTaskResult;
@@ -56,7 +55,7 @@ impl Client {
                 got.task.task_id
             )));
         }
-        Ok(modern_task(got.task))
+        Ok(got.task.into())
     }
 
     /// The task's state, with the outcome of an ended task (rule 4).

@@ -124,3 +124,31 @@ async fn a_task_is_awaited_through_its_question_in_either_era() {
         }
     }
 }
+
+#[tokio::test]
+async fn listen_hears_a_tool_list_change_in_either_era() {
+    for route in ROUTES {
+        for era in [Era::Modern, Era::Legacy] {
+            let f = fixture();
+            let builder = Client::builder().force_era(era);
+            let client = connect(builder, &f.server, route).await;
+            let label = format!("{route:?}, {era:?}");
+            let filter = presa::wire::SubscriptionFilter::new().tools_list_changed();
+            let mut changes = client.listen(filter).await.unwrap();
+            assert_eq!(
+                changes.acknowledged().tools_list_changed,
+                Some(true),
+                "{label}"
+            );
+            assert!(f.server.remove_tool("explode"), "{label}");
+            let event = changes.next().await;
+            assert_eq!(
+                event,
+                Some(presa::client::SubscriptionEvent::ToolsListChanged),
+                "{label}"
+            );
+            drop(changes);
+            client.close().await.unwrap();
+        }
+    }
+}

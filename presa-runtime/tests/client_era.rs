@@ -15,6 +15,7 @@ use scripted::*;
 use std::time::Duration;
 
 use presa_runtime::client::{Client, ClientError, Era};
+use presa_runtime::wire::ElicitResult;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
@@ -333,7 +334,7 @@ async fn a_closed_connection_during_the_probe_is_closed_not_legacy() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn modern_only_methods_say_so_in_a_legacy_session() {
+async fn tasks_update_says_it_is_modern_only_in_a_legacy_session() {
     let (client, mut peer) = connect_legacy(Client::builder().tasks(true));
     let era = {
         let client = client.clone();
@@ -350,8 +351,11 @@ async fn modern_only_methods_say_so_in_a_legacy_session() {
         "{update}"
     );
     assert!(update.to_string().contains("handlers"), "{update}");
-    let listen = client.listen_tasks(vec!["t1".into()]).await.unwrap_err();
-    assert!(matches!(listen, ClientError::NotInEra { .. }), "{listen}");
+    let stream = client.listen_tasks(vec!["t1".into()]).await.unwrap();
+    assert!(
+        stream.acknowledged().is_empty(),
+        "a server without tasks sends no task states"
+    );
     assert_eq!(peer.sent_next().await, None);
 }
 
@@ -421,4 +425,29 @@ async fn a_slow_modern_server_that_refuses_initialize_is_modern_after_all() {
     .await;
     assert_eq!(listing.await.unwrap(), Ok(0));
     assert_eq!(client.era().await, Ok(Era::Modern));
+}
+
+#[tokio::test(start_paused = true)]
+async fn dropping_the_client_drops_a_settlement_under_way_and_closes_the_connection() {
+    let (client, mut peer) = connect_legacy(Client::builder().force_era(Era::Legacy));
+    let era = {
+        let client = client.clone();
+        tokio::spawn(async move { client.era().await })
+    };
+    peer.expect("initialize").await;
+    era.abort();
+    assert!(era.await.unwrap_err().is_cancelled());
+    drop(client);
+    peer.closed().await;
+
+    let builder = Client::builder().on_elicitation(|_| async { ElicitResult::decline() });
+    let (client, mut peer) = connect_legacy(builder);
+    let era = {
+        let client = client.clone();
+        tokio::spawn(async move { client.era().await })
+    };
+    peer.open_session(json!({"tools": {}})).await;
+    assert_eq!(era.await.unwrap(), Ok(Era::Legacy));
+    drop(client);
+    peer.closed().await;
 }

@@ -12,10 +12,12 @@ use scripted::legacy::{LegacyPeer, connect_legacy, legacy_task};
 use std::sync::{Arc, Mutex};
 
 use presa_runtime::client::{
-    AwaitOptions, CallOutcome, Client, ClientBuilder, ClientError, PendingInput,
+    AwaitOptions, CallOutcome, Client, ClientBuilder, ClientError, PendingInput, SubscriptionEnd,
+    SubscriptionEvent,
 };
 use presa_runtime::wire::{
-    CreateMessageResult, ElicitRequestParams, ElicitResult, Role, Root, SamplingContent, TaskStatus,
+    CreateMessageResult, ElicitRequestParams, ElicitResult, Role, Root, SamplingContent,
+    SubscriptionFilter, TaskStatus,
 };
 use serde_json::{Value, json};
 
@@ -502,4 +504,111 @@ async fn prompts_resources_and_completion_speak_legacy() {
     )
     .await;
     assert!(missing.await.unwrap().unwrap_err().is_resource_not_found());
+}
+
+#[tokio::test(start_paused = true)]
+async fn listen_takes_what_the_session_sends_as_granted() {
+    let (tx, mut others) = tokio::sync::mpsc::unbounded_channel();
+    let builder = Client::builder().on_notification(move |n| {
+        let _ = tx.send(n.method);
+    });
+    let (client, mut peer) = connect_legacy(builder);
+    let filter = SubscriptionFilter::new()
+        .tools_list_changed()
+        .prompts_list_changed()
+        .resource("file:///a")
+        .resource("file:///b");
+    let listening = {
+        let client = client.clone();
+        tokio::spawn(async move { client.listen(filter).await })
+    };
+    peer.open_session(json!({"tools": {"listChanged": true}, "prompts": {},
+                             "resources": {"subscribe": true}}))
+        .await;
+    let subscribe = peer.expect("resources/subscribe").await;
+    assert_eq!(subscribe["params"], json!({"uri": "file:///a"}));
+    peer.reply(&subscribe, json!({})).await;
+    let subscribe = peer.expect("resources/subscribe").await;
+    peer.reply_error(
+        &subscribe,
+        json!({"code": -32602, "message": "no such resource"}),
+    )
+    .await;
+    let mut stream = listening.await.unwrap().unwrap();
+    let granted = stream.acknowledged();
+    assert_eq!(granted.tools_list_changed, Some(true));
+    assert_eq!(
+        granted.prompts_list_changed, None,
+        "the server announces no prompt changes"
+    );
+    assert_eq!(
+        granted.resource_subscriptions.as_deref(),
+        Some(&["file:///a".to_owned()][..])
+    );
+
+    peer.notify("notifications/prompts/list_changed", json!({}))
+        .await;
+    peer.notify(
+        "notifications/resources/updated",
+        json!({"uri": "file:///b"}),
+    )
+    .await;
+    peer.notify("notifications/tools/list_changed", json!({}))
+        .await;
+    peer.notify(
+        "notifications/resources/updated",
+        json!({"uri": "file:///a"}),
+    )
+    .await;
+    assert_eq!(
+        stream.next().await,
+        Some(SubscriptionEvent::ToolsListChanged)
+    );
+    assert_eq!(
+        stream.next().await,
+        Some(SubscriptionEvent::ResourceUpdated {
+            uri: "file:///a".into()
+        })
+    );
+    assert_eq!(
+        others.recv().await.as_deref(),
+        Some("notifications/prompts/list_changed")
+    );
+    assert_eq!(
+        others.recv().await.as_deref(),
+        Some("notifications/resources/updated")
+    );
+
+    drop(stream);
+    let unsubscribe = peer.expect("resources/unsubscribe").await;
+    assert_eq!(unsubscribe["params"], json!({"uri": "file:///a"}));
+    assert_eq!(peer.sent_next().await, None, "only what was subscribed");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_task_stream_reads_the_sessions_task_states() {
+    let (client, mut peer) = connect_legacy(Client::builder().tasks(true));
+    let listening = {
+        let client = client.clone();
+        tokio::spawn(async move { client.listen_tasks(vec!["t1".into()]).await })
+    };
+    peer.open_session(task_server()).await;
+    let mut stream = listening.await.unwrap().unwrap();
+    assert_eq!(stream.acknowledged(), ["t1"]);
+    peer.notify("notifications/tasks/status", legacy_task("t2", "working"))
+        .await;
+    peer.notify("notifications/tasks/status", legacy_task("t1", "completed"))
+        .await;
+    let task = stream.next().await.unwrap();
+    assert_eq!(
+        (task.task.task_id.as_str(), task.task.status),
+        ("t1", TaskStatus::Completed)
+    );
+    assert_eq!(task.task.poll_interval_ms, Some(250));
+    drop(peer);
+    assert_eq!(stream.next().await, None);
+    assert!(matches!(
+        stream.end(),
+        Some(SubscriptionEnd::Failed(ClientError::Closed))
+    ));
 }

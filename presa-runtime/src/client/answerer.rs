@@ -24,7 +24,8 @@
 //!    hold an unbounded number of waiting handlers;
 //! 6. the server's `notifications/cancelled` for a request being answered
 //!    drops its handler, and no response is sent, as cancellation asks;
-//!    so does the end of the connection, for every request being answered.
+//!    so does the end of the connection, or the client dropping it, for
+//!    every request being answered.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -47,7 +48,10 @@ pub(super) const MAX_ANSWERING: usize = 64;
 /// Answers the server's requests; shared by the reader and the connection.
 pub(super) struct Answerer {
     handlers: Arc<Handlers>,
-    outgoing: FrameSender,
+    /// Where answers go, until the connection is dropped: the reader task
+    /// outlives it, and must not keep the connection open by holding a
+    /// sender.
+    outgoing: Mutex<Option<FrameSender>>,
     /// Whether the server speaks the legacy era (rule 2).
     open: AtomicBool,
     /// The answers being worked on, by the server's request id.
@@ -59,7 +63,7 @@ impl Answerer {
     pub fn new(handlers: Arc<Handlers>, outgoing: FrameSender) -> Self {
         Answerer {
             handlers,
-            outgoing,
+            outgoing: Mutex::new(Some(outgoing)),
             open: AtomicBool::new(false),
             running: Arc::default(),
         }
@@ -70,11 +74,15 @@ impl Answerer {
         self.open.store(true, Ordering::Release);
     }
 
-    /// Answers `request`, now or from a task of its own.
+    /// Answers `request`, now or from a task of its own; nothing once the
+    /// connection is gone.
     pub fn answer(&self, request: Request) {
+        let Some(outgoing) = lock(&self.outgoing).clone() else {
+            return;
+        };
         let id = request.id.clone();
         if request.method == PING {
-            return self.respond_now(Response::result(id, json!({})));
+            return respond_now(&outgoing, Response::result(id, json!({})));
         }
         if !self.open.load(Ordering::Acquire) {
             let refusal = format!(
@@ -82,23 +90,23 @@ impl Answerer {
                  InputRequiredResult, as MCP 2026-07-28 does)",
                 request.method
             );
-            return self.refuse(id, codes::METHOD_NOT_FOUND, refusal);
+            return refuse(&outgoing, id, codes::METHOD_NOT_FOUND, refusal);
         }
         let mut running = lock(&self.running);
         if running.contains_key(&id) {
             drop(running);
             let refusal = format!("request {id} is already being answered");
-            return self.refuse(id, codes::INVALID_REQUEST, refusal);
+            return refuse(&outgoing, id, codes::INVALID_REQUEST, refusal);
         }
         if running.len() >= MAX_ANSWERING {
             drop(running);
             let refusal =
                 format!("the client is already answering {MAX_ANSWERING} requests; retry later");
-            return self.refuse(id, codes::INTERNAL_ERROR, refusal);
+            return refuse(&outgoing, id, codes::INTERNAL_ERROR, refusal);
         }
         let answering = Answering {
             handlers: Arc::clone(&self.handlers),
-            outgoing: self.outgoing.clone(),
+            outgoing,
             running: Arc::clone(&self.running),
             request,
         };
@@ -127,15 +135,24 @@ impl Answerer {
         }
     }
 
-    fn refuse(&self, id: RequestId, code: i64, message: String) {
-        tracing::debug!(%id, message, "refusing a request from the server");
-        self.respond_now(Response::error(Some(id), ErrorObject::new(code, message)));
+    /// Drops every handler still answering and answers nothing more: the
+    /// client is gone.
+    pub fn detach(&self) {
+        lock(&self.outgoing).take();
+        self.stop_all();
     }
+}
 
-    fn respond_now(&self, response: Response) {
-        self.outgoing
-            .send_detached(Message::Response(response).to_line());
-    }
+fn refuse(outgoing: &FrameSender, id: RequestId, code: i64, message: String) {
+    tracing::debug!(%id, message, "refusing a request from the server");
+    respond_now(
+        outgoing,
+        Response::error(Some(id), ErrorObject::new(code, message)),
+    );
+}
+
+fn respond_now(outgoing: &FrameSender, response: Response) {
+    outgoing.send_detached(Message::Response(response).to_line());
 }
 
 /// One request being answered, on a task of its own.

@@ -12,8 +12,9 @@ use super::api::Client;
 use super::connection::Connection;
 use super::era::{Era, Versions};
 use super::handlers::{Handlers, PendingInput, boxed};
-use super::protocol::{Detection, Protocol, ProtocolSettings};
+use super::protocol::{Protocol, ProtocolSettings};
 use super::routing::NotificationHandler;
+use super::settlement::Detection;
 use super::transport::ClientTransport;
 use crate::wire::legacy::LEGACY_VERSIONS;
 use crate::wire::{

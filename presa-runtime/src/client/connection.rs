@@ -158,6 +158,42 @@ impl Connection {
         (self.routes.open_stream(id), self.routes.await_response(id))
     }
 
+    /// Opens session stream `id`: what a legacy server sends on the
+    /// session that `granted` wants.
+    pub(super) fn open_session_stream(
+        &self,
+        id: &RequestId,
+        granted: crate::wire::SubscriptionFilter,
+    ) -> mpsc::Receiver<Notification> {
+        self.routes.open_session_stream(id, granted)
+    }
+
+    /// Narrows what session stream `id` takes to `granted`.
+    pub(super) fn regrant_session_stream(
+        &self,
+        id: &RequestId,
+        granted: crate::wire::SubscriptionFilter,
+    ) {
+        self.routes.regrant_session_stream(id, granted);
+    }
+
+    /// Sends a legacy request without waiting for its answer, from code
+    /// that cannot wait (a `Drop`); the answer, when it comes, is dropped.
+    pub(super) fn send_and_forget<P: Serialize + ?Sized>(&self, method: &str, params: &P) {
+        let id = self.next_request_id();
+        match (OutgoingRequest {
+            jsonrpc: JSONRPC_VERSION,
+            id: &id,
+            method,
+            params: Shaped::new(params, Shape::Legacy),
+        })
+        .to_line()
+        {
+            Ok(frame) => self.outgoing.send_detached(frame),
+            Err(error) => tracing::debug!(%error, method, "could not send a request"),
+        }
+    }
+
     /// Stops routing stream `id`'s notifications. Its request, if still
     /// unanswered, stays registered: [`abandon`](Self::abandon) or
     /// [`forget`](Self::forget) it.
@@ -220,6 +256,15 @@ impl Connection {
             Some(shutdown) => shutdown.run().await,
             None => Ok(()),
         }
+    }
+}
+
+impl Drop for Connection {
+    /// The last clone of the client is gone: the answers to the server's
+    /// requests stop, and give up their hold on the outgoing channel, so
+    /// that dropping the connection closes it.
+    fn drop(&mut self) {
+        self.answerer.detach();
     }
 }
 

@@ -16,8 +16,9 @@
 //! legacy server the API stays the same: the client opens the session, its
 //! handlers answer the server's own `elicitation/create`,
 //! `sampling/createMessage`, `roots/list` and `ping` requests, and
-//! [`Client::await_task`] follows 2025-11-25 tasks. The few methods only
-//! the modern era has answer [`ClientError::NotInEra`] there.
+//! [`Client::await_task`] follows 2025-11-25 tasks, and [`Client::listen`]
+//! takes what the server sends on its session. `tasks/update`, which only
+//! the modern era has, answers [`ClientError::NotInEra`] there.
 //!
 //! [`Client::call_tool`] drives Multi Round-Trip Requests to the end: each
 //! `InputRequiredResult` is answered through the handlers and the call is
@@ -99,8 +100,10 @@
 //! | `routing` | the reader task: responses to their waiters, notifications to their streams, requests to the answerer |
 //! | `connection` | ids, sending a request and waiting for it, cancel on drop |
 //! | `handshake` | opening a legacy session: `initialize` and version negotiation |
+//! | `settlement` | one attempt at settling the era: probe, then `initialize` if need be |
 //! | `protocol` | the era settled once, the `_meta` and version of modern requests, the legacy session |
 //! | `subscription` | [`Subscription`], [`TaskSubscription`] and [`SubscriptionEnd`] |
+//! | `session_listen` | [`Client::listen`] with a legacy server: its session's notifications |
 //! | `legacy` | a legacy tool call and its task, and `discover` from `initialize` |
 //! | `api` | [`Client`]: discovery, tools, MRTR, paging |
 //! | `builder` | [`ClientBuilder`], and [`Client::builder`] |
@@ -126,6 +129,8 @@ mod probe;
 mod protocol;
 mod result;
 mod routing;
+mod session_listen;
+mod settlement;
 mod subscription;
 mod surface;
 mod tasks;

@@ -4,19 +4,16 @@
 //! Every request of the client passes through [`Protocol`]. The rules, in
 //! order:
 //!
-//! 1. the first request settles the era (see `probe` for how) on a tokio
-//!    task of its own, which every request arriving meanwhile waits for.
-//!    Dropping a request therefore never abandons a probe or a handshake
-//!    half-way, and only one of each is ever under way. A settlement that
-//!    fails settles nothing, and the next request tries again;
+//! 1. the first request settles the era (see `probe` and `settlement`) on
+//!    a tokio task of its own, which every request arriving meanwhile waits
+//!    for. Dropping a request therefore never abandons a probe or a
+//!    handshake half-way, and only one of each is ever under way; dropping
+//!    the last clone of the client drops the settlement too. A settlement
+//!    that fails settles nothing, and the next request tries again;
 //! 2. in the modern era a request carries the client's `_meta`; on
 //!    `-32022` the client adopts a version both sides speak and sends the
 //!    request once more;
-//! 3. a server that refuses `initialize` naming a modern version the
-//!    client speaks is modern after all (it was slower to answer the probe
-//!    than the probe timeout): the client adopts that version rather than
-//!    fail;
-//! 4. in the legacy era a request carries its params alone: `initialize`
+//! 3. in the legacy era a request carries its params alone: `initialize`
 //!    fixed the rest for the session. When the server has forgotten the
 //!    session (HTTP `404`), the client opens a new one, once for all the
 //!    requests that learnt it together, and sends the request once more.
@@ -28,32 +25,17 @@ use std::time::Duration;
 use futures::FutureExt;
 use futures::future::{BoxFuture, Shared};
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
+use tokio::task::AbortHandle;
 
 use super::connection::{Connection, Shape, Waiting};
-use super::era::{DEFAULT_PROBE_TIMEOUT, Era, Versions};
+use super::era::{Era, Versions};
 use super::error::ClientError;
-use super::handshake::{Opening, open_session};
 use super::link_error::LinkFailure;
-use super::probe::{ProbeAnswer, read_probe, supported_versions};
+use super::settlement::{Attempt, Detection, Settlement, adopt_listed, open_legacy_session};
 use crate::util::lock;
 use crate::wire::legacy::lifecycle::InitializeResult;
-use crate::wire::{DiscoverResult, ErrorObject, Method, RequestMeta, codes};
-
-/// How the era is settled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Detection {
-    /// Without asking the server.
-    Forced(Era),
-    /// By probing, waiting this long for an answer.
-    Probe(Duration),
-}
-
-impl Default for Detection {
-    fn default() -> Self {
-        Detection::Probe(DEFAULT_PROBE_TIMEOUT)
-    }
-}
+use crate::wire::{ErrorObject, RequestMeta, codes};
 
 /// How a [`Protocol`] is set up; the builder's choices.
 pub(super) struct ProtocolSettings {
@@ -83,8 +65,12 @@ pub(super) struct Protocol {
     settling: Mutex<Option<Settling>>,
 }
 
-/// A settlement under way, which any number of requests may wait for.
-type Settling = Shared<BoxFuture<'static, Result<(), ClientError>>>;
+/// A settlement under way, which any number of requests may wait for, and
+/// the task that runs it.
+struct Settling {
+    outcome: Shared<BoxFuture<'static, Result<Settlement, ClientError>>>,
+    task: AbortHandle,
+}
 
 /// The era the client settled on, with what it keeps of it.
 enum Settled {
@@ -92,12 +78,10 @@ enum Settled {
     Legacy(Legacy),
 }
 
-/// A legacy server: why the client thinks so, and the session it has.
+/// A legacy server: the session the client has with it.
 pub(super) struct Legacy {
-    /// What made the client fall back, for the errors that need it.
-    why: String,
     session: Mutex<Arc<Session>>,
-    /// Held while a forgotten session is opened anew (rule 4).
+    /// Held while a forgotten session is opened anew (rule 3).
     renewal: tokio::sync::Mutex<()>,
 }
 
@@ -159,7 +143,7 @@ impl Protocol {
     }
 
     /// The era of the server, settling it first if need be (rule 1).
-    pub(super) async fn era(self: &Arc<Self>) -> Result<Era, ClientError> {
+    pub(super) async fn era(&self) -> Result<Era, ClientError> {
         Ok(match self.settled().await? {
             Settled::Modern => Era::Modern,
             Settled::Legacy(_) => Era::Legacy,
@@ -167,9 +151,7 @@ impl Protocol {
     }
 
     /// The legacy session, once the era is settled legacy.
-    pub(super) async fn legacy_session(
-        self: &Arc<Self>,
-    ) -> Result<Option<Arc<Session>>, ClientError> {
+    pub(super) async fn legacy_session(&self) -> Result<Option<Arc<Session>>, ClientError> {
         Ok(match self.settled().await? {
             Settled::Modern => None,
             Settled::Legacy(legacy) => Some(legacy.current()),
@@ -179,7 +161,7 @@ impl Protocol {
     /// Sends a request in the server's era and returns its `result`,
     /// uninterpreted.
     pub(super) async fn request<P: Serialize + ?Sized>(
-        self: &Arc<Self>,
+        &self,
         method: &str,
         params: &P,
     ) -> Result<Value, ClientError> {
@@ -188,7 +170,7 @@ impl Protocol {
 
     /// [`request`](Self::request), waiting as `waiting` says.
     pub(super) async fn request_waiting<P: Serialize + ?Sized>(
-        self: &Arc<Self>,
+        &self,
         method: &str,
         params: &P,
         waiting: Waiting,
@@ -229,181 +211,82 @@ impl Protocol {
         self.connection.shut_down().await
     }
 
-    async fn settled(self: &Arc<Self>) -> Result<&Settled, ClientError> {
+    async fn settled(&self) -> Result<&Settled, ClientError> {
         if let Some(settled) = self.settled.get() {
             return Ok(settled);
         }
-        let attempt = self.settling();
-        let outcome = attempt.clone().await;
-        if outcome.is_err() {
-            let mut slot = lock(&self.settling);
-            if slot.as_ref().is_some_and(|a| a.ptr_eq(&attempt)) {
-                *slot = None;
+        let outcome = self.settling();
+        match outcome.clone().await {
+            Ok(settlement) => Ok(self.settled.get_or_init(|| self.adopt(settlement))),
+            Err(error) => {
+                let mut slot = lock(&self.settling);
+                if slot.as_ref().is_some_and(|s| s.outcome.ptr_eq(&outcome)) {
+                    *slot = None;
+                }
+                Err(error)
             }
         }
-        outcome?;
-        self.settled.get().ok_or(ClientError::Closed)
     }
 
     /// The settlement under way, started if none is.
-    fn settling(self: &Arc<Self>) -> Settling {
+    fn settling(&self) -> Shared<BoxFuture<'static, Result<Settlement, ClientError>>> {
         let mut slot = lock(&self.settling);
-        if let Some(attempt) = slot.as_ref() {
-            return attempt.clone();
+        if let Some(settling) = slot.as_ref() {
+            return settling.outcome.clone();
         }
-        let protocol = Arc::clone(self);
-        let task = tokio::spawn(async move { protocol.settle().await });
-        let attempt = async move { task.await.unwrap_or(Err(ClientError::Closed)) }
+        let attempt = Attempt {
+            connection: Arc::clone(&self.connection),
+            meta: self.meta(),
+            versions: self.versions.clone(),
+            detection: self.detection,
+            waiting: self.waiting(),
+        };
+        let task = tokio::spawn(attempt.settle());
+        let abort = task.abort_handle();
+        let outcome = async move { task.await.unwrap_or(Err(ClientError::Closed)) }
             .boxed()
             .shared();
-        *slot = Some(attempt.clone());
-        attempt
+        *slot = Some(Settling {
+            outcome: outcome.clone(),
+            task: abort,
+        });
+        outcome
     }
 
-    async fn settle(&self) -> Result<(), ClientError> {
-        let detection = match (self.detection, self.versions.only_era()) {
-            (Detection::Probe(_), Some(Era::Legacy)) => Detection::Forced(Era::Legacy),
-            (detection, _) => detection,
-        };
-        let settled = match detection {
-            Detection::Forced(Era::Modern) if self.versions.modern.is_empty() => {
-                return Err(ClientError::InvalidArguments(
-                    "the client is set to speak the modern era, but its protocol versions \
-                     list no modern version"
-                        .into(),
-                ));
+    /// What the client keeps of a settlement.
+    fn adopt(&self, settlement: Settlement) -> Settled {
+        match settlement {
+            Settlement::Modern { version } => {
+                Arc::make_mut(&mut lock(&self.meta)).protocol_version = version;
+                Settled::Modern
             }
-            Detection::Forced(Era::Modern) => Settled::Modern,
-            Detection::Forced(Era::Legacy) => {
-                self.fall_back("the client is set to speak only the legacy era".into())
-                    .await?
+            Settlement::Legacy { why, server } => {
+                tracing::debug!(
+                    why,
+                    version = server.protocol_version,
+                    "the server speaks legacy MCP; a session is open"
+                );
+                Settled::Legacy(Legacy {
+                    session: Mutex::new(Arc::new(Session {
+                        generation: 0,
+                        server: *server,
+                    })),
+                    renewal: tokio::sync::Mutex::new(()),
+                })
             }
-            Detection::Probe(limit) => self.probe(limit).await?,
-        };
-        if let Settled::Legacy(legacy) = &settled {
-            tracing::debug!(
-                why = legacy.why,
-                version = legacy.current().server.protocol_version,
-                "the server speaks legacy MCP; a session is open"
-            );
         }
-        let _ = self.settled.set(settled);
-        Ok(())
-    }
-
-    /// Probes with `server/discover`, waiting `limit` for the answer.
-    async fn probe(&self, limit: Duration) -> Result<Settled, ClientError> {
-        let waiting = Waiting {
-            limit: Some(limit),
-            cancels: false,
-        };
-        let meta = self.meta();
-        let method = Method::ServerDiscover.as_str();
-        let outcome = self
-            .connection
-            .request(method, &Map::new(), Shape::Modern(&meta), waiting)
-            .await;
-        match read_probe(outcome)? {
-            ProbeAnswer::Discovered(discovered) => self.adopt_discovered(&discovered).await,
-            ProbeAnswer::Refused(error) => {
-                if error.code == codes::UNSUPPORTED_PROTOCOL_VERSION {
-                    self.adopt_version(&error)?;
-                }
-                Ok(Settled::Modern)
-            }
-            ProbeAnswer::Legacy(why) => self.fall_back(why).await,
-        }
-    }
-
-    /// Picks a version among those a `DiscoverResult` lists.
-    async fn adopt_discovered(&self, discovered: &DiscoverResult) -> Result<Settled, ClientError> {
-        let theirs = &discovered.supported_versions;
-        if let Some(version) = self.versions.shared_modern(theirs) {
-            Arc::make_mut(&mut lock(&self.meta)).protocol_version = version.clone();
-            return Ok(Settled::Modern);
-        }
-        if self.versions.shares_legacy(theirs) {
-            let why = format!("it speaks no modern version this client speaks ({theirs:?})");
-            return self.fall_back(why).await;
-        }
-        Err(ClientError::UnsupportedVersion {
-            supported: theirs.clone(),
-            ours: self.versions.all(),
-        })
     }
 
     /// Switches to the preferred version among those the server's `-32022`
-    /// error lists. That may be the version just refused: a server (or a
-    /// gateway in front of it) may refuse a first request and list the
-    /// very version it carried, and one retry with it is what the spec
-    /// asks. The callers retry only once, so this cannot loop.
+    /// error lists. The callers retry only once, so this cannot loop.
     fn adopt_version(&self, error: &ErrorObject) -> Result<(), ClientError> {
-        let supported = supported_versions(error);
-        match self.versions.shared_modern(&supported) {
-            Some(version) => {
-                Arc::make_mut(&mut lock(&self.meta)).protocol_version = version.clone();
-                Ok(())
-            }
-            None => Err(ClientError::UnsupportedVersion {
-                supported,
-                ours: self.versions.all(),
-            }),
-        }
-    }
-
-    /// Opens a legacy session, the server being legacy because of `why`.
-    async fn fall_back(&self, why: String) -> Result<Settled, ClientError> {
-        if self.versions.legacy.is_empty() {
-            return Err(ClientError::LegacyServer {
-                reason: why,
-                ours: self.versions.all(),
-            });
-        }
-        self.connection.answer_server_requests();
-        let server = match self.open_session(&why).await {
-            Ok(server) => server,
-            Err(ClientError::UnsupportedVersion { supported, .. })
-                if let Some(version) = self.versions.shared_modern(&supported) =>
-            {
-                tracing::debug!(
-                    version,
-                    "initialize was refused by a modern server; modern it is"
-                );
-                Arc::make_mut(&mut lock(&self.meta)).protocol_version = version.clone();
-                return Ok(Settled::Modern);
-            }
-            Err(error) => return Err(error),
-        };
-        Ok(Settled::Legacy(Legacy {
-            why,
-            session: Mutex::new(Arc::new(Session {
-                generation: 0,
-                server,
-            })),
-            renewal: tokio::sync::Mutex::new(()),
-        }))
-    }
-
-    async fn open_session(&self, why: &str) -> Result<InitializeResult, ClientError> {
-        let meta = self.meta();
-        let opening = Opening {
-            declared: &meta,
-            versions: &self.versions.legacy,
-            waiting: self.waiting(),
-        };
-        open_session(&self.connection, &opening)
-            .await
-            .map_err(|cause| match cause {
-                ClientError::Closed | ClientError::UnsupportedVersion { .. } => cause,
-                cause => ClientError::SessionFailed {
-                    reason: why.to_owned(),
-                    cause: Box::new(cause),
-                },
-            })
+        let version = adopt_listed(&self.versions, error)?;
+        Arc::make_mut(&mut lock(&self.meta)).protocol_version = version;
+        Ok(())
     }
 
     /// Sends a request in the legacy session, opening a new session once
-    /// if the server forgot the one it was sent in (rule 4).
+    /// if the server forgot the one it was sent in (rule 3).
     async fn in_session<P: Serialize + ?Sized>(
         &self,
         legacy: &Legacy,
@@ -433,14 +316,27 @@ impl Protocol {
         if legacy.current().generation != expired {
             return Ok(());
         }
-        let server = self
-            .open_session("the server ended the previous session")
-            .await?;
+        let meta = self.meta();
+        let why = "the server ended the previous session";
+        let server =
+            open_legacy_session(&self.connection, &meta, &self.versions, self.waiting(), why)
+                .await?;
         *lock(&legacy.session) = Arc::new(Session {
             generation: expired + 1,
             server,
         });
         Ok(())
+    }
+}
+
+impl Drop for Protocol {
+    /// The last clone of the client is gone: a settlement under way has
+    /// nobody left to serve, and its task would otherwise keep the
+    /// connection open until the server answers.
+    fn drop(&mut self) {
+        if let Some(settling) = lock(&self.settling).take() {
+            settling.task.abort();
+        }
     }
 }
 

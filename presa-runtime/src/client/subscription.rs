@@ -18,6 +18,12 @@
 //!
 //! Only a stream the client itself gives up on, by dropping it while the
 //! server still considers it open, is cancelled from this side.
+//!
+//! A legacy server has no `subscriptions/listen`: it sends the same
+//! notifications on the session. A *session* stream (see `session_listen`)
+//! takes those its granted filter wants, with a legacy
+//! `notifications/tasks/status` read as the modern task state; it ends
+//! when dropped or when the connection closes.
 
 use std::sync::Arc;
 
@@ -25,11 +31,13 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use super::connection::{Connection, Shape};
-use super::era::Era;
 use super::error::ClientError;
 use super::protocol::Protocol;
 use super::result::expect_complete;
 use super::routing::{Reply, request_id};
+use crate::wire::legacy::lifecycle::SubscribeParams;
+use crate::wire::legacy::tasks::TaskStatusParams;
+use crate::wire::legacy::{RESOURCES_UNSUBSCRIBE, TASKS_STATUS};
 use crate::wire::{
     AcknowledgedParams, DetailedTask, ListenParams, Method, Notification, Outcome, RequestId,
     ResourceUpdatedParams, SubscriptionFilter, notifications, strict,
@@ -75,7 +83,9 @@ pub enum SubscriptionEvent {
 ///
 /// Dropping it while the server still streams sends
 /// `notifications/cancelled` for the listen request, which ends the stream
-/// on the server; a stream that already ended is dropped silently.
+/// on the server; a stream that already ended is dropped silently. In a
+/// legacy session, dropping it sends `resources/unsubscribe` for each
+/// resource it follows.
 pub struct Subscription {
     connection: Arc<Connection>,
     id: RequestId,
@@ -96,6 +106,9 @@ pub struct TaskSubscription {
 enum StreamState {
     /// The server streams; the receiver gets the listen request's response.
     Open(oneshot::Receiver<Reply>),
+    /// A legacy session's notifications flow; these resources were
+    /// subscribed to, and are unsubscribed from on drop.
+    Session(Vec<String>),
     /// The stream ended; nothing remains to cancel.
     Ended(SubscriptionEnd),
 }
@@ -107,6 +120,12 @@ impl std::fmt::Debug for Subscription {
             .field("acknowledged", &self.acknowledged)
             .field("end", &self.end())
             .finish()
+    }
+}
+
+impl From<Subscription> for TaskSubscription {
+    fn from(stream: Subscription) -> Self {
+        TaskSubscription { stream }
     }
 }
 
@@ -159,21 +178,12 @@ impl TaskSubscription {
 
 impl Subscription {
     /// Opens a stream with `params` and waits for the server's
-    /// acknowledgement, within the request timeout if one is set. Streams
-    /// exist only in the modern era.
+    /// acknowledgement, within the request timeout if one is set; for a
+    /// modern server (a legacy one's streams are `session_listen`'s).
     pub(super) async fn open(
         protocol: &Arc<Protocol>,
         params: &ListenParams,
     ) -> Result<Subscription, ClientError> {
-        let method = Method::SubscriptionsListen.as_str();
-        if protocol.era().await? == Era::Legacy {
-            return Err(ClientError::NotInEra {
-                method: method.into(),
-                era: Era::Legacy,
-                hint: "; a legacy server sends list changes and task states on the session, \
-                       to ClientBuilder::on_notification",
-            });
-        }
         let connection = protocol.connection();
         let limit = protocol.waiting().limit;
         protocol
@@ -212,8 +222,38 @@ impl Subscription {
         Ok(subscription)
     }
 
+    /// A stream of what a legacy session sends, as `granted` says, under
+    /// the local id `id`; it follows the `subscribed` resources.
+    pub(super) fn over_session(
+        connection: &Arc<Connection>,
+        id: RequestId,
+        granted: SubscriptionFilter,
+        subscribed: Vec<String>,
+    ) -> Subscription {
+        let notifications = connection.open_session_stream(&id, granted.clone());
+        Subscription {
+            connection: Arc::clone(connection),
+            id,
+            acknowledged: granted,
+            notifications,
+            state: StreamState::Session(subscribed),
+        }
+    }
+
+    /// Settles a legacy session's stream on the resources the server
+    /// agreed to follow: what it grants, and what it unsubscribes from on
+    /// drop.
+    pub(super) fn settle_session(&mut self, subscribed: Vec<String>) {
+        let granted = (!subscribed.is_empty()).then(|| subscribed.clone());
+        self.acknowledged.resource_subscriptions = granted;
+        self.connection
+            .regrant_session_stream(&self.id, self.acknowledged.clone());
+        self.state = StreamState::Session(subscribed);
+    }
+
     /// The JSON-RPC id of the `subscriptions/listen` request, which the
-    /// server echoes as the subscription id.
+    /// server echoes as the subscription id; for a legacy session's
+    /// stream, an id of the client's own.
     pub fn id(&self) -> &RequestId {
         &self.id
     }
@@ -229,7 +269,7 @@ impl Subscription {
     /// `None` while it runs.
     pub fn end(&self) -> Option<&SubscriptionEnd> {
         match &self.state {
-            StreamState::Open(_) => None,
+            StreamState::Open(_) | StreamState::Session(_) => None,
             StreamState::Ended(end) => Some(end),
         }
     }
@@ -278,8 +318,10 @@ impl Subscription {
     /// `None` once the stream ended. Notifications that arrived before the
     /// response that ends the stream come first.
     async fn next_notification(&mut self) -> Option<Notification> {
-        let StreamState::Open(response) = &mut self.state else {
-            return None;
+        let response = match &mut self.state {
+            StreamState::Open(response) => response,
+            StreamState::Session(_) => return self.next_in_session().await,
+            StreamState::Ended(_) => return None,
         };
         let end = tokio::select! {
             biased;
@@ -300,6 +342,18 @@ impl Subscription {
     }
 }
 
+impl Subscription {
+    /// The next notification of a legacy session's stream; `None` once the
+    /// connection closed.
+    async fn next_in_session(&mut self) -> Option<Notification> {
+        let next = self.notifications.recv().await;
+        if next.is_none() {
+            self.state = StreamState::Ended(SubscriptionEnd::Failed(ClientError::Closed));
+        }
+        next
+    }
+}
+
 /// What `notification` reports; `None` for a notification this client does
 /// not know.
 fn event(notification: Notification) -> Result<Option<SubscriptionEvent>, serde_json::Error> {
@@ -313,6 +367,15 @@ fn event(notification: Notification) -> Result<Option<SubscriptionEvent>, serde_
             SubscriptionEvent::ResourceUpdated { uri }
         }
         notifications::TASKS => SubscriptionEvent::Task(strict::from_value(params)?),
+        TASKS_STATUS => {
+            let TaskStatusParams { task, .. } = strict::from_value(params)?;
+            SubscriptionEvent::Task(Box::new(DetailedTask {
+                task: task.into(),
+                input_requests: None,
+                result: None,
+                error: None,
+            }))
+        }
         other => {
             tracing::debug!(method = other, "ignoring a subscription notification");
             return Ok(None);
@@ -353,11 +416,20 @@ fn end_of(reply: Result<Reply, oneshot::error::RecvError>) -> SubscriptionEnd {
 
 impl Drop for Subscription {
     /// Stops routing the stream's notifications and, when the server still
-    /// streams, cancels the listen request.
+    /// streams, cancels the listen request; a legacy session's stream
+    /// unsubscribes from its resources instead.
     fn drop(&mut self) {
         self.connection.close_stream(&self.id);
-        if let StreamState::Open(_) = self.state {
-            self.connection.abandon(self.id.clone());
+        match &self.state {
+            StreamState::Open(_) => self.connection.abandon(self.id.clone()),
+            StreamState::Session(subscribed) => {
+                for uri in subscribed {
+                    let params = SubscribeParams { uri: uri.clone() };
+                    self.connection
+                        .send_and_forget(RESOURCES_UNSUBSCRIBE, &params);
+                }
+            }
+            StreamState::Ended(_) => {}
         }
     }
 }

@@ -15,6 +15,7 @@ use serde_json::Value;
 use super::api::{Client, every_page};
 use super::error::ClientError;
 use super::result::{ResultKind, parse_result, result_kind};
+use super::session_listen::listen_in_session;
 use super::subscription::Subscription;
 use crate::wire::{
     CompleteParams, CompleteResult, Completion, GetPromptParams, GetPromptResult,
@@ -164,7 +165,16 @@ impl Client {
     /// [`Subscription::acknowledged`] for what the server agreed to send.
     /// The stream stays open until the [`Subscription`] is dropped or the
     /// server ends it.
+    ///
+    /// A legacy server sends these notifications on its session instead:
+    /// the stream then takes them from there, granted the lists whose
+    /// changes the server announces, the resources `resources/subscribe`
+    /// succeeded for, and the tasks of a server that runs tasks; it lasts
+    /// until dropped, which unsubscribes from the resources.
     pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription, ClientError> {
+        if let Some(session) = self.protocol().legacy_session().await? {
+            return listen_in_session(self.protocol(), &session, filter).await;
+        }
         let params = ListenParams {
             notifications: filter,
         };

@@ -19,6 +19,7 @@ use super::era::Era;
 use super::error::ClientError;
 use super::legacy_tasks::not_in_legacy;
 use super::result::parse_complete;
+use super::session_listen::listen_in_session;
 use super::subscription::TaskSubscription;
 use crate::wire::{
     CallToolResult, DetailedTask, EmptyResult, InputRequests, InputResponses, ListenParams, Method,
@@ -144,16 +145,22 @@ impl Client {
     /// [`ClientBuilder::tasks`](super::ClientBuilder::tasks), or the server
     /// refuses with `-32021`. The stream stays open until the
     /// [`TaskSubscription`] is dropped or the server ends it. A legacy
-    /// server has no streams: the answer is [`ClientError::NotInEra`].
+    /// server sends task states (if at all) on its session: the stream
+    /// takes them from there, without the outcome, until dropped.
     pub async fn listen_tasks(
         &self,
         task_ids: Vec<String>,
     ) -> Result<TaskSubscription, ClientError> {
+        let filter = SubscriptionFilter {
+            task_ids: Some(task_ids),
+            ..Default::default()
+        };
+        if let Some(session) = self.protocol().legacy_session().await? {
+            let stream = listen_in_session(self.protocol(), &session, filter).await?;
+            return Ok(stream.into());
+        }
         let params = ListenParams {
-            notifications: SubscriptionFilter {
-                task_ids: Some(task_ids),
-                ..Default::default()
-            },
+            notifications: filter,
         };
         TaskSubscription::open(self.protocol(), &params).await
     }

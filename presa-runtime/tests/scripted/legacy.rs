@@ -132,6 +132,15 @@ impl LegacyPeer {
             .unwrap();
     }
 
+    /// Waits until the client closed its end of the connection, taking
+    /// whatever it still sent.
+    pub async fn closed(&mut self) {
+        let closing = async { while self.channel.incoming.recv().await.is_some() {} };
+        timeout(GUARD, closing)
+            .await
+            .expect("the client never closed the connection");
+    }
+
     /// Checks both directions as modern from now on: the server turned out
     /// modern other than by its answer to the probe.
     pub fn speak_modern(&mut self) {

@@ -43,7 +43,7 @@
 //! - the server ends within a day of virtual time after the client closed
 //!   its side (the drain period is 30 s), instead of hanging;
 //! - once the server has ended and the TTLs have passed, no tokio task is
-//!   left.
+//!   left, and nothing is still charged to the server's memory budget.
 //!
 //! Set `PRESA_FUZZ_TRACE=1` to print every line each way on stderr.
 
@@ -112,6 +112,7 @@ pub fn run(input: &[u8]) {
     RUNTIME.block_on(async {
         let server = SHARED.clone().unwrap_or_else(server);
         let shared = SHARED.is_some();
+        let budget = presa_runtime::__fuzz::BudgetProbe::of(&server);
         match tokio::time::timeout(GUARD, exchange(server, input)).await {
             Ok(()) => {}
             Err(_) => panic!(
@@ -120,6 +121,11 @@ pub fn run(input: &[u8]) {
         }
         // A shared server keeps its task sweeper.
         settle(usize::from(shared)).await;
+        let held = budget.in_use();
+        assert_eq!(
+            held, 0,
+            "{held} bytes still charged to the memory budget after the connection and every task ended"
+        );
     });
 }
 

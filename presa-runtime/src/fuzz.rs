@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::server::FormSchema;
 use crate::server::StateError;
 use crate::server::request_state::{CallBinding, StateCodec};
+use crate::server::{FormSchema, Server};
 use crate::wire::{InputResponses, Method};
 
 /// The server's `requestState` codec, with a key of the caller's choosing.
@@ -63,4 +63,21 @@ impl RequestStateCodec {
 pub fn check_form_answer(form: &FormSchema, content: &Value) -> Result<(), (String, String)> {
     form.check(content)
         .map_err(|violation| (violation.field, violation.reason))
+}
+
+/// A view of a server's memory budget that does not keep the server
+/// alive (so its task sweeper still ends with it).
+pub struct BudgetProbe(crate::util::Budget);
+
+impl BudgetProbe {
+    /// The probe of `server`'s budget.
+    pub fn of(server: &Server) -> Self {
+        BudgetProbe(server.budget().clone())
+    }
+
+    /// The bytes charged to the budget now: zero once every connection and
+    /// every task has ended, or a charge leaked.
+    pub fn in_use(&self) -> usize {
+        self.0.used()
+    }
 }

@@ -108,7 +108,7 @@ impl Server {
     }
 
     /// The server's memory budget for requests.
-    #[cfg(feature = "http-server")]
+    #[cfg(any(feature = "http-server", feature = "fuzzing"))]
     pub(crate) fn budget(&self) -> &Budget {
         &self.shared.budget
     }

@@ -76,7 +76,7 @@ impl Budget {
     }
 
     /// The bytes charged on this level now.
-    #[cfg(test)]
+    #[cfg(any(test, feature = "fuzzing"))]
     pub fn used(&self) -> usize {
         *lock(&self.level.used)
     }

@@ -156,3 +156,41 @@ async fn a_modern_client_cannot_see_a_legacy_sessions_tasks() {
     let response = modern.request(1, "tasks/get", params).await;
     assert_eq!(error_code(&response), -32602, "{response}");
 }
+
+/// A `tasks/result` waiting for its task holds no share of the connection's
+/// memory budget: a large one must not keep the connection from reading
+/// the `tasks/cancel` that lets it end.
+#[tokio::test(start_paused = true)]
+async fn a_waiting_tasks_result_does_not_keep_the_connection_from_reading() {
+    for wire in WIRES {
+        let server = common::fixture_with(|b| b.connection_memory_limit(32 * 1024)).server;
+        let mut peer = session(&server, wire, common::elicitation()).await;
+        let task = start(&mut peer, 1, "build", json!({"target": "docs"})).await;
+        let request = peer.recv().await;
+        assert_eq!(request["method"], "elicitation/create", "{request}");
+        // Most of the budget: its parsed form is several times its text.
+        let padding = json!(vec!["x"; 2_000]);
+        let waiting = json!({"taskId": &task, "_meta": {"padding": &padding}});
+        peer.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/result", "params": waiting}))
+            .await;
+        let cancel = json!({"taskId": &task, "_meta": {"padding": &padding}});
+        peer.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tasks/cancel", "params": cancel}))
+            .await;
+        let mut seen = Vec::new();
+        while !seen.iter().any(|m: &Value| m["id"] == 2) {
+            let message = peer
+                .recv_within(std::time::Duration::from_secs(60))
+                .await
+                .unwrap_or_else(|| panic!("{wire:?}: the cancel was never read; saw {seen:?}"));
+            seen.push(message);
+        }
+        let cancelled = seen.iter().find(|m| m["id"] == 3);
+        assert_eq!(
+            cancelled.map(|m| &m["result"]["status"]),
+            Some(&json!("cancelled")),
+            "{wire:?}: {seen:?}"
+        );
+        let result = seen.iter().find(|m| m["id"] == 2).unwrap();
+        assert_eq!(error_code(result), -32602, "{wire:?}: {result}");
+    }
+}

@@ -38,7 +38,9 @@
 //!    `subscriptions/listen` stream holds it only until it is
 //!    acknowledged, since it ends only when the client ends it, and
 //!    holding it longer would let open streams stop the connection from
-//!    reading the request that lets them end;
+//!    reading the request that lets them end; a legacy `tasks/result`,
+//!    which waits for its task to end, holds none at all, for the same
+//!    reason;
 //! 5. every message it sends is charged by its length until the transport
 //!    has written it, without waiting (rule 3 of the budget), so a peer
 //!    that does not read stops the reading of its own requests.

@@ -89,6 +89,9 @@ impl Server {
                 empty()
             }),
             LegacyMethod::TasksResult => {
+                // It waits for its task to end, which may need requests
+                // still to be read: it holds no share of the budget.
+                drop(charge);
                 return self.legacy_task(TaskOp::Result, id, params, session);
             }
             LegacyMethod::TasksList => return self.legacy_task(TaskOp::List, id, params, session),

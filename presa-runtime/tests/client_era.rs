@@ -49,6 +49,18 @@ async fn answer_legacy_list(peer: &mut LegacyPeer) {
     .await;
 }
 
+/// Answers a modern `tools/list` with no tool, after checking it carries
+/// the version the client settled on.
+async fn answer_modern_list(peer: &mut LegacyPeer) {
+    let list = peer.expect("tools/list").await;
+    assert_eq!(
+        list["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28",
+        "{list}"
+    );
+    let empty = json!({"resultType": "complete", "tools": [], "ttlMs": 0, "cacheScope": "public"});
+    peer.reply(&list, empty).await;
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_modern_server_is_probed_once_and_stays_modern() {
     let (client, mut peer) = connect_legacy(Client::builder());
@@ -61,16 +73,7 @@ async fn a_modern_server_is_probed_once_and_stays_modern() {
     );
     peer.reply(&probe, discovered(json!(["2026-07-28"]))).await;
     for _ in 0..2 {
-        let list = peer.expect("tools/list").await;
-        assert_eq!(
-            list["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
-            "2026-07-28"
-        );
-        peer.reply(
-            &list,
-            json!({"resultType": "complete", "tools": [], "ttlMs": 0, "cacheScope": "public"}),
-        )
-        .await;
+        answer_modern_list(&mut peer).await;
     }
     assert_eq!(listing.await.unwrap(), Ok(0));
     assert_eq!(second.await.unwrap(), Ok(0));
@@ -91,16 +94,7 @@ async fn a_refused_version_on_the_probe_is_adopted_not_a_fall_back() {
     let refusal = json!({"code": -32022, "message": "Unsupported protocol version",
                          "data": {"supported": ["2026-07-28"], "requested": "2099-01-01"}});
     peer.reply_error(&probe, refusal).await;
-    let list = peer.expect("tools/list").await;
-    assert_eq!(
-        list["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
-        "2026-07-28"
-    );
-    peer.reply(
-        &list,
-        json!({"resultType": "complete", "tools": [], "ttlMs": 0, "cacheScope": "public"}),
-    )
-    .await;
+    answer_modern_list(&mut peer).await;
     assert_eq!(listing.await.unwrap(), Ok(0));
     assert_eq!(client.era().await, Ok(Era::Modern));
 }
@@ -413,16 +407,7 @@ async fn a_slow_modern_server_that_refuses_initialize_is_modern_after_all() {
                          "data": {"supported": ["2026-07-28"]}});
     peer.reply_error(&initialize, refusal).await;
     peer.speak_modern();
-    let list = peer.expect("tools/list").await;
-    assert_eq!(
-        list["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
-        "2026-07-28"
-    );
-    peer.reply(
-        &list,
-        json!({"resultType": "complete", "tools": [], "ttlMs": 0, "cacheScope": "public"}),
-    )
-    .await;
+    answer_modern_list(&mut peer).await;
     assert_eq!(listing.await.unwrap(), Ok(0));
     assert_eq!(client.era().await, Ok(Era::Modern));
 }

@@ -233,13 +233,20 @@ fn stream_of(notification: &Notification) -> Option<RequestId> {
 /// Whether `notification` cancels a request of the server's that the
 /// client is answering, and so stopped that answer.
 fn stops_an_answer(notification: &Notification, answerer: &Answerer) -> bool {
-    notification.method == notifications::CANCELLED
-        && notification
-            .params
-            .as_ref()
-            .and_then(|p| p.get("requestId"))
-            .and_then(request_id)
-            .is_some_and(|id| answerer.cancel(&id))
+    cancelled_request(notification).is_some_and(|id| answerer.cancel(&id))
+}
+
+/// The request a `notifications/cancelled` cancels; `None` for any other
+/// notification, or one that names no request.
+pub(super) fn cancelled_request(notification: &Notification) -> Option<RequestId> {
+    if notification.method != notifications::CANCELLED {
+        return None;
+    }
+    notification
+        .params
+        .as_ref()?
+        .get("requestId")
+        .and_then(request_id)
 }
 
 /// Whether a stream granted `granted` wants `notification`, a legacy

@@ -34,7 +34,7 @@ use super::connection::{Connection, Shape};
 use super::error::ClientError;
 use super::protocol::Protocol;
 use super::result::expect_complete;
-use super::routing::{Reply, request_id};
+use super::routing::{Reply, cancelled_request};
 use crate::wire::legacy::lifecycle::SubscribeParams;
 use crate::wire::legacy::tasks::TaskStatusParams;
 use crate::wire::legacy::{RESOURCES_UNSUBSCRIBE, TASKS_STATUS};
@@ -387,13 +387,7 @@ fn event(notification: Notification) -> Result<Option<SubscriptionEvent>, serde_
 /// Whether `notification` is the server's `notifications/cancelled` for
 /// the listen request `id`.
 fn is_teardown_of(id: &RequestId, notification: &Notification) -> bool {
-    notification.method == notifications::CANCELLED
-        && notification
-            .params
-            .as_ref()
-            .and_then(|p| p.get("requestId"))
-            .and_then(request_id)
-            .is_some_and(|cancelled| cancelled == *id)
+    cancelled_request(notification).is_some_and(|cancelled| cancelled == *id)
 }
 
 /// How the listen request's reply ends the stream.

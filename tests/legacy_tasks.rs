@@ -194,3 +194,65 @@ async fn a_waiting_tasks_result_does_not_keep_the_connection_from_reading() {
         assert_eq!(error_code(result), -32602, "{wire:?}: {result}");
     }
 }
+
+/// The session hears each status its task takes after `working`, as
+/// `notifications/tasks/status` with the whole task, up to its end; a
+/// tool's `isError` result reads `failed`, as in `tasks/get`.
+#[tokio::test(start_paused = true)]
+async fn the_session_hears_its_tasks_status_change_up_to_the_end() {
+    for (answer, end) in [
+        (
+            json!({"action": "accept", "content": {"ok": true}}),
+            "completed",
+        ),
+        (json!({"action": "decline"}), "failed"),
+    ] {
+        for wire in WIRES {
+            let server = fixture().server;
+            let mut peer = session(&server, wire, common::elicitation()).await;
+            let task = start(&mut peer, 1, "build", json!({"target": "docs"})).await;
+            let request = peer.recv().await;
+            assert_eq!(request["method"], "elicitation/create", "{request}");
+            peer.send(json!({"jsonrpc": "2.0", "id": request["id"], "result": answer}))
+                .await;
+            let statuses = peer.task_statuses_until_end(&task).await;
+            let told: Vec<&str> = statuses
+                .iter()
+                .map(|s| s["status"].as_str().unwrap())
+                .collect();
+            assert_eq!(
+                told.first(),
+                Some(&"input_required"),
+                "{wire:?}: {statuses:?}"
+            );
+            assert_eq!(told.last(), Some(&end), "{wire:?}: {statuses:?}");
+            assert!(
+                told.windows(2).all(|pair| pair[0] != pair[1]),
+                "{wire:?}: each notice is a change: {told:?}"
+            );
+            for status in &statuses {
+                assert!(status.get("ttl").is_some() && status.get("createdAt").is_some());
+                assert!(status.get("_meta").is_none(), "no related-task: {status}");
+            }
+        }
+    }
+}
+
+/// Another session of the same server hears nothing of a session's tasks.
+#[tokio::test(start_paused = true)]
+async fn another_session_hears_nothing_of_a_sessions_tasks() {
+    for wire in WIRES {
+        let server = fixture().server;
+        let mut owner = session(&server, wire, json!({})).await;
+        let mut other = session(&server, wire, json!({})).await;
+        let task = start(&mut owner, 1, "long_job", json!({})).await;
+        let statuses = owner.task_statuses_until_end(&task).await;
+        assert_eq!(statuses.last().unwrap()["status"], "completed");
+        let listed = other.request(2, "tasks/list", json!({})).await;
+        assert_eq!(listed["result"]["tasks"], json!([]), "{wire:?}");
+        assert_eq!(
+            other.recv_within(std::time::Duration::from_secs(5)).await,
+            None
+        );
+    }
+}

@@ -369,6 +369,9 @@ pub struct RawPeer {
     /// The method of each request sent and not yet answered, by id, so that
     /// a result is checked against its method's result type.
     sent: std::sync::Mutex<std::collections::HashMap<String, String>>,
+    /// The `notifications/tasks/status` a legacy session heard, set aside
+    /// by `recv` (the server may send them at any time).
+    task_statuses: Vec<Value>,
 }
 
 impl RawPeer {
@@ -377,6 +380,7 @@ impl RawPeer {
             channel,
             legacy: false,
             sent: Default::default(),
+            task_statuses: Vec::new(),
         }
     }
 
@@ -433,8 +437,45 @@ impl RawPeer {
             .expect("a message arrives")
     }
 
-    /// The next message, or `None` if none arrives within `limit`.
+    /// The next message, or `None` if none arrives within `limit`. In a
+    /// legacy session, `notifications/tasks/status` is set aside for
+    /// [`RawPeer::task_statuses`].
     pub async fn recv_within(&mut self, limit: Duration) -> Option<Value> {
+        loop {
+            let message = self.recv_any_within(limit).await?;
+            if self.legacy && message["method"] == "notifications/tasks/status" {
+                self.task_statuses.push(message["params"].clone());
+            } else {
+                return Some(message);
+            }
+        }
+    }
+
+    /// The `notifications/tasks/status` params heard so far for `task`,
+    /// reading until one says the task ended.
+    pub async fn task_statuses_until_end(&mut self, task: &str) -> Vec<Value> {
+        let of_task = |peer: &Self| -> Vec<Value> {
+            let heard = peer.task_statuses.iter();
+            heard.filter(|s| s["taskId"] == task).cloned().collect()
+        };
+        let ended = |statuses: &[Value]| {
+            statuses.last().is_some_and(|s| {
+                ["completed", "failed", "cancelled"].contains(&s["status"].as_str().unwrap_or(""))
+            })
+        };
+        while !ended(&of_task(self)) {
+            let message = self
+                .recv_any_within(RECV_GUARD)
+                .await
+                .unwrap_or_else(|| panic!("no end of {task}: {:?}", of_task(self)));
+            assert_eq!(message["method"], "notifications/tasks/status", "{message}");
+            self.task_statuses.push(message["params"].clone());
+        }
+        of_task(self)
+    }
+
+    /// The next message of any kind, checked against the schema.
+    async fn recv_any_within(&mut self, limit: Duration) -> Option<Value> {
         let inbound = tokio::time::timeout(limit, self.channel.incoming.recv())
             .await
             .ok()?

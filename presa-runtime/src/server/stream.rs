@@ -110,6 +110,21 @@ impl ResponseStream {
         self
     }
 
+    /// The same messages, with `look` shown the response as it passes:
+    /// how a legacy session learns of the task a call created.
+    pub(crate) fn inspect_response(
+        mut self,
+        look: impl FnOnce(&Response) + Send + 'static,
+    ) -> Self {
+        if let Some(response) = &self.response {
+            look(response);
+        } else if let Some(handler) = self.pending.take() {
+            let inspected = handler.inspect(move |ending| look(&ending.response));
+            self.pending = Some(inspected.boxed());
+        }
+        self
+    }
+
     /// Runs the handler inside `span`, so that everything it logs, and
     /// every task it starts, is traced there.
     pub(crate) fn instrument(mut self, span: tracing::Span) -> Self {

@@ -114,11 +114,13 @@ impl Server {
             Ok(meta) => meta,
             Err(error) => return ready(id, Err(error)),
         };
+        let mut task = false;
         match method {
             Method::ToolsList => return ready(id, self.legacy_tools(params)),
             Method::ToolsCall => match self.asks_for_task(&mut params) {
                 Err(error) => return ready(id, Err(error)),
                 Ok(true) => {
+                    task = true;
                     let extensions = meta.client_capabilities.extensions.get_or_insert_default();
                     extensions.insert(TASKS_EXTENSION.to_owned(), Map::new());
                 }
@@ -134,7 +136,18 @@ impl Server {
             meta,
             params,
         };
-        self.route(request, caller, charge, Some(session.peer().clone()))
+        let stream = self.route(request, caller, charge, Some(session.peer().clone()));
+        match (&self.shared().engine, task) {
+            (Some(engine), true) => {
+                let (engine, session) = (Arc::clone(engine), Arc::clone(session));
+                stream.inspect_response(move |response| {
+                    session
+                        .followers
+                        .follow_created(response, &engine, session.caller());
+                })
+            }
+            _ => stream,
+        }
     }
 
     /// One page of tools, each telling whether it runs as a task.

@@ -35,7 +35,7 @@
 //! 5. list changes and updates of subscribed resources go on the session's
 //!    queue for as long as the session lives ([`feed`]);
 //! 6. tasks are 2025-11-25's, on the server's engine and store
-//!    ([`tasks`]).
+//!    ([`tasks`]), and the session hears their status change ([`status`]).
 //!
 //! [`negotiate_version`]: crate::wire::legacy::negotiate_version
 //! [`MAX_RESOURCE_SUBSCRIPTIONS`]: super::MAX_RESOURCE_SUBSCRIPTIONS
@@ -43,6 +43,7 @@
 
 mod dispatch;
 mod feed;
+mod status;
 mod tasks;
 
 use std::collections::BTreeSet;
@@ -82,6 +83,8 @@ pub(crate) struct LegacySession {
     log_level: Mutex<Option<LoggingLevel>>,
     subscriptions: Arc<Mutex<BTreeSet<String>>>,
     peer: PeerLink,
+    /// Tells the status of the session's tasks as it changes.
+    followers: status::TaskFollowers,
     /// Forwards the server's changes while the session lives.
     _feed: feed::FeedGuard,
 }
@@ -170,6 +173,7 @@ impl Server {
             client_info: params.client_info,
             log_level: Mutex::new(None),
             subscriptions,
+            followers: status::TaskFollowers::new(queue.clone()),
             peer: PeerLink::new(MAX_OUTBOUND, queue),
             _feed: feed,
         };

@@ -133,7 +133,7 @@ fn shown(record: &TaskRecord) -> Value {
 
 /// The task as a legacy client sees it: in 2025-11-25 fields, and
 /// `failed` when its tool returned an `isError` result.
-fn legacy_view(record: &TaskRecord) -> LegacyTask {
+pub(super) fn legacy_view(record: &TaskRecord) -> LegacyTask {
     let mut task = LegacyTask::from(record.to_task());
     let is_error = record
         .result

@@ -1,0 +1,116 @@
+//! `notifications/tasks/status` for the tasks a legacy session created:
+//! 2025-11-25 lets a server tell the status of a task as it changes, which
+//! saves its client polls (the client may not rely on it, and presa's
+//! client polls all the same).
+//!
+//! The rules, in order:
+//!
+//! 1. a task is followed from the moment the session's `tools/call` made it,
+//!    as a `subscriptions/listen` stream would follow it: it takes one of the
+//!    task's listener places, and a task that has them all is not followed;
+//! 2. a notification goes out when the status a legacy client reads changes
+//!    (`failed` for a tool's `isError` result, as `tasks/get` says), never
+//!    for the `working` the `CreateTaskResult` told; it is the whole task,
+//!    without `related-task` in `_meta`, as the revision asks;
+//! 3. following ends with the task's terminal status, or when the session
+//!    ends: the followers are the session's, and dropping it aborts them.
+
+use std::sync::{Arc, Mutex};
+
+use futures::StreamExt;
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+use super::tasks::legacy_view;
+use crate::server::caller::Caller;
+use crate::server::tasks::TaskEngine;
+use crate::util::lock;
+use crate::wire::legacy::TASKS_STATUS;
+use crate::wire::legacy::tasks::TaskStatusParams;
+use crate::wire::{Message, Notification, Outcome, Response, TaskStatus};
+
+/// The followers of a session's tasks; dropping it stops them all (rule 3).
+pub(super) struct TaskFollowers {
+    queue: mpsc::Sender<Message>,
+    running: Mutex<JoinSet<()>>,
+}
+
+impl TaskFollowers {
+    /// Followers that write to the session's `queue`.
+    pub(super) fn new(queue: mpsc::Sender<Message>) -> Self {
+        TaskFollowers {
+            queue,
+            running: Mutex::new(JoinSet::new()),
+        }
+    }
+
+    /// Follows the task `response` created, if it is a `CreateTaskResult`.
+    pub(super) fn follow_created(
+        &self,
+        response: &Response,
+        engine: &Arc<TaskEngine>,
+        caller: &Caller,
+    ) {
+        let Some(task_id) = created_task(response) else {
+            return;
+        };
+        let follower = follow(
+            Arc::clone(engine),
+            caller.clone(),
+            task_id,
+            self.queue.clone(),
+        );
+        let mut running = lock(&self.running);
+        // Reap the followers whose tasks ended, so the set stays as small
+        // as the session's live tasks.
+        while running.try_join_next().is_some() {}
+        running.spawn(follower);
+    }
+}
+
+/// The id of the task a modern `tools/call` response created.
+fn created_task(response: &Response) -> Option<String> {
+    let Outcome::Result(result) = &response.outcome else {
+        return None;
+    };
+    if result.get("resultType")?.as_str()? != "task" {
+        return None;
+    }
+    Some(result.get("taskId")?.as_str()?.to_owned())
+}
+
+/// Sends the status changes of `task_id` to `queue` until the task ends
+/// (rules 1 and 2).
+async fn follow(
+    engine: Arc<TaskEngine>,
+    caller: Caller,
+    task_id: String,
+    queue: mpsc::Sender<Message>,
+) {
+    let Ok(mut watches) = engine
+        .watch_owned(std::slice::from_ref(&task_id), &caller)
+        .await
+    else {
+        tracing::debug!(
+            task = task_id,
+            "the task has all its listeners: not followed"
+        );
+        return;
+    };
+    let Some((_, mut watch)) = watches.pop() else {
+        return;
+    };
+    let mut told = TaskStatus::Working;
+    while let Some(record) = watch.next().await {
+        let task = legacy_view(&record);
+        if task.status == told {
+            continue;
+        }
+        told = task.status;
+        let params = TaskStatusParams { task, meta: None };
+        let notice = Notification::new(TASKS_STATUS, crate::server::reply::to_value(params));
+        if queue.send(notice.into()).await.is_err() || told.is_terminal() {
+            return;
+        }
+    }
+}

@@ -29,6 +29,11 @@ impl Figures {
         self.values.insert(key.to_owned(), json_number(value));
     }
 
+    /// Records a figure another program measured (and printed), as is.
+    pub fn insert(&mut self, key: &str, value: Value) {
+        self.values.insert(key.to_owned(), value);
+    }
+
     /// Prints the `FIGURES` line with everything recorded.
     pub fn emit(&self) {
         println!("{FIGURES_PREFIX}{}", Value::Object(self.values.clone()));

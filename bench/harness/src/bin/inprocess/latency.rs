@@ -125,3 +125,13 @@ fn codec_round(calls: usize) -> f64 {
     }
     micros_per_op(start.elapsed(), calls)
 }
+
+/// presa's in-process sequential call alone, `BENCH_SCALE`-scaled 200k
+/// calls, for a profiler (`inprocess profile-presa`): no other framework's
+/// frames in the profile.
+pub async fn presa_only(figures: &mut Figures) {
+    let client = presa_pair(Link::InProcess, false);
+    let calls = scaled(200_000);
+    let us = time_sequential(calls, || presa_echo(&client)).await;
+    figures.record("presa_inprocess_seq_us", SETUPS[0].1, us);
+}

@@ -6,7 +6,9 @@
 //!   listening;
 //! - `inprocess scale`: `tasks/get` latency and memory per task with many
 //!   live tasks (children `inprocess scale-child FRAMEWORK KIND`);
-//! - `inprocess` alone runs the three in that order.
+//! - `inprocess` alone runs the three in that order;
+//! - `inprocess profile-presa`: presa's sequential call alone, for a
+//!   profiler.
 
 mod clients;
 mod latency;
@@ -28,6 +30,7 @@ async fn main() -> std::io::Result<()> {
             scale::measure(&mut figures).await?;
         }
         ["latency"] => latency::measure(&mut figures).await,
+        ["profile-presa"] => latency::presa_only(&mut figures).await,
         ["lifecycle"] => lifecycle::measure(&mut figures).await,
         ["scale"] => scale::measure(&mut figures).await?,
         ["scale-child", framework, kind] => {
@@ -46,6 +49,8 @@ async fn main() -> std::io::Result<()> {
 
 /// Prints how to call this program and exits.
 fn usage() -> ! {
-    eprintln!("usage: inprocess [latency|lifecycle|scale|scale-child presa|rmcp finished|parked]");
+    eprintln!(
+        "usage: inprocess [latency|lifecycle|scale|profile-presa|scale-child presa|rmcp finished|parked]"
+    );
     std::process::exit(2);
 }

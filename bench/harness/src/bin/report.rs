@@ -1,0 +1,167 @@
+//! Gathers the `FIGURES` lines of every section (read from stdin), derives
+//! the ratios issue 11 sets targets for, prints the summary table, and
+//! ends with one JSON object holding every figure, on the last line.
+//!
+//! A ratio is presa / rmcp, except throughput, which is presa's calls per
+//! second over rmcp's (so above 1 is better for throughput, below 1 for
+//! everything else). A figure a section did not measure is `null`, and so
+//! is every ratio made from it.
+
+use std::io::BufRead;
+
+use bench_harness::figures::{FIGURES_PREFIX, json_number};
+use serde_json::{Map, Value};
+
+/// A derived figure: key, how it is made, and the target it is held to.
+struct Derived {
+    key: &'static str,
+    value: fn(&Figures) -> f64,
+    target: Target,
+}
+
+/// What a derived figure must be to hold.
+enum Target {
+    AtLeast(f64),
+    AtMost(f64),
+    /// No target: reported for information.
+    None,
+}
+
+/// The merged figures of all sections.
+struct Figures(Map<String, Value>);
+
+impl Figures {
+    /// The figure `key`, or `NaN` if no section measured it.
+    fn get(&self, key: &str) -> f64 {
+        self.0.get(key).and_then(Value::as_f64).unwrap_or(f64::NAN)
+    }
+
+    /// `a / b` of two figures.
+    fn ratio(&self, a: &str, b: &str) -> f64 {
+        self.get(a) / self.get(b)
+    }
+}
+
+/// The derived figures, in the order of issue 11's targets.
+const DERIVED: &[Derived] = &[
+    Derived {
+        key: "stdio_throughput_ratio_vs_rmcp",
+        value: |f| f.ratio("presa_stdio_calls_per_s", "rmcp_stdio_calls_per_s"),
+        target: Target::AtLeast(1.5),
+    },
+    Derived {
+        key: "http_throughput_ratio_vs_rmcp",
+        value: |f| f.ratio("presa_http_calls_per_s", "rmcp_http_calls_per_s"),
+        target: Target::AtLeast(1.5),
+    },
+    Derived {
+        key: "seq_latency_ratio_vs_rmcp_inprocess",
+        value: |f| f.ratio("presa_inprocess_seq_us", "rmcp_inprocess_seq_us"),
+        target: Target::AtMost(0.7),
+    },
+    Derived {
+        key: "seq_latency_ratio_vs_rmcp_stdio",
+        value: |f| f.ratio("presa_stdio_seq_us", "rmcp_stdio_seq_us"),
+        target: Target::AtMost(0.7),
+    },
+    Derived {
+        key: "seq_latency_ratio_vs_rmcp_duplex",
+        value: |f| f.ratio("presa_duplex_seq_us", "rmcp_duplex_seq_us"),
+        target: Target::None,
+    },
+    Derived {
+        key: "inprocess_latency_over_floor",
+        value: |f| f.ratio("presa_inprocess_seq_us", "floor_us"),
+        target: Target::AtMost(3.0),
+    },
+    Derived {
+        key: "listen_completion_ms_inprocess",
+        value: |f| f.get("presa_listen_completion_us") / 1000.0,
+        target: Target::AtMost(0.1),
+    },
+    Derived {
+        key: "poll_completion_ratio_vs_rmcp",
+        value: |f| f.ratio("presa_poll_completion_us", "rmcp_poll_completion_us"),
+        target: Target::None,
+    },
+    Derived {
+        key: "tasks_get_100k_over_1k",
+        value: |f| {
+            let finished = f.ratio(
+                "presa_finished_tasks_get_100k_us",
+                "presa_finished_tasks_get_1k_us",
+            );
+            let parked = f.ratio(
+                "presa_parked_tasks_get_100k_us",
+                "presa_parked_tasks_get_1k_us",
+            );
+            finished.max(parked)
+        },
+        target: Target::AtMost(1.5),
+    },
+    Derived {
+        key: "bytes_per_finished_task",
+        value: |f| f.get("presa_bytes_per_finished_task"),
+        target: Target::AtMost(1024.0),
+    },
+    Derived {
+        key: "bytes_per_idle_task",
+        value: |f| f.get("presa_bytes_per_parked_task"),
+        target: Target::AtMost(2048.0),
+    },
+    Derived {
+        key: "compile_clean_ratio_vs_rmcp",
+        value: |f| f.ratio("presa_compile_clean_ms", "rmcp_compile_clean_ms"),
+        target: Target::AtMost(1.0),
+    },
+    Derived {
+        key: "compile_incremental_ratio_vs_rmcp",
+        value: |f| {
+            f.ratio(
+                "presa_compile_incremental_ms",
+                "rmcp_compile_incremental_ms",
+            )
+        },
+        target: Target::AtMost(1.0),
+    },
+];
+
+fn main() {
+    let mut figures = Figures(Map::new());
+    for line in std::io::stdin().lock().lines().map_while(Result::ok) {
+        if let Some(json) = line.strip_prefix(FIGURES_PREFIX)
+            && let Ok(Value::Object(values)) = serde_json::from_str(json)
+        {
+            figures.0.extend(values);
+        }
+    }
+    let mut all = figures.0.clone();
+    println!();
+    println!(
+        "{:<38} {:>12}  {:<10} verdict",
+        "issue 11 figure", "value", "target"
+    );
+    for derived in DERIVED {
+        let value = (derived.value)(&figures);
+        println!("{}", target_row(derived, value));
+        all.insert(derived.key.to_owned(), json_number(value));
+    }
+    println!();
+    println!("{}", Value::Object(all));
+}
+
+/// One row of the target table.
+fn target_row(derived: &Derived, value: f64) -> String {
+    let (target, holds) = match derived.target {
+        Target::AtLeast(t) => (format!(">= {t}"), value >= t),
+        Target::AtMost(t) => (format!("<= {t}"), value <= t),
+        Target::None => (String::new(), true),
+    };
+    let verdict = match (&derived.target, value.is_finite(), holds) {
+        (_, false, _) => "not measured",
+        (Target::None, _, _) => "",
+        (_, true, true) => "holds",
+        (_, true, false) => "MISSES",
+    };
+    format!("{:<38} {value:>12.3}  {target:<10} {verdict}", derived.key)
+}

@@ -1,0 +1,63 @@
+//! The benchmark harness of issue 11: the same MCP servers written with
+//! presa and with rmcp, and the shared pieces of the programs that measure
+//! them (docs/benchmarks.md says what each figure means).
+//!
+//! Why a crate of its own: rmcp must never enter presa's dependency tree,
+//! so the harness lives in the `bench/` workspace and uses presa by path.
+//!
+//! Why the servers live in the library: each is used twice, served over a
+//! byte stream by the `presa-server` and `rmcp-server` binaries (which the
+//! neutral `driver` talks to with raw bytes), and connected in process to
+//! its own framework's client by the `inprocess` binary. One definition
+//! keeps the two uses measuring the same server.
+//!
+//! The figures are medians of rounds measured in alternation (presa, rmcp,
+//! presa, rmcp, …), so that drift of the machine (frequency, a neighbour's
+//! load) falls on both frameworks alike and cancels in their ratio.
+
+pub mod figures;
+pub mod memory;
+pub mod presa_server;
+pub mod rmcp_server;
+pub mod stats;
+pub mod wire;
+
+/// The two frameworks under comparison, in the order they are measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Framework {
+    /// This repository's framework.
+    Presa,
+    /// The official Rust SDK, `rmcp` 3.11.
+    Rmcp,
+}
+
+impl Framework {
+    /// Both frameworks, in measuring order.
+    pub const BOTH: [Framework; 2] = [Framework::Presa, Framework::Rmcp];
+
+    /// The lower-case name used in figure keys and on command lines.
+    pub fn name(self) -> &'static str {
+        match self {
+            Framework::Presa => "presa",
+            Framework::Rmcp => "rmcp",
+        }
+    }
+
+    /// The framework named `name` (`presa` or `rmcp`).
+    pub fn parse(name: &str) -> Option<Framework> {
+        Framework::BOTH.into_iter().find(|f| f.name() == name)
+    }
+
+    /// The path of this framework's server binary, which cargo builds next
+    /// to the program that asks.
+    pub fn server_binary(self) -> std::path::PathBuf {
+        sibling_binary(&format!("{}-server", self.name()))
+    }
+}
+
+/// The path of the harness binary `name`, in the directory of the running
+/// executable (all harness binaries are built into the same one).
+pub fn sibling_binary(name: &str) -> std::path::PathBuf {
+    let me = std::env::current_exe().expect("the path of the running executable");
+    me.with_file_name(name)
+}

@@ -1,0 +1,60 @@
+//! The benchmark server written with presa: `echo`, `work` and `ask`.
+//!
+//! - `echo` answers with its `text` argument: the cost of a call, nothing
+//!   else.
+//! - `work` returns at once, and runs as a task for a client that declares
+//!   the Tasks extension (`task = "optional"`): the task lifecycle and
+//!   scale figures use it, its tiny result keeping the payload out of the
+//!   memory figure.
+//! - `ask` elicits once, as a task too; nobody answers in the scale
+//!   figure, so its tasks stay parked at `input_required`.
+//!
+//! The limits are raised so that 100 000 live tasks fit: the defaults keep
+//! 1 000 tasks, 100 running per caller.
+
+use presa::prelude::*;
+use presa::server::TaskSettings;
+use serde::Deserialize;
+
+/// The answer `ask` waits for.
+#[derive(Deserialize, schemars::JsonSchema, Elicit)]
+pub struct Confirm {
+    /// Whether to go ahead.
+    pub ok: bool,
+}
+
+/// Echoes its input.
+#[tool]
+async fn echo(text: String) -> String {
+    text
+}
+
+/// Returns at once; a task for clients that declare tasks.
+#[tool(task = "optional")]
+async fn work() -> String {
+    "done".to_owned()
+}
+
+/// Asks once, then answers; a task for clients that declare tasks.
+#[tool(task = "optional")]
+async fn ask(ctx: Context) -> Result<String, ToolError> {
+    let answer = ctx.elicit::<Confirm>("confirm", "Go ahead?").await?;
+    Ok(answer.accepted().is_some_and(|c| c.ok).to_string())
+}
+
+/// The benchmark server, with room for a million tasks.
+pub fn server() -> Server {
+    Server::builder("bench-presa", "1")
+        .tool(EchoTool)
+        .tool(WorkTool)
+        .tool(AskTool)
+        .tasks(
+            TaskSettings::default()
+                .max_tasks(1_000_000)
+                .max_tasks_per_subject(1_000_000)
+                .max_store_size(1 << 30),
+        )
+        .memory_limit(4 << 30)
+        .connection_memory_limit(4 << 30)
+        .build()
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The benchmarks of issue 11: presa against rmcp 3.11 and against the
+# serialization floor (docs/benchmarks.md says what each figure measures).
+#
+# Builds the harness (bench/, a workspace of its own) in release mode, then
+# runs one process per section, each measuring both frameworks in
+# alternation: stdio, HTTP, in-process (latency, task lifecycle, scale),
+# and compile cost. Prints every figure as a row as it is measured, then
+# the issue's targets with a verdict each; the last line is one JSON
+# object with every figure.
+#
+#   scripts/bench.sh                          everything (about 10 minutes)
+#   BENCH_SECTIONS="stdio http" scripts/bench.sh    only those sections
+#
+# Sections: stdio, http, latency, lifecycle, scale, compile. Also read:
+# BENCH_ROUNDS (rounds per framework), BENCH_SCALE (a factor on calls per
+# round), BENCH_RMCP_100K=1 (rmcp's scale figures at 100k tasks too).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+sections="${BENCH_SECTIONS:-stdio http latency lifecycle scale compile}"
+bin="bench/target/release"
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+
+start=$(date +%s)
+echo "== building the harness (release)"
+cargo build --release --locked --manifest-path bench/Cargo.toml --bins 2>&1 | tail -1
+
+run() {
+  echo "== $1"
+  shift
+  "$@" | tee -a "$log" | grep -v '^FIGURES '
+}
+
+for section in $sections; do
+  case "$section" in
+    stdio | http) run "$section (neutral driver, both servers as child processes)" "$bin/driver" "$section" ;;
+    latency | lifecycle | scale) run "$section (in process)" "$bin/inprocess" "$section" ;;
+    compile) run "compile (20-tool servers, debug builds)" bash bench/compile/measure.sh ;;
+    *) echo "unknown section: $section" >&2; exit 2 ;;
+  esac
+done
+
+echo "== all sections took $(( $(date +%s) - start )) s"
+"$bin/report" < "$log"

@@ -26,7 +26,7 @@ async fn discover_and_list_follow_cursors() {
     assert_eq!(first.tools.len(), 2);
     assert!(first.next_cursor.is_some());
     let all = c.list_tools().await.unwrap();
-    assert_eq!(all.len(), 20);
+    assert_eq!(all.len(), 21);
     assert_eq!(all[0].name, "build");
 }
 

@@ -198,7 +198,7 @@ async fn a_modern_server_over_http_stays_modern_even_after_a_version_refusal() {
         .protocol_versions(versions.into())
         .connect(ClientTransport::http(&url).unwrap());
     assert_eq!(client.era().await, Ok(Era::Modern));
-    assert_eq!(client.list_tools().await.unwrap().len(), 20);
+    assert_eq!(client.list_tools().await.unwrap().len(), 21);
 }
 
 #[tokio::test]

@@ -398,7 +398,7 @@ async fn tools_list_pages_in_a_stable_order() {
             break;
         }
     }
-    assert_eq!(names.len(), 20);
+    assert_eq!(names.len(), 21);
     assert_eq!(&names[..3], ["build", "full_name", "pair"]);
 
     let r = peer
@@ -679,20 +679,26 @@ async fn a_queued_request_can_be_cancelled_before_it_starts() {
     let f = common::fixture_with(|b| b.max_in_flight(1));
     let mut peer = RawPeer::over(&f.server, common::Wire::InProcess);
     peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                     "params": {"name": "gated", "_meta": meta(json!({}))}}))
+                     "params": {"name": "gated_started", "_meta": meta(json!({}))}}))
         .await;
-    for id in [2, 3] {
-        peer.send(
-            json!({"jsonrpc": "2.0", "id": id, "method": "server/discover",
-                         "params": {"_meta": meta(json!({}))}}),
-        )
-        .await;
-    }
+    // Request 1 holds the only slot before the others arrive; the backlog
+    // holds one more, so the connection keeps reading.
+    f.probe.started.notified().await;
+    let discover = |id: i64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "server/discover",
+               "params": {"_meta": meta(json!({}))}})
+    };
+    peer.send(discover(2)).await;
     peer.send(
         json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
                      "params": {"requestId": 2}}),
     )
     .await;
+    peer.send(discover(3)).await;
+    // A frame that is no JSON is answered as soon as it is read, after
+    // the cancellation: once its answer is here, request 2 is gone.
+    peer.send_line("{").await;
+    assert_eq!(peer.recv().await["error"]["code"], -32700);
     f.probe.release.notify_one();
     assert_eq!(peer.recv().await["id"], 1);
     assert_eq!(peer.recv().await["id"], 3, "request 2 never ran");

@@ -108,6 +108,15 @@ pub async fn gated(State(probe): State<Probe>) -> &'static str {
     "released"
 }
 
+/// Tells the probe it started, then waits for its release signal: for a
+/// test that must know the call is running before it goes on.
+#[tool]
+pub async fn gated_started(State(probe): State<Probe>) -> &'static str {
+    probe.started.notify_one();
+    probe.release.notified().await;
+    "released"
+}
+
 /// Returns `size` bytes of text.
 #[tool]
 pub async fn big(size: usize) -> String {
@@ -287,6 +296,7 @@ pub fn fixture_with(
         .tool(ConnectAccountTool)
         .tool(RawResultTool)
         .tool(GatedTool)
+        .tool(GatedStartedTool)
         .tool(BigTool)
         .tool(ConflictingTool)
         .tool(SometimesTool)

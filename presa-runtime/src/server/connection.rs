@@ -301,10 +301,7 @@ impl Connection {
                 {
                     self.initialize(request).await;
                 }
-                Ok(Message::Request(request)) => {
-                    let bytes = request_footprint(&request);
-                    self.unpaid = Some(Unpaid { request, bytes });
-                }
+                Ok(Message::Request(request)) => self.admit(request).await,
                 Ok(Message::Notification(n)) => self.on_notification(n),
                 Ok(Message::Response(response)) => self.on_response(response),
             },
@@ -317,6 +314,27 @@ impl Connection {
         }
         while self.tasks.try_join_next().is_some() {}
         while self.subscriptions.try_join_next().is_some() {}
+    }
+
+    /// Takes a request just read through rules 2 and 3: charged and
+    /// started in this step when nothing waits ahead of it and it fits,
+    /// else left for the loop to charge and queue in turn.
+    async fn admit(&mut self, request: Request) {
+        let bytes = request_footprint(&request);
+        let charge = match self.budget.try_charge(bytes) {
+            Ok(charge) if self.backlog.is_empty() => charge,
+            _ => {
+                self.unpaid = Some(Unpaid { request, bytes });
+                return;
+            }
+        };
+        self.accept(request, charge).await;
+        if self.backlog.len() == 1
+            && let Ok(permit) = Arc::clone(&self.permits).try_acquire_owned()
+            && let Some(Charged { request, charge }) = self.backlog.pop_front()
+        {
+            self.spawn(request, charge, permit, false);
+        }
     }
 
     /// Opens the legacy session `request` asks for, and answers it before

@@ -12,7 +12,8 @@
 //!    so that the message size limit, not the budget, decides what is too
 //!    large.
 //! 2. [`Budget::try_charge`] is the same without waiting: a transport that
-//!    cannot make its peer wait (HTTP) answers "busy" instead.
+//!    cannot make its peer wait (HTTP) answers "busy" instead, and a
+//!    connection starts a request in the step that read it when it fits.
 //! 3. [`Budget::force`] never waits and may go over the limit: for memory
 //!    that is already allocated and must be kept, such as a response on
 //!    its way out. Readers then wait until it has gone.
@@ -52,7 +53,6 @@ pub(crate) struct Charge {
 }
 
 /// [`Budget::try_charge`] found no room.
-#[cfg(any(test, feature = "http-server"))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Exhausted {
     /// The limit of the level that had no room, in bytes.
@@ -101,7 +101,6 @@ impl Budget {
     }
 
     /// Charges `bytes` if there is room now (rule 2).
-    #[cfg(any(test, feature = "http-server"))]
     pub fn try_charge(&self, bytes: usize) -> Result<Charge, Exhausted> {
         self.reserve(bytes, false)
             .map_err(|full| Exhausted { limit: full.limit })

@@ -135,12 +135,11 @@ fn shown(record: &TaskRecord) -> Value {
 /// `failed` when its tool returned an `isError` result.
 pub(super) fn legacy_view(record: &TaskRecord) -> LegacyTask {
     let mut task = LegacyTask::from(record.to_task());
-    let is_error = record
-        .result
-        .as_ref()
-        .and_then(|result| result.get("isError"))
-        .and_then(Value::as_bool)
-        == Some(true);
+    let is_error = task.status == TaskStatus::Completed
+        && record
+            .result()
+            .and_then(|result| result.get("isError").and_then(Value::as_bool))
+            == Some(true);
     if task.status == TaskStatus::Completed && is_error {
         task.status = TaskStatus::Failed;
     }
@@ -152,7 +151,7 @@ pub(super) fn legacy_view(record: &TaskRecord) -> LegacyTask {
 fn outcome(record: &TaskRecord) -> Result<Value, ErrorObject> {
     match record.status {
         TaskStatus::Completed => {
-            let mut result = record.result.clone().unwrap_or_default();
+            let mut result = record.result().unwrap_or_default();
             let meta = result
                 .entry("_meta")
                 .or_insert_with(|| Value::Object(Map::new()));

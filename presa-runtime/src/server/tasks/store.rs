@@ -12,11 +12,14 @@
 //! processes, with no change to the engine.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
 use futures::stream::BoxStream;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -35,46 +38,79 @@ pub type StoredAnswers = BTreeMap<String, StoredAnswer>;
 /// One answer, kept as the JSON text it arrived as: it is only parsed when
 /// the handler reads it, costs exactly its length, and is what a durable
 /// store writes out anyway.
-#[derive(Debug, Clone)]
-pub struct StoredAnswer(Box<RawValue>);
+pub type StoredAnswer = StoredJson<InputResponse>;
 
-impl StoredAnswer {
-    /// The answer as JSON text.
-    pub fn new(response: &InputResponse) -> Self {
+/// A completed task's result, kept as JSON text for the same reasons as
+/// [`StoredAnswer`]: a parsed result costs many times its text (every JSON
+/// object is a map with room for eleven entries), and a finished task is
+/// read far less often than it is kept.
+pub type StoredResult = StoredJson<Map<String, Value>>;
+
+/// A `T` kept as its JSON text, parsed back on demand.
+pub struct StoredJson<T> {
+    text: Box<RawValue>,
+    of: PhantomData<fn() -> T>,
+}
+
+impl<T: Serialize + DeserializeOwned> StoredJson<T> {
+    /// `value` as JSON text.
+    pub fn new(value: &T) -> Self {
         let text =
-            serde_json::value::to_raw_value(response).expect("an input response always serializes");
-        StoredAnswer(text)
+            serde_json::value::to_raw_value(value).expect("a stored value always serializes");
+        StoredJson {
+            text,
+            of: PhantomData,
+        }
     }
 
-    /// An answer read back from a store that keeps the text.
+    /// A value read back from a store that keeps the text.
     pub fn from_json(text: String) -> Result<Self, serde_json::Error> {
-        RawValue::from_string(text).map(StoredAnswer)
+        let text = RawValue::from_string(text)?;
+        Ok(StoredJson {
+            text,
+            of: PhantomData,
+        })
     }
 
     /// The JSON text.
     pub fn json(&self) -> &str {
-        self.0.get()
+        self.text.get()
     }
 
-    /// Its length in bytes: what the answer weighs in its record.
+    /// Its length in bytes: what the value weighs in its record.
     pub fn len(&self) -> usize {
-        self.0.get().len()
+        self.text.get().len()
     }
 
-    /// Whether the text is empty (never, for a stored answer).
+    /// Whether the text is empty (never, for a stored value).
     pub fn is_empty(&self) -> bool {
-        self.0.get().is_empty()
+        self.text.get().is_empty()
     }
 
-    /// The answer, parsed.
-    pub fn parse(&self) -> Result<InputResponse, serde_json::Error> {
-        serde_json::from_str(self.0.get())
+    /// The value, parsed.
+    pub fn parse(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_str(self.text.get())
     }
 }
 
-impl PartialEq for StoredAnswer {
+impl<T> Clone for StoredJson<T> {
+    fn clone(&self) -> Self {
+        StoredJson {
+            text: self.text.clone(),
+            of: PhantomData,
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for StoredJson<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("StoredJson").field(&self.text.get()).finish()
+    }
+}
+
+impl<T> PartialEq for StoredJson<T> {
     fn eq(&self, other: &Self) -> bool {
-        self.json() == other.json()
+        self.text.get() == other.text.get()
     }
 }
 
@@ -106,8 +142,8 @@ pub struct TaskRecord {
     pub answers: StoredAnswers,
     /// Every key ever asked. An answered key is never asked again.
     pub asked: BTreeSet<String>,
-    /// The final result, once `completed`.
-    pub result: Option<Map<String, Value>>,
+    /// The final result, once `completed`, as JSON text.
+    pub result: Option<StoredResult>,
     /// The JSON-RPC error, once `failed`.
     pub error: Option<ErrorObject>,
     /// Increases with every change, so watchers can drop stale copies.
@@ -154,6 +190,13 @@ impl TaskRecord {
         }
     }
 
+    /// The final result, parsed; `None` before the task completed. Text
+    /// that does not parse (from a store that lost its integrity) reads as
+    /// no result.
+    pub fn result(&self) -> Option<Map<String, Value>> {
+        self.result.as_ref()?.parse().ok()
+    }
+
     /// The task with the payload of its status, as `tasks/get` returns it.
     pub fn to_detailed(&self) -> DetailedTask {
         DetailedTask {
@@ -161,7 +204,7 @@ impl TaskRecord {
             input_requests: (self.status == TaskStatus::InputRequired)
                 .then(|| self.input_requests.clone()),
             result: (self.status == TaskStatus::Completed)
-                .then(|| self.result.clone().unwrap_or_default()),
+                .then(|| self.result().unwrap_or_default()),
             error: (self.status == TaskStatus::Failed)
                 .then(|| self.error.clone())
                 .flatten(),
@@ -183,7 +226,7 @@ impl TaskRecord {
                 .map(|(k, a)| k.len() + a.len())
                 .sum::<usize>()
             + self.asked.iter().map(String::len).sum::<usize>()
-            + self.result.as_ref().map_or(0, json_len)
+            + self.result.as_ref().map_or(0, StoredResult::len)
             + self.error.as_ref().map_or(0, json_len)
     }
 }
@@ -263,7 +306,7 @@ impl TaskChange {
             }
             TaskChange::Complete(result) => {
                 finish(record, TaskStatus::Completed);
-                record.result = Some(result);
+                record.result = Some(StoredResult::new(&result));
                 true
             }
             TaskChange::Fail(error) => {

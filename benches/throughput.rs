@@ -54,7 +54,13 @@ fn server() -> Server {
         .tool(ConfirmTool)
         .tool(EchoTaskTool)
         .tool(ConfirmTaskTool)
-        .tasks(TaskSettings::default().max_tasks(1_000_000))
+        // Tasks are created faster than they finish: without room for
+        // them all, anonymous callers' running quota refuses the rest.
+        .tasks(
+            TaskSettings::default()
+                .max_tasks(1_000_000)
+                .max_tasks_per_subject(1_000_000),
+        )
         .build()
 }
 

@@ -170,7 +170,7 @@ impl Handlers {
                 handler(PendingInput {
                     key,
                     task_id,
-                    params,
+                    params: *params,
                 })
                 .await
                 .into()

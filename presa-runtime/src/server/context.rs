@@ -280,7 +280,7 @@ impl Context {
     ) -> InputFuture<CreateMessageResult> {
         self.ask(
             key.into(),
-            InputRequest::Sample(params),
+            InputRequest::Sample(Box::new(params)),
             |response| match response {
                 InputResponse::Sample(answer) => Some(*answer),
                 _ => None,

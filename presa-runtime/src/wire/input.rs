@@ -98,8 +98,10 @@ impl From<ListRootsResult> for InputResponse {
 pub enum InputRequest {
     /// `elicitation/create`: ask the user.
     Elicit(ElicitRequestParams),
-    /// `sampling/createMessage`: ask the client's model.
-    Sample(CreateMessageParams),
+    /// `sampling/createMessage`: ask the client's model. Boxed, being
+    /// several times the size of the others: a task's map of requests
+    /// reserves room for eleven at a time.
+    Sample(Box<CreateMessageParams>),
     /// `roots/list`: ask for the client's roots.
     ListRoots,
     /// A method this implementation does not know.
@@ -623,7 +625,7 @@ mod tests {
             (url, InputCapability::UrlElicitation),
             (InputRequest::ListRoots, InputCapability::Roots),
             (
-                InputRequest::Sample(CreateMessageParams::new(vec![], 1)),
+                InputRequest::Sample(Box::new(CreateMessageParams::new(vec![], 1))),
                 InputCapability::Sampling,
             ),
         ];

@@ -119,10 +119,10 @@ mod tests {
         let outgoing = OutgoingRequest::new(&url, "e2", None);
         assert_valid("ElicitRequest", &as_request(&outgoing));
         assert_eq!(outgoing.params["elicitationId"], "e2");
-        let sample = InputRequest::Sample(CreateMessageParams::new(
+        let sample = InputRequest::Sample(Box::new(CreateMessageParams::new(
             vec![SamplingMessage::user("hi")],
             16,
-        ));
+        )));
         assert_valid(
             "CreateMessageRequest",
             &as_request(&OutgoingRequest::new(&sample, "", None)),

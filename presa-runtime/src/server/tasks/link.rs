@@ -13,9 +13,9 @@ use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
 
-use super::store::{TaskChange, TaskLimits, TaskRecord, TaskStore};
+use super::store::{StoredJson, TaskChange, TaskLimits, TaskRecord, TaskStore};
 use crate::server::error::InputRequired;
-use crate::server::reply::answers_unusable;
+use crate::server::reply::{answers_unusable, internal_error};
 use crate::util::lock;
 use crate::wire::{InputRequest, InputRequests, InputResponse};
 
@@ -135,6 +135,11 @@ impl TaskLink {
         request: InputRequest,
         parse: impl Fn(InputResponse) -> Option<T>,
     ) -> Result<T, InputRequired> {
+        // Kept for the re-asks, which are rare, as text: a parked task
+        // would otherwise hold its question twice, parsed (the record has
+        // it too), and a parsed form schema costs many times its text.
+        let question = StoredJson::new(&request);
+        drop(request);
         // Cancellation by drop: while armed, dropping this future withdraws
         // the key it currently waits for.
         let mut waiting = Waiting {
@@ -170,8 +175,14 @@ impl TaskLink {
                 key = current,
                 "answer did not parse; asking again"
             );
+            let Ok(request) = question.parse() else {
+                let error = internal_error("(task)", "a stored input request no longer parses");
+                let _ = self.apply(TaskChange::Fail(error)).await;
+                waiting.key = None;
+                return Err(InputRequired);
+            };
             waiting.key = Some(current.clone());
-            self.register(current.clone(), request.clone());
+            self.register(current.clone(), request);
         }
     }
 

@@ -67,7 +67,9 @@
 //!   at most `max_answer_size` each (`-32602` past it), and parsed only
 //!   when the handler reads them. An answer that does not fit its question
 //!   is asked again under a new key at most `max_reasks` times; then the
-//!   task fails, saying why.
+//!   task fails, saying why. A completed task's result is kept as text
+//!   too ([`StoredResult`]), and so is the question a parked input keeps
+//!   for its re-asks: a parsed JSON object costs many times its text.
 //! - **Listeners**: at most `max_listeners_per_task` listen streams follow
 //!   one task (`-31001` past it). The engine's own watchers (the runner, a
 //!   parked input) never count.
@@ -87,8 +89,8 @@ pub use async_trait::async_trait;
 pub use memory::InMemoryTaskStore;
 pub use settings::TaskSettings;
 pub use store::{
-    AnswersTooLarge, RECORD_OVERHEAD, StoreError, StoredAnswer, StoredAnswers, TaskChange,
-    TaskLimits, TaskRecord, TaskStore, TaskWatch,
+    AnswersTooLarge, RECORD_OVERHEAD, StoreError, StoredAnswer, StoredAnswers, StoredJson,
+    StoredResult, TaskChange, TaskLimits, TaskRecord, TaskStore, TaskWatch,
 };
 
 pub(crate) use engine::{CreateError, OrphanGuard, TaskEnd, TaskEngine};

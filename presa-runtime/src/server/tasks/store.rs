@@ -581,6 +581,32 @@ mod tests {
         TaskRecord::new("t".into(), None, None, None)
     }
 
+    #[test]
+    fn a_completed_result_is_kept_as_text_and_read_back_whole() {
+        let mut completed = record();
+        let result = json!({"content": [{"type": "text", "text": "done"}], "isError": false});
+        let Value::Object(result) = result else {
+            unreachable!()
+        };
+        TaskChange::Complete(result.clone())
+            .apply(&mut completed, ROOM)
+            .unwrap();
+        let stored = completed.result.as_ref().unwrap();
+        assert_eq!(stored.len(), serde_json::to_string(&result).unwrap().len());
+        assert_eq!(completed.result(), Some(result.clone()));
+        assert_eq!(completed.to_detailed().result, Some(result));
+    }
+
+    #[test]
+    fn a_stored_result_that_no_longer_parses_reads_as_none() {
+        let mut damaged = record();
+        damaged.status = TaskStatus::Completed;
+        damaged.result = Some(StoredResult::from_json("[1, 2]".into()).unwrap());
+        assert_eq!(damaged.result(), None);
+        assert_eq!(damaged.to_detailed().result, Some(Map::new()));
+        assert!(StoredResult::from_json("{not json".into()).is_err());
+    }
+
     fn requests(keys: &[&str]) -> InputRequests {
         keys.iter()
             .map(|k| (k.to_string(), InputRequest::ListRoots))

@@ -37,6 +37,13 @@ async fn server_request(peer: &mut RawPeer, method: &str) -> (Value, Value) {
     (message["id"].clone(), message["params"].clone())
 }
 
+/// Sends `tools/call` with `params` as request `id`, without waiting for
+/// its response: the server asks something first.
+async fn send_call(peer: &RawPeer, id: i64, params: &Value) {
+    peer.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}))
+        .await;
+}
+
 async fn answer(peer: &RawPeer, id: Value, result: Value) {
     peer.send(json!({"jsonrpc": "2.0", "id": id, "result": result}))
         .await;
@@ -127,8 +134,7 @@ async fn a_tool_that_elicits_asks_with_a_real_request_and_runs_once() {
         let fixture = fixture();
         let mut peer = session(&fixture.server, wire, common::elicitation()).await;
         let call = json!({"name": "full_name", "arguments": {}});
-        peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}))
-            .await;
+        send_call(&peer, 1, &call).await;
         let (id, params) = server_request(&mut peer, "elicitation/create").await;
         assert_eq!(params["message"], "First name?");
         answer(
@@ -165,8 +171,7 @@ async fn an_unusable_answer_is_asked_again_and_an_error_answer_fails_the_call() 
         let server = fixture().server;
         let mut peer = session(&server, wire, common::elicitation()).await;
         let call = json!({"name": "build", "arguments": {"target": "docs"}});
-        peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}))
-            .await;
+        send_call(&peer, 1, &call).await;
         let (first, _) = server_request(&mut peer, "elicitation/create").await;
         answer(
             &peer,
@@ -188,8 +193,7 @@ async fn an_unusable_answer_is_asked_again_and_an_error_answer_fails_the_call() 
             "{response}"
         );
 
-        peer.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}))
-            .await;
+        send_call(&peer, 2, &call).await;
         let (id, _) = server_request(&mut peer, "elicitation/create").await;
         let refusal = json!({"code": -32601, "message": "no forms here"});
         peer.send(json!({"jsonrpc": "2.0", "id": id, "error": refusal}))
@@ -220,8 +224,7 @@ async fn sampling_and_roots_go_out_as_requests_too() {
         let capabilities = json!({"sampling": {}, "roots": {}});
         let mut peer = session(&server, wire, capabilities).await;
         let call = json!({"name": "ask_model", "arguments": {"question": "2+2?"}});
-        peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}))
-            .await;
+        send_call(&peer, 1, &call).await;
         let (id, params) = server_request(&mut peer, "sampling/createMessage").await;
         assert_eq!(params["maxTokens"], 64);
         let reply = json!({"role": "assistant", "content": {"type": "text", "text": "4"},
@@ -230,8 +233,7 @@ async fn sampling_and_roots_go_out_as_requests_too() {
         assert_eq!(peer.recv().await["result"]["content"][0]["text"], "4");
 
         let call = json!({"name": "roots", "arguments": {}});
-        peer.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}))
-            .await;
+        send_call(&peer, 2, &call).await;
         let (id, _) = server_request(&mut peer, "roots/list").await;
         answer(
             &peer,
@@ -253,8 +255,7 @@ async fn cancelling_a_call_that_waits_for_input_cancels_the_servers_request() {
         let server = fixture().server;
         let mut peer = session(&server, wire, common::elicitation()).await;
         let call = json!({"name": "build", "arguments": {"target": "docs"}});
-        peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}))
-            .await;
+        send_call(&peer, 1, &call).await;
         let (id, _) = server_request(&mut peer, "elicitation/create").await;
         let cancel = json!({"requestId": 1, "reason": "user gave up"});
         peer.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel}))
@@ -292,8 +293,7 @@ async fn logs_follow_the_session_level_and_progress_its_token() {
             .request(2, "logging/setLevel", json!({"level": "info"}))
             .await;
         assert_eq!(level["result"], json!({}));
-        peer.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call}))
-            .await;
+        send_call(&peer, 3, &call).await;
         let mut logs = Vec::new();
         loop {
             let message = peer.recv().await;
@@ -409,8 +409,7 @@ async fn a_call_waiting_for_an_answer_ends_when_the_client_hangs_up() {
         let server = fixture().server;
         let mut peer = session(&server, wire, common::elicitation()).await;
         let call = json!({"name": "build", "arguments": {"target": "docs"}});
-        peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}))
-            .await;
+        send_call(&peer, 1, &call).await;
         server_request(&mut peer, "elicitation/create").await;
         let mut incoming = peer.close();
         let started = tokio::time::Instant::now();

@@ -27,7 +27,7 @@ use crate::server::tasks::TaskEngine;
 use crate::util::lock;
 use crate::wire::legacy::TASKS_STATUS;
 use crate::wire::legacy::tasks::TaskStatusParams;
-use crate::wire::{Message, Notification, Outcome, Response, TaskStatus};
+use crate::wire::{Message, Notification, Outcome, Response, ResultType, TaskStatus};
 
 /// The followers of a session's tasks; dropping it stops them all (rule 3).
 pub(super) struct TaskFollowers {
@@ -73,7 +73,7 @@ fn created_task(response: &Response) -> Option<String> {
     let Outcome::Result(result) = &response.outcome else {
         return None;
     };
-    if result.get("resultType")?.as_str()? != "task" {
+    if result.get("resultType")?.as_str()? != ResultType::Task.as_str() {
         return None;
     }
     Some(result.get("taskId")?.as_str()?.to_owned())

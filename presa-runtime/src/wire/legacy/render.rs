@@ -28,7 +28,7 @@ use super::tasks::{CreateTaskResult, LegacyTask, TaskSupport, ToolExecution};
 use crate::wire::CreateTaskResult as ModernCreated;
 use crate::wire::{
     ErrorObject, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION,
-    META_SERVER_INFO, META_SUBSCRIPTION_ID, codes,
+    META_SERVER_INFO, META_SUBSCRIPTION_ID, ResultType, codes,
 };
 
 /// Result members only the modern era has.
@@ -59,7 +59,7 @@ pub fn legacy_result(result: Value) -> Value {
     let Value::Object(mut members) = result else {
         return result;
     };
-    if members.get("resultType").and_then(Value::as_str) == Some("task")
+    if members.get("resultType").and_then(Value::as_str) == Some(ResultType::Task.as_str())
         && let Some(created) = created_task(&members)
     {
         return created;

@@ -23,7 +23,7 @@
 //! `prompts/get` and `resources/read` render it as their response too.
 //! All of them use this one function, so the rules cannot drift apart.
 
-use std::collections::BTreeMap;
+use litemap::LiteMap;
 
 use super::error::{Failure, Origin};
 use super::reply::{internal_error, missing_capability, rejected};
@@ -39,8 +39,9 @@ pub(crate) struct InputBook {
     answers: InputResponses,
     /// Every key this run asked about, answered or not, with the digest of
     /// its request (not the request: it may be large, and the digest is
-    /// all a comparison needs).
-    used: BTreeMap<String, Digest256>,
+    /// all a comparison needs). A sorted vector: a run asks few keys, and
+    /// a parked task keeps its run's book.
+    used: LiteMap<String, Digest256>,
     /// Requests registered during this run and not answered.
     pending: InputRequests,
     /// The first capability an input request needed that the client lacks.

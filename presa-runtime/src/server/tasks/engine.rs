@@ -96,7 +96,7 @@ impl TaskEngine {
             settings.ttl,
             Some(settings.poll_interval),
         );
-        record.asked = answers.keys().cloned().collect();
+        record.asked = answers.keys().map(|key| (key.clone(), ())).collect();
         record.answers = stored(answers);
         let created = Arc::new(record.clone());
         orphan.arm(Arc::clone(&self.store), record.id.clone(), settings.limits);

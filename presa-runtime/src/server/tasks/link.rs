@@ -166,7 +166,7 @@ impl TaskLink {
             loop {
                 attempt += 1;
                 current = format!("{key}~{attempt}");
-                if !record.asked.contains(&current) {
+                if !record.asked.contains_key(&current) {
                     break;
                 }
             }

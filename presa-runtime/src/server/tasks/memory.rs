@@ -1,10 +1,16 @@
 //! The default [`TaskStore`]: a map in this process's memory.
 //!
-//! Each task's record lives in a `tokio::sync::watch` channel, which holds
-//! only the current version: watchers read the newest when they get to it,
-//! and a change is made in place (`Arc::make_mut`) unless a reader still
-//! holds the previous version, so changing a large record does not copy
-//! it. One lock guards the map and the counters the limits need (bytes,
+//! A task's record is an `Arc`, changed in place (`Arc::make_mut`) unless
+//! a reader still holds the previous version, so changing a large record
+//! does not copy it. While someone follows the task it lives in a
+//! `tokio::sync::watch` channel instead, which holds only the current
+//! version: watchers read the newest when they get to it. The channel is
+//! made by the first [`watch`](TaskStore::watch), given up when a change
+//! finds nobody watching, and closed by the task's last (terminal)
+//! change, after which the record is all that is kept: a channel weighs
+//! more than a small finished record, and most tasks are finished.
+//!
+//! One lock guards the map and the counters the limits need (bytes,
 //! running tasks per subject, the order in which tasks finished), so every
 //! limit is exact.
 
@@ -16,7 +22,9 @@ use futures::StreamExt;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use super::store::{StoreError, TaskChange, TaskLimits, TaskRecord, TaskStore, TaskWatch};
+use super::store::{
+    AnswersTooLarge, StoreError, TaskChange, TaskLimits, TaskRecord, TaskStore, TaskWatch,
+};
 use crate::util::lock;
 
 /// Tasks in memory. They do not survive a restart, and only this process
@@ -42,10 +50,18 @@ struct Tasks {
 }
 
 struct Entry {
-    record: watch::Sender<Arc<TaskRecord>>,
+    record: Slot,
     expires: Option<Instant>,
     /// The record's weight as last counted.
     weight: usize,
+}
+
+/// Where an entry's record lives.
+enum Slot {
+    /// Nobody follows the task.
+    Alone(Arc<TaskRecord>),
+    /// Followed: the channel holds the record and wakes its receivers.
+    Watched(watch::Sender<Arc<TaskRecord>>),
 }
 
 impl Entry {
@@ -54,11 +70,52 @@ impl Entry {
     }
 
     fn current(&self) -> Arc<TaskRecord> {
-        Arc::clone(&self.record.borrow())
+        match &self.record {
+            Slot::Alone(record) => Arc::clone(record),
+            Slot::Watched(channel) => Arc::clone(&channel.borrow()),
+        }
     }
 
     fn finished(&self) -> bool {
-        self.record.borrow().status.is_terminal()
+        self.current().status.is_terminal()
+    }
+
+    /// A receiver of the task's versions, making the channel if there is
+    /// none yet.
+    fn subscribe(&mut self) -> watch::Receiver<Arc<TaskRecord>> {
+        if let Slot::Alone(record) = &self.record {
+            self.record = Slot::Watched(watch::Sender::new(Arc::clone(record)));
+        }
+        match &self.record {
+            Slot::Watched(channel) => channel.subscribe(),
+            Slot::Alone(_) => unreachable!("the channel was just made"),
+        }
+    }
+
+    /// Applies `change`, waking the watchers if it changed anything; after
+    /// a terminal change, drops the channel (the watchers still read the
+    /// last version, then their watch ends).
+    fn apply(&mut self, change: TaskChange, room: usize) -> Result<bool, AnswersTooLarge> {
+        if let Slot::Watched(channel) = &self.record
+            && channel.receiver_count() == 0
+        {
+            self.record = Slot::Alone(self.current());
+        }
+        let outcome = match &mut self.record {
+            Slot::Alone(record) => change.apply(Arc::make_mut(record), room),
+            Slot::Watched(channel) => {
+                let mut outcome = Ok(false);
+                channel.send_if_modified(|current| {
+                    outcome = change.apply(Arc::make_mut(current), room);
+                    matches!(outcome, Ok(true))
+                });
+                outcome
+            }
+        };
+        if matches!(self.record, Slot::Watched(_)) && self.finished() {
+            self.record = Slot::Alone(self.current());
+        }
+        outcome
     }
 }
 
@@ -76,25 +133,25 @@ impl InMemoryTaskStore {
 
 impl Tasks {
     /// The live entry `id`, removing it first if it expired.
-    fn live(&mut self, id: &str) -> Option<&Entry> {
+    fn live(&mut self, id: &str) -> Option<&mut Entry> {
         let expired = self.entries.get(id)?.expired(Instant::now());
         if expired {
             self.remove(id);
             return None;
         }
-        self.entries.get(id)
+        self.entries.get_mut(id)
     }
 
     fn insert(&mut self, record: TaskRecord) {
         let weight = record.weight();
         *self.running.entry(record.owner.clone()).or_default() += 1;
         self.bytes += weight;
+        let id = record.id.clone();
         let entry = Entry {
             expires: record.ttl.map(|ttl| Instant::now() + ttl),
             weight,
-            record: watch::Sender::new(Arc::new(record)),
+            record: Slot::Alone(Arc::new(record)),
         };
-        let id = entry.record.borrow().id.clone();
         self.entries.insert(id, entry);
     }
 
@@ -107,7 +164,7 @@ impl Tasks {
         if entry.finished() {
             self.finished_bytes -= entry.weight;
         } else {
-            self.stop_running(&entry.record.borrow().owner);
+            self.stop_running(&entry.current().owner);
         }
     }
 
@@ -196,14 +253,8 @@ impl Tasks {
             .max_store_bytes
             .saturating_sub(self.bytes - self.finished_bytes - weight);
         let room = limits.max_record_bytes.min(free);
-        let entry = self.entries.get(id).expect("looked up above");
-        let mut outcome = Ok(false);
-        entry.record.send_if_modified(|current| {
-            let record = Arc::make_mut(current);
-            outcome = change.apply(record, room);
-            matches!(outcome, Ok(true))
-        });
-        outcome?;
+        let entry = self.entries.get_mut(id).expect("looked up above");
+        entry.apply(change, room)?;
         let record = entry.current();
         let new_weight = record.weight();
         self.reweigh(id, weight, new_weight, record.status.is_terminal());
@@ -222,7 +273,7 @@ impl Tasks {
         if finished {
             self.finished_bytes += after;
             self.finished.push_back(id.to_owned());
-            let owner = entry.record.borrow().owner.clone();
+            let owner = entry.current().owner.clone();
             self.stop_running(&owner);
         }
     }
@@ -235,7 +286,7 @@ impl TaskStore for InMemoryTaskStore {
     }
 
     async fn get(&self, id: &str) -> Result<Option<Arc<TaskRecord>>, StoreError> {
-        Ok(lock(&self.tasks).live(id).map(Entry::current))
+        Ok(lock(&self.tasks).live(id).map(|entry| entry.current()))
     }
 
     async fn apply(
@@ -252,7 +303,12 @@ impl TaskStore for InMemoryTaskStore {
         let Some(entry) = tasks.live(id) else {
             return Ok(None);
         };
-        let changes = entry.record.subscribe();
+        if entry.finished() {
+            // Nothing follows a terminal version: no channel to keep.
+            let last = entry.current();
+            return Ok(Some(futures::stream::once(async move { last }).boxed()));
+        }
+        let changes = entry.subscribe();
         Ok(Some(
             futures::stream::unfold((changes, true), next_version).boxed(),
         ))
@@ -289,8 +345,9 @@ impl TaskStore for InMemoryTaskStore {
     }
 }
 
-/// The current version at first, then each newer one; ends when the task
-/// is removed (its sender dropped).
+/// The current version at first, then each newer one; ends after the
+/// terminal version, or when the task is removed (either drops the
+/// channel).
 async fn next_version(
     (mut changes, first): (watch::Receiver<Arc<TaskRecord>>, bool),
 ) -> Option<(Arc<TaskRecord>, (watch::Receiver<Arc<TaskRecord>>, bool))> {
@@ -299,4 +356,70 @@ async fn next_version(
     }
     let current = Arc::clone(&changes.borrow_and_update());
     Some((current, (changes, false)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::TaskStatus;
+
+    const LIMITS: TaskLimits = TaskLimits {
+        max_tasks: 10,
+        max_running_per_subject: 10,
+        max_record_bytes: 1 << 20,
+        max_store_bytes: 1 << 20,
+    };
+
+    async fn store_with(id: &str) -> InMemoryTaskStore {
+        let store = InMemoryTaskStore::new();
+        let record = TaskRecord::new(id.into(), None, None, None);
+        store.create(record, &LIMITS).await.unwrap();
+        store
+    }
+
+    fn watched(store: &InMemoryTaskStore, id: &str) -> bool {
+        matches!(lock(&store.tasks).entries[id].record, Slot::Watched(_))
+    }
+
+    #[tokio::test]
+    async fn a_watcher_sees_the_terminal_version_and_then_its_watch_ends() {
+        let store = store_with("t").await;
+        let mut watch = store.watch("t").await.unwrap().unwrap();
+        assert_eq!(watch.next().await.unwrap().status, TaskStatus::Working);
+        assert!(watched(&store, "t"));
+
+        store.apply("t", TaskChange::Cancel, &LIMITS).await.unwrap();
+
+        assert!(!watched(&store, "t"), "a finished task keeps no channel");
+        assert_eq!(watch.next().await.unwrap().status, TaskStatus::Cancelled);
+        assert!(watch.next().await.is_none());
+    }
+
+    #[tokio::test]
+    async fn watching_a_finished_task_gives_its_record_once() {
+        let store = store_with("t").await;
+        store.apply("t", TaskChange::Cancel, &LIMITS).await.unwrap();
+
+        let mut watch = store.watch("t").await.unwrap().unwrap();
+
+        assert_eq!(watch.next().await.unwrap().status, TaskStatus::Cancelled);
+        assert!(watch.next().await.is_none());
+        assert!(!watched(&store, "t"));
+    }
+
+    #[tokio::test]
+    async fn a_change_nobody_watches_gives_the_channel_up() {
+        let store = store_with("t").await;
+        drop(store.watch("t").await.unwrap());
+        assert!(watched(&store, "t"));
+
+        let message = TaskChange::StatusMessage(Some("busy".into()));
+        let record = store.apply("t", message, &LIMITS).await.unwrap().unwrap();
+
+        assert!(!watched(&store, "t"));
+        assert_eq!(record.status_message.as_deref(), Some("busy"));
+        let mut watch = store.watch("t").await.unwrap().unwrap();
+        let current = watch.next().await.unwrap();
+        assert_eq!(current.status_message.as_deref(), Some("busy"));
+    }
 }

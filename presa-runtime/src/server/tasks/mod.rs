@@ -86,11 +86,14 @@ mod store;
 /// The attribute [`TaskStore`] implementations use, re-exported so that a
 /// store needs no dependency of its own: `#[presa::server::tasks::async_trait]`.
 pub use async_trait::async_trait;
+/// The sorted-vector map of [`Keyed`], re-exported for the same reason.
+pub use litemap::LiteMap;
 pub use memory::InMemoryTaskStore;
 pub use settings::TaskSettings;
 pub use store::{
-    AnswersTooLarge, RECORD_OVERHEAD, StoreError, StoredAnswer, StoredAnswers, StoredJson,
-    StoredResult, TaskChange, TaskLimits, TaskRecord, TaskStore, TaskWatch,
+    AnswersTooLarge, Keyed, RECORD_OVERHEAD, StoreError, StoredAnswer, StoredAnswers, StoredJson,
+    StoredRequest, StoredRequests, StoredResult, TaskChange, TaskLimits, TaskRecord, TaskStore,
+    TaskWatch,
 };
 
 pub(crate) use engine::{CreateError, OrphanGuard, TaskEnd, TaskEngine};

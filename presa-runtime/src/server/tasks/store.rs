@@ -11,13 +11,13 @@
 //! publishes changes across processes makes all three work across
 //! processes, with no change to the engine.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
 use futures::stream::BoxStream;
+use litemap::LiteMap;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
@@ -25,15 +25,29 @@ use serde_json::{Map, Value};
 
 use crate::server::reply::task_record_full;
 use crate::wire::{
-    DetailedTask, ErrorObject, InputRequests, InputResponse, Task, TaskStatus, json_len,
+    DetailedTask, ErrorObject, InputRequest, InputRequests, InputResponse, Task, TaskStatus,
+    json_len,
 };
 
 /// What every record costs besides its contents: ids, times, the status,
 /// the map headers. Charged so that many small tasks still count.
 pub const RECORD_OVERHEAD: usize = 512;
 
+/// What a task keeps by input key, in order of key: a sorted vector, as a
+/// task holds few keys, where a `BTreeMap` spends the room of eleven
+/// entries on its first.
+pub type Keyed<V> = LiteMap<String, V>;
+
 /// Answers as a task keeps them, by key.
-pub type StoredAnswers = BTreeMap<String, StoredAnswer>;
+pub type StoredAnswers = Keyed<StoredAnswer>;
+
+/// Input requests as a task keeps them, by key, until they are answered.
+pub type StoredRequests = Keyed<StoredRequest>;
+
+/// One input request, kept as JSON text: a form's schema parsed into maps
+/// costs many times its text, and a parked task keeps its question until
+/// the user answers, which may be never.
+pub type StoredRequest = StoredJson<InputRequest>;
 
 /// One answer, kept as the JSON text it arrived as: it is only parsed when
 /// the handler reads it, costs exactly its length, and is what a durable
@@ -63,6 +77,13 @@ impl<T: Serialize + DeserializeOwned> StoredJson<T> {
         }
     }
 
+    /// The value, parsed.
+    pub fn parse(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_str(self.text.get())
+    }
+}
+
+impl<T> StoredJson<T> {
     /// A value read back from a store that keeps the text.
     pub fn from_json(text: String) -> Result<Self, serde_json::Error> {
         let text = RawValue::from_string(text)?;
@@ -85,11 +106,6 @@ impl<T: Serialize + DeserializeOwned> StoredJson<T> {
     /// Whether the text is empty (never, for a stored value).
     pub fn is_empty(&self) -> bool {
         self.text.get().is_empty()
-    }
-
-    /// The value, parsed.
-    pub fn parse(&self) -> Result<T, serde_json::Error> {
-        serde_json::from_str(self.text.get())
     }
 }
 
@@ -136,12 +152,12 @@ pub struct TaskRecord {
     pub ttl: Option<Duration>,
     /// The poll interval suggested to clients.
     pub poll_interval: Option<Duration>,
-    /// Input requests not answered yet, by key.
-    pub input_requests: InputRequests,
+    /// Input requests not answered yet, by key, as JSON text.
+    pub input_requests: StoredRequests,
     /// Every answer received, by key, as JSON text.
     pub answers: StoredAnswers,
     /// Every key ever asked. An answered key is never asked again.
-    pub asked: BTreeSet<String>,
+    pub asked: Keyed<()>,
     /// The final result, once `completed`, as JSON text.
     pub result: Option<StoredResult>,
     /// The JSON-RPC error, once `failed`.
@@ -168,9 +184,9 @@ impl TaskRecord {
             last_updated_at: now,
             ttl,
             poll_interval,
-            input_requests: InputRequests::new(),
+            input_requests: StoredRequests::new(),
             answers: StoredAnswers::new(),
-            asked: BTreeSet::new(),
+            asked: Keyed::new(),
             result: None,
             error: None,
             version: 0,
@@ -197,12 +213,20 @@ impl TaskRecord {
         self.result.as_ref()?.parse().ok()
     }
 
+    /// The outstanding input requests, parsed. A request whose text does
+    /// not parse (from a store that lost its integrity) is left out.
+    pub fn requests(&self) -> InputRequests {
+        self.input_requests
+            .iter()
+            .filter_map(|(key, request)| Some((key.clone(), request.parse().ok()?)))
+            .collect()
+    }
+
     /// The task with the payload of its status, as `tasks/get` returns it.
     pub fn to_detailed(&self) -> DetailedTask {
         DetailedTask {
             task: self.to_task(),
-            input_requests: (self.status == TaskStatus::InputRequired)
-                .then(|| self.input_requests.clone()),
+            input_requests: (self.status == TaskStatus::InputRequired).then(|| self.requests()),
             result: (self.status == TaskStatus::Completed)
                 .then(|| self.result().unwrap_or_default()),
             error: (self.status == TaskStatus::Failed)
@@ -219,16 +243,16 @@ impl TaskRecord {
             + self.id.len()
             + self.owner.as_ref().map_or(0, String::len)
             + self.status_message.as_ref().map_or(0, String::len)
-            + requests_weight(&self.input_requests)
-            + self
-                .answers
-                .iter()
-                .map(|(k, a)| k.len() + a.len())
-                .sum::<usize>()
-            + self.asked.iter().map(String::len).sum::<usize>()
+            + texts_weight(&self.input_requests)
+            + texts_weight(&self.answers)
+            + self.asked.keys().map(String::len).sum::<usize>()
             + self.result.as_ref().map_or(0, StoredResult::len)
             + self.error.as_ref().map_or(0, json_len)
     }
+}
+
+fn texts_weight<T>(texts: &Keyed<StoredJson<T>>) -> usize {
+    texts.iter().map(|(k, text)| k.len() + text.len()).sum()
 }
 
 fn requests_weight(requests: &InputRequests) -> usize {
@@ -370,11 +394,11 @@ impl TaskChange {
 fn request_input(record: &mut TaskRecord, requests: InputRequests) -> bool {
     let mut changed = false;
     for (key, request) in requests {
-        record.asked.insert(key.clone());
+        record.asked.insert(key.clone(), ());
         if record.answers.contains_key(&key) || record.input_requests.contains_key(&key) {
             continue;
         }
-        record.input_requests.insert(key, request);
+        record.input_requests.insert(key, StoredJson::new(&request));
         changed = true;
     }
     if changed {
@@ -433,8 +457,10 @@ pub struct TaskLimits {
 }
 
 /// The changes of one task: the current record first, then each new
-/// version. It ends when the task is removed (expired). A watcher that
-/// falls behind may skip versions, but always receives the latest.
+/// version. It ends after the terminal version (nothing changes a
+/// finished task), or when the task is removed (expired), and may end
+/// right after it gets there. A watcher that falls behind may skip
+/// versions, but always receives the latest.
 pub type TaskWatch = BoxStream<'static, Arc<TaskRecord>>;
 
 /// Why a store operation failed.
@@ -607,6 +633,41 @@ mod tests {
         assert!(StoredResult::from_json("{not json".into()).is_err());
     }
 
+    #[test]
+    fn a_request_kept_as_text_reads_back_whole_and_weighs_its_text() {
+        let mut task = record();
+        let form = InputRequest::Elicit(crate::wire::ElicitRequestParams::Form {
+            message: "Go ahead?".into(),
+            requested_schema: json!({
+                "type": "object",
+                "properties": {"ok": {"type": "boolean"}},
+                "required": ["ok"],
+            }),
+        });
+        let asked = InputRequests::from([("confirm".to_owned(), form)]);
+        let before = task.weight();
+        TaskChange::RequestInput(asked.clone())
+            .apply(&mut task, ROOM)
+            .unwrap();
+        assert_eq!(task.requests(), asked);
+        assert_eq!(task.to_detailed().input_requests, Some(asked.clone()));
+        assert_eq!(
+            task.weight() - before,
+            2 * "confirm".len() + json_len(&asked["confirm"])
+        );
+    }
+
+    #[test]
+    fn a_stored_request_that_no_longer_parses_is_left_out() {
+        let mut task = record();
+        TaskChange::RequestInput(requests(&["a", "b"]))
+            .apply(&mut task, ROOM)
+            .unwrap();
+        let damaged = StoredRequest::from_json("[1, 2]".into()).unwrap();
+        task.input_requests.insert("a".into(), damaged);
+        assert_eq!(task.requests().keys().collect::<Vec<_>>(), ["b"]);
+    }
+
     fn requests(keys: &[&str]) -> InputRequests {
         keys.iter()
             .map(|k| (k.to_string(), InputRequest::ListRoots))
@@ -701,7 +762,7 @@ mod tests {
                 .unwrap()
         );
         assert_eq!(task.status, TaskStatus::Working);
-        assert!(task.asked.contains("a") && task.asked.contains("b"));
+        assert!(task.asked.contains_key("a") && task.asked.contains_key("b"));
         assert!(
             !TaskChange::Answer(answers(&["b"]))
                 .apply(&mut task, ROOM)

@@ -4,6 +4,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::StreamExt;
+
 use presa_redis::RedisTaskStore;
 use presa_runtime::server::tasks::{StoreError, TaskChange, TaskRecord, TaskStore};
 
@@ -83,6 +85,19 @@ async fn an_unreachable_redis_is_a_clear_error_until_it_is_back() {
     assert!(store.get("before").await.unwrap().is_none());
     store.create(task("after"), &limits()).await.unwrap();
     assert!(store.watch("after").await.unwrap().is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_reads_afresh_after_redis_came_back() {
+    let Some(mut redis) = redis() else { return };
+    let store = redis.store();
+    store.create(task("t"), &limits()).await.unwrap();
+    let mut watch = store.watch("t").await.unwrap().unwrap();
+    assert_eq!(watch.next().await.unwrap().version, 0);
+    redis.server.restart();
+    // The new server knows no task `t`: the watch reads that and ends.
+    let end = tokio::time::timeout(Duration::from_secs(10), watch.next()).await;
+    assert!(end.expect("the watch noticed in time").is_none());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,0 +1,89 @@
+//! A presa [`TaskStore`] on Redis: tasks shared by every server that uses
+//! one Redis.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), presa_runtime::server::tasks::StoreError> {
+//! use presa_redis::RedisTaskStore;
+//!
+//! let store = RedisTaskStore::builder("redis://127.0.0.1:6379/")
+//!     .prefix("myapp:tasks:")
+//!     .build()?;
+//! # let _ = store;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Why Redis
+//!
+//! The engine keeps everything about a task in its [`TaskRecord`] and
+//! follows it through [`TaskStore::watch`], so a store that every server
+//! reads, and that publishes its changes to all of them, lets a task
+//! started on one server be answered, cancelled and listened to on
+//! another. Redis has both halves: a record per key, and pub/sub.
+//!
+//! # The rules, in order
+//!
+//! 1. **Everything a task holds is stored**, as one JSON document (owner,
+//!    status, times, TTL, poll interval, status message, input requests,
+//!    answers, result or error, version, asked keys) in the hash
+//!    `{prefix}task:{id}`, which expires with the task's TTL; a task
+//!    without one does not expire. The JSON form is this crate's own, so
+//!    the runtime's record needs no serde.
+//! 2. **A task is created only within its limits.** One Lua script purges
+//!    expired tasks, checks the owner's running tasks, evicts finished
+//!    tasks (the one that finished first, first) until the count and the
+//!    bytes fit, and inserts the task, so that every store on the same
+//!    Redis and prefix counts against the same [`TaskLimits`]. `create`
+//!    returns `Ok` only when the script has stored the task.
+//! 3. **Every change is [`TaskChange::apply`]**, the same as in memory,
+//!    applied atomically by optimistic concurrency: read the record with
+//!    the store's byte counts, apply the change in Rust with the room they
+//!    leave, and write it with a script that replaces the record only if
+//!    its version is still the one read (and, if the record grew, only if
+//!    its room did not shrink meanwhile). On a conflict the change is
+//!    computed again from the new record, so two servers racing never
+//!    lose an update or apply one twice. This works over one multiplexed
+//!    connection, unlike `WATCH`/`MULTI`.
+//! 4. **Every write is published** on `{prefix}changes:{id}`, and a
+//!    removal as an empty message; watchers subscribe before they read,
+//!    drop stale copies, and end when their task is removed or expires.
+//!    The details are in the `watch` module.
+//! 5. **Expired tasks are invisible** at once (Redis expires the key) and
+//!    are purged from the indexes, and their bytes and quota freed, by
+//!    `purge_expired`, `create`, `count` and `list`. Expiry runs on
+//!    Redis's clock, so all servers agree on it.
+//! 6. **Redis unreachable** is [`StoreError::Backend`], whose message
+//!    names the server and says it could not be reached; no method panics.
+//!    The connections reconnect by themselves, and watchers read their
+//!    record afresh once the connection is back, so nothing is lost.
+//!
+//! # Where it differs from the in-memory store
+//!
+//! - Expiry is counted in whole milliseconds on Redis's clock, not on
+//!   tokio's: paused tokio time does not expire Redis tasks.
+//! - A watch also ends when its task's key expires, even if nothing
+//!   purges it; in memory a watch ends at the purge (or the next read).
+//! - If a call times out after Redis ran it, the caller sees an error for a
+//!   change that was made (a task created is then kept until its TTL).
+//! - The keys hold no hash tags, so the store needs a single Redis (or one
+//!   primary with replicas), not Redis Cluster.
+//!
+//! [`TaskStore`]: presa_runtime::server::tasks::TaskStore
+//! [`TaskStore::watch`]: presa_runtime::server::tasks::TaskStore::watch
+//! [`TaskRecord`]: presa_runtime::server::tasks::TaskRecord
+//! [`TaskChange::apply`]: presa_runtime::server::tasks::TaskChange::apply
+//! [`TaskLimits`]: presa_runtime::server::tasks::TaskLimits
+//! [`StoreError::Backend`]: presa_runtime::server::tasks::StoreError::Backend
+
+mod builder;
+mod error;
+mod follow;
+mod keys;
+mod record;
+mod records;
+mod scripts;
+mod store;
+mod watch;
+
+pub use builder::RedisTaskStoreBuilder;
+pub use store::RedisTaskStore;

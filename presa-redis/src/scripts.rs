@@ -1,0 +1,179 @@
+//! The Lua scripts that change a store's shared state.
+//!
+//! Redis runs a script alone, so each one sees and leaves the counters and
+//! indexes consistent: a quota is checked and a task inserted in one step,
+//! and a record is replaced only if its version is still the one its change
+//! was computed from. Every script takes the key prefix as `ARGV[1]` and
+//! builds the names of [`keys`](crate::keys) from it; time is Redis's own
+//! (`TIME`), so that every server agrees on when a task expires.
+
+use redis::Script;
+
+/// What every script shares: key names, the clock, and how a task is
+/// removed, purged or evicted.
+const PRELUDE: &str = r#"
+local P = ARGV[1]
+local function k(name) return P .. name end
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function number_at(key) return tonumber(redis.call('GET', key) or '0') end
+-- Forgets a task and what it counted, and ends its watches.
+local function remove(id)
+  local weight = redis.call('HGET', k('weights'), id) or '0'
+  local owner = redis.call('HGET', k('owners'), id)
+  if redis.call('ZREM', k('finished'), id) == 1 then
+    redis.call('DECRBY', k('finished-bytes'), weight)
+  elseif owner then
+    redis.call('SREM', k('running:') .. owner, id)
+  end
+  if owner then redis.call('ZREM', k('owned:') .. owner, id) end
+  redis.call('DECRBY', k('bytes'), weight)
+  redis.call('ZREM', k('ids'), id)
+  redis.call('ZREM', k('expiry'), id)
+  redis.call('HDEL', k('weights'), id)
+  redis.call('HDEL', k('owners'), id)
+  redis.call('DEL', k('task:') .. id)
+  redis.call('PUBLISH', k('changes:') .. id, '')
+end
+local function purge(now)
+  local expired = redis.call('ZRANGEBYSCORE', k('expiry'), '-inf', now)
+  for _, id in ipairs(expired) do remove(id) end
+  return #expired
+end
+-- Evicts the task that finished first; false when no task has finished.
+local function evict_one()
+  local first = redis.call('ZRANGE', k('finished'), 0, 0)
+  if #first == 0 then return false end
+  remove(first[1])
+  return true
+end
+"#;
+
+/// ARGV: prefix, id, owner key, record JSON, version, weight, TTL in ms
+/// (empty for none), max tasks, max running per owner, max store bytes.
+/// Returns `ok`, `quota`, `full` or `space`.
+const CREATE: &str = r#"
+local id, owner, weight = ARGV[2], ARGV[3], ARGV[6]
+local ttl = tonumber(ARGV[7])
+local now = now_ms()
+purge(now)
+if redis.call('SCARD', k('running:') .. owner) >= tonumber(ARGV[9]) then return 'quota' end
+while redis.call('ZCARD', k('ids')) >= tonumber(ARGV[8]) do
+  if not evict_one() then return 'full' end
+end
+while number_at(k('bytes')) + tonumber(weight) > tonumber(ARGV[10]) do
+  if not evict_one() then return 'space' end
+end
+local key = k('task:') .. id
+redis.call('HSET', key, 'json', ARGV[4], 'version', ARGV[5])
+if ttl then
+  redis.call('PEXPIRE', key, math.max(ttl, 1))
+  redis.call('ZADD', k('expiry'), now + ttl, id)
+end
+redis.call('ZADD', k('ids'), 0, id)
+redis.call('ZADD', k('owned:') .. owner, 0, id)
+redis.call('SADD', k('running:') .. owner, id)
+redis.call('HSET', k('weights'), id, weight)
+redis.call('HSET', k('owners'), id, owner)
+redis.call('INCRBY', k('bytes'), weight)
+return 'ok'
+"#;
+
+/// ARGV: prefix, id. Returns the record's JSON with the store's bytes, its
+/// finished bytes and the record's weight, read at one instant; nil for a
+/// task that is gone.
+const READ: &str = r#"
+local id = ARGV[2]
+local json = redis.call('HGET', k('task:') .. id, 'json')
+if not json then return false end
+return {json, number_at(k('bytes')), number_at(k('finished-bytes')),
+  tonumber(redis.call('HGET', k('weights'), id) or '0')}
+"#;
+
+/// ARGV: prefix, id, owner key, the version the change was computed from,
+/// the new JSON, its version, its weight, `1` if the task just finished,
+/// max store bytes, max record bytes, and the room the change was computed
+/// with (empty when the record did not grow). Returns `ok`, `gone`, or
+/// `conflict` when the record changed meanwhile or its room shrank.
+const COMMIT: &str = r#"
+local id, owner = ARGV[2], ARGV[3]
+local key = k('task:') .. id
+local version = redis.call('HGET', key, 'version')
+if not version then return 'gone' end
+if version ~= ARGV[4] then return 'conflict' end
+local old = tonumber(redis.call('HGET', k('weights'), id) or '0')
+local max_bytes = tonumber(ARGV[9])
+if ARGV[11] ~= '' then
+  local others = number_at(k('bytes')) - number_at(k('finished-bytes')) - old
+  local room = math.min(tonumber(ARGV[10]), math.max(max_bytes - others, 0))
+  if room < tonumber(ARGV[11]) then return 'conflict' end
+end
+redis.call('HSET', key, 'json', ARGV[5], 'version', ARGV[6])
+redis.call('HSET', k('weights'), id, ARGV[7])
+redis.call('INCRBY', k('bytes'), tonumber(ARGV[7]) - old)
+if ARGV[8] == '1' then
+  redis.call('ZADD', k('finished'), redis.call('INCR', k('finish-seq')), id)
+  redis.call('INCRBY', k('finished-bytes'), ARGV[7])
+  redis.call('SREM', k('running:') .. owner, id)
+end
+redis.call('PUBLISH', k('changes:') .. id, ARGV[5])
+while number_at(k('bytes')) > max_bytes do
+  if not evict_one() then break end
+end
+return 'ok'
+"#;
+
+/// ARGV: prefix. Returns how many tasks were purged.
+const PURGE: &str = "return purge(now_ms())";
+
+/// ARGV: prefix. Returns how many tasks live after a purge.
+const COUNT: &str = r#"
+purge(now_ms())
+return redis.call('ZCARD', k('ids'))
+"#;
+
+/// ARGV: prefix, owner key, the lowest id (`-`, or `(` and the id to
+/// start after), the page size. Returns the records' JSON, in order of id.
+const LIST: &str = r#"
+purge(now_ms())
+local ids = redis.call('ZRANGEBYLEX', k('owned:') .. ARGV[2], ARGV[3], '+', 'LIMIT', 0, ARGV[4])
+local page = {}
+for _, id in ipairs(ids) do
+  local json = redis.call('HGET', k('task:') .. id, 'json')
+  if json then table.insert(page, json) end
+end
+return page
+"#;
+
+/// The scripts, loaded once per store (Redis caches them by hash).
+pub(crate) struct Scripts {
+    /// Inserts a task within its limits.
+    pub(crate) create: Script,
+    /// Reads a record with what its room depends on.
+    pub(crate) read: Script,
+    /// Replaces a record if it is still the version read.
+    pub(crate) commit: Script,
+    /// Removes expired tasks.
+    pub(crate) purge: Script,
+    /// Counts live tasks.
+    pub(crate) count: Script,
+    /// A page of one owner's tasks.
+    pub(crate) list: Script,
+}
+
+impl Scripts {
+    /// Every script, with the prelude.
+    pub(crate) fn new() -> Self {
+        let script = |body: &str| Script::new(&format!("{PRELUDE}{body}"));
+        Scripts {
+            create: script(CREATE),
+            read: script(READ),
+            commit: script(COMMIT),
+            purge: script(PURGE),
+            count: script(COUNT),
+            list: script(LIST),
+        }
+    }
+}

@@ -1,0 +1,316 @@
+//! [`RedisTaskStore`]: the [`TaskStore`] methods, each one script or one
+//! read, and `apply` as read, compute, compare-and-set.
+
+use std::sync::Arc;
+
+use presa_runtime::server::tasks::{
+    StoreError, TaskChange, TaskLimits, TaskRecord, TaskStore, TaskWatch, async_trait,
+};
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::{Client, Script};
+use tokio::sync::mpsc::unbounded_channel;
+
+use crate::builder::RedisTaskStoreBuilder;
+use crate::error::Failures;
+use crate::follow::follow;
+use crate::keys::{Keys, owner_key};
+use crate::record;
+use crate::records::{Expiry, Records};
+use crate::scripts::Scripts;
+use crate::watch::Subscriber;
+
+/// The largest limit handed to the scripts: Lua counts in doubles, which
+/// are exact up to 2^53. No store comes near it.
+const EXACT_LIMIT: usize = 1 << 53;
+
+/// Tasks in Redis, shared by every store (in this process or another) with
+/// the same Redis and prefix. Cloning is cheap and shares the connections.
+///
+/// Built with [`RedisTaskStore::builder`]; see the [crate docs](crate) for
+/// the rules it keeps.
+#[derive(Clone)]
+pub struct RedisTaskStore {
+    records: Records,
+    scripts: Arc<Scripts>,
+    subscriber: Arc<Subscriber>,
+    max_conflicts: u32,
+}
+
+/// A record as `apply` read it, with what its room depends on.
+struct Snapshot {
+    record: TaskRecord,
+    bytes: usize,
+    finished_bytes: usize,
+    weight: usize,
+}
+
+/// How a compare-and-set ended.
+enum Commit {
+    Done,
+    Gone,
+    Conflict,
+}
+
+impl RedisTaskStore {
+    /// Settings for a store on the Redis at `url` (`redis://host:port/db`,
+    /// with credentials if needed).
+    pub fn builder(url: impl Into<String>) -> RedisTaskStoreBuilder {
+        RedisTaskStoreBuilder::new(url)
+    }
+
+    pub(crate) fn open(
+        commands: Client,
+        pushes: Client,
+        config: ConnectionManagerConfig,
+        keys: Keys,
+        failures: Failures,
+        max_conflicts: u32,
+    ) -> Result<Self, StoreError> {
+        let connect = |e| failures.redis("connecting", e);
+        let connection =
+            ConnectionManager::new_lazy_with_config(commands, config.clone()).map_err(connect)?;
+        let (push_sender, push_receiver) = unbounded_channel();
+        let subscriptions = ConnectionManager::new_lazy_with_config(
+            pushes,
+            config
+                .set_push_sender(push_sender)
+                .set_automatic_resubscription(),
+        )
+        .map_err(connect)?;
+        Ok(RedisTaskStore {
+            records: Records {
+                connection,
+                keys,
+                failures,
+            },
+            scripts: Arc::new(Scripts::new()),
+            subscriber: Subscriber::start(subscriptions, push_receiver),
+            max_conflicts,
+        })
+    }
+
+    fn failures(&self) -> &Failures {
+        &self.records.failures
+    }
+
+    fn prefix(&self) -> &str {
+        self.records.keys.prefix()
+    }
+
+    /// Runs a script with the prefix as its first argument.
+    async fn run<T: redis::FromRedisValue>(
+        &self,
+        doing: &str,
+        script: &Script,
+        args: &[String],
+    ) -> Result<T, StoreError> {
+        let mut invocation = script.prepare_invoke();
+        invocation.arg(self.prefix());
+        for arg in args {
+            invocation.arg(arg);
+        }
+        invocation
+            .invoke_async(&mut self.records.connection.clone())
+            .await
+            .map_err(|e| self.failures().redis(doing, e))
+    }
+
+    async fn read(&self, id: &str) -> Result<Option<Snapshot>, StoreError> {
+        let read: Option<(String, usize, usize, usize)> = self
+            .run("reading a task", &self.scripts.read, &[id.to_owned()])
+            .await?;
+        let Some((json, bytes, finished_bytes, weight)) = read else {
+            return Ok(None);
+        };
+        Ok(Some(Snapshot {
+            record: self.records.decode(id, &json)?,
+            bytes,
+            finished_bytes,
+            weight,
+        }))
+    }
+
+    /// Writes `record` if the stored one is still version `read_version`,
+    /// and, when it grew, still has the `room` it was computed with.
+    async fn commit(
+        &self,
+        record: &TaskRecord,
+        read: &Snapshot,
+        room: usize,
+        limits: &TaskLimits,
+    ) -> Result<Commit, StoreError> {
+        let weight = record.weight();
+        let args = [
+            record.id.clone(),
+            owner_key(record.owner.as_deref()),
+            read.record.version.to_string(),
+            self.encode(record)?,
+            record.version.to_string(),
+            weight.to_string(),
+            if record.status.is_terminal() {
+                "1"
+            } else {
+                "0"
+            }
+            .to_owned(),
+            limits.max_store_bytes.to_string(),
+            limits.max_record_bytes.to_string(),
+            if weight > read.weight {
+                room.to_string()
+            } else {
+                String::new()
+            },
+        ];
+        let answer: String = self
+            .run("changing a task", &self.scripts.commit, &args)
+            .await?;
+        match answer.as_str() {
+            "ok" => Ok(Commit::Done),
+            "gone" => Ok(Commit::Gone),
+            "conflict" => Ok(Commit::Conflict),
+            other => Err(self.failures().unexpected("changing a task", other)),
+        }
+    }
+
+    fn encode(&self, record: &TaskRecord) -> Result<String, StoreError> {
+        record::encode(record).map_err(|e| self.failures().corrupt(&record.id, e))
+    }
+}
+
+/// The limits as the scripts count them.
+fn exact(limits: &TaskLimits) -> TaskLimits {
+    TaskLimits {
+        max_tasks: limits.max_tasks.min(EXACT_LIMIT),
+        max_running_per_subject: limits.max_running_per_subject.min(EXACT_LIMIT),
+        max_record_bytes: limits.max_record_bytes.min(EXACT_LIMIT),
+        max_store_bytes: limits.max_store_bytes.min(EXACT_LIMIT),
+    }
+}
+
+/// The room a record has: what it may weigh, and what the store could free
+/// for it by evicting every finished task, as the in-memory store counts.
+fn room(read: &Snapshot, limits: &TaskLimits) -> usize {
+    let others_running = read
+        .bytes
+        .saturating_sub(read.finished_bytes)
+        .saturating_sub(read.weight);
+    limits
+        .max_record_bytes
+        .min(limits.max_store_bytes.saturating_sub(others_running))
+}
+
+#[async_trait]
+impl TaskStore for RedisTaskStore {
+    async fn create(&self, record: TaskRecord, limits: &TaskLimits) -> Result<(), StoreError> {
+        let exact = exact(limits);
+        let args = [
+            record.id.clone(),
+            owner_key(record.owner.as_deref()),
+            self.encode(&record)?,
+            record.version.to_string(),
+            record.weight().to_string(),
+            record
+                .ttl
+                .map_or_else(String::new, |ttl| ttl.as_millis().to_string()),
+            exact.max_tasks.to_string(),
+            exact.max_running_per_subject.to_string(),
+            exact.max_store_bytes.to_string(),
+        ];
+        let answer: String = self
+            .run("creating a task", &self.scripts.create, &args)
+            .await?;
+        match answer.as_str() {
+            "ok" => Ok(()),
+            "quota" => Err(StoreError::QuotaExceeded {
+                limit: limits.max_running_per_subject,
+            }),
+            "full" => Err(StoreError::Full {
+                limit: limits.max_tasks,
+            }),
+            "space" => Err(StoreError::OutOfSpace {
+                limit: limits.max_store_bytes,
+            }),
+            other => Err(self.failures().unexpected("creating a task", other)),
+        }
+    }
+
+    async fn get(&self, id: &str) -> Result<Option<Arc<TaskRecord>>, StoreError> {
+        Ok(self.records.get(id).await?.map(Arc::new))
+    }
+
+    async fn apply(
+        &self,
+        id: &str,
+        change: TaskChange,
+        limits: &TaskLimits,
+    ) -> Result<Option<Arc<TaskRecord>>, StoreError> {
+        let limits = exact(limits);
+        for _ in 0..self.max_conflicts {
+            let Some(read) = self.read(id).await? else {
+                return Ok(None);
+            };
+            if read.record.status.is_terminal() {
+                return Ok(Some(Arc::new(read.record)));
+            }
+            let room = room(&read, &limits);
+            let mut record = read.record.clone();
+            if !change.clone().apply(&mut record, room)? {
+                return Ok(Some(Arc::new(record)));
+            }
+            match self.commit(&record, &read, room, &limits).await? {
+                Commit::Done => return Ok(Some(Arc::new(record))),
+                Commit::Gone => return Ok(None),
+                Commit::Conflict => continue,
+            }
+        }
+        Err(StoreError::Backend(format!(
+            "task {id} changed {} times while one change to it was computed",
+            self.max_conflicts
+        )))
+    }
+
+    async fn watch(&self, id: &str) -> Result<Option<TaskWatch>, StoreError> {
+        let channel = self.records.keys.changes(id);
+        let (registration, events) = self
+            .subscriber
+            .join(channel)
+            .await
+            .map_err(|e| self.failures().redis("subscribing to a task", e))?;
+        let Some(current) = self.records.get(id).await? else {
+            return Ok(None);
+        };
+        let expiry = match current.ttl {
+            Some(_) => self.records.expiry(id).await?,
+            None => Expiry::Never,
+        };
+        let records = self.records.clone();
+        Ok(Some(follow(current, expiry, registration, events, records)))
+    }
+
+    async fn purge_expired(&self) -> Result<usize, StoreError> {
+        self.run("purging expired tasks", &self.scripts.purge, &[])
+            .await
+    }
+
+    async fn count(&self) -> Result<usize, StoreError> {
+        self.run("counting tasks", &self.scripts.count, &[]).await
+    }
+
+    async fn list(
+        &self,
+        owner: Option<&str>,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<Arc<TaskRecord>>, StoreError> {
+        let start = after.map_or_else(|| "-".to_owned(), |after| format!("({after}"));
+        let page_size = limit.min(i64::MAX as usize).to_string();
+        let args = [owner_key(owner), start, page_size];
+        let page: Vec<String> = self.run("listing tasks", &self.scripts.list, &args).await?;
+        page.iter()
+            .map(|json| {
+                let record = self.records.decode("(listed)", json)?;
+                Ok(Arc::new(record))
+            })
+            .collect()
+    }
+}

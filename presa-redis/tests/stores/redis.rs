@@ -1,0 +1,120 @@
+//! The rules against [`RedisTaskStore`], on a `redis-server` each test
+//! starts for itself, and what only a store with a server behind it must do.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+
+use presa_redis::RedisTaskStore;
+use presa_runtime::server::tasks::{StoreError, TaskChange, TaskRecord, TaskStore};
+
+use crate::redis_server::RedisServer;
+use crate::suite::{Stores, limits};
+
+/// Stores on one server under one prefix: each handle is a server of its
+/// own, with its own connections.
+struct Redis {
+    server: RedisServer,
+    prefix: String,
+}
+
+impl Redis {
+    fn store(&self) -> RedisTaskStore {
+        RedisTaskStore::builder(self.server.url())
+            .prefix(self.prefix.clone())
+            .build()
+            .expect("a valid URL")
+    }
+}
+
+impl Stores for Redis {
+    fn open(&self) -> Arc<dyn TaskStore> {
+        Arc::new(self.store())
+    }
+}
+
+fn redis() -> Option<Redis> {
+    Some(Redis {
+        server: RedisServer::start()?,
+        prefix: "test:".into(),
+    })
+}
+
+crate::rules!(redis());
+
+fn task(id: &str) -> TaskRecord {
+    TaskRecord::new(id.into(), None, None, None)
+}
+
+fn unreachable(result: Result<impl std::fmt::Debug, StoreError>) -> String {
+    match result {
+        Err(StoreError::Backend(message)) => message,
+        other => panic!("expected a backend error, got {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_redis_is_a_clear_error_until_it_is_back() {
+    let Some(mut redis) = redis() else { return };
+    let store = redis.store();
+    store.create(task("before"), &limits()).await.unwrap();
+    redis.server.stop();
+
+    let message = unreachable(store.get("before").await);
+    assert!(message.contains("unreachable"), "{message}");
+    assert!(message.contains("127.0.0.1"), "{message}");
+    unreachable(store.create(task("during"), &limits()).await);
+    unreachable(store.apply("before", TaskChange::Cancel, &limits()).await);
+    unreachable(store.watch("before").await.map(|_| ()));
+    unreachable(store.count().await);
+    unreachable(store.list(None, None, 10).await);
+    unreachable(store.purge_expired().await);
+
+    redis.server.restart();
+    let mut back = false;
+    for _ in 0..200 {
+        if store.count().await.is_ok() {
+            back = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(back, "the store never reconnected");
+    // A server without persistence comes back empty.
+    assert!(store.get("before").await.unwrap().is_none());
+    store.create(task("after"), &limits()).await.unwrap();
+    assert!(store.watch("after").await.unwrap().is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_reads_afresh_after_redis_came_back() {
+    let Some(mut redis) = redis() else { return };
+    let store = redis.store();
+    store.create(task("t"), &limits()).await.unwrap();
+    let mut watch = store.watch("t").await.unwrap().unwrap();
+    assert_eq!(watch.next().await.unwrap().version, 0);
+    redis.server.restart();
+    // The new server knows no task `t`: the watch reads that and ends.
+    let end = tokio::time::timeout(Duration::from_secs(10), watch.next()).await;
+    assert!(end.expect("the watch noticed in time").is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prefixes_keep_stores_apart() {
+    let Some(redis) = redis() else { return };
+    let mine = redis.store();
+    let theirs = RedisTaskStore::builder(redis.server.url())
+        .prefix("other:")
+        .build()
+        .unwrap();
+    mine.create(task("t"), &limits()).await.unwrap();
+    assert!(theirs.get("t").await.unwrap().is_none());
+    assert_eq!((mine.count().await, theirs.count().await), (Ok(1), Ok(0)));
+}
+
+#[tokio::test]
+async fn a_bad_url_is_refused_when_built() {
+    let built = RedisTaskStore::builder("http://nowhere").build();
+    assert!(matches!(built, Err(StoreError::Backend(_))));
+}

@@ -8,11 +8,11 @@
 //! back equals the one written. Answers and the result are kept as the JSON
 //! text the record already holds them as, embedded without re-encoding.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use presa_runtime::server::tasks::{StoredAnswer, StoredResult, TaskRecord};
-use presa_runtime::wire::{ErrorObject, InputRequests, TaskStatus};
+use presa_runtime::server::tasks::{Keyed, StoredJson, StoredResult, TaskRecord};
+use presa_runtime::wire::{ErrorObject, TaskStatus};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -28,9 +28,9 @@ struct StoredRecord {
     last_updated_at_ns: u64,
     ttl_ns: Option<u64>,
     poll_interval_ns: Option<u64>,
-    input_requests: InputRequests,
+    input_requests: BTreeMap<String, Box<RawValue>>,
     answers: BTreeMap<String, Box<RawValue>>,
-    asked: BTreeSet<String>,
+    asked: Vec<String>,
     result: Option<Box<RawValue>>,
     error: Option<ErrorObject>,
     version: u64,
@@ -47,13 +47,9 @@ pub(crate) fn encode(record: &TaskRecord) -> Result<String, serde_json::Error> {
         last_updated_at_ns: since_epoch(record.last_updated_at),
         ttl_ns: record.ttl.map(nanos),
         poll_interval_ns: record.poll_interval.map(nanos),
-        input_requests: record.input_requests.clone(),
-        answers: record
-            .answers
-            .iter()
-            .map(|(key, answer)| Ok((key.clone(), raw(answer.json())?)))
-            .collect::<Result<_, serde_json::Error>>()?,
-        asked: record.asked.clone(),
+        input_requests: raw_texts(&record.input_requests)?,
+        answers: raw_texts(&record.answers)?,
+        asked: record.asked.keys().cloned().collect(),
         result: record.result.as_ref().map(|r| raw(r.json())).transpose()?,
         error: record.error.clone(),
         version: record.version,
@@ -73,13 +69,9 @@ pub(crate) fn decode(text: &str) -> Result<TaskRecord, serde_json::Error> {
         last_updated_at: at(stored.last_updated_at_ns),
         ttl: stored.ttl_ns.map(Duration::from_nanos),
         poll_interval: stored.poll_interval_ns.map(Duration::from_nanos),
-        input_requests: stored.input_requests,
-        answers: stored
-            .answers
-            .into_iter()
-            .map(|(key, text)| Ok((key, StoredAnswer::from_json(text_of(text))?)))
-            .collect::<Result<_, serde_json::Error>>()?,
-        asked: stored.asked,
+        input_requests: stored_texts(stored.input_requests)?,
+        answers: stored_texts(stored.answers)?,
+        asked: stored.asked.into_iter().map(|key| (key, ())).collect(),
         result: stored
             .result
             .map(|text| StoredResult::from_json(text_of(text)))
@@ -87,6 +79,26 @@ pub(crate) fn decode(text: &str) -> Result<TaskRecord, serde_json::Error> {
         error: stored.error,
         version: stored.version,
     })
+}
+
+/// Texts kept by key, embedded as they are.
+fn raw_texts<T>(
+    texts: &Keyed<StoredJson<T>>,
+) -> Result<BTreeMap<String, Box<RawValue>>, serde_json::Error> {
+    texts
+        .iter()
+        .map(|(key, text)| Ok((key.clone(), raw(text.json())?)))
+        .collect()
+}
+
+/// Embedded texts back as the record keeps them.
+fn stored_texts<T>(
+    texts: BTreeMap<String, Box<RawValue>>,
+) -> Result<Keyed<StoredJson<T>>, serde_json::Error> {
+    texts
+        .into_iter()
+        .map(|(key, text)| Ok((key, StoredJson::from_json(text_of(text))?)))
+        .collect()
 }
 
 fn raw(json: &str) -> Result<Box<RawValue>, serde_json::Error> {
@@ -114,7 +126,7 @@ fn at(nanos: u64) -> SystemTime {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use presa_runtime::server::tasks::TaskChange;
+    use presa_runtime::server::tasks::{StoredAnswer, TaskChange};
     use presa_runtime::wire::{ElicitResult, InputRequest, InputResponse};
     use serde_json::{Map, Value, json};
 
@@ -138,7 +150,9 @@ mod tests {
             .apply(&mut record, ROOM)
             .unwrap();
         let answer = InputResponse::Elicit(ElicitResult::accept(json!({"ok": "yes"})));
-        let answers = [("a".to_owned(), StoredAnswer::new(&answer))].into();
+        let answers = [("a".to_owned(), StoredAnswer::new(&answer))]
+            .into_iter()
+            .collect();
         TaskChange::Answer(answers)
             .apply(&mut record, ROOM)
             .unwrap();

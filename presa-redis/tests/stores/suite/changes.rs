@@ -89,7 +89,9 @@ pub async fn answers_past_the_record_size_are_refused(stores: &impl Stores) {
         .apply("t", TaskChange::RequestInput(requests(&["a"])), &small)
         .await
         .unwrap();
-    let big = [("a".to_owned(), answer(json!({"text": "x".repeat(4096)})))].into();
+    let big = [("a".to_owned(), answer(json!({"text": "x".repeat(4096)})))]
+        .into_iter()
+        .collect();
     let refused = store.apply("t", TaskChange::Answer(big), &small).await;
     assert!(
         matches!(refused, Err(StoreError::AnswersTooLarge(_))),
@@ -124,7 +126,7 @@ pub async fn racing_changes_all_land_once(stores: &impl Stores) {
     let mut racers = tokio::task::JoinSet::new();
     for key in &keys {
         for (n, store) in [&first, &second].into_iter().enumerate() {
-            let answer = [(key.clone(), answer(json!(key)))].into();
+            let answer = [(key.clone(), answer(json!(key)))].into_iter().collect();
             let answering = Arc::clone(store);
             racers.spawn(async move {
                 answering

@@ -457,10 +457,10 @@ pub struct TaskLimits {
 }
 
 /// The changes of one task: the current record first, then each new
-/// version. It ends after the terminal version (nothing changes a
-/// finished task), or when the task is removed (expired), and may end
-/// right after it gets there. A watcher that falls behind may skip
-/// versions, but always receives the latest.
+/// version. Nothing follows a terminal version, so a store may end the
+/// watch there; it must end it when the task is removed (expired). A
+/// watcher that falls behind may skip versions, but always receives the
+/// latest.
 pub type TaskWatch = BoxStream<'static, Arc<TaskRecord>>;
 
 /// Why a store operation failed.

@@ -19,6 +19,7 @@ use super::store::{
     StoreError, StoredAnswer, StoredAnswers, TaskChange, TaskLimits, TaskRecord, TaskStore,
     TaskWatch,
 };
+use super::takeover::Leases;
 use crate::server::caller::Caller;
 use crate::server::reply::{
     answer_too_large, answers_too_large, internal_error, report_internal, task_not_found,
@@ -38,6 +39,8 @@ pub(crate) struct TaskEngine {
     max_answer_bytes: usize,
     sweeper: Mutex<Option<tokio::task::JoinHandle<()>>>,
     listeners: Arc<Mutex<HashMap<String, usize>>>,
+    /// With [`TaskSettings::lease`], how this server holds leases.
+    leases: Option<Arc<Leases>>,
 }
 
 /// Why a task could not be created.
@@ -68,12 +71,14 @@ impl From<TaskEnd> for TaskChange {
 
 impl TaskEngine {
     pub fn new(settings: TaskSettings, store: Arc<dyn TaskStore>, max_answer_bytes: usize) -> Self {
+        let leases = settings.lease.map(|length| Arc::new(Leases::new(length)));
         TaskEngine {
             settings,
             store,
             max_answer_bytes,
             sweeper: Mutex::new(None),
             listeners: Arc::default(),
+            leases,
         }
     }
 
@@ -149,6 +154,7 @@ impl TaskEngine {
         let store = Arc::clone(&self.store);
         let limits = self.settings.limits;
         let ttl = self.settings.ttl;
+        let leases = self.leases.clone();
         let span = tracing::info_span!("mcp.task", task = %id, tool = %origin, subject = owner);
         let runner = async move {
             let _charge = charge;
@@ -171,6 +177,9 @@ impl TaskEngine {
                 }
                 () = expiry(ttl) => {
                     tracing::debug!(task = id, "task expired; dropping its handler");
+                }
+                () = keep_lease(leases.as_deref(), &*store, &id) => {
+                    tracing::warn!(task = id, "another server took the task over; dropping its handler");
                 }
                 end = run => {
                     if let Err(e) = store.apply(&id, end.into(), &limits).await {
@@ -248,6 +257,7 @@ impl TaskEngine {
         ids: &[String],
         caller: &Caller,
     ) -> Result<Vec<(String, TaskWatch)>, ErrorObject> {
+        self.start_sweeper();
         let mut visible = Vec::new();
         for id in ids {
             let watch = self
@@ -284,6 +294,7 @@ impl TaskEngine {
         caller: &Caller,
         cursor: Option<&str>,
     ) -> Result<(Vec<Arc<TaskRecord>>, Option<String>), ErrorObject> {
+        self.start_sweeper();
         let owner = caller.task_owner();
         let page = self
             .store
@@ -320,6 +331,7 @@ impl TaskEngine {
         caller: &Caller,
         verb: &str,
     ) -> Result<Arc<TaskRecord>, ErrorObject> {
+        self.start_sweeper();
         let record = self
             .store
             .get(id)
@@ -348,14 +360,20 @@ impl TaskEngine {
 
     /// Starts the background sweeper from inside the runtime, unless it
     /// runs already (it is started again if the runtime that ran it is
-    /// gone). It stops when the store is dropped.
+    /// gone): it purges expired tasks and, when the server takes leases,
+    /// takes over the tasks whose lease lapsed. Every task request starts
+    /// it, so a server restarted on a shared store takes over its old
+    /// tasks once a client asks about one. It stops when the store is
+    /// dropped.
     fn start_sweeper(&self) {
         let mut sweeper = lock(&self.sweeper);
         if sweeper.as_ref().is_some_and(|s| !s.is_finished()) {
             return;
         }
         let store = Arc::downgrade(&self.store);
-        let period = self.settings.sweep_interval;
+        let period = self.settings.sweeper_period();
+        let limits = self.settings.limits;
+        let leases = self.leases.clone();
         *sweeper = Some(tokio::spawn(async move {
             let mut ticks = tokio::time::interval(period);
             ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -364,6 +382,9 @@ impl TaskEngine {
                 let Some(store) = store.upgrade() else { return };
                 if let Err(e) = store.purge_expired().await {
                     tracing::warn!(error = %e, "purging expired tasks failed");
+                }
+                if let Some(leases) = &leases {
+                    leases.take_over_lapsed(&*store, &limits).await;
                 }
             }
         }));
@@ -455,6 +476,15 @@ async fn ended(mut watch: TaskWatch) {
         if record.status.is_terminal() {
             return;
         }
+    }
+}
+
+/// Keeps the task's lease while the handler runs, when the server takes
+/// leases; resolves only if another server took the task over.
+async fn keep_lease(leases: Option<&Leases>, store: &dyn TaskStore, id: &str) {
+    match leases {
+        Some(leases) => leases.keep(store, id).await,
+        None => std::future::pending().await,
     }
 }
 

@@ -16,12 +16,14 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
 use async_trait::async_trait;
 use futures::StreamExt;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
+use super::lease::Lease;
 use super::store::{
     AnswersTooLarge, StoreError, TaskChange, TaskLimits, TaskRecord, TaskStore, TaskWatch,
 };
@@ -51,6 +53,8 @@ struct Tasks {
 
 struct Entry {
     record: Slot,
+    /// The server running the handler, when servers take leases.
+    lease: Option<Lease>,
     expires: Option<Instant>,
     /// The record's weight as last counted.
     weight: usize,
@@ -148,6 +152,7 @@ impl Tasks {
         self.bytes += weight;
         let id = record.id.clone();
         let entry = Entry {
+            lease: None,
             expires: record.ttl.map(|ttl| Instant::now() + ttl),
             weight,
             record: Slot::Alone(Arc::new(record)),
@@ -324,6 +329,32 @@ impl TaskStore for InMemoryTaskStore {
         Ok(tasks.entries.len())
     }
 
+    async fn hold(&self, id: &str, lease: &Lease, now: SystemTime) -> Result<bool, StoreError> {
+        let mut tasks = lock(&self.tasks);
+        let Some(entry) = tasks.live(id) else {
+            return Ok(false);
+        };
+        let granted =
+            !entry.finished() && Lease::may_hold(entry.lease.as_ref(), &lease.holder, now);
+        if granted {
+            entry.lease = Some(lease.clone());
+        }
+        Ok(granted)
+    }
+
+    async fn lapsed(&self, now: SystemTime, limit: usize) -> Result<Vec<String>, StoreError> {
+        let mut tasks = lock(&self.tasks);
+        tasks.purge();
+        Ok(tasks
+            .entries
+            .iter()
+            .filter(|(_, entry)| entry.lease.as_ref().is_some_and(|l| l.lapsed(now)))
+            .filter(|(_, entry)| !entry.finished())
+            .map(|(id, _)| id.clone())
+            .take(limit)
+            .collect())
+    }
+
     async fn list(
         &self,
         owner: Option<&str>,
@@ -362,6 +393,7 @@ async fn next_version(
 mod tests {
     use super::*;
     use crate::wire::TaskStatus;
+    use std::time::Duration;
 
     const LIMITS: TaskLimits = TaskLimits {
         max_tasks: 10,
@@ -375,6 +407,43 @@ mod tests {
         let record = TaskRecord::new(id.into(), None, None, None);
         store.create(record, &LIMITS).await.unwrap();
         store
+    }
+
+    #[tokio::test]
+    async fn a_lease_is_held_renewed_refused_and_found_lapsed() {
+        let store = store_with("t").await;
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(600);
+        let minute = Duration::from_secs(60);
+        let lease_a = Lease::new("a", now, minute);
+        assert!(store.hold("t", &lease_a, now).await.unwrap());
+        assert!(store.hold("t", &lease_a, now + minute / 2).await.unwrap());
+        let lease_b = Lease::new("b", now, minute);
+        assert!(!store.hold("t", &lease_b, now).await.unwrap());
+        assert!(store.lapsed(now, 10).await.unwrap().is_empty());
+
+        let later = now + 2 * minute;
+        assert_eq!(store.lapsed(later, 10).await.unwrap(), ["t"]);
+        assert!(
+            store
+                .hold("t", &Lease::new("b", later, minute), later)
+                .await
+                .unwrap()
+        );
+        assert!(store.lapsed(later, 10).await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_finished_task_takes_no_lease_and_never_lapses() {
+        let store = store_with("t").await;
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(600);
+        let lease = Lease::new("a", now, Duration::from_secs(1));
+        assert!(store.hold("t", &lease, now).await.unwrap());
+        store.apply("t", TaskChange::Cancel, &LIMITS).await.unwrap();
+
+        let later = now + Duration::from_secs(5);
+        assert!(store.lapsed(later, 10).await.unwrap().is_empty());
+        assert!(!store.hold("t", &lease, later).await.unwrap());
+        assert!(!store.hold("unknown", &lease, later).await.unwrap());
     }
 
     fn watched(store: &InMemoryTaskStore, id: &str) -> bool {

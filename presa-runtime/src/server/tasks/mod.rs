@@ -78,14 +78,17 @@
 //!   [`ServerBuilder::memory_limit`](super::ServerBuilder::memory_limit).
 
 mod engine;
+mod lease;
 mod link;
 mod memory;
 mod settings;
 mod store;
+mod takeover;
 
 /// The attribute [`TaskStore`] implementations use, re-exported so that a
 /// store needs no dependency of its own: `#[presa::server::tasks::async_trait]`.
 pub use async_trait::async_trait;
+pub use lease::Lease;
 /// The sorted-vector map of [`Keyed`], re-exported for the same reason.
 pub use litemap::LiteMap;
 pub use memory::InMemoryTaskStore;

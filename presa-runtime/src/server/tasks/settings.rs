@@ -21,6 +21,7 @@ pub struct TaskSettings {
     pub(crate) max_reasks: u32,
     pub(crate) max_listeners: usize,
     pub(crate) sweep_interval: Duration,
+    pub(crate) lease: Option<Duration>,
 }
 
 impl Default for TaskSettings {
@@ -37,6 +38,7 @@ impl Default for TaskSettings {
             max_reasks: 3,
             max_listeners: 16,
             sweep_interval: Duration::from_secs(60),
+            lease: None,
         }
     }
 }
@@ -117,5 +119,27 @@ impl TaskSettings {
     pub fn sweep_interval(mut self, interval: Duration) -> Self {
         self.sweep_interval = interval.max(Duration::from_millis(1));
         self
+    }
+
+    /// Takes a lease of `length` on every task this server runs, and takes
+    /// over the tasks whose lease lapsed: for servers that share a task
+    /// store, so that a task whose server died does not stay running until
+    /// its TTL (see [`Lease`](super::Lease)). The server renews its leases
+    /// every third of `length` (at least 300 ms), and looks for lapsed ones
+    /// every half `length` (or every
+    /// [`sweep_interval`](Self::sweep_interval), if shorter). Off by default:
+    /// a store that only one server uses needs none.
+    pub fn lease(mut self, length: Duration) -> Self {
+        self.lease = Some(length.max(Duration::from_millis(300)));
+        self
+    }
+
+    /// How often the sweeper runs: the sweep interval, or half the lease
+    /// when that is shorter.
+    pub(crate) fn sweeper_period(&self) -> Duration {
+        match self.lease {
+            Some(lease) => self.sweep_interval.min(lease / 2),
+            None => self.sweep_interval,
+        }
     }
 }

@@ -23,6 +23,7 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::lease::Lease;
 use crate::server::reply::task_record_full;
 use crate::wire::{
     DetailedTask, ErrorObject, InputRequest, InputRequests, InputResponse, Task, TaskStatus,
@@ -536,6 +537,24 @@ pub trait TaskStore: Send + Sync + 'static {
     /// How many live (unexpired) tasks the store holds, running or not.
     async fn count(&self) -> Result<usize, StoreError>;
 
+    /// Takes or renews `lease` on the running task `id`, following
+    /// [`Lease::may_hold`] at `now`: `false` if another server holds a
+    /// lease that has not lapsed, or the task is finished or unknown. A
+    /// store without leases keeps this default, which grants every lease:
+    /// it suits a store that only one server uses.
+    async fn hold(&self, id: &str, lease: &Lease, now: SystemTime) -> Result<bool, StoreError> {
+        let _ = (id, lease, now);
+        Ok(true)
+    }
+
+    /// Up to `limit` running tasks whose lease has lapsed at `now`: tasks
+    /// whose server stopped renewing it. A store without leases keeps this
+    /// default, which finds none.
+    async fn lapsed(&self, now: SystemTime, limit: usize) -> Result<Vec<String>, StoreError> {
+        let _ = (now, limit);
+        Ok(Vec::new())
+    }
+
     /// Up to `limit` live tasks of `owner`, in order of id, starting after
     /// the id `after`: a page of legacy `tasks/list`. A store that cannot
     /// list keeps this default, and `tasks/list` then fails with `-32603`.
@@ -583,6 +602,14 @@ impl<S: TaskStore + ?Sized> TaskStore for Arc<S> {
 
     async fn count(&self) -> Result<usize, StoreError> {
         (**self).count().await
+    }
+
+    async fn hold(&self, id: &str, lease: &Lease, now: SystemTime) -> Result<bool, StoreError> {
+        (**self).hold(id, lease, now).await
+    }
+
+    async fn lapsed(&self, now: SystemTime, limit: usize) -> Result<Vec<String>, StoreError> {
+        (**self).lapsed(now, limit).await
     }
 
     async fn list(

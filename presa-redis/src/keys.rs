@@ -16,6 +16,8 @@
 //! | `weights`, `owners` | hashes | each task's weight and owner, kept until it is purged |
 //! | `bytes`, `finished-bytes` | integers | what all records, and the finished ones, weigh |
 //! | `finish-seq` | integer | the counter that orders finished tasks |
+//! | `leases` | sorted set | running tasks with a lease, scored by when it lapses (ms since the epoch, the servers' clocks) |
+//! | `lease-holders` | hash | the server holding each lease |
 
 /// The names of one store's keys.
 #[derive(Debug, Clone)]

@@ -56,6 +56,11 @@
 //!    names the server and says it could not be reached; no method panics.
 //!    The connections reconnect by themselves, and watchers read their
 //!    record afresh once the connection is back, so nothing is lost.
+//! 7. **Leases** ([`Lease`]) live beside the records, in a sorted set by
+//!    when they lapse: a renewal is no change a client sees. Taking one
+//!    follows [`Lease::may_hold`] in a script, so two servers claiming a
+//!    lapsed task do not both win; a task's lease is forgotten when it
+//!    ends or is removed. Lease times are the servers' wall clocks.
 //!
 //! # Where it differs from the in-memory store
 //!
@@ -74,6 +79,8 @@
 //! [`TaskChange::apply`]: presa_runtime::server::tasks::TaskChange::apply
 //! [`TaskLimits`]: presa_runtime::server::tasks::TaskLimits
 //! [`StoreError::Backend`]: presa_runtime::server::tasks::StoreError::Backend
+//! [`Lease`]: presa_runtime::server::tasks::Lease
+//! [`Lease::may_hold`]: presa_runtime::server::tasks::Lease::may_hold
 
 mod builder;
 mod error;

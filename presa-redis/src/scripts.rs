@@ -19,6 +19,11 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 local function number_at(key) return tonumber(redis.call('GET', key) or '0') end
+-- Forgets a task's lease: it ended, or it is gone.
+local function release(id)
+  redis.call('ZREM', k('leases'), id)
+  redis.call('HDEL', k('lease-holders'), id)
+end
 -- Forgets a task and what it counted, and ends its watches.
 local function remove(id)
   local weight = redis.call('HGET', k('weights'), id) or '0'
@@ -34,6 +39,7 @@ local function remove(id)
   redis.call('ZREM', k('expiry'), id)
   redis.call('HDEL', k('weights'), id)
   redis.call('HDEL', k('owners'), id)
+  release(id)
   redis.call('DEL', k('task:') .. id)
   redis.call('PUBLISH', k('changes:') .. id, '')
 end
@@ -117,6 +123,7 @@ if ARGV[8] == '1' then
   redis.call('ZADD', k('finished'), redis.call('INCR', k('finish-seq')), id)
   redis.call('INCRBY', k('finished-bytes'), ARGV[7])
   redis.call('SREM', k('running:') .. owner, id)
+  release(id)
 end
 redis.call('PUBLISH', k('changes:') .. id, ARGV[5])
 while number_at(k('bytes')) > max_bytes do
@@ -147,6 +154,40 @@ end
 return page
 "#;
 
+/// ARGV: prefix, id, holder, until (ms since the epoch), now (ms, the
+/// caller's clock). Takes or renews the lease of a running task under
+/// `Lease::may_hold`: unless another holder's lease has not lapsed at
+/// `now`. Returns 1 when held, 0 otherwise.
+const HOLD: &str = r#"
+local id, holder, now = ARGV[2], ARGV[3], tonumber(ARGV[5])
+if redis.call('EXISTS', k('task:') .. id) == 0 then return 0 end
+if redis.call('ZSCORE', k('finished'), id) then return 0 end
+local current = redis.call('HGET', k('lease-holders'), id)
+local lapses = tonumber(redis.call('ZSCORE', k('leases'), id) or '0')
+if current and current ~= holder and lapses > now then return 0 end
+redis.call('ZADD', k('leases'), ARGV[4], id)
+redis.call('HSET', k('lease-holders'), id, holder)
+return 1
+"#;
+
+/// ARGV: prefix, now (ms since the epoch, the caller's clock), the most
+/// to return. Returns the running tasks whose lease lapsed at `now`,
+/// forgetting the leases of tasks that ended or are gone.
+const LAPSED: &str = r#"
+purge(now_ms())
+local lapsed = {}
+local ids = redis.call('ZRANGEBYSCORE', k('leases'), '-inf', ARGV[2])
+for _, id in ipairs(ids) do
+  if #lapsed >= tonumber(ARGV[3]) then break end
+  if redis.call('EXISTS', k('task:') .. id) == 0 or redis.call('ZSCORE', k('finished'), id) then
+    release(id)
+  else
+    table.insert(lapsed, id)
+  end
+end
+return lapsed
+"#;
+
 /// The scripts, loaded once per store (Redis caches them by hash).
 pub(crate) struct Scripts {
     /// Inserts a task within its limits.
@@ -161,6 +202,10 @@ pub(crate) struct Scripts {
     pub(crate) count: Script,
     /// A page of one owner's tasks.
     pub(crate) list: Script,
+    /// Takes or renews a lease.
+    pub(crate) hold: Script,
+    /// Finds lapsed leases.
+    pub(crate) lapsed: Script,
 }
 
 impl Scripts {
@@ -174,6 +219,8 @@ impl Scripts {
             purge: script(PURGE),
             count: script(COUNT),
             list: script(LIST),
+            hold: script(HOLD),
+            lapsed: script(LAPSED),
         }
     }
 }

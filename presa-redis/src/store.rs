@@ -2,9 +2,10 @@
 //! read, and `apply` as read, compute, compare-and-set.
 
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use presa_runtime::server::tasks::{
-    StoreError, TaskChange, TaskLimits, TaskRecord, TaskStore, TaskWatch, async_trait,
+    Lease, StoreError, TaskChange, TaskLimits, TaskRecord, TaskStore, TaskWatch, async_trait,
 };
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{Client, Script};
@@ -296,6 +297,25 @@ impl TaskStore for RedisTaskStore {
         self.run("counting tasks", &self.scripts.count, &[]).await
     }
 
+    async fn hold(&self, id: &str, lease: &Lease, now: SystemTime) -> Result<bool, StoreError> {
+        let args = [
+            id.to_owned(),
+            lease.holder.clone(),
+            epoch_ms(lease.until).to_string(),
+            epoch_ms(now).to_string(),
+        ];
+        let held: i64 = self
+            .run("holding a lease", &self.scripts.hold, &args)
+            .await?;
+        Ok(held == 1)
+    }
+
+    async fn lapsed(&self, now: SystemTime, limit: usize) -> Result<Vec<String>, StoreError> {
+        let args = [epoch_ms(now).to_string(), limit.min(1 << 20).to_string()];
+        self.run("finding lapsed leases", &self.scripts.lapsed, &args)
+            .await
+    }
+
     async fn list(
         &self,
         owner: Option<&str>,
@@ -313,4 +333,13 @@ impl TaskStore for RedisTaskStore {
             })
             .collect()
     }
+}
+
+/// Milliseconds since the Unix epoch (0 before it), as lease times are
+/// kept.
+fn epoch_ms(time: SystemTime) -> u64 {
+    time.duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| {
+            u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+        })
 }

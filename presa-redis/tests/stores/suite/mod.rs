@@ -15,11 +15,13 @@ use presa_runtime::wire::{
 use serde_json::{Map, json};
 
 mod changes;
+mod leasing;
 mod limits;
 mod living;
 mod watching;
 
 pub use changes::*;
+pub use leasing::*;
 pub use limits::*;
 pub use living::*;
 pub use watching::*;
@@ -121,6 +123,8 @@ macro_rules! rules {
             expired_tasks_are_gone_and_purged,
             count_and_list_see_live_tasks_by_owner_in_order,
             racing_changes_all_land_once,
+            a_lease_is_held_renewed_refused_and_taken_once_lapsed,
+            a_task_that_ended_holds_no_lease,
         );
     };
     ($stores:expr; $($rule:ident),* $(,)?) => {

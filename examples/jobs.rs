@@ -15,13 +15,19 @@
 //!   or SIGTERM, answers still running may take to be written).
 //! - `cargo run --example jobs -- http 127.0.0.1:PORT` serves it over
 //!   Streamable HTTP at `http://127.0.0.1:PORT/mcp`.
+//! - `--store redis://HOST:PORT`, after `stdio` or `http ADDRESS`, keeps
+//!   the tasks in that Redis instead of the process's memory, so that
+//!   several servers on one Redis share them: a task started through one
+//!   is read, answered and cancelled through any other.
 
 use presa::client::{AwaitOptions, ClientBuilder};
 use presa::prelude::*;
 use presa::server::TaskSettings;
 use presa::wire::ElicitResult;
+use presa_redis::RedisTaskStore;
 use serde::Deserialize;
 use serde_json::json;
+use std::error::Error;
 use std::time::Duration;
 
 /// The answer `build` asks for.
@@ -47,9 +53,24 @@ async fn build(
 }
 
 /// The jobs server, with the seed's task settings: a one-hour TTL, a 20 ms
-/// poll interval and at most 1 000 tasks kept.
+/// poll interval and at most 1 000 tasks kept, in this process's memory.
 fn server() -> Server {
     builder().build()
+}
+
+/// The jobs server's builder, its tasks kept in the Redis at `store` when
+/// one is given. Call it within the runtime: the Redis store connects on
+/// first use, from there.
+fn builder_with(store: Option<&str>) -> Result<presa::server::ServerBuilder, Box<dyn Error>> {
+    let builder = builder();
+    let Some(url) = store else {
+        return Ok(builder);
+    };
+    let store = RedisTaskStore::builder(url)
+        .build()
+        .map_err(|e| format!("--store {url}: {e}"))?;
+    eprintln!("keeping tasks in the Redis at {url}");
+    Ok(builder.task_store(store))
 }
 
 fn builder() -> presa::server::ServerBuilder {
@@ -65,11 +86,20 @@ fn builder() -> presa::server::ServerBuilder {
 }
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    match std::env::args().nth(1).as_deref() {
-        Some("stdio") => serve_stdio(std::env::args().nth(2)).await?,
-        Some("http") => serve_http(std::env::args().nth(2)).await?,
-        None => demo().await?,
+async fn main() -> Result<(), Box<dyn Error>> {
+    let Ok(Options { mode, store }) = Options::parse(std::env::args().skip(1)) else {
+        eprintln!(
+            "usage: jobs (the demo) | jobs stdio [SECONDS] [--store redis://HOST:PORT] | \
+             jobs http ADDRESS [--store redis://HOST:PORT]"
+        );
+        std::process::exit(2);
+    };
+    let store = store.as_deref();
+    match mode.first().map(String::as_str) {
+        Some("stdio") => serve_stdio(mode.get(1).cloned(), store).await?,
+        Some("http") => serve_http(mode.get(1).cloned(), store).await?,
+        None if store.is_none() => demo().await?,
+        None => return Err("--store goes with `stdio` or `http ADDRESS`, not the demo".into()),
         Some(other) => {
             eprintln!(
                 "unknown mode `{other}`; run with no argument for the demo, `stdio`, or `http ADDRESS`"
@@ -80,9 +110,34 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+/// The command line: the mode and its arguments, and where tasks are kept.
+struct Options {
+    mode: Vec<String>,
+    /// The Redis URL of `--store`; `None` keeps tasks in memory.
+    store: Option<String>,
+}
+
+impl Options {
+    /// Reads `--store URL` wherever it is; the rest is the mode. Fails on
+    /// a `--store` without its URL.
+    fn parse(mut args: impl Iterator<Item = String>) -> Result<Self, ()> {
+        let mut options = Options {
+            mode: Vec::new(),
+            store: None,
+        };
+        while let Some(arg) = args.next() {
+            match arg.as_str() {
+                "--store" => options.store = Some(args.next().ok_or(())?),
+                _ => options.mode.push(arg),
+            }
+        }
+        Ok(options)
+    }
+}
+
 /// Serves the jobs server over stdio, with a drain period of `seconds`.
-async fn serve_stdio(seconds: Option<String>) -> Result<(), Box<dyn std::error::Error>> {
-    let mut builder = builder();
+async fn serve_stdio(seconds: Option<String>, store: Option<&str>) -> Result<(), Box<dyn Error>> {
+    let mut builder = builder_with(store)?;
     if let Some(seconds) = seconds {
         let seconds: u64 = seconds
             .parse()
@@ -95,18 +150,19 @@ async fn serve_stdio(seconds: Option<String>) -> Result<(), Box<dyn std::error::
 
 /// Serves the jobs server over Streamable HTTP at `http://{address}/mcp`.
 #[cfg(feature = "http-server")]
-async fn serve_http(address: Option<String>) -> Result<(), Box<dyn std::error::Error>> {
+async fn serve_http(address: Option<String>, store: Option<&str>) -> Result<(), Box<dyn Error>> {
     let address = address.ok_or("usage: jobs http ADDRESS (such as 127.0.0.1:3000)")?;
     let address: std::net::SocketAddr = address.parse()?;
+    let server = builder_with(store)?.build();
     eprintln!("serving the jobs server at http://{address}/mcp");
-    presa::server::http::StreamableHttp::new(server())
+    presa::server::http::StreamableHttp::new(server)
         .serve(address)
         .await?;
     Ok(())
 }
 
 #[cfg(not(feature = "http-server"))]
-async fn serve_http(_: Option<String>) -> Result<(), Box<dyn std::error::Error>> {
+async fn serve_http(_: Option<String>, _: Option<&str>) -> Result<(), Box<dyn Error>> {
     Err("this build has no HTTP server; build with the `http-server` feature".into())
 }
 
@@ -117,7 +173,7 @@ fn confirming() -> ClientBuilder {
         .on_elicitation(|_| async { ElicitResult::accept(json!({"ok": true})) })
 }
 
-async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+async fn demo() -> Result<(), Box<dyn Error>> {
     let server = server();
 
     let tasks = confirming()

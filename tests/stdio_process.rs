@@ -36,8 +36,14 @@ struct Session {
 
 impl Session {
     fn start() -> Self {
+        Self::start_with(&[])
+    }
+
+    /// A session of `jobs stdio` with `options` after the mode.
+    fn start_with(options: &[&str]) -> Self {
         let mut child = Command::new(jobs_binary())
             .arg("stdio")
+            .args(options)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -217,6 +223,50 @@ fn the_demo_prints_the_three_seed_results_in_order() {
         String::from_utf8(out.stdout).unwrap(),
         "built all\nbuilt docs\nbuilt web\n"
     );
+}
+
+#[test]
+fn a_store_option_without_its_url_or_with_the_demo_is_refused() {
+    let out = Command::new(jobs_binary())
+        .args(["stdio", "--store"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let usage = String::from_utf8(out.stderr).unwrap();
+    assert!(usage.contains("--store redis://HOST:PORT"), "{usage}");
+
+    let out = Command::new(jobs_binary())
+        .args(["--store", "redis://127.0.0.1:6379"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let refusal = String::from_utf8(out.stderr).unwrap();
+    assert!(refusal.contains("not the demo"), "{refusal}");
+
+    let out = Command::new(jobs_binary())
+        .args(["stdio", "--store", "not a url"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let refusal = String::from_utf8(out.stderr).unwrap();
+    assert!(refusal.contains("--store not a url"), "{refusal}");
+}
+
+/// With `--store` naming a Redis that refuses connections, the tasks are
+/// there and not in memory: no task can be created or read, and `build`
+/// (an `optional` tool) runs synchronously instead.
+#[test]
+fn with_an_unreachable_redis_store_build_runs_synchronously_and_task_reads_say_retry() {
+    let mut s = Session::start_with(&["--store", "redis://127.0.0.1:1"]);
+    let call = s.exchange(&format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"build","arguments":{{"target":"all"}},{TASKS_META}}}}}"#
+    ));
+    assert_eq!(call["result"]["resultType"], "input_required", "{call}");
+    let get = s.exchange(&format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{{"taskId":"t",{TASKS_META}}}}}"#
+    ));
+    assert_eq!(get["error"]["code"], -31002, "{get}");
+    assert!(s.close());
 }
 
 const TASKS_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}},"extensions":{"io.modelcontextprotocol/tasks":{}}},"io.modelcontextprotocol/clientInfo":{"name":"by-hand","version":"1"}}"#;

@@ -54,8 +54,10 @@
 //!    Redis's clock, so all servers agree on it.
 //! 6. **Redis unreachable** is [`StoreError::Backend`], whose message
 //!    names the server and says it could not be reached; no method panics.
-//!    The connections reconnect by themselves, and watchers read their
-//!    record afresh once the connection is back, so nothing is lost.
+//!    The server answers the request with `-31002`, "task store
+//!    unavailable" (a `503` with `Retry-After` over HTTP), and logs the
+//!    message. The connections reconnect by themselves, and watchers read
+//!    their record afresh once the connection is back, so nothing is lost.
 //! 7. **Leases** ([`Lease`]) live beside the records, in a sorted set by
 //!    when they lapse: a renewal is no change a client sees. Taking one
 //!    follows [`Lease::may_hold`] in a script, so two servers claiming a

@@ -75,7 +75,8 @@ type Run = BoxFuture<Result<ToolResult, Box<dyn std::any::Any + Send>>>;
 enum Creation {
     /// The task exists; this is the `CreateTaskResult`.
     Created(Value),
-    /// The store is full and the policy allows running synchronously.
+    /// No task could be created, and the policy allows running
+    /// synchronously.
     Declined(Run),
     /// The call fails.
     Failed(ErrorObject),
@@ -241,14 +242,12 @@ async fn create_task(env: &CallEnv<'_>, call: TaskCall<'_>, run: Run) -> Creatio
     let record = match created {
         Ok(record) => record,
         Err(error) => {
-            orphan.disarm();
-            return match error {
-                CreateError::AtLimit(_) if policy == TaskPolicy::Optional => {
-                    Creation::Declined(run)
-                }
-                CreateError::AtLimit(error) => Creation::Failed(error),
-                CreateError::Store(error) => Creation::Failed(error),
-            };
+            // A store that failed may have kept the task: the armed guard
+            // fails it, so that it never shows as running.
+            if let CreateError::AtLimit(_) = error {
+                orphan.disarm();
+            }
+            return declined(error, policy, run);
         }
     };
     ctx.attach_task(engine.link(&record.id));
@@ -269,6 +268,22 @@ async fn create_task(env: &CallEnv<'_>, call: TaskCall<'_>, run: Run) -> Creatio
     );
     orphan.disarm();
     Creation::Created(to_value(TaskEngine::created(&record, env.meta)))
+}
+
+/// What a call does when its task could not be created: an `optional`
+/// tool runs synchronously, whether the server is at a limit or its store
+/// is unavailable (the call needs no store then); a `required` tool fails
+/// with the error (`-31000`, `-31002`). Any other store failure fails the
+/// call.
+fn declined(error: CreateError, policy: TaskPolicy, run: Run) -> Creation {
+    match error {
+        CreateError::AtLimit(_) | CreateError::Unavailable(_) if policy == TaskPolicy::Optional => {
+            Creation::Declined(run)
+        }
+        CreateError::AtLimit(error)
+        | CreateError::Unavailable(error)
+        | CreateError::Store(error) => Creation::Failed(error),
+    }
 }
 
 /// What happened first in a tool with an explicit task start.

@@ -8,6 +8,8 @@
 //! - an internal failure (`-32603`) says only "Internal error"; its cause
 //!   goes to [`report_internal`], that is to `tracing` (or stderr when no
 //!   subscriber is installed), and never to the peer;
+//! - so does the cause of a task store failure (`-31002`): the peer learns
+//!   only that the store is unavailable and when to retry;
 //! - `data` is one of the typed shapes of [`wire`](crate::wire), never
 //!   hand-written JSON.
 
@@ -19,9 +21,13 @@ use super::error::Origin;
 use crate::wire::legacy::render::RESOURCE_NOT_FOUND_MESSAGE;
 use crate::wire::{
     ClientCapabilities, ErrorObject, MissingCapabilityData, RequestId, ResourceNotFoundData,
-    Response, TASKS_EXTENSION, TaskLimitScope, TooManyTasksData, UnsupportedVersionData, codes,
-    strict,
+    Response, TASKS_EXTENSION, TaskLimitScope, TaskStoreUnavailableData, TooManyTasksData,
+    UnsupportedVersionData, codes, strict,
 };
+
+/// How long a client is asked to wait before retrying a request the
+/// server could not serve for now (`Retry-After` over HTTP).
+pub(crate) const RETRY_AFTER_SECONDS: u64 = 1;
 
 /// The response to request `id`: its result or its error.
 pub(crate) fn respond(id: RequestId, outcome: Result<Value, ErrorObject>) -> Response {
@@ -215,6 +221,25 @@ pub(crate) fn too_many_listeners(limit: usize) -> ErrorObject {
     )
 }
 
+/// `-31002`: the task store failed (a shared database is unreachable), so
+/// nothing was done. `doing` and `cause` go to the logs only: the peer
+/// learns that the store is unavailable and when to retry.
+pub(crate) fn task_store_unavailable(doing: &str, cause: &str) -> ErrorObject {
+    if tracing::dispatcher::has_been_set() {
+        tracing::warn!(doing, cause, "task store unavailable");
+    } else {
+        eprintln!("presa: the task store failed ({doing}): {cause}");
+    }
+    ErrorObject::new(
+        codes::TASK_STORE_UNAVAILABLE,
+        "Task store unavailable: the server cannot reach the store that keeps its tasks; \
+         retry shortly",
+    )
+    .with_data(to_value(TaskStoreUnavailableData {
+        retry_after_ms: RETRY_AFTER_SECONDS * 1000,
+    }))
+}
+
 /// `-32602`: one answer over the size limit.
 pub(crate) fn answer_too_large(key: &str, bytes: usize, limit: usize) -> ErrorObject {
     invalid_params(format!(
@@ -301,6 +326,16 @@ mod tests {
             too_many_tasks(3, true).data,
             Some(json!({"maxTasks": 3, "scope": "subject"}))
         );
+    }
+
+    #[test]
+    fn store_failures_say_to_retry_and_never_carry_their_cause() {
+        let error = task_store_unavailable("get", "Redis at 10.0.0.7:6379 is unreachable");
+        assert_eq!(error.code, -31002);
+        assert!(error.message.starts_with("Task store unavailable"));
+        assert!(error.message.contains("retry"), "{}", error.message);
+        assert!(!error.message.contains("10.0.0.7"), "{}", error.message);
+        assert_eq!(error.data, Some(json!({"retryAfterMs": 1000})));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! The JSON-RPC codes and the three MCP codes (`-32020..=-32022`) are
 //! fixed by the specification. presa emits no other code in the reserved
 //! range `-32768..=-32000`; its own codes ([`TOO_MANY_TASKS`],
-//! [`SERVER_BUSY`]) lie outside it.
+//! [`SERVER_BUSY`], [`TASK_STORE_UNAVAILABLE`]) lie outside it.
 
 /// The frame is not valid JSON.
 pub const PARSE_ERROR: i64 = -32700;
@@ -30,3 +30,7 @@ pub const TOO_MANY_TASKS: i64 = -31000;
 /// presa's own: the connection holds as many open subscriptions as it
 /// allows. Cancel one, then retry. Outside the JSON-RPC reserved range.
 pub const SERVER_BUSY: i64 = -31001;
+/// presa's own: the server cannot reach the store that keeps its tasks
+/// (a shared database that is down or unreachable). Nothing was done;
+/// retry after `data.retryAfterMs`. Outside the JSON-RPC reserved range.
+pub const TASK_STORE_UNAVAILABLE: i64 = -31002;

@@ -42,3 +42,13 @@ pub enum TaskLimitScope {
     /// The caller's own quota.
     Subject,
 }
+
+/// `data` of presa's
+/// [`TASK_STORE_UNAVAILABLE`](super::codes::TASK_STORE_UNAVAILABLE).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskStoreUnavailableData {
+    /// How long to wait before retrying, in milliseconds; over HTTP the
+    /// same wait is the `Retry-After` header.
+    #[serde(rename = "retryAfterMs")]
+    pub retry_after_ms: u64,
+}

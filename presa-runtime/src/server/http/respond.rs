@@ -5,7 +5,9 @@
 //! byte, so the first message decides it:
 //!
 //! - the response itself comes first: a plain `application/json` body,
-//!   with the status its error calls for (see [`status_of`]);
+//!   with the status its error calls for (see [`status_of`]); a `503`
+//!   (the server is at a limit, or its task store is unavailable) says
+//!   when to retry with `Retry-After`;
 //! - a notification comes first (progress, log messages, a subscription's
 //!   acknowledgement): `text/event-stream`, one event per message, ending
 //!   with the response. What the core sends after the response (the
@@ -23,6 +25,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures::{StreamExt, stream};
 
+use crate::server::reply::RETRY_AFTER_SECONDS;
 use crate::server::stream::ResponseStream;
 use crate::wire::{ErrorObject, Message, Outcome, Response as JsonRpcResponse, codes};
 
@@ -51,10 +54,14 @@ pub(super) fn json_response(response: &JsonRpcResponse) -> Response {
     };
     let body = Message::Response(response.clone()).to_line();
     let mut reply = (status, body).into_response();
-    reply.headers_mut().insert(
+    let headers = reply.headers_mut();
+    headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        headers.insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECONDS));
+    }
     reply
 }
 
@@ -70,7 +77,9 @@ fn status_of(error: &ErrorObject) -> StatusCode {
         | codes::HEADER_MISMATCH
         | codes::MISSING_REQUIRED_CLIENT_CAPABILITY
         | codes::UNSUPPORTED_PROTOCOL_VERSION => StatusCode::BAD_REQUEST,
-        codes::TOO_MANY_TASKS | codes::SERVER_BUSY => StatusCode::SERVICE_UNAVAILABLE,
+        codes::TOO_MANY_TASKS | codes::SERVER_BUSY | codes::TASK_STORE_UNAVAILABLE => {
+            StatusCode::SERVICE_UNAVAILABLE
+        }
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }

@@ -87,15 +87,15 @@ async fn follow(
     task_id: String,
     queue: mpsc::Sender<Message>,
 ) {
-    let Ok(mut watches) = engine
+    let watches = engine
         .watch_owned(std::slice::from_ref(&task_id), &caller)
-        .await
-    else {
-        tracing::debug!(
-            task = task_id,
-            "the task has all its listeners: not followed"
-        );
-        return;
+        .await;
+    let mut watches = match watches {
+        Ok(watches) => watches,
+        Err(error) => {
+            tracing::debug!(task = task_id, %error.message, "the task is not followed");
+            return;
+        }
     };
     let Some((_, mut watch)) = watches.pop() else {
         return;

@@ -5,6 +5,12 @@
 //! around it: each operation takes what it needs (the caller, the result
 //! `_meta`), and a handler reaches it as a future that yields the task's
 //! [`TaskEnd`].
+//!
+//! A store that fails ([`StoreError::Backend`]: a shared database that is
+//! down) fails the client's request with `-31002`, whose message says the
+//! task store is unavailable and to retry; the cause goes to the logs.
+//! Nothing is cached here, so the next request after the store is back
+//! succeeds.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -23,7 +29,7 @@ use super::takeover::Leases;
 use crate::server::caller::Caller;
 use crate::server::reply::{
     answer_too_large, answers_too_large, internal_error, report_internal, task_not_found,
-    task_store_full, too_many_listeners, too_many_tasks,
+    task_store_full, task_store_unavailable, too_many_listeners, too_many_tasks,
 };
 use crate::util::{BoxFuture, Charge, lock};
 use crate::wire::{
@@ -46,9 +52,13 @@ pub(crate) struct TaskEngine {
 /// Why a task could not be created.
 pub(crate) enum CreateError {
     /// A limit on tasks: an `optional` tool runs synchronously instead, a
-    /// `required` one fails with this error.
+    /// `required` one fails with this error. No task was stored.
     AtLimit(ErrorObject),
-    /// The store failed.
+    /// The store is unavailable (`-31002`): an `optional` tool runs
+    /// synchronously instead, a `required` one fails with this error. The
+    /// store may have kept the task before failing.
+    Unavailable(ErrorObject),
+    /// The store failed otherwise (`-32603`). It may have kept the task.
     Store(ErrorObject),
 }
 
@@ -113,7 +123,10 @@ impl TaskEngine {
                     CreateError::AtLimit(too_many_tasks(limit, true))
                 }
                 StoreError::OutOfSpace { limit } => CreateError::AtLimit(task_store_full(limit)),
-                e => CreateError::Store(internal_error("(task store)", &e.to_string())),
+                StoreError::Backend(cause) => {
+                    CreateError::Unavailable(task_store_unavailable("create", &cause))
+                }
+                e => CreateError::Store(store_failed("create", e)),
             }),
         }
     }
@@ -264,7 +277,7 @@ impl TaskEngine {
                 .store
                 .watch(id)
                 .await
-                .map_err(|e| internal_error("(task store)", &e.to_string()))?;
+                .map_err(|e| store_failed("watch", e))?;
             let Some(mut watch) = watch else { continue };
             // The first item is the current record, available at once.
             let Some(current) = watch.next().await else {
@@ -300,7 +313,7 @@ impl TaskEngine {
             .store
             .list(owner.as_deref(), cursor, LIST_PAGE)
             .await
-            .map_err(|e| internal_error("(task store)", &e.to_string()))?;
+            .map_err(|e| store_failed("list", e))?;
         let next = (page.len() == LIST_PAGE)
             .then(|| page.last().map(|record| record.id.clone()))
             .flatten();
@@ -336,7 +349,7 @@ impl TaskEngine {
             .store
             .get(id)
             .await
-            .map_err(|e| internal_error("(task store)", &e.to_string()))?;
+            .map_err(|e| store_failed("get", e))?;
         record
             .filter(|record| record.owner == caller.task_owner())
             .ok_or_else(|| task_not_found(verb))
@@ -396,8 +409,9 @@ const LIST_PAGE: usize = 100;
 
 /// The drop guard of task creation: fails a task whose creation was
 /// abandoned half-way (the request was cancelled while an async store
-/// created it), since no runner will ever finish it. Disarmed once the
-/// runner owns the task.
+/// created it, or the store failed after keeping it), since no runner will
+/// ever finish it. Disarmed once the runner owns the task, or once the
+/// store has said it kept nothing.
 #[derive(Default)]
 pub(crate) struct OrphanGuard {
     armed: Option<(Arc<dyn TaskStore>, String, TaskLimits)>,
@@ -422,7 +436,8 @@ impl Drop for OrphanGuard {
             return;
         };
         runtime.spawn(async move {
-            let cause = "the request creating the task was cancelled before it started";
+            let cause = "the task never started: its request was cancelled, or the store \
+                         failed while creating it";
             let change = TaskChange::Fail(internal_error("(task start)", cause));
             // Unknown (never created) is fine too.
             let _ = store.apply(&id, change, &limits).await;
@@ -466,7 +481,17 @@ fn settled(
         Ok(Some(_)) => Ok(()),
         // Expired between the ownership check and the change.
         Ok(None) => Err(task_not_found(verb)),
-        Err(e) => Err(internal_error("(task store)", &e.to_string())),
+        Err(e) => Err(store_failed(verb, e)),
+    }
+}
+
+/// The error of a request whose store call, `doing` something, failed:
+/// `-31002` when the store is unavailable, `-32603` for any other
+/// failure, which a request's own checks should have prevented.
+fn store_failed(doing: &str, error: StoreError) -> ErrorObject {
+    match error {
+        StoreError::Backend(cause) => task_store_unavailable(doing, &cause),
+        error => internal_error("(task store)", &format!("{doing}: {error}")),
     }
 }
 

@@ -46,6 +46,24 @@
 //! - A task belongs to the subject that created it; for anyone else it does
 //!   not exist.
 //!
+//! # When the store fails
+//!
+//! A shared store can be down while the server runs. A task is never
+//! reported created unless the store kept it, and nothing about tasks is
+//! cached, so the server serves again as soon as the store does.
+//!
+//! - A request whose store call fails with [`StoreError::Backend`] fails
+//!   with `-31002` ([`TASK_STORE_UNAVAILABLE`](crate::wire::codes::TASK_STORE_UNAVAILABLE)):
+//!   the message says the task store is unavailable and to retry, `data`
+//!   says when, and over Streamable HTTP it is a `503` with `Retry-After`.
+//!   The backend's message goes to the logs only.
+//! - A `required` tool gets that error. An `optional` one runs
+//!   synchronously, as at a limit: it needs no store that way, and its
+//!   caller gets its result rather than an error.
+//! - A creation that failed may still have been kept (a timeout after the
+//!   store acted): the task is then failed, as when its request is
+//!   cancelled, so that it never shows as running without a runner.
+//!
 //! # Limits, so that no client can fill the server
 //!
 //! Every limit is part of [`TaskSettings`]; the store is handed them as

@@ -490,7 +490,9 @@ pub enum StoreError {
     /// Answers that do not fit the task's record.
     #[error(transparent)]
     AnswersTooLarge(#[from] AnswersTooLarge),
-    /// The backing store failed; the message is for the logs.
+    /// The backing store failed (unreachable, timed out): the client's
+    /// request fails with `-31002`, "task store unavailable", and a retry
+    /// may succeed. The message is for the logs only.
     #[error("task store failure: {0}")]
     Backend(String),
 }

@@ -18,7 +18,10 @@
 //! - `--store redis://HOST:PORT`, after `stdio` or `http ADDRESS`, keeps
 //!   the tasks in that Redis instead of the process's memory, so that
 //!   several servers on one Redis share them: a task started through one
-//!   is read, answered and cancelled through any other.
+//!   is read, answered and cancelled through any other. Each server then
+//!   holds a lease on the tasks it runs (30 seconds, or `--lease SECONDS`),
+//!   so that when one dies, another fails its running tasks once their
+//!   lease lapses instead of leaving them running.
 
 use presa::client::{AwaitOptions, ClientBuilder};
 use presa::prelude::*;
@@ -58,48 +61,84 @@ fn server() -> Server {
     builder().build()
 }
 
+/// How long a server's lease on a task it runs lasts, when tasks are in
+/// Redis and `--lease` does not say.
+const DEFAULT_LEASE: Duration = Duration::from_secs(30);
+
 /// The jobs server's builder, its tasks kept in the Redis at `store` when
-/// one is given. Call it within the runtime: the Redis store connects on
-/// first use, from there.
-fn builder_with(store: Option<&str>) -> Result<presa::server::ServerBuilder, Box<dyn Error>> {
-    let builder = builder();
+/// one is given, under leases of `lease` seconds. Call it within the
+/// runtime: the Redis store connects on first use, from there.
+fn builder_with(
+    store: Option<&str>,
+    lease: Option<&str>,
+) -> Result<presa::server::ServerBuilder, Box<dyn Error>> {
     let Some(url) = store else {
-        return Ok(builder);
+        if lease.is_some() {
+            return Err("--lease goes with --store: one server alone needs no lease".into());
+        }
+        return Ok(builder());
     };
+    let lease = lease
+        .map(lease_length)
+        .transpose()?
+        .unwrap_or(DEFAULT_LEASE);
     let store = RedisTaskStore::builder(url)
         .build()
         .map_err(|e| format!("--store {url}: {e}"))?;
-    eprintln!("keeping tasks in the Redis at {url}");
-    Ok(builder.task_store(store))
+    eprintln!("keeping tasks in the Redis at {url}, under leases of {lease:?}");
+    Ok(Server::builder("jobs", "1")
+        .instructions(INSTRUCTIONS)
+        .tool(BuildTool)
+        .tasks(settings().lease(lease))
+        .task_store(store))
+}
+
+/// `--lease SECONDS`: a positive number of seconds, such as `2` or `0.5`.
+fn lease_length(seconds: &str) -> Result<Duration, String> {
+    let invalid = || format!("--lease {seconds}: the lease is a positive number of seconds");
+    let seconds: f64 = seconds.parse().map_err(|_| invalid())?;
+    if !(seconds.is_finite() && seconds > 0.0) {
+        return Err(invalid());
+    }
+    Duration::try_from_secs_f64(seconds).map_err(|_| invalid())
+}
+
+const INSTRUCTIONS: &str = "Builds targets on request; every build asks for confirmation.";
+
+/// The seed's task settings.
+fn settings() -> TaskSettings {
+    TaskSettings::default()
+        .ttl(Some(Duration::from_millis(3_600_000)))
+        .poll_interval(Duration::from_millis(20))
+        .max_tasks(1000)
 }
 
 fn builder() -> presa::server::ServerBuilder {
     Server::builder("jobs", "1")
-        .instructions("Builds targets on request; every build asks for confirmation.")
+        .instructions(INSTRUCTIONS)
         .tool(BuildTool)
-        .tasks(
-            TaskSettings::default()
-                .ttl(Some(Duration::from_millis(3_600_000)))
-                .poll_interval(Duration::from_millis(20))
-                .max_tasks(1000),
-        )
+        .tasks(settings())
 }
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn Error>> {
-    let Ok(Options { mode, store }) = Options::parse(std::env::args().skip(1)) else {
+    let Ok(Options { mode, store, lease }) = Options::parse(std::env::args().skip(1)) else {
         eprintln!(
-            "usage: jobs (the demo) | jobs stdio [SECONDS] [--store redis://HOST:PORT] | \
-             jobs http ADDRESS [--store redis://HOST:PORT]"
+            "usage: jobs (the demo) | jobs stdio [SECONDS] [--store redis://HOST:PORT [--lease SECONDS]] | \
+             jobs http ADDRESS [--store redis://HOST:PORT [--lease SECONDS]]"
         );
         std::process::exit(2);
     };
-    let store = store.as_deref();
+    let (store, lease) = (store.as_deref(), lease.as_deref());
     match mode.first().map(String::as_str) {
-        Some("stdio") => serve_stdio(mode.get(1).cloned(), store).await?,
-        Some("http") => serve_http(mode.get(1).cloned(), store).await?,
-        None if store.is_none() => demo().await?,
-        None => return Err("--store goes with `stdio` or `http ADDRESS`, not the demo".into()),
+        Some("stdio") => serve_stdio(mode.get(1).cloned(), store, lease).await?,
+        Some("http") => serve_http(mode.get(1).cloned(), store, lease).await?,
+        None if store.is_none() && lease.is_none() => demo().await?,
+        None => {
+            return Err(
+                "--store and --lease go with `stdio` or `http ADDRESS`, not the demo".into(),
+            );
+        }
         Some(other) => {
             eprintln!(
                 "unknown mode `{other}`; run with no argument for the demo, `stdio`, or `http ADDRESS`"
@@ -115,19 +154,23 @@ struct Options {
     mode: Vec<String>,
     /// The Redis URL of `--store`; `None` keeps tasks in memory.
     store: Option<String>,
+    /// The seconds of `--lease`.
+    lease: Option<String>,
 }
 
 impl Options {
-    /// Reads `--store URL` wherever it is; the rest is the mode. Fails on
-    /// a `--store` without its URL.
+    /// Reads `--store URL` and `--lease SECONDS` wherever they are; the
+    /// rest is the mode. Fails on an option without its value.
     fn parse(mut args: impl Iterator<Item = String>) -> Result<Self, ()> {
         let mut options = Options {
             mode: Vec::new(),
             store: None,
+            lease: None,
         };
         while let Some(arg) = args.next() {
             match arg.as_str() {
                 "--store" => options.store = Some(args.next().ok_or(())?),
+                "--lease" => options.lease = Some(args.next().ok_or(())?),
                 _ => options.mode.push(arg),
             }
         }
@@ -136,8 +179,12 @@ impl Options {
 }
 
 /// Serves the jobs server over stdio, with a drain period of `seconds`.
-async fn serve_stdio(seconds: Option<String>, store: Option<&str>) -> Result<(), Box<dyn Error>> {
-    let mut builder = builder_with(store)?;
+async fn serve_stdio(
+    seconds: Option<String>,
+    store: Option<&str>,
+    lease: Option<&str>,
+) -> Result<(), Box<dyn Error>> {
+    let mut builder = builder_with(store, lease)?;
     if let Some(seconds) = seconds {
         let seconds: u64 = seconds
             .parse()
@@ -150,10 +197,14 @@ async fn serve_stdio(seconds: Option<String>, store: Option<&str>) -> Result<(),
 
 /// Serves the jobs server over Streamable HTTP at `http://{address}/mcp`.
 #[cfg(feature = "http-server")]
-async fn serve_http(address: Option<String>, store: Option<&str>) -> Result<(), Box<dyn Error>> {
+async fn serve_http(
+    address: Option<String>,
+    store: Option<&str>,
+    lease: Option<&str>,
+) -> Result<(), Box<dyn Error>> {
     let address = address.ok_or("usage: jobs http ADDRESS (such as 127.0.0.1:3000)")?;
     let address: std::net::SocketAddr = address.parse()?;
-    let server = builder_with(store)?.build();
+    let server = builder_with(store, lease)?.build();
     eprintln!("serving the jobs server at http://{address}/mcp");
     presa::server::http::StreamableHttp::new(server)
         .serve(address)
@@ -162,7 +213,11 @@ async fn serve_http(address: Option<String>, store: Option<&str>) -> Result<(), 
 }
 
 #[cfg(not(feature = "http-server"))]
-async fn serve_http(_: Option<String>, _: Option<&str>) -> Result<(), Box<dyn Error>> {
+async fn serve_http(
+    _: Option<String>,
+    _: Option<&str>,
+    _: Option<&str>,
+) -> Result<(), Box<dyn Error>> {
     Err("this build has no HTTP server; build with the `http-server` feature".into())
 }
 

@@ -252,6 +252,23 @@ fn a_store_option_without_its_url_or_with_the_demo_is_refused() {
     assert!(refusal.contains("--store not a url"), "{refusal}");
 }
 
+#[test]
+fn a_lease_without_a_store_or_that_is_no_length_is_refused() {
+    let refusal = |args: &[&str]| {
+        let out = Command::new(jobs_binary()).args(args).output().unwrap();
+        assert!(!out.status.success(), "{args:?} was accepted");
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let alone = refusal(&["stdio", "--lease", "2"]);
+    assert!(alone.contains("--lease goes with --store"), "{alone}");
+    for length in ["0", "-1", "soon", "inf"] {
+        let bad = refusal(&["stdio", "--store", "redis://127.0.0.1:1", "--lease", length]);
+        assert!(bad.contains("positive number of seconds"), "{length}: {bad}");
+    }
+    let missing = refusal(&["stdio", "--store", "redis://127.0.0.1:1", "--lease"]);
+    assert!(missing.contains("--lease SECONDS"), "{missing}");
+}
+
 /// With `--store` naming a Redis that refuses connections, the tasks are
 /// there and not in memory: no task can be created or read, and `build`
 /// (an `optional` tool) runs synchronously instead.

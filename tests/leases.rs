@@ -1,6 +1,7 @@
 //! Leases between servers that share a task store: a task whose server
-//! stopped renewing its lease is taken over (failed with `-32603`), and a
-//! server whose lease was taken drops its handler.
+//! stopped renewing its lease is taken over (failed with `-32603`, or run
+//! again when its tool is resumable), and a server whose lease was taken
+//! drops its handler.
 //!
 //! The servers share one in-memory store, as replicas share Redis. A dead
 //! server is a lease that lapsed in the store. Time is tokio's paused
@@ -10,14 +11,19 @@
 mod common;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
 use common::{Wire, client};
 use presa::client::{AwaitOptions, ClientError};
 use presa::prelude::*;
 use presa::server::TaskSettings;
-use presa::server::tasks::{InMemoryTaskStore, Lease, TaskLimits, TaskRecord, TaskStore};
-use presa::wire::TaskStatus;
+use presa::server::tasks::{
+    InMemoryTaskStore, Lease, ResumableCall, StoredAnswer, StoredCall, TaskLimits, TaskRecord,
+    TaskStore,
+};
+use presa::wire::{ElicitRequestParams, ElicitResult, InputResponse, TaskStatus};
+use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::Notify;
 
@@ -30,11 +36,41 @@ const LIMITS: TaskLimits = TaskLimits {
     max_store_bytes: 1 << 24,
 };
 
-/// Signals between a test and its tool.
+/// Signals between a test and its tools.
 #[derive(Clone, Default)]
 struct Probe {
     started: Arc<Notify>,
     dropped: Arc<Notify>,
+    /// How many times `deploy` ran from its start.
+    deploys: Arc<AtomicUsize>,
+}
+
+#[derive(Deserialize, schemars::JsonSchema, Elicit)]
+struct Confirm {
+    ok: bool,
+}
+
+#[derive(Deserialize, schemars::JsonSchema, Elicit)]
+struct Region {
+    region: String,
+}
+
+/// Asks two questions, then deploys; safe to run again from the start.
+#[tool(task = "optional", resumable)]
+async fn deploy(
+    ctx: Context,
+    State(probe): State<Probe>,
+    service: String,
+) -> Result<String, ToolError> {
+    probe.deploys.fetch_add(1, Ordering::SeqCst);
+    let confirmed = ctx.elicit::<Confirm>("confirm", "Deploy?").await?;
+    let region = ctx.elicit::<Region>("region", "Where?").await?;
+    match (confirmed.accepted(), region.accepted()) {
+        (Some(Confirm { ok: true }), Some(Region { region })) => {
+            Ok(format!("deployed {service} to {region}"))
+        }
+        _ => Err(ToolError::new("not deployed")),
+    }
 }
 
 /// Notifies when the handler holding it is dropped.
@@ -58,6 +94,7 @@ async fn forever(State(probe): State<Probe>) -> String {
 fn replica(store: &Arc<InMemoryTaskStore>, probe: &Probe) -> Server {
     Server::builder("replica", "1")
         .tool(ForeverTool)
+        .tool(DeployTool)
         .state(probe.clone())
         .tasks(TaskSettings::default().lease(LEASE))
         .task_store(Arc::clone(store))
@@ -147,5 +184,81 @@ async fn a_running_task_keeps_its_lease_and_is_not_taken_over() {
     assert_eq!(
         client.get_task(&id).await.unwrap().task.status,
         TaskStatus::Working
+    );
+}
+
+/// A `deploy` task of a server that died after the user confirmed: its
+/// record keeps the call and the answer to `confirm`, and its lease lapsed
+/// long ago.
+async fn half_answered_deploy(store: &InMemoryTaskStore) -> String {
+    let id = "deploy-0123456789abcdef".to_owned();
+    let hour = Some(Duration::from_secs(3600));
+    let mut record = TaskRecord::new(id.clone(), None, hour, Some(Duration::from_millis(20)));
+    let capabilities = json!({"elicitation": {"form": {}}, "extensions": {TASKS: {}}});
+    record.call = Some(StoredCall::new(&ResumableCall {
+        tool: "deploy".into(),
+        arguments: json!({"service": "api"}).as_object().unwrap().clone(),
+        protocol_version: "2026-07-28".into(),
+        client_capabilities: serde_json::from_value(capabilities).unwrap(),
+        client_info: None,
+        subject: None,
+    }));
+    let confirmed = InputResponse::Elicit(ElicitResult::accept(json!({"ok": true})));
+    record.answers = [("confirm".to_owned(), StoredAnswer::new(&confirmed))]
+        .into_iter()
+        .collect();
+    record.asked = [("confirm".to_owned(), ())].into_iter().collect();
+    store.create(record, &LIMITS).await.unwrap();
+    let then = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+    assert!(
+        store
+            .hold(&id, &Lease::new("dead-server", then, LEASE), then)
+            .await
+            .unwrap()
+    );
+    id
+}
+
+const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+#[tokio::test(start_paused = true)]
+async fn a_resumable_task_runs_again_and_asks_only_what_was_not_answered() {
+    let store = Arc::new(InMemoryTaskStore::new());
+    let id = half_answered_deploy(&store).await;
+    let probe = Probe::default();
+    let server = replica(&store, &probe);
+    let asked = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let answering = Client::builder().tasks(true).on_elicitation({
+        let asked = Arc::clone(&asked);
+        move |pending| {
+            asked.lock().unwrap().push(pending.key.clone());
+            let ElicitRequestParams::Form { message, .. } = pending.params else {
+                panic!("a form was expected");
+            };
+            let content = match message.as_str() {
+                "Where?" => json!({"region": "eu-west"}),
+                _ => json!({"ok": true}),
+            };
+            async move { ElicitResult::accept(content) }
+        }
+    });
+    let client = client(answering, &server, Wire::InProcess);
+
+    let patience = AwaitOptions::default().timeout(10 * LEASE);
+    let result = client
+        .await_task(&id, patience)
+        .await
+        .expect("the task completes");
+
+    assert_eq!(result.text(), Some("deployed api to eu-west"));
+    assert_eq!(
+        *asked.lock().unwrap(),
+        ["region"],
+        "the user is never asked twice"
+    );
+    assert_eq!(
+        probe.deploys.load(Ordering::SeqCst),
+        1,
+        "run again once, here"
     );
 }

@@ -263,7 +263,10 @@ fn a_lease_without_a_store_or_that_is_no_length_is_refused() {
     assert!(alone.contains("--lease goes with --store"), "{alone}");
     for length in ["0", "-1", "soon", "inf"] {
         let bad = refusal(&["stdio", "--store", "redis://127.0.0.1:1", "--lease", length]);
-        assert!(bad.contains("positive number of seconds"), "{length}: {bad}");
+        assert!(
+            bad.contains("positive number of seconds"),
+            "{length}: {bad}"
+        );
     }
     let missing = refusal(&["stdio", "--store", "redis://127.0.0.1:1", "--lease"]);
     assert!(missing.contains("--lease SECONDS"), "{missing}");

@@ -34,6 +34,8 @@ struct StoredRecord {
     result: Option<Box<RawValue>>,
     error: Option<ErrorObject>,
     version: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    call: Option<Box<RawValue>>,
 }
 
 /// The record as the JSON text Redis keeps.
@@ -53,6 +55,7 @@ pub(crate) fn encode(record: &TaskRecord) -> Result<String, serde_json::Error> {
         result: record.result.as_ref().map(|r| raw(r.json())).transpose()?,
         error: record.error.clone(),
         version: record.version,
+        call: record.call.as_ref().map(|c| raw(c.json())).transpose()?,
     };
     serde_json::to_string(&stored)
 }
@@ -78,6 +81,10 @@ pub(crate) fn decode(text: &str) -> Result<TaskRecord, serde_json::Error> {
             .transpose()?,
         error: stored.error,
         version: stored.version,
+        call: stored
+            .call
+            .map(|text| StoredJson::from_json(text_of(text)))
+            .transpose()?,
     })
 }
 

@@ -21,6 +21,9 @@ pub(crate) struct ToolAttrs {
     pub task: Option<Task>,
     /// `task_start = "explicit" | "immediate"`: where a task starts.
     pub task_start: Option<LitStr>,
+    /// `resumable` (or `resumable = bool`): another server may run a task
+    /// of the tool again; the path, for errors, with the value.
+    pub resumable: Option<(syn::Path, bool)>,
     /// Behaviour hints, each `flag` (true) or `flag = bool`.
     pub hints: Hints,
 }
@@ -84,6 +87,10 @@ pub(crate) fn tool_attrs(
             "task_start" => {
                 attrs.task_start = string_value(&meta, "task_start = \"explicit\"", errors);
             }
+            "resumable" => {
+                attrs.resumable = flag_value(&meta, &key, errors)
+                    .map(|resumable| (meta.path().clone(), resumable));
+            }
             "read_only" => attrs.hints.read_only = flag_value(&meta, &key, errors),
             "destructive" => attrs.hints.destructive = flag_value(&meta, &key, errors),
             "idempotent" => attrs.hints.idempotent = flag_value(&meta, &key, errors),
@@ -92,7 +99,8 @@ pub(crate) fn tool_attrs(
                 meta.path(),
                 format!(
                     "unknown `#[tool]` option `{key}`; expected `name`, `title`, `description`, \
-                     `task`, `task_start`, `read_only`, `destructive`, `idempotent` or `open_world`"
+                     `task`, `task_start`, `resumable`, `read_only`, `destructive`, `idempotent` \
+                     or `open_world`"
                 ),
             ),
         }

@@ -210,22 +210,32 @@ fn definition(tool: &HandlerFn, attrs: &ToolAttrs) -> TokenStream {
     }
 }
 
-/// The policy methods, and `fn task_start` when the start is explicit.
+/// The policy methods, `fn task_start` when the start is explicit, and
+/// `fn resumable` when the tool is.
 fn policy(tool: &HandlerFn, attrs: &ToolAttrs) -> TokenStream {
     let policy = task_policy(tool, attrs);
     let explicit = attrs
         .task_start
         .as_ref()
         .is_some_and(|start| start.value() == "explicit");
-    if !explicit {
-        return policy;
-    }
+    let start = explicit.then(|| {
+        quote! {
+            fn task_start(&self) -> ::presa::__private::TaskStart {
+                ::presa::__private::TaskStart::Explicit
+            }
+        }
+    });
+    let resumable = matches!(attrs.resumable, Some((_, true))).then(|| {
+        quote! {
+            fn resumable(&self) -> bool {
+                true
+            }
+        }
+    });
     quote! {
         #policy
-
-        fn task_start(&self) -> ::presa::__private::TaskStart {
-            ::presa::__private::TaskStart::Explicit
-        }
+        #start
+        #resumable
     }
 }
 

@@ -1,5 +1,6 @@
 //! The rules of `#[tool]` beyond those every handler follows: a name MCP
-//! allows, and a task start only for a tool that can run as a task.
+//! allows, and a task start or resumability only for a tool that can run
+//! as a task.
 
 use quote::ToTokens;
 
@@ -11,6 +12,7 @@ use crate::handler::ast::HandlerFn;
 pub(crate) fn check(tool: &HandlerFn, attrs: &ToolAttrs, errors: &mut Errors) {
     check_name(tool, attrs, errors);
     check_task_start(attrs, errors);
+    check_resumable(attrs, errors);
     check_headers(tool, errors);
 }
 
@@ -71,6 +73,32 @@ fn check_task_start(attrs: &ToolAttrs, errors: &mut Errors) {
             start,
             "`task_start` needs a task policy: add `task = \"optional\"`, `task = \"required\"` \
              or `task = some_fn`",
+        );
+    }
+}
+
+/// `resumable` only makes sense for a tool that can run as a task, whose
+/// task starts with the handler (a run resumed from the start could not
+/// go back to the request an explicit start ran in).
+fn check_resumable(attrs: &ToolAttrs, errors: &mut Errors) {
+    let Some((path, true)) = &attrs.resumable else {
+        return;
+    };
+    if matches!(attrs.task, None | Some(Task::Static(Policy::Sync))) {
+        errors.error(
+            path,
+            "`resumable` needs a task policy: add `task = \"optional\"`, `task = \"required\"` \
+             or `task = some_fn`",
+        );
+    }
+    if let Some(start) = &attrs.task_start
+        && start.value() == "explicit"
+    {
+        errors.error(
+            path,
+            "`resumable` does not go with `task_start = \"explicit\"`: a task resumed on \
+             another server runs the handler again from the start, and the request it started \
+             in is gone",
         );
     }
 }

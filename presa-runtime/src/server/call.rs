@@ -36,7 +36,9 @@ use super::reply::{
 };
 use super::request_state::{CallBinding, StateCodec};
 use super::state::StateMap;
-use super::tasks::{CreateError, OrphanGuard, TaskEnd, TaskEngine};
+use super::tasks::{
+    CreateError, OrphanGuard, ResumableCall, StoredCall, TaskEnd, TaskEngine, TaskLink, TaskRecord,
+};
 use super::tool::{TaskPolicy, TaskStart, ToolPolicy, ToolResult};
 use crate::util::{BoxFuture, Charge};
 use crate::wire::{
@@ -142,6 +144,9 @@ pub(crate) async fn call_tool(
             }
         },
     };
+    let call = matches!(mode, CallMode::Task(_))
+        .then(|| resumable_call(&tool, &arguments, ctx.request()))
+        .flatten();
     let run: Run = AssertUnwindSafe(tool.handler.call(ctx.clone(), arguments))
         .catch_unwind()
         .boxed();
@@ -158,6 +163,7 @@ pub(crate) async fn call_tool(
                 ctx: &ctx,
                 caller,
                 charge: &mut charge,
+                call,
             };
             run_until_task_start(env, call, &binding, run).await
         }
@@ -169,6 +175,7 @@ pub(crate) async fn call_tool(
                 ctx: &ctx,
                 caller,
                 charge: &mut charge,
+                call,
             };
             match create_task(env, call, run).await {
                 Creation::Created(created) => Ok(created),
@@ -219,6 +226,8 @@ struct TaskCall<'a> {
     /// What the request holds of the memory budget; a task takes the
     /// server's part of it along.
     charge: &'a mut Charge,
+    /// The call, kept in the record when the tool is resumable.
+    call: Option<StoredCall>,
 }
 
 /// Creates the task, ties the context to it and hands the run to the
@@ -231,13 +240,14 @@ async fn create_task(env: &CallEnv<'_>, call: TaskCall<'_>, run: Run) -> Creatio
         ctx,
         caller,
         charge,
+        call,
     } = call;
     // Every verified answer travels with the task, whether or not the run
     // has used it yet; the book keeps them for a run that stays synchronous.
     let answers = ctx.with_input_book(|book| book.answers().clone());
     let mut orphan = OrphanGuard::default();
     let created = engine
-        .create(caller.task_owner(), &answers, &mut orphan)
+        .create(caller.task_owner(), &answers, call, &mut orphan)
         .await;
     let record = match created {
         Ok(record) => record,
@@ -284,6 +294,78 @@ fn declined(error: CreateError, policy: TaskPolicy, run: Run) -> Creation {
         | CreateError::Unavailable(error)
         | CreateError::Store(error) => Creation::Failed(error),
     }
+}
+
+/// The call a resumable tool's task keeps; `None` for any other tool.
+fn resumable_call(
+    tool: &RegisteredTool,
+    arguments: &Map<String, Value>,
+    info: &RequestInfo,
+) -> Option<StoredCall> {
+    tool.resumable.then(|| {
+        StoredCall::new(&ResumableCall {
+            tool: tool.name().to_owned(),
+            arguments: arguments.clone(),
+            protocol_version: info.protocol_version.clone(),
+            client_capabilities: info.client_capabilities.clone(),
+            client_info: info.client_info.clone(),
+            subject: info.subject.clone(),
+        })
+    })
+}
+
+/// Runs a resumable tool's task again from its record, on this server,
+/// tied to the task through `link`: the handler gets the call's arguments
+/// and caller, and every answer the record holds, so that the questions
+/// already answered return at once. The tool's name and the run; `None`
+/// when the record keeps no call of a resumable tool this server has.
+pub(crate) fn resume_task(
+    env: &CallEnv<'_>,
+    record: &TaskRecord,
+    link: TaskLink,
+) -> Option<(String, BoxFuture<TaskEnd>)> {
+    let call = match record.call.as_ref()?.parse() {
+        Ok(call) => call,
+        Err(e) => {
+            tracing::warn!(task = record.id, error = %e, "a stored call no longer parses");
+            return None;
+        }
+    };
+    let tool = env
+        .registry
+        .tool(&call.tool)
+        .filter(|tool| tool.resumable)?;
+    let answers = record
+        .answers
+        .iter()
+        .filter_map(|(key, answer)| Some((key.clone(), answer.parse().ok()?)))
+        .collect();
+    let ctx = Context::new(ContextParts {
+        info: RequestInfo {
+            protocol_version: call.protocol_version,
+            client_capabilities: call.client_capabilities,
+            client_info: call.client_info,
+            subject: call.subject,
+        },
+        answers,
+        notifier: None,
+        progress_token: None,
+        log_level: None,
+        state: Arc::clone(env.state),
+        peer: None,
+    });
+    ctx.attach_task(link);
+    let run: Run = AssertUnwindSafe(tool.handler.call(ctx.clone(), call.arguments))
+        .catch_unwind()
+        .boxed();
+    let end = end_task(
+        Arc::clone(&tool),
+        ctx,
+        run,
+        env.meta.clone(),
+        env.error_details,
+    );
+    Some((tool.name().to_owned(), Box::pin(end)))
 }
 
 /// What happened first in a tool with an explicit task start.

@@ -27,6 +27,8 @@ pub(crate) struct RegisteredTool {
     pub handler: Arc<dyn ToolHandler>,
     pub policy: ToolPolicy,
     pub start: TaskStart,
+    /// Whether its tasks may run again on another server.
+    pub resumable: bool,
     /// The application state the tool reads.
     pub required_state: Vec<StateType>,
     /// The parameters mirrored into `Mcp-Param-*` headers over HTTP. The
@@ -61,6 +63,7 @@ impl RegisteredTool {
             headers,
             policy: handler.policy(),
             start: handler.task_start(),
+            resumable: handler.resumable(),
             required_state: handler.required_state(),
             handler: Arc::new(handler),
             definition,

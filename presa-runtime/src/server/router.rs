@@ -28,7 +28,7 @@ use super::request_state::StateCodec;
 use super::state::StateMap;
 use super::stream::ResponseStream;
 use super::subscriptions::{ListenEnv, listen};
-use super::tasks::TaskEngine;
+use super::tasks::{Resume, TaskEngine};
 use super::validate::{Validated, validate};
 use crate::util::{Budget, Charge};
 use crate::wire::{
@@ -76,9 +76,11 @@ pub(super) struct Shared {
 
 impl Server {
     pub(super) fn from_shared(shared: Shared) -> Self {
-        Server {
-            shared: Arc::new(shared),
+        let shared = Arc::new(shared);
+        if let Some(engine) = &shared.engine {
+            engine.set_resume(resumer(Arc::downgrade(&shared)));
         }
+        Server { shared }
     }
 
     /// Everything the server holds, for the files that extend it.
@@ -418,5 +420,14 @@ fn acknowledgement(meta: ResultMeta) -> Value {
     to_value(EmptyResult {
         result_type: ResultType::Complete,
         meta: Some(meta),
+    })
+}
+
+/// How the task engine runs a resumable task again: through the server's
+/// own tools. Weak, since the engine it is given to lives in the server.
+fn resumer(shared: std::sync::Weak<Shared>) -> Resume {
+    Arc::new(move |record, link| {
+        let shared = shared.upgrade()?;
+        super::call::resume_task(&shared.call_env(None), record, link)
     })
 }

@@ -133,6 +133,17 @@ pub trait ToolHandler: Send + Sync + 'static {
         TaskStart::Immediate
     }
 
+    /// Whether a task of this tool may run again from the start on another
+    /// server, when the server running it dies (`#[tool(resumable)]`; see
+    /// [`Lease`](super::tasks::Lease)). Every question already answered
+    /// then returns its answer at once, so the user is never asked twice;
+    /// but the code before the last answered question runs again, so its
+    /// side effects must be idempotent. The default is `false`: such a
+    /// task fails with `-32603`.
+    fn resumable(&self) -> bool {
+        false
+    }
+
     /// The application state the tool reads, one entry per type (see
     /// [`FromContext::required_state`](super::FromContext::required_state));
     /// `#[tool]` lists what its extractors declare. The default is none.

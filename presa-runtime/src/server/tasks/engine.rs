@@ -16,20 +16,19 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
-use serde_json::{Map, Value};
-use tracing::Instrument;
 
 use super::link::TaskLink;
+use super::runner::{Runners, TaskEnd};
 use super::settings::TaskSettings;
 use super::store::{
-    StoreError, StoredAnswer, StoredAnswers, TaskChange, TaskLimits, TaskRecord, TaskStore,
-    TaskWatch,
+    StoreError, StoredAnswer, StoredAnswers, StoredCall, TaskChange, TaskLimits, TaskRecord,
+    TaskStore, TaskWatch,
 };
-use super::takeover::Leases;
+use super::takeover::{Resume, take_over_lapsed};
 use crate::server::caller::Caller;
 use crate::server::reply::{
-    answer_too_large, answers_too_large, internal_error, report_internal, task_not_found,
-    task_store_full, task_store_unavailable, too_many_listeners, too_many_tasks,
+    answer_too_large, answers_too_large, internal_error, task_not_found, task_store_full,
+    task_store_unavailable, too_many_listeners, too_many_tasks,
 };
 use crate::util::{BoxFuture, Charge, lock};
 use crate::wire::{
@@ -45,8 +44,10 @@ pub(crate) struct TaskEngine {
     max_answer_bytes: usize,
     sweeper: Mutex<Option<tokio::task::JoinHandle<()>>>,
     listeners: Arc<Mutex<HashMap<String, usize>>>,
-    /// With [`TaskSettings::lease`], how this server holds leases.
-    leases: Option<Arc<Leases>>,
+    /// What a handler's runner needs.
+    runners: Runners,
+    /// How the server runs a resumable task again, set once it is built.
+    resume: Arc<std::sync::OnceLock<Resume>>,
 }
 
 /// Why a task could not be created.
@@ -62,38 +63,29 @@ pub(crate) enum CreateError {
     Store(ErrorObject),
 }
 
-/// How a task's handler ended.
-pub(crate) enum TaskEnd {
-    /// With a result (which may be an `isError` result).
-    Completed(Map<String, Value>),
-    /// With a JSON-RPC error.
-    Failed(ErrorObject),
-}
-
-impl From<TaskEnd> for TaskChange {
-    fn from(end: TaskEnd) -> Self {
-        match end {
-            TaskEnd::Completed(result) => TaskChange::Complete(result),
-            TaskEnd::Failed(error) => TaskChange::Fail(error),
-        }
-    }
-}
-
 impl TaskEngine {
     pub fn new(settings: TaskSettings, store: Arc<dyn TaskStore>, max_answer_bytes: usize) -> Self {
-        let leases = settings.lease.map(|length| Arc::new(Leases::new(length)));
+        let runners = Runners::new(&settings, Arc::clone(&store));
         TaskEngine {
             settings,
             store,
             max_answer_bytes,
             sweeper: Mutex::new(None),
             listeners: Arc::default(),
-            leases,
+            runners,
+            resume: Arc::default(),
         }
     }
 
+    /// Sets how the server runs a resumable task again, when it takes one
+    /// over from a server that died.
+    pub fn set_resume(&self, resume: Resume) {
+        let _ = self.resume.set(resume);
+    }
+
     /// Creates a task owned by `owner`, seeded with the answers carried
-    /// from MRTR rounds before the task.
+    /// from MRTR rounds before the task, and keeping `call` when its tool
+    /// is resumable.
     ///
     /// Until `orphan` is disarmed, dropping the calling future (a cancelled
     /// request) fails the task, so that none is left without its runner.
@@ -101,6 +93,7 @@ impl TaskEngine {
         &self,
         owner: Option<String>,
         answers: &InputResponses,
+        call: Option<StoredCall>,
         orphan: &mut OrphanGuard,
     ) -> Result<Arc<TaskRecord>, CreateError> {
         self.start_sweeper();
@@ -113,6 +106,7 @@ impl TaskEngine {
         );
         record.asked = answers.keys().map(|key| (key.clone(), ())).collect();
         record.answers = stored(answers);
+        record.call = call;
         let created = Arc::new(record.clone());
         orphan.arm(Arc::clone(&self.store), record.id.clone(), settings.limits);
         match self.store.create(record, &settings.limits).await {
@@ -142,20 +136,11 @@ impl TaskEngine {
 
     /// The tie through which a handler running as task `id` asks for input.
     pub fn link(&self, id: &str) -> TaskLink {
-        TaskLink::new(
-            id.to_owned(),
-            Arc::clone(&self.store),
-            self.settings.limits,
-            self.settings.max_reasks,
-        )
+        self.runners.link(id)
     }
 
-    /// Runs `run` on its own tokio task until it ends, and records how it
-    /// ended; or until the task ends without it (cancelled, expired), which
-    /// drops it. `origin` names the tool in logs; the run is traced in a
-    /// `mcp.task` span with the task id, the tool and the owner. `charge`
-    /// is what the run holds of the server's memory budget, given back
-    /// when it ends.
+    /// Runs `run` as task `id` on its own tokio task (see
+    /// [`Runners::spawn`]).
     pub fn run(
         &self,
         id: String,
@@ -164,44 +149,7 @@ impl TaskEngine {
         run: BoxFuture<TaskEnd>,
         charge: Charge,
     ) {
-        let store = Arc::clone(&self.store);
-        let limits = self.settings.limits;
-        let ttl = self.settings.ttl;
-        let leases = self.leases.clone();
-        let span = tracing::info_span!("mcp.task", task = %id, tool = %origin, subject = owner);
-        let runner = async move {
-            let _charge = charge;
-            let watch = match store.watch(&id).await {
-                Ok(Some(watch)) => watch,
-                Ok(None) => return,
-                Err(e) => {
-                    let cause = format!("could not follow the task: {e}");
-                    let change = TaskChange::Fail(internal_error(&origin, &cause));
-                    let _ = store.apply(&id, change, &limits).await;
-                    return;
-                }
-            };
-            tokio::select! {
-                // Ending first: a handler released by the end (its input
-                // wait returns `InputRequired`) has nothing to report.
-                biased;
-                () = ended(watch) => {
-                    tracing::debug!(task = id, "task ended; dropping its handler");
-                }
-                () = expiry(ttl) => {
-                    tracing::debug!(task = id, "task expired; dropping its handler");
-                }
-                () = keep_lease(leases.as_deref(), &*store, &id) => {
-                    tracing::warn!(task = id, "another server took the task over; dropping its handler");
-                }
-                end = run => {
-                    if let Err(e) = store.apply(&id, end.into(), &limits).await {
-                        report_internal(&origin, &format!("could not record the task's outcome: {e}"));
-                    }
-                }
-            }
-        };
-        tokio::spawn(runner.instrument(span));
+        self.runners.spawn(id, origin, owner, run, charge);
     }
 
     /// `tasks/get`: the task with the payload of its status.
@@ -385,8 +333,8 @@ impl TaskEngine {
         }
         let store = Arc::downgrade(&self.store);
         let period = self.settings.sweeper_period();
-        let limits = self.settings.limits;
-        let leases = self.leases.clone();
+        let runners = self.runners.clone();
+        let resume = Arc::clone(&self.resume);
         *sweeper = Some(tokio::spawn(async move {
             let mut ticks = tokio::time::interval(period);
             ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -396,8 +344,9 @@ impl TaskEngine {
                 if let Err(e) = store.purge_expired().await {
                     tracing::warn!(error = %e, "purging expired tasks failed");
                 }
-                if let Some(leases) = &leases {
-                    leases.take_over_lapsed(&*store, &limits).await;
+                drop(store);
+                if let Some(keeper) = &runners.leases {
+                    take_over_lapsed(&runners, keeper, resume.get()).await;
                 }
             }
         }));
@@ -496,31 +445,6 @@ fn store_failed(doing: &str, error: StoreError) -> ErrorObject {
 }
 
 /// Resolves once the task is terminal or gone.
-async fn ended(mut watch: TaskWatch) {
-    while let Some(record) = watch.next().await {
-        if record.status.is_terminal() {
-            return;
-        }
-    }
-}
-
-/// Keeps the task's lease while the handler runs, when the server takes
-/// leases; resolves only if another server took the task over.
-async fn keep_lease(leases: Option<&Leases>, store: &dyn TaskStore, id: &str) {
-    match leases {
-        Some(leases) => leases.keep(store, id).await,
-        None => std::future::pending().await,
-    }
-}
-
-/// Resolves `ttl` from now; never without a TTL.
-async fn expiry(ttl: Option<std::time::Duration>) {
-    match ttl {
-        Some(ttl) => tokio::time::sleep(ttl).await,
-        None => std::future::pending().await,
-    }
-}
-
 /// 144 bits from the OS CSPRNG, base64url: unguessable, and safe in URLs
 /// and HTTP headers (`Mcp-Name`).
 fn new_task_id() -> String {

@@ -99,6 +99,7 @@ mod engine;
 mod lease;
 mod link;
 mod memory;
+mod runner;
 mod settings;
 mod store;
 mod takeover;
@@ -112,10 +113,12 @@ pub use litemap::LiteMap;
 pub use memory::InMemoryTaskStore;
 pub use settings::TaskSettings;
 pub use store::{
-    AnswersTooLarge, Keyed, RECORD_OVERHEAD, StoreError, StoredAnswer, StoredAnswers, StoredJson,
-    StoredRequest, StoredRequests, StoredResult, TaskChange, TaskLimits, TaskRecord, TaskStore,
-    TaskWatch,
+    AnswersTooLarge, Keyed, RECORD_OVERHEAD, ResumableCall, StoreError, StoredAnswer,
+    StoredAnswers, StoredCall, StoredJson, StoredRequest, StoredRequests, StoredResult, TaskChange,
+    TaskLimits, TaskRecord, TaskStore, TaskWatch,
 };
 
-pub(crate) use engine::{CreateError, OrphanGuard, TaskEnd, TaskEngine};
+pub(crate) use engine::{CreateError, OrphanGuard, TaskEngine};
 pub(crate) use link::TaskLink;
+pub(crate) use runner::TaskEnd;
+pub(crate) use takeover::Resume;

@@ -18,16 +18,16 @@ use std::time::{Duration, SystemTime};
 use async_trait::async_trait;
 use futures::stream::BoxStream;
 use litemap::LiteMap;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::lease::Lease;
 use crate::server::reply::task_record_full;
 use crate::wire::{
-    DetailedTask, ErrorObject, InputRequest, InputRequests, InputResponse, Task, TaskStatus,
-    json_len,
+    ClientCapabilities, DetailedTask, ErrorObject, Implementation, InputRequest, InputRequests,
+    InputResponse, Task, TaskStatus, json_len,
 };
 
 /// What every record costs besides its contents: ids, times, the status,
@@ -60,6 +60,31 @@ pub type StoredAnswer = StoredJson<InputResponse>;
 /// object is a map with room for eleven entries), and a finished task is
 /// read far less often than it is kept.
 pub type StoredResult = StoredJson<Map<String, Value>>;
+
+/// The call of a resumable tool's task, kept so that another server can
+/// run the handler again (`#[tool(resumable)]`): the tool, its checked
+/// arguments, and what the handler's context knew of the caller.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResumableCall {
+    /// The tool's name.
+    pub tool: String,
+    /// The arguments, as they passed the input schema.
+    pub arguments: Map<String, Value>,
+    /// The protocol version of the call.
+    pub protocol_version: String,
+    /// The capabilities the client declared on the call.
+    pub client_capabilities: ClientCapabilities,
+    /// The client's self-reported identity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_info: Option<Implementation>,
+    /// The authenticated subject of the call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
+}
+
+/// A [`ResumableCall`], kept as JSON text.
+pub type StoredCall = StoredJson<ResumableCall>;
 
 /// A `T` kept as its JSON text, parsed back on demand.
 pub struct StoredJson<T> {
@@ -165,6 +190,9 @@ pub struct TaskRecord {
     pub error: Option<ErrorObject>,
     /// Increases with every change, so watchers can drop stale copies.
     pub version: u64,
+    /// The call, for a resumable tool's task: what another server needs to
+    /// run the handler again if this one dies.
+    pub call: Option<StoredCall>,
 }
 
 impl TaskRecord {
@@ -191,6 +219,7 @@ impl TaskRecord {
             result: None,
             error: None,
             version: 0,
+            call: None,
         }
     }
 
@@ -248,6 +277,7 @@ impl TaskRecord {
             + texts_weight(&self.answers)
             + self.asked.keys().map(String::len).sum::<usize>()
             + self.result.as_ref().map_or(0, StoredResult::len)
+            + self.call.as_ref().map_or(0, StoredCall::len)
             + self.error.as_ref().map_or(0, json_len)
     }
 }

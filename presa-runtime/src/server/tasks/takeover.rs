@@ -1,85 +1,99 @@
-//! [`Leases`]: the engine's side of [`Lease`]s. It keeps the lease of each
-//! handler this server runs, and takes over the tasks of servers that
-//! stopped keeping theirs (the rules are in the `lease` module).
+//! Taking over the tasks of a server that stopped renewing its leases
+//! (the rules are in the `lease` module).
+//!
+//! The sweeper claims each running task whose lease lapsed. A task of a
+//! resumable tool whose record keeps its call is run again here from the
+//! start, with the answers the record holds, so every question already
+//! answered returns at once; any other task is failed with `-32603
+//! Internal error`, since its handler's state died with its server.
 
-use std::time::{Duration, SystemTime};
+use std::sync::Arc;
+use std::time::SystemTime;
 
-use super::lease::Lease;
-use super::store::{TaskChange, TaskLimits, TaskStore};
+use super::link::TaskLink;
+use super::runner::{LeaseKeeper, Runners, TaskEnd};
+use super::store::{TaskChange, TaskRecord};
 use crate::server::reply::internal_error;
+use crate::util::{BoxFuture, Charge};
 
 /// How many lapsed tasks one sweep takes over at most; the next sweep
 /// takes the rest.
 const TAKEOVER_BATCH: usize = 100;
 
-/// How this server holds leases: its id and the length of a lease.
-#[derive(Debug, Clone)]
-pub(crate) struct Leases {
-    holder: String,
-    length: Duration,
+/// Rebuilds the run of a resumable task from its record, tied to the task
+/// through the link: the server's half of resuming, since only it knows
+/// the tools. Gives the tool's name and the run; `None` when the record
+/// keeps no call this server can run.
+pub(crate) type Resume =
+    Arc<dyn Fn(&TaskRecord, TaskLink) -> Option<(String, BoxFuture<TaskEnd>)> + Send + Sync>;
+
+/// Claims the running tasks whose lease lapsed, and resumes or fails
+/// each. Returns how many this server took over.
+pub(crate) async fn take_over_lapsed(
+    runners: &Runners,
+    keeper: &LeaseKeeper,
+    resume: Option<&Resume>,
+) -> usize {
+    let store = &*runners.store;
+    let now = SystemTime::now();
+    let lapsed = match store.lapsed(now, TAKEOVER_BATCH).await {
+        Ok(ids) => ids,
+        Err(e) => {
+            tracing::warn!(error = %e, "could not look for tasks whose lease lapsed");
+            return 0;
+        }
+    };
+    let mut taken = 0;
+    for id in lapsed {
+        match store.hold(&id, &keeper.lease(now), now).await {
+            Ok(true) => {}
+            // Another server claimed it first, or it just ended.
+            Ok(false) => continue,
+            Err(e) => {
+                tracing::warn!(task = id, error = %e, "could not claim a task whose lease lapsed");
+                continue;
+            }
+        }
+        if resumed(runners, &id, resume).await || failed(runners, &id).await {
+            taken += 1;
+        }
+    }
+    taken
 }
 
-impl Leases {
-    /// Leases of `length` for a server with a fresh random id.
-    pub fn new(length: Duration) -> Self {
-        Leases {
-            holder: crate::util::random_id::<12>(),
-            length,
+/// Runs the claimed task `id` again, when its tool is resumable.
+async fn resumed(runners: &Runners, id: &str, resume: Option<&Resume>) -> bool {
+    let Some(resume) = resume else { return false };
+    let record = match runners.store.get(id).await {
+        Ok(Some(record)) if record.call.is_some() => record,
+        Ok(_) => return false,
+        Err(e) => {
+            tracing::warn!(task = id, error = %e, "could not read a task taken over");
+            return false;
         }
-    }
+    };
+    let Some((origin, run)) = resume(&record, runners.link(id)) else {
+        return false;
+    };
+    tracing::info!(
+        task = id,
+        tool = origin,
+        "resuming a task whose server stopped"
+    );
+    let owner = record.owner.as_deref();
+    runners.spawn(id.to_owned(), origin, owner, run, Charge::none());
+    true
+}
 
-    fn lease(&self, now: SystemTime) -> Lease {
-        Lease::new(&self.holder, now, self.length)
-    }
-
-    /// Takes the lease on task `id`, then renews it every third of its
-    /// length; returns only when another server holds it (this one was cut
-    /// off from the store for longer than a lease, and the task was taken
-    /// over), so that the runner drops the handler. A renewal that fails
-    /// is tried again at the next one.
-    pub async fn keep(&self, store: &dyn TaskStore, id: &str) {
-        let renewal = self.length / 3;
-        loop {
-            let now = SystemTime::now();
-            match store.hold(id, &self.lease(now), now).await {
-                Ok(true) => {}
-                Ok(false) => return,
-                Err(e) => tracing::warn!(task = id, error = %e, "could not renew the task's lease"),
-            }
-            tokio::time::sleep(renewal).await;
+/// Fails the claimed task `id`: its handler died with its server.
+async fn failed(runners: &Runners, id: &str) -> bool {
+    let cause = format!("task {id}: the server running it stopped renewing its lease");
+    let change = TaskChange::Fail(internal_error("(task takeover)", &cause));
+    match runners.store.apply(id, change, &runners.limits).await {
+        Ok(_) => true,
+        Err(e) => {
+            tracing::warn!(task = id, error = %e, "could not fail a task taken over");
+            false
         }
-    }
-
-    /// Claims the running tasks whose lease lapsed and fails each with
-    /// `-32603 Internal error`: the handler's state died with its server.
-    /// Returns how many this server took over.
-    pub async fn take_over_lapsed(&self, store: &dyn TaskStore, limits: &TaskLimits) -> usize {
-        let now = SystemTime::now();
-        let lapsed = match store.lapsed(now, TAKEOVER_BATCH).await {
-            Ok(ids) => ids,
-            Err(e) => {
-                tracing::warn!(error = %e, "could not look for tasks whose lease lapsed");
-                return 0;
-            }
-        };
-        let mut taken = 0;
-        for id in lapsed {
-            match store.hold(&id, &self.lease(now), now).await {
-                Ok(true) => {}
-                // Another server claimed it first, or it just ended.
-                Ok(false) => continue,
-                Err(e) => {
-                    tracing::warn!(task = id, error = %e, "could not claim a task whose lease lapsed");
-                    continue;
-                }
-            }
-            let cause = format!("task {id}: the server running it stopped renewing its lease");
-            let change = TaskChange::Fail(internal_error("(task takeover)", &cause));
-            match store.apply(&id, change, limits).await {
-                Ok(_) => taken += 1,
-                Err(e) => tracing::warn!(task = id, error = %e, "could not fail a task taken over"),
-            }
-        }
-        taken
     }
 }

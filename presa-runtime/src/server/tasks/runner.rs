@@ -1,0 +1,198 @@
+//! [`Runners`]: the tokio task that runs one handler as a task, and what
+//! it needs: the store, the limits, the TTL and this server's leases.
+//!
+//! A runner ends the first of these ways, each dropping the handler
+//! (cancellation by drop) unless the handler itself ended:
+//!
+//! 1. the task ended without it (`tasks/cancel`, a failure recorded by
+//!    someone else): a handler released by the end has nothing to report;
+//! 2. the task's TTL passed;
+//! 3. another server took the task over (its lease here lapsed);
+//! 4. the handler returned: its [`TaskEnd`] is recorded.
+//!
+//! The engine starts runners for the tasks it creates; the sweeper starts
+//! them for the resumable tasks it takes over from a server that died.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use futures::StreamExt;
+use serde_json::{Map, Value};
+use tracing::Instrument;
+
+use super::lease::Lease;
+use super::link::TaskLink;
+use super::settings::TaskSettings;
+use super::store::{TaskChange, TaskLimits, TaskStore, TaskWatch};
+use crate::server::reply::{internal_error, report_internal};
+use crate::util::{BoxFuture, Charge};
+use crate::wire::ErrorObject;
+
+/// How a task's handler ended.
+pub(crate) enum TaskEnd {
+    /// With a result (which may be an `isError` result).
+    Completed(Map<String, Value>),
+    /// With a JSON-RPC error.
+    Failed(ErrorObject),
+}
+
+impl From<TaskEnd> for TaskChange {
+    fn from(end: TaskEnd) -> Self {
+        match end {
+            TaskEnd::Completed(result) => TaskChange::Complete(result),
+            TaskEnd::Failed(error) => TaskChange::Fail(error),
+        }
+    }
+}
+
+/// Everything a runner needs; cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Runners {
+    pub store: Arc<dyn TaskStore>,
+    pub limits: TaskLimits,
+    ttl: Option<Duration>,
+    max_reasks: u32,
+    /// With [`TaskSettings::lease`], how this server holds leases.
+    pub leases: Option<Arc<LeaseKeeper>>,
+}
+
+impl Runners {
+    pub fn new(settings: &TaskSettings, store: Arc<dyn TaskStore>) -> Self {
+        Runners {
+            store,
+            limits: settings.limits,
+            ttl: settings.ttl,
+            max_reasks: settings.max_reasks,
+            leases: settings
+                .lease
+                .map(|length| Arc::new(LeaseKeeper::new(length))),
+        }
+    }
+
+    /// The tie through which a handler running as task `id` asks for input.
+    pub fn link(&self, id: &str) -> TaskLink {
+        TaskLink::new(
+            id.to_owned(),
+            Arc::clone(&self.store),
+            self.limits,
+            self.max_reasks,
+        )
+    }
+
+    /// Runs `run` on its own tokio task until one of the ends in the
+    /// module docs. `origin` names the tool in logs; the run is traced in
+    /// a `mcp.task` span with the task id, the tool and the owner.
+    /// `charge` is what the run holds of the server's memory budget,
+    /// given back when it ends.
+    pub fn spawn(
+        &self,
+        id: String,
+        origin: String,
+        owner: Option<&str>,
+        run: BoxFuture<TaskEnd>,
+        charge: Charge,
+    ) {
+        let span = tracing::info_span!("mcp.task", task = %id, tool = %origin, subject = owner);
+        let runners = self.clone();
+        let runner = async move {
+            let _charge = charge;
+            runners.follow(id, origin, run).await;
+        };
+        tokio::spawn(runner.instrument(span));
+    }
+
+    async fn follow(&self, id: String, origin: String, run: BoxFuture<TaskEnd>) {
+        let store = &*self.store;
+        let watch = match store.watch(&id).await {
+            Ok(Some(watch)) => watch,
+            Ok(None) => return,
+            Err(e) => {
+                let cause = format!("could not follow the task: {e}");
+                let change = TaskChange::Fail(internal_error(&origin, &cause));
+                let _ = store.apply(&id, change, &self.limits).await;
+                return;
+            }
+        };
+        tokio::select! {
+            biased;
+            () = ended(watch) => {
+                tracing::debug!(task = id, "task ended; dropping its handler");
+            }
+            () = expiry(self.ttl) => {
+                tracing::debug!(task = id, "task expired; dropping its handler");
+            }
+            () = keep_lease(self.leases.as_deref(), store, &id) => {
+                tracing::warn!(task = id, "another server took the task over; dropping its handler");
+            }
+            end = run => {
+                if let Err(e) = store.apply(&id, end.into(), &self.limits).await {
+                    report_internal(&origin, &format!("could not record the task's outcome: {e}"));
+                }
+            }
+        }
+    }
+}
+
+/// This server's leases: its id, and how long a lease lasts.
+#[derive(Debug)]
+pub(crate) struct LeaseKeeper {
+    holder: String,
+    length: Duration,
+}
+
+impl LeaseKeeper {
+    /// Leases of `length` for a server with a fresh random id.
+    fn new(length: Duration) -> Self {
+        LeaseKeeper {
+            holder: crate::util::random_id::<12>(),
+            length,
+        }
+    }
+
+    /// A lease of this server's from `now`.
+    pub fn lease(&self, now: SystemTime) -> Lease {
+        Lease::new(&self.holder, now, self.length)
+    }
+
+    /// Takes the lease on task `id`, then renews it every third of its
+    /// length; returns only when another server holds it (this one was cut
+    /// off from the store for longer than a lease, and the task was taken
+    /// over). A renewal that fails is tried again at the next one.
+    async fn keep(&self, store: &dyn TaskStore, id: &str) {
+        let renewal = self.length / 3;
+        loop {
+            let now = SystemTime::now();
+            match store.hold(id, &self.lease(now), now).await {
+                Ok(true) => {}
+                Ok(false) => return,
+                Err(e) => tracing::warn!(task = id, error = %e, "could not renew the task's lease"),
+            }
+            tokio::time::sleep(renewal).await;
+        }
+    }
+}
+
+async fn ended(mut watch: TaskWatch) {
+    while let Some(record) = watch.next().await {
+        if record.status.is_terminal() {
+            return;
+        }
+    }
+}
+
+/// Keeps the task's lease while the handler runs, when the server takes
+/// leases; resolves only if another server took the task over.
+async fn keep_lease(leases: Option<&LeaseKeeper>, store: &dyn TaskStore, id: &str) {
+    match leases {
+        Some(leases) => leases.keep(store, id).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Resolves `ttl` from now; never without a TTL.
+async fn expiry(ttl: Option<Duration>) {
+    match ttl {
+        Some(ttl) => tokio::time::sleep(ttl).await,
+        None => std::future::pending().await,
+    }
+}

@@ -417,6 +417,30 @@ async fn a_state_from_another_process_key_is_refused() {
 }
 
 #[tokio::test]
+async fn a_rotated_key_still_verifies_until_it_is_retired() {
+    let old = fixture_with(|b| b.request_state_key([1; 32]));
+    let rotated = fixture_with(|b| {
+        b.request_state_key([2; 32])
+            .verify_request_state_key([1; 32])
+    });
+    let retired = fixture_with(|b| b.request_state_key([2; 32]));
+    let r1 = RawPeer::over(&old.server, Wire::InProcess)
+        .call(1, elicitation(), json!({"name": "full_name"}))
+        .await;
+    let retry = json!({"name": "full_name", "requestState": state_of(&r1),
+        "inputResponses": {"first": {"action": "accept", "content": {"name": "A"}}}});
+
+    let r = RawPeer::over(&rotated.server, Wire::InProcess)
+        .call(2, elicitation(), retry.clone())
+        .await;
+    assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+    let r = RawPeer::over(&retired.server, Wire::InProcess)
+        .call(2, elicitation(), retry)
+        .await;
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+}
+
+#[tokio::test]
 async fn the_client_gives_up_after_max_rounds() {
     let f = fixture();
     let prompts = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));

@@ -44,6 +44,7 @@ impl Server {
             lists: ListSettings::default(),
             discover_ttl: Duration::from_secs(3600),
             state_key: None,
+            verifying_state_keys: Vec::new(),
             state_ttl: Duration::from_secs(600),
             state: StateMap::default(),
             max_in_flight: 1024,
@@ -70,6 +71,7 @@ pub struct ServerBuilder {
     lists: ListSettings,
     discover_ttl: Duration,
     state_key: Option<[u8; 32]>,
+    verifying_state_keys: Vec<[u8; 32]>,
     state_ttl: Duration,
     state: StateMap,
     max_in_flight: usize,
@@ -141,9 +143,21 @@ impl ServerBuilder {
 
     /// The HMAC key that signs `requestState`. The default is random per
     /// process; set one shared key when several processes serve the same
-    /// clients, so a retry may land on any of them.
+    /// clients, so a retry may land on any of them. To rotate it without
+    /// refusing the states in flight, see
+    /// [`verify_request_state_key`](Self::verify_request_state_key).
     pub fn request_state_key(mut self, key: [u8; 32]) -> Self {
         self.state_key = Some(key);
+        self
+    }
+
+    /// Also accepts the `requestState`s signed with `key`, without signing
+    /// with it: a key being rotated in or out. Rotating the signing key
+    /// across replicas takes three steps: every replica verifies the new
+    /// key; then every replica signs with the new key and verifies the old
+    /// one; once the state TTL has passed, the old key is retired.
+    pub fn verify_request_state_key(mut self, key: [u8; 32]) -> Self {
+        self.verifying_state_keys.push(key);
         self
     }
 
@@ -306,7 +320,7 @@ impl ServerBuilder {
             registry,
             supported_versions: vec![PROTOCOL_VERSION.to_owned()],
             discover_ttl: self.discover_ttl,
-            codec: StateCodec::new(key, self.state_ttl),
+            codec: StateCodec::new(key, self.state_ttl).verifying(self.verifying_state_keys),
             state: Arc::new(self.state),
             max_in_flight: self.max_in_flight,
             max_message_size: self.max_message_size,

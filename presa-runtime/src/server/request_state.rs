@@ -20,7 +20,24 @@
 //!
 //! Within its expiry a state can be presented again: the spec allows this,
 //! and a tool whose effect must happen at most once has to enforce that
-//! itself. Rotating the key invalidates every state in flight.
+//! itself.
+//!
+//! # One key for every replica, and rotating it
+//!
+//! A retry may reach any server behind a load balancer, so replicas share
+//! one key (`ServerBuilder::request_state_key`). To rotate it without
+//! refusing the states in flight:
+//!
+//! 1. give every replica the new key as a verifying key only
+//!    (`verify_request_state_key(new)`), so each accepts what the others
+//!    will sign;
+//! 2. make the new key the signing key everywhere, with the old one as a
+//!    verifying key (`request_state_key(new)`,
+//!    `verify_request_state_key(old)`);
+//! 3. once the state TTL has passed, retire the old key.
+//!
+//! Changing the key in one step instead refuses every state in flight
+//! (`-32602`; the client starts the call again).
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -76,6 +93,8 @@ pub enum StateError {
 #[derive(Clone)]
 pub(crate) struct StateCodec {
     key: [u8; 32],
+    /// Keys whose states still verify, though nothing is signed with them.
+    verifying: Vec<[u8; 32]>,
     ttl: Duration,
 }
 
@@ -107,7 +126,17 @@ impl<'a> CallBinding<'a> {
 
 impl StateCodec {
     pub fn new(key: [u8; 32], ttl: Duration) -> Self {
-        StateCodec { key, ttl }
+        StateCodec {
+            key,
+            verifying: Vec::new(),
+            ttl,
+        }
+    }
+
+    /// Also accepts the states signed with each of `keys`.
+    pub fn verifying(mut self, keys: Vec<[u8; 32]>) -> Self {
+        self.verifying = keys;
+        self
     }
 
     pub fn seal(&self, call: &CallBinding<'_>, answers: InputResponses) -> String {
@@ -126,7 +155,7 @@ impl StateCodec {
     /// The token for `payload`, whatever its bytes: the body and its tag.
     pub fn sign(&self, payload: &[u8]) -> String {
         let body = URL_SAFE_NO_PAD.encode(payload);
-        let tag = URL_SAFE_NO_PAD.encode(self.mac(body.as_bytes()).finalize().into_bytes());
+        let tag = URL_SAFE_NO_PAD.encode(mac(&self.key, body.as_bytes()).finalize().into_bytes());
         format!("{body}.{tag}")
     }
 
@@ -135,9 +164,10 @@ impl StateCodec {
         let tag = URL_SAFE_NO_PAD
             .decode(tag)
             .map_err(|_| StateError::Tampered)?;
-        self.mac(body.as_bytes())
-            .verify_slice(&tag)
-            .map_err(|_| StateError::Tampered)?;
+        let signed_by = |key: &[u8; 32]| mac(key, body.as_bytes()).verify_slice(&tag).is_ok();
+        if !(signed_by(&self.key) || self.verifying.iter().any(signed_by)) {
+            return Err(StateError::Tampered);
+        }
         let bytes = URL_SAFE_NO_PAD
             .decode(body)
             .map_err(|_| StateError::Tampered)?;
@@ -158,12 +188,12 @@ impl StateCodec {
         }
         Ok(payload)
     }
+}
 
-    fn mac(&self, body: &[u8]) -> HmacSha256 {
-        let mut mac = HmacSha256::new_from_slice(&self.key).expect("HMAC takes any key length");
-        mac.update(body);
-        mac
-    }
+fn mac(key: &[u8; 32], body: &[u8]) -> HmacSha256 {
+    let mut mac = HmacSha256::new_from_slice(key).expect("HMAC takes any key length");
+    mac.update(body);
+    mac
 }
 
 fn now_ms() -> u64 {
@@ -234,6 +264,24 @@ mod tests {
 
     fn binding<'a>(sub: Option<&'a str>, a: &Map<String, Value>) -> CallBinding<'a> {
         CallBinding::new(Method::ToolsCall, sub, "build", a)
+    }
+
+    #[test]
+    fn a_rotated_key_verifies_until_it_is_retired() {
+        let a = args(json!({"target": "docs"}));
+        let call = binding(None, &a);
+        let ttl = Duration::from_secs(60);
+        let old = StateCodec::new([1; 32], ttl);
+        let rotating = StateCodec::new([2; 32], ttl).verifying(vec![[1; 32]]);
+        let retired = StateCodec::new([2; 32], ttl);
+
+        let from_old = old.seal(&call, BTreeMap::new());
+        assert!(rotating.open(&from_old, &call).is_ok());
+        assert_eq!(retired.open(&from_old, &call), Err(StateError::Tampered));
+
+        let from_new = rotating.seal(&call, BTreeMap::new());
+        assert!(retired.open(&from_new, &call).is_ok());
+        assert_eq!(old.open(&from_new, &call), Err(StateError::Tampered));
     }
 
     #[test]

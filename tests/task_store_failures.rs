@@ -11,7 +11,7 @@
 mod common;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use common::{RawPeer, WIRES, connect, error_code};
 use presa::prelude::*;
@@ -33,6 +33,10 @@ const SECRET_CAUSE: &str = "redis at 10.1.2.3:6379 refused the password hunter2"
 struct SwitchedStore {
     inner: Arc<InMemoryTaskStore>,
     down: Arc<AtomicBool>,
+    /// How many of the next watches fail, as while a store reconnects.
+    failing_watches: Arc<AtomicUsize>,
+    /// How many of the next changes fail.
+    failing_changes: Arc<AtomicUsize>,
 }
 
 impl SwitchedStore {
@@ -44,6 +48,14 @@ impl SwitchedStore {
         match self.down.load(Ordering::SeqCst) {
             true => Err(StoreError::Backend(SECRET_CAUSE.into())),
             false => Ok(()),
+        }
+    }
+
+    /// Fails the next `count` calls of `of` (a counter of this store's).
+    fn fail_next(of: &AtomicUsize) -> Result<(), StoreError> {
+        match of.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)) {
+            Ok(_) => Err(StoreError::Backend(SECRET_CAUSE.into())),
+            Err(_) => Ok(()),
         }
     }
 
@@ -72,11 +84,13 @@ impl TaskStore for SwitchedStore {
         limits: &TaskLimits,
     ) -> Result<Option<Arc<TaskRecord>>, StoreError> {
         self.reachable()?;
+        Self::fail_next(&self.failing_changes)?;
         self.inner.apply(id, change, limits).await
     }
 
     async fn watch(&self, id: &str) -> Result<Option<TaskWatch>, StoreError> {
         self.reachable()?;
+        Self::fail_next(&self.failing_watches)?;
         self.inner.watch(id).await
     }
 
@@ -365,4 +379,37 @@ mod http {
         assert_eq!(got.status().as_u16(), 200);
         assert!(got.headers().get("retry-after").is_none());
     }
+}
+
+/// A runner that cannot follow its task, or record its end, tries again
+/// until the store answers: the task is neither failed for it nor left
+/// running.
+#[tokio::test(start_paused = true)]
+async fn a_runner_waits_for_the_store_and_the_task_completes() {
+    let store = SwitchedStore::default();
+    let server = server(&store, &Gate::default());
+    let mut peer = RawPeer::over(&server, common::Wire::InProcess);
+    store.failing_watches.store(3, Ordering::SeqCst);
+    store.failing_changes.store(2, Ordering::SeqCst);
+
+    let created = call(&mut peer, 1, "batch", json!({})).await;
+    let task = created["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no task: {created}"))
+        .to_owned();
+
+    for id in 2..100 {
+        let got = request(&mut peer, id, "tasks/get", json!({"taskId": &task})).await;
+        match got["result"]["status"].as_str() {
+            Some("completed") => {
+                assert_eq!(got["result"]["result"]["content"][0]["text"], "batched");
+                assert_eq!(store.failing_watches.load(Ordering::SeqCst), 0);
+                assert_eq!(store.failing_changes.load(Ordering::SeqCst), 0);
+                return;
+            }
+            Some("working") => tokio::time::sleep(std::time::Duration::from_millis(500)).await,
+            _ => panic!("the task did not wait for the store: {got}"),
+        }
+    }
+    panic!("the task never completed");
 }

@@ -4,11 +4,16 @@
 //! A runner ends the first of these ways, each dropping the handler
 //! (cancellation by drop) unless the handler itself ended:
 //!
-//! 1. the task ended without it (`tasks/cancel`, a failure recorded by
+//! 1. the task's TTL passed;
+//! 2. another server took the task over (its lease here lapsed);
+//! 3. the task ended without it (`tasks/cancel`, a failure recorded by
 //!    someone else): a handler released by the end has nothing to report;
-//! 2. the task's TTL passed;
-//! 3. another server took the task over (its lease here lapsed);
 //! 4. the handler returned: its [`TaskEnd`] is recorded.
+//!
+//! A store that cannot be reached never leaves a task running for good:
+//! the runner tries again every [`STORE_RETRY`] to follow the task before
+//! the handler starts, and to record how it ended, keeping its lease all
+//! the while, until the store answers or the TTL ends it.
 //!
 //! The engine starts runners for the tasks it creates; the sweeper starts
 //! them for the resumable tasks it takes over from a server that died.
@@ -23,10 +28,13 @@ use tracing::Instrument;
 use super::lease::Lease;
 use super::link::TaskLink;
 use super::settings::TaskSettings;
-use super::store::{TaskChange, TaskLimits, TaskStore, TaskWatch};
-use crate::server::reply::{internal_error, report_internal};
+use super::store::{StoreError, TaskChange, TaskLimits, TaskStore, TaskWatch};
+use crate::server::reply::report_internal;
 use crate::util::{BoxFuture, Charge};
 use crate::wire::ErrorObject;
+
+/// How long a runner waits before it tries an unreachable store again.
+pub(crate) const STORE_RETRY: Duration = Duration::from_secs(1);
 
 /// How a task's handler ended.
 pub(crate) enum TaskEnd {
@@ -102,31 +110,60 @@ impl Runners {
     }
 
     async fn follow(&self, id: String, origin: String, run: BoxFuture<TaskEnd>) {
-        let store = &*self.store;
-        let watch = match store.watch(&id).await {
-            Ok(Some(watch)) => watch,
-            Ok(None) => return,
-            Err(e) => {
-                let cause = format!("could not follow the task: {e}");
-                let change = TaskChange::Fail(internal_error(&origin, &cause));
-                let _ = store.apply(&id, change, &self.limits).await;
-                return;
-            }
-        };
         tokio::select! {
             biased;
-            () = ended(watch) => {
-                tracing::debug!(task = id, "task ended; dropping its handler");
-            }
             () = expiry(self.ttl) => {
                 tracing::debug!(task = id, "task expired; dropping its handler");
             }
-            () = keep_lease(self.leases.as_deref(), store, &id) => {
+            () = keep_lease(self.leases.as_deref(), &*self.store, &id) => {
                 tracing::warn!(task = id, "another server took the task over; dropping its handler");
             }
-            end = run => {
-                if let Err(e) = store.apply(&id, end.into(), &self.limits).await {
-                    report_internal(&origin, &format!("could not record the task's outcome: {e}"));
+            () = self.run_to_end(&id, &origin, run) => {}
+        }
+    }
+
+    /// Runs the handler while following the task, and records how it
+    /// ended, unless the task ended first.
+    async fn run_to_end(&self, id: &str, origin: &str, run: BoxFuture<TaskEnd>) {
+        let Some(watch) = self.watch(id).await else {
+            return;
+        };
+        let end = tokio::select! {
+            biased;
+            () = ended(watch) => {
+                tracing::debug!(task = id, "task ended; dropping its handler");
+                return;
+            }
+            end = run => end,
+        };
+        self.record(id, origin, end.into()).await;
+    }
+
+    /// The task's watch, once the store answers; `None` if it is gone.
+    async fn watch(&self, id: &str) -> Option<TaskWatch> {
+        loop {
+            match self.store.watch(id).await {
+                Ok(watch) => return watch,
+                Err(e) => {
+                    tracing::warn!(task = id, error = %e, "cannot follow the task; trying again");
+                    tokio::time::sleep(STORE_RETRY).await;
+                }
+            }
+        }
+    }
+
+    /// Records the handler's end, once the store answers.
+    async fn record(&self, id: &str, origin: &str, end: TaskChange) {
+        loop {
+            match self.store.apply(id, end.clone(), &self.limits).await {
+                Ok(_) => return,
+                Err(StoreError::Backend(e)) => {
+                    tracing::warn!(task = id, error = %e, "cannot record the task's end; trying again");
+                    tokio::time::sleep(STORE_RETRY).await;
+                }
+                Err(e) => {
+                    report_internal(origin, &format!("could not record the task's outcome: {e}"));
+                    return;
                 }
             }
         }

@@ -21,8 +21,8 @@
 //! through [`TaskStore::watch`]. A shared store that publishes its changes
 //! (Redis pub/sub, Postgres `LISTEN`) therefore makes `tasks/update`,
 //! `tasks/cancel` and notifications work across processes without touching
-//! the engine. Answers stay in the record, so such a store could also
-//! resume a task after a restart by replaying its handler.
+//! the engine. Answers stay in the record, so a task whose server died can
+//! be resumed elsewhere by replaying its handler (see below).
 //!
 //! # Lifecycle rules
 //!
@@ -45,6 +45,22 @@
 //!   background.
 //! - A task belongs to the subject that created it; for anyone else it does
 //!   not exist.
+//!
+//! # Servers that share a store
+//!
+//! The handler of a task runs on the server that created it. With
+//! [`TaskSettings::lease`], that server holds a [`Lease`] on the task and
+//! renews it; the rules are in the `lease` module. In short:
+//!
+//! - a server whose lease was taken (it was cut off from the store for
+//!   longer than a lease) drops the handler;
+//! - a running task whose lease lapsed (its server died, or restarted) is
+//!   claimed by one sweeping server, which runs it again from the start
+//!   when the tool is resumable (`#[tool(resumable)]`: the record keeps the
+//!   call, and every answer it holds returns at once), and otherwise fails
+//!   it with `-32603 Internal error`;
+//! - a runner that cannot reach the store to follow its task, or to record
+//!   its end, tries again every second, keeping its lease.
 //!
 //! # When the store fails
 //!

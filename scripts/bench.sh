@@ -5,20 +5,23 @@
 # Builds the harness (bench/, a workspace of its own) in release mode, then
 # runs one process per section, each measuring both frameworks in
 # alternation: stdio, HTTP, in-process (latency, task lifecycle, scale),
-# and compile cost. Prints every figure as a row as it is measured, then
-# the issue's targets with a verdict each; the last line is one JSON
-# object with every figure.
+# the Redis task store against the in-memory one, and compile cost.
+# Prints every figure as a row as it is measured, then the issue's
+# targets with a verdict each; the last line is one JSON object with
+# every figure.
 #
 #   scripts/bench.sh                          everything (about 10 minutes)
 #   BENCH_SECTIONS="stdio http" scripts/bench.sh    only those sections
 #
-# Sections: stdio, http, latency, lifecycle, scale, compile. Also read:
+# Sections: stdio, http, latency, lifecycle, scale, redis, compile. The
+# redis section starts a redis-server of its own, and is skipped, with a
+# line that says so, where none is installed. Also read:
 # BENCH_ROUNDS (rounds per framework), BENCH_SCALE (a factor on calls per
 # round), BENCH_RMCP_100K=1 (rmcp's scale figures at 100k tasks too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-sections="${BENCH_SECTIONS:-stdio http latency lifecycle scale compile}"
+sections="${BENCH_SECTIONS:-stdio http latency lifecycle scale redis compile}"
 bin="bench/target/release"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
@@ -37,6 +40,7 @@ for section in $sections; do
   case "$section" in
     stdio | http) run "$section (neutral driver, both servers as child processes)" "$bin/driver" "$section" ;;
     latency | lifecycle | scale) run "$section (in process)" "$bin/inprocess" "$section" ;;
+    redis) run "redis (task stores: in memory and on a private redis-server)" "$bin/stores" ;;
     compile) run "compile (20-tool servers, debug builds)" bash bench/compile/measure.sh ;;
     *) echo "unknown section: $section" >&2; exit 2 ;;
   esac

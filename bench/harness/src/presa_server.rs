@@ -13,7 +13,7 @@
 //! 1 000 tasks, 100 running per caller.
 
 use presa::prelude::*;
-use presa::server::TaskSettings;
+use presa::server::{ServerBuilder, TaskSettings, TaskStore};
 use serde::Deserialize;
 
 /// The answer `ask` waits for.
@@ -44,6 +44,17 @@ async fn ask(ctx: Context) -> Result<String, ToolError> {
 
 /// The benchmark server, with room for a million tasks.
 pub fn server() -> Server {
+    builder().build()
+}
+
+/// The benchmark server keeping its tasks in `store`, for the figures that
+/// compare task stores.
+pub fn server_with_store(store: impl TaskStore) -> Server {
+    builder().task_store(store).build()
+}
+
+/// The benchmark server's tools and limits, before its task store is set.
+fn builder() -> ServerBuilder {
     Server::builder("bench-presa", "1")
         .tool(EchoTool)
         .tool(WorkTool)
@@ -56,5 +67,4 @@ pub fn server() -> Server {
         )
         .memory_limit(4 << 30)
         .connection_memory_limit(4 << 30)
-        .build()
 }

@@ -6,6 +6,10 @@
 //! second over rmcp's (so above 1 is better for throughput, below 1 for
 //! everything else). A figure a section did not measure is `null`, and so
 //! is every ratio made from it.
+//!
+//! The `redis` section's figures have a table of their own, with ratios
+//! redis / memory and no targets: they tell what the Redis task store
+//! costs, not whether presa keeps a promise.
 
 use std::io::BufRead;
 
@@ -126,6 +130,25 @@ const DERIVED: &[Derived] = &[
     },
 ];
 
+/// The figures the `redis` section measures for both stores, by the part
+/// of their key after `memory_` or `redis_`; each gets a ratio, redis over
+/// memory, and no target: they inform a choice of store.
+const STORE_FIGURES: &[&str] = &[
+    "create_us",
+    "get_us",
+    "apply_us",
+    "create_per_s",
+    "get_per_s",
+    "apply_per_s",
+    "task_call_us",
+];
+
+/// The `redis` section's figures of Redis alone.
+const REDIS_ONLY_FIGURES: &[&str] = &[
+    "redis_bytes_per_finished_task",
+    "redis_bytes_per_parked_task",
+];
+
 fn main() {
     let mut figures = Figures(Map::new());
     for line in std::io::stdin().lock().lines().map_while(Result::ok) {
@@ -146,6 +169,7 @@ fn main() {
         println!("{}", target_row(derived, value));
         all.insert(derived.key.to_owned(), json_number(value));
     }
+    store_table(&figures, &mut all);
     println!();
     println!("{}", Value::Object(all));
 }
@@ -164,4 +188,33 @@ fn target_row(derived: &Derived, value: f64) -> String {
         (_, true, false) => "MISSES",
     };
     format!("{:<38} {value:>12.3}  {target:<10} {verdict}", derived.key)
+}
+
+/// The table of the task stores, redis against memory, with no verdict;
+/// adds each ratio to `all`. Printed only when the `redis` section ran.
+fn store_table(figures: &Figures, all: &mut Map<String, Value>) {
+    if !figures.get("redis_create_us").is_finite() {
+        return;
+    }
+    println!();
+    println!(
+        "{:<38} {:>12} {:>12} {:>14}",
+        "task store figure", "memory", "redis", "redis/memory"
+    );
+    for figure in STORE_FIGURES {
+        let (memory, redis) = (format!("memory_{figure}"), format!("redis_{figure}"));
+        let ratio = figures.ratio(&redis, &memory);
+        println!(
+            "{figure:<38} {:>12.2} {:>12.2} {ratio:>14.3}",
+            figures.get(&memory),
+            figures.get(&redis)
+        );
+        all.insert(
+            format!("redis_{figure}_ratio_vs_memory"),
+            json_number(ratio),
+        );
+    }
+    for key in REDIS_ONLY_FIGURES {
+        println!("{key:<38} {:>12} {:>12.0}", "", figures.get(key));
+    }
 }

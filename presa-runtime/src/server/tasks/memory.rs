@@ -14,7 +14,7 @@
 //! running tasks per subject, the order in which tasks finished), so every
 //! limit is exact.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
@@ -38,12 +38,18 @@ pub struct InMemoryTaskStore {
     tasks: Mutex<Tasks>,
 }
 
+/// A task's id, shared by the indexes that name it.
+type Id = Arc<str>;
+
 #[derive(Default)]
 struct Tasks {
-    entries: HashMap<String, Entry>,
+    entries: HashMap<Id, Entry>,
     /// Finished tasks, the first to finish first: the eviction order.
     /// Holds ids already purged too; eviction skips them.
-    finished: VecDeque<String>,
+    finished: VecDeque<Id>,
+    /// Tasks with a TTL, the first to expire first: a purge takes what
+    /// expired off the front, without looking at the others.
+    expiries: BTreeSet<(Instant, Id)>,
     /// Running tasks by owner.
     running: HashMap<Option<String>, usize>,
     /// The weight of every record, and of the finished ones.
@@ -150,10 +156,14 @@ impl Tasks {
         let weight = record.weight();
         *self.running.entry(record.owner.clone()).or_default() += 1;
         self.bytes += weight;
-        let id = record.id.clone();
+        let id: Id = record.id.as_str().into();
+        let expires = record.ttl.map(|ttl| Instant::now() + ttl);
+        if let Some(at) = expires {
+            self.expiries.insert((at, Arc::clone(&id)));
+        }
         let entry = Entry {
             lease: None,
-            expires: record.ttl.map(|ttl| Instant::now() + ttl),
+            expires,
             weight,
             record: Slot::Alone(Arc::new(record)),
         };
@@ -162,9 +172,12 @@ impl Tasks {
 
     /// Removes a task, ending its watches.
     fn remove(&mut self, id: &str) {
-        let Some(entry) = self.entries.remove(id) else {
+        let Some((id, entry)) = self.entries.remove_entry(id) else {
             return;
         };
+        if let Some(at) = entry.expires {
+            self.expiries.remove(&(at, id));
+        }
         self.bytes -= entry.weight;
         if entry.finished() {
             self.finished_bytes -= entry.weight;
@@ -184,20 +197,19 @@ impl Tasks {
 
     fn purge(&mut self) -> usize {
         let now = Instant::now();
-        let expired: Vec<String> = self
-            .entries
-            .iter()
-            .filter(|(_, entry)| entry.expired(now))
-            .map(|(id, _)| id.clone())
-            .collect();
-        for id in &expired {
-            self.remove(id);
+        let mut purged = 0;
+        while let Some((at, _)) = self.expiries.first()
+            && *at <= now
+        {
+            let (_, id) = self.expiries.pop_first().expect("there is a first");
+            self.remove(&id);
+            purged += 1;
         }
         if self.finished.len() > 2 * self.entries.len() + 16 {
             let entries = &self.entries;
             self.finished.retain(|id| entries.contains_key(id));
         }
-        expired.len()
+        purged
     }
 
     /// Evicts finished tasks, the first to finish first, until `fits`
@@ -208,7 +220,7 @@ impl Tasks {
                 return false;
             };
             if self.entries.get(&id).is_some_and(Entry::finished) {
-                tracing::debug!(task = id, "evicting a finished task to make room");
+                tracing::debug!(task = &*id, "evicting a finished task to make room");
                 self.remove(&id);
             }
         }
@@ -277,8 +289,12 @@ impl Tasks {
         self.bytes = self.bytes - before + after;
         if finished {
             self.finished_bytes += after;
-            self.finished.push_back(id.to_owned());
             let owner = entry.current().owner.clone();
+            let (id, _) = self
+                .entries
+                .get_key_value(id)
+                .expect("the entry just changed");
+            self.finished.push_back(Arc::clone(id));
             self.stop_running(&owner);
         }
     }
@@ -350,7 +366,7 @@ impl TaskStore for InMemoryTaskStore {
             .iter()
             .filter(|(_, entry)| entry.lease.as_ref().is_some_and(|l| l.lapsed(now)))
             .filter(|(_, entry)| !entry.finished())
-            .map(|(id, _)| id.clone())
+            .map(|(id, _)| id.to_string())
             .take(limit)
             .collect())
     }
@@ -366,7 +382,7 @@ impl TaskStore for InMemoryTaskStore {
         let mut page: Vec<Arc<TaskRecord>> = tasks
             .entries
             .iter()
-            .filter(|(id, _)| after.is_none_or(|after| id.as_str() > after))
+            .filter(|&(id, _)| after.is_none_or(|after| &**id > after))
             .map(|(_, entry)| entry.current())
             .filter(|record| record.owner.as_deref() == owner)
             .collect();
@@ -444,6 +460,28 @@ mod tests {
         assert!(store.lapsed(later, 10).await.unwrap().is_empty());
         assert!(!store.hold("t", &lease, later).await.unwrap());
         assert!(!store.hold("unknown", &lease, later).await.unwrap());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_purge_takes_exactly_the_expired_tasks_whatever_their_ttls() {
+        let store = InMemoryTaskStore::new();
+        for (id, seconds) in [("late", 30), ("never", 0), ("soon", 10), ("mid", 20)] {
+            let ttl = (seconds > 0).then(|| Duration::from_secs(seconds));
+            let record = TaskRecord::new(id.into(), None, ttl, None);
+            store.create(record, &LIMITS).await.unwrap();
+        }
+        tokio::time::advance(Duration::from_secs(20)).await;
+
+        assert_eq!(store.purge_expired().await.unwrap(), 2);
+        assert!(store.get("soon").await.unwrap().is_none());
+        assert!(store.get("mid").await.unwrap().is_none());
+        assert!(store.get("late").await.unwrap().is_some());
+        assert_eq!(store.count().await.unwrap(), 2);
+        assert_eq!(
+            lock(&store.tasks).expiries.len(),
+            1,
+            "only `late` is left to expire"
+        );
     }
 
     fn watched(store: &InMemoryTaskStore, id: &str) -> bool {

@@ -124,8 +124,12 @@ impl Runners {
 
     /// Runs the handler while following the task, and records how it
     /// ended, unless the task ended first.
+    ///
+    /// The retrying steps before and after the handler are boxed: they
+    /// are done while the handler waits, so a parked task does not keep
+    /// room for them.
     async fn run_to_end(&self, id: &str, origin: &str, run: BoxFuture<TaskEnd>) {
-        let Some(watch) = self.watch(id).await else {
+        let Some(watch) = Box::pin(self.watch(id)).await else {
             return;
         };
         let end = tokio::select! {
@@ -136,7 +140,7 @@ impl Runners {
             }
             end = run => end,
         };
-        self.record(id, origin, end.into()).await;
+        Box::pin(self.record(id, origin, end.into())).await;
     }
 
     /// The task's watch, once the store answers; `None` if it is gone.

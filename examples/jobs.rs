@@ -15,6 +15,10 @@
 //!   or SIGTERM, answers still running may take to be written).
 //! - `cargo run --example jobs -- http 127.0.0.1:PORT` serves it over
 //!   Streamable HTTP at `http://127.0.0.1:PORT/mcp`.
+//! - `build` takes an optional `seconds`: how long it works once confirmed,
+//!   showing `building TARGET` as the task's status message meanwhile, so
+//!   that a replica can be stopped in the middle of a build
+//!   (`tests/replicas_process.rs` does).
 //! - `--store redis://HOST:PORT`, after `stdio` or `http ADDRESS`, keeps
 //!   the tasks in that Redis instead of the process's memory, so that
 //!   several servers on one Redis share them: a task started through one
@@ -45,14 +49,20 @@ struct Confirm {
 async fn build(
     ctx: Context,
     #[param(description = "What to build, such as `docs` or `all`")] target: String,
+    #[param(description = "How many seconds the build takes once confirmed; 0 by default")]
+    seconds: Option<u64>,
 ) -> Result<String, ToolError> {
     let answer = ctx
         .elicit::<Confirm>("confirm", format!("Build {target}?"))
         .await?;
-    match answer {
-        Elicitation::Accepted(Confirm { ok: true }) => Ok(format!("built {target}")),
-        _ => Err(ToolError::new("not confirmed")),
+    let Elicitation::Accepted(Confirm { ok: true }) = answer else {
+        return Err(ToolError::new("not confirmed"));
+    };
+    if let Some(seconds) = seconds.filter(|&s| s > 0) {
+        ctx.set_status_message(format!("building {target}")).await;
+        tokio::time::sleep(Duration::from_secs(seconds)).await;
     }
+    Ok(format!("built {target}"))
 }
 
 /// The jobs server, with the seed's task settings: a one-hour TTL, a 20 ms

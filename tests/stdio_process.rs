@@ -1,32 +1,16 @@
 //! The `jobs` example as a real stdio server process.
 
+#[path = "common/jobs_example.rs"]
+mod jobs_example;
+
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 
 use presa::client::{AwaitOptions, ClientTransport};
 use presa::wire::ElicitResult;
 use serde_json::{Value, json};
 
-/// Builds the example once and returns its path.
-fn jobs_binary() -> &'static PathBuf {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo)
-            .args(["build", "--quiet", "--example", "jobs"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "building the jobs example failed");
-        let exe = std::env::current_exe().unwrap();
-        let profile_dir = exe.parent().unwrap().parent().unwrap();
-        let path = profile_dir.join("examples").join("jobs");
-        assert!(path.exists(), "no jobs example at {}", path.display());
-        path
-    })
-}
+use jobs_example::jobs_binary;
 
 struct Session {
     child: std::process::Child,

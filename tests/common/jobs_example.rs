@@ -1,0 +1,55 @@
+//! The `jobs` example as a binary that tests run as a process of its own.
+//!
+//! Cargo builds examples for integration tests but does not say where, so
+//! the first test that needs it builds it (once per test binary) and finds
+//! it beside the test executable. That build must see the environment the
+//! outer `cargo test` saw: cargo describes the package to the test process
+//! (`CARGO_MANIFEST_DIR`, `CARGO_PKG_NAME`, ...), and a build script that
+//! watches those variables (ring's does) would otherwise rebuild half the
+//! dependency tree on every run, both ways.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// Builds the example once and returns its path.
+pub fn jobs_binary() -> &'static PathBuf {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut build = Command::new(cargo);
+        build
+            .args(["build", "--quiet", "--example", "jobs"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"));
+        for (name, _) in std::env::vars_os() {
+            if name.to_str().is_some_and(describes_the_test_package) {
+                build.env_remove(name);
+            }
+        }
+        let status = build.status().expect("cargo runs");
+        assert!(status.success(), "building the jobs example failed");
+        let exe = std::env::current_exe().unwrap();
+        let profile_dir = exe.parent().unwrap().parent().unwrap();
+        let path = profile_dir.join("examples").join("jobs");
+        assert!(path.exists(), "no jobs example at {}", path.display());
+        path
+    })
+}
+
+/// Whether the environment variable `name` is one that cargo sets for a
+/// test process (and not for itself): one describing the package or the
+/// target under test.
+fn describes_the_test_package(name: &str) -> bool {
+    const PREFIXES: [&str; 4] = [
+        "CARGO_PKG_",
+        "CARGO_MANIFEST_",
+        "CARGO_BIN_",
+        "CARGO_TARGET_TMPDIR",
+    ];
+    const NAMES: [&str; 3] = [
+        "CARGO_CRATE_NAME",
+        "CARGO_PRIMARY_PACKAGE",
+        "CARGO_RUSTC_CURRENT_DIR",
+    ];
+    PREFIXES.iter().any(|prefix| name.starts_with(prefix)) || NAMES.contains(&name)
+}

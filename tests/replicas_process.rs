@@ -244,6 +244,33 @@ async fn a_task_working_on_a_killed_replica_is_failed_by_the_other() {
     assert_taken_over(&to_b, &task, killed, "while working").await;
 }
 
+/// One server, killed and started again on the same Redis, finds its
+/// tasks again: a finished one reads as it was, and the one it was running
+/// is failed once its lease lapses, by the new process itself.
+#[tokio::test]
+async fn a_server_restarted_on_the_same_redis_finds_its_tasks_again() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let mut first = Replica::start(&redis.url()).await;
+    let to_first = first.client();
+    let done = start_build(&to_first, "docs", 0).await;
+    poll_until(&to_first, &done, has_status(TaskStatus::InputRequired)).await;
+    to_first.update_task(&done, confirmation()).await.unwrap();
+    poll_until(&to_first, &done, has_status(TaskStatus::Completed)).await;
+    let running = start_build(&to_first, "all", 0).await;
+    poll_until(&to_first, &running, has_status(TaskStatus::InputRequired)).await;
+
+    let killed = first.kill();
+    let again = Replica::start(&redis.url()).await;
+    let to_again = again.client();
+
+    let read = to_again.get_task(&done).await.unwrap();
+    assert_eq!(read.task.status, TaskStatus::Completed);
+    assert_eq!(read.result.unwrap()["content"][0]["text"], "built docs");
+    assert_taken_over(&to_again, &running, killed, "and a restart").await;
+}
+
 #[tokio::test]
 async fn a_task_started_on_one_live_replica_is_completed_through_the_other() {
     let Some(redis) = RedisServer::start() else {

@@ -11,6 +11,14 @@ use crate::RedisTaskStore;
 use crate::error::Failures;
 use crate::keys::Keys;
 
+impl RedisTaskStore {
+    /// Settings for a store on the Redis at `url` (`redis://host:port/db`,
+    /// with credentials if needed).
+    pub fn builder(url: impl Into<String>) -> RedisTaskStoreBuilder {
+        RedisTaskStoreBuilder::new(url)
+    }
+}
+
 /// Settings of a [`RedisTaskStore`]: [`RedisTaskStore::builder`].
 #[derive(Debug, Clone)]
 pub struct RedisTaskStoreBuilder {
@@ -22,7 +30,7 @@ pub struct RedisTaskStoreBuilder {
 }
 
 impl RedisTaskStoreBuilder {
-    pub(crate) fn new(url: impl Into<String>) -> Self {
+    fn new(url: impl Into<String>) -> Self {
         RedisTaskStoreBuilder {
             url: url.into(),
             prefix: "presa:".into(),

@@ -11,7 +11,6 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{Client, Script};
 use tokio::sync::mpsc::unbounded_channel;
 
-use crate::builder::RedisTaskStoreBuilder;
 use crate::error::Failures;
 use crate::follow::follow;
 use crate::keys::{Keys, owner_key};
@@ -53,12 +52,6 @@ enum Commit {
 }
 
 impl RedisTaskStore {
-    /// Settings for a store on the Redis at `url` (`redis://host:port/db`,
-    /// with credentials if needed).
-    pub fn builder(url: impl Into<String>) -> RedisTaskStoreBuilder {
-        RedisTaskStoreBuilder::new(url)
-    }
-
     pub(crate) fn open(
         commands: Client,
         pushes: Client,

@@ -136,15 +136,22 @@ async fn a_task_whose_lease_lapsed_is_taken_over_and_fails_as_an_internal_error(
     assert!(store.lapsed(now, 10).await.unwrap().is_empty());
 }
 
-#[tokio::test(start_paused = true)]
-async fn a_server_whose_lease_was_taken_drops_its_handler() {
-    let store = Arc::new(InMemoryTaskStore::new());
-    let probe = Probe::default();
-    let server = replica(&store, &probe);
+/// A replica on `store` running `forever` as a task, once it started: a
+/// client of the replica, and the task's id.
+async fn running_forever(store: &Arc<InMemoryTaskStore>, probe: &Probe) -> (Client, String) {
+    let server = replica(store, probe);
     let client = client(Client::builder().tasks(true), &server, Wire::InProcess);
     let outcome = client.call_tool("forever", json!({})).await.unwrap();
     let id = outcome.task().expect("a task").id().to_owned();
     probe.started.notified().await;
+    (client, id)
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_server_whose_lease_was_taken_drops_its_handler() {
+    let store = Arc::new(InMemoryTaskStore::new());
+    let probe = Probe::default();
+    let (_client, id) = running_forever(&store, &probe).await;
 
     // Another server claims the task as if this one had been cut off from
     // the store for an hour.
@@ -168,11 +175,7 @@ async fn a_server_whose_lease_was_taken_drops_its_handler() {
 async fn a_running_task_keeps_its_lease_and_is_not_taken_over() {
     let store = Arc::new(InMemoryTaskStore::new());
     let probe = Probe::default();
-    let server = replica(&store, &probe);
-    let client = client(Client::builder().tasks(true), &server, Wire::InProcess);
-    let outcome = client.call_tool("forever", json!({})).await.unwrap();
-    let id = outcome.task().expect("a task").id().to_owned();
-    probe.started.notified().await;
+    let (client, id) = running_forever(&store, &probe).await;
 
     // Many renewals and sweeps later, the task still runs, held by its
     // server: no other server may claim it before the lease lapses.

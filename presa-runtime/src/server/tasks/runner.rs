@@ -65,6 +65,7 @@ pub(crate) struct Runners {
 }
 
 impl Runners {
+    /// Runners on `store`, with the limits, TTL and leases of `settings`.
     pub fn new(settings: &TaskSettings, store: Arc<dyn TaskStore>) -> Self {
         Runners {
             store,

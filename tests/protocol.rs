@@ -791,7 +791,7 @@ async fn argument_errors_say_what_the_value_should_be() {
             (
                 2,
                 json!({"env": "dev", "mirror": "prod"}),
-                r#"invalid arguments: `mirror`: expected one of "dev", "staging" or null, got "prod""#,
+                r#"invalid arguments: `mirror`: expected "dev" or "staging", got "prod""#,
             ),
             (
                 3,

@@ -160,14 +160,29 @@ impl ArgsParser {
 ///
 /// This catches what the Rust types cannot express (`minimum`, `pattern`,
 /// `maxLength`, …); deserialization then catches the rest.
-pub(crate) struct ArgumentSchema(jsonschema::Validator);
+///
+/// An optional parameter's schema says what its value is, without `null`
+/// (see [`portable`](crate::schema::portable)), yet clients still send
+/// `null` for a parameter they mean to leave out. So a `null` for a
+/// property that is not required, and whose schema refuses `null`, reads
+/// as the property left out; a `null` the schema allows is passed on.
+pub(crate) struct ArgumentSchema {
+    validator: jsonschema::Validator,
+    /// The properties whose `null` reads as left out.
+    absent_when_null: Vec<String>,
+}
 
 impl ArgumentSchema {
     /// Compiles `schema`; network `$ref`s are never fetched.
     pub fn compile(schema: &Value) -> Result<Self, String> {
-        jsonschema::validator_for(schema)
-            .map(ArgumentSchema)
-            .map_err(|e| e.to_string())
+        let validator = jsonschema::validator_for(schema).map_err(|e| e.to_string())?;
+        let absent_when_null = optional_properties(schema)
+            .filter(|name| refuses_null(&validator, name))
+            .collect();
+        Ok(ArgumentSchema {
+            validator,
+            absent_when_null,
+        })
     }
 
     /// Hands `arguments` back when they conform; otherwise the first
@@ -176,12 +191,19 @@ impl ArgumentSchema {
     /// the schema's.
     pub fn check(
         &self,
-        arguments: Map<String, Value>,
+        mut arguments: Map<String, Value>,
     ) -> Result<Map<String, Value>, ArgumentError> {
+        for name in &self.absent_when_null {
+            if arguments.get(name).is_some_and(Value::is_null) {
+                arguments.remove(name);
+            }
+        }
         // The validator reads a `Value`; wrapping and unwrapping moves, never copies.
         let arguments = Value::Object(arguments);
-        let violation =
-            Violation::first(self.0.iter_errors(&arguments), "missing required argument");
+        let violation = Violation::first(
+            self.validator.iter_errors(&arguments),
+            "missing required argument",
+        );
         let Some(violation) = violation else {
             let Value::Object(arguments) = arguments else {
                 unreachable!("wrapped as an object above")
@@ -199,9 +221,64 @@ impl ArgumentSchema {
     }
 }
 
+/// The names of `schema`'s properties that are not `required`.
+fn optional_properties(schema: &Value) -> impl Iterator<Item = String> + '_ {
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|properties| properties.keys())
+        .filter(move |name| !required.contains(&name.as_str()))
+        .cloned()
+}
+
+/// Whether property `name`'s schema refuses `null`: the arguments
+/// `{name: null}` break the schema at `name` itself.
+fn refuses_null(validator: &jsonschema::Validator, name: &str) -> bool {
+    let mut probe = Map::new();
+    probe.insert(name.to_owned(), Value::Null);
+    let at = format!("/{}", name.replace('~', "~0").replace('/', "~1"));
+    validator
+        .iter_errors(&Value::Object(probe))
+        .any(|error| error.instance_path().as_str() == at)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_null_for_an_optional_parameter_that_refuses_it_reads_as_left_out() {
+        let schema = ArgumentSchema::compile(&json!({
+            "type": "object",
+            "properties": {
+                "count": {"type": "integer"},
+                "note": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                "a/b": {"type": "string"},
+                "name": {"type": "string"},
+            },
+            "required": ["name"],
+        }))
+        .unwrap();
+        let arguments = json!({"count": null, "note": null, "a/b": null, "name": "x"});
+        let Value::Object(arguments) = arguments else {
+            unreachable!()
+        };
+        let checked = schema.check(arguments).unwrap();
+        assert_eq!(Value::Object(checked), json!({"note": null, "name": "x"}));
+        let required_null = json!({"name": null});
+        let Value::Object(required_null) = required_null else {
+            unreachable!()
+        };
+        let refused = schema.check(required_null).unwrap_err();
+        assert_eq!(refused.field, "name");
+    }
 
     fn args(pairs: &[(&str, &str)]) -> TextArgs {
         TextArgs::new(

@@ -1,19 +1,28 @@
-//! Interop with a server of another implementation: the TypeScript SDK
-//! 1.x, which speaks only the legacy, initialize-based revisions. The
-//! presa client, left to find out the era itself over stdio, probes,
-//! falls back to `initialize`, and answers the server's own
-//! `elicitation/create` through its handler.
+//! Interop with the TypeScript SDK 1.x, which speaks only the legacy,
+//! initialize-based revisions, and is what 2025-11-25 hosts are built on:
 //!
-//! The server is `tests/interop/ts_legacy_server.mjs`, run by Node. The
-//! test needs `PRESA_INTEROP_NODE` (a Node 18+ binary) and
+//! - its server, `tests/interop/ts_legacy_server.mjs`: the presa client,
+//!   left to find out the era itself over stdio, probes, falls back to
+//!   `initialize`, and answers the server's own `elicitation/create`
+//!   through its handler;
+//! - its client, `tests/interop/ts_client_outputs.mjs`, against the `notes`
+//!   example: every tool is listed and every call's structured output
+//!   passes the SDK's own check against the tool's `outputSchema`, whether
+//!   the output is an object or not.
+//!
+//! The tests need `PRESA_INTEROP_NODE` (a Node 18+ binary) and
 //! `PRESA_INTEROP_TS_SDK` (the `@modelcontextprotocol/sdk` package folder);
-//! `scripts/interop.sh` provides both. Without them it says so and passes,
-//! unless `CI` is set.
+//! `scripts/interop.sh` provides both. Without them they say so and pass
+//! without running, unless `CI` and `PRESA_INTEROP` are set, when they
+//! fail.
+
+#[path = "common/jobs_example.rs"]
+mod jobs_example;
 
 use presa::client::{ClientTransport, Era, PendingInput};
 use presa::prelude::*;
 use presa::wire::ElicitRequestParams;
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// The Node binary and the SDK folder, when the environment names them.
 fn interop_setup() -> Option<(String, String)> {
@@ -64,4 +73,46 @@ async fn the_client_falls_back_to_a_typescript_sdk_server_and_answers_its_questi
     assert_eq!(greeted.text(), Some("Hello, Ada!"));
     assert_eq!(*asked.lock().unwrap(), ["Greet Ada?"]);
     client.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_typescript_sdk_client_lists_and_calls_tools_of_every_output_kind() {
+    let Some((node, sdk)) = interop_setup() else {
+        return;
+    };
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/interop/ts_client_outputs.mjs"
+    );
+    let notes = jobs_example::example_binary("notes");
+    let output = tokio::process::Command::new(node)
+        .arg(script)
+        .arg(notes)
+        .env("MCP_TS_SDK", sdk)
+        .output()
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "the SDK client failed: {stderr}");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        report["listed"],
+        json!(["add_note", "fullness", "get_note", "list_ids", "summary"]),
+        "every tool is listed: {report}"
+    );
+    assert_eq!(report["taskCreated"], true, "{report}");
+    let milk = json!({"id": 1, "text": "milk", "tags": ["shop"]});
+    assert_eq!(
+        report["results"],
+        json!({
+            "add_note": {"result": 1},
+            "add_note_untagged": {"result": 2},
+            "list_ids": {"result": [1, 2]},
+            "get_note": {"result": milk},
+            "get_note_missing": {"result": null},
+            "summary": {"notes": 2, "tagged": 1},
+            "fullness": {"result": "some"},
+            "fullness_task": {"result": "some"},
+        })
+    );
 }

@@ -36,6 +36,8 @@ struct StoredRecord {
     version: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     call: Option<Box<RawValue>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tool: Option<String>,
 }
 
 /// The record as the JSON text Redis keeps.
@@ -56,6 +58,7 @@ pub(crate) fn encode(record: &TaskRecord) -> Result<String, serde_json::Error> {
         error: record.error.clone(),
         version: record.version,
         call: record.call.as_ref().map(|c| raw(c.json())).transpose()?,
+        tool: record.tool.as_deref().map(str::to_owned),
     };
     serde_json::to_string(&stored)
 }
@@ -85,6 +88,7 @@ pub(crate) fn decode(text: &str) -> Result<TaskRecord, serde_json::Error> {
             .call
             .map(|text| StoredJson::from_json(text_of(text)))
             .transpose()?,
+        tool: stored.tool.map(Into::into),
     })
 }
 
@@ -146,6 +150,7 @@ mod tests {
             Some(Duration::from_millis(1500)),
             Some(Duration::from_millis(20)),
         );
+        record.tool = Some("deploy".into());
         let requests = [
             ("a", InputRequest::ListRoots),
             ("b", InputRequest::ListRoots),

@@ -1,39 +1,55 @@
-//! The `jobs` example as a binary that tests run as a process of its own.
+//! The `jobs` example, or another, as a binary that tests run as a process
+//! of its own.
 //!
 //! Cargo builds examples for integration tests but does not say where, so
-//! the first test that needs it builds it (once per test binary) and finds
-//! it beside the test executable. That build must see the environment the
+//! the first test that needs one builds it (once per test binary) and
+//! finds it beside the test executable. That build must see the environment the
 //! outer `cargo test` saw: cargo describes the package to the test process
 //! (`CARGO_MANIFEST_DIR`, `CARGO_PKG_NAME`, ...), and a build script that
 //! watches those variables (ring's does) would otherwise rebuild half the
 //! dependency tree on every run, both ways.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
-use std::sync::OnceLock;
+use std::sync::Mutex;
 
-/// Builds the example once and returns its path.
-pub fn jobs_binary() -> &'static PathBuf {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut build = Command::new(cargo);
-        build
-            .args(["build", "--quiet", "--example", "jobs"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"));
-        for (name, _) in std::env::vars_os() {
-            if name.to_str().is_some_and(describes_the_test_package) {
-                build.env_remove(name);
-            }
+/// Builds the `jobs` example once and returns its path.
+#[allow(dead_code)]
+pub fn jobs_binary() -> PathBuf {
+    example_binary("jobs")
+}
+
+/// Builds example `name` once and returns its path.
+pub fn example_binary(name: &'static str) -> PathBuf {
+    static PATHS: Mutex<BTreeMap<&'static str, PathBuf>> = Mutex::new(BTreeMap::new());
+    let mut paths = PATHS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    paths.entry(name).or_insert_with(|| build(name)).clone()
+}
+
+fn build(name: &str) -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut build = Command::new(cargo);
+    build
+        .args(["build", "--quiet", "--example", name])
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    for (variable, _) in std::env::vars_os() {
+        if variable.to_str().is_some_and(describes_the_test_package) {
+            build.env_remove(variable);
         }
-        let status = build.status().expect("cargo runs");
-        assert!(status.success(), "building the jobs example failed");
-        let exe = std::env::current_exe().unwrap();
-        let profile_dir = exe.parent().unwrap().parent().unwrap();
-        let path = profile_dir.join("examples").join("jobs");
-        assert!(path.exists(), "no jobs example at {}", path.display());
-        path
-    })
+    }
+    let status = build.status().expect("cargo runs");
+    assert!(status.success(), "building the {name} example failed");
+    let exe = std::env::current_exe().unwrap();
+    let profile_dir = exe.parent().unwrap().parent().unwrap();
+    let path = profile_dir
+        .join("examples")
+        .join(name)
+        .with_extension(std::env::consts::EXE_EXTENSION);
+    assert!(path.exists(), "no {name} example at {}", path.display());
+    path
 }
 
 /// Whether the environment variable `name` is one that cargo sets for a

@@ -247,7 +247,13 @@ async fn create_task(env: &CallEnv<'_>, call: TaskCall<'_>, run: Run) -> Creatio
     let answers = ctx.with_input_book(|book| book.answers().clone());
     let mut orphan = OrphanGuard::default();
     let created = engine
-        .create(caller.task_owner(), &answers, call, &mut orphan)
+        .create(
+            tool.name(),
+            caller.task_owner(),
+            &answers,
+            call,
+            &mut orphan,
+        )
         .await;
     let record = match created {
         Ok(record) => record,

@@ -17,7 +17,9 @@ use crate::server::subscriptions::MAX_RESOURCE_SUBSCRIPTIONS;
 use crate::server::tool::{TaskPolicy, ToolPolicy};
 use crate::util::{Charge, lock};
 use crate::wire::legacy::lifecycle::{SetLevelParams, SubscribeParams};
-use crate::wire::legacy::render::{legacy_error, legacy_result, legacy_tool};
+use crate::wire::legacy::render::{
+    legacy_error, legacy_result, legacy_tool, wrap_structured_content, wraps_output,
+};
 use crate::wire::legacy::tasks::TaskSupport;
 use crate::wire::legacy::{INITIALIZE, LegacyMethod};
 use crate::wire::{
@@ -115,17 +117,24 @@ impl Server {
             Err(error) => return ready(id, Err(error)),
         };
         let mut task = false;
+        let mut wraps = false;
         match method {
             Method::ToolsList => return ready(id, self.legacy_tools(params)),
-            Method::ToolsCall => match self.asks_for_task(&mut params) {
-                Err(error) => return ready(id, Err(error)),
-                Ok(true) => {
-                    task = true;
-                    let extensions = meta.client_capabilities.extensions.get_or_insert_default();
-                    extensions.insert(TASKS_EXTENSION.to_owned(), Map::new());
+            Method::ToolsCall => {
+                // A call asked to run as a task may still run synchronously
+                // (at the task cap): its result is wrapped all the same.
+                wraps = self.wraps_output(called_tool(&params));
+                match self.asks_for_task(&mut params) {
+                    Err(error) => return ready(id, Err(error)),
+                    Ok(true) => {
+                        task = true;
+                        let extensions =
+                            meta.client_capabilities.extensions.get_or_insert_default();
+                        extensions.insert(TASKS_EXTENSION.to_owned(), Map::new());
+                    }
+                    Ok(false) => {}
                 }
-                Ok(false) => {}
-            },
+            }
             Method::TasksGet => return self.legacy_task(TaskOp::Get, id, params, session),
             Method::TasksCancel => return self.legacy_task(TaskOp::Cancel, id, params, session),
             _ => {}
@@ -136,7 +145,10 @@ impl Server {
             meta,
             params,
         };
-        let stream = self.route(request, caller, charge, Some(session.peer().clone()));
+        let mut stream = self.route(request, caller, charge, Some(session.peer().clone()));
+        if wraps {
+            stream = stream.map_response(wrap_structured_response);
+        }
         match (&self.shared().engine, task) {
             (Some(engine), true) => {
                 let (engine, session) = (Arc::clone(engine), Arc::clone(session));
@@ -166,6 +178,16 @@ impl Server {
         Ok(page)
     }
 
+    /// Whether tool `name`'s structured output is wrapped for a legacy
+    /// client (rule 5 of [`render`](crate::wire::legacy::render)); `false`
+    /// for a tool the server does not have.
+    pub(super) fn wraps_output(&self, name: &str) -> bool {
+        self.shared()
+            .registry
+            .tool(name)
+            .is_some_and(|tool| wraps_output(tool.definition.output_schema.as_ref()))
+    }
+
     /// How tool `name`'s policy reads to a legacy client (see `tasks`);
     /// `None` for a tool the server does not have.
     fn task_support(&self, name: &str) -> Option<TaskSupport> {
@@ -190,11 +212,7 @@ impl Server {
             .and_then(Value::as_object_mut)
             .and_then(|p| p.remove("task"))
             .is_some();
-        let name = params
-            .as_ref()
-            .and_then(|p| p.get("name"))
-            .and_then(Value::as_str)
-            .unwrap_or_default();
+        let name = called_tool(params);
         match (asked, self.task_support(name)) {
             (true, Some(TaskSupport::Forbidden)) => Err(ErrorObject::new(
                 codes::METHOD_NOT_FOUND,
@@ -207,6 +225,25 @@ impl Server {
             (asked, _) => Ok(asked),
         }
     }
+}
+
+/// The tool a `tools/call` names; empty when it names none, which the
+/// call itself refuses.
+fn called_tool(params: &Option<Value>) -> &str {
+    params
+        .as_ref()
+        .and_then(|p| p.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
+/// A tool's result with its structured content wrapped for a legacy
+/// client.
+fn wrap_structured_response(mut response: Response) -> Response {
+    if let Outcome::Result(Value::Object(result)) = &mut response.outcome {
+        wrap_structured_content(result);
+    }
+    response
 }
 
 /// Rule 2's answers, and a short answer to the others.

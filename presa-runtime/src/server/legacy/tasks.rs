@@ -20,7 +20,9 @@
 //!    returned an `isError` result (as 2025-11-25 asks; the modern record
 //!    says `completed`); `tasks/cancel` refuses a finished task with
 //!    `-32602`; `tasks/result` waits for the end and answers what the call
-//!    would have, with `related-task` in `_meta`; `tasks/list` pages the
+//!    would have, with `related-task` in `_meta` and structured output
+//!    wrapped as the task's tool wraps it (rule 5 of
+//!    [`render`](crate::wire::legacy::render)); `tasks/list` pages the
 //!    caller's tasks, [`LIST_PAGE`](crate::server::tasks) at a time;
 //! 5. an anonymous caller's tasks belong to its session, so two anonymous
 //!    sessions never see each other's tasks; a subject's belong to the
@@ -37,6 +39,7 @@ use crate::server::reply::{
 use crate::server::router::Server;
 use crate::server::stream::ResponseStream;
 use crate::server::tasks::{TaskEngine, TaskRecord};
+use crate::wire::legacy::render::{wrap_structured_content, wraps_output};
 use crate::wire::legacy::tasks::{
     GetTaskResult, LegacyTask, ListTasksParams, ListTasksResult, RELATED_TASK, RelatedTask,
 };
@@ -76,16 +79,35 @@ impl Server {
             let error = method_not_found(op.method());
             return ResponseStream::ready(respond(id, Err(error)));
         };
-        let session = Arc::clone(session);
+        let (server, session) = (self.clone(), Arc::clone(session));
         ResponseStream::deferred(async move {
-            let outcome = run(op, &engine, params, &session).await;
+            let outcome = run(op, &server, &engine, params, &session).await;
             respond(id, outcome)
         })
+    }
+
+    /// Whether the result of task `record` is wrapped for a legacy client:
+    /// as its tool's are. A record that does not name a tool the server
+    /// has (an older presa's, or one whose tool was removed since) is
+    /// wrapped when its structured content is not an object, the one case
+    /// where 2025-11-25 could not read it.
+    fn wraps_task_output(&self, record: &TaskRecord, result: &Map<String, Value>) -> bool {
+        let tool = record
+            .tool
+            .as_deref()
+            .and_then(|name| self.shared().registry.tool(name));
+        match tool {
+            Some(tool) => wraps_output(tool.definition.output_schema.as_ref()),
+            None => result
+                .get("structuredContent")
+                .is_some_and(|v| !v.is_object()),
+        }
     }
 }
 
 async fn run(
     op: TaskOp,
+    server: &Server,
     engine: &TaskEngine,
     params: Option<Value>,
     session: &LegacySession,
@@ -118,7 +140,7 @@ async fn run(
             engine.cancel(&task_id, caller).await?;
             Ok(shown(&*engine.owned(&task_id, caller, "cancel").await?))
         }
-        TaskOp::Result => outcome(&*engine.ended(&task_id, caller).await?),
+        TaskOp::Result => outcome(server, &*engine.ended(&task_id, caller).await?),
         TaskOp::List => unreachable!("answered above"),
     }
 }
@@ -148,10 +170,13 @@ pub(super) fn legacy_view(record: &TaskRecord) -> LegacyTask {
 
 /// What `tasks/result` answers for a finished task: what the call would
 /// have answered, tied to the task.
-fn outcome(record: &TaskRecord) -> Result<Value, ErrorObject> {
+fn outcome(server: &Server, record: &TaskRecord) -> Result<Value, ErrorObject> {
     match record.status {
         TaskStatus::Completed => {
             let mut result = record.result().unwrap_or_default();
+            if server.wraps_task_output(record, &result) {
+                wrap_structured_content(&mut result);
+            }
             let meta = result
                 .entry("_meta")
                 .or_insert_with(|| Value::Object(Map::new()));

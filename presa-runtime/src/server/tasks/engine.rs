@@ -83,14 +83,15 @@ impl TaskEngine {
         let _ = self.resume.set(resume);
     }
 
-    /// Creates a task owned by `owner`, seeded with the answers carried
-    /// from MRTR rounds before the task, and keeping `call` when its tool
-    /// is resumable.
+    /// Creates a task of tool `tool` owned by `owner`, seeded with the
+    /// answers carried from MRTR rounds before the task, and keeping `call`
+    /// when its tool is resumable.
     ///
     /// Until `orphan` is disarmed, dropping the calling future (a cancelled
     /// request) fails the task, so that none is left without its runner.
     pub async fn create(
         &self,
+        tool: &str,
         owner: Option<String>,
         answers: &InputResponses,
         call: Option<StoredCall>,
@@ -107,6 +108,7 @@ impl TaskEngine {
         record.asked = answers.keys().map(|key| (key.clone(), ())).collect();
         record.answers = stored(answers);
         record.call = call;
+        record.tool = Some(Arc::from(tool));
         let created = Arc::new(record.clone());
         orphan.arm(Arc::clone(&self.store), record.id.clone(), settings.limits);
         match self.store.create(record, &settings.limits).await {

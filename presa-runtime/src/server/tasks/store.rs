@@ -193,6 +193,10 @@ pub struct TaskRecord {
     /// The call, for a resumable tool's task: what another server needs to
     /// run the handler again if this one dies.
     pub call: Option<StoredCall>,
+    /// The tool whose call the task runs, so that its result can be shown
+    /// as that tool's (a legacy peer's view depends on the tool's
+    /// `outputSchema`). `None` in a record an older presa stored.
+    pub tool: Option<Arc<str>>,
 }
 
 impl TaskRecord {
@@ -220,6 +224,7 @@ impl TaskRecord {
             error: None,
             version: 0,
             call: None,
+            tool: None,
         }
     }
 
@@ -278,6 +283,7 @@ impl TaskRecord {
             + self.asked.keys().map(String::len).sum::<usize>()
             + self.result.as_ref().map_or(0, StoredResult::len)
             + self.call.as_ref().map_or(0, StoredCall::len)
+            + self.tool.as_ref().map_or(0, |tool| tool.len())
             + self.error.as_ref().map_or(0, json_len)
     }
 }

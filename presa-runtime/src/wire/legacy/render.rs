@@ -17,7 +17,23 @@
 //! 4. an error keeps its message but takes the legacy code where the eras
 //!    differ ([`legacy_error`]): a missing resource is `-32002`, and a
 //!    missing client capability, which has no code of its own before
-//!    2026-07-28, is `-32600` without the modern `data`.
+//!    2026-07-28, is `-32600` without the modern `data`;
+//! 5. structured output that is not an object is wrapped in one. 2026-07-28
+//!    lets a tool's `outputSchema` be any schema and its
+//!    `structuredContent` any value; 2025-11-25 wants an object schema
+//!    (`"type": "object"` at its root) and an object, and its clients
+//!    drop a tool whose listing breaks that, without a word. So a tool
+//!    whose `outputSchema` is not an object schema ([`wraps_output`])
+//!    shows a legacy peer `{"type": "object", "properties": {"result": S},
+//!    "required": ["result"]}` ([`legacy_output_schema`], with `S`'s
+//!    `$defs` lifted to the root, where its `$ref`s point), and each of
+//!    its results carries `{"result": v}` ([`wrap_structured_content`]).
+//!    The text content, which carries the JSON of `v`, is left as it is,
+//!    and a tool whose schema is an object schema is never wrapped, so the
+//!    rule follows the schema, never the value. In a tool listing, a
+//!    boolean schema among the root `properties` of either schema takes
+//!    its object form (`{}`, `{"not": {}}`), which 2025-11-25 requires
+//!    there.
 //!
 //! The legacy result shapes allow extra members, so the schema alone would
 //! not catch a leak: these rules are what keep the eras apart.
@@ -104,7 +120,8 @@ pub fn strip_modern_meta(object: &mut Map<String, Value>) {
     }
 }
 
-/// A modern tool listing as a legacy one, declaring `support` (rule 3).
+/// A modern tool listing as a legacy one, declaring `support` (rule 3),
+/// with its schemas in the legacy shape (rule 5).
 pub fn legacy_tool(tool: Value, support: TaskSupport) -> Value {
     let Value::Object(mut members) = tool else {
         return tool;
@@ -116,7 +133,90 @@ pub fn legacy_tool(tool: Value, support: TaskSupport) -> Value {
         "execution".into(),
         serde_json::to_value(execution).expect("an execution serializes"),
     );
+    if let Some(output) = members.remove("outputSchema") {
+        members.insert("outputSchema".into(), legacy_output_schema(output));
+    }
+    for schema in ["inputSchema", "outputSchema"] {
+        if let Some(Value::Object(schema)) = members.get_mut(schema) {
+            object_form_properties(schema);
+        }
+    }
     Value::Object(members)
+}
+
+/// The property a non-object structured output is wrapped in for a legacy
+/// peer (rule 5).
+pub const WRAPPED_OUTPUT: &str = "result";
+
+/// Whether a tool with `output_schema` has its structured output wrapped
+/// for a legacy peer: it declares a schema that is not an object schema
+/// (rule 5).
+pub fn wraps_output(output_schema: Option<&Value>) -> bool {
+    output_schema.is_some_and(|schema| schema.get("type") != Some(&Value::from("object")))
+}
+
+/// `schema`, an `outputSchema`, as a legacy peer may read it: itself when
+/// it is an object schema, otherwise an object schema with `schema` as
+/// its one required property, [`WRAPPED_OUTPUT`] (rule 5).
+pub fn legacy_output_schema(schema: Value) -> Value {
+    if !wraps_output(Some(&schema)) {
+        return schema;
+    }
+    let mut inner = match schema {
+        Value::Object(inner) => inner,
+        Value::Bool(accepts) => object_form(accepts),
+        _ => Map::new(),
+    };
+    let mut wrapper = Map::new();
+    // `$ref`s inside point at the root's definitions, so they move up.
+    for lifted in ["$schema", "$defs", "definitions"] {
+        if let Some(value) = inner.remove(lifted) {
+            wrapper.insert(lifted.to_owned(), value);
+        }
+    }
+    wrapper.insert("type".into(), "object".into());
+    wrapper.insert(
+        "properties".into(),
+        Value::Object(Map::from_iter([(
+            WRAPPED_OUTPUT.to_owned(),
+            Value::Object(inner),
+        )])),
+    );
+    wrapper.insert("required".into(), Value::Array(vec![WRAPPED_OUTPUT.into()]));
+    Value::Object(wrapper)
+}
+
+/// Wraps the `structuredContent` of `result`, a `CallToolResult`, in
+/// `{"result": …}` (rule 5); a result without structured content is left
+/// as it is.
+pub fn wrap_structured_content(result: &mut Map<String, Value>) {
+    if let Some(structured) = result.remove("structuredContent") {
+        let wrapped = Map::from_iter([(WRAPPED_OUTPUT.to_owned(), structured)]);
+        result.insert("structuredContent".into(), Value::Object(wrapped));
+    }
+}
+
+/// Gives the boolean schemas among `schema`'s root `properties` their
+/// object form, as 2025-11-25 requires there (rule 5).
+fn object_form_properties(schema: &mut Map<String, Value>) {
+    let Some(Value::Object(properties)) = schema.get_mut("properties") else {
+        return;
+    };
+    for property in properties.values_mut() {
+        if let Value::Bool(accepts) = *property {
+            *property = Value::Object(object_form(accepts));
+        }
+    }
+}
+
+/// The object form of a boolean schema: `{}` accepts everything, and
+/// `{"not": {}}` nothing.
+fn object_form(accepts: bool) -> Map<String, Value> {
+    let mut schema = Map::new();
+    if !accepts {
+        schema.insert("not".into(), Value::Object(Map::new()));
+    }
+    schema
 }
 
 /// `error` with the code a legacy peer expects (rule 4).

@@ -10,7 +10,10 @@
 mod common;
 
 use common::{RawPeer, WIRES, Wire, connect, meta};
+use std::sync::Arc;
+
 use presa::prelude::*;
+use presa::server::tasks::{InMemoryTaskStore, TaskChange, TaskLimits, TaskRecord, TaskStore};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -259,5 +262,64 @@ async fn a_modern_client_sees_the_output_as_it_is() {
             .call(2, json!({}), json!({"name": "count", "arguments": {}}))
             .await;
         assert_eq!(called["result"]["structuredContent"], 7, "{called}");
+    }
+}
+
+/// A finished task of `tool` owned by `alice`, whose result is
+/// `structured`, written to `store` as a store an older presa filled would
+/// hold it.
+async fn finished(store: &InMemoryTaskStore, id: &str, tool: Option<&str>, structured: Value) {
+    let mut record = TaskRecord::new(id.into(), Some("alice".into()), None, None);
+    record.tool = tool.map(Into::into);
+    let result = json!({"content": [{"type": "text", "text": structured.to_string()}],
+                        "structuredContent": structured});
+    let Value::Object(result) = result else {
+        unreachable!()
+    };
+    TaskChange::Complete(result)
+        .apply(&mut record, 1 << 20)
+        .unwrap();
+    let limits = TaskLimits {
+        max_tasks: 10,
+        max_running_per_subject: 10,
+        max_record_bytes: 1 << 20,
+        max_store_bytes: 1 << 24,
+    };
+    store.create(record, &limits).await.unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_task_whose_tool_is_unknown_is_wrapped_only_when_its_output_is_not_an_object() {
+    let store = Arc::new(InMemoryTaskStore::new());
+    finished(&store, "old-number", None, json!(5)).await;
+    finished(&store, "old-object", None, json!({"n": 5})).await;
+    finished(&store, "removed-tool", Some("gone"), json!([5])).await;
+    finished(
+        &store,
+        "object-tool",
+        Some("note"),
+        json!({"id": 1, "text": "a", "tags": null}),
+    )
+    .await;
+    let server = Server::builder("outputs", "1")
+        .tool(NoteTool)
+        .tasks(TaskSettings::default())
+        .task_store(Arc::clone(&store))
+        .build();
+    let channel = connect(&server, Caller::subject("alice"), Wire::InProcess);
+    let mut peer = RawPeer::legacy(channel, "2025-11-25", json!({})).await.0;
+    for (id, (task, structured)) in (1..).zip([
+        ("old-number", json!({"result": 5})),
+        ("old-object", json!({"n": 5})),
+        ("removed-tool", json!({"result": [5]})),
+        ("object-tool", json!({"id": 1, "text": "a", "tags": null})),
+    ]) {
+        let result = peer
+            .request(id, "tasks/result", json!({"taskId": task}))
+            .await;
+        assert_eq!(
+            result["result"]["structuredContent"], structured,
+            "{task}: {result}"
+        );
     }
 }

@@ -336,4 +336,58 @@ mod tests {
         let response = json!({"jsonrpc": "2.0", "id": 1, "error": legacy});
         assert_valid("JSONRPCErrorResponse", &response);
     }
+
+    #[test]
+    fn a_non_object_output_schema_is_wrapped_with_its_definitions_lifted() {
+        let list = json!({
+            "type": "array",
+            "items": {"$ref": "#/$defs/Note"},
+            "$defs": {"Note": {"type": "object", "properties": {"id": {"type": "integer"}}}},
+        });
+        assert!(wraps_output(Some(&list)));
+        let wrapped = legacy_output_schema(list);
+        assert_eq!(
+            wrapped,
+            json!({
+                "type": "object",
+                "properties": {"result": {"type": "array", "items": {"$ref": "#/$defs/Note"}}},
+                "required": ["result"],
+                "$defs": {"Note": {"type": "object", "properties": {"id": {"type": "integer"}}}},
+            })
+        );
+        let object = json!({"type": "object", "properties": {"id": {"type": "integer"}}});
+        assert!(!wraps_output(Some(&object)) && !wraps_output(None));
+        assert_eq!(legacy_output_schema(object.clone()), object);
+        let anything = legacy_output_schema(json!({}));
+        assert_eq!(anything["properties"]["result"], json!({}));
+    }
+
+    #[test]
+    fn a_listed_tool_has_legacy_schemas_and_wrapped_content_keeps_its_value() {
+        let tool = json!({
+            "name": "t",
+            "inputSchema": {"type": "object", "properties": {"any": true, "none": false}},
+            "outputSchema": {"type": "integer"},
+        });
+        let legacy = legacy_tool(tool, TaskSupport::Forbidden);
+        assert_valid("Tool", &legacy);
+        assert_eq!(
+            legacy["inputSchema"]["properties"],
+            json!({"any": {}, "none": {"not": {}}})
+        );
+        assert_eq!(
+            legacy["outputSchema"]["properties"]["result"],
+            json!({"type": "integer"})
+        );
+        let mut result = Map::new();
+        result.insert("content".into(), json!([{"type": "text", "text": "7"}]));
+        result.insert("structuredContent".into(), json!(7));
+        wrap_structured_content(&mut result);
+        assert_valid("CallToolResult", &Value::Object(result.clone()));
+        assert_eq!(result["structuredContent"], json!({"result": 7}));
+        let mut text_only = Map::new();
+        text_only.insert("content".into(), json!([]));
+        wrap_structured_content(&mut text_only);
+        assert!(text_only.get("structuredContent").is_none());
+    }
 }

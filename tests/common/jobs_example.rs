@@ -1,4 +1,5 @@
-//! The `jobs` example as a binary that tests run as a process of its own.
+//! The `jobs` example as a binary that tests run as a process of its own,
+//! presa's and presa-redis's (hence `-p presa`).
 //!
 //! Cargo builds examples for integration tests but does not say where, so
 //! the first test that needs it builds it (once per test binary) and finds
@@ -19,7 +20,7 @@ pub fn jobs_binary() -> &'static PathBuf {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let mut build = Command::new(cargo);
         build
-            .args(["build", "--quiet", "--example", "jobs"])
+            .args(["build", "--quiet", "-p", "presa", "--example", "jobs"])
             .current_dir(env!("CARGO_MANIFEST_DIR"));
         for (name, _) in std::env::vars_os() {
             if name.to_str().is_some_and(describes_the_test_package) {
@@ -38,7 +39,8 @@ pub fn jobs_binary() -> &'static PathBuf {
 
 /// Whether the environment variable `name` is one that cargo sets for a
 /// test process (and not for itself): one describing the package or the
-/// target under test.
+/// target under test, or the output of its build script (`OUT_DIR`, which
+/// ring's build script watches).
 fn describes_the_test_package(name: &str) -> bool {
     const PREFIXES: [&str; 4] = [
         "CARGO_PKG_",
@@ -46,10 +48,11 @@ fn describes_the_test_package(name: &str) -> bool {
         "CARGO_BIN_",
         "CARGO_TARGET_TMPDIR",
     ];
-    const NAMES: [&str; 3] = [
+    const NAMES: [&str; 4] = [
         "CARGO_CRATE_NAME",
         "CARGO_PRIMARY_PACKAGE",
         "CARGO_RUSTC_CURRENT_DIR",
+        "OUT_DIR",
     ];
     PREFIXES.iter().any(|prefix| name.starts_with(prefix)) || NAMES.contains(&name)
 }

@@ -18,7 +18,7 @@
 //! - `build` takes an optional `seconds`: how long it works once confirmed,
 //!   showing `building TARGET` as the task's status message meanwhile, so
 //!   that a replica can be stopped in the middle of a build
-//!   (`tests/replicas_process.rs` does).
+//!   (`presa-redis/tests/replicas_process.rs` does).
 //! - `--store redis://HOST:PORT`, after `stdio` or `http ADDRESS`, keeps
 //!   the tasks in that Redis instead of the process's memory, so that
 //!   several servers on one Redis share them: a task started through one

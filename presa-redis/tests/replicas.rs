@@ -3,8 +3,8 @@
 //! answered, cancelled and listened to through replica B, each through
 //! presa's own client.
 //!
-//! Each test starts a `redis-server` of its own (and passes without
-//! running where none is installed, unless `PRESA_REQUIRE_REDIS=1`).
+//! Each test starts a `redis-server` of its own (and is reported ignored
+//! where the build found none, unless `PRESA_REQUIRE_REDIS=1`).
 //! Nothing waits on time: the tests wait on the tools' signals and on the
 //! protocol's own events, each within a guard that only fails a test that
 //! would hang.
@@ -129,8 +129,7 @@ struct Pair {
     to_b: Client,
 }
 
-fn pair() -> Option<Pair> {
-    let redis = RedisServer::start()?;
+fn pair(redis: RedisServer) -> Pair {
     let (a, b) = (Replica::named("A"), Replica::named("B"));
     // The handler declares elicitation; the tests answer with
     // `tasks/update` themselves, so it is never called.
@@ -142,12 +141,12 @@ fn pair() -> Option<Pair> {
     };
     let to_a = client(&replica(&redis, &a));
     let to_b = client(&replica(&redis, &b));
-    Some(Pair {
+    Pair {
         _redis: redis,
         a,
         to_a,
         to_b,
-    })
+    }
 }
 
 /// `future`'s output, failing the test if it takes longer than [`GUARD`].
@@ -187,9 +186,14 @@ fn text(task: &DetailedTask) -> &str {
     result["content"][0]["text"].as_str().expect("text")
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_task_started_on_one_replica_is_read_and_answered_through_the_other() {
-    let Some(pair) = pair() else { return };
+crate::redis_tests!(
+    a_task_started_on_one_replica_is_read_and_answered_through_the_other,
+    cancelling_through_one_replica_drops_the_handler_on_the_other,
+    a_listener_on_one_replica_sees_the_other_replicas_changes_in_order,
+);
+
+async fn a_task_started_on_one_replica_is_read_and_answered_through_the_other(redis: RedisServer) {
+    let pair = pair(redis);
     let task = start(&pair.to_a, "build", json!({"target": "all"})).await;
     let mut events = pair.to_b.listen_tasks(vec![task.clone()]).await.unwrap();
     assert_eq!(events.acknowledged(), std::slice::from_ref(&task));
@@ -210,9 +214,8 @@ async fn a_task_started_on_one_replica_is_read_and_answered_through_the_other() 
     assert_eq!(text(&read), "built all on A");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn cancelling_through_one_replica_drops_the_handler_on_the_other() {
-    let Some(pair) = pair() else { return };
+async fn cancelling_through_one_replica_drops_the_handler_on_the_other(redis: RedisServer) {
+    let pair = pair(redis);
     let task = start(&pair.to_a, "forever", json!({})).await;
     within("the handler on A", pair.a.reached.notified()).await;
 
@@ -224,9 +227,8 @@ async fn cancelling_through_one_replica_drops_the_handler_on_the_other() {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_listener_on_one_replica_sees_the_other_replicas_changes_in_order() {
-    let Some(pair) = pair() else { return };
+async fn a_listener_on_one_replica_sees_the_other_replicas_changes_in_order(redis: RedisServer) {
+    let pair = pair(redis);
     let task = start(&pair.to_a, "steps", json!({})).await;
     within("step 1 on A", pair.a.reached.notified()).await;
     let mut events = pair.to_b.listen_tasks(vec![task.clone()]).await.unwrap();

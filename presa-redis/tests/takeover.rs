@@ -145,11 +145,12 @@ async fn orphan(store: &RedisTaskStore, id: &str, tool: &str) {
     assert!(store.hold(id, &lease, then).await.unwrap());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_resumable_task_is_run_again_once_by_one_of_two_replicas() {
-    let Some(redis) = RedisServer::start() else {
-        return;
-    };
+crate::redis_tests!(
+    a_resumable_task_is_run_again_once_by_one_of_two_replicas,
+    a_task_of_a_tool_that_is_not_resumable_fails_as_an_internal_error,
+);
+
+async fn a_resumable_task_is_run_again_once_by_one_of_two_replicas(redis: RedisServer) {
     orphan(&store(&redis), "deploy-task", "deploy").await;
     let runs = Runs::default();
     let asked = Arc::default();
@@ -170,11 +171,7 @@ async fn a_resumable_task_is_run_again_once_by_one_of_two_replicas() {
     assert_eq!(runs.0.load(Ordering::SeqCst), 1, "one replica ran it again");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_task_of_a_tool_that_is_not_resumable_fails_as_an_internal_error() {
-    let Some(redis) = RedisServer::start() else {
-        return;
-    };
+async fn a_task_of_a_tool_that_is_not_resumable_fails_as_an_internal_error(redis: RedisServer) {
     orphan(&store(&redis), "build-task", "build").await;
     let runs = Runs::default();
     let b = replica(&redis, &runs);

@@ -1,5 +1,5 @@
-//! The `jobs` example, or another, as a binary that tests run as a process
-//! of its own.
+//! The `jobs` example, or another of presa's, as a binary that tests run
+//! as a process of their own, presa's and presa-redis's (hence `-p presa`).
 //!
 //! Cargo builds examples for integration tests but does not say where, so
 //! the first test that needs one builds it (once per test binary) and
@@ -33,7 +33,7 @@ fn build(name: &str) -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut build = Command::new(cargo);
     build
-        .args(["build", "--quiet", "--example", name])
+        .args(["build", "--quiet", "-p", "presa", "--example", name])
         .current_dir(env!("CARGO_MANIFEST_DIR"));
     for (variable, _) in std::env::vars_os() {
         if variable.to_str().is_some_and(describes_the_test_package) {
@@ -54,7 +54,8 @@ fn build(name: &str) -> PathBuf {
 
 /// Whether the environment variable `name` is one that cargo sets for a
 /// test process (and not for itself): one describing the package or the
-/// target under test.
+/// target under test, or the output of its build script (`OUT_DIR`, which
+/// ring's build script watches).
 fn describes_the_test_package(name: &str) -> bool {
     const PREFIXES: [&str; 4] = [
         "CARGO_PKG_",
@@ -62,10 +63,11 @@ fn describes_the_test_package(name: &str) -> bool {
         "CARGO_BIN_",
         "CARGO_TARGET_TMPDIR",
     ];
-    const NAMES: [&str; 3] = [
+    const NAMES: [&str; 4] = [
         "CARGO_CRATE_NAME",
         "CARGO_PRIMARY_PACKAGE",
         "CARGO_RUSTC_CURRENT_DIR",
+        "OUT_DIR",
     ];
     PREFIXES.iter().any(|prefix| name.starts_with(prefix)) || NAMES.contains(&name)
 }

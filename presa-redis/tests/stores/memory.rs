@@ -16,8 +16,17 @@ impl Stores for Memory {
     }
 }
 
-fn memory() -> Option<Memory> {
-    Some(Memory(Arc::new(InMemoryTaskStore::new())))
+/// Each rule as a test, on a store of its own.
+macro_rules! in_memory {
+    ($($rule:ident),+ $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $rule() {
+                let store = Memory(Arc::new(InMemoryTaskStore::new()));
+                crate::suite::$rule(&store).await;
+            }
+        )+
+    };
 }
 
-crate::rules!(memory());
+crate::rules!(in_memory);

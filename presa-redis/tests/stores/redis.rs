@@ -20,6 +20,13 @@ struct Redis {
 }
 
 impl Redis {
+    fn on(server: RedisServer) -> Self {
+        Redis {
+            server,
+            prefix: "test:".into(),
+        }
+    }
+
     fn store(&self) -> RedisTaskStore {
         RedisTaskStore::builder(self.server.url())
             .prefix(self.prefix.clone())
@@ -34,14 +41,26 @@ impl Stores for Redis {
     }
 }
 
-fn redis() -> Option<Redis> {
-    Some(Redis {
-        server: RedisServer::start()?,
-        prefix: "test:".into(),
-    })
+/// Each rule, on a server of its own, and the tests below: the tests of
+/// [`redis_tests!`](crate::redis_tests).
+macro_rules! on_redis {
+    ($($rule:ident),+ $(,)?) => {
+        $(
+            async fn $rule(server: RedisServer) {
+                crate::suite::$rule(&Redis::on(server)).await;
+            }
+        )+
+
+        crate::redis_tests!(
+            $($rule,)+
+            an_unreachable_redis_is_a_clear_error_until_it_is_back,
+            a_watch_reads_afresh_after_redis_came_back,
+            prefixes_keep_stores_apart,
+        );
+    };
 }
 
-crate::rules!(redis());
+crate::rules!(on_redis);
 
 fn task(id: &str) -> TaskRecord {
     TaskRecord::new(id.into(), None, None, None)
@@ -54,9 +73,8 @@ fn unreachable(result: Result<impl std::fmt::Debug, StoreError>) -> String {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_unreachable_redis_is_a_clear_error_until_it_is_back() {
-    let Some(mut redis) = redis() else { return };
+async fn an_unreachable_redis_is_a_clear_error_until_it_is_back(server: RedisServer) {
+    let mut redis = Redis::on(server);
     let store = redis.store();
     store.create(task("before"), &limits()).await.unwrap();
     redis.server.stop();
@@ -87,9 +105,8 @@ async fn an_unreachable_redis_is_a_clear_error_until_it_is_back() {
     assert!(store.watch("after").await.unwrap().is_some());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_watch_reads_afresh_after_redis_came_back() {
-    let Some(mut redis) = redis() else { return };
+async fn a_watch_reads_afresh_after_redis_came_back(server: RedisServer) {
+    let mut redis = Redis::on(server);
     let store = redis.store();
     store.create(task("t"), &limits()).await.unwrap();
     let mut watch = store.watch("t").await.unwrap().unwrap();
@@ -100,9 +117,8 @@ async fn a_watch_reads_afresh_after_redis_came_back() {
     assert!(end.expect("the watch noticed in time").is_none());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn prefixes_keep_stores_apart() {
-    let Some(redis) = redis() else { return };
+async fn prefixes_keep_stores_apart(server: RedisServer) {
+    let redis = Redis::on(server);
     let mine = redis.store();
     let theirs = RedisTaskStore::builder(redis.server.url())
         .prefix("other:")

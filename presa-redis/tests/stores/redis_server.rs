@@ -1,46 +1,87 @@
-//! A `redis-server` of a test's own, on a free port, killed when dropped.
-//!
-//! Where no `redis-server` is installed, [`RedisServer::start`] says how to
-//! get one and returns `None`, so the test passes without running; with
-//! `PRESA_REQUIRE_REDIS=1` it panics instead.
+//! A `redis-server` of a test's own, on a free port, killed when dropped,
+//! and [`redis_tests!`](crate::redis_tests), which defines the tests that
+//! need one.
 
-use std::io::{ErrorKind, Read, Write};
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
+
+#[path = "on_path.rs"]
+mod on_path;
 
 /// How many times to look for the server answering (10 ms apart).
 const ATTEMPTS: u32 = 500;
 
+/// Defines a test for each `$test`, an `async fn(RedisServer)` of the
+/// module that invokes this, which it calls with a server of its own.
+///
+/// Where the build found no `redis-server` (presa-redis's build script
+/// sets cfg `no_redis`), the tests are reported ignored, with how to run
+/// them, rather than passing without running. Since the build looks only
+/// once, one more test then checks that there is still none, so that one
+/// installed since is not ignored unnoticed.
+#[macro_export]
+macro_rules! redis_tests {
+    ($($test:ident),+ $(,)?) => {
+        mod on_redis {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                #[cfg_attr(
+                    no_redis,
+                    ignore = "needs redis-server, which was not on PATH when this was built: \
+                              install it, then `cargo clean -p presa-redis` and test again"
+                )]
+                async fn $test() {
+                    super::$test($crate::redis_server::RedisServer::start()).await;
+                }
+            )+
+
+            #[cfg(no_redis)]
+            #[test]
+            fn redis_server_is_still_not_on_path() {
+                let ignored = [$(stringify!($test)),+].len();
+                $crate::redis_server::assert_still_missing(ignored);
+            }
+        }
+    };
+}
+
+/// Fails if a `redis-server` is on `PATH` although the build found none,
+/// so that `ignored` tests are not ignored for a stale reason.
+#[cfg(no_redis)]
+pub fn assert_still_missing(ignored: usize) {
+    if let Some(found) = on_path::redis_server() {
+        panic!(
+            "{} is on PATH, but was not when these tests were built, so {ignored} of them \
+             were ignored: `cargo clean -p presa-redis` and test again to run them",
+            found.display()
+        );
+    }
+}
+
 /// A running `redis-server` that keeps nothing on disk.
 pub struct RedisServer {
+    program: PathBuf,
     child: Option<Child>,
     port: u16,
 }
 
 impl RedisServer {
-    /// A server on a free port; `None` if `redis-server` is not installed
-    /// and the environment does not require it.
-    pub fn start() -> Option<Self> {
-        if !installed() {
-            let required = std::env::var("PRESA_REQUIRE_REDIS").is_ok_and(|v| v == "1");
-            assert!(
-                !required,
-                "PRESA_REQUIRE_REDIS=1 but redis-server is not on PATH"
-            );
-            eprintln!(
-                "redis-server not found: install Debian's redis-server \
-                 (apt-get install redis-server) to run these tests"
-            );
-            return None;
-        }
+    /// A server on a free port; panics if no `redis-server` is on `PATH`.
+    pub fn start() -> Self {
+        let program = on_path::redis_server().expect(
+            "a redis-server on PATH: install it (apt-get install redis-server, brew install redis)",
+        );
         for _ in 0..20 {
             let mut server = RedisServer {
+                program: program.clone(),
                 child: None,
                 port: free_port(),
             };
             if server.launch() {
-                return Some(server);
+                return server;
             }
         }
         panic!("could not start redis-server on a free port");
@@ -72,7 +113,7 @@ impl RedisServer {
     /// Spawns the server and waits until it answers as itself; false if
     /// it exited (its port was taken meanwhile).
     fn launch(&mut self) -> bool {
-        let child = Command::new("redis-server")
+        let child = Command::new(&self.program)
             .args(["--port", &self.port.to_string()])
             .args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
             .stdout(Stdio::null())
@@ -103,18 +144,6 @@ impl RedisServer {
 impl Drop for RedisServer {
     fn drop(&mut self) {
         self.stop();
-    }
-}
-
-fn installed() -> bool {
-    match Command::new("redis-server")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .status()
-    {
-        Ok(_) => true,
-        Err(e) if e.kind() == ErrorKind::NotFound => false,
-        Err(e) => panic!("running redis-server --version: {e}"),
     }
 }
 

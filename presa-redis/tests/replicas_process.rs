@@ -2,7 +2,7 @@
 //! `redis-server`, killed with SIGKILL in the middle of a task, and a Redis
 //! that goes away and comes back under one of them.
 //!
-//! `presa-redis/tests/replicas.rs` runs two servers in one process, which
+//! `replicas.rs` runs two servers in one process, which
 //! can share a task but cannot die. Here a replica is a process of its
 //! own, so killing it loses its handlers, its lease renewals and its
 //! connections at once, as a crash does, and only the lease is left to
@@ -10,18 +10,16 @@
 //! and fail them with `-32603`. Each replica runs with `--lease 1`, so a
 //! takeover takes about a second; the tests print how long it took.
 //!
-//! Each test starts a `redis-server` of its own (and passes without
-//! running where none is installed, unless `PRESA_REQUIRE_REDIS=1`). No
+//! Each test starts a `redis-server` of its own (and is reported ignored
+//! where the build found none, unless `PRESA_REQUIRE_REDIS=1`). No
 //! test sleeps to let something happen: each polls an observable
 //! condition, within [`GUARD`], and every process it started is killed
 //! when the test ends, even by a panic.
-#![cfg(all(feature = "http-server", feature = "http-client"))]
-
 #[allow(dead_code)]
-#[path = "../presa-redis/tests/stores/redis_server.rs"]
+#[path = "stores/redis_server.rs"]
 mod redis_server;
 
-#[path = "common/jobs_example.rs"]
+#[path = "../../tests/common/jobs_example.rs"]
 mod jobs_example;
 
 use std::io::Read;
@@ -208,11 +206,15 @@ async fn assert_taken_over(survivor: &Client, task: &str, killed: Instant, what:
     assert_eq!(error.message, "Internal error");
 }
 
-#[tokio::test]
-async fn a_task_parked_on_a_killed_replica_is_failed_by_the_other() {
-    let Some(redis) = RedisServer::start() else {
-        return;
-    };
+crate::redis_tests!(
+    a_task_parked_on_a_killed_replica_is_failed_by_the_other,
+    a_task_working_on_a_killed_replica_is_failed_by_the_other,
+    a_server_restarted_on_the_same_redis_finds_its_tasks_again,
+    a_task_started_on_one_live_replica_is_completed_through_the_other,
+    a_replica_rides_out_redis_stopping_and_coming_back_under_load,
+);
+
+async fn a_task_parked_on_a_killed_replica_is_failed_by_the_other(redis: RedisServer) {
     let mut a = Replica::start(&redis.url()).await;
     let b = Replica::start(&redis.url()).await;
     let (to_a, to_b) = (a.client(), b.client());
@@ -223,11 +225,7 @@ async fn a_task_parked_on_a_killed_replica_is_failed_by_the_other() {
     assert_taken_over(&to_b, &task, killed, "while parked").await;
 }
 
-#[tokio::test]
-async fn a_task_working_on_a_killed_replica_is_failed_by_the_other() {
-    let Some(redis) = RedisServer::start() else {
-        return;
-    };
+async fn a_task_working_on_a_killed_replica_is_failed_by_the_other(redis: RedisServer) {
     let mut a = Replica::start(&redis.url()).await;
     let b = Replica::start(&redis.url()).await;
     let (to_a, to_b) = (a.client(), b.client());
@@ -247,11 +245,7 @@ async fn a_task_working_on_a_killed_replica_is_failed_by_the_other() {
 /// One server, killed and started again on the same Redis, finds its
 /// tasks again: a finished one reads as it was, and the one it was running
 /// is failed once its lease lapses, by the new process itself.
-#[tokio::test]
-async fn a_server_restarted_on_the_same_redis_finds_its_tasks_again() {
-    let Some(redis) = RedisServer::start() else {
-        return;
-    };
+async fn a_server_restarted_on_the_same_redis_finds_its_tasks_again(redis: RedisServer) {
     let mut first = Replica::start(&redis.url()).await;
     let to_first = first.client();
     let done = start_build(&to_first, "docs", 0).await;
@@ -271,11 +265,7 @@ async fn a_server_restarted_on_the_same_redis_finds_its_tasks_again() {
     assert_taken_over(&to_again, &running, killed, "and a restart").await;
 }
 
-#[tokio::test]
-async fn a_task_started_on_one_live_replica_is_completed_through_the_other() {
-    let Some(redis) = RedisServer::start() else {
-        return;
-    };
+async fn a_task_started_on_one_live_replica_is_completed_through_the_other(redis: RedisServer) {
     let a = Replica::start(&redis.url()).await;
     let b = Replica::start(&redis.url()).await;
 
@@ -423,11 +413,7 @@ async fn assert_store_unavailable(url: &str, task: &str) {
     assert_eq!(call["result"]["resultType"], "input_required", "{call}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_replica_rides_out_redis_stopping_and_coming_back_under_load() {
-    let Some(mut redis) = RedisServer::start() else {
-        return;
-    };
+async fn a_replica_rides_out_redis_stopping_and_coming_back_under_load(mut redis: RedisServer) {
     let mut replica = Replica::start(&redis.url()).await;
     let client = replica.client();
     let load = Load::start(client.clone());

@@ -1,0 +1,38 @@
+//! Whether the tests that need a `redis-server` can run here. Where none
+//! is on `PATH` they are compiled as ignored (cfg `no_redis`, used by
+//! `redis_tests!` in `tests/stores/redis_server.rs`), so that a plain
+//! `cargo test` counts them as ignored, each saying how to run it, rather
+//! than as passed when they ran nothing. Libtest cannot ignore a test
+//! once it runs, hence a build script. With `PRESA_REQUIRE_REDIS=1` (CI)
+//! they are never ignored: without a server they fail.
+//!
+//! `PATH` is not watched: this crate, and every crate above it, would
+//! rebuild whenever two callers' `PATH`s differ (an editor's and a
+//! shell's; on Windows, cargo's and the one it gives the test processes
+//! that build the jobs example). So the probe runs once: removing the
+//! server it found makes it run again, and a server installed after it
+//! found none fails one test per test binary, which says how to run it
+//! again.
+
+#[path = "tests/stores/on_path.rs"]
+mod on_path;
+
+fn main() {
+    println!("cargo::rustc-check-cfg=cfg(no_redis)");
+    println!("cargo::rerun-if-changed=build.rs");
+    println!("cargo::rerun-if-changed=tests/stores/on_path.rs");
+    println!("cargo::rerun-if-env-changed=PRESA_REQUIRE_REDIS");
+    if let Some(found) = on_path::redis_server() {
+        println!("cargo::rerun-if-changed={}", found.display());
+        return;
+    }
+    if std::env::var_os("PRESA_REQUIRE_REDIS").is_some_and(|v| v == "1") {
+        return;
+    }
+    println!("cargo::rustc-cfg=no_redis");
+    println!(
+        "cargo::warning=no redis-server on PATH: the presa-redis tests that need one \
+         are reported ignored. To run them, install it (apt-get install redis-server, \
+         brew install redis), then `cargo clean -p presa-redis` and `cargo test` again"
+    );
+}

@@ -634,3 +634,277 @@ async fn a_full_memory_budget_answers_503_with_retry_after() {
     let (status, body) = status_and_body(again).await;
     assert_eq!(status, 200, "{body}");
 }
+
+/// A `subscriptions/listen` for list changes: it stays open until the
+/// client closes it.
+fn listen(id: i64) -> serde_json::Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+           "params": {"_meta": meta(), "notifications": {"toolsListChanged": true}}})
+}
+
+/// Opens `count` listen streams at once with `extra` headers, each
+/// acknowledged; the responses keep them open.
+async fn open_listens(url: &str, count: i64, extra: &[(&str, &str)]) -> Vec<reqwest::Response> {
+    let opening = (0..count).map(|id| post(url, listen(id), extra));
+    let streams = futures::future::join_all(opening).await;
+    for stream in &streams {
+        assert_eq!(stream.status().as_u16(), 200);
+        assert_eq!(stream.headers()["content-type"], "text/event-stream");
+    }
+    streams
+}
+
+/// A refusal of a caller past one of its limits: `503`, `Retry-After`,
+/// `-31001` for request `id`, with a message that says `says`.
+async fn assert_caller_busy(response: reqwest::Response, id: i64, says: &str) {
+    // Checked before the body is read: an admitted stream's never ends.
+    assert_eq!(response.status().as_u16(), 503);
+    let retry = response.headers().get("retry-after").cloned();
+    let (_, body) = status_and_body(response).await;
+    assert_eq!(
+        retry
+            .and_then(|v| v.to_str().ok().map(str::to_owned))
+            .as_deref(),
+        Some("1")
+    );
+    assert_eq!(body["error"]["code"], -31001, "{body}");
+    assert_eq!(body["id"], id, "{body}");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(message.contains(says), "{message}");
+}
+
+/// The events of an SSE body up to the response, as messages.
+async fn read_until_response(response: reqwest::Response) -> serde_json::Value {
+    use futures::StreamExt;
+    let mut body = response.bytes_stream();
+    let mut text = String::new();
+    loop {
+        let chunk = body.next().await.expect("the stream goes on").unwrap();
+        text.push_str(std::str::from_utf8(&chunk).unwrap());
+        let answered = text
+            .lines()
+            .filter_map(|line| line.strip_prefix("data: "))
+            .filter_map(|data| serde_json::from_str::<serde_json::Value>(data).ok())
+            .find(|message| message.get("method").is_none());
+        if let Some(response) = answered {
+            return response;
+        }
+    }
+}
+
+/// One bearer token cannot hold more than 64 listen streams (the finding:
+/// it opened 3 000 and read none); past it, `-31001` says to close one,
+/// another subject is not affected, and a stream that ends gives its slot
+/// back.
+#[tokio::test]
+async fn one_subject_cannot_hold_every_listen_stream() {
+    use presa::server::http::BearerTokens;
+    let f = common::fixture();
+    let tokens = BearerTokens::new()
+        .token("t-alice", "alice")
+        .token("t-bob", "bob");
+    let url = serve(StreamableHttp::new(f.server.clone()).authenticator(tokens)).await;
+    let alice = [("authorization", "Bearer t-alice")];
+    let bob = [("authorization", "Bearer t-bob")];
+
+    // One of alice's streams follows a task only, so that it ends when the
+    // task does.
+    let (_, created) =
+        status_and_body(post(&url, call(1, "build", json!({"target": "all"})), &alice).await).await;
+    let task = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let follow = json!({"jsonrpc": "2.0", "id": 100, "method": "subscriptions/listen",
+                        "params": {"_meta": meta(), "notifications": {"taskIds": [task]}}});
+    let following = post(&url, follow, &alice).await;
+    assert_eq!(following.status().as_u16(), 200);
+    let _held = open_listens(&url, 63, &alice).await;
+
+    let refused = post(&url, listen(64), &alice).await;
+    assert_caller_busy(refused, 64, "you already hold 64 open streams").await;
+    let message_says_how = post(&url, listen(65), &alice).await;
+    assert_caller_busy(message_says_how, 65, "close one first").await;
+    let _bobs = open_listens(&url, 1, &bob).await;
+    let (status, body) =
+        status_and_body(post(&url, call(2, "add", json!({"a": 1, "b": 2})), &bob).await).await;
+    assert_eq!(status, 200, "bob's requests are not held back: {body}");
+
+    let cancel = json!({"jsonrpc": "2.0", "id": 3, "method": "tasks/cancel",
+                        "params": {"_meta": meta(), "taskId": task}});
+    let (status, body) = status_and_body(post(&url, cancel, &alice).await).await;
+    assert_eq!(status, 200, "{body}");
+    let ended = read_until_response(following).await;
+    assert_eq!(ended["id"], 100, "{ended}");
+    let _again = open_listens(&url, 1, &alice).await;
+}
+
+/// Counts the calls of [`queue`] that entered, and lets them out one
+/// permit at a time.
+#[derive(Clone)]
+struct Line {
+    entered: Arc<tokio::sync::watch::Sender<usize>>,
+    exit: Arc<tokio::sync::Semaphore>,
+}
+
+impl Line {
+    fn new() -> Self {
+        Line {
+            entered: Arc::new(tokio::sync::watch::channel(0).0),
+            exit: Arc::new(tokio::sync::Semaphore::new(0)),
+        }
+    }
+}
+
+/// Waits in line until let out.
+#[tool]
+async fn queue(State(line): State<Line>) -> &'static str {
+    line.entered.send_modify(|n| *n += 1);
+    line.exit.acquire().await.unwrap().forget();
+    "out"
+}
+
+/// One subject cannot have more than 256 requests in progress; past it,
+/// `-31001` says to wait for one, another subject is not affected, and a
+/// request that answers gives its slot back.
+#[tokio::test]
+async fn one_subject_cannot_have_every_request_in_progress() {
+    use presa::server::http::BearerTokens;
+    let line = Line::new();
+    let server = Server::builder("line", "1")
+        .tool(QueueTool)
+        .tool(SumTool)
+        .state(line.clone())
+        .build();
+    let tokens = BearerTokens::new()
+        .token("t-alice", "alice")
+        .token("t-bob", "bob");
+    let url = serve(StreamableHttp::new(server).authenticator(tokens)).await;
+    let alice = [("authorization", "Bearer t-alice")];
+    let bob = [("authorization", "Bearer t-bob")];
+    let mut waiting = tokio::task::JoinSet::new();
+    for id in 0..256 {
+        let url = url.clone();
+        waiting.spawn(async move {
+            let queued = post(&url, call(id, "queue", json!({})), &alice).await;
+            status_and_body(queued).await
+        });
+    }
+    let mut entered = line.entered.subscribe();
+    entered.wait_for(|&n| n == 256).await.unwrap();
+
+    let refused = post(&url, call(256, "sum", json!({"a": 1, "b": 2})), &alice).await;
+    assert_caller_busy(refused, 256, "you already have 256 requests in progress").await;
+    let sum = post(&url, call(257, "sum", json!({"a": 1, "b": 2})), &bob).await;
+    assert_eq!(status_and_body(sum).await.0, 200, "bob is not held back");
+
+    line.exit.add_permits(1);
+    let (status, body) = waiting.join_next().await.unwrap().unwrap();
+    assert_eq!(
+        (status, body["result"]["content"][0]["text"].clone()),
+        (200, json!("out"))
+    );
+    let sum = post(&url, call(258, "sum", json!({"a": 1, "b": 2})), &alice).await;
+    assert_eq!(
+        status_and_body(sum).await.0,
+        200,
+        "the answered request gave its slot back"
+    );
+
+    line.exit.add_permits(255);
+    while let Some(outcome) = waiting.join_next().await {
+        assert_eq!(outcome.unwrap().0, 200);
+    }
+}
+
+/// Lets a test say which address a request comes from, as a reverse proxy
+/// does with a header it trusts.
+async fn peer_from_header(
+    mut request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let peer = request
+        .headers()
+        .get("x-test-peer")
+        .and_then(|v| v.to_str().ok()?.parse::<std::net::SocketAddr>().ok());
+    if let Some(peer) = peer {
+        request
+            .extensions_mut()
+            .insert(axum::extract::ConnectInfo(peer));
+    }
+    next.run(request).await
+}
+
+/// Serves `router` on a free loopback port without the peer's address;
+/// returns the endpoint's URL.
+async fn serve_router(router: axum::Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    format!("http://{address}/mcp")
+}
+
+/// Anonymous callers are counted by the address they come from: one
+/// anonymous client at its limit does not stop another.
+#[tokio::test]
+async fn one_anonymous_client_cannot_shut_out_another() {
+    let f = common::fixture();
+    let router = StreamableHttp::new(f.server.clone())
+        .router("/mcp")
+        .layer(axum::middleware::from_fn(peer_from_header));
+    let url = serve_router(router).await;
+    let flooder = [("x-test-peer", "192.0.2.1:40000")];
+    let _flood = open_listens(&url, 64, &flooder).await;
+    let refused = post(&url, listen(64), &flooder).await;
+    assert_caller_busy(refused, 64, "callers from your address already hold 64").await;
+    let another_port = [("x-test-peer", "192.0.2.1:40001")];
+    let refused = post(&url, listen(65), &another_port).await;
+    assert_caller_busy(refused, 65, "64 open streams").await;
+
+    let other = [("x-test-peer", "192.0.2.2:40000")];
+    let _theirs = open_listens(&url, 1, &other).await;
+    let (status, body) =
+        status_and_body(post(&url, call(1, "add", json!({"a": 1, "b": 2})), &other).await).await;
+    assert_eq!(status, 200, "{body}");
+}
+
+/// Without the peer's address, anonymous callers cannot be told apart:
+/// they share one quota, and the refusal says so.
+#[tokio::test]
+async fn without_the_peers_address_anonymous_callers_share_one_quota() {
+    let f = common::fixture();
+    let http = StreamableHttp::new(f.server.clone()).max_listen_streams_per_subject(2);
+    let url = serve_router(http.router("/mcp")).await;
+    let _flood = open_listens(&url, 2, &[]).await;
+    let refused = post(&url, listen(2), &[]).await;
+    assert_caller_busy(refused, 2, "anonymous callers already hold 2 open streams").await;
+}
+
+/// [`StreamableHttp::serve_on`] gives each request its peer's address, so
+/// anonymous clients on two addresses have a quota each (Linux routes all
+/// of 127.0.0.0/8 to loopback; other systems need it configured).
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn serve_tells_anonymous_clients_apart_by_address() {
+    let f = common::fixture();
+    let url = serve(StreamableHttp::new(f.server.clone()).max_listen_streams_per_subject(1)).await;
+    let _flood = open_listens(&url, 1, &[]).await;
+    assert_caller_busy(
+        post(&url, listen(1), &[]).await,
+        1,
+        "callers from your address",
+    )
+    .await;
+    let elsewhere = reqwest::Client::builder()
+        .local_address(Some("127.0.0.2".parse().unwrap()))
+        .build()
+        .unwrap();
+    let other = elsewhere
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", common::VERSION)
+        .header("mcp-method", "subscriptions/listen")
+        .body(listen(2).to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(other.status().as_u16(), 200);
+}

@@ -423,3 +423,211 @@ async fn sessions_past_the_limit_are_refused_until_one_ends() {
     let admitted = send(&url, reqwest::Method::POST, Some(body), &[], None).await;
     assert_eq!(admitted.status().as_u16(), 200);
 }
+
+/// An `initialize` as a client sends it.
+fn initialize() -> Value {
+    let params = json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                        "clientInfo": {"name": "legacy-http", "version": "0"}});
+    json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params})
+}
+
+/// The status of an `initialize` by `token`, and the session it opened.
+async fn try_open(url: &str, token: Option<&'static str>) -> (u16, Option<Legacy>, Value) {
+    let response = send(url, reqwest::Method::POST, Some(initialize()), &[], token).await;
+    let status = response.status().as_u16();
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .map(|id| id.to_str().unwrap().to_owned());
+    let body: Value = serde_json::from_str(&response.text().await.unwrap()).unwrap();
+    let legacy = session.map(|session| Legacy {
+        url: url.to_owned(),
+        session,
+        token,
+    });
+    (status, legacy, body)
+}
+
+/// The status of a `ping` in `legacy`.
+async fn ping(legacy: &Legacy) -> u16 {
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    legacy.post(ping).await.status().as_u16()
+}
+
+/// The finding: alice opens `max_sessions` (1 024) sessions, and bob still
+/// gets one. Past her quota (32), each new session of alice's evicts her
+/// least recently used one, which answers `404` from then on.
+#[tokio::test]
+async fn bob_gets_a_session_after_alices_flood() {
+    let f = common::fixture();
+    let tokens = BearerTokens::new()
+        .token("t-alice", "alice")
+        .token("t-bob", "bob");
+    let url = serve(StreamableHttp::new(f.server.clone()).authenticator(tokens)).await;
+    let mut alices = Vec::new();
+    for _ in 0..1024 {
+        let (status, session, body) = try_open(&url, Some("t-alice")).await;
+        assert_eq!(status, 200, "{body}");
+        alices.push(session.unwrap());
+    }
+    let (status, bob, body) = try_open(&url, Some("t-bob")).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(ping(&bob.unwrap()).await, 200);
+    assert_eq!(ping(&alices[0]).await, 404, "her first was evicted");
+    assert_eq!(ping(&alices[1024 - 33]).await, 404);
+    assert_eq!(ping(&alices[1024 - 32]).await, 200, "her last 32 live");
+    assert_eq!(ping(&alices[1023]).await, 200);
+}
+
+/// `max_sessions` still bounds the total: when every caller holds its
+/// quota and the server is full, a new caller gets `503`; a caller at its
+/// quota still gets a session, in place of its own least recently used.
+#[tokio::test]
+async fn max_sessions_still_bounds_the_total() {
+    let f = common::fixture();
+    let tokens = BearerTokens::new()
+        .token("t-alice", "alice")
+        .token("t-bob", "bob")
+        .token("t-carol", "carol");
+    let http = StreamableHttp::new(f.server.clone())
+        .authenticator(tokens)
+        .max_sessions(4)
+        .max_sessions_per_subject(2);
+    let url = serve(http).await;
+    let mut held = Vec::new();
+    for token in ["t-alice", "t-alice", "t-bob", "t-bob"] {
+        let (status, session, _) = try_open(&url, Some(token)).await;
+        assert_eq!(status, 200);
+        held.push(session.unwrap());
+    }
+    // Alice used her first session after her second: the second goes.
+    assert_eq!(ping(&held[0]).await, 200);
+    let (status, _, body) = try_open(&url, Some("t-carol")).await;
+    assert_eq!(status, 503, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("as many sessions as it may"),
+        "{body}"
+    );
+    let (status, third, _) = try_open(&url, Some("t-alice")).await;
+    assert_eq!(status, 200);
+    assert_eq!(ping(&held[1]).await, 404, "her least recently used");
+    assert_eq!(ping(&held[0]).await, 200);
+    assert_eq!(ping(&third.unwrap()).await, 200);
+    assert_eq!(try_open(&url, Some("t-carol")).await.0, 503, "still four");
+    assert_eq!(held[2].delete().await, 200);
+    assert_eq!(try_open(&url, Some("t-carol")).await.0, 200);
+}
+
+/// A session that runs a request is in use: a caller whose sessions all
+/// run one is refused a new session (`-31001`, saying what to do) rather
+/// than losing one, and only it is.
+#[tokio::test]
+async fn a_caller_whose_sessions_all_run_requests_is_refused_a_new_one() {
+    let f = common::fixture();
+    let tokens = BearerTokens::new()
+        .token("t-alice", "alice")
+        .token("t-bob", "bob");
+    let http = StreamableHttp::new(f.server.clone())
+        .authenticator(tokens)
+        .max_sessions_per_subject(2);
+    let url = serve(http).await;
+    let mut running = Vec::new();
+    for _ in 0..2 {
+        let legacy = Legacy::open(&url, json!({}), Some("t-alice")).await;
+        let started = f.probe.started.notified();
+        let call = json!({"name": "gated_started", "arguments": {}});
+        running.push(legacy.request(1, "tools/call", call).await);
+        started.await;
+        drop(legacy);
+    }
+    let (status, _, body) = try_open(&url, Some("t-alice")).await;
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["error"]["code"], -31001, "{body}");
+    assert_eq!(body["id"], 0, "{body}");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(message.contains("you already hold 2 sessions"), "{message}");
+    assert!(message.contains("DELETE"), "{message}");
+    assert_eq!(try_open(&url, Some("t-bob")).await.0, 200);
+
+    f.probe.release.notify_one();
+    let mut answered = running.remove(0);
+    let response = answered.message().await;
+    assert_eq!(response["result"]["content"][0]["text"], "released");
+    assert_eq!(
+        try_open(&url, Some("t-alice")).await.0,
+        200,
+        "the idle one made way"
+    );
+    f.probe.release.notify_one();
+    assert_eq!(
+        running[0].message().await["result"]["content"][0]["text"],
+        "released"
+    );
+}
+
+/// Legacy requests and `GET` streams take the same per-subject slots as
+/// modern ones, whichever session they come in.
+#[tokio::test]
+async fn legacy_requests_and_streams_count_against_their_callers_limits() {
+    let f = common::fixture();
+    let tokens = BearerTokens::new()
+        .token("t-alice", "alice")
+        .token("t-bob", "bob");
+    let http = StreamableHttp::new(f.server.clone())
+        .authenticator(tokens)
+        .max_requests_per_subject(1)
+        .max_listen_streams_per_subject(1);
+    let url = serve(http).await;
+    let first = Legacy::open(&url, json!({}), Some("t-alice")).await;
+    let second = Legacy::open(&url, json!({}), Some("t-alice")).await;
+    let bob = Legacy::open(&url, json!({}), Some("t-bob")).await;
+
+    let started = f.probe.started.notified();
+    let call = json!({"name": "gated_started", "arguments": {}});
+    let mut running = first.request(1, "tools/call", call).await;
+    started.await;
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    let refused = second.post(ping.clone()).await;
+    assert_eq!(refused.status().as_u16(), 503);
+    assert!(refused.headers().contains_key("retry-after"));
+    let body: Value = serde_json::from_str(&refused.text().await.unwrap()).unwrap();
+    assert_eq!(
+        (body["error"]["code"].clone(), body["id"].clone()),
+        (json!(-31001), json!(2))
+    );
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("1 requests in progress"),
+        "{body}"
+    );
+    assert_eq!(bob.post(ping.clone()).await.status().as_u16(), 200);
+    f.probe.release.notify_one();
+    assert_eq!(
+        running.message().await["result"]["content"][0]["text"],
+        "released"
+    );
+    assert_eq!(
+        second.post(ping).await.status().as_u16(),
+        200,
+        "its slot came back"
+    );
+
+    let standalone = first.get(None).await;
+    assert_eq!(standalone.status().as_u16(), 200);
+    let refused = second.get(None).await;
+    assert_eq!(refused.status().as_u16(), 503);
+    let body: Value = serde_json::from_str(&refused.text().await.unwrap()).unwrap();
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("1 open streams"),
+        "{body}"
+    );
+    assert_eq!(bob.get(None).await.status().as_u16(), 200);
+}

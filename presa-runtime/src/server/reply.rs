@@ -210,6 +210,45 @@ pub(crate) fn memory_busy() -> ErrorObject {
     )
 }
 
+/// `-31001` over HTTP: `who` (the caller, or the callers it is counted
+/// with) already holds `limit` open streams.
+#[cfg(feature = "http-server")]
+pub(crate) fn too_many_streams(who: &str, limit: usize) -> ErrorObject {
+    ErrorObject::new(
+        codes::SERVER_BUSY,
+        format!(
+            "Server busy: {who} already hold {limit} open streams (subscriptions/listen, or a \
+             legacy session's GET), the most one caller may hold; close one first"
+        ),
+    )
+}
+
+/// `-31001` over HTTP: `who` already has `limit` requests in progress.
+#[cfg(feature = "http-server")]
+pub(crate) fn too_many_requests(who: &str, limit: usize) -> ErrorObject {
+    ErrorObject::new(
+        codes::SERVER_BUSY,
+        format!(
+            "Server busy: {who} already have {limit} requests in progress, the most one caller \
+             may have at once; wait for one to finish, then retry"
+        ),
+    )
+}
+
+/// `-31001` for a legacy `initialize` over HTTP: `who` holds `limit`
+/// sessions, each running a request, so none can make way.
+#[cfg(feature = "http-server")]
+pub(crate) fn too_many_sessions(who: &str, limit: usize) -> ErrorObject {
+    ErrorObject::new(
+        codes::SERVER_BUSY,
+        format!(
+            "Server busy: {who} already hold {limit} sessions, the most one caller may hold, \
+             and each is running a request; end one with DELETE, or wait for its requests to \
+             finish, then retry"
+        ),
+    )
+}
+
 /// `-31001`: a task followed by as many listeners as it may have.
 pub(crate) fn too_many_listeners(limit: usize) -> ErrorObject {
     ErrorObject::new(

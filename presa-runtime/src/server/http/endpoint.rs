@@ -10,18 +10,24 @@
 //! 3. the body: its size (`413`), room for it in the server's memory
 //!    budget (`503` with `Retry-After`), then JSON-RPC framing (`400` with
 //!    `-32700` or `-32600`); a notification is accepted with `202`;
-//! 4. room in the budget for the request as parsed (`503` again: see
+//! 4. a slot of the caller's own: one of its listen streams for
+//!    `subscriptions/listen`, one of its requests in progress for anything
+//!    else (`503` with `Retry-After` and `-31001` past its limit, so that
+//!    one caller cannot starve the others: see `admission`). The answer
+//!    holds the slot until it is out;
+//! 5. room in the budget for the request as parsed (`503` again: see
 //!    [`ServerBuilder::memory_limit`](crate::server::ServerBuilder::memory_limit));
-//! 5. the mirrored headers against the body (`400` with `-32020`);
-//! 6. the server core, whose answer becomes JSON or an event stream. The
+//! 6. the mirrored headers against the body (`400` with `-32020`);
+//! 7. the server core, whose answer becomes JSON or an event stream. The
 //!    request holds its charge until its handler ends; the answer is
-//!    produced as the client reads it, so a slow reader holds nothing more.
+//!    produced as the client reads it, so a slow reader holds nothing more
+//!    than its slot.
 //!
 //! Between steps 3 and 4, a POST that opens a session (`initialize`) or
 //! names one (`Mcp-Session-Id`, without `Mcp-Method`) takes the legacy
-//! transport instead (see `legacy`), as do `GET` and `DELETE` naming a
-//! session. Without a session id, `GET` and `DELETE` get `405`, as the
-//! modern revision asks.
+//! transport instead (see `legacy`, whose requests and streams take the
+//! same slots), as do `GET` and `DELETE` naming a session. Without a
+//! session id, `GET` and `DELETE` get `405`, as the modern revision asks.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -35,16 +41,18 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get, post};
 use tracing::Instrument;
 
+use super::admission::{Admission, Slot};
 use super::auth::{Anonymous, Authenticator, ProtectedResourceMetadata, Refusal, challenge};
 use super::guard::AllowedHosts;
 use super::headers;
 use super::legacy::{self, LegacyTransport};
 use super::respond::{json_response, method_not_allowed, respond};
+use crate::server::caller::Caller;
 use crate::server::connection::request_footprint;
 use crate::server::reply::{invalid_request, memory_busy};
 use crate::server::router::Server;
 use crate::wire::{
-    ErrorObject, FrameError, Message, RequestId, Response as JsonRpcResponse, codes,
+    ErrorObject, FrameError, Message, Method, RequestId, Response as JsonRpcResponse, codes,
 };
 
 /// A [`Server`] served over Streamable HTTP. Mount it in an axum
@@ -75,6 +83,8 @@ struct Endpoint {
     metadata: Option<ProtectedResourceMetadata>,
     /// What legacy clients need: their sessions and streams.
     legacy: LegacyTransport,
+    /// What each caller holds, and may hold, of the endpoint.
+    admission: Admission,
 }
 
 impl StreamableHttp {
@@ -90,6 +100,7 @@ impl StreamableHttp {
                 body_limit,
                 metadata: None,
                 legacy: LegacyTransport::new(),
+                admission: Admission::new(),
             },
         }
     }
@@ -133,6 +144,47 @@ impl StreamableHttp {
     /// gets `503`.
     pub fn max_sessions(self, sessions: usize) -> Self {
         self.configure(|e| e.legacy.sessions.max = sessions)
+    }
+
+    /// How many legacy sessions one subject may hold at once (default
+    /// [`MAX_SESSIONS_PER_SUBJECT`](super::MAX_SESSIONS_PER_SUBJECT), 32;
+    /// at least 1); anonymous callers hold them by network, as for
+    /// [`max_requests_per_subject`](Self::max_requests_per_subject). Past
+    /// it, the caller's next session evicts its least recently used one
+    /// that runs no request (whose id then answers `404`, on which a client
+    /// opens a new session); if every one of them runs a request,
+    /// `initialize` gets `503`. Either way, no other caller is touched.
+    pub fn max_sessions_per_subject(self, sessions: usize) -> Self {
+        self.configure(|e| e.legacy.sessions.max_per_account = sessions.max(1))
+    }
+
+    /// How many `subscriptions/listen` streams (and legacy `GET` streams)
+    /// one subject may hold open at once (default
+    /// [`MAX_LISTEN_STREAMS_PER_SUBJECT`](super::MAX_LISTEN_STREAMS_PER_SUBJECT),
+    /// 64, what a stdio connection may hold; at least 1). Past it, a new
+    /// stream gets `-31001` with `503` and `Retry-After` until one closes.
+    /// Anonymous callers count by network, as for
+    /// [`max_requests_per_subject`](Self::max_requests_per_subject).
+    pub fn max_listen_streams_per_subject(self, streams: usize) -> Self {
+        self.configure(|e| e.admission.max_streams = streams.max(1))
+    }
+
+    /// How many requests one subject may have in progress at once, listen
+    /// streams aside (default
+    /// [`MAX_REQUESTS_PER_SUBJECT`](super::MAX_REQUESTS_PER_SUBJECT), 256;
+    /// at least 1). Past it, a request gets `-31001` with `503` and
+    /// `Retry-After` until one finishes; a call that became a task no
+    /// longer counts once it has answered.
+    ///
+    /// An anonymous caller is counted by the network it connects from (an
+    /// IPv4 address, an IPv6 `/64`), so that one anonymous client cannot
+    /// shut out the others: that needs the peer's address, which
+    /// [`serve`](Self::serve) provides, and an application mounting
+    /// [`router`](Self::router) provides by serving it with
+    /// `into_make_service_with_connect_info::<SocketAddr>()`. Without it,
+    /// anonymous callers share one quota.
+    pub fn max_requests_per_subject(self, requests: usize) -> Self {
+        self.configure(|e| e.admission.max_requests = requests.max(1))
     }
 
     /// Closes a legacy request's event stream this long after it opened,
@@ -182,10 +234,16 @@ impl StreamableHttp {
     }
 
     /// Serves the endpoint at `/mcp` on a listener already bound (to port
-    /// 0, say, to let the system pick one).
+    /// 0, say, to let the system pick one). Each request carries its peer's
+    /// address, by which anonymous callers are told apart.
     pub async fn serve_on(self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
         tracing::info!(address = %listener.local_addr()?, "serving MCP at /mcp");
-        axum::serve(listener, self.router("/mcp")).await
+        let app = self.router("/mcp");
+        axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .await
     }
 }
 
@@ -199,6 +257,7 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         Ok(caller) => caller,
         Err(refusal) => return refuse(&refusal, endpoint.metadata.as_ref()),
     };
+    let account = endpoint.admission.account(&caller, &parts);
     let budget = endpoint.server.budget();
     let announced = parts
         .headers
@@ -216,7 +275,8 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
     // The text is gone once parsed: the parsed form takes its place.
     drop(body_charge);
     if legacy::is_legacy(&parts.headers, &message) {
-        return legacy::post(&endpoint.legacy(), &parts.headers, caller, message).await;
+        let legacy = endpoint.legacy();
+        return legacy::post(&legacy, &parts.headers, caller, account, message).await;
     }
     let request = match message {
         Message::Request(request) => request,
@@ -224,6 +284,14 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         // closing the stream); accepting them is all the spec asks.
         Message::Notification(_) => return StatusCode::ACCEPTED.into_response(),
         Message::Response(_) => return response_refused(),
+    };
+    let slot = match Method::parse(&request.method) {
+        Some(Method::SubscriptionsListen) => Slot::Stream,
+        _ => Slot::Request,
+    };
+    let admitted = match endpoint.admission.admit(&account, slot) {
+        Ok(admitted) => admitted,
+        Err(error) => return json_response(&JsonRpcResponse::error(Some(request.id), error)),
     };
     let Ok(charge) = budget.try_charge(request_footprint(&request)) else {
         return busy(Some(request.id));
@@ -238,7 +306,7 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         subject = caller.subject.as_deref(),
     );
     let stream = endpoint.server.handle_charged(request, &caller, charge);
-    respond(stream).instrument(span).await
+    respond(stream, admitted).instrument(span).await
 }
 
 impl Endpoint {
@@ -247,6 +315,7 @@ impl Endpoint {
         legacy::Endpoint {
             server: &self.server,
             legacy: &self.legacy,
+            admission: &self.admission,
         }
     }
 }
@@ -255,7 +324,10 @@ impl Endpoint {
 async fn handle_get(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, _) = request.into_parts();
     match checked_caller(&endpoint, &parts).await {
-        Ok(caller) => legacy::get(&endpoint.legacy(), &parts.headers, caller).await,
+        Ok(caller) => {
+            let account = endpoint.admission.account(&caller, &parts);
+            legacy::get(&endpoint.legacy(), &parts.headers, caller, account).await
+        }
         Err(refused) => refused,
     }
 }
@@ -273,7 +345,7 @@ async fn handle_delete(State(endpoint): State<Arc<Endpoint>>, request: Request) 
 async fn checked_caller(
     endpoint: &Endpoint,
     parts: &axum::http::request::Parts,
-) -> Result<crate::server::caller::Caller, Response> {
+) -> Result<Caller, Response> {
     if let Some(refused) = guard(&endpoint.hosts, &parts.headers) {
         return Err(refused);
     }
@@ -366,4 +438,46 @@ fn with_status(status: StatusCode, error: ErrorObject) -> Response {
     let mut reply = json_response(&JsonRpcResponse::error(None, error));
     *reply.status_mut() = status;
     reply
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `subscriptions/listen` for list changes, which stays open.
+    fn listen(id: i64) -> Request {
+        let meta = serde_json::json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        });
+        let body = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+            "params": {"_meta": meta, "notifications": {"toolsListChanged": true}}});
+        axum::http::Request::post("/mcp")
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "subscriptions/listen")
+            .body(Body::from(body.to_string()))
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_request_past_its_callers_limit_holds_nothing() {
+        let server = Server::builder("limits", "1").build();
+        let http = StreamableHttp::new(server.clone()).max_listen_streams_per_subject(1);
+        let endpoint = Arc::new(http.endpoint);
+        let open = handle(State(Arc::clone(&endpoint)), listen(1)).await;
+        assert_eq!(open.status(), StatusCode::OK);
+        let used = server.budget().used();
+
+        let refused = handle(State(Arc::clone(&endpoint)), listen(2)).await;
+        assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(server.budget().used(), used, "no charge taken");
+        assert_eq!(endpoint.admission.accounts(), 1, "no entry added");
+
+        drop(open);
+        assert_eq!(endpoint.admission.accounts(), 0, "the slot came back");
+        let again = handle(State(Arc::clone(&endpoint)), listen(3)).await;
+        assert_eq!(again.status(), StatusCode::OK);
+    }
 }

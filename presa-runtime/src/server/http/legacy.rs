@@ -7,21 +7,27 @@
 //! id are legacy; without one they are `405`, as for a modern client. A
 //! legacy request goes, in order:
 //!
-//! 1. `initialize` opens a session (see `session`) and is answered with
-//!    JSON and its `Mcp-Session-Id`;
+//! 1. `initialize` opens a session (see `session`, which says how many
+//!    one caller may hold) and is answered with JSON and its
+//!    `Mcp-Session-Id`;
 //! 2. any other request needs a live session of the same caller: no
 //!    `Mcp-Session-Id` is `400`, an unknown, expired or ended one `404`;
 //!    an `MCP-Protocol-Version` header other than the session's is `400`;
-//! 3. a request is answered with an event stream (see `events`): a
-//!    priming event, what the request sends, its response. The request
-//!    runs on a task of its own: losing the connection does not cancel it
-//!    (the client resumes with `GET` and `Last-Event-ID`),
+//! 3. a request takes one of its caller's request slots, as a modern
+//!    request does (see `admission`; `503` past the limit), then its room
+//!    in the memory budget (`503`), and is answered with an event stream
+//!    (see `events`): a priming event, what the request sends, its
+//!    response. The request runs on a task of its own, which holds the
+//!    slot until it ends: losing the connection does not cancel it (the
+//!    client resumes with `GET` and `Last-Event-ID`),
 //!    `notifications/cancelled` does;
 //! 4. a response from the client goes to the request of the server's that
 //!    waits for it, and is accepted with `202`, as are notifications;
 //! 5. `GET` without `Last-Event-ID` reads the standalone stream (one
 //!    reader at a time: `409` for a second), with it resumes the stream
-//!    the id names (`400` for an id the session never gave);
+//!    the id names (`400` for an id the session never gave); either holds
+//!    one of the caller's stream slots while it is open (`503` past the
+//!    limit);
 //! 6. `DELETE` ends the session: `200`, then `404` for its id.
 
 use std::sync::Arc;
@@ -30,13 +36,14 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use tokio::sync::mpsc;
 
+use super::admission::{Account, Admission, Slot};
 use super::events::{Hold, Reading, StreamLog, parse_event_id, sse_body};
 use super::respond::{json_response, method_not_allowed};
 use super::session::{HttpSession, HttpSessions, TooManyRequests, TooManySessions};
 use crate::server::caller::Caller;
 use crate::server::connection::request_footprint;
 use crate::server::legacy::SESSION_QUEUE;
-use crate::server::reply::{invalid_request, memory_busy};
+use crate::server::reply::{invalid_request, memory_busy, too_many_sessions};
 use crate::server::router::Server;
 use crate::util::lock;
 use crate::wire::legacy::{SESSION_ID_HEADER, opens_session};
@@ -67,10 +74,12 @@ impl LegacyTransport {
     }
 }
 
-/// A server and its legacy transport: what each legacy request needs.
+/// A server, its legacy transport and its per-subject limits: what each
+/// legacy request needs.
 pub(super) struct Endpoint<'a> {
     pub server: &'a Server,
     pub legacy: &'a LegacyTransport,
+    pub admission: &'a Admission,
 }
 
 /// The `Last-Event-ID` header.
@@ -83,17 +92,18 @@ pub(super) fn is_legacy(headers: &HeaderMap, message: &Message) -> bool {
     opens || names
 }
 
-/// A legacy POST of `message` by `caller`.
+/// A legacy POST of `message` by `caller`, counted against `account`.
 pub(super) async fn post(
     endpoint: &Endpoint<'_>,
     headers: &HeaderMap,
     caller: Caller,
+    account: Account,
     message: Message,
 ) -> Response {
     let session_id = text(headers, SESSION_ID_HEADER);
     let message = match (message, session_id) {
         (Message::Request(request), None) if opens_session(&request) => {
-            return open(endpoint, &caller, request);
+            return open(endpoint, &caller, account, request);
         }
         (message, Some(id)) => (message, id),
         (_, None) => {
@@ -116,7 +126,7 @@ pub(super) async fn post(
         return status(StatusCode::BAD_REQUEST, error);
     }
     match message {
-        Message::Request(request) => serve(endpoint, &session, request),
+        Message::Request(request) => serve(endpoint, &session, &account, request),
         Message::Response(response) => {
             if !session.legacy.peer().resolve(response) {
                 tracing::warn!("ignoring a response to no request of the server's");
@@ -135,21 +145,31 @@ pub(super) async fn post(
     }
 }
 
-/// Rule 1: a new session and its `InitializeResult`.
-fn open(endpoint: &Endpoint<'_>, caller: &Caller, request: Request) -> Response {
+/// Rule 1: a new session of `caller`, counted against `account`, and its
+/// `InitializeResult`.
+fn open(endpoint: &Endpoint<'_>, caller: &Caller, account: Account, request: Request) -> Response {
     let (queue, queued) = mpsc::channel(SESSION_QUEUE);
     let (legacy, answer) = match endpoint.server.open_session(request, caller, queue) {
         Ok(opened) => opened,
         Err(refusal) => return json_response(&refusal),
     };
     let budget = endpoint.server.budget().clone();
-    let session = Arc::new(HttpSession::new(Arc::clone(&legacy), queued, budget));
-    if let Err(TooManySessions) = endpoint.legacy.sessions.open(session) {
-        let error = ErrorObject::new(
-            crate::wire::codes::SERVER_BUSY,
-            "Server busy: it holds as many sessions as it may; retry later",
-        );
-        return status(StatusCode::SERVICE_UNAVAILABLE, error);
+    let who = account.who();
+    let session = Arc::new(HttpSession::new(
+        Arc::clone(&legacy),
+        account,
+        queued,
+        budget,
+    ));
+    if let Err(refused) = endpoint.legacy.sessions.open(session) {
+        let error = match refused {
+            TooManySessions::Server => ErrorObject::new(
+                crate::wire::codes::SERVER_BUSY,
+                "Server busy: it holds as many sessions as it may; retry later",
+            ),
+            TooManySessions::Caller { limit } => too_many_sessions(who, limit),
+        };
+        return json_response(&JsonRpcResponse::error(answer.id, error));
     }
     let mut reply = json_response(&answer);
     if let Ok(value) = HeaderValue::from_str(legacy.id()) {
@@ -159,8 +179,18 @@ fn open(endpoint: &Endpoint<'_>, caller: &Caller, request: Request) -> Response 
     reply
 }
 
-/// Rule 3: a request of `session`, answered with its event stream.
-fn serve(endpoint: &Endpoint<'_>, session: &HttpSession, request: Request) -> Response {
+/// Rule 3: a request of `session`, counted against `account`, answered
+/// with its event stream.
+fn serve(
+    endpoint: &Endpoint<'_>,
+    session: &HttpSession,
+    account: &Account,
+    request: Request,
+) -> Response {
+    let admitted = match endpoint.admission.admit(account, Slot::Request) {
+        Ok(admitted) => admitted,
+        Err(error) => return json_response(&JsonRpcResponse::error(Some(request.id), error)),
+    };
     let budget = endpoint.server.budget();
     let Ok(charge) = budget.try_charge(request_footprint(&request)) else {
         return status(StatusCode::SERVICE_UNAVAILABLE, memory_busy());
@@ -169,7 +199,7 @@ fn serve(endpoint: &Endpoint<'_>, session: &HttpSession, request: Request) -> Re
     let stream = endpoint
         .server
         .handle_legacy(request, &session.legacy, charge);
-    match session.run(id, stream, budget.clone()) {
+    match session.run(id, stream, budget.clone(), admitted) {
         Ok(log) => events(log, endpoint, 0, endpoint.legacy.close_streams_after, None),
         Err(TooManyRequests) => {
             let error = ErrorObject::new(
@@ -181,39 +211,65 @@ fn serve(endpoint: &Endpoint<'_>, session: &HttpSession, request: Request) -> Re
     }
 }
 
-/// Rule 5: `GET` with a session id.
-pub(super) async fn get(endpoint: &Endpoint<'_>, headers: &HeaderMap, caller: Caller) -> Response {
+/// Rule 5: `GET` with a session id, by `caller`, counted against
+/// `account`.
+pub(super) async fn get(
+    endpoint: &Endpoint<'_>,
+    headers: &HeaderMap,
+    caller: Caller,
+    account: Account,
+) -> Response {
     let Some(session) = session_of(endpoint, headers, &caller) else {
         return match text(headers, SESSION_ID_HEADER) {
             Some(id) => unknown_session(&id),
             None => method_not_allowed(),
         };
     };
-    if let Some(last) = text(headers, LAST_EVENT_ID) {
-        let resumed = parse_event_id(&last)
-            .and_then(|(number, seq)| Some((session.log(number)?, seq)))
-            .filter(|(log, seq)| log.knows(*seq));
-        return match resumed {
-            Some((log, seq)) => events(log, endpoint, seq, None, None),
-            None => {
-                let error = invalid_request(format!(
-                    "Last-Event-ID {last:?} names no event of this session's streams"
-                ));
-                status(StatusCode::BAD_REQUEST, error)
-            }
-        };
+    match text(headers, LAST_EVENT_ID) {
+        Some(last) => resume(endpoint, &session, &account, &last),
+        None => standalone(endpoint, session, &account),
     }
-    {
-        let mut open = lock(&session.standalone_open);
-        if *open {
-            let error = invalid_request("this session's standalone stream is already open");
-            return status(StatusCode::CONFLICT, error);
-        }
-        *open = true;
+}
+
+/// Rule 5 with `Last-Event-ID`: the stream `last` names, after it.
+fn resume(
+    endpoint: &Endpoint<'_>,
+    session: &HttpSession,
+    account: &Account,
+    last: &str,
+) -> Response {
+    let resumed = parse_event_id(last)
+        .and_then(|(number, seq)| Some((session.log(number)?, seq)))
+        .filter(|(log, seq)| log.knows(*seq));
+    let Some((log, seq)) = resumed else {
+        let error = invalid_request(format!(
+            "Last-Event-ID {last:?} names no event of this session's streams"
+        ));
+        return status(StatusCode::BAD_REQUEST, error);
+    };
+    match endpoint.admission.admit(account, Slot::Stream) {
+        Ok(admitted) => events(log, endpoint, seq, None, Some(Box::new(admitted))),
+        Err(error) => status(StatusCode::SERVICE_UNAVAILABLE, error),
     }
+}
+
+/// Rule 5 without `Last-Event-ID`: the standalone stream, from what no
+/// reader has had yet.
+fn standalone(endpoint: &Endpoint<'_>, session: Arc<HttpSession>, account: &Account) -> Response {
+    let mut open = lock(&session.standalone_open);
+    if *open {
+        let error = invalid_request("this session's standalone stream is already open");
+        return status(StatusCode::CONFLICT, error);
+    }
+    let admitted = match endpoint.admission.admit(account, Slot::Stream) {
+        Ok(admitted) => admitted,
+        Err(error) => return status(StatusCode::SERVICE_UNAVAILABLE, error),
+    };
+    *open = true;
+    drop(open);
     let log = session.standalone();
     let cursor = log.delivered();
-    let guard: Hold = Box::new(StandaloneOpen(Arc::clone(&session)));
+    let guard: Hold = Box::new((StandaloneOpen(session), admitted));
     events(log, endpoint, cursor, None, Some(guard))
 }
 

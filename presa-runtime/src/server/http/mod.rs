@@ -15,11 +15,13 @@
 //! |---|---|
 //! | `guard` | [`AllowedHosts`]: the DNS-rebinding check of `Host` and `Origin` |
 //! | `auth` | [`Authenticator`], [`BearerTokens`], [`ProtectedResourceMetadata`] |
+//! | `admission` | what one caller may hold at once: listen streams and requests in progress, counted by subject (anonymous callers by network) |
 //! | `headers` | the `Mcp-*` headers checked against the body |
 //! | `respond` | JSON or an event stream, and the status of each error |
 //! | `events`, `session`, `legacy` | legacy clients: resumable event streams, the `Mcp-Session-Id` sessions, the legacy transport's requests |
 //! | `endpoint` | [`StreamableHttp`]: routes, the order of checks, serving |
 
+mod admission;
 mod auth;
 mod endpoint;
 mod events;
@@ -29,9 +31,12 @@ mod legacy;
 mod respond;
 mod session;
 
+pub use admission::{MAX_LISTEN_STREAMS_PER_SUBJECT, MAX_REQUESTS_PER_SUBJECT};
 pub use auth::{Anonymous, Authenticator, BearerTokens, ProtectedResourceMetadata, Refusal};
 pub use endpoint::StreamableHttp;
 pub use events::MAX_LOG_BYTES;
 pub use guard::AllowedHosts;
 pub use legacy::LEGACY_RETRY;
-pub use session::{KEPT_LOGS, MAX_SESSION_REQUESTS, MAX_SESSIONS, SESSION_IDLE};
+pub use session::{
+    KEPT_LOGS, MAX_SESSION_REQUESTS, MAX_SESSIONS, MAX_SESSIONS_PER_SUBJECT, SESSION_IDLE,
+};

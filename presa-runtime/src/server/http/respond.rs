@@ -16,6 +16,11 @@
 //!
 //! Dropping the HTTP body (the client hung up) drops the stream, and with
 //! it the handler: that is cancellation on this transport.
+//!
+//! What the request holds until it is answered (its caller's slot) is
+//! dropped as soon as the response is out of the stream, or with the
+//! stream: before the client can read the response, so a client that has
+//! read one may send the next at once.
 
 use std::convert::Infallible;
 use std::time::Duration;
@@ -33,11 +38,12 @@ use crate::wire::{ErrorObject, Message, Outcome, Response as JsonRpcResponse, co
 /// clients do not time it out.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
-/// The HTTP response for the messages of `stream`.
-pub(super) async fn respond(mut stream: ResponseStream) -> Response {
+/// The HTTP response for the messages of `stream`, which holds `held`
+/// until its response is out.
+pub(super) async fn respond(mut stream: ResponseStream, held: impl Send + 'static) -> Response {
     match stream.next().await {
         Some(Message::Response(response)) => json_response(&response),
-        Some(first) => event_stream(first, stream),
+        Some(first) => event_stream(first, stream, held),
         // The core always answers; an empty stream is a bug, not a hang.
         None => {
             let error = ErrorObject::new(codes::INTERNAL_ERROR, "Internal error");
@@ -85,16 +91,16 @@ fn status_of(error: &ErrorObject) -> StatusCode {
 }
 
 /// `first` and the rest of `stream` as server-sent events, up to and
-/// including the response.
-fn event_stream(first: Message, rest: ResponseStream) -> Response {
+/// including the response, before which `held` is dropped.
+fn event_stream(first: Message, rest: ResponseStream, held: impl Send + 'static) -> Response {
     let messages = stream::once(async move { first })
         .chain(rest)
-        .scan(false, |answered, message| {
-            let next = (!*answered).then_some(message);
-            if let Some(Message::Response(_)) = &next {
-                *answered = true;
+        .scan(Some(held), |held, message| {
+            let answered = held.is_none();
+            if let Message::Response(_) = &message {
+                held.take();
             }
-            std::future::ready(next)
+            std::future::ready((!answered).then_some(message))
         })
         .map(|message| Ok::<_, Infallible>(Event::default().data(message.to_line())));
     let mut reply = Sse::new(messages)

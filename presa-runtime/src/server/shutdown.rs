@@ -94,6 +94,13 @@ impl ShutdownSwitch {
 }
 
 impl Shutdown {
+    /// A shutdown that never comes: for an endpoint mounted in an
+    /// application that does not tell it when it stops.
+    #[cfg(feature = "http-server")]
+    pub(crate) fn never() -> Self {
+        ShutdownSwitch::new(Duration::ZERO).watch()
+    }
+
     /// Resolves when the drain period starts, with its end; never if it
     /// never starts.
     pub(crate) async fn started(&self) -> Instant {
@@ -111,6 +118,14 @@ impl Shutdown {
     /// Resolves when the drain period is over.
     pub(crate) async fn over(&self) {
         tokio::time::sleep_until(self.started().await).await;
+    }
+
+    /// Whether the drain period is over: a request taken now is not run.
+    #[cfg(feature = "http-server")]
+    pub(crate) fn is_over(&self) -> bool {
+        self.deadline
+            .borrow()
+            .is_some_and(|deadline| Instant::now() >= deadline)
     }
 }
 

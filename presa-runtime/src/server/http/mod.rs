@@ -18,7 +18,8 @@
 //! | `headers` | the `Mcp-*` headers checked against the body |
 //! | `respond` | JSON or an event stream, and the status of each error |
 //! | `events`, `session`, `legacy` | legacy clients: resumable event streams, the `Mcp-Session-Id` sessions, the legacy transport's requests |
-//! | `endpoint` | [`StreamableHttp`]: routes, the order of checks, serving |
+//! | `endpoint` | [`StreamableHttp`]: routes, the order of checks |
+//! | `serve` | [`Serve`]: the standalone server, its bounds on connections and its shutdown |
 
 mod auth;
 mod endpoint;
@@ -27,6 +28,7 @@ mod guard;
 mod headers;
 mod legacy;
 mod respond;
+mod serve;
 mod session;
 
 pub use auth::{Anonymous, Authenticator, BearerTokens, ProtectedResourceMetadata, Refusal};
@@ -34,4 +36,5 @@ pub use endpoint::StreamableHttp;
 pub use events::MAX_LOG_BYTES;
 pub use guard::AllowedHosts;
 pub use legacy::LEGACY_RETRY;
+pub use serve::{HEADER_READ_TIMEOUT, MAX_CONNECTIONS, Serve};
 pub use session::{KEPT_LOGS, MAX_SESSION_REQUESTS, MAX_SESSIONS, SESSION_IDLE};

@@ -211,9 +211,12 @@ fn call(id: i64, tool: &str) -> Value {
 async fn events(response: reqwest::Response) -> Vec<Value> {
     let mut text = String::new();
     let mut body = response.bytes_stream();
-    while let Some(chunk) = timeout(GUARD, body.next()).await.expect("the stream ends") {
-        text.push_str(std::str::from_utf8(&chunk.unwrap()).unwrap());
-    }
+    let reading = async {
+        while let Some(chunk) = body.next().await {
+            text.push_str(std::str::from_utf8(&chunk.unwrap()).unwrap());
+        }
+    };
+    timeout(GUARD, reading).await.expect("the stream ends");
     text.lines()
         .filter_map(|line| line.strip_prefix("data: "))
         .filter(|data| !data.is_empty())
@@ -371,14 +374,16 @@ fn the_http_server_process_ends_gracefully_on_sigterm_and_ctrl_c() {
         kill(Pid::from_raw(child.id() as i32), signal).unwrap();
         // Reading stderr to its end waits for the exit; the guard below
         // only turns a hang into a failure.
+        let pid = child.id();
         let (done, exited) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             let _ = std::io::copy(&mut stderr, &mut std::io::sink());
             let _ = done.send(child.wait().unwrap());
         });
-        let status = exited
-            .recv_timeout(GUARD)
-            .unwrap_or_else(|_| panic!("still running {GUARD:?} after {signal}"));
+        let Ok(status) = exited.recv_timeout(GUARD) else {
+            let _ = kill(Pid::from_raw(pid as i32), Signal::SIGKILL);
+            panic!("still running {GUARD:?} after {signal}");
+        };
         assert!(status.success(), "{signal}: {status:?}");
     }
 }

@@ -14,7 +14,9 @@
 //!   (`stdio SECONDS` sets the drain period: how long, after end of input
 //!   or SIGTERM, answers still running may take to be written).
 //! - `cargo run --example jobs -- http 127.0.0.1:PORT` serves it over
-//!   Streamable HTTP at `http://127.0.0.1:PORT/mcp`.
+//!   Streamable HTTP at `http://127.0.0.1:PORT/mcp` (port 0 lets the
+//!   system pick one; the address is printed on stderr), until SIGTERM or
+//!   Ctrl-C.
 //! - `build` takes an optional `seconds`: how long it works once confirmed,
 //!   showing `building TARGET` as the task's status message meanwhile, so
 //!   that a replica can be stopped in the middle of a build
@@ -215,9 +217,12 @@ async fn serve_http(
     let address = address.ok_or("usage: jobs http ADDRESS (such as 127.0.0.1:3000)")?;
     let address: std::net::SocketAddr = address.parse()?;
     let server = builder_with(store, lease)?.build();
+    // Bound here, so that port 0 prints the port the system picked.
+    let listener = tokio::net::TcpListener::bind(address).await?;
+    let address = listener.local_addr()?;
     eprintln!("serving the jobs server at http://{address}/mcp");
     presa::server::http::StreamableHttp::new(server)
-        .serve(address)
+        .serve_on(listener)
         .await?;
     Ok(())
 }

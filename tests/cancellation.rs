@@ -70,7 +70,7 @@ async fn a_client_that_abandons_a_call_cancels_it_on_the_server() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn closing_the_connection_drains_then_drops_what_is_left() {
+async fn closing_the_connection_drains_then_cuts_short_what_is_left() {
     use presa::transport::{FrameChannel, Inbound};
     let f = fixture();
     let (client_end, server_end) = FrameChannel::pair();
@@ -98,14 +98,18 @@ async fn closing_the_connection_drains_then_drops_what_is_left() {
     };
     let answer: serde_json::Value = serde_json::from_str(&answer).unwrap();
     assert_eq!(answer["id"], 2);
-    // The stuck one is dropped once the drain period lapses (paused time).
+    // The stuck one is cut short once the drain period lapses (paused
+    // time), and answered so.
     let started = tokio::time::Instant::now();
     serving.await.unwrap();
     assert!(started.elapsed() >= presa::server::CLOSE_DRAIN);
     f.probe.dropped.notified().await;
-    assert_eq!(
-        incoming.recv().await,
-        None,
-        "nothing is sent for the dropped request"
-    );
+    let Some(Inbound::Frame(cut)) = incoming.recv().await else {
+        panic!("an answer to the stuck request");
+    };
+    let cut: serde_json::Value = serde_json::from_str(&cut).unwrap();
+    assert_eq!(cut["id"], 1, "{cut}");
+    assert_eq!(cut["error"]["code"], -31003, "{cut}");
+    assert_eq!(cut["error"]["data"], json!({"started": true}), "{cut}");
+    assert_eq!(incoming.recv().await, None, "one answer per request");
 }

@@ -192,8 +192,8 @@ mod cap {
 
 /// A peer that sends requests whose answers fill its pipe, then closes its
 /// side and never reads: the answers can never be written, and `serve`
-/// used to wait for the writer for ever. The drain period now covers
-/// writing too.
+/// used to wait for the writer for ever. The drain period, and
+/// `FINAL_WRITE` after it, now cover writing too.
 #[tokio::test(start_paused = true)]
 async fn serve_returns_within_the_drain_period_when_the_peer_never_reads() {
     let f = fixture_with(|b| b.drain_period(Duration::from_secs(5)));
@@ -220,16 +220,18 @@ async fn serve_returns_within_the_drain_period_when_the_peer_never_reads() {
     let served = timeout(10 * CLOSE_DRAIN, serving).await;
     assert!(served.is_ok(), "serve is still waiting to write");
     assert!(
-        closed_at.elapsed() <= Duration::from_secs(5),
+        closed_at.elapsed() <= Duration::from_secs(5) + presa::server::FINAL_WRITE,
         "serve returned {:?} after end of input",
         closed_at.elapsed()
     );
 }
 
-/// `serve_until`'s stop reads no more requests, lets the one running
-/// finish and be written, and returns, though the peer never closed.
+/// `serve_until`'s stop reads no more requests, but still answers the one
+/// already in the channel, lets the one running finish and be written,
+/// and returns, though the peer never closed. The stop used to drop what
+/// the channel held.
 #[tokio::test(start_paused = true)]
-async fn a_stopped_connection_finishes_what_runs_and_reads_nothing_more() {
+async fn a_stopped_connection_answers_what_it_took_and_reads_nothing_more() {
     let f = fixture_with(|b| b);
     let (client_end, server_end) = FrameChannel::pair();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -247,9 +249,14 @@ async fn a_stopped_connection_finishes_what_runs_and_reads_nothing_more() {
     // a discover sent after it is answered first.
     peer.send(discover(2)).await;
     assert_eq!(peer.recv().await["id"], 2);
-    // The stop is ready before the next frame arrives, and wins over it.
+    // The stop is ready before the server takes the next frame, which is
+    // in the channel already: it was sent before the server stopped
+    // reading, so it is answered.
     stop.send(()).unwrap();
     peer.send(discover(3)).await;
+    let answer = peer.recv().await;
+    assert_eq!(answer["id"], 3, "{answer}");
+    assert!(answer["result"].is_object(), "{answer}");
     f.probe.release.notify_one();
     let answer = peer.recv().await;
     assert_eq!(answer["id"], 1, "{answer}");

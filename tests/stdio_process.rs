@@ -460,3 +460,70 @@ fn sigterm_and_ctrl_c_end_the_server_gracefully() {
         assert!(status.success(), "{signal}: {status:?}");
     }
 }
+
+/// How many bytes wait in the pipe that `reader` reads, unread.
+fn unread_in_pipe(reader: &std::io::PipeReader) -> usize {
+    use std::os::fd::AsRawFd;
+    nix::ioctl_read_bad!(fionread, nix::libc::FIONREAD, nix::libc::c_int);
+    let mut unread: nix::libc::c_int = 0;
+    // SAFETY: FIONREAD writes one int through the pointer it is given.
+    unsafe { fionread(reader.as_raw_fd(), &mut unread) }.expect("FIONREAD on a pipe");
+    usize::try_from(unread).unwrap()
+}
+
+/// 300 pipelined requests, and SIGTERM as soon as the server has taken
+/// them all out of the pipe: each is answered exactly once before the
+/// process exits, with its result or with `-31003`. The server used to
+/// answer the few it had parsed (6 to 59 of 300) and drop the rest.
+#[test]
+fn sigterm_answers_every_request_already_read_from_the_pipe() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    const REQUESTS: usize = 300;
+    let (pipe, mut stdin) = std::io::pipe().unwrap();
+    let probe = pipe.try_clone().unwrap();
+    let mut child = Command::new(jobs_binary())
+        .arg("stdio")
+        .stdin(pipe)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let reading = std::thread::spawn(move || {
+        let lines = stdout.lines().map(|line| line.unwrap());
+        lines
+            .map(|line| serde_json::from_str::<Value>(&line).unwrap())
+            .collect::<Vec<_>>()
+    });
+    let mut input = String::new();
+    for id in 0..REQUESTS {
+        input.push_str(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"server/discover","params":{{{META}}}}}"#
+        ));
+        input.push('\n');
+    }
+    assert!(input.len() > 64 * 1024, "more than a pipe holds");
+    stdin.write_all(input.as_bytes()).unwrap();
+    // The write returns once the pipe holds the rest; the server has read
+    // everything once the pipe is empty.
+    while unread_in_pipe(&probe) > 0 {
+        std::thread::yield_now();
+    }
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM).unwrap();
+    let status = exit_within(&mut child, std::time::Duration::from_secs(60))
+        .expect("the server exits after SIGTERM");
+    assert!(status.success(), "{status:?}");
+    let answers = reading.join().unwrap();
+    let mut ids = std::collections::BTreeSet::new();
+    for answer in &answers {
+        assert!(
+            ids.insert(answer["id"].as_u64().unwrap()),
+            "answered twice: {answer}"
+        );
+        let done = answer["result"]["supportedVersions"] == json!(["2026-07-28"]);
+        assert!(done || answer["error"]["code"] == -31003, "{answer}");
+    }
+    assert_eq!(ids.len(), REQUESTS, "answered {} of {REQUESTS}", ids.len());
+    drop(stdin);
+}

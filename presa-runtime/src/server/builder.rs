@@ -243,12 +243,15 @@ impl ServerBuilder {
         self
     }
 
-    /// How long requests still running when a connection ends (the peer
-    /// closed it, or [`serve_until`](super::serve_until) was told to stop)
-    /// may take to finish and be written out (default
-    /// [`CLOSE_DRAIN`](super::CLOSE_DRAIN), 30 s). After it, what is left
-    /// is dropped, so a peer that never reads cannot keep the server from
-    /// ending.
+    /// How long requests still running when serving ends (the peer closed
+    /// the connection, [`serve_until`](super::serve_until) was told to
+    /// stop, or a signal) may take to finish (default
+    /// [`CLOSE_DRAIN`](super::CLOSE_DRAIN), 30 s). After it, each request
+    /// not yet answered is answered `-31003` "Server shutting down", whose
+    /// `data.started` says whether it ran, and those answers get
+    /// [`FINAL_WRITE`](super::FINAL_WRITE) (1 s) to be written; what a peer
+    /// that never reads never took is then dropped, so it cannot keep the
+    /// server from ending.
     pub fn drain_period(mut self, period: Duration) -> Self {
         self.drain_period = period;
         self

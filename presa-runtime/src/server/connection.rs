@@ -47,6 +47,18 @@
 //!
 //! Notifications and malformed frames are acted on at once and dropped,
 //! so they hold nothing.
+//!
+//! # How a connection ends
+//!
+//! At end of input, or when [`serve_until`] is told to stop, the
+//! connection ends as `shutdown` says: a stop tells the transport to read
+//! no more ([`StopReading`](crate::transport::StopReading)), and the frames
+//! it has already read are still taken, through the same rules as above,
+//! until it reports the end of its input. Subscriptions close gracefully at
+//! once; the rest gets the drain period; what is then still queued is
+//! answered `-31003` without being run, what still runs is cut short with
+//! `-31003`, and a frame read after that gets `-31003` at once. A
+//! notification or a malformed frame is handled as ever.
 
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
@@ -55,14 +67,16 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::task::{AbortHandle, JoinSet};
 
 use super::caller::Caller;
 use super::legacy::{LegacySession, SESSION_QUEUE};
 use super::reply::{invalid_request, server_busy};
 use super::router::Server;
-use crate::transport::{FrameChannel, FrameSender, Inbound};
+use super::shutdown::{FINAL_WRITE, Shutdown, ShutdownSwitch, not_run};
+use super::signals::{signalled, termination_signals};
+use crate::transport::{FrameChannel, FrameSender, Inbound, StopReading};
 use crate::util::{Budget, Charge, lock};
 use crate::wire::legacy::opens_session;
 use crate::wire::{
@@ -81,8 +95,9 @@ struct Running {
 }
 
 /// How long, by default, requests still running when the peer closes the
-/// connection may take to finish and be written out before they are
-/// dropped ([`ServerBuilder::drain_period`](super::ServerBuilder::drain_period)).
+/// connection, or serving stops, may take to finish before they are cut
+/// short with `-31003`
+/// ([`ServerBuilder::drain_period`](super::ServerBuilder::drain_period)).
 pub const CLOSE_DRAIN: Duration = Duration::from_secs(30);
 
 /// How many `subscriptions/listen` streams one connection may hold open.
@@ -90,19 +105,21 @@ pub const MAX_SUBSCRIPTIONS: usize = 64;
 
 impl Server {
     /// Serves this server on the process's stdin and stdout, anonymously,
-    /// until stdin closes, or until SIGTERM or Ctrl-C; then answers what is
-    /// still running and writes it out, for up to the
-    /// [drain period](super::ServerBuilder::drain_period), and returns. A
-    /// second signal returns at once. Only MCP messages go to stdout: send
-    /// logs to stderr (a `tracing` subscriber writing to stdout would
-    /// corrupt the stream).
+    /// until stdin closes, or until SIGTERM or Ctrl-C; then answers every
+    /// request it has read, as [`serve_until`] says: what finishes within
+    /// the [drain period](super::ServerBuilder::drain_period) with its
+    /// result, the rest with `-31003`, and returns. A second signal returns
+    /// at once. Only MCP messages go to stdout: send logs to stderr (a
+    /// `tracing` subscriber writing to stdout would corrupt the stream).
     ///
     /// The one-line `main` of a stdio server:
     /// `server.serve_stdio().await`. For a subject other than anonymous, or
     /// another byte stream, use [`serve`] or [`serve_until`].
     pub async fn serve_stdio(self) {
-        let channel = crate::transport::stdio(self.max_message_size());
+        // Before the first read: a signal that comes once requests are read
+        // must find its handler, or it kills the process.
         let signals = termination_signals();
+        let channel = crate::transport::stdio(self.max_message_size());
         tokio::select! {
             () = serve_until(self, channel, Caller::anonymous(), signalled(signals.clone(), 1)) => {}
             () = signalled(signals, 2) => {
@@ -130,10 +147,14 @@ pub fn in_process(server: &Server, caller: Caller) -> FrameChannel {
 /// [drain period](super::ServerBuilder::drain_period) (default
 /// [`CLOSE_DRAIN`]) to finish and be written out, so a client that writes
 /// its requests and closes its side (`printf … | server`) still reads
-/// every answer; whatever is left after that is dropped, including what a
-/// peer that does not read never took. Subscription streams end at once,
-/// since they never finish on their own. The function returns once
-/// everything has been written out, or the drain period is over.
+/// every answer. When it is over, each request still waiting is answered
+/// `-31003` with `data.started: false`, and each still running is cut
+/// short and answered `-31003` with `data.started: true`: every request
+/// read gets exactly one answer. Subscription streams end at once, with
+/// their graceful closure, since they never finish on their own. The
+/// function returns once everything has been written out, or at the
+/// latest [`FINAL_WRITE`](super::FINAL_WRITE) after the drain period,
+/// dropping what a peer that does not read never took.
 ///
 /// At most [`ServerBuilder::max_in_flight`](super::ServerBuilder::max_in_flight)
 /// requests run at once. Past that, up to as many again wait in a backlog
@@ -145,10 +166,13 @@ pub async fn serve(server: Server, channel: FrameChannel, caller: Caller) {
     serve_until(server, channel, caller, std::future::pending()).await;
 }
 
-/// [`serve`], and `stop` resolving starts the same graceful end as the peer
-/// closing the connection: the connection reads no more, and what is
-/// running gets the drain period to finish and be written out. For a
-/// server that stops on a signal, or when its application shuts down.
+/// [`serve`], and `stop` resolving starts the same end as the peer closing
+/// the connection: the transport reads no more, but every request it has
+/// already read is still taken and answered (a frame still in an
+/// in-memory channel, a line in a byte stream's buffer, what the stdio
+/// thread read from the pipe); what is running gets the drain period to
+/// finish. For a server that stops on a signal, or when its application
+/// shuts down.
 pub async fn serve_until(
     server: Server,
     channel: FrameChannel,
@@ -159,13 +183,14 @@ pub async fn serve_until(
         mut incoming,
         outgoing,
         writer,
+        stop_reading,
     } = channel;
     let limit = server.max_in_flight();
+    let switch = ShutdownSwitch::new(server.drain_period());
     let mut connection = Connection {
         permits: Arc::new(Semaphore::new(limit)),
         subscription_permits: Arc::new(Semaphore::new(MAX_SUBSCRIPTIONS)),
         budget: server.connection_budget(),
-        drain_period: server.drain_period(),
         server,
         caller,
         outgoing,
@@ -175,21 +200,30 @@ pub async fn serve_until(
         unpaid: None,
         backlog: VecDeque::new(),
         backlog_limit: limit,
-        open: true,
-        closed_at: None,
+        ended: false,
+        stop_reading,
+        shutdown: switch.watch(),
+        switch,
         session: None,
         session_writer: None,
     };
     tokio::pin!(stop);
-    while connection.step(&mut incoming, stop.as_mut()).await {}
-    connection.drain().await;
-    let deadline = connection.deadline();
+    let shutdown = connection.shutdown.clone();
+    let last_write =
+        async { tokio::time::sleep_until(shutdown.started().await + FINAL_WRITE).await };
+    tokio::select! {
+        () = connection.run(&mut incoming, stop.as_mut()) => {}
+        () = last_write => {
+            tracing::warn!("the peer does not read; dropping the answers it never took");
+        }
+    }
+    let last_write = connection.switch.start() + FINAL_WRITE;
+    // What still runs, if anything, is aborted with its task set.
     drop(connection);
     if let Some(mut writer) = writer {
         // Every sender is gone, so the writer flushes what is queued and
-        // ends; unless the peer does not read, and the drain period ends
-        // first.
-        if tokio::time::timeout_at(deadline, &mut writer)
+        // ends; unless the peer does not read, and time is up first.
+        if tokio::time::timeout_at(last_write, &mut writer)
             .await
             .is_err()
         {
@@ -216,11 +250,15 @@ struct Connection {
     /// Requests charged and waiting for a slot (rule 3).
     backlog: VecDeque<Charged>,
     backlog_limit: usize,
-    /// Whether the peer may still send.
-    open: bool,
-    closed_at: Option<tokio::time::Instant>,
-    /// How long requests may take to finish and be written once closed.
-    drain_period: Duration,
+    /// Whether the transport has reported the end of its input.
+    ended: bool,
+    /// Stops the transport's reading; `None` for a channel that closing
+    /// `incoming` stops.
+    stop_reading: Option<StopReading>,
+    /// Starts the end: at end of input, or when told to stop.
+    switch: ShutdownSwitch,
+    /// What every request is bounded by.
+    shutdown: Shutdown,
     /// The legacy session `initialize` opened, if it did.
     session: Option<Arc<LegacySession>>,
     /// Writes the session's own queue; ends with the connection.
@@ -240,30 +278,45 @@ struct Charged {
 }
 
 impl Connection {
-    /// Does the next thing there is to do; `false` once the peer has
-    /// closed and nothing is left to start.
+    /// Serves until the transport's input has ended and everything read is
+    /// started or answered, then waits for what runs.
+    async fn run(
+        &mut self,
+        incoming: &mut mpsc::Receiver<Inbound>,
+        mut stop: Pin<&mut impl Future<Output = ()>>,
+    ) {
+        while self.step(incoming, stop.as_mut()).await {}
+        self.drain().await;
+    }
+
+    /// Does the next thing there is to do; `false` once the input has
+    /// ended and nothing is left to start.
     async fn step(
         &mut self,
         incoming: &mut mpsc::Receiver<Inbound>,
         stop: Pin<&mut impl Future<Output = ()>>,
     ) -> bool {
-        if !self.open && self.backlog.is_empty() && self.unpaid.is_none() {
+        if self.ended && self.backlog.is_empty() && self.unpaid.is_none() {
             return false;
         }
         let reading =
-            self.open && self.unpaid.is_none() && self.backlog.len() <= self.backlog_limit;
+            !self.ended && self.unpaid.is_none() && self.backlog.len() <= self.backlog_limit;
         let waiting = !self.backlog.is_empty();
         let cost = self.unpaid.as_ref().map_or(0, |unpaid| unpaid.bytes);
         let permits = Arc::clone(&self.permits);
         let budget = self.budget.clone();
-        let deadline = self.closed_at.map(|closed| closed + self.drain_period);
-        let open = self.open;
+        let deadline = self.switch.deadline();
         tokio::select! {
             biased;
-            () = stop, if open => {
-                tracing::info!("stopping: no more requests are read");
-                self.close();
+            () = stop, if deadline.is_none() => {
+                tracing::info!("stopping: reading no more, answering every request read");
+                match &self.stop_reading {
+                    Some(stop_reading) => stop_reading.stop(),
+                    None => incoming.close(),
+                }
+                self.switch.start();
             }
+            () = until(deadline), if waiting || self.unpaid.is_some() => self.give_up().await,
             permit = permits.acquire_owned(), if waiting => {
                 let permit = permit.expect("the semaphore is never closed");
                 // The head stays queued while it waits, so a cancellation finds it.
@@ -277,18 +330,35 @@ impl Connection {
             }
             inbound = incoming.recv(), if reading => match inbound {
                 Some(inbound) => self.receive(inbound).await,
-                None => self.close(),
+                None => self.end_of_input(),
             },
-            () = until(deadline), if waiting || self.unpaid.is_some() => {
-                tracing::warn!(
-                    left = self.backlog.len(),
-                    "dropping requests not started after the drain period"
-                );
-                self.backlog.clear();
-                self.unpaid = None;
-            }
         }
         true
+    }
+
+    /// Whether the drain period is over: requests read now are not run.
+    fn drain_is_over(&self) -> bool {
+        self.switch
+            .deadline()
+            .is_some_and(|deadline| tokio::time::Instant::now() >= deadline)
+    }
+
+    /// The drain period is over: what waits is answered without being run.
+    async fn give_up(&mut self) {
+        let unpaid = self.unpaid.take().map(|unpaid| unpaid.request);
+        let waiting: Vec<Request> = self
+            .backlog
+            .drain(..)
+            .map(|queued| queued.request)
+            .chain(unpaid)
+            .collect();
+        tracing::warn!(
+            left = waiting.len(),
+            "answering -31003 to the requests not started within the drain period"
+        );
+        for request in waiting {
+            self.send(not_run(request.id).into()).await;
+        }
     }
 
     async fn receive(&mut self, inbound: Inbound) {
@@ -296,6 +366,9 @@ impl Connection {
         match inbound {
             Inbound::Frame(frame) if frame.len() <= limit => match frame.parse::<Message>() {
                 Err(e) => self.refuse(e).await,
+                Ok(Message::Request(request)) if self.drain_is_over() => {
+                    self.send(not_run(request.id).into()).await;
+                }
                 Ok(Message::Request(request))
                     if self.session.is_none() && opens_session(&request) =>
                 {
@@ -429,12 +502,12 @@ impl Connection {
         }
     }
 
-    /// The peer closed its side (or the server stops): subscriptions end
-    /// now, requests get the drain period from here.
-    fn close(&mut self) {
-        self.open = false;
-        self.closed_at.get_or_insert_with(tokio::time::Instant::now);
-        self.subscriptions.abort_all();
+    /// The input has ended (the peer closed its side, or the transport
+    /// delivered all it read before it was stopped): the drain period runs
+    /// from here, unless a stop started it already.
+    fn end_of_input(&mut self) {
+        self.ended = true;
+        self.switch.start();
         // No answer to a question of the session's can come any more.
         if let Some(session) = &self.session {
             session.peer().close();
@@ -463,7 +536,8 @@ impl Connection {
         let mut stream = match &self.session {
             Some(session) => self.server.handle_legacy(request, session, charge),
             None => self.server.handle_charged(request, &self.caller, charge),
-        };
+        }
+        .bounded_by(&self.shutdown, id.clone());
         let registry = Arc::clone(&self.in_flight);
         let key = id.clone();
         let set = if subscription {
@@ -509,31 +583,17 @@ impl Connection {
         let _ = outbox.send(message).await;
     }
 
-    /// When the drain period ends.
-    fn deadline(&self) -> tokio::time::Instant {
-        self.closed_at.unwrap_or_else(tokio::time::Instant::now) + self.drain_period
-    }
-
-    /// Ends the subscriptions, waits up to the drain period for the
-    /// requests still running, then drops the rest and waits until they
-    /// are gone.
+    /// Waits for the requests still running: each ends by itself, or at
+    /// the end of the drain period with `-31003`; subscriptions closed when
+    /// it began.
     async fn drain(&mut self) {
-        self.subscriptions.abort_all();
         while self.subscriptions.join_next().await.is_some() {}
-        let deadline = self.deadline();
-        let tasks = &mut self.tasks;
-        let drained = tokio::time::timeout_at(deadline, async {
-            while tasks.join_next().await.is_some() {}
-        })
-        .await;
-        if drained.is_err() {
-            tracing::warn!(
-                left = self.tasks.len(),
-                "the peer closed the connection; dropping requests still running after the drain period"
-            );
-            self.tasks.abort_all();
-            while self.tasks.join_next().await.is_some() {}
-        }
+        while self.tasks.join_next().await.is_some() {}
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
         // What the session still queues has no one left to wait for it.
         if let Some(writer) = self.session_writer.take() {
             writer.abort();
@@ -580,53 +640,6 @@ impl Drop for Unregister {
         {
             running.remove(&self.key);
         }
-    }
-}
-
-/// How many times SIGTERM or SIGINT (Ctrl-C) arrived, counted from now on
-/// by a task of its own. A signal whose handler cannot be installed is
-/// never counted.
-fn termination_signals() -> watch::Receiver<u32> {
-    let (count, counted) = watch::channel(0);
-    tokio::spawn(async move {
-        #[cfg(unix)]
-        let mut terminate =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-        loop {
-            #[cfg(unix)]
-            let terminated = async {
-                let received = match terminate.as_mut() {
-                    Some(signal) => signal.recv().await,
-                    None => None,
-                };
-                if received.is_none() {
-                    std::future::pending::<()>().await;
-                }
-            };
-            #[cfg(not(unix))]
-            let terminated = std::future::pending::<()>();
-            let interrupted = async {
-                if tokio::signal::ctrl_c().await.is_err() {
-                    std::future::pending::<()>().await;
-                }
-            };
-            tokio::select! {
-                () = terminated => {}
-                () = interrupted => {}
-            }
-            count.send_modify(|n| *n += 1);
-            if count.is_closed() {
-                return;
-            }
-        }
-    });
-    counted
-}
-
-/// Resolves once `times` signals have arrived.
-async fn signalled(mut count: watch::Receiver<u32>, times: u32) {
-    if count.wait_for(|n| *n >= times).await.is_err() {
-        std::future::pending::<()>().await;
     }
 }
 

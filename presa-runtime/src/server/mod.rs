@@ -57,14 +57,14 @@
 //!
 //! | file | what it holds |
 //! |---|---|
-//! | `caller`, `error`, `reply`, `state`, `stream` | the caller's identity, tool errors, error objects and responses, application state, the response stream |
+//! | `caller`, `error`, `reply`, `state`, `stream`, `shutdown` | the caller's identity, tool errors, error objects and responses, application state, the response stream, how serving ends with every request answered |
 //! | `violation`, `elicit`, `form`, `input`, `request_state`, `args` | schema violations in plain words, typed elicitation, compiled forms and the check of answers, a run's input and its verdict, signed MRTR state, argument checks and text-valued arguments |
 //! | `tasks`, `peer` | the task engine behind [`TaskStore`]; a legacy session's requests to its client |
 //! | `context`, `extract`, `tool`, `completion`, `prompt`, `resource` | what a handler runs with, what its extractor parameters are made from, and what a tool, a completer, a prompt and a resource are |
 //! | `catalog`, `changes`, `registered`, `registry`, `mrtr` | a list that can change while it is paged, the feed of changes, an entry checked at registration, what the server offers now, the MRTR plumbing the handlers share |
 //! | `call`, `get_prompt`, `read`, `complete`, `subscriptions`, `validate` | `tools/call`, `prompts/get`, `resources/read`, `completion/complete`, `subscriptions/listen`, steps 1 to 3 |
 //! | `router`, `builder`, `live`, `legacy` | [`Server`] and [`Server::handle`]; [`ServerBuilder`]; changing a running server; legacy sessions |
-//! | `connection` | [`serve`] and [`in_process`]: a server on a transport |
+//! | `signals`, `connection` | the signals that end a process; [`serve`] and [`in_process`]: a server on a transport |
 //! | `http` | Streamable HTTP (feature `http-server`): a server as an axum endpoint |
 //!
 //! # Legacy sessions
@@ -109,6 +109,8 @@ mod reply;
 pub(crate) mod request_state;
 mod resource;
 mod router;
+mod shutdown;
+mod signals;
 mod state;
 mod stream;
 mod subscriptions;
@@ -135,6 +137,7 @@ pub use resource::{
     IntoReadResult, ReadCache, ReadRequest, ReadResult, ResourceDefinition, ResourceHandler,
 };
 pub use router::Server;
+pub use shutdown::FINAL_WRITE;
 pub use state::{State, StateType};
 pub use stream::ResponseStream;
 pub use subscriptions::{MAX_LISTEN_TASK_IDS, MAX_RESOURCE_SUBSCRIPTIONS};

@@ -21,8 +21,8 @@ use super::error::Origin;
 use crate::wire::legacy::render::RESOURCE_NOT_FOUND_MESSAGE;
 use crate::wire::{
     ClientCapabilities, ErrorObject, MissingCapabilityData, RequestId, ResourceNotFoundData,
-    Response, TASKS_EXTENSION, TaskLimitScope, TaskStoreUnavailableData, TooManyTasksData,
-    UnsupportedVersionData, codes, strict,
+    Response, ShuttingDownData, TASKS_EXTENSION, TaskLimitScope, TaskStoreUnavailableData,
+    TooManyTasksData, UnsupportedVersionData, codes, strict,
 };
 
 /// How long a client is asked to wait before retrying a request the
@@ -277,6 +277,19 @@ pub(crate) fn task_store_unavailable(doing: &str, cause: &str) -> ErrorObject {
     .with_data(to_value(TaskStoreUnavailableData {
         retry_after_ms: RETRY_AFTER_SECONDS * 1000,
     }))
+}
+
+/// `-31003`: the server is shutting down; the request never ran, or was
+/// cut short while it did (`started`).
+pub(crate) fn shutting_down(started: bool) -> ErrorObject {
+    let message = if started {
+        "Server shutting down: the request was cancelled before it finished; it may have \
+         done part of its work"
+    } else {
+        "Server shutting down: the request was not run; send it again"
+    };
+    ErrorObject::new(codes::SHUTTING_DOWN, message)
+        .with_data(to_value(ShuttingDownData { started }))
 }
 
 /// `-32602`: one answer over the size limit.

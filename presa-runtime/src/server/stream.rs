@@ -16,6 +16,10 @@ use crate::wire::{Message, Notification, Response};
 /// The handler runs inside the stream: it makes progress only while the
 /// stream is polled, and dropping the stream drops the handler, which is
 /// how cancellation works on every transport.
+///
+/// A stream can be cut short (when serving ends): the handler is dropped
+/// and the stream ends as the cut says instead. The response then comes
+/// from the handler or from the cut, never from both.
 pub struct ResponseStream {
     notifications: Option<mpsc::Receiver<Message>>,
     pending: Option<BoxFuture<Ending>>,
@@ -23,6 +27,11 @@ pub struct ResponseStream {
     trailer: Option<Notification>,
     /// What the request holds of the memory budget, until its handler ends.
     held: Option<Charge>,
+    /// How the server ends this stream on its own initiative, when it
+    /// may: a subscription's graceful closure.
+    closing: Option<Ending>,
+    /// Ends the stream instead of the handler, once it resolves.
+    cut: Option<BoxFuture<Ending>>,
 }
 
 /// How a request's messages end: its response, then possibly one trailing
@@ -50,6 +59,8 @@ impl ResponseStream {
             response: Some(response),
             trailer: None,
             held: None,
+            closing: None,
+            cut: None,
         }
     }
 
@@ -61,6 +72,8 @@ impl ResponseStream {
             response: None,
             trailer: None,
             held: None,
+            closing: None,
+            cut: None,
         }
     }
 
@@ -82,6 +95,8 @@ impl ResponseStream {
             response: None,
             trailer: None,
             held: None,
+            closing: None,
+            cut: None,
         }
     }
 }
@@ -125,6 +140,29 @@ impl ResponseStream {
         self
     }
 
+    /// Says how the server ends this stream on its own initiative: with
+    /// `ending` instead of its handler's response.
+    pub(crate) fn closes_with(mut self, ending: Ending) -> Self {
+        self.closing = Some(ending);
+        self
+    }
+
+    /// How the server may end this stream on its own initiative, taken
+    /// out of it; `None` for a request that only its handler ends.
+    pub(crate) fn take_closing(&mut self) -> Option<Ending> {
+        self.closing.take()
+    }
+
+    /// Ends the stream with what `cut` resolves to, if the handler has not
+    /// answered by then; the handler and its notifications are dropped.
+    /// The handler is polled first, so it has run at least once when cut.
+    pub(crate) fn cut_short(mut self, cut: BoxFuture<Ending>) -> Self {
+        if self.pending.is_some() {
+            self.cut = Some(cut);
+        }
+        self
+    }
+
     /// Runs the handler inside `span`, so that everything it logs, and
     /// every task it starts, is traced there.
     pub(crate) fn instrument(mut self, span: tracing::Span) -> Self {
@@ -146,15 +184,21 @@ impl Stream for ResponseStream {
             {
                 return Poll::Ready(Some(message));
             }
-            match handler.as_mut().poll(cx) {
-                Poll::Ready(ending) => {
-                    this.pending = None;
-                    this.held = None;
-                    this.response = Some(ending.response);
-                    this.trailer = ending.trailer;
-                }
-                Poll::Pending => return Poll::Pending,
-            }
+            let ending = match handler.as_mut().poll(cx) {
+                Poll::Ready(ending) => ending,
+                Poll::Pending => match this.cut.as_mut().map(|cut| cut.as_mut().poll(cx)) {
+                    Some(Poll::Ready(ending)) => {
+                        this.notifications = None;
+                        ending
+                    }
+                    _ => return Poll::Pending,
+                },
+            };
+            this.pending = None;
+            this.cut = None;
+            this.held = None;
+            this.response = Some(ending.response);
+            this.trailer = ending.trailer;
         }
         if let Some(rx) = &mut this.notifications {
             if let Ok(message) = rx.try_recv() {

@@ -32,6 +32,7 @@
 //!   (the cancellation page's rule for a teardown). Clients read the result
 //!   as the graceful end and ignore the notification for a request they no
 //!   longer track; the other order makes them see an abrupt end first;
+//! - serving ends (see `shutdown`): the same graceful closure, at once;
 //! - a stream that follows no task, or also follows list changes or
 //!   resources (which never end), stays open until the client ends it;
 //!   following nothing is not the same as everything it follows having
@@ -95,17 +96,28 @@ pub(crate) fn listen(
     charge: Charge,
 ) -> ResponseStream {
     let (tx, rx) = mpsc::channel(BUFFER);
+    let shutting_down = closing(&env.meta, &id, "the server is shutting down");
     let handler = async move {
         let result_meta = env.meta.clone();
         match run(env, &id, params, &meta, &caller, &tx, charge).await {
-            Ok(()) => Ending {
-                response: Response::result(id.clone(), closing_result(&result_meta, &id)),
-                trailer: Some(teardown(&id)),
-            },
+            Ok(()) => closing(
+                &result_meta,
+                &id,
+                "every task this subscription followed has ended",
+            ),
             Err(error) => Response::error(Some(id), error).into(),
         }
     };
-    ResponseStream::ending(rx, Box::pin(handler))
+    ResponseStream::ending(rx, Box::pin(handler)).closes_with(shutting_down)
+}
+
+/// The graceful end of subscription `id`: its `complete` result, then the
+/// teardown that says `why`.
+fn closing(meta: &ResultMeta, id: &RequestId, why: &'static str) -> Ending {
+    Ending {
+        response: Response::result(id.clone(), closing_result(meta, id)),
+        trailer: Some(teardown(id, why)),
+    }
 }
 
 /// Acknowledges the subscription, then forwards what it follows; returns
@@ -274,8 +286,9 @@ fn closing_result(meta: &ResultMeta, id: &RequestId) -> serde_json::Value {
     })
 }
 
-/// `notifications/cancelled` for the subscription the server tore down.
-fn teardown(id: &RequestId) -> Notification {
+/// `notifications/cancelled` for the subscription the server tore down,
+/// and `why`.
+fn teardown(id: &RequestId, why: &'static str) -> Notification {
     Notification::new(
         notifications::CANCELLED,
         TeardownParams {
@@ -283,7 +296,7 @@ fn teardown(id: &RequestId) -> Notification {
                 subscription_id: id.clone(),
             },
             request_id: id.clone(),
-            reason: "every task this subscription followed has ended",
+            reason: why,
         },
     )
 }

@@ -6,14 +6,23 @@
 //! memory beyond the limit. At most [`INBOUND_FRAMES`] frames wait between
 //! the reader and whoever takes them, so a consumer that stops taking
 //! frames stops the reading after a few messages, not a few hundred.
+//!
+//! Once told to stop ([`StopReading`]), the reader takes nothing more from
+//! the stream: the lines already in its buffer are still delivered, a
+//! partial last line is dropped, and then the channel ends.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use bytes::BytesMut;
 use futures::StreamExt;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::codec::{Decoder, FramedRead, LinesCodec, LinesCodecError};
+use tokio_util::sync::WaitForCancellationFutureOwned;
 
-use super::{CHANNEL_CAPACITY, FrameChannel, FrameSender, Inbound, Outgoing};
+use super::{CHANNEL_CAPACITY, FrameChannel, FrameSender, Inbound, Outgoing, StopReading};
 
 /// How many frames read may wait to be taken.
 pub const INBOUND_FRAMES: usize = 4;
@@ -26,15 +35,19 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    spawn_io(reader, writer, max_message_size, None)
+    let stop = StopReading::default();
+    let reader = UntilStopped::new(reader, &stop);
+    spawn_io(reader, writer, max_message_size, None, stop)
 }
 
-/// Like [`byte_stream`], and `close` shuts the writer even while senders live.
+/// Like [`byte_stream`], for a `reader` that ends by itself once `stop`
+/// is called, and `close` shuts the writer even while senders live.
 pub(crate) fn spawn_io<R, W>(
     reader: R,
     writer: W,
     max_message_size: usize,
     close: Option<oneshot::Receiver<()>>,
+    stop: StopReading,
 ) -> FrameChannel
 where
     R: AsyncRead + Send + Unpin + 'static,
@@ -42,21 +55,54 @@ where
 {
     let (in_tx, incoming) = mpsc::channel(INBOUND_FRAMES);
     let (out_tx, out_rx) = mpsc::channel(CHANNEL_CAPACITY);
-    tokio::spawn(read_lines(reader, max_message_size, in_tx));
+    tokio::spawn(read_lines(reader, max_message_size, stop.clone(), in_tx));
     let writer = tokio::spawn(write_lines(writer, out_rx, close));
     FrameChannel {
         incoming,
         outgoing: FrameSender::writer(out_tx),
         writer: Some(writer),
+        stop_reading: Some(stop),
+    }
+}
+
+/// A reader that ends, as at end of input, once its [`StopReading`] is
+/// called: it reads nothing more from the stream under it.
+pub(crate) struct UntilStopped<R> {
+    reader: R,
+    stopped: Pin<Box<WaitForCancellationFutureOwned>>,
+}
+
+impl<R> UntilStopped<R> {
+    pub(crate) fn new(reader: R, stop: &StopReading) -> Self {
+        UntilStopped {
+            reader,
+            stopped: Box::pin(stop.stopped()),
+        }
+    }
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for UntilStopped<R> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        if self.stopped.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(Ok(()));
+        }
+        Pin::new(&mut self.reader).poll_read(cx, buf)
     }
 }
 
 /// `LinesCodec`, with an oversized or non-UTF-8 line turned into an item
 /// instead of an error: `FramedRead` ends the stream after any error, and
-/// one bad line must not end the connection.
+/// one bad line must not end the connection. Once reading was stopped, the
+/// end of the stream is no end of input, so a partial last line is no
+/// message.
 struct FrameCodec {
     lines: LinesCodec,
     limit: usize,
+    stop: StopReading,
 }
 
 impl FrameCodec {
@@ -88,15 +134,32 @@ impl Decoder for FrameCodec {
     }
 
     fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Inbound>, LinesCodecError> {
+        if self.stop.is_stopped() {
+            let decoded = self.lines.decode(buf);
+            if matches!(decoded, Ok(None)) && !buf.is_empty() {
+                tracing::debug!(
+                    bytes = buf.len(),
+                    "reading stopped inside a line; dropping it"
+                );
+                buf.clear();
+            }
+            return self.map(decoded);
+        }
         let decoded = self.lines.decode_eof(buf);
         self.map(decoded)
     }
 }
 
-async fn read_lines<R: AsyncRead + Unpin>(reader: R, limit: usize, tx: mpsc::Sender<Inbound>) {
+async fn read_lines<R: AsyncRead + Unpin>(
+    reader: R,
+    limit: usize,
+    stop: StopReading,
+    tx: mpsc::Sender<Inbound>,
+) {
     let codec = FrameCodec {
         lines: LinesCodec::new_with_max_length(limit),
         limit,
+        stop,
     };
     let mut frames = FramedRead::new(reader, codec);
     while let Some(frame) = frames.next().await {
@@ -179,5 +242,31 @@ mod tests {
         assert_eq!(&buf, b"{}\n");
         drop(peer);
         assert_eq!(channel.incoming.recv().await, None);
+    }
+
+    /// Stopped, the reader still delivers the lines it has read, drops the
+    /// partial one after them, reads nothing more, and ends.
+    #[tokio::test]
+    async fn a_stopped_reader_delivers_what_it_read_and_nothing_more() {
+        let (mut peer, ours) = tokio::io::duplex(1024);
+        let (r, w) = tokio::io::split(ours);
+        let mut channel = byte_stream(r, w, 64);
+        peer.write_all(b"one\ntwo\nthree\nfou").await.unwrap();
+        // One read took all of it: the first line is out, the rest waits
+        // in the reader's buffer.
+        assert_eq!(
+            channel.incoming.recv().await,
+            Some(Inbound::Frame("one".into()))
+        );
+        channel.stop_reading.as_ref().unwrap().stop();
+        peer.write_all(b"r\nfive\n").await.unwrap();
+        let mut rest = Vec::new();
+        while let Some(inbound) = channel.incoming.recv().await {
+            rest.push(inbound);
+        }
+        assert_eq!(
+            rest,
+            [Inbound::Frame("two".into()), Inbound::Frame("three".into())]
+        );
     }
 }

@@ -11,6 +11,12 @@
 //! The two directions have their own types: inbound is an [`Inbound`],
 //! which also reports frames that could not be read, and outbound is plain
 //! text, sent through a [`FrameSender`].
+//!
+//! A transport that reads a byte stream can be told to read no more
+//! ([`StopReading`]) without losing what it has already read: the frames
+//! it holds are still delivered, then `incoming` ends, as at end of input.
+//! That is how a server stops without dropping the requests it has taken
+//! from the pipe but not yet parsed.
 
 mod lines;
 mod stdio;
@@ -20,6 +26,7 @@ pub use stdio::{StdioChild, stdio};
 
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
 use crate::util::Charge;
 
@@ -54,6 +61,36 @@ pub struct FrameChannel {
     /// The task writing `outgoing` to a byte stream, if there is one; it
     /// ends once every sender is dropped and what they queued is written.
     pub writer: Option<JoinHandle<()>>,
+    /// Stops the reading of a byte stream, if there is one. Without it
+    /// (an in-memory pair), closing `incoming` does the same: what was sent
+    /// before is still received, then it ends.
+    pub stop_reading: Option<StopReading>,
+}
+
+/// Tells a transport to read no more from its byte stream. Frames already
+/// read are still delivered, a partial last line is discarded (the rest
+/// of it was never read), and then `incoming` ends. Clones stop the same
+/// transport.
+#[derive(Debug, Clone, Default)]
+pub struct StopReading {
+    stopped: CancellationToken,
+}
+
+impl StopReading {
+    /// Reads no more; idempotent.
+    pub fn stop(&self) {
+        self.stopped.cancel();
+    }
+
+    /// Whether [`stop`](Self::stop) was called.
+    pub(crate) fn is_stopped(&self) -> bool {
+        self.stopped.is_cancelled()
+    }
+
+    /// Resolves once [`stop`](Self::stop) is called.
+    pub(crate) fn stopped(&self) -> tokio_util::sync::WaitForCancellationFutureOwned {
+        self.stopped.clone().cancelled_owned()
+    }
 }
 
 impl FrameChannel {
@@ -66,11 +103,13 @@ impl FrameChannel {
                 incoming: b_rx,
                 outgoing: FrameSender::peer(a_tx),
                 writer: None,
+                stop_reading: None,
             },
             FrameChannel {
                 incoming: a_rx,
                 outgoing: FrameSender::peer(b_tx),
                 writer: None,
+                stop_reading: None,
             },
         )
     }

@@ -12,6 +12,14 @@
 //! the process, from ending. A thread of its own simply ends with the
 //! process, so a server whose peer stopped reading still exits once its
 //! drain period is over.
+//!
+//! When reading stops ([`StopReading`](super::StopReading)), every byte the
+//! thread took from stdin is still delivered, so no request read from the
+//! pipe is lost. On Unix the thread waits for stdin to be readable before
+//! it reads, beside a socket that the stop writes to, so it never sits in
+//! a read the stop cannot end: it hands over what it holds and returns.
+//! Elsewhere it blocks in its read; the stop then delivers the chunks
+//! already handed over, and a chunk read at that very moment is lost.
 
 use std::future::Future;
 use std::io::{self, Read, Write};
@@ -28,33 +36,50 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::io::{CopyToBytes, SinkWriter, StreamReader};
 use tokio_util::sync::PollSender;
 
-use super::FrameChannel;
-use super::lines::{byte_stream, spawn_io};
+use super::lines::{UntilStopped, spawn_io};
+use super::{FrameChannel, StopReading};
 
 /// How much one read of stdin takes at most.
 const READ_CHUNK: usize = 64 * 1024;
 
 /// This process's stdin and stdout as a frame channel, with messages of at
-/// most `max_message_size` bytes, each on a thread of its own (see the
+/// most `max_message_size` bytes each, each on a thread of its own (see the
 /// module docs).
 ///
 /// # Panics
 ///
-/// If the operating system refuses to start the two threads.
+/// If the operating system refuses to start the two threads (or, on
+/// Unix, to make the socket pair that wakes the reading one).
 pub fn stdio(max_message_size: usize) -> FrameChannel {
-    byte_stream(
-        threaded_reader(io::stdin()),
+    let stop = StopReading::default();
+    let reader = threaded_reader(io::stdin(), stop.clone());
+    spawn_io(
+        reader,
         threaded_writer(io::stdout()),
         max_message_size,
+        None,
+        stop,
     )
 }
 
-/// `source` read on a thread of its own, as an async reader.
-fn threaded_reader(mut source: impl Read + Send + 'static) -> impl AsyncRead + Send + Unpin {
+/// What the reading thread can read: on Unix, also wait on.
+#[cfg(unix)]
+trait Source: Read + std::os::fd::AsFd + Send + 'static {}
+#[cfg(unix)]
+impl<T: Read + std::os::fd::AsFd + Send + 'static> Source for T {}
+#[cfg(not(unix))]
+trait Source: Read + Send + 'static {}
+#[cfg(not(unix))]
+impl<T: Read + Send + 'static> Source for T {}
+
+/// `source` read on a thread of its own, as an async reader that ends
+/// once `stop` is called and what the thread read is delivered.
+fn threaded_reader(mut source: impl Source, stop: StopReading) -> impl AsyncRead + Send + Unpin {
     let (chunks, mut received) = mpsc::channel::<io::Result<Bytes>>(1);
+    let mut ready = Readiness::new(&stop);
     let reading = move || {
         let mut buffer = vec![0u8; READ_CHUNK];
-        loop {
+        while ready.wait(&source) {
             let chunk = match source.read(&mut buffer) {
                 Ok(0) => return,
                 Ok(n) => Ok(Bytes::copy_from_slice(&buffer[..n])),
@@ -71,7 +96,82 @@ fn threaded_reader(mut source: impl Read + Send + 'static) -> impl AsyncRead + S
         .name("presa-stdin".into())
         .spawn(reading)
         .expect("the operating system starts a thread");
-    StreamReader::new(futures::stream::poll_fn(move |cx| received.poll_recv(cx)))
+    #[cfg(not(unix))]
+    let mut stopped = Box::pin(stop.stopped());
+    StreamReader::new(futures::stream::poll_fn(move |cx| {
+        // The thread may be blocked in a read for good: take what it
+        // handed over, then end.
+        #[cfg(not(unix))]
+        if stopped.as_mut().poll(cx).is_ready() {
+            received.close();
+        }
+        received.poll_recv(cx)
+    }))
+}
+
+/// Lets the reading thread wait until stdin is readable or reading has
+/// stopped, whichever comes first.
+#[cfg(unix)]
+struct Readiness {
+    stop: StopReading,
+    /// Readable once the stop has written to its other end.
+    woken: std::os::unix::net::UnixStream,
+}
+
+#[cfg(unix)]
+impl Readiness {
+    fn new(stop: &StopReading) -> Self {
+        let (mut wake, woken) = std::os::unix::net::UnixStream::pair()
+            .expect("the operating system makes a socket pair");
+        let stopped = stop.stopped();
+        tokio::spawn(async move {
+            stopped.await;
+            // One byte into an empty socket never blocks.
+            let _ = wake.write_all(&[1]);
+        });
+        Readiness {
+            stop: stop.clone(),
+            woken,
+        }
+    }
+
+    /// Waits until `source` has something to read (or an error, or its
+    /// end, which the read then reports); `false` once reading stopped.
+    fn wait(&mut self, source: &impl std::os::fd::AsFd) -> bool {
+        use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+        loop {
+            if self.stop.is_stopped() {
+                return false;
+            }
+            let mut fds = [
+                PollFd::new(source.as_fd(), PollFlags::POLLIN),
+                PollFd::new(std::os::fd::AsFd::as_fd(&self.woken), PollFlags::POLLIN),
+            ];
+            match poll(&mut fds, PollTimeout::NONE) {
+                Err(nix::errno::Errno::EINTR) => continue,
+                // Let the read report what is wrong.
+                Err(_) => return true,
+                Ok(_) if fds[1].any() == Some(true) => return false,
+                Ok(_) => return fds[0].revents().is_some_and(|r| !r.is_empty()),
+            }
+        }
+    }
+}
+
+/// Elsewhere the thread cannot be woken: it reads until the stop closes
+/// the channel it hands chunks to.
+#[cfg(not(unix))]
+struct Readiness;
+
+#[cfg(not(unix))]
+impl Readiness {
+    fn new(_: &StopReading) -> Self {
+        Readiness
+    }
+
+    fn wait(&mut self, _: &impl Read) -> bool {
+        true
+    }
 }
 
 /// `sink` written on a thread of its own, as an async writer: a write
@@ -152,7 +252,9 @@ impl StdioChild {
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
         let (close_tx, close_rx) = oneshot::channel();
-        let channel = spawn_io(stdout, stdin, max_message_size, Some(close_rx));
+        let stop = StopReading::default();
+        let stdout = UntilStopped::new(stdout, &stop);
+        let channel = spawn_io(stdout, stdin, max_message_size, Some(close_rx), stop);
         Ok((
             channel,
             StdioChild {

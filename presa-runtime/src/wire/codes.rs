@@ -3,7 +3,8 @@
 //! The JSON-RPC codes and the three MCP codes (`-32020..=-32022`) are
 //! fixed by the specification. presa emits no other code in the reserved
 //! range `-32768..=-32000`; its own codes ([`TOO_MANY_TASKS`],
-//! [`SERVER_BUSY`], [`TASK_STORE_UNAVAILABLE`]) lie outside it.
+//! [`SERVER_BUSY`], [`TASK_STORE_UNAVAILABLE`], [`SHUTTING_DOWN`]) lie
+//! outside it.
 
 /// The frame is not valid JSON.
 pub const PARSE_ERROR: i64 = -32700;
@@ -34,3 +35,11 @@ pub const SERVER_BUSY: i64 = -31001;
 /// (a shared database that is down or unreachable). Nothing was done;
 /// retry after `data.retryAfterMs`. Outside the JSON-RPC reserved range.
 pub const TASK_STORE_UNAVAILABLE: i64 = -31002;
+/// presa's own: the server is shutting down, and answers a request it
+/// took but will not finish. `data.started`
+/// ([`ShuttingDownData`](super::ShuttingDownData)) says whether it ran:
+/// `false`, it never started, and may be sent again as it is (to another
+/// server, or once this one is back); `true`, it was cut short at the end
+/// of the drain period, and may have done part of its work. Outside the
+/// JSON-RPC reserved range.
+pub const SHUTTING_DOWN: i64 = -31003;

@@ -52,3 +52,12 @@ pub struct TaskStoreUnavailableData {
     #[serde(rename = "retryAfterMs")]
     pub retry_after_ms: u64,
 }
+
+/// `data` of presa's [`SHUTTING_DOWN`](super::codes::SHUTTING_DOWN).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShuttingDownData {
+    /// Whether the request had started: `false`, it never ran and may be
+    /// sent again; `true`, it was cut short and may have done part of its
+    /// work.
+    pub started: bool,
+}

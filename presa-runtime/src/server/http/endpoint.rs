@@ -28,6 +28,11 @@
 //! transport instead (see `legacy`, whose requests and streams take the
 //! same slots), as do `GET` and `DELETE` naming a session. Without a
 //! session id, `GET` and `DELETE` get `405`, as the modern revision asks.
+//!
+//! Served on its own ([`StreamableHttp::serve`], see `serve`), the endpoint
+//! ends with the server: each request in step 7 is bounded by its shutdown
+//! (see `server::shutdown`), and one that arrives once the drain period is
+//! over gets `-31003` without being run.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -47,10 +52,12 @@ use super::guard::AllowedHosts;
 use super::headers;
 use super::legacy::{self, LegacyTransport};
 use super::respond::{json_response, method_not_allowed, respond};
+use super::serve::{Listen, Serve, Settings, Standalone};
 use crate::server::caller::Caller;
 use crate::server::connection::request_footprint;
 use crate::server::reply::{invalid_request, memory_busy};
 use crate::server::router::Server;
+use crate::server::shutdown::{Shutdown, ShutdownSwitch, not_run};
 use crate::wire::{
     ErrorObject, FrameError, Message, Method, RequestId, Response as JsonRpcResponse, codes,
 };
@@ -70,8 +77,15 @@ use crate::wire::{
 /// axum::serve(listener, app).await
 /// # }
 /// ```
+///
+/// `axum::serve` sets no header timeout and no bound on connections, so
+/// a client can hold as many connections as it opens; see
+/// [`StreamableHttp::router`] for a server of your own that has both.
+/// [`StreamableHttp::serve`] has them.
 pub struct StreamableHttp {
     endpoint: Endpoint,
+    /// What [`StreamableHttp::serve`] needs beyond the endpoint.
+    standalone: Settings,
 }
 
 /// What the endpoint holds; shared by every request.
@@ -85,6 +99,8 @@ struct Endpoint {
     legacy: LegacyTransport,
     /// What each caller holds, and may hold, of the endpoint.
     admission: Admission,
+    /// When serving ends, if the endpoint is told.
+    shutdown: Shutdown,
 }
 
 impl StreamableHttp {
@@ -101,7 +117,9 @@ impl StreamableHttp {
                 metadata: None,
                 legacy: LegacyTransport::new(),
                 admission: Admission::new(),
+                shutdown: Shutdown::never(),
             },
+            standalone: Settings::default(),
         }
     }
 
@@ -205,6 +223,49 @@ impl StreamableHttp {
     /// A router with the MCP endpoint at `path` and, when configured, the
     /// Protected Resource Metadata at its well-known path. Merge it into an
     /// application with [`Router::merge`].
+    ///
+    /// Mounted in your own server, the endpoint has the limits that server
+    /// sets, and `axum::serve` sets none: a client that opens connections
+    /// and never finishes its headers holds them for ever. Set what
+    /// [`serve`](Self::serve) sets: a timer and a header read timeout on
+    /// hyper's connection builder (which also closes idle keep-alive
+    /// connections), and a bound on open connections, as below (with
+    /// `hyper` and `hyper-util` in your `Cargo.toml`); or put a proxy that
+    /// has them in front. The endpoint does not hear of your server's
+    /// shutdown, so a `subscriptions/listen` stream stays open until its
+    /// client ends it: bound your graceful shutdown's wait, or use
+    /// [`serve`](Self::serve), which ends them.
+    ///
+    /// ```no_run
+    /// # async fn run(server: presa_runtime::server::Server) -> std::io::Result<()> {
+    /// use std::sync::Arc;
+    /// use std::time::Duration;
+    ///
+    /// use hyper_util::rt::{TokioIo, TokioTimer};
+    /// use hyper_util::service::TowerToHyperService;
+    /// use presa_runtime::server::http::StreamableHttp;
+    ///
+    /// let app = axum::Router::new()
+    ///     .route("/health", axum::routing::get(|| async { "ok" }))
+    ///     .merge(StreamableHttp::new(server).router("/mcp"));
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
+    /// let slots = Arc::new(tokio::sync::Semaphore::new(1024));
+    /// loop {
+    ///     // At the bound, accept no more until a connection closes.
+    ///     let slot = Arc::clone(&slots).acquire_owned().await.unwrap();
+    ///     let (stream, _) = listener.accept().await?;
+    ///     let service = TowerToHyperService::new(app.clone());
+    ///     tokio::spawn(async move {
+    ///         let _slot = slot;
+    ///         let _ = hyper::server::conn::http1::Builder::new()
+    ///             .timer(TokioTimer::new())
+    ///             .header_read_timeout(Duration::from_secs(10))
+    ///             .serve_connection(TokioIo::new(stream), service)
+    ///             .await;
+    ///     });
+    /// }
+    /// # }
+    /// ```
     pub fn router(self, path: &str) -> Router {
         let metadata = self.endpoint.metadata.clone();
         let mut router = Router::new().route(path, self.service());
@@ -218,7 +279,8 @@ impl StreamableHttp {
 
     /// The MCP endpoint alone, for [`Router::route_service`] or any tower
     /// stack: POST is served, and GET and DELETE naming a legacy session;
-    /// everything else gets `405`.
+    /// everything else gets `405`. The server around it must set what
+    /// [`router`](Self::router) says.
     pub fn service(self) -> MethodRouter {
         post(handle)
             .get(handle_get)
@@ -227,23 +289,55 @@ impl StreamableHttp {
             .with_state(Arc::new(self.endpoint))
     }
 
-    /// Serves the endpoint at `/mcp` on `address` until the process ends.
-    pub async fn serve(self, address: SocketAddr) -> std::io::Result<()> {
-        let listener = tokio::net::TcpListener::bind(address).await?;
-        self.serve_on(listener).await
+    /// How long a connection of the standalone server
+    /// ([`serve`](Self::serve)) has, from when it is accepted or its last
+    /// response is written, to send a request's complete headers (default
+    /// [`HEADER_READ_TIMEOUT`](super::HEADER_READ_TIMEOUT), 10 s); past it,
+    /// the connection is closed. The one timer bounds slow headers and idle
+    /// keep-alive connections alike. A [`router`](Self::router) mounted in
+    /// your own server has what that server sets.
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.standalone.header_read_timeout = timeout;
+        self
     }
 
-    /// Serves the endpoint at `/mcp` on a listener already bound (to port
-    /// 0, say, to let the system pick one). Each request carries its peer's
-    /// address, by which anonymous callers are told apart.
-    pub async fn serve_on(self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
-        tracing::info!(address = %listener.local_addr()?, "serving MCP at /mcp");
-        let app = self.router("/mcp");
-        axum::serve(
-            listener,
-            app.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .await
+    /// How many connections the standalone server ([`serve`](Self::serve))
+    /// keeps open at once (default
+    /// [`MAX_CONNECTIONS`](super::MAX_CONNECTIONS), 1024; at least 1). At
+    /// the bound it accepts no more until one closes: new connections wait
+    /// in the system's accept queue. Keep it below the process's limit of
+    /// open files (`ulimit -n`).
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.standalone.max_connections = connections.max(1);
+        self
+    }
+
+    /// Serves the endpoint at `/mcp` on `address`, until SIGTERM or Ctrl-C
+    /// (or [`Serve::with_graceful_shutdown`]'s signal), with the limits of
+    /// [`header_read_timeout`](Self::header_read_timeout) and
+    /// [`max_connections`](Self::max_connections); then answers the
+    /// requests it accepted, as [`Serve`] says, and returns.
+    pub fn serve(self, address: SocketAddr) -> Serve {
+        Serve::new(self.into_standalone(), Listen::Address(address))
+    }
+
+    /// [`serve`](Self::serve) on a listener already bound (to port 0, say,
+    /// to let the system pick one).
+    pub fn serve_on(self, listener: tokio::net::TcpListener) -> Serve {
+        Serve::new(self.into_standalone(), Listen::Listener(listener))
+    }
+
+    /// What the standalone server runs: the router at `/mcp`, its
+    /// requests bounded by the switch's shutdown, and its settings.
+    fn into_standalone(mut self) -> Standalone {
+        let switch = ShutdownSwitch::new(self.endpoint.server.drain_period());
+        self.endpoint.shutdown = switch.watch();
+        let settings = self.standalone;
+        Standalone {
+            app: self.router("/mcp"),
+            settings,
+            switch,
+        }
     }
 }
 
@@ -299,14 +393,20 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
     if let Err(error) = headers::check(&parts.headers, &request, &endpoint.server) {
         return json_response(&JsonRpcResponse::error(Some(request.id), error));
     }
+    if endpoint.shutdown.is_over() {
+        return json_response(&not_run(request.id));
+    }
     let span = tracing::info_span!(
         "mcp.http",
         method = request.method,
         id = %request.id,
         subject = caller.subject.as_deref(),
     );
+    let id = request.id.clone();
     let stream = endpoint.server.handle_charged(request, &caller, charge);
-    respond(stream, admitted).instrument(span).await
+    respond(stream.bounded_by(&endpoint.shutdown, id), admitted)
+        .instrument(span)
+        .await
 }
 
 impl Endpoint {
@@ -316,6 +416,7 @@ impl Endpoint {
             server: &self.server,
             legacy: &self.legacy,
             admission: &self.admission,
+            shutdown: &self.shutdown,
         }
     }
 }

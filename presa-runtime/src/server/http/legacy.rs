@@ -34,6 +34,7 @@ use std::sync::Arc;
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
 use tokio::sync::mpsc;
 
 use super::admission::{Account, Admission, Slot};
@@ -45,6 +46,7 @@ use crate::server::connection::request_footprint;
 use crate::server::legacy::SESSION_QUEUE;
 use crate::server::reply::{invalid_request, memory_busy, too_many_sessions};
 use crate::server::router::Server;
+use crate::server::shutdown::Shutdown;
 use crate::util::lock;
 use crate::wire::legacy::{SESSION_ID_HEADER, opens_session};
 use crate::wire::notifications::{self, CancelledParams};
@@ -80,6 +82,9 @@ pub(super) struct Endpoint<'a> {
     pub server: &'a Server,
     pub legacy: &'a LegacyTransport,
     pub admission: &'a Admission,
+    /// When serving ends: requests are cut short by it, and the
+    /// standalone stream ends with it.
+    pub shutdown: &'a Shutdown,
 }
 
 /// The `Last-Event-ID` header.
@@ -198,7 +203,8 @@ fn serve(
     let id = request.id.clone();
     let stream = endpoint
         .server
-        .handle_legacy(request, &session.legacy, charge);
+        .handle_legacy(request, &session.legacy, charge)
+        .bounded_by(endpoint.shutdown, id.clone());
     match session.run(id, stream, budget.clone(), admitted) {
         Ok(log) => events(log, endpoint, 0, endpoint.legacy.close_streams_after, None),
         Err(TooManyRequests) => {
@@ -270,7 +276,13 @@ fn standalone(endpoint: &Endpoint<'_>, session: Arc<HttpSession>, account: &Acco
     let log = session.standalone();
     let cursor = log.delivered();
     let guard: Hold = Box::new((StandaloneOpen(session), admitted));
-    events(log, endpoint, cursor, None, Some(guard))
+    let mut reply = events(log, endpoint, cursor, None, Some(guard));
+    // It never ends on its own: it ends when serving does.
+    let shutdown = endpoint.shutdown.clone();
+    let body = std::mem::take(reply.body_mut()).into_data_stream();
+    let ended = async move { shutdown.started().await };
+    *reply.body_mut() = axum::body::Body::from_stream(body.take_until(ended));
+    reply
 }
 
 /// Rule 6: `DELETE` with a session id.

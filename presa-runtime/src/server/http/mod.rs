@@ -19,7 +19,8 @@
 //! | `headers` | the `Mcp-*` headers checked against the body |
 //! | `respond` | JSON or an event stream, and the status of each error |
 //! | `events`, `session`, `legacy` | legacy clients: resumable event streams, the `Mcp-Session-Id` sessions, the legacy transport's requests |
-//! | `endpoint` | [`StreamableHttp`]: routes, the order of checks, serving |
+//! | `endpoint` | [`StreamableHttp`]: routes, the order of checks |
+//! | `serve` | [`Serve`]: the standalone server, its bounds on connections and its shutdown |
 
 mod admission;
 mod auth;
@@ -29,6 +30,7 @@ mod guard;
 mod headers;
 mod legacy;
 mod respond;
+mod serve;
 mod session;
 
 pub use admission::{MAX_LISTEN_STREAMS_PER_SUBJECT, MAX_REQUESTS_PER_SUBJECT};
@@ -37,6 +39,7 @@ pub use endpoint::StreamableHttp;
 pub use events::MAX_LOG_BYTES;
 pub use guard::AllowedHosts;
 pub use legacy::LEGACY_RETRY;
+pub use serve::{HEADER_READ_TIMEOUT, MAX_CONNECTIONS, Serve};
 pub use session::{
     KEPT_LOGS, MAX_SESSION_REQUESTS, MAX_SESSIONS, MAX_SESSIONS_PER_SUBJECT, SESSION_IDLE,
 };

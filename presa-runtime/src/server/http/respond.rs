@@ -6,8 +6,8 @@
 //!
 //! - the response itself comes first: a plain `application/json` body,
 //!   with the status its error calls for (see [`status_of`]); a `503`
-//!   (the server is at a limit, or its task store is unavailable) says
-//!   when to retry with `Retry-After`;
+//!   (the server is at a limit, its task store is unavailable, or it is
+//!   shutting down) says when to retry with `Retry-After`;
 //! - a notification comes first (progress, log messages, a subscription's
 //!   acknowledgement): `text/event-stream`, one event per message, ending
 //!   with the response. What the core sends after the response (the
@@ -83,9 +83,10 @@ fn status_of(error: &ErrorObject) -> StatusCode {
         | codes::HEADER_MISMATCH
         | codes::MISSING_REQUIRED_CLIENT_CAPABILITY
         | codes::UNSUPPORTED_PROTOCOL_VERSION => StatusCode::BAD_REQUEST,
-        codes::TOO_MANY_TASKS | codes::SERVER_BUSY | codes::TASK_STORE_UNAVAILABLE => {
-            StatusCode::SERVICE_UNAVAILABLE
-        }
+        codes::TOO_MANY_TASKS
+        | codes::SERVER_BUSY
+        | codes::TASK_STORE_UNAVAILABLE
+        | codes::SHUTTING_DOWN => StatusCode::SERVICE_UNAVAILABLE,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }

@@ -23,6 +23,10 @@
 //! a forgotten `.state(x)` is found when the server starts, not by the
 //! first caller.
 
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::caller::Scopes;
 use super::context::Context;
 use super::error::ToolError;
 use super::state::{State, StateType};
@@ -45,6 +49,7 @@ use super::state::{State, StateType};
 /// impl FromContext for Subject {
 ///     fn from_context(ctx: &Context) -> Result<Self, ToolError> {
 ///         ctx.request()
+///             .caller
 ///             .subject
 ///             .clone()
 ///             .map(Subject)
@@ -93,5 +98,63 @@ impl<T: Clone + Send + Sync + 'static> FromContext for State<T> {
 
     fn required_state() -> Vec<StateType> {
         vec![StateType::of::<T>()]
+    }
+}
+
+impl FromContext for Scopes {
+    fn from_context(ctx: &Context) -> Result<Self, ToolError> {
+        Ok(ctx.request().caller.scopes.clone())
+    }
+}
+
+/// The claims of the token that authenticated the caller, as a type of
+/// yours: an extractor, for the claims a tool reads (an `email`, a tenant).
+///
+/// ```
+/// use presa_runtime::server::{Claims, Context, FromContext};
+///
+/// #[derive(serde::Deserialize)]
+/// struct Tenant {
+///     tenant_id: String,
+/// }
+///
+/// fn tenant_of(ctx: &Context) -> String {
+///     match Claims::<Tenant>::from_context(ctx) {
+///         Ok(Claims(tenant)) => tenant.tenant_id,
+///         Err(_) => "public".into(),
+///     }
+/// }
+/// ```
+///
+/// In a `#[tool]`, a parameter `Claims(tenant): Claims<Tenant>` does the
+/// same. The call fails before the tool runs, saying why, when the caller
+/// has no token (stdio, in-process, an anonymous HTTP request) or when the
+/// claims do not deserialize as `T`; take `Option<Claims<T>>` to run
+/// without them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claims<T>(pub T);
+
+impl<T: DeserializeOwned + Send> FromContext for Claims<T> {
+    fn from_context(ctx: &Context) -> Result<Self, ToolError> {
+        let Some(claims) = ctx.request().caller.claims.as_deref() else {
+            return Err(ToolError::new(
+                "this needs the claims of an access token, and the caller presented none",
+            ));
+        };
+        T::deserialize(Value::Object(claims.clone()))
+            .map(Claims)
+            .map_err(|error| {
+                tracing::debug!(%error, "the caller's token claims do not fit the tool's type");
+                ToolError::new("the caller's access token lacks a claim this needs")
+            })
+    }
+}
+
+impl<T: DeserializeOwned + Send> FromContext for Option<Claims<T>> {
+    fn from_context(ctx: &Context) -> Result<Self, ToolError> {
+        match ctx.request().caller.claims {
+            Some(_) => Claims::from_context(ctx).map(Some),
+            None => Ok(None),
+        }
     }
 }

@@ -158,7 +158,7 @@ pub(crate) fn request_info(meta: &RequestMeta, caller: &Caller) -> RequestInfo {
         protocol_version: meta.protocol_version.clone(),
         client_capabilities: meta.client_capabilities.clone(),
         client_info: meta.client_info.clone(),
-        subject: caller.subject.clone(),
+        caller: caller.clone(),
     }
 }
 

@@ -327,6 +327,16 @@ impl StreamableHttp {
         Serve::new(self.into_standalone(), Listen::Listener(listener))
     }
 
+    /// Accepts the access tokens of `oauth`'s authorization server, and
+    /// publishes the Protected Resource Metadata that names it: the
+    /// [`authenticator`](Self::authenticator) and
+    /// [`protected_resource`](Self::protected_resource) in one.
+    #[cfg(feature = "oauth")]
+    pub fn oauth(self, oauth: super::auth::OAuth) -> Self {
+        let metadata = oauth.protected_resource();
+        self.authenticator(oauth).protected_resource(metadata)
+    }
+
     /// What the standalone server runs: the router at `/mcp`, its
     /// requests bounded by the switch's shutdown, and its settings.
     fn into_standalone(mut self) -> Standalone {
@@ -482,15 +492,28 @@ fn guard(hosts: &AllowedHosts, headers: &axum::http::HeaderMap) -> Option<Respon
 }
 
 /// `401` or `403` with the challenge that tells the client how to
-/// authenticate.
-fn refuse(refusal: &Refusal, metadata: Option<&ProtectedResourceMetadata>) -> Response {
+/// authenticate, or `503` when the credentials cannot be checked now (the
+/// rules are in `auth`).
+pub(super) fn refuse(refusal: &Refusal, metadata: Option<&ProtectedResourceMetadata>) -> Response {
     let (status, message) = match refusal {
-        Refusal::Unauthorized { .. } => (StatusCode::UNAUTHORIZED, "Unauthorized"),
+        Refusal::Unauthorized { .. } | Refusal::InvalidToken { .. } => {
+            (StatusCode::UNAUTHORIZED, "Unauthorized")
+        }
         Refusal::InsufficientScope { .. } => (StatusCode::FORBIDDEN, "Insufficient scope"),
+        Refusal::Unavailable { .. } => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "The server cannot check credentials now; try again later",
+        ),
     };
     let mut reply = with_status(status, ErrorObject::new(codes::INVALID_REQUEST, message));
-    if let Ok(value) = HeaderValue::from_str(&challenge(refusal, metadata)) {
-        reply.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+    let headers = reply.headers_mut();
+    if let Some(value) = challenge(refusal, metadata).and_then(|c| HeaderValue::from_str(&c).ok()) {
+        headers.insert(header::WWW_AUTHENTICATE, value);
+    }
+    if let Refusal::Unavailable { retry_after } = refusal {
+        // Whole seconds, rounded up: never sooner than the server said.
+        let seconds = retry_after.as_millis().div_ceil(1000).max(1) as u64;
+        headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
     }
     reply
 }

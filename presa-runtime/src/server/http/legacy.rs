@@ -118,7 +118,11 @@ pub(super) async fn post(
         }
     };
     let (message, id) = message;
-    let Some(session) = endpoint.legacy.sessions.get(&id, caller.subject.as_deref()) else {
+    let Some(session) = endpoint
+        .legacy
+        .sessions
+        .get(&id, caller.principal().as_deref())
+    else {
         return unknown_session(&id);
     };
     if let Some(version) = text(headers, headers::PROTOCOL_VERSION)
@@ -294,7 +298,11 @@ pub(super) async fn delete(
     let Some(id) = text(headers, SESSION_ID_HEADER) else {
         return method_not_allowed();
     };
-    if endpoint.legacy.sessions.end(&id, caller.subject.as_deref()) {
+    if endpoint
+        .legacy
+        .sessions
+        .end(&id, caller.principal().as_deref())
+    {
         tracing::info!(
             session = id,
             "a legacy session ended at the client's request"
@@ -311,7 +319,10 @@ fn session_of(
     caller: &Caller,
 ) -> Option<Arc<HttpSession>> {
     let id = text(headers, SESSION_ID_HEADER)?;
-    endpoint.legacy.sessions.get(&id, caller.subject.as_deref())
+    endpoint
+        .legacy
+        .sessions
+        .get(&id, caller.principal().as_deref())
 }
 
 /// An event stream reading `log` after `cursor`.

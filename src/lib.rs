@@ -55,6 +55,8 @@ pub use presa_runtime::{client, schema, server, transport, wire};
 
 pub use presa_runtime::client::{AwaitOptions, CallOutcome, Client};
 pub use presa_runtime::server::CompletionContext;
+#[cfg(feature = "http-server")]
+pub use presa_runtime::server::Headers;
 pub use presa_runtime::server::{
     Caller, Claims, Context, Elicitation, ErrorDetails, FormSchema, InputRequired, Json,
     RequestInfo, Scopes, Server, State, TaskPolicy, TaskSettings, ToolError, in_process,

@@ -8,6 +8,7 @@ mod common;
 mod issuer;
 
 use jsonwebtoken::{Algorithm, Header};
+use presa::Headers;
 use presa::client::{ClientTransport, HttpOptions};
 use presa::prelude::*;
 use presa::server::http::{KeySettings, OAuth, StreamableHttp};
@@ -26,6 +27,23 @@ async fn whoami(ctx: Context) -> String {
     )
 }
 
+/// Deploys, for callers holding `jobs:deploy`.
+#[tool(scopes = ["jobs:deploy"])]
+async fn deploy() -> String {
+    "deployed".into()
+}
+
+/// The request's `X-Tenant` header, and whether the tool saw the token.
+#[tool]
+async fn tenant(headers: Headers) -> String {
+    let tenant = headers
+        .0
+        .get("x-tenant")
+        .map(|v| v.to_str().unwrap().to_owned());
+    let saw_token = headers.0.contains_key("authorization");
+    format!("{} {saw_token}", tenant.unwrap_or_default())
+}
+
 /// An MCP server on loopback that takes `authorization`'s tokens; its URL.
 async fn resource_server(
     authorization: &AuthServer,
@@ -36,7 +54,7 @@ async fn resource_server(
     let oauth = configure(OAuth::issuer(authorization.issuer.clone()).resource(url.clone()))
         .build()
         .unwrap();
-    let f = common::fixture_with(|b| b.tool(WhoamiTool));
+    let f = common::fixture_with(|b| b.tool(WhoamiTool).tool(DeployTool).tool(TenantTool));
     let http = StreamableHttp::new(f.server).oauth(oauth.clone());
     tokio::spawn(http.serve_on(listener));
     (url, oauth)
@@ -422,4 +440,158 @@ async fn two_issuers_subjects_of_the_same_name_own_different_tasks() {
     assert!(alice_first.get_task(&task).await.is_ok());
     let error = alice_second.get_task(&task).await.unwrap_err();
     assert_eq!(error.code(), Some(-32602), "{error}");
+}
+
+/// A raw `tools/call` of `tool` with `token`: the status, the challenge,
+/// and the body.
+async fn call_tool_raw(
+    url: &str,
+    tool: &str,
+    token: &str,
+    extra: &[(&str, &str)],
+) -> (u16, Option<String>, Value) {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": tool, "arguments": {}, "_meta": common::meta(json!({}))}});
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", common::VERSION)
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", tool)
+        .bearer_auth(token);
+    for (name, value) in extra {
+        request = request.header(*name, *value);
+    }
+    let response = request.body(body.to_string()).send().await.unwrap();
+    let status = response.status().as_u16();
+    let challenge = response
+        .headers()
+        .get("www-authenticate")
+        .map(|v| v.to_str().unwrap().to_owned());
+    let text = response.text().await.unwrap();
+    (
+        status,
+        challenge,
+        serde_json::from_str(&text).unwrap_or(Value::Null),
+    )
+}
+
+#[tokio::test]
+async fn a_token_without_the_tools_scope_gets_the_step_up_challenge() {
+    let key = TestKey::rsa("k1", Algorithm::RS256);
+    let authorization = AuthServer::start(&[&key]).await;
+    let (url, _) = resource_server(&authorization, |b| b.scopes_supported(["jobs:read"])).await;
+    let reader = key.sign(&authorization.claims(&url, "rita", "jobs:read"));
+    let (status, challenge, _) = call_tool_raw(&url, "deploy", &reader, &[]).await;
+    assert_eq!(status, 403);
+    let published = url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
+    assert_eq!(
+        challenge.unwrap(),
+        format!(
+            r#"Bearer error="insufficient_scope", scope="jobs:deploy", resource_metadata="{published}""#
+        )
+    );
+    // Stepped up: the same subject, a token with the scope.
+    let deployer = key.sign(&authorization.claims(&url, "rita", "jobs:read jobs:deploy"));
+    let (status, _, body) = call_tool_raw(&url, "deploy", &deployer, &[]).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["result"]["content"][0]["text"], "deployed");
+
+    // The metadata names the configured scopes and every declared one.
+    let document = reqwest::get(&published)
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let document: Value = serde_json::from_str(&document).unwrap();
+    assert_eq!(
+        document["scopes_supported"],
+        json!(["jobs:read", "jobs:deploy"])
+    );
+    assert_eq!(
+        document["authorization_servers"],
+        json!([authorization.issuer])
+    );
+    assert_eq!(document["resource"], url);
+}
+
+#[tokio::test]
+async fn a_legacy_session_steps_up_with_a_new_token() {
+    let key = TestKey::rsa("k1", Algorithm::RS256);
+    let authorization = AuthServer::start(&[&key]).await;
+    let (url, _) = resource_server(&authorization, |b| b).await;
+    let reader = key.sign(&authorization.claims(&url, "rita", "jobs:read"));
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "legacy", "version": "1"}}});
+    let opened = reqwest::Client::new()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .bearer_auth(&reader)
+        .body(initialize.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(opened.status().as_u16(), 200);
+    let session = opened.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let call = |token: String| {
+        let url = url.clone();
+        let session = session.clone();
+        async move {
+            let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "deploy", "arguments": {}}});
+            let response = reqwest::Client::new()
+                .post(&url)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-session-id", session)
+                .header("mcp-protocol-version", "2025-11-25")
+                .bearer_auth(token)
+                .body(body.to_string())
+                .send()
+                .await
+                .unwrap();
+            let status = response.status().as_u16();
+            (status, response.text().await.unwrap())
+        }
+    };
+    let (status, _) = call(reader).await;
+    assert_eq!(status, 403);
+    let deployer = key.sign(&authorization.claims(&url, "rita", "jobs:read jobs:deploy"));
+    let (status, body) = call(deployer).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("deployed"), "{body}");
+}
+
+#[tokio::test]
+async fn tools_read_the_http_requests_headers_but_never_its_token() {
+    let key = TestKey::rsa("k1", Algorithm::RS256);
+    let authorization = AuthServer::start(&[&key]).await;
+    let (url, _) = resource_server(&authorization, |b| b).await;
+    let token = key.sign(&authorization.claims(&url, "tess", ""));
+    let (status, _, body) = call_tool_raw(&url, "tenant", &token, &[("x-tenant", "acme")]).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["result"]["content"][0]["text"], "acme false");
+
+    // Off HTTP, the extractor fails before the tool runs, saying why.
+    let f = common::fixture_with(|b| b.tool(TenantTool));
+    let mut peer = common::RawPeer::new(common::connect(
+        &f.server,
+        Caller::anonymous(),
+        common::Wire::InProcess,
+    ));
+    let answer = peer
+        .call(1, json!({}), json!({"name": "tenant", "arguments": {}}))
+        .await;
+    let text = answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert!(text.contains("did not come over HTTP"), "{text}");
 }

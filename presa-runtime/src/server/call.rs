@@ -22,6 +22,7 @@ use futures::FutureExt;
 use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
 
+use super::authorize::{ScopeRules, authorize};
 use super::caller::{Caller, Scopes};
 use super::context::{Context, ContextParts, RequestInfo};
 use super::error::{ErrorDetails, Failure, InputRequired, Origin};
@@ -60,6 +61,8 @@ pub(crate) struct CallEnv<'a> {
     pub max_answer_bytes: usize,
     /// In a legacy session, the client asked with requests of its own.
     pub peer: Option<&'a PeerLink>,
+    /// Who may call what.
+    pub scope_rules: &'a ScopeRules,
 }
 
 /// How one call runs.
@@ -98,6 +101,12 @@ pub(crate) async fn call_tool(
     let Some(tool) = env.registry.tool(&params.name) else {
         return Err(invalid_params(format!("Unknown tool: `{}`", params.name)));
     };
+    authorize(
+        env.scope_rules,
+        caller,
+        &format!("tool `{}`", params.name),
+        tool.scopes,
+    )?;
     let info = request_info(&meta, caller);
     let fixed = match tool.policy {
         ToolPolicy::Fixed(policy) => {

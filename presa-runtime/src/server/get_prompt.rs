@@ -43,6 +43,7 @@ pub(crate) async fn get_prompt(
         .registry
         .prompt(&name)
         .ok_or_else(|| unknown_prompt(&name))?;
+    env.authorize(caller, &format!("prompt `{name}`"), prompt.scopes)?;
     let arguments = arguments.unwrap_or_default();
     check_required(&prompt.definition, &arguments)?;
     let bound = as_json(&arguments);

@@ -80,6 +80,7 @@
 //! supported versions.
 
 mod args;
+mod authorize;
 mod builder;
 mod call;
 mod caller;
@@ -120,6 +121,7 @@ mod validate;
 mod violation;
 
 pub use args::{ArgsParser, ArgumentError, TextArgs, TextParam};
+pub use authorize::Listing;
 pub use builder::ServerBuilder;
 pub use caller::{Caller, ScopeList, Scopes};
 pub use completion::{CompleteFn, Completer, CompletionContext, CompletionOutcome, IntoCompletion};
@@ -127,6 +129,8 @@ pub use connection::{CLOSE_DRAIN, MAX_SUBSCRIPTIONS, in_process, serve, serve_un
 pub use context::{Context, InputFuture, RequestInfo};
 pub use elicit::{Elicit, ElicitEnum, ElicitField, Elicitation};
 pub use error::{ErrorDetails, InputRequired, MASKED_ERROR_MESSAGE, ToolError};
+#[cfg(feature = "http-server")]
+pub use extract::Headers;
 pub use extract::{Claims, FromContext};
 pub use form::{FormSchema, FormSchemaError};
 pub use peer::MAX_OUTBOUND;

@@ -47,6 +47,10 @@ pub struct Caller {
     /// Every claim of the token that authenticated the caller; `None`
     /// without one.
     pub claims: Option<Arc<Map<String, Value>>>,
+    /// The headers of the HTTP request, without its credentials; `None`
+    /// off HTTP.
+    #[cfg(feature = "http-server")]
+    pub(crate) http_headers: Option<Arc<axum::http::HeaderMap>>,
     /// The legacy session an anonymous caller speaks in.
     session: Option<Arc<str>>,
 }
@@ -68,6 +72,8 @@ impl Caller {
             issuer: None,
             scopes: Scopes::every(),
             claims: None,
+            #[cfg(feature = "http-server")]
+            http_headers: None,
             session: None,
         }
     }
@@ -100,6 +106,21 @@ impl Caller {
         self
     }
 
+    /// This caller, come over HTTP with `headers`: the
+    /// [`Headers`](crate::server::Headers) extractor's, less
+    /// `Authorization`, `Cookie` and `Proxy-Authorization` (a tool gets
+    /// the token's claims, never the token: MCP forbids passing it on).
+    #[cfg(feature = "http-server")]
+    pub fn http_headers(mut self, headers: &axum::http::HeaderMap) -> Self {
+        use axum::http::header::{AUTHORIZATION, COOKIE, PROXY_AUTHORIZATION};
+        let mut kept = headers.clone();
+        for credential in [AUTHORIZATION, COOKIE, PROXY_AUTHORIZATION] {
+            kept.remove(credential);
+        }
+        self.http_headers = Some(Arc::new(kept));
+        self
+    }
+
     /// Who the caller is to the server, issuer and subject together:
     /// `["issuer","subject"]` (JSON, so that no two pairs read alike), or
     /// the bare subject for a caller with no issuer; `None` when
@@ -117,6 +138,16 @@ impl Caller {
     pub(crate) fn in_session(&self, id: &str) -> Caller {
         Caller {
             session: self.subject.is_none().then(|| Arc::from(id)),
+            ..self.clone()
+        }
+    }
+
+    /// This request's caller (its scopes, claims and headers, fresh) in
+    /// the legacy session `session` speaks for, whose principal it shares:
+    /// it owns the tasks the session's caller owns.
+    pub(crate) fn in_session_of(&self, session: &Caller) -> Caller {
+        Caller {
+            session: session.session.clone(),
             ..self.clone()
         }
     }

@@ -135,7 +135,7 @@ pub(super) async fn post(
         return status(StatusCode::BAD_REQUEST, error);
     }
     match message {
-        Message::Request(request) => serve(endpoint, &session, &account, request),
+        Message::Request(request) => serve(endpoint, &session, &caller, &account, request),
         Message::Response(response) => {
             if !session.legacy.peer().resolve(response) {
                 tracing::warn!("ignoring a response to no request of the server's");
@@ -193,6 +193,7 @@ fn open(endpoint: &Endpoint<'_>, caller: &Caller, account: Account, request: Req
 fn serve(
     endpoint: &Endpoint<'_>,
     session: &HttpSession,
+    caller: &Caller,
     account: &Account,
     request: Request,
 ) -> Response {
@@ -207,7 +208,7 @@ fn serve(
     let id = request.id.clone();
     let stream = endpoint
         .server
-        .handle_legacy(request, &session.legacy, charge)
+        .handle_legacy(request, &session.legacy, Some(caller), charge)
         .bounded_by(endpoint.shutdown, id.clone());
     match session.run(id, stream, budget.clone(), admitted) {
         Ok(log) => events(log, endpoint, 0, endpoint.legacy.close_streams_after, None),

@@ -36,6 +36,22 @@ impl ProtectedResourceMetadata {
         self
     }
 
+    /// This document with `scopes` added to `scopes_supported`: the
+    /// union, in order, without repeats; an empty union leaves the field
+    /// out.
+    pub(crate) fn with_scopes<'a>(&self, scopes: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut all: Vec<String> = self.scopes_supported.clone().unwrap_or_default();
+        for scope in scopes {
+            if !all.iter().any(|known| known == scope) {
+                all.push(scope.to_owned());
+            }
+        }
+        ProtectedResourceMetadata {
+            scopes_supported: (!all.is_empty()).then_some(all),
+            ..self.clone()
+        }
+    }
+
     /// Where this document is published, by RFC 9728's rule: the
     /// well-known path inserted before the resource's path.
     pub fn url(&self) -> String {

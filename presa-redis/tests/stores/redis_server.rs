@@ -30,8 +30,9 @@ macro_rules! redis_tests {
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 #[cfg_attr(
                     no_redis,
-                    ignore = "needs redis-server, which was not on PATH when this was built: \
-                              install it, then `cargo clean -p presa-redis` and test again"
+                    ignore = "needs redis-server, which was not on PATH when this was built \
+                              (or was built for another system): install it, then \
+                              `cargo clean -p presa-redis` and test again"
                 )]
                 async fn $test() {
                     super::$test($crate::redis_server::RedisServer::start()).await;

@@ -36,14 +36,21 @@ export "CARGO_TARGET_${triple_env}_RUNNER=$wine"
 # tables each is some 80 MB), and a failure still names its assertion.
 export CARGO_PROFILE_DEV_DEBUG=0 CARGO_PROFILE_TEST_DEBUG=0
 
+# Each step says how long it took, for the CI log.
+took() { echo "-- $1 took $SECONDS s"; SECONDS=0; }
+
+SECONDS=0
 echo "== cargo check for $target"
 cargo check --target "$target" --workspace --all-targets --locked
+took check
 
 # Clippy type-checks as check does, so the second run is also the check
 # without default features.
 echo "== cargo clippy for $target -D warnings (default features, then without)"
 cargo clippy --target "$target" --workspace --all-targets --locked -- -D warnings
+took "clippy (default features)"
 cargo clippy --target "$target" -p presa --no-default-features --all-targets --locked -- -D warnings
+took "clippy (no default features)"
 
 echo "== cargo test for $target, under Wine"
 wine_dir="$PWD/target/wine"
@@ -60,7 +67,14 @@ export WINEDEBUG=-all
 # Wine's first start creates the prefix; done here, it is not counted in
 # the first test's time.
 "$wine" wineboot --init >/dev/null 2>&1
+took "the stub and the Wine prefix"
 # The presa-redis tests that need a redis-server are reported ignored:
 # this machine's cannot serve a test under Wine (presa-redis/build.rs).
-env -u PRESA_REQUIRE_REDIS "CARGO_TARGET_${triple_env}_RUSTFLAGS=--cfg presa_wine" \
-  cargo test --target "$target" --workspace --locked
+wine_test() {
+  env -u PRESA_REQUIRE_REDIS "CARGO_TARGET_${triple_env}_RUSTFLAGS=--cfg presa_wine" \
+    cargo test --target "$target" --workspace --locked "$@"
+}
+wine_test --no-run
+took "test build"
+wine_test
+took "tests under Wine (and the doctests' build)"

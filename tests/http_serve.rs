@@ -339,6 +339,8 @@ async fn a_legacy_standalone_stream_ends_on_shutdown() {
 
 /// `jobs http` stops on SIGTERM or Ctrl-C: it ends gracefully and exits
 /// with status 0, where the signal used to kill it.
+// Unix only, as tests/stdio_process.rs's signal tests are: no SIGTERM on
+// Windows, and no Ctrl-C for one child alone.
 #[cfg(unix)]
 #[test]
 fn the_http_server_process_ends_gracefully_on_sigterm_and_ctrl_c() {

@@ -41,6 +41,10 @@ fn interop_setup() -> Option<(String, String)> {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    presa_wine,
+    ignore = "needs Node, a Linux program here that a test under Wine cannot start"
+)]
 async fn the_client_falls_back_to_a_typescript_sdk_server_and_answers_its_question() {
     let Some((node, sdk)) = interop_setup() else {
         return;
@@ -76,6 +80,10 @@ async fn the_client_falls_back_to_a_typescript_sdk_server_and_answers_its_questi
 }
 
 #[tokio::test]
+#[cfg_attr(
+    presa_wine,
+    ignore = "needs Node, a Linux program here that a test under Wine cannot start"
+)]
 async fn a_typescript_sdk_client_lists_and_calls_tools_of_every_output_kind() {
     let Some((node, sdk)) = interop_setup() else {
         return;

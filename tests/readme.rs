@@ -46,6 +46,10 @@ fn write(path: &Path, text: &str) {
 }
 
 #[test]
+#[cfg_attr(
+    presa_wine,
+    ignore = "runs cargo, a Linux program that a test under Wine cannot start"
+)]
 fn the_getting_started_lines_are_enough() {
     let readme = std::fs::read_to_string(repository().join("README.md")).unwrap();
     let toml = blocks(&readme, "Getting started", "toml");

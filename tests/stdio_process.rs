@@ -7,6 +7,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
 use presa::client::{AwaitOptions, ClientTransport};
+use presa::transport::{DEFAULT_MAX_MESSAGE_SIZE, FrameChannel, Inbound, StdioChild};
 use presa::wire::ElicitResult;
 use serde_json::{Value, json};
 
@@ -197,6 +198,88 @@ async fn the_client_spawns_drives_and_shuts_down_a_server() {
         .unwrap();
     assert_eq!(r.text(), Some("built all"));
     c.close().await.unwrap();
+}
+
+/// The client's shutdown ladder on a real server, on every platform (the
+/// Unix steps alone are in presa-runtime's `tests/stdio_child.rs`): a
+/// server that ends on end of input is only closed, and exits by itself.
+#[tokio::test]
+async fn a_spawned_server_exits_by_itself_once_its_stdin_closes() {
+    let mut command = tokio::process::Command::new(jobs_binary());
+    command.arg("stdio").stderr(Stdio::null());
+    let (_channel, child) = StdioChild::spawn(command, DEFAULT_MAX_MESSAGE_SIZE).unwrap();
+    let grace = std::time::Duration::from_secs(60);
+    let closed = std::time::Instant::now();
+    let status = child.grace_period(grace).shutdown().await.unwrap();
+    // Before the grace period: no later step ran.
+    assert!(closed.elapsed() < grace, "the server outlived its stdin");
+    assert!(status.success(), "{status:?}");
+}
+
+/// `jobs stdio 600` busy with a build of 600 s once confirmed: a server
+/// that closing its stdin does not end, as the drain waits for the build.
+async fn a_busy_server() -> (FrameChannel, StdioChild) {
+    let mut command = tokio::process::Command::new(jobs_binary());
+    command.args(["stdio", "600"]).stderr(Stdio::null());
+    let (mut channel, child) = StdioChild::spawn(command, DEFAULT_MAX_MESSAGE_SIZE).unwrap();
+    let arguments = r#"{"target":"slowly","seconds":600}"#;
+    let asked = exchange(&mut channel, format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"build","arguments":{arguments},{META}}}}}"#
+    ))
+    .await;
+    let state = asked["result"]["requestState"].as_str().unwrap();
+    channel.outgoing.send(format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"build","arguments":{arguments},"inputResponses":{{"confirm":{{"action":"accept","content":{{"ok":true}}}}}},"requestState":"{state}",{META}}}}}"#
+    )).await.unwrap();
+    // Answered in order of reading: once 3 is, 2 was read and is running.
+    let discovered = exchange(
+        &mut channel,
+        format!(r#"{{"jsonrpc":"2.0","id":3,"method":"server/discover","params":{{{META}}}}}"#),
+    )
+    .await;
+    assert_eq!(discovered["id"], 3, "{discovered}");
+    (channel, child)
+}
+
+/// A server still busy when the grace period lapses is ended: on Unix by
+/// SIGTERM, which it takes as the drain it is already in, then by
+/// SIGKILL; on Windows, where there is no SIGTERM, by TerminateProcess.
+#[tokio::test]
+async fn a_spawned_server_still_busy_after_the_grace_period_is_ended() {
+    let (_channel, child) = a_busy_server().await;
+    let status = child
+        .grace_period(std::time::Duration::from_millis(200))
+        .shutdown()
+        .await
+        .unwrap();
+    // Unix: SIGTERM is the drain already under way; SIGKILL ends it.
+    #[cfg(unix)]
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&status),
+        Some(9)
+    );
+    // Windows: the exit code that TerminateProcess gives.
+    #[cfg(windows)]
+    assert_eq!(status.code(), Some(1));
+}
+
+/// Dropping the child instead of shutting it down runs the same ladder in
+/// the background: the busy server ends.
+#[tokio::test]
+async fn dropping_a_spawned_server_ends_it_all_the_same() {
+    let (mut channel, child) = a_busy_server().await;
+    drop(child.grace_period(std::time::Duration::from_millis(100)));
+    // The process's stdout closes only when it is gone.
+    assert_eq!(channel.incoming.recv().await, None);
+}
+
+/// Sends `message` on `channel` and reads the next frame, as JSON.
+async fn exchange(channel: &mut FrameChannel, message: String) -> Value {
+    channel.outgoing.send(message).await.unwrap();
+    match channel.incoming.recv().await {
+        Some(Inbound::Frame(frame)) => serde_json::from_str(&frame).unwrap(),
+        other => panic!("an answer, not {other:?}"),
+    }
 }
 
 #[test]
@@ -444,6 +527,10 @@ fn a_server_whose_output_is_never_read_exits_after_its_drain_period() {
 /// SIGTERM and Ctrl-C start the graceful end that end of input does: the
 /// server writes what it has and exits successfully, where the signal
 /// used to kill it.
+// Unix only: Windows has no SIGTERM, and its Ctrl-C goes to every process
+// on a console, so a test cannot send it to its child alone (the README's
+// Windows section).
+#[cfg(unix)]
 #[test]
 fn sigterm_and_ctrl_c_end_the_server_gracefully() {
     use nix::sys::signal::{Signal, kill};
@@ -462,6 +549,8 @@ fn sigterm_and_ctrl_c_end_the_server_gracefully() {
 }
 
 /// How many bytes wait in the pipe that `reader` reads, unread.
+// Unix only, as FIONREAD is, and as the one test that uses it.
+#[cfg(unix)]
 fn unread_in_pipe(reader: &std::io::PipeReader) -> usize {
     use std::os::fd::AsRawFd;
     nix::ioctl_read_bad!(fionread, nix::libc::FIONREAD, nix::libc::c_int);
@@ -475,6 +564,8 @@ fn unread_in_pipe(reader: &std::io::PipeReader) -> usize {
 /// them all out of the pipe: each is answered exactly once before the
 /// process exits, with its result or with `-31003`. The server used to
 /// answer the few it had parsed (6 to 59 of 300) and drop the rest.
+// Unix only, as SIGTERM is (see the test above).
+#[cfg(unix)]
 #[test]
 fn sigterm_answers_every_request_already_read_from_the_pipe() {
     use nix::sys::signal::{Signal, kill};

@@ -4,6 +4,10 @@
 //! output with `TRYBUILD=overwrite cargo test --test ui`, then read it.
 
 #[test]
+#[cfg_attr(
+    presa_wine,
+    ignore = "trybuild runs cargo, a Linux program that a test under Wine cannot start"
+)]
 fn ui() {
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/*.rs");

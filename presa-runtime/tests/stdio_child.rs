@@ -1,4 +1,9 @@
 //! The stdio child's shutdown ladder: close stdin, then SIGTERM, then SIGKILL.
+//!
+//! Unix only: the children are `sh` and `cat`, and the statuses are
+//! signals. The Windows ladder (close stdin, then TerminateProcess) is
+//! tested on the `jobs` example in presa's `tests/stdio_process.rs`.
+#![cfg(unix)]
 
 use std::os::unix::process::ExitStatusExt;
 use std::time::Duration;

@@ -7,11 +7,11 @@
 //! outer `cargo test` saw: cargo describes the package to the test process
 //! (`CARGO_MANIFEST_DIR`, `CARGO_PKG_NAME`, ...), and a build script that
 //! watches those variables (ring's does) would otherwise rebuild half the
-//! dependency tree on every run, both ways.
+//! dependency tree on every run, both ways. Under Wine no cargo can run:
+//! there the example is the one `cargo test --workspace` built.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::Mutex;
 
 /// Builds the `jobs` example once and returns its path.
@@ -30,18 +30,11 @@ pub fn example_binary(name: &'static str) -> PathBuf {
 }
 
 fn build(name: &str) -> PathBuf {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut build = Command::new(cargo);
-    build
-        .args(["build", "--quiet", "-p", "presa", "--example", name])
-        .current_dir(env!("CARGO_MANIFEST_DIR"));
-    for (variable, _) in std::env::vars_os() {
-        if variable.to_str().is_some_and(describes_the_test_package) {
-            build.env_remove(variable);
-        }
-    }
-    let status = build.status().expect("cargo runs");
-    assert!(status.success(), "building the {name} example failed");
+    // Under Wine (cfg `presa_wine`, set by scripts/windows.sh) this process
+    // cannot start cargo, a Linux program: the example is the one that the
+    // `cargo test --workspace` which built this test built beside it.
+    #[cfg(not(presa_wine))]
+    run_cargo_build(name);
     let exe = std::env::current_exe().unwrap();
     let profile_dir = exe.parent().unwrap().parent().unwrap();
     let path = profile_dir
@@ -52,10 +45,29 @@ fn build(name: &str) -> PathBuf {
     path
 }
 
+/// `cargo build`s example `name` of presa, with the environment that
+/// the outer `cargo test` saw (see the module docs).
+#[cfg(not(presa_wine))]
+fn run_cargo_build(name: &str) {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut build = std::process::Command::new(cargo);
+    build
+        .args(["build", "--quiet", "-p", "presa", "--example", name])
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    for (variable, _) in std::env::vars_os() {
+        if variable.to_str().is_some_and(describes_the_test_package) {
+            build.env_remove(variable);
+        }
+    }
+    let status = build.status().expect("cargo runs");
+    assert!(status.success(), "building the {name} example failed");
+}
+
 /// Whether the environment variable `name` is one that cargo sets for a
 /// test process (and not for itself): one describing the package or the
 /// target under test, or the output of its build script (`OUT_DIR`, which
 /// ring's build script watches).
+#[cfg(not(presa_wine))]
 fn describes_the_test_package(name: &str) -> bool {
     const PREFIXES: [&str; 4] = [
         "CARGO_PKG_",

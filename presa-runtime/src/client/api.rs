@@ -282,7 +282,8 @@ impl Client {
     }
 
     /// Closes the connection. A spawned stdio server gets its stdin closed,
-    /// then SIGTERM, then SIGKILL, as each grace period lapses.
+    /// then SIGTERM, then SIGKILL, as each grace period lapses (on Windows:
+    /// stdin closed, then the process terminated).
     pub async fn close(self) -> std::io::Result<()> {
         self.protocol.close().await
     }

@@ -248,8 +248,9 @@ impl Connection {
     }
 
     /// Ends what the transport holds open: a spawned server gets its stdin
-    /// closed, then SIGTERM, then SIGKILL, as each grace period lapses; an
-    /// HTTP session is deleted. Once only; later calls do nothing.
+    /// closed, then SIGTERM, then SIGKILL (on Windows, TerminateProcess),
+    /// as each grace period lapses; an HTTP session is deleted. Once only;
+    /// later calls do nothing.
     pub(super) async fn shut_down(&self) -> std::io::Result<()> {
         let shutdown = lock(&self.shutdown).take();
         match shutdown {

@@ -17,7 +17,8 @@ pub struct ClientTransport {
 /// What closing a client ends besides its frame channel.
 #[derive(Debug)]
 pub(crate) enum Shutdown {
-    /// A spawned stdio server: stdin closed, then SIGTERM, then SIGKILL.
+    /// A spawned stdio server: stdin closed, then SIGTERM, then SIGKILL
+    /// (on Windows, stdin closed, then TerminateProcess).
     Child(Box<StdioChild>),
     /// A legacy HTTP session, if one opened: `DELETE` it.
     #[cfg(feature = "http-client")]

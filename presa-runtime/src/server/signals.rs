@@ -79,7 +79,26 @@ impl Arrivals {
     }
 }
 
+/// One Unix signal's next arrival, `None` if it has no handler or no more
+/// can come. Windows has one handler, awaited directly.
 #[cfg(unix)]
 async fn recv(signal: Option<&mut tokio::signal::unix::Signal>) -> Option<()> {
     signal?.recv().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Arrivals;
+
+    /// Every handler installs on this system (SIGTERM and SIGINT on Unix,
+    /// Ctrl-C on Windows): one that did not would leave its signal to the
+    /// default action, which kills the server with its requests unanswered.
+    #[tokio::test]
+    async fn every_handler_installs() {
+        let arrivals = Arrivals::install();
+        #[cfg(unix)]
+        assert!(arrivals.terminate.is_some() && arrivals.interrupt.is_some());
+        #[cfg(windows)]
+        assert!(arrivals.ctrl_c.is_some());
+    }
 }

@@ -3,7 +3,8 @@
 //!
 //! The server side reads stdin and writes stdout; only MCP messages go to
 //! stdout, logs go to stderr. The client side spawns the server and, on
-//! shutdown, closes its stdin, waits, then sends SIGTERM, then SIGKILL.
+//! shutdown, closes its stdin, waits, then sends SIGTERM, then SIGKILL; on
+//! Windows it closes stdin, waits, then terminates the process.
 //!
 //! The server's stdin and stdout are read and written on two threads of
 //! their own, not on tokio's blocking pool. A read of stdin, or a write to
@@ -18,8 +19,9 @@
 //! pipe is lost. On Unix the thread waits for stdin to be readable before
 //! it reads, beside a socket that the stop writes to, so it never sits in
 //! a read the stop cannot end: it hands over what it holds and returns.
-//! Elsewhere it blocks in its read; the stop then delivers the chunks
-//! already handed over, and a chunk read at that very moment is lost.
+//! Elsewhere (Windows, which cannot wait on a pipe so) it blocks in its
+//! read; the stop then delivers the chunks already handed over, and the
+//! one it is reading, or holding while the channel is full, is lost.
 
 use std::future::Future;
 use std::io::{self, Read, Write};
@@ -277,7 +279,9 @@ impl StdioChild {
     }
 
     /// Closes the server's stdin and waits for it to exit; after the grace
-    /// period sends SIGTERM, and after another, SIGKILL.
+    /// period sends SIGTERM, and after another, SIGKILL. On Windows, after
+    /// the grace period, terminates the process (`TerminateProcess`, exit
+    /// code 1): there is no SIGTERM step.
     pub async fn shutdown(mut self) -> io::Result<ExitStatus> {
         let child = self
             .child
@@ -298,16 +302,35 @@ async fn escalate(
     if let Ok(status) = tokio::time::timeout(grace, child.wait()).await {
         return status;
     }
-    if let Some(pid) = child.id() {
-        use nix::sys::signal::{Signal, kill};
-        use nix::unistd::Pid;
-        let _ = kill(Pid::from_raw(pid as i32), Signal::SIGTERM);
-        if let Ok(status) = tokio::time::timeout(grace, child.wait()).await {
-            return status;
-        }
+    if terminate(&child)
+        && let Ok(status) = tokio::time::timeout(grace, child.wait()).await
+    {
+        return status;
     }
+    // SIGKILL on Unix, TerminateProcess on Windows.
     child.kill().await?;
     child.wait().await
+}
+
+/// Sends the process SIGTERM; `false` if it has already been reaped.
+#[cfg(unix)]
+fn terminate(child: &Child) -> bool {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let Some(pid) = child.id() else {
+        return false;
+    };
+    let _ = kill(Pid::from_raw(pid as i32), Signal::SIGTERM);
+    true
+}
+
+/// Windows has no request to end that a console-less child can catch:
+/// Ctrl-C reaches only processes on the sender's console, and sending it
+/// there would interrupt the client too. So the closed stdin is the only
+/// request, and the next step is TerminateProcess.
+#[cfg(not(unix))]
+fn terminate(_: &Child) -> bool {
+    false
 }
 
 impl Drop for StdioChild {

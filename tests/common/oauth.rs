@@ -1,6 +1,8 @@
 //! An authorization server for the OAuth tests: metadata and a key set
 //! served on loopback, keys that sign test tokens, and counts of what was
-//! fetched.
+//! fetched. Shared by tests/oauth.rs and benches/oauth.rs, each of which uses
+//! part of it.
+#![allow(dead_code)]
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

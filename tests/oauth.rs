@@ -63,29 +63,8 @@ async fn resource_server(
 /// A raw `tools/call` of `whoami` with `token`: the status and the
 /// challenge.
 async fn call_with(url: &str, token: &str) -> (u16, Option<String>) {
-    call_with_header(url, Some(token)).await
-}
-
-/// [`call_with`], with `token` or with no `Authorization` at all.
-async fn call_with_header(url: &str, token: Option<&str>) -> (u16, Option<String>) {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": "whoami", "arguments": {}, "_meta": common::meta(json!({}))}});
-    let mut request = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", common::VERSION)
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", "whoami");
-    if let Some(token) = token {
-        request = request.bearer_auth(token);
-    }
-    let response = request.body(body.to_string()).send().await.unwrap();
-    let challenge = response
-        .headers()
-        .get("www-authenticate")
-        .map(|v| v.to_str().unwrap().to_owned());
-    (response.status().as_u16(), challenge)
+    let (status, challenge, _) = call_tool_raw(url, "whoami", Some(token), &[]).await;
+    (status, challenge)
 }
 
 /// What `whoami` answers to the presa client holding `token`.
@@ -276,7 +255,7 @@ async fn forged_tokens_are_refused() {
     assert_refused(&url, "opaque-token", "the token is not valid").await;
 
     // And no token at all: 401 without an error, naming the metadata.
-    let (status, challenge) = call_with_header(&url, None).await;
+    let (status, challenge, _) = call_tool_raw(&url, "whoami", None, &[]).await;
     assert_eq!(status, 401);
     assert!(!challenge.unwrap().contains("error="));
 }
@@ -442,12 +421,12 @@ async fn two_issuers_subjects_of_the_same_name_own_different_tasks() {
     assert_eq!(error.code(), Some(-32602), "{error}");
 }
 
-/// A raw `tools/call` of `tool` with `token`: the status, the challenge,
-/// and the body.
+/// A raw `tools/call` of `tool` with `token` (or without `Authorization`)
+/// and `extra` headers: the status, the challenge, and the body.
 async fn call_tool_raw(
     url: &str,
     tool: &str,
-    token: &str,
+    token: Option<&str>,
     extra: &[(&str, &str)],
 ) -> (u16, Option<String>, Value) {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
@@ -458,8 +437,10 @@ async fn call_tool_raw(
         .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", common::VERSION)
         .header("mcp-method", "tools/call")
-        .header("mcp-name", tool)
-        .bearer_auth(token);
+        .header("mcp-name", tool);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
     for (name, value) in extra {
         request = request.header(*name, *value);
     }
@@ -483,7 +464,7 @@ async fn a_token_without_the_tools_scope_gets_the_step_up_challenge() {
     let authorization = AuthServer::start(&[&key]).await;
     let (url, _) = resource_server(&authorization, |b| b.scopes_supported(["jobs:read"])).await;
     let reader = key.sign(&authorization.claims(&url, "rita", "jobs:read"));
-    let (status, challenge, _) = call_tool_raw(&url, "deploy", &reader, &[]).await;
+    let (status, challenge, _) = call_tool_raw(&url, "deploy", Some(&reader), &[]).await;
     assert_eq!(status, 403);
     let published = url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
     assert_eq!(
@@ -494,7 +475,7 @@ async fn a_token_without_the_tools_scope_gets_the_step_up_challenge() {
     );
     // Stepped up: the same subject, a token with the scope.
     let deployer = key.sign(&authorization.claims(&url, "rita", "jobs:read jobs:deploy"));
-    let (status, _, body) = call_tool_raw(&url, "deploy", &deployer, &[]).await;
+    let (status, _, body) = call_tool_raw(&url, "deploy", Some(&deployer), &[]).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["result"]["content"][0]["text"], "deployed");
 
@@ -575,7 +556,8 @@ async fn tools_read_the_http_requests_headers_but_never_its_token() {
     let authorization = AuthServer::start(&[&key]).await;
     let (url, _) = resource_server(&authorization, |b| b).await;
     let token = key.sign(&authorization.claims(&url, "tess", ""));
-    let (status, _, body) = call_tool_raw(&url, "tenant", &token, &[("x-tenant", "acme")]).await;
+    let (status, _, body) =
+        call_tool_raw(&url, "tenant", Some(&token), &[("x-tenant", "acme")]).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["result"]["content"][0]["text"], "acme false");
 
@@ -594,4 +576,43 @@ async fn tools_read_the_http_requests_headers_but_never_its_token() {
         .unwrap_or_default();
     assert_eq!(answer["result"]["isError"], true, "{answer}");
     assert!(text.contains("did not come over HTTP"), "{text}");
+}
+
+#[tokio::test]
+async fn provider_shapes_entra_roles_and_cognito_client_ids_are_configurable() {
+    let key = TestKey::rsa("k1", Algorithm::RS256);
+    let authorization = AuthServer::start(&[&key]).await;
+    // Entra ID's app-only tokens carry their permissions in `roles`.
+    let (url, _) = resource_server(&authorization, |b| b.scope_claim("roles")).await;
+    let mut app_only = authorization.claims(&url, "daemon", "");
+    app_only.as_object_mut().unwrap().remove("scope");
+    app_only["roles"] = json!(["jobs:deploy"]);
+    let (status, _, body) = call_tool_raw(&url, "deploy", Some(&key.sign(&app_only)), &[]).await;
+    assert_eq!(status, 200, "{body}");
+
+    // Cognito's access tokens have no `aud`, only `client_id`.
+    let (url, _) = resource_server(&authorization, |b| b.client_ids(["app-client-1"])).await;
+    let mut cognito = authorization.claims(&url, "carla", "jobs:read");
+    cognito.as_object_mut().unwrap().remove("aud");
+    cognito["client_id"] = json!("app-client-1");
+    assert_eq!(
+        whoami_as(&url, &key.sign(&cognito)).await,
+        "carla jobs:read"
+    );
+    cognito["client_id"] = json!("another-client");
+    assert_refused(
+        &url,
+        &key.sign(&cognito),
+        "the token is not for this resource",
+    )
+    .await;
+    // An `aud` that is there is still held to the audiences.
+    cognito["client_id"] = json!("app-client-1");
+    cognito["aud"] = json!("https://elsewhere.example/mcp");
+    assert_refused(
+        &url,
+        &key.sign(&cognito),
+        "the token is not for this resource",
+    )
+    .await;
 }

@@ -118,6 +118,8 @@ pub(crate) struct Introspector {
     pub issuer: String,
     pub audiences: std::collections::HashSet<String>,
     pub subject_claim: String,
+    /// Claims read as scopes beside `scope` and `scp`.
+    pub scope_claims: Vec<String>,
     cache: std::sync::Mutex<Cache>,
     turns: Semaphore,
 }
@@ -141,6 +143,7 @@ impl Introspector {
         issuer: String,
         audiences: std::collections::HashSet<String>,
         subject_claim: String,
+        scope_claims: Vec<String>,
     ) -> Self {
         Introspector {
             settings,
@@ -148,6 +151,7 @@ impl Introspector {
             issuer,
             audiences,
             subject_claim,
+            scope_claims,
             cache: Default::default(),
             turns: Semaphore::new(MAX_IN_FLIGHT),
         }
@@ -284,7 +288,7 @@ impl Introspector {
         Ok((
             Verified {
                 subject,
-                scopes: scopes(&answer),
+                scopes: scopes(&answer, &self.scope_claims),
                 claims: answer,
             },
             expires,

@@ -12,13 +12,17 @@
 //!    keys of its algorithm;
 //! 3. `iss` is the issuer, exactly;
 //! 4. `aud` holds the resource's canonical URI or another audience
-//!    configured (RFC 8707, RFC 9068);
+//!    configured (RFC 8707, RFC 9068); a token without `aud` passes only
+//!    when client ids were configured for it (Amazon Cognito's access
+//!    tokens name their client in `client_id` instead) and its
+//!    `client_id` is one of them;
 //! 5. `exp` is present and not past, `nbf` is not to come, and `iat` is
 //!    not in the future, each within the leeway;
 //! 6. the subject claim (`sub` unless configured) is a string.
 //!
 //! Scopes come from `scope` (space-separated, RFC 9068) or `scp` (a string
-//! or an array, as Entra ID and Okta write it).
+//! or an array, as Entra ID and Okta write it), and from the claims
+//! configured beside them (`roles`, `permissions`).
 
 use std::collections::HashSet;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -39,6 +43,10 @@ pub(crate) struct TokenRules {
     /// The shared secret HS256/384/512 tokens are verified with, when one
     /// was configured.
     pub hmac: Option<DecodingKey>,
+    /// Claims read as scopes beside `scope` and `scp`.
+    pub scope_claims: Vec<String>,
+    /// The `client_id`s a token without `aud` may name (rule 4).
+    pub client_ids: HashSet<String>,
 }
 
 /// A token that passed every rule.
@@ -123,6 +131,7 @@ pub(crate) fn verify(
         outcome.expect("one candidate at least")
     };
     let claims = decoded.map_err(refusal)?.claims;
+    check_client_without_audience(&claims, rules)?;
     check_issued_at(&claims, rules.leeway)?;
     let subject = claims
         .get(&rules.subject_claim)
@@ -136,9 +145,31 @@ pub(crate) fn verify(
         .to_owned();
     Ok(Verified {
         subject,
-        scopes: scopes(&claims),
+        scopes: scopes(&claims, &rules.scope_claims),
         claims,
     })
+}
+
+/// Rule 4 for a token without `aud`: its `client_id` must be one
+/// configured. (jsonwebtoken holds a present `aud` to the audiences.)
+fn check_client_without_audience(
+    claims: &Map<String, Value>,
+    rules: &TokenRules,
+) -> Result<(), Invalid> {
+    if claims.contains_key("aud") {
+        return Ok(());
+    }
+    match claims.get("client_id").and_then(Value::as_str) {
+        Some(client) if rules.client_ids.contains(client) => Ok(()),
+        Some(client) => Err(Invalid::new(
+            "the token is not for this resource",
+            format!("no aud, and client_id `{client}` is not one configured"),
+        )),
+        None => Err(Invalid::new(
+            "the token lacks a required claim",
+            "neither aud nor client_id",
+        )),
+    }
 }
 
 /// The most keys a token without a `kid` is tried against.
@@ -148,7 +179,13 @@ fn validation(alg: Algorithm, rules: &TokenRules) -> Validation {
     let mut validation = Validation::new(alg);
     validation.set_issuer(&[&rules.issuer]);
     validation.aud = Some(rules.audiences.clone());
-    validation.set_required_spec_claims(&["exp", "iss", "aud"]);
+    // Without client ids configured, `aud` is required here; with them, a
+    // token without it is held to rule 4 after decoding.
+    if rules.client_ids.is_empty() {
+        validation.set_required_spec_claims(&["exp", "iss", "aud"]);
+    } else {
+        validation.set_required_spec_claims(&["exp", "iss"]);
+    }
     validation.validate_exp = true;
     validation.validate_nbf = true;
     validation.leeway = rules.leeway.as_secs();
@@ -196,25 +233,35 @@ fn check_issued_at(claims: &Map<String, Value>, leeway: Duration) -> Result<(), 
     }
 }
 
-/// The scopes a token grants: `scope`, space-separated, or `scp`, a
-/// string or an array of them.
-pub(crate) fn scopes(claims: &Map<String, Value>) -> Scopes {
-    let words = |text: &str| {
+/// The scopes a token grants: `scope`, space-separated, or else `scp`,
+/// and every claim of `extra`; each a string of space-separated scopes or
+/// an array of them.
+pub(crate) fn scopes(claims: &Map<String, Value>, extra: &[String]) -> Scopes {
+    let standard = if claims.get("scope").is_some_and(Value::is_string) {
+        "scope"
+    } else {
+        "scp"
+    };
+    let names = std::iter::once(standard).chain(extra.iter().map(String::as_str));
+    Scopes::from_iter(names.flat_map(|name| words(claims.get(name))))
+}
+
+/// The scopes of one claim's value.
+fn words(value: Option<&Value>) -> Vec<String> {
+    let split = |text: &str| {
         text.split_whitespace()
             .map(str::to_owned)
             .collect::<Vec<_>>()
     };
-    let listed = match (claims.get("scope"), claims.get("scp")) {
-        (Some(Value::String(scope)), _) => words(scope),
-        (_, Some(Value::String(scp))) => words(scp),
-        (_, Some(Value::Array(scp))) => scp
+    match value {
+        Some(Value::String(text)) => split(text),
+        Some(Value::Array(items)) => items
             .iter()
             .filter_map(Value::as_str)
-            .flat_map(words)
+            .flat_map(split)
             .collect(),
         _ => Vec::new(),
-    };
-    Scopes::from_iter(listed)
+    }
 }
 
 #[cfg(test)]
@@ -229,13 +276,19 @@ mod tests {
 
     #[test]
     fn scopes_come_from_scope_or_scp() {
-        let of = |value| scopes(&claims(value)).to_string();
+        let of = |value| scopes(&claims(value), &[]).to_string();
         assert_eq!(of(json!({"scope": "b a"})), "a b");
         assert_eq!(of(json!({"scp": "b a"})), "a b");
         assert_eq!(of(json!({"scp": ["b", "a"]})), "a b");
         assert_eq!(of(json!({"scope": "a", "scp": ["b"]})), "a");
         assert_eq!(of(json!({"scope": 7})), "");
         assert_eq!(of(json!({})), "");
+        let roles = ["roles".to_owned()];
+        let with_roles = scopes(
+            &claims(json!({"scp": "a", "roles": ["Jobs.Build"]})),
+            &roles,
+        );
+        assert_eq!(with_roles.to_string(), "Jobs.Build a");
     }
 
     #[test]

@@ -86,6 +86,8 @@ pub struct OAuthBuilder {
     introspection: Option<Introspection>,
     keys: KeySettings,
     scopes_supported: Vec<String>,
+    scope_claims: Vec<String>,
+    client_ids: HashSet<String>,
     fetch: Option<Arc<dyn Fetch>>,
 }
 
@@ -130,6 +132,8 @@ impl OAuth {
             introspection: None,
             keys: KeySettings::default(),
             scopes_supported: Vec::new(),
+            scope_claims: Vec::new(),
+            client_ids: HashSet::new(),
             fetch: None,
         }
     }
@@ -316,6 +320,24 @@ impl OAuthBuilder {
         self
     }
 
+    /// Reads claim `claim` as scopes too, beside `scope` and `scp`: a
+    /// string of space-separated scopes or an array of them. Entra ID puts
+    /// an application's own permissions in `roles`; Auth0 RBAC writes
+    /// `permissions`.
+    pub fn scope_claim(mut self, claim: impl Into<String>) -> Self {
+        self.scope_claims.push(claim.into());
+        self
+    }
+
+    /// Accepts tokens that name no `aud` when their `client_id` is one of
+    /// `clients`: Amazon Cognito's access tokens name their app client so,
+    /// and no audience. A token that names an `aud` is still held to the
+    /// audiences.
+    pub fn client_ids(mut self, clients: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.client_ids.extend(clients.into_iter().map(Into::into));
+        self
+    }
+
     /// Accepts HS256/384/512 tokens signed with `secret`, shared with the
     /// authorization server on purpose. Without it, HMAC tokens are
     /// refused: a published key must never verify one.
@@ -416,6 +438,8 @@ impl OAuthBuilder {
             leeway: self.leeway,
             subject_claim: self.subject_claim.clone(),
             hmac,
+            scope_claims: self.scope_claims.clone(),
+            client_ids: self.client_ids,
         };
         let introspector = self.introspection.map(|settings| {
             Introspector::new(
@@ -424,6 +448,7 @@ impl OAuthBuilder {
                 self.issuer.clone(),
                 audiences,
                 self.subject_claim,
+                self.scope_claims,
             )
         });
         Ok(OAuth {

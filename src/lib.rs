@@ -55,9 +55,11 @@ pub use presa_runtime::{client, schema, server, transport, wire};
 
 pub use presa_runtime::client::{AwaitOptions, CallOutcome, Client};
 pub use presa_runtime::server::CompletionContext;
+#[cfg(feature = "http-server")]
+pub use presa_runtime::server::Headers;
 pub use presa_runtime::server::{
-    Caller, Context, Elicitation, ErrorDetails, FormSchema, InputRequired, Json, RequestInfo,
-    Server, State, TaskPolicy, TaskSettings, ToolError, in_process,
+    Caller, Claims, Context, Elicitation, ErrorDetails, FormSchema, InputRequired, Json,
+    RequestInfo, Scopes, Server, State, TaskPolicy, TaskSettings, ToolError, in_process,
 };
 pub use presa_runtime::wire::{
     CallToolResult, Content, ElicitResult, GetPromptResult, PromptMessage, ReadResourceResult,
@@ -68,11 +70,11 @@ pub use presa_runtime::wire::{
 /// `use presa::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        AwaitOptions, CallOutcome, CallToolResult, Caller, Client, CompletionContext, Content,
-        Context, Elicit, ElicitResult, Elicitation, ErrorDetails, FormSchema, GetPromptResult,
-        InputRequired, Json, PromptMessage, ReadResourceResult, RequestInfo, ResourceContents,
-        Server, State, SubscriptionFilter, TaskPolicy, TaskSettings, ToolError, in_process, prompt,
-        resource, tool,
+        AwaitOptions, CallOutcome, CallToolResult, Caller, Claims, Client, CompletionContext,
+        Content, Context, Elicit, ElicitResult, Elicitation, ErrorDetails, FormSchema,
+        GetPromptResult, InputRequired, Json, PromptMessage, ReadResourceResult, RequestInfo,
+        ResourceContents, Scopes, Server, State, SubscriptionFilter, TaskPolicy, TaskSettings,
+        ToolError, in_process, prompt, resource, tool,
     };
 }
 

@@ -32,6 +32,7 @@ struct Subject(String);
 impl FromContext for Subject {
     fn from_context(ctx: &Context) -> Result<Self, ToolError> {
         ctx.request()
+            .caller
             .subject
             .clone()
             .map(Subject)

@@ -205,6 +205,9 @@ async fn half_answered_deploy(store: &InMemoryTaskStore) -> String {
         client_capabilities: serde_json::from_value(capabilities).unwrap(),
         client_info: None,
         subject: None,
+        issuer: None,
+        scopes: None,
+        claims: None,
     }));
     let confirmed = InputResponse::Elicit(ElicitResult::accept(json!({"ok": true})));
     record.answers = [("confirm".to_owned(), StoredAnswer::new(&confirmed))]

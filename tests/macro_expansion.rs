@@ -102,6 +102,7 @@ struct Subject(String);
 impl FromContext for Subject {
     fn from_context(ctx: &Context) -> Result<Self, ToolError> {
         ctx.request()
+            .caller
             .subject
             .clone()
             .map(Subject)
@@ -139,13 +140,13 @@ fn request() -> RequestInfo {
         protocol_version: "2026-07-28".into(),
         client_capabilities: Default::default(),
         client_info: None,
-        subject: None,
+        caller: presa::Caller::anonymous(),
     }
 }
 
 fn request_from(subject: &str) -> RequestInfo {
     RequestInfo {
-        subject: Some(subject.into()),
+        caller: presa::Caller::subject(subject),
         ..request()
     }
 }

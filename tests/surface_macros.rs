@@ -56,7 +56,7 @@ fn request() -> RequestInfo {
         protocol_version: "2026-07-28".into(),
         client_capabilities: Default::default(),
         client_info: None,
-        subject: None,
+        caller: presa::Caller::anonymous(),
     }
 }
 

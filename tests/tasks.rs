@@ -148,7 +148,7 @@ async fn whoami(ctx: Context) -> String {
         .await;
     let info = ctx.request();
     let client = info.client_info.as_ref().map_or("-", |c| c.name.as_str());
-    let subject = info.subject.as_deref().unwrap_or("-");
+    let subject = info.caller.subject.as_deref().unwrap_or("-");
     let task = ctx.task_id().is_some();
     format!("{subject} {client} {} task={task}", info.protocol_version)
 }

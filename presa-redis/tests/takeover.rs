@@ -126,6 +126,9 @@ async fn orphan(store: &RedisTaskStore, id: &str, tool: &str) {
             client_capabilities: serde_json::from_value(capabilities).unwrap(),
             client_info: None,
             subject: None,
+            issuer: None,
+            scopes: None,
+            claims: None,
         }));
     }
     let confirmed = InputResponse::Elicit(ElicitResult::accept(json!({"ok": true})));

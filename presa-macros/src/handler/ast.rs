@@ -71,8 +71,9 @@ pub(crate) struct Extractor {
 pub(crate) enum Reason {
     /// Its type is named `Context`.
     NamedContext,
-    /// Its type is named `State<_>`.
-    NamedState,
+    /// Its type is named `State<_>`, `Claims<_>` or `Scopes`: an
+    /// extractor of presa's own other than the context.
+    NamedExtractor,
     /// `#[param(extract)]`.
     Attribute,
 }
@@ -194,11 +195,8 @@ fn classify(ty: &Type, attrs: &ParamAttrs) -> Kind {
         return Kind::Arg;
     } else if let Some(PathArguments::None) = last_segment_args(&made, "Context") {
         Reason::NamedContext
-    } else if let Some(PathArguments::AngleBracketed(a)) = last_segment_args(&made, "State")
-        && a.args.len() == 1
-        && let Some(GenericArgument::Type(_)) = a.args.first()
-    {
-        Reason::NamedState
+    } else if named_extractor(&made) {
+        Reason::NamedExtractor
     } else {
         return Kind::Arg;
     };
@@ -207,6 +205,20 @@ fn classify(ty: &Type, attrs: &ParamAttrs) -> Kind {
         reference,
         reason,
     }))
+}
+
+/// Whether `ty` is named as one of presa's extractors other than the
+/// context: `Scopes`, `Headers`, `State<_>` or `Claims<_>`.
+fn named_extractor(ty: &Type) -> bool {
+    let plain = |name| matches!(last_segment_args(ty, name), Some(PathArguments::None));
+    let generic = |name| {
+        matches!(
+            last_segment_args(ty, name),
+            Some(PathArguments::AngleBracketed(a))
+                if a.args.len() == 1 && matches!(a.args.first(), Some(GenericArgument::Type(_)))
+        )
+    };
+    plain("Scopes") || plain("Headers") || generic("State") || generic("Claims")
 }
 
 /// The generic arguments of `ty`'s last path segment, if `ty` is a path
@@ -325,7 +337,12 @@ mod tests {
         let by_name = |ty: Type| reason(ty, ParamAttrs::default());
         assert!(by_name(parse_quote!(Context)) == Some((Reason::NamedContext, false)));
         assert!(by_name(parse_quote!(&presa::Context)) == Some((Reason::NamedContext, true)));
-        assert!(by_name(parse_quote!(State<Db>)) == Some((Reason::NamedState, false)));
+        assert!(by_name(parse_quote!(State<Db>)) == Some((Reason::NamedExtractor, false)));
+        assert!(by_name(parse_quote!(Scopes)) == Some((Reason::NamedExtractor, false)));
+        assert!(
+            by_name(parse_quote!(presa::Claims<Tenant>)) == Some((Reason::NamedExtractor, false))
+        );
+        assert!(by_name(parse_quote!(Claims)).is_none());
         assert!(by_name(parse_quote!(State)).is_none());
         assert!(by_name(parse_quote!(State<A, B>)).is_none());
         assert!(by_name(parse_quote!(Option<Context>)).is_none());

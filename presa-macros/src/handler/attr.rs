@@ -263,6 +263,63 @@ pub(crate) fn string_value(meta: &Meta, example: &str, errors: &mut Errors) -> O
     }
 }
 
+/// `scopes = ["jobs:build", …]`: the OAuth scopes a handler's callers must
+/// hold. Each must be one scope, declared once; the runtime checks the
+/// characters of each when the handler is registered.
+pub(crate) fn scopes_value(meta: &Meta, errors: &mut Errors) -> Option<Vec<LitStr>> {
+    let example = "scopes = [\"jobs:build\"]";
+    let Meta::NameValue(nv) = meta else {
+        errors.error(meta, format!("`scopes` needs a list, as in `{example}`"));
+        return None;
+    };
+    let Expr::Array(list) = &nv.value else {
+        errors.error(
+            &nv.value,
+            format!("expected a list of string literals, as in `{example}`"),
+        );
+        return None;
+    };
+    if list.elems.is_empty() {
+        errors.error(
+            list,
+            "`scopes = []` requires no scope; leave the option out for a handler anyone may use",
+        );
+        return None;
+    }
+    let mut scopes: Vec<LitStr> = Vec::new();
+    for element in &list.elems {
+        let Expr::Lit(ExprLit {
+            lit: Lit::Str(scope),
+            ..
+        }) = element
+        else {
+            errors.error(
+                element,
+                format!("a scope is a string literal, as in `{example}`"),
+            );
+            continue;
+        };
+        let value = scope.value();
+        if value.is_empty() {
+            errors.error(scope, "a scope cannot be empty");
+        } else if value.chars().any(char::is_whitespace) {
+            let split: Vec<String> = value.split_whitespace().map(|s| format!("{s:?}")).collect();
+            errors.error(
+                scope,
+                format!(
+                    "one scope per string: write `scopes = [{}]`",
+                    split.join(", ")
+                ),
+            );
+        } else if scopes.iter().any(|seen| seen.value() == value) {
+            errors.error(scope, format!("scope {value:?} is declared twice"));
+        } else {
+            scopes.push(scope.clone());
+        }
+    }
+    Some(scopes)
+}
+
 /// A flag: bare `key` is true, or `key = true | false`.
 pub(crate) fn flag_value(meta: &Meta, key: &str, errors: &mut Errors) -> Option<bool> {
     match meta {

@@ -15,6 +15,7 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
+use syn::LitStr;
 use syn::spanned::Spanned;
 
 use super::ast::{HandlerFn, Kind, Param};
@@ -68,6 +69,18 @@ pub(crate) fn extractions(
         });
     }
     (extractions, call_args)
+}
+
+/// `fn scopes`, when the handler declares some.
+pub(crate) fn scopes(scopes: Option<&[LitStr]>) -> TokenStream {
+    match scopes {
+        Some(scopes) if !scopes.is_empty() => quote! {
+            fn scopes(&self) -> &'static [&'static str] {
+                &[#(#scopes),*]
+            }
+        },
+        _ => TokenStream::new(),
+    }
 }
 
 /// `fn required_state`: what the extractors declare, when there are any.

@@ -166,15 +166,17 @@ fn check_extractor(
         };
         errors.error(r, message);
     }
-    if matches!(extractor.reason, Reason::NamedContext | Reason::NamedState)
-        && let Some(attr) = &param.attrs.attr
+    if matches!(
+        extractor.reason,
+        Reason::NamedContext | Reason::NamedExtractor
+    ) && let Some(attr) = &param.attrs.attr
     {
         errors.error(
             attr,
             format!(
                 "`#[param]` describes a {}, but presa takes a parameter whose type is named \
-                 `Context` or `State<_>` for an extractor; if this type is your own, make it an \
-                 argument with `#[param(arg)]`",
+                 `Context`, `State<_>`, `Scopes`, `Claims<_>` or `Headers` for an extractor; if \
+                 this type is your own, make it an argument with `#[param(arg)]`",
                 kind.argument_noun()
             ),
         );

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use syn::LitStr;
 
 use crate::errors::Errors;
-use crate::handler::attr::{key_of, meta_list, string_value};
+use crate::handler::attr::{key_of, meta_list, scopes_value, string_value};
 
 /// The options of `#[prompt(...)]`.
 #[derive(Default)]
@@ -17,6 +17,8 @@ pub(crate) struct PromptAttrs {
     pub title: Option<LitStr>,
     /// `description = "..."`: instead of the doc comment.
     pub description: Option<LitStr>,
+    /// `scopes = [...]`: the OAuth scopes callers must hold.
+    pub scopes: Option<Vec<LitStr>>,
 }
 
 /// Parses the tokens inside `#[prompt(...)]`.
@@ -39,11 +41,12 @@ pub(crate) fn prompt_attrs(tokens: TokenStream, errors: &mut Errors) -> PromptAt
                 attrs.description =
                     string_value(&meta, "description = \"Asks for a code review\"", errors);
             }
+            "scopes" => attrs.scopes = scopes_value(&meta, errors),
             _ => errors.error(
                 meta.path(),
                 format!(
-                    "unknown `#[prompt]` option `{key}`; expected `name`, `title` or \
-                     `description`"
+                    "unknown `#[prompt]` option `{key}`; expected `name`, `title`, \
+                     `description` or `scopes`"
                 ),
             ),
         }

@@ -11,7 +11,7 @@ use syn::ext::IdentExt;
 
 use super::attr::PromptAttrs;
 use crate::handler::ast::{HandlerFn, Param};
-use crate::handler::expand::{at, completer, extractions, option_str, required_state};
+use crate::handler::expand::{at, completer, extractions, option_str, required_state, scopes};
 
 /// The function and its prompt struct.
 pub(crate) fn prompt(prompt: &HandlerFn, attrs: &PromptAttrs) -> TokenStream {
@@ -26,6 +26,7 @@ pub(crate) fn prompt(prompt: &HandlerFn, attrs: &PromptAttrs) -> TokenStream {
     let definition = definition(prompt, attrs);
     let completer = completer(prompt);
     let required_state = required_state(prompt);
+    let scopes = scopes(attrs.scopes.as_deref());
     let parsed = parsed_arguments(prompt);
     let (extractions, call_args) = extractions(prompt, |param| {
         let var = param.ident().map(local);
@@ -46,6 +47,7 @@ pub(crate) fn prompt(prompt: &HandlerFn, attrs: &PromptAttrs) -> TokenStream {
             #definition
             #completer
             #required_state
+            #scopes
 
             fn get(
                 &self,

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use syn::{Expr, ExprLit, Lit, LitInt, LitStr, Meta};
 
 use crate::errors::Errors;
-use crate::handler::attr::{key_of, meta_list, string_value};
+use crate::handler::attr::{key_of, meta_list, scopes_value, string_value};
 
 /// The options of `#[resource(...)]`.
 #[derive(Default)]
@@ -25,6 +25,8 @@ pub(crate) struct ResourceAttrs {
     pub ttl_ms: Option<u64>,
     /// `cache_scope = "public" | "private"`: who may share a cached read.
     pub cache_scope: Option<LitStr>,
+    /// `scopes = [...]`: the OAuth scopes callers must hold.
+    pub scopes: Option<Vec<LitStr>>,
 }
 
 /// Parses the tokens inside `#[resource(...)]`.
@@ -50,6 +52,7 @@ pub(crate) fn resource_attrs(tokens: TokenStream, errors: &mut Errors) -> Resour
                 attrs.mime_type = string_value(&meta, "mime_type = \"application/json\"", errors);
             }
             "ttl_ms" => attrs.ttl_ms = ttl_value(&meta, errors),
+            "scopes" => attrs.scopes = scopes_value(&meta, errors),
             "cache_scope" => {
                 attrs.cache_scope = string_value(&meta, "cache_scope = \"public\"", errors);
             }
@@ -57,7 +60,7 @@ pub(crate) fn resource_attrs(tokens: TokenStream, errors: &mut Errors) -> Resour
                 meta.path(),
                 format!(
                     "unknown `#[resource]` option `{key}`; expected `uri`, `name`, `title`, \
-                     `description`, `mime_type`, `ttl_ms` or `cache_scope`"
+                     `description`, `mime_type`, `ttl_ms`, `cache_scope` or `scopes`"
                 ),
             ),
         }

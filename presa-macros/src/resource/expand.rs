@@ -11,7 +11,9 @@ use syn::ext::IdentExt;
 
 use super::attr::ResourceAttrs;
 use crate::handler::ast::HandlerFn;
-use crate::handler::expand::{at, completer, extractions, option_bool, option_str, required_state};
+use crate::handler::expand::{
+    at, completer, extractions, option_bool, option_str, required_state, scopes,
+};
 
 /// The function and its resource struct; `template` says whether the URI
 /// is a template.
@@ -29,6 +31,7 @@ pub(crate) fn resource(resource: &HandlerFn, attrs: &ResourceAttrs, template: bo
     let cache = cache(attrs);
     let completer = completer(resource);
     let required_state = required_state(resource);
+    let scopes = scopes(attrs.scopes.as_deref());
     let parsed = parsed_variables(resource);
     let (extractions, call_args) = extractions(resource, |param| {
         let var = param.ident().map(local);
@@ -50,6 +53,7 @@ pub(crate) fn resource(resource: &HandlerFn, attrs: &ResourceAttrs, template: bo
             #cache
             #completer
             #required_state
+            #scopes
 
             fn read(
                 &self,

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use syn::{Expr, ExprLit, Ident, Lit, LitStr, Meta};
 
 use crate::errors::Errors;
-use crate::handler::attr::{flag_value, key_of, meta_list, string_value};
+use crate::handler::attr::{flag_value, key_of, meta_list, scopes_value, string_value};
 
 /// The options of `#[tool(...)]`.
 #[derive(Default)]
@@ -26,6 +26,8 @@ pub(crate) struct ToolAttrs {
     pub resumable: Option<(syn::Path, bool)>,
     /// Behaviour hints, each `flag` (true) or `flag = bool`.
     pub hints: Hints,
+    /// `scopes = [...]`: the OAuth scopes callers must hold.
+    pub scopes: Option<Vec<LitStr>>,
 }
 
 /// The tool's behaviour hints; `None` where the option is absent.
@@ -95,12 +97,13 @@ pub(crate) fn tool_attrs(
             "destructive" => attrs.hints.destructive = flag_value(&meta, &key, errors),
             "idempotent" => attrs.hints.idempotent = flag_value(&meta, &key, errors),
             "open_world" => attrs.hints.open_world = flag_value(&meta, &key, errors),
+            "scopes" => attrs.scopes = scopes_value(&meta, errors),
             _ => errors.error(
                 meta.path(),
                 format!(
                     "unknown `#[tool]` option `{key}`; expected `name`, `title`, `description`, \
-                     `task`, `task_start`, `resumable`, `read_only`, `destructive`, `idempotent` \
-                     or `open_world`"
+                     `task`, `task_start`, `resumable`, `scopes`, `read_only`, `destructive`, \
+                     `idempotent` or `open_world`"
                 ),
             ),
         }

@@ -12,7 +12,7 @@ use syn::{Ident, ItemFn, LitStr};
 
 use super::attr::{Policy, Task, ToolAttrs};
 use crate::handler::ast::{HandlerFn, generated};
-use crate::handler::expand::{at, extractions, option_bool, option_str, required_state};
+use crate::handler::expand::{at, extractions, option_bool, option_str, required_state, scopes};
 
 /// The function, its arguments struct and its tool struct.
 pub(crate) fn tool(tool: &HandlerFn, attrs: &ToolAttrs) -> TokenStream {
@@ -139,6 +139,7 @@ fn tool_struct(tool: &HandlerFn, attrs: &ToolAttrs) -> TokenStream {
         quote!(__args.#field)
     });
     let required_state = required_state(tool);
+    let scopes = scopes(attrs.scopes.as_deref());
 
     let args_ident = tool.generated("Args");
     quote! {
@@ -150,6 +151,7 @@ fn tool_struct(tool: &HandlerFn, attrs: &ToolAttrs) -> TokenStream {
             #definition
             #policy
             #required_state
+            #scopes
 
             fn call(
                 &self,

@@ -1,6 +1,7 @@
 //! [`ServerBuilder`]: configuring a [`Server`], with every check that can
 //! be made before the first request made at [`ServerBuilder::build`].
 
+use super::authorize::{Listing, ScopeRules};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -57,6 +58,8 @@ impl Server {
             tasks: None,
             task_store: None,
             error_details: ErrorDetails::default(),
+            scope_implies: Vec::new(),
+            listing: Listing::default(),
         }
     }
 }
@@ -84,9 +87,33 @@ pub struct ServerBuilder {
     tasks: Option<TaskSettings>,
     task_store: Option<Arc<dyn TaskStore>>,
     error_details: ErrorDetails,
+    scope_implies: Vec<(String, Vec<String>)>,
+    listing: Listing,
 }
 
 impl ServerBuilder {
+    /// Declares that a caller holding scope `broader` holds each of
+    /// `narrower` too (and what they imply in turn), so that a handler
+    /// requiring `jobs:build` runs for a token with `jobs:admin`. See
+    /// `server::authorize` for the rules of scopes.
+    pub fn scope_implies(
+        mut self,
+        broader: impl Into<String>,
+        narrower: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        let narrower = narrower.into_iter().map(Into::into).collect();
+        self.scope_implies.push((broader.into(), narrower));
+        self
+    }
+
+    /// Which handlers `tools/list` and the other lists show a caller:
+    /// every one (the default, so that a client can step up to what it
+    /// lacks), or only those it holds the scopes of.
+    pub fn listing(mut self, listing: Listing) -> Self {
+        self.listing = listing;
+        self
+    }
+
     /// Guidance for the model, returned by `server/discover`.
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
         self.instructions = Some(instructions.into());
@@ -114,7 +141,8 @@ impl ServerBuilder {
     /// [`build`](Self::build) panics if a prompt of the same name is
     /// registered too.
     pub fn prompt(mut self, prompt: impl PromptHandler) -> Self {
-        self.prompts.push(RegisteredPrompt::new(prompt));
+        self.prompts
+            .push(RegisteredPrompt::new(prompt).unwrap_or_else(|e| panic!("{e}")));
         self
     }
 
@@ -335,6 +363,7 @@ impl ServerBuilder {
             engine,
             result_meta,
             error_details: self.error_details,
+            scope_rules: ScopeRules::new(&self.scope_implies, self.listing),
         })
     }
 

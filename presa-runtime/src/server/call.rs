@@ -22,7 +22,8 @@ use futures::FutureExt;
 use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
 
-use super::caller::Caller;
+use super::authorize::{ScopeRules, authorize};
+use super::caller::{Caller, Scopes};
 use super::context::{Context, ContextParts, RequestInfo};
 use super::error::{ErrorDetails, Failure, InputRequired, Origin};
 use super::input::Verdict;
@@ -60,6 +61,8 @@ pub(crate) struct CallEnv<'a> {
     pub max_answer_bytes: usize,
     /// In a legacy session, the client asked with requests of its own.
     pub peer: Option<&'a PeerLink>,
+    /// Who may call what.
+    pub scope_rules: &'a ScopeRules,
 }
 
 /// How one call runs.
@@ -98,6 +101,12 @@ pub(crate) async fn call_tool(
     let Some(tool) = env.registry.tool(&params.name) else {
         return Err(invalid_params(format!("Unknown tool: `{}`", params.name)));
     };
+    authorize(
+        env.scope_rules,
+        caller,
+        &format!("tool `{}`", params.name),
+        tool.scopes,
+    )?;
     let info = request_info(&meta, caller);
     let fixed = match tool.policy {
         ToolPolicy::Fixed(policy) => {
@@ -109,9 +118,10 @@ pub(crate) async fn call_tool(
         Ok(arguments) => arguments,
         Err(error) => return Ok(to_value(complete(error.into_result(), env.meta))),
     };
+    let principal = caller.principal();
     let binding = CallBinding::new(
         Method::ToolsCall,
-        caller.subject.as_deref(),
+        principal.as_deref(),
         tool.name(),
         &arguments,
     );
@@ -315,9 +325,28 @@ fn resumable_call(
             protocol_version: info.protocol_version.clone(),
             client_capabilities: info.client_capabilities.clone(),
             client_info: info.client_info.clone(),
-            subject: info.subject.clone(),
+            subject: info.caller.subject.clone(),
+            issuer: info.caller.issuer.as_deref().map(str::to_owned),
+            scopes: (!info.caller.scopes.is_every())
+                .then(|| info.caller.scopes.iter().map(str::to_owned).collect()),
+            claims: info.caller.claims.as_deref().cloned(),
         })
     })
+}
+
+/// The caller a resumable call was made by, as its task resumes.
+fn resumed_caller(call: &ResumableCall) -> Caller {
+    let mut caller = match &call.subject {
+        Some(subject) => Caller::subject(subject.clone()),
+        None => Caller::anonymous(),
+    };
+    caller.issuer = call.issuer.as_deref().map(Into::into);
+    caller.scopes = match &call.scopes {
+        Some(scopes) => Scopes::from_iter(scopes.iter().cloned()),
+        None => Scopes::every(),
+    };
+    caller.claims = call.claims.clone().map(Arc::new);
+    caller
 }
 
 /// Runs a resumable tool's task again from its record, on this server,
@@ -348,10 +377,10 @@ pub(crate) fn resume_task(
         .collect();
     let ctx = Context::new(ContextParts {
         info: RequestInfo {
+            caller: resumed_caller(&call),
             protocol_version: call.protocol_version,
             client_capabilities: call.client_capabilities,
             client_info: call.client_info,
-            subject: call.subject,
         },
         answers,
         notifier: None,

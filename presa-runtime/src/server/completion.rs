@@ -227,11 +227,12 @@ mod tests {
     use super::*;
 
     fn ctx() -> CompletionContext {
+        use crate::server::Caller;
         let request = RequestInfo {
             protocol_version: "2026-07-28".into(),
             client_capabilities: Default::default(),
             client_info: None,
-            subject: None,
+            caller: Caller::anonymous(),
         };
         let arguments = [("framework".to_owned(), "django".to_owned())].into();
         CompletionContext::standalone("language", arguments, request)

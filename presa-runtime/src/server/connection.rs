@@ -534,7 +534,7 @@ impl Connection {
             return;
         }
         let mut stream = match &self.session {
-            Some(session) => self.server.handle_legacy(request, session, charge),
+            Some(session) => self.server.handle_legacy(request, session, None, charge),
             None => self.server.handle_charged(request, &self.caller, charge),
         }
         .bounded_by(&self.shutdown, id.clone());

@@ -13,6 +13,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
 
+use super::caller::Caller;
 use super::elicit::{Elicit, Elicitation};
 use super::error::{InputRequired, ToolError};
 use super::form::FormSchema;
@@ -36,9 +37,9 @@ pub struct RequestInfo {
     pub client_capabilities: ClientCapabilities,
     /// The client's self-reported identity.
     pub client_info: Option<Implementation>,
-    /// The authenticated subject, supplied by the transport; `None` when
-    /// anonymous.
-    pub subject: Option<String>,
+    /// Who is calling, as the transport vouches: subject, issuer, scopes
+    /// and token claims.
+    pub caller: Caller,
 }
 
 /// Asks the dispatcher to turn the call into a task; it answers once the

@@ -43,10 +43,12 @@ pub(crate) async fn get_prompt(
         .registry
         .prompt(&name)
         .ok_or_else(|| unknown_prompt(&name))?;
+    env.authorize(caller, &format!("prompt `{name}`"), prompt.scopes)?;
     let arguments = arguments.unwrap_or_default();
     check_required(&prompt.definition, &arguments)?;
     let bound = as_json(&arguments);
-    let binding = CallBinding::new(Method::PromptsGet, caller.subject.as_deref(), &name, &bound);
+    let principal = caller.principal();
+    let binding = CallBinding::new(Method::PromptsGet, principal.as_deref(), &name, &bound);
     let answers = gather_answers(
         env.codec,
         &binding,

@@ -52,7 +52,7 @@ impl Server {
         let shared = self.shared();
         shared
             .registry
-            .add_prompt(RegisteredPrompt::new(prompt), &requirements(shared))
+            .add_prompt(RegisteredPrompt::new(prompt)?, &requirements(shared))
     }
 
     /// Removes prompt `name`, and tells the listeners; whether there was

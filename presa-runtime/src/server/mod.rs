@@ -80,6 +80,7 @@
 //! supported versions.
 
 mod args;
+mod authorize;
 mod builder;
 mod call;
 mod caller;
@@ -120,14 +121,17 @@ mod validate;
 mod violation;
 
 pub use args::{ArgsParser, ArgumentError, TextArgs, TextParam};
+pub use authorize::Listing;
 pub use builder::ServerBuilder;
-pub use caller::Caller;
+pub use caller::{Caller, ScopeList, Scopes};
 pub use completion::{CompleteFn, Completer, CompletionContext, CompletionOutcome, IntoCompletion};
 pub use connection::{CLOSE_DRAIN, MAX_SUBSCRIPTIONS, in_process, serve, serve_until};
 pub use context::{Context, InputFuture, RequestInfo};
 pub use elicit::{Elicit, ElicitEnum, ElicitField, Elicitation};
 pub use error::{ErrorDetails, InputRequired, MASKED_ERROR_MESSAGE, ToolError};
-pub use extract::FromContext;
+#[cfg(feature = "http-server")]
+pub use extract::Headers;
+pub use extract::{Claims, FromContext};
 pub use form::{FormSchema, FormSchemaError};
 pub use peer::MAX_OUTBOUND;
 pub use prompt::{IntoPromptResult, PromptHandler, PromptResult};

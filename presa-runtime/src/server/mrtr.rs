@@ -51,6 +51,7 @@ use futures::FutureExt;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use super::authorize::{ScopeRules, authorize};
 use super::caller::Caller;
 use super::context::{Context, ContextParts, RequestInfo};
 use super::error::{Failure, ToolError};
@@ -150,6 +151,20 @@ pub(crate) struct RequestEnv<'a> {
     pub meta: &'a ResultMeta,
     /// In a legacy session, the client asked with requests of its own.
     pub peer: Option<&'a PeerLink>,
+    /// Who may call what.
+    pub scope_rules: &'a ScopeRules,
+}
+
+impl RequestEnv<'_> {
+    /// Rule 2 of `authorize` for `item`, which requires `scopes`.
+    pub fn authorize(
+        &self,
+        caller: &Caller,
+        item: &str,
+        scopes: &[&str],
+    ) -> Result<(), ErrorObject> {
+        authorize(self.scope_rules, caller, item, scopes)
+    }
 }
 
 /// Who sends a request, from its `_meta` and the transport's caller.
@@ -158,7 +173,7 @@ pub(crate) fn request_info(meta: &RequestMeta, caller: &Caller) -> RequestInfo {
         protocol_version: meta.protocol_version.clone(),
         client_capabilities: meta.client_capabilities.clone(),
         client_info: meta.client_info.clone(),
-        subject: caller.subject.clone(),
+        caller: caller.clone(),
     }
 }
 

@@ -43,9 +43,11 @@ pub(crate) async fn read_resource(
         .registry
         .resolve(&uri)
         .ok_or_else(|| resource_not_found(&uri))?;
+    env.authorize(caller, &format!("resource `{uri}`"), resource.scopes)?;
+    let principal = caller.principal();
     let binding = CallBinding::new(
         Method::ResourcesRead,
-        caller.subject.as_deref(),
+        principal.as_deref(),
         &uri,
         &Map::new(),
     );

@@ -13,6 +13,7 @@ use super::resource::{ReadCache, ResourceDefinition, ResourceHandler};
 use super::state::StateType;
 use super::tool::{TaskStart, ToolHandler, ToolPolicy};
 use crate::wire::headers::{HeaderParam, header_params};
+use crate::wire::scope_token;
 use crate::wire::{
     AbsoluteUrl, CallToolResult, Prompt, Resource, ResourceTemplate, Tool, UriTemplate,
 };
@@ -31,6 +32,8 @@ pub(crate) struct RegisteredTool {
     pub resumable: bool,
     /// The application state the tool reads.
     pub required_state: Vec<StateType>,
+    /// The scopes its callers must hold.
+    pub scopes: &'static [&'static str],
     /// The parameters mirrored into `Mcp-Param-*` headers over HTTP. The
     /// annotations are checked on every transport: a tool whose headers
     /// break the rules is a bug wherever it is served.
@@ -59,7 +62,9 @@ impl RegisteredTool {
             .map_err(|e| invalid("outputSchema", e.to_string()))?;
         let headers = header_params(&definition.input_schema)
             .map_err(|e| invalid("inputSchema", e.to_string()))?;
+        let scopes = checked_scopes(item(), handler.scopes())?;
         Ok(RegisteredTool {
+            scopes,
             headers,
             policy: handler.policy(),
             start: handler.task_start(),
@@ -121,15 +126,21 @@ pub(crate) struct RegisteredPrompt {
     pub definition: Prompt,
     pub handler: Arc<dyn PromptHandler>,
     pub required_state: Vec<StateType>,
+    /// The scopes its callers must hold.
+    pub scopes: &'static [&'static str],
 }
 
 impl RegisteredPrompt {
-    pub fn new(handler: impl PromptHandler) -> Self {
-        RegisteredPrompt {
-            definition: handler.definition(),
+    /// Takes `handler` in, checking its scopes.
+    pub fn new(handler: impl PromptHandler) -> Result<Self, RegistrationError> {
+        let definition = handler.definition();
+        let scopes = checked_scopes(format!("prompt `{}`", definition.name), handler.scopes())?;
+        Ok(RegisteredPrompt {
+            definition,
+            scopes,
             required_state: handler.required_state(),
             handler: Arc::new(handler),
-        }
+        })
     }
 
     /// Whether some argument has a completer.
@@ -154,6 +165,8 @@ pub(crate) struct RegisteredResource {
     pub handler: Arc<dyn ResourceHandler>,
     pub cache: ReadCache,
     pub required_state: Vec<StateType>,
+    /// The scopes its callers must hold.
+    pub scopes: &'static [&'static str],
 }
 
 /// What a resource handler serves, checked.
@@ -188,7 +201,15 @@ impl RegisteredResource {
                 ResourceEntry::Template { listing, template }
             }
         };
+        let item = match &entry {
+            ResourceEntry::Fixed(resource) => format!("resource `{}`", resource.uri),
+            ResourceEntry::Template { listing, .. } => {
+                format!("resource template `{}`", listing.uri_template)
+            }
+        };
+        let scopes = checked_scopes(item, handler.scopes())?;
         Ok(RegisteredResource {
+            scopes,
             entry,
             cache: handler.cache(),
             required_state: handler.required_state(),
@@ -269,6 +290,17 @@ pub enum RegistrationError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A declared scope is not an OAuth scope token (RFC 6749 section 3.3:
+    /// printable ASCII, no space, `"` or `\\`).
+    #[error("{item} declares scope {scope:?}, which is not an OAuth scope token: {reason}")]
+    InvalidScope {
+        /// The entry.
+        item: String,
+        /// The scope as declared.
+        scope: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
     /// A tool runs only as a task, and the server has no tasks.
     #[error("{item} runs only as a task, but tasks are not enabled; call ServerBuilder::tasks")]
     TasksNotEnabled {
@@ -285,4 +317,21 @@ pub enum RegistrationError {
         /// The type's name.
         state: &'static str,
     },
+}
+
+/// `scopes`, if each is an OAuth scope token (RFC 6749 section 3.3).
+fn checked_scopes(
+    item: String,
+    scopes: &'static [&'static str],
+) -> Result<&'static [&'static str], RegistrationError> {
+    for scope in scopes {
+        if let Err(reason) = scope_token(scope) {
+            return Err(RegistrationError::InvalidScope {
+                item,
+                scope: (*scope).to_owned(),
+                reason,
+            });
+        }
+    }
+    Ok(scopes)
 }

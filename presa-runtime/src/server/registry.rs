@@ -25,6 +25,7 @@ use std::sync::{Arc, RwLock};
 use serde_json::Map;
 use tokio::sync::broadcast;
 
+use super::authorize::Shows;
 use super::catalog::{Catalog, Keyed, ListSettings};
 use super::changes::{Change, ChangeFeed};
 use super::registered::{
@@ -34,7 +35,7 @@ use super::state::{StateMap, StateType};
 use super::tool::{TaskPolicy, ToolPolicy};
 use crate::util::{read, write};
 use crate::wire::{
-    CacheScope, ErrorObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ErrorObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
     ListToolsResult, Method, PaginatedParams, PromptsCapability, ResourcesCapability, ResultMeta,
     ResultType, ServerCapabilities, ToolsCapability,
 };
@@ -276,6 +277,25 @@ impl Registry {
         read(&self.tools).get(name).cloned()
     }
 
+    /// Every scope an entry declares.
+    pub fn declared_scopes(&self) -> std::collections::BTreeSet<&'static str> {
+        let tools = read(&self.tools);
+        let prompts = read(&self.prompts);
+        let resources = read(&self.resources);
+        let tool_scopes = tools.iter().flat_map(|t| t.scopes);
+        let prompt_scopes = prompts.iter().flat_map(|p| p.scopes);
+        let resource_scopes = resources
+            .fixed
+            .iter()
+            .chain(resources.templates.iter())
+            .flat_map(|r| r.scopes);
+        tool_scopes
+            .chain(prompt_scopes)
+            .chain(resource_scopes)
+            .copied()
+            .collect()
+    }
+
     /// The prompt called `name`.
     pub fn prompt(&self, name: &str) -> Option<Arc<RegisteredPrompt>> {
         read(&self.prompts).get(name).cloned()
@@ -319,15 +339,18 @@ impl Registry {
         &self,
         params: PaginatedParams,
         meta: &ResultMeta,
+        shows: &Shows<'_>,
     ) -> Result<ListToolsResult, ErrorObject> {
         let tools = read(&self.tools);
-        let (tools, next_cursor) = self.page(&tools, params, |t| t.definition.clone())?;
+        let (tools, next_cursor) = self.page(&tools, params, |t| {
+            shows.shows(t.scopes).then(|| t.definition.clone())
+        })?;
         Ok(ListToolsResult {
             result_type: ResultType::Complete,
-            tools,
+            tools: tools.into_iter().flatten().collect(),
             next_cursor,
             ttl_ms: self.ttl_ms(),
-            cache_scope: CacheScope::Public,
+            cache_scope: shows.cache_scope(),
             meta: Some(meta.clone()),
         })
     }
@@ -337,15 +360,18 @@ impl Registry {
         &self,
         params: PaginatedParams,
         meta: &ResultMeta,
+        shows: &Shows<'_>,
     ) -> Result<ListPromptsResult, ErrorObject> {
         let prompts = read(&self.prompts);
-        let (prompts, next_cursor) = self.page(&prompts, params, |p| p.definition.clone())?;
+        let (prompts, next_cursor) = self.page(&prompts, params, |p| {
+            shows.shows(p.scopes).then(|| p.definition.clone())
+        })?;
         Ok(ListPromptsResult {
             result_type: ResultType::Complete,
-            prompts,
+            prompts: prompts.into_iter().flatten().collect(),
             next_cursor,
             ttl_ms: self.ttl_ms(),
-            cache_scope: CacheScope::Public,
+            cache_scope: shows.cache_scope(),
             meta: Some(meta.clone()),
         })
     }
@@ -355,18 +381,19 @@ impl Registry {
         &self,
         params: PaginatedParams,
         meta: &ResultMeta,
+        shows: &Shows<'_>,
     ) -> Result<ListResourcesResult, ErrorObject> {
         let resources = read(&self.resources);
         let (resources, next_cursor) = self.page(&resources.fixed, params, |r| match &r.entry {
-            ResourceEntry::Fixed(resource) => Some(resource.clone()),
-            ResourceEntry::Template { .. } => None,
+            ResourceEntry::Fixed(resource) if shows.shows(r.scopes) => Some(resource.clone()),
+            _ => None,
         })?;
         Ok(ListResourcesResult {
             result_type: ResultType::Complete,
             resources: resources.into_iter().flatten().collect(),
             next_cursor,
             ttl_ms: self.ttl_ms(),
-            cache_scope: CacheScope::Public,
+            cache_scope: shows.cache_scope(),
             meta: Some(meta.clone()),
         })
     }
@@ -376,19 +403,22 @@ impl Registry {
         &self,
         params: PaginatedParams,
         meta: &ResultMeta,
+        shows: &Shows<'_>,
     ) -> Result<ListResourceTemplatesResult, ErrorObject> {
         let resources = read(&self.resources);
         let (templates, next_cursor) =
             self.page(&resources.templates, params, |r| match &r.entry {
-                ResourceEntry::Template { listing, .. } => Some(listing.clone()),
-                ResourceEntry::Fixed(_) => None,
+                ResourceEntry::Template { listing, .. } if shows.shows(r.scopes) => {
+                    Some(listing.clone())
+                }
+                _ => None,
             })?;
         Ok(ListResourceTemplatesResult {
             result_type: ResultType::Complete,
             resource_templates: templates.into_iter().flatten().collect(),
             next_cursor,
             ttl_ms: self.ttl_ms(),
-            cache_scope: CacheScope::Public,
+            cache_scope: shows.cache_scope(),
             meta: Some(meta.clone()),
         })
     }

@@ -20,9 +20,9 @@ use serde_json::{Map, Value};
 use super::error::Origin;
 use crate::wire::legacy::render::RESOURCE_NOT_FOUND_MESSAGE;
 use crate::wire::{
-    ClientCapabilities, ErrorObject, MissingCapabilityData, RequestId, ResourceNotFoundData,
-    Response, ShuttingDownData, TASKS_EXTENSION, TaskLimitScope, TaskStoreUnavailableData,
-    TooManyTasksData, UnsupportedVersionData, codes, strict,
+    ClientCapabilities, ErrorObject, InsufficientScopeData, MissingCapabilityData, RequestId,
+    ResourceNotFoundData, Response, ShuttingDownData, TASKS_EXTENSION, TaskLimitScope,
+    TaskStoreUnavailableData, TooManyTasksData, UnsupportedVersionData, codes, strict,
 };
 
 /// How long a client is asked to wait before retrying a request the
@@ -290,6 +290,20 @@ pub(crate) fn shutting_down(started: bool) -> ErrorObject {
     };
     ErrorObject::new(codes::SHUTTING_DOWN, message)
         .with_data(to_value(ShuttingDownData { started }))
+}
+
+/// `-31004`: `item` needs scopes the caller does not all hold.
+pub(crate) fn insufficient_scope(item: &str, required: &[&str]) -> ErrorObject {
+    ErrorObject::new(
+        codes::INSUFFICIENT_SCOPE,
+        format!(
+            "Insufficient scope: {item} requires the scopes `{}`",
+            required.join(" ")
+        ),
+    )
+    .with_data(to_value(InsufficientScopeData {
+        required_scopes: required.iter().map(|s| (*s).to_owned()).collect(),
+    }))
 }
 
 /// `-32602`: one answer over the size limit.

@@ -6,7 +6,7 @@
 //! for byte; it is attacker-controlled input, so it is signed with
 //! HMAC-SHA256 and bound to:
 //!
-//! - the method and the caller's authenticated subject,
+//! - the method and the caller's principal (its issuer and subject),
 //! - what the request names (the tool or prompt, or the resource's URI)
 //!   and a SHA-256 digest of the canonical arguments,
 //! - an expiry.
@@ -62,7 +62,7 @@ pub(crate) struct StatePayload {
     v: u8,
     /// The method the state belongs to, such as `tools/call`.
     m: String,
-    /// The caller's subject, or `None` for an anonymous caller.
+    /// The caller's principal (`Caller::principal`), or `None` for an anonymous caller.
     sub: Option<String>,
     /// What the request names: a tool or prompt name, or a resource URI.
     #[serde(rename = "tool")]

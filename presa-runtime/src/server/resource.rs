@@ -133,6 +133,13 @@ pub trait ResourceHandler: Send + Sync + 'static {
         None
     }
 
+    /// The OAuth scopes a caller must hold to use this (`scopes = [...]`
+    /// on the macro; see `server::authorize` for the rules). The default is
+    /// none.
+    fn scopes(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// The application state the handler reads (see
     /// [`ToolHandler::required_state`](super::ToolHandler::required_state)).
     fn required_state(&self) -> Vec<StateType> {

@@ -11,6 +11,7 @@ use futures::FutureExt;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
+use super::authorize::{ScopeRules, Shows};
 use super::call::{CallEnv, call_tool};
 use super::caller::Caller;
 use super::complete::complete;
@@ -72,6 +73,18 @@ pub(super) struct Shared {
     /// The `_meta` every result carries: `serverInfo`.
     pub(super) result_meta: ResultMeta,
     pub(super) error_details: ErrorDetails,
+    /// The scope hierarchy, and what lists show.
+    pub(super) scope_rules: ScopeRules,
+}
+
+impl Shared {
+    /// What lists show `caller`.
+    pub(super) fn shows<'a>(&'a self, caller: &'a Caller) -> Shows<'a> {
+        Shows {
+            rules: &self.scope_rules,
+            caller,
+        }
+    }
 }
 
 impl Server {
@@ -81,6 +94,33 @@ impl Server {
             engine.set_resume(resumer(Arc::downgrade(&shared)));
         }
         Server { shared }
+    }
+
+    /// The scopes `request` needs that `caller` does not all hold: every
+    /// scope of the tool, prompt or resource it names, when the caller
+    /// lacks one (rule 2 of `authorize`); `None` when it may go on. The
+    /// HTTP endpoint asks before dispatching, to answer `403` with the
+    /// step-up challenge; the core checks again on its own.
+    pub(crate) fn lacking_scopes(
+        &self,
+        request: &Request,
+        caller: &Caller,
+    ) -> Option<&'static [&'static str]> {
+        let param = |name| request.params.as_ref()?.get(name)?.as_str();
+        let registry = &self.shared.registry;
+        let scopes = match Method::parse(&request.method)? {
+            Method::ToolsCall => registry.tool(param("name")?)?.scopes,
+            Method::PromptsGet => registry.prompt(param("name")?)?.scopes,
+            Method::ResourcesRead => registry.resolve(param("uri")?)?.0.scopes,
+            _ => return None,
+        };
+        (!self.shared.scope_rules.permits(caller, scopes)).then_some(scopes)
+    }
+
+    /// Every scope some tool, prompt or resource declares, for the
+    /// Protected Resource Metadata's `scopes_supported`.
+    pub(crate) fn declared_scopes(&self) -> std::collections::BTreeSet<&'static str> {
+        self.shared.registry.declared_scopes()
     }
 
     /// Everything the server holds, for the files that extend it.
@@ -199,14 +239,19 @@ impl Server {
         let registry = &shared.registry;
         let list_meta = &shared.result_meta;
         let caller = caller.clone();
+        let shows = shared.shows(&caller);
         let stream = match method {
             Method::ServerDiscover => ResponseStream::ready(respond(id, Ok(shared.discover()))),
-            Method::ToolsList => list(id, params, |p| registry.tools_page(p, list_meta)),
-            Method::PromptsList => list(id, params, |p| registry.prompts_page(p, list_meta)),
-            Method::ResourcesList => list(id, params, |p| registry.resources_page(p, list_meta)),
-            Method::ResourceTemplatesList => {
-                list(id, params, |p| registry.templates_page(p, list_meta))
+            Method::ToolsList => list(id, params, |p| registry.tools_page(p, list_meta, &shows)),
+            Method::PromptsList => {
+                list(id, params, |p| registry.prompts_page(p, list_meta, &shows))
             }
+            Method::ResourcesList => list(id, params, |p| {
+                registry.resources_page(p, list_meta, &shows)
+            }),
+            Method::ResourceTemplatesList => list(id, params, |p| {
+                registry.templates_page(p, list_meta, &shows)
+            }),
             Method::ToolsCall => {
                 let charge = charge.take().unwrap_or_else(Charge::none);
                 self.streamed(id, move |shared, tx| async move {
@@ -374,6 +419,7 @@ impl Shared {
             meta: &self.result_meta,
             error_details: self.error_details,
             max_answer_bytes: self.max_answer_bytes,
+            scope_rules: &self.scope_rules,
         }
     }
 
@@ -385,6 +431,7 @@ impl Shared {
             state: &self.state,
             max_answer_bytes: self.max_answer_bytes,
             meta: &self.result_meta,
+            scope_rules: &self.scope_rules,
         }
     }
 

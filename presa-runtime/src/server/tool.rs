@@ -144,6 +144,13 @@ pub trait ToolHandler: Send + Sync + 'static {
         false
     }
 
+    /// The OAuth scopes a caller must hold to use this (`scopes = [...]`
+    /// on the macro; see `server::authorize` for the rules). The default is
+    /// none.
+    fn scopes(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// The application state the tool reads, one entry per type (see
     /// [`FromContext::required_state`](super::FromContext::required_state));
     /// `#[tool]` lists what its extractors declare. The default is none.

@@ -43,3 +43,9 @@ pub const TASK_STORE_UNAVAILABLE: i64 = -31002;
 /// of the drain period, and may have done part of its work. Outside the
 /// JSON-RPC reserved range.
 pub const SHUTTING_DOWN: i64 = -31003;
+/// presa: the caller lacks an OAuth scope the tool, prompt or resource
+/// requires ([`InsufficientScopeData`](super::InsufficientScopeData) lists
+/// them). Over Streamable HTTP the same refusal is `403` with the
+/// `insufficient_scope` challenge instead. Outside the JSON-RPC reserved
+/// range.
+pub const INSUFFICIENT_SCOPE: i64 = -31004;

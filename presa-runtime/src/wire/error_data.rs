@@ -61,3 +61,11 @@ pub struct ShuttingDownData {
     /// work.
     pub started: bool,
 }
+
+/// `data` of presa's [`INSUFFICIENT_SCOPE`](super::codes::INSUFFICIENT_SCOPE).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InsufficientScopeData {
+    /// Every scope the handler requires, of which the caller lacks some.
+    #[serde(rename = "requiredScopes")]
+    pub required_scopes: Vec<String>,
+}

@@ -151,8 +151,8 @@ impl Admission {
 
     /// The account of `caller`, whose request came with `parts` (rule 1).
     pub fn account(&self, caller: &Caller, parts: &Parts) -> Account {
-        if let Some(subject) = &caller.subject {
-            return Account::Subject(subject.clone());
+        if let Some(subject) = caller.principal() {
+            return Account::Subject(subject);
         }
         match parts.extensions.get::<ConnectInfo<SocketAddr>>() {
             Some(ConnectInfo(peer)) => Account::Network(network(peer.ip())),

@@ -5,11 +5,15 @@
 //! when it fails:
 //!
 //! 1. `Host` and `Origin` against the [`AllowedHosts`] (`403`);
-//! 2. the caller, by the [`Authenticator`] (`401`/`403` with a
-//!    `WWW-Authenticate` challenge);
+//! 2. the caller, by the [`Authenticator`] (`401` with a
+//!    `WWW-Authenticate` challenge, or `503` when credentials cannot be
+//!    checked now: see `auth`);
 //! 3. the body: its size (`413`), room for it in the server's memory
 //!    budget (`503` with `Retry-After`), then JSON-RPC framing (`400` with
-//!    `-32700` or `-32600`); a notification is accepted with `202`;
+//!    `-32700` or `-32600`); a notification is accepted with `202`. Then
+//!    the scopes of the tool, prompt or resource the request names,
+//!    against the caller's (`403` with the step-up challenge, in either
+//!    era: see `server::authorize`);
 //! 4. a slot of the caller's own: one of its listen streams for
 //!    `subscriptions/listen`, one of its requests in progress for anything
 //!    else (`503` with `Retry-After` and `-31001` past its limit, so that
@@ -268,11 +272,18 @@ impl StreamableHttp {
     /// ```
     pub fn router(self, path: &str) -> Router {
         let metadata = self.endpoint.metadata.clone();
+        let server = self.endpoint.server.clone();
         let mut router = Router::new().route(path, self.service());
         if let Some(metadata) = metadata {
             let published = metadata.well_known_path();
-            let document = axum::Json(metadata);
-            router = router.route(&published, get(move || async move { document }));
+            // The scopes the handlers declare, as they are now: tools come
+            // and go while the server runs.
+            let document = move || {
+                let declared = server.declared_scopes();
+                let document = metadata.with_scopes(declared);
+                async move { axum::Json(document) }
+            };
+            router = router.route(&published, get(document));
         }
         router
     }
@@ -327,6 +338,16 @@ impl StreamableHttp {
         Serve::new(self.into_standalone(), Listen::Listener(listener))
     }
 
+    /// Accepts the access tokens of `oauth`'s authorization server, and
+    /// publishes the Protected Resource Metadata that names it: the
+    /// [`authenticator`](Self::authenticator) and
+    /// [`protected_resource`](Self::protected_resource) in one.
+    #[cfg(feature = "oauth")]
+    pub fn oauth(self, oauth: super::auth::OAuth) -> Self {
+        let metadata = oauth.protected_resource();
+        self.authenticator(oauth).protected_resource(metadata)
+    }
+
     /// What the standalone server runs: the router at `/mcp`, its
     /// requests bounded by the switch's shutdown, and its settings.
     fn into_standalone(mut self) -> Standalone {
@@ -348,7 +369,7 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         return refused;
     }
     let caller = match endpoint.authenticator.authenticate(&parts).await {
-        Ok(caller) => caller,
+        Ok(caller) => caller.http_headers(&parts.headers),
         Err(refusal) => return refuse(&refusal, endpoint.metadata.as_ref()),
     };
     let account = endpoint.admission.account(&caller, &parts);
@@ -368,6 +389,14 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
     };
     // The text is gone once parsed: the parsed form takes its place.
     drop(body_charge);
+    if let Message::Request(request) = &message
+        && let Some(scopes) = endpoint.server.lacking_scopes(request, &caller)
+    {
+        let step_up = Refusal::InsufficientScope {
+            scope: scopes.join(" "),
+        };
+        return refuse(&step_up, endpoint.metadata.as_ref());
+    }
     if legacy::is_legacy(&parts.headers, &message) {
         let legacy = endpoint.legacy();
         return legacy::post(&legacy, &parts.headers, caller, account, message).await;
@@ -482,15 +511,28 @@ fn guard(hosts: &AllowedHosts, headers: &axum::http::HeaderMap) -> Option<Respon
 }
 
 /// `401` or `403` with the challenge that tells the client how to
-/// authenticate.
-fn refuse(refusal: &Refusal, metadata: Option<&ProtectedResourceMetadata>) -> Response {
+/// authenticate, or `503` when the credentials cannot be checked now (the
+/// rules are in `auth`).
+pub(super) fn refuse(refusal: &Refusal, metadata: Option<&ProtectedResourceMetadata>) -> Response {
     let (status, message) = match refusal {
-        Refusal::Unauthorized { .. } => (StatusCode::UNAUTHORIZED, "Unauthorized"),
+        Refusal::Unauthorized { .. } | Refusal::InvalidToken { .. } => {
+            (StatusCode::UNAUTHORIZED, "Unauthorized")
+        }
         Refusal::InsufficientScope { .. } => (StatusCode::FORBIDDEN, "Insufficient scope"),
+        Refusal::Unavailable { .. } => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "The server cannot check credentials now; try again later",
+        ),
     };
     let mut reply = with_status(status, ErrorObject::new(codes::INVALID_REQUEST, message));
-    if let Ok(value) = HeaderValue::from_str(&challenge(refusal, metadata)) {
-        reply.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+    let headers = reply.headers_mut();
+    if let Some(value) = challenge(refusal, metadata).and_then(|c| HeaderValue::from_str(&c).ok()) {
+        headers.insert(header::WWW_AUTHENTICATE, value);
+    }
+    if let Refusal::Unavailable { retry_after } = refusal {
+        // Whole seconds, rounded up: never sooner than the server said.
+        let seconds = retry_after.as_millis().div_ceil(1000).max(1) as u64;
+        headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
     }
     reply
 }

@@ -118,7 +118,11 @@ pub(super) async fn post(
         }
     };
     let (message, id) = message;
-    let Some(session) = endpoint.legacy.sessions.get(&id, caller.subject.as_deref()) else {
+    let Some(session) = endpoint
+        .legacy
+        .sessions
+        .get(&id, caller.principal().as_deref())
+    else {
         return unknown_session(&id);
     };
     if let Some(version) = text(headers, headers::PROTOCOL_VERSION)
@@ -131,7 +135,7 @@ pub(super) async fn post(
         return status(StatusCode::BAD_REQUEST, error);
     }
     match message {
-        Message::Request(request) => serve(endpoint, &session, &account, request),
+        Message::Request(request) => serve(endpoint, &session, &caller, &account, request),
         Message::Response(response) => {
             if !session.legacy.peer().resolve(response) {
                 tracing::warn!("ignoring a response to no request of the server's");
@@ -189,6 +193,7 @@ fn open(endpoint: &Endpoint<'_>, caller: &Caller, account: Account, request: Req
 fn serve(
     endpoint: &Endpoint<'_>,
     session: &HttpSession,
+    caller: &Caller,
     account: &Account,
     request: Request,
 ) -> Response {
@@ -203,7 +208,7 @@ fn serve(
     let id = request.id.clone();
     let stream = endpoint
         .server
-        .handle_legacy(request, &session.legacy, charge)
+        .handle_legacy(request, &session.legacy, Some(caller), charge)
         .bounded_by(endpoint.shutdown, id.clone());
     match session.run(id, stream, budget.clone(), admitted) {
         Ok(log) => events(log, endpoint, 0, endpoint.legacy.close_streams_after, None),
@@ -294,7 +299,11 @@ pub(super) async fn delete(
     let Some(id) = text(headers, SESSION_ID_HEADER) else {
         return method_not_allowed();
     };
-    if endpoint.legacy.sessions.end(&id, caller.subject.as_deref()) {
+    if endpoint
+        .legacy
+        .sessions
+        .end(&id, caller.principal().as_deref())
+    {
         tracing::info!(
             session = id,
             "a legacy session ended at the client's request"
@@ -311,7 +320,10 @@ fn session_of(
     caller: &Caller,
 ) -> Option<Arc<HttpSession>> {
     let id = text(headers, SESSION_ID_HEADER)?;
-    endpoint.legacy.sessions.get(&id, caller.subject.as_deref())
+    endpoint
+        .legacy
+        .sessions
+        .get(&id, caller.principal().as_deref())
 }
 
 /// An event stream reading `log` after `cursor`.

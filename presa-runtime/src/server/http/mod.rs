@@ -35,6 +35,8 @@ mod session;
 
 pub use admission::{MAX_LISTEN_STREAMS_PER_SUBJECT, MAX_REQUESTS_PER_SUBJECT};
 pub use auth::{Anonymous, Authenticator, BearerTokens, ProtectedResourceMetadata, Refusal};
+#[cfg(feature = "oauth")]
+pub use auth::{Introspection, KeySettings, OAuth, OAuthBuilder, OAuthError};
 pub use endpoint::StreamableHttp;
 pub use events::MAX_LOG_BYTES;
 pub use guard::AllowedHosts;

@@ -130,7 +130,7 @@ impl HttpSessions {
             table.remove(id);
             return None;
         }
-        if session.legacy.caller().subject.as_deref() != subject {
+        if session.legacy.caller().principal().as_deref() != subject {
             return None;
         }
         *lock(&session.last_used) = Instant::now();

@@ -30,14 +30,21 @@ use crate::wire::{
 impl Server {
     /// Handles `request` of a legacy `session`, holding `charge` of the
     /// memory budget until its handler ends, and returns the stream of
-    /// messages that answer it, in the session's era.
+    /// messages that answer it, in the session's era. Over HTTP, where
+    /// each request authenticates, `caller` is the request's own (with the
+    /// scopes of the token it came with, which a step-up may have grown);
+    /// elsewhere the session's.
     pub(crate) fn handle_legacy(
         &self,
         request: Request,
         session: &Arc<LegacySession>,
+        caller: Option<&Caller>,
         charge: Charge,
     ) -> ResponseStream {
-        let caller = session.caller();
+        let caller = &match caller {
+            Some(caller) => caller.in_session_of(session.caller()),
+            None => session.caller().clone(),
+        };
         let span = tracing::info_span!(
             "mcp.request",
             method = request.method,
@@ -119,7 +126,7 @@ impl Server {
         let mut task = false;
         let mut wraps = false;
         match method {
-            Method::ToolsList => return ready(id, self.legacy_tools(params)),
+            Method::ToolsList => return ready(id, self.legacy_tools(params, caller)),
             Method::ToolsCall => {
                 // A call asked to run as a task may still run synchronously
                 // (at the task cap): its result is wrapped all the same.
@@ -163,10 +170,11 @@ impl Server {
     }
 
     /// One page of tools, each telling whether it runs as a task.
-    fn legacy_tools(&self, params: Option<Value>) -> Result<Value, ErrorObject> {
+    fn legacy_tools(&self, params: Option<Value>, caller: &Caller) -> Result<Value, ErrorObject> {
         let shared = self.shared();
+        let shows = shared.shows(caller);
         let page = parse_params::<PaginatedParams>(params)
-            .and_then(|p| shared.registry.tools_page(p, &shared.result_meta))?;
+            .and_then(|p| shared.registry.tools_page(p, &shared.result_meta, &shows))?;
         let mut page = to_value(page);
         if let Some(tools) = page.get_mut("tools").and_then(Value::as_array_mut) {
             for tool in tools {

@@ -81,6 +81,16 @@ pub struct ResumableCall {
     /// The authenticated subject of the call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subject: Option<String>,
+    /// The authorization server that vouched for the subject.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issuer: Option<String>,
+    /// The scopes the caller held; `None` for every scope (the caller of
+    /// a transport that trusts its peer, such as stdio).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scopes: Option<Vec<String>>,
+    /// The claims of the caller's token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claims: Option<Map<String, Value>>,
 }
 
 /// A [`ResumableCall`], kept as JSON text.

@@ -1,0 +1,224 @@
+//! [`Caller`]: who is on the other end of a request, and what it may do.
+//!
+//! The transport says who the caller is: stdio and in-process connections
+//! carry the one caller they were opened with, and over HTTP each request
+//! is authenticated on its own. What the server does with it:
+//!
+//! 1. tasks and `requestState` belong to the caller's *principal*: its
+//!    issuer and subject together, so that two authorization servers'
+//!    `sub` values never name the same owner (a caller with no issuer is
+//!    its subject alone);
+//! 2. an anonymous caller in a legacy session owns its tasks through the
+//!    session, so that two anonymous sessions cannot see each other's;
+//! 3. a handler that declares scopes runs only for a caller holding them
+//!    ([`Scopes`]);
+//! 4. handlers see the caller through their [`Context`](super::Context),
+//!    and through the [`Scopes`] and [`Claims`](super::Claims)
+//!    extractors.
+
+mod scopes;
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+pub use scopes::Scopes;
+
+/// The identity behind a request, supplied by the transport.
+///
+/// ```
+/// use presa_runtime::server::Caller;
+///
+/// // What a test gives an in-process connection to act as alice, holding
+/// // one scope.
+/// let alice = Caller::subject("alice").scopes(["jobs:build"]);
+/// assert_eq!(alice.subject.as_deref(), Some("alice"));
+/// assert!(alice.scopes.contains("jobs:build"));
+/// assert!(!alice.scopes.contains("jobs:delete"));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Caller {
+    /// The subject; `None` for an anonymous caller.
+    pub subject: Option<String>,
+    /// The authorization server that vouched for the subject, if one did.
+    pub issuer: Option<Arc<str>>,
+    /// The scopes the caller holds.
+    pub scopes: Scopes,
+    /// Every claim of the token that authenticated the caller; `None`
+    /// without one.
+    pub claims: Option<Arc<Map<String, Value>>>,
+    /// The headers of the HTTP request, without its credentials; `None`
+    /// off HTTP.
+    #[cfg(feature = "http-server")]
+    pub(crate) http_headers: Option<Arc<axum::http::HeaderMap>>,
+    /// The legacy session an anonymous caller speaks in.
+    session: Option<Arc<str>>,
+}
+
+impl Default for Caller {
+    fn default() -> Self {
+        Caller::anonymous()
+    }
+}
+
+impl Caller {
+    /// An anonymous caller holding every scope: the peer of a transport
+    /// that authenticates nobody because it is the process's own user, as
+    /// on stdio and in-process. An HTTP authenticator that admits callers
+    /// without credentials gives them [`Scopes::none`] instead.
+    pub fn anonymous() -> Self {
+        Caller {
+            subject: None,
+            issuer: None,
+            scopes: Scopes::every(),
+            claims: None,
+            #[cfg(feature = "http-server")]
+            http_headers: None,
+            session: None,
+        }
+    }
+
+    /// A caller authenticated as `subject`, holding no scope until
+    /// [`Caller::scopes`] gives it some.
+    pub fn subject(subject: impl Into<String>) -> Self {
+        Caller {
+            subject: Some(subject.into()),
+            scopes: Scopes::none(),
+            ..Caller::anonymous()
+        }
+    }
+
+    /// This caller, holding `scopes` (a list of names, or a [`Scopes`]).
+    pub fn scopes(mut self, scopes: impl Into<ScopeList>) -> Self {
+        self.scopes = scopes.into().0;
+        self
+    }
+
+    /// This caller, vouched for by authorization server `issuer`.
+    pub fn issuer(mut self, issuer: impl Into<Arc<str>>) -> Self {
+        self.issuer = Some(issuer.into());
+        self
+    }
+
+    /// This caller, with the claims of the token that authenticated it.
+    pub fn claims(mut self, claims: Map<String, Value>) -> Self {
+        self.claims = Some(Arc::new(claims));
+        self
+    }
+
+    /// This caller, come over HTTP with `headers`: the
+    /// [`Headers`](crate::server::Headers) extractor's, less
+    /// `Authorization`, `Cookie` and `Proxy-Authorization` (a tool gets
+    /// the token's claims, never the token: MCP forbids passing it on).
+    #[cfg(feature = "http-server")]
+    pub fn http_headers(mut self, headers: &axum::http::HeaderMap) -> Self {
+        use axum::http::header::{AUTHORIZATION, COOKIE, PROXY_AUTHORIZATION};
+        let mut kept = headers.clone();
+        for credential in [AUTHORIZATION, COOKIE, PROXY_AUTHORIZATION] {
+            kept.remove(credential);
+        }
+        self.http_headers = Some(Arc::new(kept));
+        self
+    }
+
+    /// Who the caller is to the server, issuer and subject together:
+    /// `["issuer","subject"]` (JSON, so that no two pairs read alike), or
+    /// the bare subject for a caller with no issuer; `None` when
+    /// anonymous.
+    pub(crate) fn principal(&self) -> Option<String> {
+        let subject = self.subject.as_deref()?;
+        Some(match &self.issuer {
+            Some(issuer) => Value::from(vec![issuer.as_ref(), subject]).to_string(),
+            None => subject.to_owned(),
+        })
+    }
+
+    /// This caller in legacy session `id`: an anonymous one's tasks belong
+    /// to the session from now on.
+    pub(crate) fn in_session(&self, id: &str) -> Caller {
+        Caller {
+            session: self.subject.is_none().then(|| Arc::from(id)),
+            ..self.clone()
+        }
+    }
+
+    /// This request's caller (its scopes, claims and headers, fresh) in
+    /// the legacy session `session` speaks for, whose principal it shares:
+    /// it owns the tasks the session's caller owns.
+    pub(crate) fn in_session_of(&self, session: &Caller) -> Caller {
+        Caller {
+            session: session.session.clone(),
+            ..self.clone()
+        }
+    }
+
+    /// Who owns the tasks this caller creates: its principal, or, for an
+    /// anonymous caller in a legacy session, the session (a random id no
+    /// subject can take by chance).
+    pub(crate) fn task_owner(&self) -> Option<String> {
+        match (self.principal(), &self.session) {
+            (Some(principal), _) => Some(principal),
+            (None, Some(session)) => Some(format!("legacy session {session}")),
+            (None, None) => None,
+        }
+    }
+}
+
+/// What [`Caller::scopes`] takes: a [`Scopes`], or scope names.
+pub struct ScopeList(Scopes);
+
+impl From<Scopes> for ScopeList {
+    fn from(scopes: Scopes) -> Self {
+        ScopeList(scopes)
+    }
+}
+
+impl<S: Into<String>, const N: usize> From<[S; N]> for ScopeList {
+    fn from(scopes: [S; N]) -> Self {
+        ScopeList(Scopes::from_iter(scopes))
+    }
+}
+
+impl<S: Into<String>> From<Vec<S>> for ScopeList {
+    fn from(scopes: Vec<S>) -> Self {
+        ScopeList(Scopes::from_iter(scopes))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_anonymous_callers_take_their_session_as_task_owner() {
+        assert_eq!(Caller::anonymous().in_session("s1").subject, None);
+        assert_ne!(
+            Caller::anonymous().in_session("s1").task_owner(),
+            Caller::anonymous().in_session("s2").task_owner()
+        );
+        assert_eq!(Caller::anonymous().task_owner(), None);
+        let alice = Caller::subject("alice").in_session("s1");
+        assert_eq!(alice.task_owner().as_deref(), Some("alice"));
+    }
+
+    #[test]
+    fn two_issuers_subjects_are_two_owners() {
+        let first = Caller::subject("alice").issuer("https://a.example");
+        let second = Caller::subject("alice").issuer("https://b.example");
+        let bare = Caller::subject("alice");
+        assert_ne!(first.task_owner(), second.task_owner());
+        assert_ne!(first.task_owner(), bare.task_owner());
+        // A space or a quote in either part cannot make two pairs alike.
+        let spaced = Caller::subject("b c").issuer("a");
+        let shifted = Caller::subject("c").issuer("a b");
+        assert_ne!(spaced.principal(), shifted.principal());
+    }
+
+    #[test]
+    fn a_transport_without_credentials_trusts_its_peer_with_every_scope() {
+        assert!(Caller::anonymous().scopes.is_every());
+        assert!(!Caller::subject("alice").scopes.contains("x"));
+        let alice = Caller::subject("alice").scopes(vec!["x"]);
+        assert!(alice.scopes.contains("x"));
+    }
+}

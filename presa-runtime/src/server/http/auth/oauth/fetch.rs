@@ -1,0 +1,216 @@
+//! The documents a resource server reads from its authorization server:
+//! fetched over HTTPS (plain HTTP on loopback only), small, quickly, or not
+//! at all.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use futures::StreamExt;
+use reqwest::header::{ACCEPT, CACHE_CONTROL};
+
+/// The longest document read: key sets and metadata are a few KB.
+const MAX_DOCUMENT: usize = 256 * 1024;
+/// How long one fetch may take, connection included.
+const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A document as fetched: its body, and how long its server says it may be
+/// kept (`Cache-Control`).
+#[derive(Debug, Clone)]
+pub(crate) struct Fetched {
+    pub body: Vec<u8>,
+    pub max_age: Option<Duration>,
+}
+
+/// Why a document could not be had.
+#[derive(Debug, Clone, thiserror::Error)]
+pub(crate) enum FetchError {
+    /// The server could not be reached, or did not answer in time.
+    #[error("{url} could not be reached: {reason}")]
+    Unreachable { url: String, reason: String },
+    /// It answered with a status other than 200.
+    #[error("{url} answered {status}")]
+    Status { url: String, status: u16 },
+    /// The answer is not the document asked for.
+    #[error("{url} did not answer with {what}: {reason}")]
+    Invalid {
+        url: String,
+        what: &'static str,
+        reason: String,
+    },
+}
+
+impl FetchError {
+    /// Whether the document does not exist there (so that discovery tries
+    /// the next place), as opposed to a server that failed.
+    pub fn is_absent(&self) -> bool {
+        matches!(self, FetchError::Status { status, .. } if (400..500).contains(status))
+    }
+}
+
+/// How documents are fetched; the tests put a fake in reqwest's place.
+#[async_trait]
+pub(crate) trait Fetch: Send + Sync + 'static {
+    /// `GET url`.
+    async fn get(&self, url: &str) -> Result<Fetched, FetchError>;
+    /// `POST url` with a form body and headers: introspection.
+    async fn post_form(
+        &self,
+        url: &str,
+        form: &[(&str, &str)],
+        basic_auth: Option<(&str, &str)>,
+    ) -> Result<Fetched, FetchError>;
+}
+
+/// Fetching with reqwest.
+pub(crate) struct HttpFetch {
+    client: reqwest::Client,
+}
+
+impl HttpFetch {
+    pub fn new() -> Result<Self, reqwest::Error> {
+        let client = reqwest::Client::builder()
+            .timeout(FETCH_TIMEOUT)
+            .connect_timeout(FETCH_TIMEOUT / 2)
+            // A document found by following another server's redirect is
+            // not the authorization server's: refuse it.
+            .redirect(reqwest::redirect::Policy::none())
+            .build()?;
+        Ok(HttpFetch { client })
+    }
+
+    async fn read(url: &str, sent: reqwest::RequestBuilder) -> Result<Fetched, FetchError> {
+        let unreachable = |e: reqwest::Error| FetchError::Unreachable {
+            url: url.to_owned(),
+            reason: e.to_string(),
+        };
+        let response = sent
+            .header(ACCEPT, "application/json")
+            .send()
+            .await
+            .map_err(unreachable)?;
+        let status = response.status().as_u16();
+        if status != 200 {
+            return Err(FetchError::Status {
+                url: url.to_owned(),
+                status,
+            });
+        }
+        let max_age = response
+            .headers()
+            .get(CACHE_CONTROL)
+            .and_then(|v| v.to_str().ok())
+            .and_then(max_age);
+        let mut body = Vec::new();
+        let mut chunks = response.bytes_stream();
+        while let Some(chunk) = chunks.next().await {
+            let chunk = chunk.map_err(unreachable)?;
+            if body.len() + chunk.len() > MAX_DOCUMENT {
+                return Err(FetchError::Invalid {
+                    url: url.to_owned(),
+                    what: "a document",
+                    reason: format!("it is larger than {MAX_DOCUMENT} bytes"),
+                });
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(Fetched { body, max_age })
+    }
+}
+
+#[async_trait]
+impl Fetch for HttpFetch {
+    async fn get(&self, url: &str) -> Result<Fetched, FetchError> {
+        Self::read(url, self.client.get(url)).await
+    }
+
+    async fn post_form(
+        &self,
+        url: &str,
+        form: &[(&str, &str)],
+        basic_auth: Option<(&str, &str)>,
+    ) -> Result<Fetched, FetchError> {
+        let mut request = self.client.post(url).form(form);
+        if let Some((user, password)) = basic_auth {
+            // RFC 6749 section 2.3.1: each part form-encoded first.
+            request = request.basic_auth(encode(user), Some(encode(password)));
+        }
+        Self::read(url, request).await
+    }
+}
+
+/// How long `Cache-Control` lets a response be kept: `max-age`, or zero
+/// for `no-cache` and `no-store`.
+pub(crate) fn max_age(cache_control: &str) -> Option<Duration> {
+    let mut age = None;
+    for directive in cache_control.split(',').map(str::trim) {
+        let (name, value) = directive.split_once('=').unwrap_or((directive, ""));
+        match name.to_ascii_lowercase().as_str() {
+            "no-cache" | "no-store" => return Some(Duration::ZERO),
+            "max-age" => {
+                age = value
+                    .trim_matches('"')
+                    .parse()
+                    .ok()
+                    .map(Duration::from_secs)
+            }
+            _ => {}
+        }
+    }
+    age
+}
+
+/// `application/x-www-form-urlencoded` encoding of one name or value.
+fn encode(text: &str) -> String {
+    form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
+
+/// Whether `url` may be fetched from: `https`, or `http` to a loopback
+/// host (a development authorization server).
+pub(crate) fn allowed_url(url: &str) -> bool {
+    let Ok(parsed) = reqwest::Url::parse(url) else {
+        return false;
+    };
+    match parsed.scheme() {
+        "https" => parsed.host().is_some(),
+        "http" => match parsed.host() {
+            Some(url::Host::Domain(host)) => host == "localhost",
+            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+            None => false,
+        },
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_control_gives_the_age_or_none() {
+        assert_eq!(
+            max_age("public, max-age=600"),
+            Some(Duration::from_secs(600))
+        );
+        assert_eq!(max_age("max-age=600, no-cache"), Some(Duration::ZERO));
+        assert_eq!(max_age("no-store"), Some(Duration::ZERO));
+        assert_eq!(max_age("public"), None);
+        assert_eq!(max_age("max-age=soon"), None);
+    }
+
+    #[test]
+    fn client_credentials_are_form_encoded_before_basic_auth() {
+        assert_eq!(encode("a b+c/d:e"), "a+b%2Bc%2Fd%3Ae");
+    }
+
+    #[test]
+    fn plain_http_is_for_loopback_only() {
+        assert!(allowed_url("https://auth.example.com/"));
+        assert!(allowed_url("http://127.0.0.1:8080/"));
+        assert!(allowed_url("http://localhost:8080/"));
+        assert!(allowed_url("http://[::1]:8080/"));
+        assert!(!allowed_url("http://auth.example.com/"));
+        assert!(!allowed_url("ftp://auth.example.com/"));
+        assert!(!allowed_url("not a url"));
+    }
+}

@@ -1,0 +1,503 @@
+//! [`OAuth`]: an OAuth 2.1 resource server that accepts the access tokens
+//! of any standard authorization server.
+//!
+//! The user names the issuer and the resource (the MCP endpoint's
+//! canonical URL); the rest is found and checked. A request's path:
+//!
+//! 1. no `Authorization: Bearer` header: `401` naming the Protected
+//!    Resource Metadata;
+//! 2. a token shaped as a JWT is checked as one (`jwt`), with the issuer's
+//!    keys (`keys`), found through its metadata (`discovery`) or at a
+//!    `jwks_uri` given directly;
+//! 3. any other token is introspected (`introspection`), when
+//!    [`OAuthBuilder::introspection`] is configured, and refused
+//!    otherwise;
+//! 4. the caller is the token's subject, vouched for by the issuer, with
+//!    the token's scopes and claims.
+//!
+//! A token refused gets `401` with `error="invalid_token"`; keys or an
+//! introspection endpoint that cannot be reached give `503` with
+//! `Retry-After` (see [`Refusal`]).
+//!
+//! ```no_run
+//! # fn run(server: presa_runtime::server::Server) -> Result<(), presa_runtime::server::http::OAuthError> {
+//! use presa_runtime::server::http::{OAuth, StreamableHttp};
+//!
+//! let oauth = OAuth::issuer("https://auth.example.com/")
+//!     .resource("https://mcp.example.com/mcp")
+//!     .build()?;
+//! let app = StreamableHttp::new(server).oauth(oauth).router("/mcp");
+//! # Ok(()) }
+//! ```
+
+mod discovery;
+mod fetch;
+mod introspection;
+mod jwt;
+mod keys;
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use axum::http::request::Parts;
+use jsonwebtoken::DecodingKey;
+use tokio::sync::Mutex;
+use tokio::time::Instant;
+
+pub use introspection::Introspection;
+pub use keys::KeySettings;
+
+use self::discovery::{ServerMetadata, discover};
+use self::fetch::{Fetch, FetchError, HttpFetch, allowed_url};
+use self::introspection::{Introspector, Refused};
+use self::jwt::{Invalid, TokenRules, Verified};
+use self::keys::{KeyCache, KeyError, Locate};
+use super::{Authenticator, ProtectedResourceMetadata, Refusal, bearer_token};
+use crate::server::caller::Caller;
+
+/// Validates the access tokens of one authorization server (the rules are
+/// in the module docs). Cheap to clone: clones share their caches.
+#[derive(Clone)]
+pub struct OAuth {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    rules: TokenRules,
+    resource: String,
+    scopes_supported: Vec<String>,
+    keys: Arc<KeyCache>,
+    introspector: Option<Introspector>,
+    metadata: Arc<Metadata>,
+}
+
+/// How an [`OAuth`] validator is configured; from [`OAuth::issuer`].
+#[must_use]
+pub struct OAuthBuilder {
+    issuer: String,
+    resource: Option<String>,
+    audiences: Vec<String>,
+    jwks_uri: Option<String>,
+    leeway: Duration,
+    subject_claim: String,
+    hmac_secret: Option<Vec<u8>>,
+    introspection: Option<Introspection>,
+    keys: KeySettings,
+    scopes_supported: Vec<String>,
+    scope_claims: Vec<String>,
+    client_ids: HashSet<String>,
+    fetch: Option<Arc<dyn Fetch>>,
+}
+
+/// A configuration [`OAuthBuilder::build`] refuses.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum OAuthError {
+    /// No resource was named: tokens could not be held to an audience.
+    #[error(
+        "OAuth needs the resource's canonical URL (`OAuthBuilder::resource`), the audience its tokens must name"
+    )]
+    NoResource,
+    /// A URL is neither `https` nor `http` to a loopback host.
+    #[error("`{url}` ({what}) must be an https URL, or http to a loopback host")]
+    InsecureUrl {
+        /// What the URL is for.
+        what: &'static str,
+        /// The URL.
+        url: String,
+    },
+    /// The shared HMAC secret is too short to resist guessing.
+    #[error("an HMAC secret must be at least 32 bytes; this one is {0}")]
+    WeakSecret(usize),
+    /// The HTTP client could not be made.
+    #[error("the HTTP client for the authorization server could not be made: {0}")]
+    Client(String),
+}
+
+impl OAuth {
+    /// A validator for the tokens of the authorization server whose issuer
+    /// identifier is `issuer`, exactly as its metadata and tokens write it
+    /// (a trailing slash counts).
+    pub fn issuer(issuer: impl Into<String>) -> OAuthBuilder {
+        OAuthBuilder {
+            issuer: issuer.into(),
+            resource: None,
+            audiences: Vec::new(),
+            jwks_uri: None,
+            leeway: Duration::from_secs(60),
+            subject_claim: "sub".into(),
+            hmac_secret: None,
+            introspection: None,
+            keys: KeySettings::default(),
+            scopes_supported: Vec::new(),
+            scope_claims: Vec::new(),
+            client_ids: HashSet::new(),
+            fetch: None,
+        }
+    }
+
+    /// The Protected Resource Metadata of the resource: its URL, this
+    /// issuer, and the scopes configured.
+    pub fn protected_resource(&self) -> ProtectedResourceMetadata {
+        let metadata = ProtectedResourceMetadata::new(
+            self.inner.resource.clone(),
+            self.inner.rules.issuer.clone(),
+        );
+        if self.inner.scopes_supported.is_empty() {
+            metadata
+        } else {
+            metadata.scopes(self.inner.scopes_supported.clone())
+        }
+    }
+
+    /// How many times the key set was fetched since the validator was
+    /// built.
+    pub fn key_fetches(&self) -> u64 {
+        self.inner.keys.fetches()
+    }
+
+    /// The caller `token` speaks for, or why it is refused: what
+    /// [`Authenticator::authenticate`] does once it has the token.
+    pub async fn validate(&self, token: &str) -> Result<Caller, Refusal> {
+        let verified = if looks_like_jwt(token) {
+            self.validate_jwt(token).await?
+        } else if let Some(introspector) = &self.inner.introspector {
+            self.introspect(introspector, token).await?
+        } else {
+            return Err(invalid(Invalid::new(
+                "the token is not valid",
+                "not a JWT, and no introspection is configured",
+            )));
+        };
+        Ok(Caller::subject(verified.subject)
+            .issuer(self.inner.rules.issuer.as_str())
+            .scopes(verified.scopes)
+            .claims(verified.claims))
+    }
+
+    async fn validate_jwt(&self, token: &str) -> Result<Verified, Refusal> {
+        let rules = &self.inner.rules;
+        let header = jwt::header(token, rules).map_err(invalid)?;
+        if header.alg.family() == jsonwebtoken::AlgorithmFamily::Hmac {
+            return jwt::verify(token, &header, &[], rules).map_err(invalid);
+        }
+        let keys = match self
+            .inner
+            .keys
+            .keys_for(header.kid.as_deref(), header.alg)
+            .await
+        {
+            Ok(keys) => keys,
+            Err(KeyError::Unknown) => {
+                return Err(invalid(Invalid::new(
+                    "the token's signature does not verify",
+                    format!("no key of kid {:?} for {:?}", header.kid, header.alg),
+                )));
+            }
+            Err(KeyError::Unavailable { error, retry_after }) => {
+                tracing::warn!(%error, "refused a token: the authorization server's keys cannot be fetched");
+                return Err(Refusal::Unavailable { retry_after });
+            }
+        };
+        jwt::verify(token, &header, &keys, rules).map_err(invalid)
+    }
+
+    async fn introspect(
+        &self,
+        introspector: &Introspector,
+        token: &str,
+    ) -> Result<Verified, Refusal> {
+        let endpoint = match &introspector.settings.endpoint {
+            Some(endpoint) => endpoint.clone(),
+            None => self
+                .inner
+                .metadata
+                .get()
+                .await
+                .map_err(unavailable)?
+                .introspection_endpoint
+                .ok_or_else(|| {
+                    unavailable(FetchError::Invalid {
+                        url: self.inner.rules.issuer.clone(),
+                        what: "authorization server metadata",
+                        reason: "it names no introspection_endpoint".into(),
+                    })
+                })?,
+        };
+        introspector
+            .check(token, &endpoint)
+            .await
+            .map_err(|refused| match refused {
+                Refused::Invalid(reason) => invalid(reason),
+                Refused::Unavailable(error) => unavailable(error),
+            })
+    }
+}
+
+/// A refusal for `reason`, whose cause goes to `tracing` only.
+fn invalid(reason: Invalid) -> Refusal {
+    tracing::info!(
+        cause = reason.cause,
+        "refused an access token: {}",
+        reason.description
+    );
+    Refusal::InvalidToken {
+        description: reason.description,
+    }
+}
+
+/// The authorization server could not be asked: the server's failure.
+fn unavailable(error: FetchError) -> Refusal {
+    tracing::warn!(%error, "could not check an access token with the authorization server");
+    Refusal::Unavailable {
+        retry_after: Duration::from_secs(5),
+    }
+}
+
+/// Whether `token` has a JWT's shape: three base64url parts.
+fn looks_like_jwt(token: &str) -> bool {
+    let parts: Vec<&str> = token.split('.').collect();
+    parts.len() == 3
+        && parts[..2].iter().all(|part| !part.is_empty())
+        && parts.iter().all(|part| {
+            part.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        })
+}
+
+#[async_trait]
+impl Authenticator for OAuth {
+    async fn authenticate(&self, request: &Parts) -> Result<Caller, Refusal> {
+        let token = bearer_token(request)?.ok_or(Refusal::Unauthorized { scope: None })?;
+        self.validate(token).await
+    }
+}
+
+impl std::fmt::Debug for OAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuth")
+            .field("issuer", &self.inner.rules.issuer)
+            .field("resource", &self.inner.resource)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OAuthBuilder {
+    /// The resource's canonical URL (RFC 8707): the MCP endpoint's URL,
+    /// such as `https://mcp.example.com/mcp`. Tokens must name it in
+    /// `aud`. Required.
+    pub fn resource(mut self, url: impl Into<String>) -> Self {
+        self.resource = Some(url.into());
+        self
+    }
+
+    /// Another audience tokens may name instead of the resource, for an
+    /// authorization server that writes its own (an API identifier such
+    /// as Auth0's, an application id URI such as Entra ID's).
+    pub fn audience(mut self, audience: impl Into<String>) -> Self {
+        self.audiences.push(audience.into());
+        self
+    }
+
+    /// Where the keys are, when discovery should not be used to find
+    /// them.
+    pub fn jwks_uri(mut self, url: impl Into<String>) -> Self {
+        self.jwks_uri = Some(url.into());
+        self
+    }
+
+    /// The clock skew allowed on `exp`, `nbf` and `iat` (default 60 s).
+    pub fn leeway(mut self, leeway: Duration) -> Self {
+        self.leeway = leeway;
+        self
+    }
+
+    /// The claim that names the subject (default `sub`).
+    pub fn subject_claim(mut self, claim: impl Into<String>) -> Self {
+        self.subject_claim = claim.into();
+        self
+    }
+
+    /// Reads claim `claim` as scopes too, beside `scope` and `scp`: a
+    /// string of space-separated scopes or an array of them. Entra ID puts
+    /// an application's own permissions in `roles`; Auth0 RBAC writes
+    /// `permissions`.
+    pub fn scope_claim(mut self, claim: impl Into<String>) -> Self {
+        self.scope_claims.push(claim.into());
+        self
+    }
+
+    /// Accepts tokens that name no `aud` when their `client_id` is one of
+    /// `clients`: Amazon Cognito's access tokens name their app client so,
+    /// and no audience. A token that names an `aud` is still held to the
+    /// audiences.
+    pub fn client_ids(mut self, clients: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.client_ids.extend(clients.into_iter().map(Into::into));
+        self
+    }
+
+    /// Accepts HS256/384/512 tokens signed with `secret`, shared with the
+    /// authorization server on purpose. Without it, HMAC tokens are
+    /// refused: a published key must never verify one.
+    pub fn hmac_secret(mut self, secret: impl Into<Vec<u8>>) -> Self {
+        self.hmac_secret = Some(secret.into());
+        self
+    }
+
+    /// Introspects tokens that are not JWTs (RFC 7662).
+    pub fn introspection(mut self, introspection: Introspection) -> Self {
+        self.introspection = Some(introspection);
+        self
+    }
+
+    /// How the key cache refreshes.
+    pub fn key_settings(mut self, settings: KeySettings) -> Self {
+        self.keys = settings;
+        self
+    }
+
+    /// Scopes published in the Protected Resource Metadata's
+    /// `scopes_supported`, beside those the server's handlers declare.
+    pub fn scopes_supported(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.scopes_supported
+            .extend(scopes.into_iter().map(Into::into));
+        self
+    }
+
+    #[cfg(test)]
+    fn fetch(mut self, fetch: Arc<dyn Fetch>) -> Self {
+        self.fetch = Some(fetch);
+        self
+    }
+
+    /// The validator, or why this configuration is refused. Nothing is
+    /// fetched yet: keys and metadata are fetched when a token needs them.
+    pub fn build(self) -> Result<OAuth, OAuthError> {
+        let resource = self.resource.ok_or(OAuthError::NoResource)?;
+        let urls = [
+            ("the issuer", Some(&self.issuer)),
+            ("the jwks_uri", self.jwks_uri.as_ref()),
+            (
+                "the introspection endpoint",
+                self.introspection
+                    .as_ref()
+                    .and_then(|i| i.endpoint.as_ref()),
+            ),
+        ];
+        for (what, url) in urls {
+            if let Some(url) = url.filter(|url| !allowed_url(url)) {
+                return Err(OAuthError::InsecureUrl {
+                    what,
+                    url: url.clone(),
+                });
+            }
+        }
+        let hmac = match self.hmac_secret {
+            Some(secret) if secret.len() < 32 => return Err(OAuthError::WeakSecret(secret.len())),
+            Some(secret) => Some(
+                DecodingKey::from_secret(&secret).map_err(|e| OAuthError::Client(e.to_string()))?,
+            ),
+            None => None,
+        };
+        let fetch: Arc<dyn Fetch> = match self.fetch {
+            Some(fetch) => fetch,
+            None => Arc::new(HttpFetch::new().map_err(|e| OAuthError::Client(e.to_string()))?),
+        };
+        let metadata = Arc::new(Metadata::new(
+            Arc::clone(&fetch),
+            self.issuer.clone(),
+            self.keys.cooldown,
+        ));
+        let locate: Locate = match self.jwks_uri {
+            Some(uri) => Box::new(move || {
+                let uri = uri.clone();
+                Box::pin(async move { Ok(uri) })
+            }),
+            None => {
+                let metadata = Arc::clone(&metadata);
+                Box::new(move || {
+                    let metadata = Arc::clone(&metadata);
+                    Box::pin(async move {
+                        let found = metadata.get().await?;
+                        found.jwks_uri.ok_or_else(|| FetchError::Invalid {
+                            url: metadata.issuer.clone(),
+                            what: "authorization server metadata",
+                            reason: "it names no jwks_uri".into(),
+                        })
+                    })
+                })
+            }
+        };
+        let mut audiences: HashSet<String> = self.audiences.into_iter().collect();
+        audiences.insert(resource.clone());
+        let rules = TokenRules {
+            issuer: self.issuer.clone(),
+            audiences: audiences.clone(),
+            leeway: self.leeway,
+            subject_claim: self.subject_claim.clone(),
+            hmac,
+            scope_claims: self.scope_claims.clone(),
+            client_ids: self.client_ids,
+        };
+        let introspector = self.introspection.map(|settings| {
+            Introspector::new(
+                settings,
+                Arc::clone(&fetch),
+                self.issuer.clone(),
+                audiences,
+                self.subject_claim,
+                self.scope_claims,
+            )
+        });
+        Ok(OAuth {
+            inner: Arc::new(Inner {
+                rules,
+                resource,
+                scopes_supported: self.scopes_supported,
+                keys: Arc::new(KeyCache::new(fetch, locate, self.keys)),
+                introspector,
+                metadata,
+            }),
+        })
+    }
+}
+
+/// The issuer's metadata, discovered on first need and kept; a failed
+/// discovery is tried again once per cool-down, not per request.
+struct Metadata {
+    fetch: Arc<dyn Fetch>,
+    issuer: String,
+    cooldown: Duration,
+    found: Mutex<Option<Result<ServerMetadata, (Instant, FetchError)>>>,
+}
+
+impl Metadata {
+    fn new(fetch: Arc<dyn Fetch>, issuer: String, cooldown: Duration) -> Self {
+        Metadata {
+            fetch,
+            issuer,
+            cooldown,
+            found: Mutex::new(None),
+        }
+    }
+
+    async fn get(&self) -> Result<ServerMetadata, FetchError> {
+        let mut found = self.found.lock().await;
+        match &*found {
+            Some(Ok(metadata)) => return Ok(metadata.clone()),
+            Some(Err((at, error))) if at.elapsed() < self.cooldown => return Err(error.clone()),
+            _ => {}
+        }
+        let outcome = discover(&*self.fetch, &self.issuer).await;
+        *found = Some(match &outcome {
+            Ok(metadata) => Ok(metadata.clone()),
+            Err(error) => Err((Instant::now(), error.clone())),
+        });
+        outcome
+    }
+}
+
+#[cfg(test)]
+mod tests;

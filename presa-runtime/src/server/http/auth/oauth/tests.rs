@@ -1,0 +1,435 @@
+//! The key cache and introspection on a fake authorization server, in
+//! tokio's paused time: fetch counts under floods, rotation, schedules and
+//! outages. Signatures and claims are tested end to end in the facade's
+//! `tests/oauth.rs`.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use jsonwebtoken::Algorithm;
+use serde_json::{Value, json};
+
+use super::fetch::{Fetch, FetchError, Fetched};
+use super::keys::{KeyCache, KeyError, KeySettings, Locate};
+use super::*;
+
+const JWKS: &str = "https://as.example/jwks";
+
+/// A form posted, and the Basic credentials it came with.
+type Post = (Vec<(String, String)>, Option<(String, String)>);
+
+/// An authorization server that answers from a table, and counts.
+#[derive(Default)]
+struct FakeServer {
+    documents: Mutex<HashMap<String, Result<Fetched, FetchError>>>,
+    gets: AtomicUsize,
+    posts: Mutex<Vec<Post>>,
+}
+
+impl FakeServer {
+    fn serve(&self, url: &str, body: Value, max_age: Option<u64>) {
+        let fetched = Fetched {
+            body: body.to_string().into_bytes(),
+            max_age: max_age.map(Duration::from_secs),
+        };
+        self.documents
+            .lock()
+            .unwrap()
+            .insert(url.into(), Ok(fetched));
+    }
+
+    fn fail(&self, url: &str) {
+        let error = FetchError::Unreachable {
+            url: url.into(),
+            reason: "connection refused".into(),
+        };
+        self.documents
+            .lock()
+            .unwrap()
+            .insert(url.into(), Err(error));
+    }
+
+    fn gets(&self) -> usize {
+        self.gets.load(Ordering::SeqCst)
+    }
+}
+
+#[async_trait]
+impl Fetch for FakeServer {
+    async fn get(&self, url: &str) -> Result<Fetched, FetchError> {
+        self.gets.fetch_add(1, Ordering::SeqCst);
+        // A fetch takes time: requests that need keys meanwhile must wait
+        // for it rather than fetch again.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        self.documents
+            .lock()
+            .unwrap()
+            .get(url)
+            .cloned()
+            .unwrap_or(Err(FetchError::Status {
+                url: url.into(),
+                status: 404,
+            }))
+    }
+
+    async fn post_form(
+        &self,
+        url: &str,
+        form: &[(&str, &str)],
+        basic_auth: Option<(&str, &str)>,
+    ) -> Result<Fetched, FetchError> {
+        let form = form
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let basic = basic_auth.map(|(u, p)| (u.to_owned(), p.to_owned()));
+        self.posts.lock().unwrap().push((form, basic));
+        self.get(url).await
+    }
+}
+
+/// A key set of RSA keys with ids `kids` (their numbers are placeholders:
+/// the cache parses keys, it does not verify with them).
+fn key_set(kids: &[&str]) -> Value {
+    let keys: Vec<Value> = kids
+        .iter()
+        .map(|kid| json!({"kty": "RSA", "kid": kid, "use": "sig", "n": "sXchDaQebHnPiGvyDOAT4saGEUetSyo9MKLOoWFsueri23bOdgWp4Dy1WlUzewbgBHod5pcM9H95GQRV3JDXboIRROSBigeC5yjU1hGzHHyXss8UDprecbAYxknTcQkhslANGRUZmdTOQ5qTRsLAt6BTYuyvVRdhS8exSZEy_c4gs_7svlJJQ4H9_NxsiIoLwAEk7-Q3UXERGYw_75IDrGA84-lA_-Ct4eTlXHBIY2EaV7t7LjJaynVJCpkv4LKjTTAumiGUIuQhrNhZLuF_RJLqHpM2kgWFLU7-VTdL1VbC2tejvcI2BlMkEpk1BzBZI0KQB0GaDWFLN-aEAw3vRw", "e": "AQAB"}))
+        .collect();
+    json!({ "keys": keys })
+}
+
+fn cache(server: &Arc<FakeServer>, settings: KeySettings) -> Arc<KeyCache> {
+    let locate: Locate = Box::new(|| Box::pin(async { Ok(JWKS.to_owned()) }));
+    Arc::new(KeyCache::new(
+        Arc::clone(server) as Arc<dyn Fetch>,
+        locate,
+        settings,
+    ))
+}
+
+async fn held(cache: &Arc<KeyCache>, kid: &str) -> Result<(), KeyError> {
+    cache.keys_for(Some(kid), Algorithm::RS256).await.map(drop)
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_flood_of_unknown_kids_costs_one_fetch_per_cooldown() {
+    let server = Arc::new(FakeServer::default());
+    server.serve(JWKS, key_set(&["a"]), None);
+    let cache = cache(&server, KeySettings::default());
+    held(&cache, "a").await.unwrap();
+    assert_eq!(server.gets(), 1);
+
+    // 1,000 made-up kids at once, then spread over the cool-down: none is
+    // held, and none fetches again.
+    let flood = (0..1000).map(|n| {
+        let cache = Arc::clone(&cache);
+        tokio::spawn(async move { held(&cache, &format!("forged-{n}")).await })
+    });
+    for outcome in futures::future::join_all(flood).await {
+        assert!(matches!(outcome.unwrap(), Err(KeyError::Unknown)));
+    }
+    assert_eq!(server.gets(), 1);
+    tokio::time::advance(Duration::from_secs(29)).await;
+    assert!(held(&cache, "forged").await.is_err());
+    assert_eq!(server.gets(), 1);
+
+    // Past it, one more: concurrent requests share a single fetch.
+    tokio::time::advance(Duration::from_secs(2)).await;
+    let burst = (0..50).map(|n| {
+        let cache = Arc::clone(&cache);
+        tokio::spawn(async move { held(&cache, &format!("again-{n}")).await })
+    });
+    futures::future::join_all(burst).await;
+    assert_eq!(server.gets(), 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_rotated_key_is_picked_up_without_a_restart() {
+    let server = Arc::new(FakeServer::default());
+    server.serve(JWKS, key_set(&["old"]), None);
+    let cache = cache(&server, KeySettings::default());
+    held(&cache, "old").await.unwrap();
+
+    // The authorization server rotates; its first token under the new key
+    // comes later than the cool-down, as rotations do.
+    server.serve(JWKS, key_set(&["new"]), None);
+    tokio::time::advance(Duration::from_secs(31)).await;
+    held(&cache, "new").await.unwrap();
+    assert_eq!(server.gets(), 2);
+    // The old key went with its set.
+    tokio::time::advance(Duration::from_secs(31)).await;
+    server.serve(JWKS, key_set(&["new"]), None);
+    assert!(held(&cache, "old").await.is_err());
+}
+
+#[tokio::test(start_paused = true)]
+async fn keys_are_kept_as_long_as_their_headers_say_within_bounds() {
+    let server = Arc::new(FakeServer::default());
+    server.serve(JWKS, key_set(&["a"]), Some(600));
+    let cache = cache(&server, KeySettings::default());
+    held(&cache, "a").await.unwrap();
+    tokio::time::advance(Duration::from_secs(599)).await;
+    held(&cache, "a").await.unwrap();
+    assert_eq!(server.gets(), 1, "fresh for its max-age");
+
+    // Stale: the key is used at once, and refreshed behind it.
+    tokio::time::advance(Duration::from_secs(2)).await;
+    held(&cache, "a").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(server.gets(), 2, "refreshed once stale");
+
+    // `max-age=0` cannot make every token fetch: the floor is a minute.
+    server.serve(JWKS, key_set(&["a"]), Some(0));
+    tokio::time::advance(Duration::from_secs(601)).await;
+    held(&cache, "a").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let after = server.gets();
+    tokio::time::advance(Duration::from_secs(30)).await;
+    for _ in 0..10 {
+        held(&cache, "a").await.unwrap();
+    }
+    assert_eq!(server.gets(), after);
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_unreachable_server_is_the_servers_failure_but_held_keys_still_verify() {
+    let server = Arc::new(FakeServer::default());
+    server.fail(JWKS);
+    let cache = cache(&server, KeySettings::default());
+    let first = held(&cache, "a").await;
+    let Err(KeyError::Unavailable { retry_after, .. }) = first else {
+        panic!("{first:?}");
+    };
+    // The rest of the cool-down, counted from when the fetch began.
+    assert!(retry_after <= Duration::from_secs(30) && retry_after >= Duration::from_secs(29));
+    // Asked again at once: the same answer, with no new fetch.
+    assert!(matches!(
+        held(&cache, "a").await,
+        Err(KeyError::Unavailable { .. })
+    ));
+    assert_eq!(server.gets(), 1);
+
+    // Back up: the keys arrive; then down again past their age: the
+    // stale keys still verify, and a key not held is unavailable.
+    tokio::time::advance(Duration::from_secs(31)).await;
+    server.serve(JWKS, key_set(&["a"]), Some(60));
+    held(&cache, "a").await.unwrap();
+    server.fail(JWKS);
+    tokio::time::advance(Duration::from_secs(61)).await;
+    held(&cache, "a").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    held(&cache, "a").await.unwrap();
+    tokio::time::advance(Duration::from_secs(31)).await;
+    assert!(matches!(
+        held(&cache, "b").await,
+        Err(KeyError::Unavailable { .. })
+    ));
+}
+
+#[tokio::test(start_paused = true)]
+async fn only_public_signature_keys_of_the_tokens_algorithm_are_kept() {
+    let server = Arc::new(FakeServer::default());
+    let mut set = key_set(&["rsa", "enc", "rs384"]);
+    set["keys"][1]["use"] = json!("enc");
+    set["keys"][2]["alg"] = json!("RS384");
+    set["keys"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"kty": "oct", "kid": "secret", "k": "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldA"}));
+    server.serve(JWKS, set, None);
+    let cache = cache(&server, KeySettings::default());
+    held(&cache, "rsa").await.unwrap();
+    assert!(held(&cache, "enc").await.is_err(), "an encryption key");
+    assert!(
+        held(&cache, "rs384").await.is_err(),
+        "a key for another algorithm"
+    );
+    assert!(
+        cache
+            .keys_for(Some("rs384"), Algorithm::RS384)
+            .await
+            .is_ok()
+    );
+    assert!(
+        cache.keys_for(Some("rsa"), Algorithm::ES256).await.is_err(),
+        "another key type"
+    );
+    assert!(
+        cache
+            .keys_for(Some("secret"), Algorithm::HS256)
+            .await
+            .is_err(),
+        "a symmetric key"
+    );
+}
+
+fn introspecting(server: &Arc<FakeServer>, settings: Introspection) -> OAuth {
+    OAuth::issuer("https://as.example/")
+        .resource("https://mcp.example/mcp")
+        .introspection(settings.endpoint("https://as.example/introspect"))
+        .fetch(Arc::clone(server) as Arc<dyn Fetch>)
+        .build()
+        .unwrap()
+}
+
+fn in_an_hour() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        + 3600
+}
+
+#[tokio::test(start_paused = true)]
+async fn opaque_tokens_are_introspected_with_the_servers_credentials_and_cached_by_digest() {
+    let server = Arc::new(FakeServer::default());
+    let answer = json!({
+        "active": true, "sub": "alice", "scope": "jobs:build", "iss": "https://as.example/",
+        "aud": "https://mcp.example/mcp", "exp": in_an_hour(),
+    });
+    server.serve("https://as.example/introspect", answer, None);
+    let oauth = introspecting(&server, Introspection::client_secret_basic("rs", "s3cret"));
+    let alice = oauth.validate("opaque-token-1").await.unwrap();
+    assert_eq!(alice.subject.as_deref(), Some("alice"));
+    assert_eq!(alice.issuer.as_deref(), Some("https://as.example/"));
+    assert!(alice.scopes.contains("jobs:build"));
+    let posts = server.posts.lock().unwrap().clone();
+    let (form, basic) = &posts[0];
+    assert!(form.contains(&("token".into(), "opaque-token-1".into())));
+    assert_eq!(basic, &Some(("rs".into(), "s3cret".into())));
+
+    // Cached: no second post, until the cache time is over.
+    oauth.validate("opaque-token-1").await.unwrap();
+    assert_eq!(server.gets(), 1);
+    tokio::time::advance(Duration::from_secs(61)).await;
+    oauth.validate("opaque-token-1").await.unwrap();
+    assert_eq!(server.gets(), 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn introspection_answers_that_do_not_hold_are_refused() {
+    let base = json!({
+        "active": true, "sub": "alice", "iss": "https://as.example/",
+        "aud": ["https://mcp.example/mcp"], "exp": in_an_hour(),
+    });
+    let cases = [
+        ("active", json!(false), "the token is not active"),
+        (
+            "iss",
+            json!("https://evil.example/"),
+            "the token is from another issuer",
+        ),
+        (
+            "aud",
+            json!("https://other.example/mcp"),
+            "the token is not for this resource",
+        ),
+        ("exp", json!(1), "the token has expired"),
+        ("sub", json!(7), "the token names no subject"),
+    ];
+    for (claim, value, description) in cases {
+        let server = Arc::new(FakeServer::default());
+        let mut answer = base.clone();
+        answer[claim] = value;
+        server.serve("https://as.example/introspect", answer, None);
+        let oauth = introspecting(&server, Introspection::client_secret_post("rs", "s"));
+        let refused = oauth.validate("opaque").await;
+        assert_eq!(
+            refused,
+            Err(Refusal::InvalidToken { description }),
+            "{claim}"
+        );
+    }
+
+    // No `aud`: refused, unless the server never sends one.
+    let server = Arc::new(FakeServer::default());
+    let mut answer = base.clone();
+    answer.as_object_mut().unwrap().remove("aud");
+    server.serve("https://as.example/introspect", answer, None);
+    let strict = introspecting(&server, Introspection::client_secret_post("rs", "s"));
+    assert!(strict.validate("opaque").await.is_err());
+    let lenient = introspecting(
+        &server,
+        Introspection::client_secret_post("rs", "s").audience_optional(),
+    );
+    assert!(lenient.validate("opaque").await.is_ok());
+    let posts = server.posts.lock().unwrap().clone();
+    assert!(
+        posts[0].0.contains(&("client_secret".into(), "s".into())),
+        "client_secret_post"
+    );
+    assert_eq!(posts[0].1, None);
+
+    // An endpoint that cannot be reached: 503, not 401.
+    let down = Arc::new(FakeServer::default());
+    down.fail("https://as.example/introspect");
+    let oauth = introspecting(&down, Introspection::client_secret_basic("rs", "s"));
+    assert!(matches!(
+        oauth.validate("opaque").await,
+        Err(Refusal::Unavailable { .. })
+    ));
+}
+
+#[tokio::test(start_paused = true)]
+async fn discovery_falls_back_to_openid_configuration_and_holds_the_issuer_to_its_word() {
+    let server = Arc::new(FakeServer::default());
+    server.serve(
+        "https://as.example/.well-known/openid-configuration/tenant",
+        json!({"issuer": "https://as.example/tenant", "jwks_uri": JWKS}),
+        None,
+    );
+    let found = discovery::discover(&*server, "https://as.example/tenant")
+        .await
+        .unwrap();
+    assert_eq!(found.jwks_uri.as_deref(), Some(JWKS));
+    assert_eq!(server.gets(), 2, "RFC 8414's place first, then OpenID's");
+
+    let impostor = Arc::new(FakeServer::default());
+    impostor.serve(
+        "https://as.example/.well-known/oauth-authorization-server",
+        json!({"issuer": "https://evil.example", "jwks_uri": JWKS}),
+        None,
+    );
+    let refused = discovery::discover(&*impostor, "https://as.example").await;
+    assert!(
+        matches!(refused, Err(FetchError::Invalid { .. })),
+        "{refused:?}"
+    );
+}
+
+#[test]
+fn a_configuration_that_cannot_be_secure_is_refused_at_build() {
+    let refused = |builder: OAuthBuilder| builder.build().unwrap_err();
+    assert_eq!(
+        refused(OAuth::issuer("https://as.example")),
+        OAuthError::NoResource
+    );
+    let plain = OAuth::issuer("http://as.example").resource("https://mcp.example/mcp");
+    assert!(matches!(refused(plain), OAuthError::InsecureUrl { .. }));
+    let short = OAuth::issuer("https://as.example")
+        .resource("https://mcp.example/mcp")
+        .hmac_secret(b"short".to_vec());
+    assert_eq!(refused(short), OAuthError::WeakSecret(5));
+    assert!(
+        OAuth::issuer("http://127.0.0.1:9000")
+            .resource("http://127.0.0.1:3000/mcp")
+            .build()
+            .is_ok()
+    );
+}
+
+#[test]
+fn only_three_base64url_parts_look_like_a_jwt() {
+    assert!(looks_like_jwt("eyJh.eyJi.c2ln"));
+    assert!(
+        looks_like_jwt("eyJh.eyJi."),
+        "an unsigned token is still a JWT, refused as one"
+    );
+    assert!(!looks_like_jwt("opaque-token"));
+    assert!(!looks_like_jwt("a.b"));
+    assert!(!looks_like_jwt("a.b.c.d"));
+    assert!(!looks_like_jwt("a+b.c.d"));
+}

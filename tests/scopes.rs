@@ -1,0 +1,212 @@
+//! Scopes on handlers: `#[tool(scopes = [...])]` and its kin refuse the
+//! callers that lack them, on every transport, in both eras; lists show
+//! what the server is told to; a hierarchy counts broader scopes.
+
+mod common;
+
+use presa::prelude::*;
+use presa::server::{Listing, ServerBuilder};
+use serde_json::{Value, json};
+
+use common::{RawPeer, Wire, connect};
+
+/// Deploys a build.
+#[tool(scopes = ["jobs:deploy", "jobs:read"])]
+async fn deploy(target: String) -> String {
+    format!("deployed {target}")
+}
+
+/// Reviews code.
+#[prompt(scopes = ["review"])]
+async fn code_review(code: String) -> String {
+    format!("Review {code}")
+}
+
+/// The job log.
+#[resource(uri = "jobs://log", scopes = ["jobs:read"])]
+async fn job_log() -> String {
+    "all good".into()
+}
+
+/// What the call's scopes are, by the extractor.
+#[tool]
+async fn my_scopes(scopes: Scopes) -> String {
+    scopes.to_string()
+}
+
+fn server(configure: impl FnOnce(ServerBuilder) -> ServerBuilder) -> Server {
+    configure(
+        Server::builder("scoped", "1.0.0")
+            .tool(DeployTool)
+            .tool(MyScopesTool)
+            .prompt(CodeReviewPrompt)
+            .resource(JobLogResource),
+    )
+    .build()
+}
+
+fn peer(server: &Server, caller: Caller) -> RawPeer {
+    RawPeer::new(connect(server, caller, Wire::Stdio))
+}
+
+async fn deploy_as(server: &Server, caller: Caller) -> Value {
+    let mut peer = peer(server, caller);
+    peer.call(
+        1,
+        json!({}),
+        json!({"name": "deploy", "arguments": {"target": "prod"}}),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn a_caller_without_every_scope_is_refused_before_the_tool_runs() {
+    let server = server(|b| b);
+    let reader = Caller::subject("rita").scopes(["jobs:read"]);
+    let refused = deploy_as(&server, reader).await;
+    assert_eq!(refused["error"]["code"], -31004, "{refused}");
+    assert_eq!(
+        refused["error"]["data"]["requiredScopes"],
+        json!(["jobs:deploy", "jobs:read"])
+    );
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(message.contains("tool `deploy`") && message.contains("jobs:deploy jobs:read"));
+
+    let deployer = Caller::subject("dan").scopes(["jobs:read", "jobs:deploy"]);
+    let done = deploy_as(&server, deployer).await;
+    assert_eq!(
+        done["result"]["content"][0]["text"], "deployed prod",
+        "{done}"
+    );
+    // A local caller (stdio, in-process) holds every scope.
+    let local = deploy_as(&server, Caller::anonymous()).await;
+    assert_eq!(local["result"]["content"][0]["text"], "deployed prod");
+}
+
+#[tokio::test]
+async fn a_broader_scope_counts_for_the_narrower_ones_it_implies() {
+    let server = server(|b| b.scope_implies("jobs:admin", ["jobs:deploy", "jobs:read"]));
+    let admin = Caller::subject("ada").scopes(["jobs:admin"]);
+    let done = deploy_as(&server, admin).await;
+    assert_eq!(
+        done["result"]["content"][0]["text"], "deployed prod",
+        "{done}"
+    );
+}
+
+#[tokio::test]
+async fn prompts_and_resources_are_scoped_the_same_way() {
+    let server = server(|b| b);
+    let mut stranger = peer(&server, Caller::subject("sam"));
+    let meta = common::meta(json!({}));
+    let prompt = stranger
+        .request(
+            1,
+            "prompts/get",
+            json!({"name": "code_review", "arguments": {"code": "x"}, "_meta": meta}),
+        )
+        .await;
+    assert_eq!(prompt["error"]["code"], -31004, "{prompt}");
+    let read = stranger
+        .request(
+            2,
+            "resources/read",
+            json!({"uri": "jobs://log", "_meta": meta}),
+        )
+        .await;
+    assert_eq!(read["error"]["code"], -31004, "{read}");
+    let mut reviewer = peer(
+        &server,
+        Caller::subject("rev").scopes(["review", "jobs:read"]),
+    );
+    let prompt = reviewer
+        .request(
+            1,
+            "prompts/get",
+            json!({"name": "code_review", "arguments": {"code": "x"}, "_meta": meta}),
+        )
+        .await;
+    assert!(prompt["result"].is_object(), "{prompt}");
+    let read = reviewer
+        .request(
+            2,
+            "resources/read",
+            json!({"uri": "jobs://log", "_meta": meta}),
+        )
+        .await;
+    assert_eq!(read["result"]["contents"][0]["text"], "all good", "{read}");
+}
+
+/// The tool names `tools/list` shows `caller`, and the list's cacheScope.
+async fn listed(server: &Server, caller: Caller) -> (Vec<String>, Value) {
+    let mut peer = peer(server, caller);
+    let list = peer
+        .request(1, "tools/list", json!({"_meta": common::meta(json!({}))}))
+        .await;
+    let names = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect();
+    (names, list["result"]["cacheScope"].clone())
+}
+
+#[tokio::test]
+async fn lists_show_everything_by_default_and_only_what_is_permitted_when_asked() {
+    let stranger = || Caller::subject("sam");
+    let (all, scope) = listed(&server(|b| b), stranger()).await;
+    assert_eq!(all, ["deploy", "my_scopes"]);
+    assert_eq!(scope, "public");
+    let hiding = server(|b| b.listing(Listing::Permitted));
+    let (permitted, scope) = listed(&hiding, stranger()).await;
+    assert_eq!(permitted, ["my_scopes"]);
+    assert_eq!(
+        scope, "private",
+        "a list that depends on the caller is private"
+    );
+    let deployer = Caller::subject("dan").scopes(["jobs:read", "jobs:deploy"]);
+    assert_eq!(listed(&hiding, deployer).await.0, ["deploy", "my_scopes"]);
+}
+
+#[tokio::test]
+async fn the_scopes_extractor_sees_the_callers_scopes() {
+    let server = server(|b| b);
+    let mut peer = peer(&server, Caller::subject("x").scopes(["b", "a"]));
+    let answer = peer
+        .call(1, json!({}), json!({"name": "my_scopes", "arguments": {}}))
+        .await;
+    assert_eq!(answer["result"]["content"][0]["text"], "a b", "{answer}");
+}
+
+#[test]
+#[should_panic(expected = "declares scope \"a\\\"b\", which is not an OAuth scope token")]
+fn a_hand_written_handler_with_a_malformed_scope_is_refused_at_registration() {
+    use presa::server::{ToolHandler, ToolResult};
+    use presa::wire::Tool;
+    struct Quoted;
+    impl ToolHandler for Quoted {
+        fn definition(&self) -> Tool {
+            Tool {
+                name: "quoted".into(),
+                title: None,
+                description: None,
+                input_schema: json!({"type": "object"}),
+                output_schema: None,
+                annotations: None,
+                meta: None,
+            }
+        }
+        fn scopes(&self) -> &'static [&'static str] {
+            &["a\"b"]
+        }
+        fn call(
+            &self,
+            _: Context,
+            _: serde_json::Map<String, Value>,
+        ) -> presa::server::BoxFuture<ToolResult> {
+            unreachable!("never registered")
+        }
+    }
+    let _ = Server::builder("s", "1").tool(Quoted);
+}

@@ -388,6 +388,40 @@ async fn modern_requests_still_work_on_a_connection_that_did_not_initialize() {
     }
 }
 
+/// Found by the `dispatch` fuzz target: a modern request read before
+/// `initialize`, which waited for a slot until after it, was served in the
+/// session, in legacy shapes, as if the client had sent it there.
+#[tokio::test(start_paused = true)]
+async fn a_request_read_before_initialize_stays_modern_when_it_starts_after() {
+    for wire in WIRES {
+        let fixture = common::fixture_with(|builder| builder.max_in_flight(1));
+        let mut peer = RawPeer::over(&fixture.server, wire);
+        let waits = json!({"name": "wait_forever", "_meta": meta(json!({}))});
+        peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": waits}))
+            .await;
+        fixture.probe.started.notified().await;
+        let list = json!({"_meta": meta(json!({}))});
+        peer.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": list}))
+            .await;
+        let init = json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                          "clientInfo": {"name": "late", "version": "1"}});
+        let opened = peer.request(3, "initialize", init).await;
+        assert_eq!(
+            opened["result"]["protocolVersion"], "2025-11-25",
+            "{opened}"
+        );
+        let cancel = json!({"requestId": 1});
+        peer.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel}))
+            .await;
+        let listed = peer.recv().await;
+        assert_eq!(listed["id"], 2, "{wire:?}: {listed}");
+        assert_eq!(
+            listed["result"]["resultType"], "complete",
+            "{wire:?}: {listed}"
+        );
+    }
+}
+
 #[tokio::test(start_paused = true)]
 async fn an_initialize_with_modern_meta_is_a_modern_request_for_no_method() {
     for wire in WIRES {

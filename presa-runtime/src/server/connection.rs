@@ -12,8 +12,10 @@
 //! A connection is modern until the client sends `initialize` (without
 //! the modern `_meta`, which would make it a modern request for a method
 //! that does not exist): that request is answered at once, before the next frame is read, and opens a
-//! legacy session ([`Server::open_session`]) that serves every later
-//! request of the connection ([`Server::handle_legacy`]). Its own messages
+//! legacy session ([`Server::open_session`]) that serves every request
+//! read after it ([`Server::handle_legacy`]). A request's era is decided
+//! when it is read: one read before the `initialize` is served modern even
+//! when it waits for a slot until after it. Its own messages
 //! (list changes, the requests of its tasks, cancellations of requests it
 //! no longer needs) go through a queue of their own, written like any
 //! other message, for as long as the connection lives.
@@ -269,13 +271,19 @@ struct Connection {
 struct Unpaid {
     request: Request,
     bytes: usize,
+    session: Era,
 }
 
 /// A request with its share of the budget.
 struct Charged {
     request: Request,
     charge: Charge,
+    session: Era,
 }
+
+/// The session a request was read in, which serves it; `None` for a
+/// modern request.
+type Era = Option<Arc<LegacySession>>;
 
 impl Connection {
     /// Serves until the transport's input has ended and everything read is
@@ -320,13 +328,13 @@ impl Connection {
             permit = permits.acquire_owned(), if waiting => {
                 let permit = permit.expect("the semaphore is never closed");
                 // The head stays queued while it waits, so a cancellation finds it.
-                if let Some(Charged { request, charge }) = self.backlog.pop_front() {
-                    self.spawn(request, charge, permit, false);
+                if let Some(queued) = self.backlog.pop_front() {
+                    self.spawn(queued, permit, false);
                 }
             }
             charge = budget.charge(cost), if self.unpaid.is_some() => {
-                let Unpaid { request, .. } = self.unpaid.take().expect("checked above");
-                self.accept(request, charge).await;
+                let Unpaid { request, session, .. } = self.unpaid.take().expect("checked above");
+                self.accept(Charged { request, charge, session }).await;
             }
             inbound = incoming.recv(), if reading => match inbound {
                 Some(inbound) => self.receive(inbound).await,
@@ -394,19 +402,29 @@ impl Connection {
     /// else left for the loop to charge and queue in turn.
     async fn admit(&mut self, request: Request) {
         let bytes = request_footprint(&request);
+        let session = self.session.clone();
         let charge = match self.budget.try_charge(bytes) {
             Ok(charge) if self.backlog.is_empty() => charge,
             _ => {
-                self.unpaid = Some(Unpaid { request, bytes });
+                self.unpaid = Some(Unpaid {
+                    request,
+                    bytes,
+                    session,
+                });
                 return;
             }
         };
-        self.accept(request, charge).await;
+        self.accept(Charged {
+            request,
+            charge,
+            session,
+        })
+        .await;
         if self.backlog.len() == 1
             && let Ok(permit) = Arc::clone(&self.permits).try_acquire_owned()
-            && let Some(Charged { request, charge }) = self.backlog.pop_front()
+            && let Some(queued) = self.backlog.pop_front()
         {
-            self.spawn(request, charge, permit, false);
+            self.spawn(queued, permit, false);
         }
     }
 
@@ -487,16 +505,16 @@ impl Connection {
     }
 
     /// Starts a subscription at once; queues any other request for a slot.
-    async fn accept(&mut self, request: Request, charge: Charge) {
-        if Method::parse(&request.method) != Some(Method::SubscriptionsListen) {
-            self.backlog.push_back(Charged { request, charge });
+    async fn accept(&mut self, charged: Charged) {
+        if Method::parse(&charged.request.method) != Some(Method::SubscriptionsListen) {
+            self.backlog.push_back(charged);
             return;
         }
         match Arc::clone(&self.subscription_permits).try_acquire_owned() {
-            Ok(permit) => self.spawn(request, charge, permit, true),
+            Ok(permit) => self.spawn(charged, permit, true),
             Err(_) => {
                 let error = server_busy(MAX_SUBSCRIPTIONS);
-                self.send(Response::error(Some(request.id), error).into())
+                self.send(Response::error(Some(charged.request.id), error).into())
                     .await;
             }
         }
@@ -514,13 +532,12 @@ impl Connection {
         }
     }
 
-    fn spawn(
-        &mut self,
-        request: Request,
-        charge: Charge,
-        permit: OwnedSemaphorePermit,
-        subscription: bool,
-    ) {
+    fn spawn(&mut self, charged: Charged, permit: OwnedSemaphorePermit, subscription: bool) {
+        let Charged {
+            request,
+            charge,
+            session,
+        } = charged;
         let id = request.id.clone();
         let outbox = self.outbox();
         if lock(&self.in_flight).contains_key(&id) {
@@ -533,7 +550,7 @@ impl Connection {
             });
             return;
         }
-        let mut stream = match &self.session {
+        let mut stream = match &session {
             Some(session) => self.server.handle_legacy(request, session, charge),
             None => self.server.handle_charged(request, &self.caller, charge),
         }

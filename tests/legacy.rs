@@ -465,6 +465,102 @@ async fn a_call_waiting_for_an_answer_ends_when_the_client_hangs_up() {
     }
 }
 
+/// Found by the `dispatch` fuzz target, whose input came down to this (a
+/// server with 4 slots; the answers to its questions were malformed, so
+/// none was ever given):
+///
+/// ```text
+/// {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}},"sampling":{},"roots":{"listChanged":true}},"clientInfo":{"name":"fuzz","version":"0"}}}
+/// {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"survey"}}
+/// {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"build","arguments":{"target":"all"}}}
+/// {"jsonrpc":"2.0","id":4,"method":"prompts/get","params":{"name":"review","arguments":{"code":"fn main() {}"}}}
+/// {"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"notes://todo"}}
+/// {"jsonrpc":"2.0","id":12,"method":"tasks/get","params":{"taskId":"nope"}}
+/// {"jsonrpc":"2.0","id":13,"method":"tasks/list","params":{"s":{"steps":1}}}
+/// {"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"task":{}}}
+/// {"jsonrpc":"2.0","id":12,"method":"tasks/get","params":{"taskId":"nope"}}
+/// {"jsonrpc":"2.0","id":13,"method":"tasks/list","params":{"cursor":"bogus"}}
+/// ```
+///
+/// The four slots held requests that waited for answers to elicitations;
+/// with the backlog past its limit the connection stopped reading, so it
+/// would never read an answer, nor see the client close: the server never
+/// ended. Here with one slot, the answer comes after the backlog is full.
+#[tokio::test(start_paused = true)]
+async fn a_full_connection_reads_on_to_the_answers_its_requests_wait_for() {
+    for wire in WIRES {
+        let fixture = common::fixture_with(|builder| builder.max_in_flight(1));
+        let mut peer = session(&fixture.server, wire, common::elicitation()).await;
+        let call = json!({"name": "build", "arguments": {"target": "docs"}});
+        send_call(&peer, 1, &call).await;
+        let (question, _) = server_request(&mut peer, "elicitation/create").await;
+        // One slot, held by the call; a backlog of one; then no more room.
+        for id in 2..=4 {
+            peer.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}))
+                .await;
+        }
+        let busy = peer.recv().await;
+        assert_eq!(busy["id"], 4, "{wire:?}: {busy}");
+        assert_eq!(error_code(&busy), -31001, "{wire:?}: {busy}");
+        let answer = json!({"action": "accept", "content": {"ok": true}});
+        self::answer(&peer, question, answer).await;
+        let mut answered = std::collections::HashMap::new();
+        for _ in 1..=3 {
+            let response = peer.recv().await;
+            answered.insert(response["id"].to_string(), response);
+        }
+        assert_eq!(
+            answered["1"]["result"]["content"][0]["text"], "built docs",
+            "{wire:?}: {answered:?}"
+        );
+        for id in ["2", "3"] {
+            assert!(
+                answered[id]["result"]["tools"].is_array(),
+                "{wire:?}: {answered:?}"
+            );
+        }
+    }
+}
+
+/// The same as [`a_full_connection_reads_on_to_the_answers_its_requests_wait_for`],
+/// but the client closes instead of answering, as in the fuzz input: the
+/// connection sees it, the call fails, the queued requests are answered,
+/// and the server ends.
+#[tokio::test(start_paused = true)]
+async fn a_full_connection_waiting_for_answers_ends_when_the_client_closes() {
+    for wire in WIRES {
+        let fixture = common::fixture_with(|builder| builder.max_in_flight(1));
+        let mut peer = session(&fixture.server, wire, common::elicitation()).await;
+        let call = json!({"name": "build", "arguments": {"target": "docs"}});
+        send_call(&peer, 1, &call).await;
+        server_request(&mut peer, "elicitation/create").await;
+        for id in 2..=3 {
+            peer.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}))
+                .await;
+        }
+        let mut incoming = peer.close();
+        let mut answered = std::collections::HashMap::new();
+        let day = Duration::from_secs(24 * 3600);
+        loop {
+            let inbound = tokio::time::timeout(day, incoming.recv())
+                .await
+                .unwrap_or_else(|_| panic!("{wire:?}: the server did not end: {answered:?}"));
+            let Some(presa::transport::Inbound::Frame(frame)) = inbound else {
+                break;
+            };
+            let message: Value = serde_json::from_str(&frame).unwrap();
+            answered.insert(message["id"].to_string(), message);
+        }
+        assert_eq!(error_code(&answered["1"]), -32603, "{wire:?}: {answered:?}");
+        for id in ["2", "3"] {
+            assert!(
+                answered[id]["result"]["tools"].is_array(),
+                "{wire:?}: {answered:?}"
+            );
+        }
+    }
+}
+
 #[tokio::test(start_paused = true)]
 async fn session_requests_with_bad_params_or_past_their_limits_are_refused() {
     for wire in WIRES {

@@ -34,7 +34,14 @@
 //! 3. the request, charged, waits in the backlog for one of the
 //!    `max_in_flight` slots (cancellations are still read and acted on
 //!    meanwhile); past a backlog as long again, the connection stops
-//!    reading too;
+//!    reading too; except, in both cases, in a legacy session while a
+//!    request of the server's waits for the client's answer: that answer
+//!    comes on this stream, behind whatever the client sent first, and
+//!    what it would free may be the very room the connection waits for,
+//!    so the connection reads on, acting on responses and notifications
+//!    as ever and answering each request it has no room for with
+//!    `-31001` at once (it holds nothing, and a peer that does not read
+//!    those answers stops the reading by rule 5);
 //! 4. it runs, holding its charge until its handler ends (a call that
 //!    becomes a task keeps the server's part while the task runs); a
 //!    `subscriptions/listen` stream holds it only until it is
@@ -74,7 +81,7 @@ use tokio::task::{AbortHandle, JoinSet};
 
 use super::caller::Caller;
 use super::legacy::{LegacySession, SESSION_QUEUE};
-use super::reply::{invalid_request, server_busy};
+use super::reply::{busy_awaiting_answers, invalid_request, server_busy};
 use super::router::Server;
 use super::shutdown::{FINAL_WRITE, Shutdown, ShutdownSwitch, not_run};
 use super::signals::{signalled, termination_signals};
@@ -162,8 +169,11 @@ pub fn in_process(server: &Server, caller: Caller) -> FrameChannel {
 /// requests run at once. Past that, up to as many again wait in a backlog
 /// while the connection keeps reading notifications (so a client can still
 /// cancel), and beyond the backlog the connection stops reading, so a peer
-/// that never reads its answers cannot grow memory. Subscription streams
-/// do not count against the limit but against [`MAX_SUBSCRIPTIONS`].
+/// that never reads its answers cannot grow memory; in a legacy session,
+/// while the server waits for an answer of the client's, it reads on
+/// instead and answers the requests it has no room for with `-31001`,
+/// since the answer is behind them. Subscription streams do not count
+/// against the limit but against [`MAX_SUBSCRIPTIONS`].
 pub async fn serve(server: Server, channel: FrameChannel, caller: Caller) {
     serve_until(server, channel, caller, std::future::pending()).await;
 }
@@ -307,8 +317,11 @@ impl Connection {
         if self.ended && self.backlog.is_empty() && self.unpaid.is_none() {
             return false;
         }
-        let reading =
-            !self.ended && self.unpaid.is_none() && self.backlog.len() <= self.backlog_limit;
+        // Full, the connection reads on only while the session awaits an
+        // answer (rule 3), and otherwise wakes when it starts to.
+        let full = self.is_full();
+        let reading = !self.ended && (!full || self.awaits_answers());
+        let stalled = self.session.clone().filter(|_| !self.ended && !reading);
         let waiting = !self.backlog.is_empty();
         let cost = self.unpaid.as_ref().map_or(0, |unpaid| unpaid.bytes);
         let permits = Arc::clone(&self.permits);
@@ -340,8 +353,23 @@ impl Connection {
                 Some(inbound) => self.receive(inbound).await,
                 None => self.end_of_input(),
             },
+            () = asked(stalled.as_deref()), if stalled.is_some() => {}
         }
         true
+    }
+
+    /// Whether the connection has no room for another request: one waits
+    /// for room in the budget, or the backlog is past its limit.
+    fn is_full(&self) -> bool {
+        self.unpaid.is_some() || self.backlog.len() > self.backlog_limit
+    }
+
+    /// Whether a request of the legacy session's waits for the client's
+    /// answer, which only reading on can bring.
+    fn awaits_answers(&self) -> bool {
+        self.session
+            .as_ref()
+            .is_some_and(|session| session.peer().outstanding() > 0)
     }
 
     /// Whether the drain period is over: requests read now are not run.
@@ -376,6 +404,11 @@ impl Connection {
                 Err(e) => self.refuse(e).await,
                 Ok(Message::Request(request)) if self.drain_is_over() => {
                     self.send(not_run(request.id).into()).await;
+                }
+                Ok(Message::Request(request)) if self.is_full() => {
+                    // Read only to reach an answer behind it (rule 3).
+                    let busy = Response::error(Some(request.id), busy_awaiting_answers());
+                    self.send(busy.into()).await;
                 }
                 Ok(Message::Request(request))
                     if self.session.is_none() && opens_session(&request) =>
@@ -657,6 +690,14 @@ impl Drop for Unregister {
         {
             running.remove(&self.key);
         }
+    }
+}
+
+/// Resolves once `session` asks its client something; never without one.
+async fn asked(session: Option<&LegacySession>) {
+    match session {
+        Some(session) => session.peer().asked().await,
+        None => std::future::pending().await,
     }
 }
 

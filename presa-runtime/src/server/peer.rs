@@ -34,7 +34,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{Notify, mpsc, oneshot};
 
 use crate::util::lock;
 use crate::wire::legacy::requests::OutgoingRequest;
@@ -63,6 +63,9 @@ struct PeerInner {
     limit: usize,
     /// The session's own queue, for what belongs to no client request.
     session: mpsc::Sender<Message>,
+    /// Woken when a request enters the table, for a connection that has
+    /// stopped reading (see [`PeerLink::asked`]).
+    asked: Notify,
 }
 
 #[derive(Default)]
@@ -86,6 +89,7 @@ impl PeerLink {
                 table: Mutex::default(),
                 limit,
                 session,
+                asked: Notify::new(),
             }),
         }
     }
@@ -113,9 +117,16 @@ impl PeerLink {
     }
 
     /// How many requests wait for their response.
-    #[cfg(test)]
     pub fn outstanding(&self) -> usize {
         lock(&self.inner.table).waiting.len()
+    }
+
+    /// Resolves once a request has entered the table since the last call
+    /// resolved (or at once, if one did before the first call): a
+    /// connection that has stopped reading waits on it, since the answer
+    /// can only come by reading on. One waiter at a time.
+    pub async fn asked(&self) {
+        self.inner.asked.notified().await;
     }
 
     /// Asks `request` under `key` until the answer parses (rules 3 and 4).
@@ -195,6 +206,7 @@ impl PeerLink {
         let id = RequestId::String(format!("presa-{}", table.next));
         let (answer, answered) = oneshot::channel();
         table.waiting.insert(id.clone(), answer);
+        self.inner.asked.notify_one();
         Ok((id, answered))
     }
 }

@@ -561,6 +561,58 @@ async fn a_full_connection_waiting_for_answers_ends_when_the_client_closes() {
     }
 }
 
+/// Found by the `dispatch` fuzz target, whose input came down to these
+/// lines (on stdio, as one chunk):
+///
+/// ```text
+/// {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11","capabilities":{"elicitation":{"form":{}},"sampling":{},"roots":{"listed":true}},"clientInfo":{"name":"fuzz","version":"0"}}}
+/// {"ls/}}
+/// {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"build","arguments":{"target":"x"}}}
+/// ~
+/// {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"rea":"cha"}}
+///
+/// rp
+/// ```
+///
+/// The call asked its question, which waited in the call's stream to be
+/// written; the cancellation came first and took the stream, question and
+/// all, and the server then told the client to cancel `presa-1`, a request
+/// it never got. Here the question waits instead because the client has
+/// not read what came before it, which is the same: withdrawn before it
+/// went out, it is not written, and nothing is cancelled.
+#[tokio::test(start_paused = true)]
+async fn a_question_withdrawn_before_it_goes_out_is_neither_sent_nor_cancelled() {
+    let server = fixture().server;
+    let mut peer = session(&server, Wire::InProcess, common::elicitation()).await;
+    // More answers than the client's side of the channel holds, unread.
+    let pings = 300;
+    for id in 1000..1000 + pings {
+        peer.send(json!({"jsonrpc": "2.0", "id": id, "method": "ping"}))
+            .await;
+    }
+    let call = json!({"name": "build", "arguments": {"target": "x"}});
+    send_call(&peer, 1, &call).await;
+    // Once the server is idle, the call's question waits to be written.
+    tokio::time::sleep(QUIET).await;
+    let cancel = json!({"requestId": 1});
+    peer.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel}))
+        .await;
+    let mut answered = 0;
+    let mut heard = Vec::new();
+    while let Some(message) = peer.recv_within(QUIET).await {
+        if message["result"] == json!({}) {
+            answered += 1;
+            continue;
+        }
+        heard.push(message);
+    }
+    assert_eq!(answered, pings, "{heard:?}");
+    assert!(
+        heard.is_empty(),
+        "neither the question nor its cancellation: {heard:?}"
+    );
+}
+
 #[tokio::test(start_paused = true)]
 async fn session_requests_with_bad_params_or_past_their_limits_are_refused() {
     for wire in WIRES {

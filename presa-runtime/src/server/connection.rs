@@ -81,6 +81,7 @@ use tokio::task::{AbortHandle, JoinSet};
 
 use super::caller::Caller;
 use super::legacy::{LegacySession, SESSION_QUEUE};
+use super::peer::PeerLink;
 use super::reply::{busy_awaiting_answers, invalid_request, server_busy};
 use super::router::Server;
 use super::shutdown::{FINAL_WRITE, Shutdown, ShutdownSwitch, not_run};
@@ -468,6 +469,8 @@ impl Connection {
         match self.server.open_session(request, &self.caller, queue) {
             Ok((session, response)) => {
                 self.send(response.into()).await;
+                // Its outboxes say when a request of the session's is sent.
+                session.peer().track_delivery();
                 self.session = Some(session);
                 let outbox = self.outbox();
                 let writer = tokio::spawn(async move {
@@ -624,6 +627,7 @@ impl Connection {
         Outbox {
             outgoing: self.outgoing.clone(),
             budget: self.budget.clone(),
+            peer: self.session.as_ref().map(|session| session.peer().clone()),
         }
     }
 
@@ -656,13 +660,31 @@ impl Drop for Connection {
 struct Outbox {
     outgoing: FrameSender,
     budget: Budget,
+    /// The legacy session's link, told when a request of its goes out.
+    peer: Option<PeerLink>,
 }
 
 impl Outbox {
     async fn send(&self, message: Message) -> Result<(), crate::transport::Closed> {
+        // A request of the session's: not written once withdrawn, and
+        // counted as sent once the transport has it, so that withdrawing
+        // it tells the client of no request it never got.
+        let asked = match (&self.peer, &message) {
+            (Some(peer), Message::Request(request)) => Some((peer, request.id.clone())),
+            _ => None,
+        };
+        if let Some((peer, id)) = &asked
+            && !peer.sending(id)
+        {
+            return Ok(());
+        }
         let line = message.to_line();
         let charge = self.budget.force(line.len());
-        self.outgoing.send_charged(line, charge).await
+        self.outgoing.send_charged(line, charge).await?;
+        if let Some((peer, id)) = asked {
+            peer.sent(&id);
+        }
+        Ok(())
     }
 }
 

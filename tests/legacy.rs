@@ -388,6 +388,40 @@ async fn modern_requests_still_work_on_a_connection_that_did_not_initialize() {
     }
 }
 
+/// Found by the `dispatch` fuzz target: a modern request read before
+/// `initialize`, which waited for a slot until after it, was served in the
+/// session, in legacy shapes, as if the client had sent it there.
+#[tokio::test(start_paused = true)]
+async fn a_request_read_before_initialize_stays_modern_when_it_starts_after() {
+    for wire in WIRES {
+        let fixture = common::fixture_with(|builder| builder.max_in_flight(1));
+        let mut peer = RawPeer::over(&fixture.server, wire);
+        let waits = json!({"name": "wait_forever", "_meta": meta(json!({}))});
+        peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": waits}))
+            .await;
+        fixture.probe.started.notified().await;
+        let list = json!({"_meta": meta(json!({}))});
+        peer.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": list}))
+            .await;
+        let init = json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                          "clientInfo": {"name": "late", "version": "1"}});
+        let opened = peer.request(3, "initialize", init).await;
+        assert_eq!(
+            opened["result"]["protocolVersion"], "2025-11-25",
+            "{opened}"
+        );
+        let cancel = json!({"requestId": 1});
+        peer.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel}))
+            .await;
+        let listed = peer.recv().await;
+        assert_eq!(listed["id"], 2, "{wire:?}: {listed}");
+        assert_eq!(
+            listed["result"]["resultType"], "complete",
+            "{wire:?}: {listed}"
+        );
+    }
+}
+
 #[tokio::test(start_paused = true)]
 async fn an_initialize_with_modern_meta_is_a_modern_request_for_no_method() {
     for wire in WIRES {
@@ -429,6 +463,154 @@ async fn a_call_waiting_for_an_answer_ends_when_the_client_hangs_up() {
             "no drain period waited out"
         );
     }
+}
+
+/// Found by the `dispatch` fuzz target, whose input came down to this (a
+/// server with 4 slots; the answers to its questions were malformed, so
+/// none was ever given):
+///
+/// ```text
+/// {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}},"sampling":{},"roots":{"listChanged":true}},"clientInfo":{"name":"fuzz","version":"0"}}}
+/// {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"survey"}}
+/// {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"build","arguments":{"target":"all"}}}
+/// {"jsonrpc":"2.0","id":4,"method":"prompts/get","params":{"name":"review","arguments":{"code":"fn main() {}"}}}
+/// {"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"notes://todo"}}
+/// {"jsonrpc":"2.0","id":12,"method":"tasks/get","params":{"taskId":"nope"}}
+/// {"jsonrpc":"2.0","id":13,"method":"tasks/list","params":{"s":{"steps":1}}}
+/// {"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"task":{}}}
+/// {"jsonrpc":"2.0","id":12,"method":"tasks/get","params":{"taskId":"nope"}}
+/// {"jsonrpc":"2.0","id":13,"method":"tasks/list","params":{"cursor":"bogus"}}
+/// ```
+///
+/// The four slots held requests that waited for answers to elicitations;
+/// with the backlog past its limit the connection stopped reading, so it
+/// would never read an answer, nor see the client close: the server never
+/// ended. Here with one slot, the answer comes after the backlog is full.
+#[tokio::test(start_paused = true)]
+async fn a_full_connection_reads_on_to_the_answers_its_requests_wait_for() {
+    for wire in WIRES {
+        let fixture = common::fixture_with(|builder| builder.max_in_flight(1));
+        let mut peer = session(&fixture.server, wire, common::elicitation()).await;
+        let call = json!({"name": "build", "arguments": {"target": "docs"}});
+        send_call(&peer, 1, &call).await;
+        let (question, _) = server_request(&mut peer, "elicitation/create").await;
+        // One slot, held by the call; a backlog of one; then no more room.
+        for id in 2..=4 {
+            peer.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}))
+                .await;
+        }
+        let busy = peer.recv().await;
+        assert_eq!(busy["id"], 4, "{wire:?}: {busy}");
+        assert_eq!(error_code(&busy), -31001, "{wire:?}: {busy}");
+        let answer = json!({"action": "accept", "content": {"ok": true}});
+        self::answer(&peer, question, answer).await;
+        let mut answered = std::collections::HashMap::new();
+        for _ in 1..=3 {
+            let response = peer.recv().await;
+            answered.insert(response["id"].to_string(), response);
+        }
+        assert_eq!(
+            answered["1"]["result"]["content"][0]["text"], "built docs",
+            "{wire:?}: {answered:?}"
+        );
+        for id in ["2", "3"] {
+            assert!(
+                answered[id]["result"]["tools"].is_array(),
+                "{wire:?}: {answered:?}"
+            );
+        }
+    }
+}
+
+/// The same as [`a_full_connection_reads_on_to_the_answers_its_requests_wait_for`],
+/// but the client closes instead of answering, as in the fuzz input: the
+/// connection sees it, the call fails, the queued requests are answered,
+/// and the server ends.
+#[tokio::test(start_paused = true)]
+async fn a_full_connection_waiting_for_answers_ends_when_the_client_closes() {
+    for wire in WIRES {
+        let fixture = common::fixture_with(|builder| builder.max_in_flight(1));
+        let mut peer = session(&fixture.server, wire, common::elicitation()).await;
+        let call = json!({"name": "build", "arguments": {"target": "docs"}});
+        send_call(&peer, 1, &call).await;
+        server_request(&mut peer, "elicitation/create").await;
+        for id in 2..=3 {
+            peer.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}))
+                .await;
+        }
+        let mut incoming = peer.close();
+        let mut answered = std::collections::HashMap::new();
+        let day = Duration::from_secs(24 * 3600);
+        loop {
+            let inbound = tokio::time::timeout(day, incoming.recv())
+                .await
+                .unwrap_or_else(|_| panic!("{wire:?}: the server did not end: {answered:?}"));
+            let Some(presa::transport::Inbound::Frame(frame)) = inbound else {
+                break;
+            };
+            let message: Value = serde_json::from_str(&frame).unwrap();
+            answered.insert(message["id"].to_string(), message);
+        }
+        assert_eq!(error_code(&answered["1"]), -32603, "{wire:?}: {answered:?}");
+        for id in ["2", "3"] {
+            assert!(
+                answered[id]["result"]["tools"].is_array(),
+                "{wire:?}: {answered:?}"
+            );
+        }
+    }
+}
+
+/// Found by the `dispatch` fuzz target, whose input came down to these
+/// lines (on stdio, as one chunk):
+///
+/// ```text
+/// {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11","capabilities":{"elicitation":{"form":{}},"sampling":{},"roots":{"listed":true}},"clientInfo":{"name":"fuzz","version":"0"}}}
+/// {"ls/}}
+/// {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"build","arguments":{"target":"x"}}}
+/// ~
+/// {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"rea":"cha"}}
+///
+/// rp
+/// ```
+///
+/// The call asked its question, which waited in the call's stream to be
+/// written; the cancellation came first and took the stream, question and
+/// all, and the server then told the client to cancel `presa-1`, a request
+/// it never got. Here the question waits instead because the client has
+/// not read what came before it, which is the same: withdrawn before it
+/// went out, it is not written, and nothing is cancelled.
+#[tokio::test(start_paused = true)]
+async fn a_question_withdrawn_before_it_goes_out_is_neither_sent_nor_cancelled() {
+    let server = fixture().server;
+    let mut peer = session(&server, Wire::InProcess, common::elicitation()).await;
+    // More answers than the client's side of the channel holds, unread.
+    let pings = 300;
+    for id in 1000..1000 + pings {
+        peer.send(json!({"jsonrpc": "2.0", "id": id, "method": "ping"}))
+            .await;
+    }
+    let call = json!({"name": "build", "arguments": {"target": "x"}});
+    send_call(&peer, 1, &call).await;
+    // Once the server is idle, the call's question waits to be written.
+    tokio::time::sleep(QUIET).await;
+    let cancel = json!({"requestId": 1});
+    peer.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel}))
+        .await;
+    let mut answered = 0;
+    let mut heard = Vec::new();
+    while let Some(message) = peer.recv_within(QUIET).await {
+        if message["result"] == json!({}) {
+            answered += 1;
+            continue;
+        }
+        heard.push(message);
+    }
+    assert_eq!(answered, pings, "{heard:?}");
+    assert!(
+        heard.is_empty(),
+        "neither the question nor its cancellation: {heard:?}"
+    );
 }
 
 #[tokio::test(start_paused = true)]

@@ -1338,6 +1338,26 @@ async fn the_sweeper_drops_the_handler_of_an_expired_task() {
     }
 }
 
+/// Found by the `dispatch` fuzz target: the sweeper held the store it
+/// sweeps, so it never saw the store go, and outlived its server for good,
+/// with every task record.
+#[tokio::test(start_paused = true)]
+async fn a_dropped_server_leaves_no_tokio_task_once_its_tasks_expire() {
+    let probe = Probe::default();
+    let settings = TaskSettings::default()
+        .ttl(Some(Duration::from_secs(60)))
+        .sweep_interval(Duration::from_secs(10));
+    let server = server_with(settings, &probe);
+    let mut peer = peer_as(&server, None, Wire::InProcess);
+    let task = start(&mut peer, 1, "batch", json!({})).await;
+    until_status(&mut peer, &task, "completed").await;
+    drop((peer, server));
+    let metrics = tokio::runtime::Handle::current().metrics();
+    // The TTL ends the task's runner; the next sweep then finds no store.
+    tokio::time::sleep(Duration::from_secs(60 + 2 * 10)).await;
+    assert_eq!(metrics.num_alive_tasks(), 0);
+}
+
 #[tokio::test(start_paused = true)]
 async fn at_the_task_cap_optional_runs_synchronously_and_required_is_refused() {
     let probe = Probe::default();

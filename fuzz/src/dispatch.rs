@@ -6,16 +6,24 @@
 //! oversized lines), then `server::serve`'s connection loop (parsing,
 //! backlog, cancellation, the close and its drain), then the server core
 //! (validation, tools, MRTR and `requestState`, tasks, prompts, resources,
-//! completion, subscriptions). The client's side is then closed, and
-//! everything the server writes is read until it ends.
+//! completion, subscriptions) in either era: modern requests, or a legacy
+//! session that an `initialize` opens, with its own requests (`ping`,
+//! `logging/setLevel`, `resources/subscribe`, 2025-11-25 tasks) and the
+//! requests the server sends the client in it. The client's side is then
+//! closed, and everything the server writes is read until it ends.
 //!
 //! # Placeholders
 //!
-//! A fuzzer cannot guess a task id or forge a signed `requestState`, so a
-//! line holding `@TASK@` is sent once the server is idle, with the latest
-//! task id the server gave in its place, and `@STATE@` likewise with the
-//! latest `requestState` it issued. The seeds use them to reach `tasks/*`
-//! on live tasks and MRTR retries.
+//! A fuzzer cannot guess a task id, forge a signed `requestState`, or know
+//! the id of a request the server sends, so a line holding one of these
+//! is sent once the server is idle, with the placeholder replaced:
+//!
+//! - `@TASK@` by the latest task id the server gave (modern or legacy);
+//! - `@STATE@` by the latest `requestState` it issued;
+//! - `@REQUEST@` by the id of the oldest request of the server's that no
+//!   `@REQUEST@` has stood for yet, so that successive lines answer the
+//!   server's questions in turn, with a result, an error, or anything
+//!   else; a question no line answers is never answered.
 //!
 //! A blank line, which the server skips, makes the client wait until the
 //! server is idle before it writes on: without one, the client writes
@@ -38,8 +46,13 @@
 //! Any panic, in the harness or in a tokio task of the runtime (libFuzzer's
 //! panic hook aborts on all of them), and these checks:
 //!
-//! - every line the server writes is a JSON-RPC response or notification,
-//!   and every result is an object with a `resultType`;
+//! - every line the server writes is a JSON-RPC message that keeps the
+//!   rules of its era ([`era`]), placed in its era as [`conversation`]
+//!   says: a modern result has a `resultType`; a legacy message has the
+//!   2025-11-25 shape of its method, and nothing of the modern era's; the
+//!   server sends requests only in a legacy session, and only those the
+//!   client declared it answers; a result answers a request the client
+//!   sent;
 //! - the server ends within a day of virtual time after the client closed
 //!   its side (the drain period is 30 s), instead of hanging;
 //! - once the server has ended and the TTLs have passed, no tokio task is
@@ -47,18 +60,23 @@
 //!
 //! Set `PRESA_FUZZ_TRACE=1` to print every line each way on stderr.
 
-use std::sync::LazyLock;
+mod conversation;
+mod era;
+mod server;
+
+pub use server::server;
+
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use presa::prelude::*;
-use presa::server::{TaskSettings, serve};
+use presa::server::serve;
 use presa::transport::byte_stream;
-use presa::wire::{LoggingLevel, Message, Outcome};
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader};
 use tokio::runtime::Runtime;
-use tokio::sync::watch;
+
+use conversation::Conversation;
+use server::{SWEEP, TASK_TTL};
 
 /// The key that signs `requestState`, fixed so that the seeds can hold
 /// states the server accepts.
@@ -77,6 +95,8 @@ pub const MESSAGE_LIMIT: usize = 1024;
 pub const TASK_PLACEHOLDER: &[u8] = b"@TASK@";
 /// Stands for the latest `requestState` the server issued.
 pub const STATE_PLACEHOLDER: &[u8] = b"@STATE@";
+/// Stands for the oldest request of the server's not yet stood for.
+pub const REQUEST_PLACEHOLDER: &[u8] = b"@REQUEST@";
 
 /// What a blank line or a placeholder waits, in virtual time: enough for
 /// the server to go idle, since paused time only moves then.
@@ -84,11 +104,6 @@ const IDLE: Duration = Duration::from_millis(1);
 
 /// The virtual time an input may take before it counts as a hang.
 const GUARD: Duration = Duration::from_secs(24 * 3600);
-
-/// The tasks' TTL and the sweeper's period, short so that settling is
-/// cheap (in virtual time, it is free anyway).
-const TASK_TTL: Duration = Duration::from_secs(60);
-const SWEEP: Duration = Duration::from_secs(10);
 
 static RUNTIME: LazyLock<Runtime> = LazyLock::new(|| {
     tokio::runtime::Builder::new_current_thread()
@@ -146,13 +161,6 @@ async fn settle(allowed: usize) {
     );
 }
 
-/// What the client has read so far that placeholders stand for.
-#[derive(Default, Clone)]
-struct Seen {
-    task: Option<String>,
-    state: Option<String>,
-}
-
 async fn exchange(server: Server, input: &[u8]) {
     let (client, server_io) = tokio::io::duplex(64 * 1024);
     let (sr, sw) = tokio::io::split(server_io);
@@ -160,14 +168,20 @@ async fn exchange(server: Server, input: &[u8]) {
     let serving = tokio::spawn(serve(server, channel, Caller::anonymous()));
 
     let (cr, mut cw) = tokio::io::split(client);
-    let (seen_tx, seen) = watch::channel(Seen::default());
-    let reader = tokio::spawn(read_output(cr, seen_tx));
+    let conversation = Arc::new(Conversation::default());
+    let reader = tokio::spawn(read_output(cr, Arc::clone(&conversation)));
 
     for line in input.split_inclusive(|&b| b == b'\n') {
-        let line = substitute(line, &seen).await;
+        let mut line = line.to_vec();
+        if conversation::holds_placeholder(&line) {
+            // Once the server is idle, what it has written has been read.
+            tokio::time::sleep(IDLE).await;
+            conversation.fill(&mut line);
+        }
         if *TRACE {
             eprintln!(">> {}", String::from_utf8_lossy(&line).trim_end());
         }
+        conversation.client_line(&line);
         if cw.write_all(&line).await.is_err() {
             break;
         }
@@ -183,32 +197,9 @@ async fn exchange(server: Server, input: &[u8]) {
     serving.await.expect("serve does not panic");
 }
 
-/// `line` with its placeholders filled in, once the server is idle (a
-/// placeholder with nothing to stand for yet stays as it is).
-async fn substitute(line: &[u8], seen: &watch::Receiver<Seen>) -> Vec<u8> {
-    let mut line = line.to_vec();
-    let placeholders = [TASK_PLACEHOLDER, STATE_PLACEHOLDER];
-    if placeholders.iter().all(|p| find(&line, p).is_none()) {
-        return line;
-    }
-    tokio::time::sleep(IDLE).await;
-    let seen = seen.borrow().clone();
-    for (placeholder, value) in placeholders.into_iter().zip([seen.task, seen.state]) {
-        let Some(value) = value else { continue };
-        while let Some(at) = find(&line, placeholder) {
-            line.splice(at..at + placeholder.len(), value.bytes());
-        }
-    }
-    line
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
-}
-
-/// Reads the server's output to its end, checking every line, and
-/// publishes the task ids and states it sees.
-async fn read_output(output: impl AsyncRead + Unpin, seen: watch::Sender<Seen>) {
+/// Reads the server's output to its end, checking every line against the
+/// conversation so far.
+async fn read_output(output: impl AsyncRead + Unpin, conversation: Arc<Conversation>) {
     let mut output = BufReader::new(output);
     let mut line = Vec::new();
     loop {
@@ -225,216 +216,6 @@ async fn read_output(output: impl AsyncRead + Unpin, seen: watch::Sender<Seen>) 
         let text = text
             .strip_suffix('\n')
             .expect("the server ends every message with a newline");
-        check_output(text, &seen);
+        conversation.server_line(text);
     }
-}
-
-fn check_output(text: &str, seen: &watch::Sender<Seen>) {
-    let message: Message = text
-        .parse()
-        .unwrap_or_else(|e| panic!("the server wrote an invalid message {text}: {e:?}"));
-    let result = match message {
-        Message::Request(_) => panic!("the server sent a request: {text}"),
-        Message::Notification(_) => return,
-        Message::Response(response) => match response.outcome {
-            Outcome::Error(_) => return,
-            Outcome::Result(result) => {
-                assert!(response.id.is_some(), "a result without an id: {text}");
-                result
-            }
-        },
-    };
-    assert!(
-        result.get("resultType").is_some_and(Value::is_string),
-        "a result without a `resultType`: {text}"
-    );
-    let task = result.get("taskId").and_then(Value::as_str);
-    let state = result.get("requestState").and_then(Value::as_str);
-    if task.is_some() || state.is_some() {
-        seen.send_modify(|seen| {
-            if let Some(task) = task {
-                seen.task = Some(task.to_owned());
-            }
-            if let Some(state) = state {
-                seen.state = Some(state.to_owned());
-            }
-        });
-    }
-}
-
-/// The server every input talks to.
-pub fn server() -> Server {
-    Server::builder("fuzz", "1")
-        .tool(BuildTool)
-        .tool(SurveyTool)
-        .tool(JobTool)
-        .tool(AddTool)
-        .tool(ChattyTool)
-        .prompt(ReviewPrompt)
-        .resource(ReadmeResource)
-        .resource(NoteResource)
-        .resource(FileResource)
-        .tasks(
-            TaskSettings::default()
-                .ttl(Some(TASK_TTL))
-                .sweep_interval(SWEEP)
-                .max_tasks(8)
-                .max_tasks_per_subject(4)
-                .max_record_size(4 * 1024)
-                .max_store_size(16 * 1024)
-                .max_reasks(2)
-                .max_listeners_per_task(2),
-        )
-        .request_state_key(REQUEST_STATE_KEY)
-        .request_state_ttl(REQUEST_STATE_TTL)
-        .max_in_flight(4)
-        .max_message_size(MESSAGE_LIMIT)
-        .max_answer_size(512)
-        .memory_limit(256 * 1024)
-        .connection_memory_limit(16 * 1024)
-        .page_size(2)
-        .build()
-}
-
-/// A yes or no.
-#[derive(Debug, Deserialize, schemars::JsonSchema, Elicit)]
-struct Confirm {
-    /// Go ahead?
-    ok: bool,
-}
-
-/// A size.
-#[derive(Debug, Deserialize, schemars::JsonSchema, Elicit)]
-enum Size {
-    /// Small
-    S,
-    /// Large
-    L,
-}
-
-/// A form with constraints the server checks answers against.
-#[derive(Debug, Deserialize, schemars::JsonSchema, Elicit)]
-struct Details {
-    #[schemars(length(min = 1, max = 8))]
-    name: String,
-    #[schemars(email)]
-    email: Option<String>,
-    #[schemars(range(min = 1, max = 10))]
-    count: u8,
-    size: Size,
-}
-
-/// Builds a target once the user confirms; a task when the client can.
-#[tool(task = "optional")]
-async fn build(ctx: Context, target: String) -> Result<String, ToolError> {
-    match ctx
-        .elicit::<Confirm>("confirm", format!("Build {target}?"))
-        .await?
-    {
-        Elicitation::Accepted(Confirm { ok: true }) => Ok(format!("built {target}")),
-        _ => Err(ToolError::new("not confirmed")),
-    }
-}
-
-/// Two rounds of questions, the second only after the first.
-#[tool]
-async fn survey(ctx: Context) -> Result<String, ToolError> {
-    let details = ctx.elicit::<Details>("details", "Who are you?").await?;
-    let Elicitation::Accepted(details) = details else {
-        return Err(ToolError::new("no details"));
-    };
-    let sure = ctx
-        .elicit::<Confirm>(
-            "sure",
-            format!("Send {} x {:?}?", details.count, details.size),
-        )
-        .await?;
-    Ok(format!("{} {:?} {sure:?}", details.name, details.email))
-}
-
-/// Runs only as a task: reports progress, then asks.
-#[tool(task = "required")]
-async fn job(ctx: Context, steps: u8) -> Result<String, ToolError> {
-    for step in 0..steps.min(3) {
-        ctx.progress(f64::from(step), Some(f64::from(steps)), None)
-            .await;
-    }
-    match ctx.elicit::<Confirm>("finish", "Finish the job?").await? {
-        Elicitation::Accepted(Confirm { ok: true }) => Ok("finished".into()),
-        other => Err(ToolError::new(format!("stopped: {other:?}"))),
-    }
-}
-
-/// A sum, as structured output.
-#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
-struct Sum {
-    total: i64,
-}
-
-/// Adds two numbers.
-#[tool]
-async fn add(a: i64, b: i64, note: Option<String>) -> Json<Sum> {
-    let _ = note;
-    Json(Sum {
-        total: a.wrapping_add(b),
-    })
-}
-
-/// Reports progress and logs.
-#[tool]
-async fn chatty(ctx: Context) -> &'static str {
-    ctx.progress(1.0, Some(2.0), Some("half".into())).await;
-    ctx.log(LoggingLevel::Info, serde_json::json!("halfway"))
-        .await;
-    ctx.progress(2.0, Some(2.0), None).await;
-    "done"
-}
-
-/// Languages that start with what was typed.
-fn languages(typed: &str, _ctx: &CompletionContext) -> Vec<String> {
-    ["python", "rust"]
-        .into_iter()
-        .filter(|l| l.starts_with(typed))
-        .map(str::to_owned)
-        .collect()
-}
-
-/// Asks for a review, once the user confirms.
-#[prompt]
-async fn review(
-    ctx: Context,
-    code: String,
-    #[param(complete = languages)] language: Option<String>,
-) -> Result<String, ToolError> {
-    match ctx.elicit::<Confirm>("confirm", "Review it?").await? {
-        Elicitation::Accepted(Confirm { ok: true }) => Ok(format!(
-            "Review this {}code:\n{code}",
-            language.map(|l| l + " ").unwrap_or_default()
-        )),
-        _ => Err(ToolError::new("not confirmed")),
-    }
-}
-
-/// The readme.
-#[resource(uri = "file:///readme.md", mime_type = "text/markdown")]
-async fn readme() -> &'static str {
-    "# fuzz"
-}
-
-/// A note, shown once the user confirms.
-#[resource(uri = "notes://{name}")]
-async fn note(ctx: Context, name: String) -> Result<String, ToolError> {
-    match ctx
-        .elicit::<Confirm>("confirm", format!("Show {name}?"))
-        .await?
-    {
-        Elicitation::Accepted(Confirm { ok: true }) => Ok(format!("the note {name}")),
-        _ => Err(ToolError::new("not shown")),
-    }
-}
-
-/// Any file, by path.
-#[resource(uri = "file:///project/{+path}")]
-async fn file(path: String) -> String {
-    format!("contents of {path}")
 }

@@ -374,11 +374,14 @@ pub fn meta(capabilities: Value) -> Value {
 pub struct RawPeer {
     channel: FrameChannel,
     /// Whether the peer speaks a legacy session, whose messages are
-    /// checked against the 2025-11-25 schema.
-    legacy: bool,
-    /// The method of each request sent and not yet answered, by id, so that
-    /// a result is checked against its method's result type.
-    sent: std::sync::Mutex<std::collections::HashMap<String, String>>,
+    /// checked against the 2025-11-25 schema: once an `initialize` of its
+    /// is answered with a result.
+    legacy: std::sync::atomic::AtomicBool,
+    /// The method of each request sent and not yet answered, by id, and
+    /// whether it was sent in a legacy session, so that a result is
+    /// checked against its method's result type in its era. An
+    /// `initialize` without the modern `_meta` is the session's.
+    sent: std::sync::Mutex<std::collections::HashMap<String, (String, bool)>>,
     /// The `notifications/tasks/status` a legacy session heard, set aside
     /// by `recv` (the server may send them at any time).
     task_statuses: Vec<Value>,
@@ -388,7 +391,7 @@ impl RawPeer {
     pub fn new(channel: FrameChannel) -> Self {
         RawPeer {
             channel,
-            legacy: false,
+            legacy: Default::default(),
             sent: Default::default(),
             task_statuses: Vec::new(),
         }
@@ -403,7 +406,6 @@ impl RawPeer {
         capabilities: Value,
     ) -> (Self, Value) {
         let mut peer = RawPeer::new(channel);
-        peer.legacy = true;
         let params = json!({
             "protocolVersion": version,
             "capabilities": capabilities,
@@ -424,10 +426,15 @@ impl RawPeer {
         if let Ok(message) = serde_json::from_str::<Value>(&line)
             && let (Some(id), Some(method)) = (message.get("id"), message["method"].as_str())
         {
+            let opens = method == "initialize"
+                && message
+                    .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+                    .is_none();
+            let legacy = opens || self.legacy.load(Ordering::Relaxed);
             self.sent
                 .lock()
                 .unwrap()
-                .insert(id.to_string(), method.to_owned());
+                .insert(id.to_string(), (method.to_owned(), legacy));
         }
         self.channel
             .outgoing
@@ -453,7 +460,9 @@ impl RawPeer {
     pub async fn recv_within(&mut self, limit: Duration) -> Option<Value> {
         loop {
             let message = self.recv_any_within(limit).await?;
-            if self.legacy && message["method"] == "notifications/tasks/status" {
+            if self.legacy.load(Ordering::Relaxed)
+                && message["method"] == "notifications/tasks/status"
+            {
                 self.task_statuses.push(message["params"].clone());
             } else {
                 return Some(message);
@@ -498,10 +507,18 @@ impl RawPeer {
             .get("id")
             .filter(|_| message.get("method").is_none())
             .and_then(|id| self.sent.lock().unwrap().remove(&id.to_string()));
-        if self.legacy {
-            spec::check_legacy_from_server(&message, request.as_deref());
+        let legacy = match &request {
+            Some((_, legacy)) => *legacy,
+            None => self.legacy.load(Ordering::Relaxed),
+        };
+        let method = request.as_ref().map(|(method, _)| method.as_str());
+        if method == Some("initialize") && legacy && message.get("result").is_some() {
+            self.legacy.store(true, Ordering::Relaxed);
+        }
+        if legacy {
+            spec::check_legacy_from_server(&message, method);
         } else {
-            spec::check_from_server(&message, request.as_deref());
+            spec::check_from_server(&message, method);
         }
         Some(message)
     }

@@ -12,8 +12,10 @@
 //! A connection is modern until the client sends `initialize` (without
 //! the modern `_meta`, which would make it a modern request for a method
 //! that does not exist): that request is answered at once, before the next frame is read, and opens a
-//! legacy session ([`Server::open_session`]) that serves every later
-//! request of the connection ([`Server::handle_legacy`]). Its own messages
+//! legacy session ([`Server::open_session`]) that serves every request
+//! read after it ([`Server::handle_legacy`]). A request's era is decided
+//! when it is read: one read before the `initialize` is served modern even
+//! when it waits for a slot until after it. Its own messages
 //! (list changes, the requests of its tasks, cancellations of requests it
 //! no longer needs) go through a queue of their own, written like any
 //! other message, for as long as the connection lives.
@@ -32,7 +34,14 @@
 //! 3. the request, charged, waits in the backlog for one of the
 //!    `max_in_flight` slots (cancellations are still read and acted on
 //!    meanwhile); past a backlog as long again, the connection stops
-//!    reading too;
+//!    reading too; except, in both cases, in a legacy session while a
+//!    request of the server's waits for the client's answer: that answer
+//!    comes on this stream, behind whatever the client sent first, and
+//!    what it would free may be the very room the connection waits for,
+//!    so the connection reads on, acting on responses and notifications
+//!    as ever and answering each request it has no room for with
+//!    `-31001` at once (it holds nothing, and a peer that does not read
+//!    those answers stops the reading by rule 5);
 //! 4. it runs, holding its charge until its handler ends (a call that
 //!    becomes a task keeps the server's part while the task runs); a
 //!    `subscriptions/listen` stream holds it only until it is
@@ -72,7 +81,8 @@ use tokio::task::{AbortHandle, JoinSet};
 
 use super::caller::Caller;
 use super::legacy::{LegacySession, SESSION_QUEUE};
-use super::reply::{invalid_request, server_busy};
+use super::peer::PeerLink;
+use super::reply::{busy_awaiting_answers, invalid_request, server_busy};
 use super::router::Server;
 use super::shutdown::{FINAL_WRITE, Shutdown, ShutdownSwitch, not_run};
 use super::signals::{signalled, termination_signals};
@@ -160,8 +170,11 @@ pub fn in_process(server: &Server, caller: Caller) -> FrameChannel {
 /// requests run at once. Past that, up to as many again wait in a backlog
 /// while the connection keeps reading notifications (so a client can still
 /// cancel), and beyond the backlog the connection stops reading, so a peer
-/// that never reads its answers cannot grow memory. Subscription streams
-/// do not count against the limit but against [`MAX_SUBSCRIPTIONS`].
+/// that never reads its answers cannot grow memory; in a legacy session,
+/// while the server waits for an answer of the client's, it reads on
+/// instead and answers the requests it has no room for with `-31001`,
+/// since the answer is behind them. Subscription streams do not count
+/// against the limit but against [`MAX_SUBSCRIPTIONS`].
 pub async fn serve(server: Server, channel: FrameChannel, caller: Caller) {
     serve_until(server, channel, caller, std::future::pending()).await;
 }
@@ -269,13 +282,19 @@ struct Connection {
 struct Unpaid {
     request: Request,
     bytes: usize,
+    session: Era,
 }
 
 /// A request with its share of the budget.
 struct Charged {
     request: Request,
     charge: Charge,
+    session: Era,
 }
+
+/// The session a request was read in, which serves it; `None` for a
+/// modern request.
+type Era = Option<Arc<LegacySession>>;
 
 impl Connection {
     /// Serves until the transport's input has ended and everything read is
@@ -299,8 +318,11 @@ impl Connection {
         if self.ended && self.backlog.is_empty() && self.unpaid.is_none() {
             return false;
         }
-        let reading =
-            !self.ended && self.unpaid.is_none() && self.backlog.len() <= self.backlog_limit;
+        // Full, the connection reads on only while the session awaits an
+        // answer (rule 3), and otherwise wakes when it starts to.
+        let full = self.is_full();
+        let reading = !self.ended && (!full || self.awaits_answers());
+        let stalled = self.session.clone().filter(|_| !self.ended && !reading);
         let waiting = !self.backlog.is_empty();
         let cost = self.unpaid.as_ref().map_or(0, |unpaid| unpaid.bytes);
         let permits = Arc::clone(&self.permits);
@@ -320,20 +342,35 @@ impl Connection {
             permit = permits.acquire_owned(), if waiting => {
                 let permit = permit.expect("the semaphore is never closed");
                 // The head stays queued while it waits, so a cancellation finds it.
-                if let Some(Charged { request, charge }) = self.backlog.pop_front() {
-                    self.spawn(request, charge, permit, false);
+                if let Some(queued) = self.backlog.pop_front() {
+                    self.spawn(queued, permit, false);
                 }
             }
             charge = budget.charge(cost), if self.unpaid.is_some() => {
-                let Unpaid { request, .. } = self.unpaid.take().expect("checked above");
-                self.accept(request, charge).await;
+                let Unpaid { request, session, .. } = self.unpaid.take().expect("checked above");
+                self.accept(Charged { request, charge, session }).await;
             }
             inbound = incoming.recv(), if reading => match inbound {
                 Some(inbound) => self.receive(inbound).await,
                 None => self.end_of_input(),
             },
+            () = asked(stalled.as_deref()), if stalled.is_some() => {}
         }
         true
+    }
+
+    /// Whether the connection has no room for another request: one waits
+    /// for room in the budget, or the backlog is past its limit.
+    fn is_full(&self) -> bool {
+        self.unpaid.is_some() || self.backlog.len() > self.backlog_limit
+    }
+
+    /// Whether a request of the legacy session's waits for the client's
+    /// answer, which only reading on can bring.
+    fn awaits_answers(&self) -> bool {
+        self.session
+            .as_ref()
+            .is_some_and(|session| session.peer().outstanding() > 0)
     }
 
     /// Whether the drain period is over: requests read now are not run.
@@ -369,6 +406,11 @@ impl Connection {
                 Ok(Message::Request(request)) if self.drain_is_over() => {
                     self.send(not_run(request.id).into()).await;
                 }
+                Ok(Message::Request(request)) if self.is_full() => {
+                    // Read only to reach an answer behind it (rule 3).
+                    let busy = Response::error(Some(request.id), busy_awaiting_answers());
+                    self.send(busy.into()).await;
+                }
                 Ok(Message::Request(request))
                     if self.session.is_none() && opens_session(&request) =>
                 {
@@ -394,19 +436,29 @@ impl Connection {
     /// else left for the loop to charge and queue in turn.
     async fn admit(&mut self, request: Request) {
         let bytes = request_footprint(&request);
+        let session = self.session.clone();
         let charge = match self.budget.try_charge(bytes) {
             Ok(charge) if self.backlog.is_empty() => charge,
             _ => {
-                self.unpaid = Some(Unpaid { request, bytes });
+                self.unpaid = Some(Unpaid {
+                    request,
+                    bytes,
+                    session,
+                });
                 return;
             }
         };
-        self.accept(request, charge).await;
+        self.accept(Charged {
+            request,
+            charge,
+            session,
+        })
+        .await;
         if self.backlog.len() == 1
             && let Ok(permit) = Arc::clone(&self.permits).try_acquire_owned()
-            && let Some(Charged { request, charge }) = self.backlog.pop_front()
+            && let Some(queued) = self.backlog.pop_front()
         {
-            self.spawn(request, charge, permit, false);
+            self.spawn(queued, permit, false);
         }
     }
 
@@ -417,6 +469,8 @@ impl Connection {
         match self.server.open_session(request, &self.caller, queue) {
             Ok((session, response)) => {
                 self.send(response.into()).await;
+                // Its outboxes say when a request of the session's is sent.
+                session.peer().track_delivery();
                 self.session = Some(session);
                 let outbox = self.outbox();
                 let writer = tokio::spawn(async move {
@@ -487,16 +541,16 @@ impl Connection {
     }
 
     /// Starts a subscription at once; queues any other request for a slot.
-    async fn accept(&mut self, request: Request, charge: Charge) {
-        if Method::parse(&request.method) != Some(Method::SubscriptionsListen) {
-            self.backlog.push_back(Charged { request, charge });
+    async fn accept(&mut self, charged: Charged) {
+        if Method::parse(&charged.request.method) != Some(Method::SubscriptionsListen) {
+            self.backlog.push_back(charged);
             return;
         }
         match Arc::clone(&self.subscription_permits).try_acquire_owned() {
-            Ok(permit) => self.spawn(request, charge, permit, true),
+            Ok(permit) => self.spawn(charged, permit, true),
             Err(_) => {
                 let error = server_busy(MAX_SUBSCRIPTIONS);
-                self.send(Response::error(Some(request.id), error).into())
+                self.send(Response::error(Some(charged.request.id), error).into())
                     .await;
             }
         }
@@ -514,13 +568,12 @@ impl Connection {
         }
     }
 
-    fn spawn(
-        &mut self,
-        request: Request,
-        charge: Charge,
-        permit: OwnedSemaphorePermit,
-        subscription: bool,
-    ) {
+    fn spawn(&mut self, charged: Charged, permit: OwnedSemaphorePermit, subscription: bool) {
+        let Charged {
+            request,
+            charge,
+            session,
+        } = charged;
         let id = request.id.clone();
         let outbox = self.outbox();
         if lock(&self.in_flight).contains_key(&id) {
@@ -533,7 +586,7 @@ impl Connection {
             });
             return;
         }
-        let mut stream = match &self.session {
+        let mut stream = match &session {
             Some(session) => self.server.handle_legacy(request, session, None, charge),
             None => self.server.handle_charged(request, &self.caller, charge),
         }
@@ -574,6 +627,7 @@ impl Connection {
         Outbox {
             outgoing: self.outgoing.clone(),
             budget: self.budget.clone(),
+            peer: self.session.as_ref().map(|session| session.peer().clone()),
         }
     }
 
@@ -606,13 +660,31 @@ impl Drop for Connection {
 struct Outbox {
     outgoing: FrameSender,
     budget: Budget,
+    /// The legacy session's link, told when a request of its goes out.
+    peer: Option<PeerLink>,
 }
 
 impl Outbox {
     async fn send(&self, message: Message) -> Result<(), crate::transport::Closed> {
+        // A request of the session's: not written once withdrawn, and
+        // counted as sent once the transport has it, so that withdrawing
+        // it tells the client of no request it never got.
+        let asked = match (&self.peer, &message) {
+            (Some(peer), Message::Request(request)) => Some((peer, request.id.clone())),
+            _ => None,
+        };
+        if let Some((peer, id)) = &asked
+            && !peer.sending(id)
+        {
+            return Ok(());
+        }
         let line = message.to_line();
         let charge = self.budget.force(line.len());
-        self.outgoing.send_charged(line, charge).await
+        self.outgoing.send_charged(line, charge).await?;
+        if let Some((peer, id)) = asked {
+            peer.sent(&id);
+        }
+        Ok(())
     }
 }
 
@@ -640,6 +712,14 @@ impl Drop for Unregister {
         {
             running.remove(&self.key);
         }
+    }
+}
+
+/// Resolves once `session` asks its client something; never without one.
+async fn asked(session: Option<&LegacySession>) {
+    match session {
+        Some(session) => session.peer().asked().await,
+        None => std::future::pending().await,
     }
 }
 

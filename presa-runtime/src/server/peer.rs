@@ -21,7 +21,14 @@
 //! 5. Cancellation by drop: a handler that stops waiting (its request was
 //!    cancelled, or it gave up in a `select!`) drops the wait, whose guard
 //!    removes the entry and tells the client with `notifications/cancelled`
-//!    on the session's own queue (the request's stream is gone by then);
+//!    on the session's own queue (the request's stream is gone by then),
+//!    but only for a request that went out: on a transport that tracks
+//!    delivery ([`PeerLink::track_delivery`]), a request counts as sent
+//!    once the transport has taken it to write ([`PeerLink::sent`]), and
+//!    one withdrawn before that is not written at all
+//!    ([`PeerLink::sending`]), so the client is never told to cancel a
+//!    request it never got (a request still on its way when its client
+//!    request was cancelled is dropped with that request's stream);
 //! 6. when the client is gone (the connection closed, the session ended or
 //!    expired) every question fails at once with a message that says so,
 //!    and the handlers end instead of waiting out the drain period.
@@ -34,7 +41,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{Notify, mpsc, oneshot};
 
 use crate::util::lock;
 use crate::wire::legacy::requests::OutgoingRequest;
@@ -63,14 +70,26 @@ struct PeerInner {
     limit: usize,
     /// The session's own queue, for what belongs to no client request.
     session: mpsc::Sender<Message>,
+    /// Woken when a request enters the table, for a connection that has
+    /// stopped reading (see [`PeerLink::asked`]).
+    asked: Notify,
 }
 
 #[derive(Default)]
 struct Table {
     next: u64,
-    waiting: HashMap<RequestId, oneshot::Sender<Outcome>>,
+    waiting: HashMap<RequestId, Waiting>,
+    /// Whether the transport says when a request is sent (rule 5);
+    /// otherwise each counts as sent once it is queued.
+    tracked: bool,
     /// The client is gone: nothing more is asked, nothing answered.
     closed: bool,
+}
+
+/// A request in the table: where its answer goes, and whether it went out.
+struct Waiting {
+    answer: oneshot::Sender<Outcome>,
+    sent: bool,
 }
 
 /// Why a question to the client got no usable answer.
@@ -86,6 +105,7 @@ impl PeerLink {
                 table: Mutex::default(),
                 limit,
                 session,
+                asked: Notify::new(),
             }),
         }
     }
@@ -98,8 +118,52 @@ impl PeerLink {
         };
         let waiting = lock(&self.inner.table).waiting.remove(&id);
         match waiting {
-            Some(waiter) => waiter.send(response.outcome).is_ok(),
+            Some(waiting) => waiting.answer.send(response.outcome).is_ok(),
             None => false,
+        }
+    }
+
+    /// From now on a request counts as sent only once the transport says
+    /// so with [`PeerLink::sent`], which it must then call for every
+    /// request it writes (rule 5). Call it before anything is asked.
+    pub fn track_delivery(&self) {
+        lock(&self.inner.table).tracked = true;
+    }
+
+    /// Whether request `id`, which the transport is about to write, is
+    /// still waited for; a request withdrawn before it went out is not
+    /// written (rule 5).
+    pub fn sending(&self, id: &RequestId) -> bool {
+        lock(&self.inner.table).waiting.contains_key(id)
+    }
+
+    /// The transport has taken request `id` to write, after every message
+    /// taken before it: from now on, withdrawing it tells the client. One
+    /// withdrawn, or answered, while it was being taken is cancelled at
+    /// once (rule 5).
+    pub fn sent(&self, id: &RequestId) {
+        let mut table = lock(&self.inner.table);
+        if let Some(waiting) = table.waiting.get_mut(id) {
+            waiting.sent = true;
+            return;
+        }
+        let closed = table.closed;
+        drop(table);
+        if !closed {
+            self.cancel(id.clone());
+        }
+    }
+
+    /// Tells the client request `id` is no longer needed, on the session's
+    /// own queue.
+    fn cancel(&self, id: RequestId) {
+        let params = CancelledParams {
+            request_id: id,
+            reason: Some("the server no longer needs the answer".into()),
+        };
+        let cancel = Notification::new(notifications::CANCELLED, params);
+        if self.inner.session.try_send(cancel.into()).is_err() {
+            tracing::debug!("the session queue is full or closed; the cancellation is not sent");
         }
     }
 
@@ -113,9 +177,16 @@ impl PeerLink {
     }
 
     /// How many requests wait for their response.
-    #[cfg(test)]
     pub fn outstanding(&self) -> usize {
         lock(&self.inner.table).waiting.len()
+    }
+
+    /// Resolves once a request has entered the table since the last call
+    /// resolved (or at once, if one did before the first call): a
+    /// connection that has stopped reading waits on it, since the answer
+    /// can only come by reading on. One waiter at a time.
+    pub async fn asked(&self) {
+        self.inner.asked.notified().await;
     }
 
     /// Asks `request` under `key` until the answer parses (rules 3 and 4).
@@ -194,7 +265,9 @@ impl PeerLink {
         table.next += 1;
         let id = RequestId::String(format!("presa-{}", table.next));
         let (answer, answered) = oneshot::channel();
-        table.waiting.insert(id.clone(), answer);
+        let sent = !table.tracked;
+        table.waiting.insert(id.clone(), Waiting { answer, sent });
+        self.inner.asked.notify_one();
         Ok((id, answered))
     }
 }
@@ -209,16 +282,9 @@ struct Pending {
 impl Drop for Pending {
     fn drop(&mut self) {
         let Some(id) = self.id.take() else { return };
-        if lock(&self.link.inner.table).waiting.remove(&id).is_none() {
-            return;
-        }
-        let params = CancelledParams {
-            request_id: id,
-            reason: Some("the server no longer needs the answer".into()),
-        };
-        let cancel = Notification::new(notifications::CANCELLED, params);
-        if self.link.inner.session.try_send(cancel.into()).is_err() {
-            tracing::debug!("the session queue is full or closed; the cancellation is not sent");
+        let removed = lock(&self.link.inner.table).waiting.remove(&id);
+        if removed.is_some_and(|waiting| waiting.sent) {
+            self.link.cancel(id);
         }
     }
 }

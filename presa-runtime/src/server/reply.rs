@@ -113,6 +113,16 @@ pub(crate) fn server_busy(limit: usize) -> ErrorObject {
     )
 }
 
+/// presa's `SERVER_BUSY`: a legacy connection with no room for another
+/// request, read only because an answer of the client's may be behind it.
+pub(crate) fn busy_awaiting_answers() -> ErrorObject {
+    ErrorObject::new(
+        codes::SERVER_BUSY,
+        "Server busy: the requests of this connection wait for answers to the server's own \
+         requests; answer those, then retry",
+    )
+}
+
 /// `-32601` for a method this server does not serve.
 pub(crate) fn method_not_found(method: &str) -> ErrorObject {
     ErrorObject::new(

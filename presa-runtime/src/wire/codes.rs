@@ -28,8 +28,11 @@ pub const LEGACY_RESOURCE_NOT_FOUND: i64 = -32002;
 /// presa's own: the server holds its maximum number of live tasks, and the
 /// tool runs only as a task. Retry later. Outside the JSON-RPC reserved range.
 pub const TOO_MANY_TASKS: i64 = -31000;
-/// presa's own: the connection holds as many open subscriptions as it
-/// allows. Cancel one, then retry. Outside the JSON-RPC reserved range.
+/// presa's own: the server, or this connection, holds as much of
+/// something as it allows (open subscriptions, sessions, requests, or, in
+/// a stdio legacy session, requests that wait for the client's answers);
+/// the message says what to end or answer before retrying. Outside the
+/// JSON-RPC reserved range.
 pub const SERVER_BUSY: i64 = -31001;
 /// presa's own: the server cannot reach the store that keeps its tasks
 /// (a shared database that is down or unreachable). Nothing was done;

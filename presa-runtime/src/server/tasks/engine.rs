@@ -333,20 +333,21 @@ impl TaskEngine {
         if sweeper.as_ref().is_some_and(|s| !s.is_finished()) {
             return;
         }
-        let store = Arc::downgrade(&self.store);
         let period = self.settings.sweeper_period();
-        let runners = self.runners.clone();
+        // Runners would hold the store, which must go with its server.
+        let runners = self.runners.downgrade();
         let resume = Arc::clone(&self.resume);
         *sweeper = Some(tokio::spawn(async move {
             let mut ticks = tokio::time::interval(period);
             ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 ticks.tick().await;
-                let Some(store) = store.upgrade() else { return };
-                if let Err(e) = store.purge_expired().await {
+                let Some(runners) = runners.upgrade() else {
+                    return;
+                };
+                if let Err(e) = runners.store.purge_expired().await {
                     tracing::warn!(error = %e, "purging expired tasks failed");
                 }
-                drop(store);
                 if let Some(keeper) = &runners.leases {
                     take_over_lapsed(&runners, keeper, resume.get()).await;
                 }

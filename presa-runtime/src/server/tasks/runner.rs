@@ -18,7 +18,7 @@
 //! The engine starts runners for the tasks it creates; the sweeper starts
 //! them for the resumable tasks it takes over from a server that died.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::{Duration, SystemTime};
 
 use futures::StreamExt;
@@ -75,6 +75,18 @@ impl Runners {
             leases: settings
                 .lease
                 .map(|length| Arc::new(LeaseKeeper::new(length))),
+        }
+    }
+
+    /// The same runners without a hold on the store, for the sweeper,
+    /// which must end once the store is gone.
+    pub fn downgrade(&self) -> WeakRunners {
+        WeakRunners {
+            store: Arc::downgrade(&self.store),
+            limits: self.limits,
+            ttl: self.ttl,
+            max_reasks: self.max_reasks,
+            leases: self.leases.clone(),
         }
     }
 
@@ -172,6 +184,29 @@ impl Runners {
                 }
             }
         }
+    }
+}
+
+/// [`Runners`] that do not keep the store alive.
+#[derive(Clone)]
+pub(crate) struct WeakRunners {
+    store: Weak<dyn TaskStore>,
+    limits: TaskLimits,
+    ttl: Option<Duration>,
+    max_reasks: u32,
+    leases: Option<Arc<LeaseKeeper>>,
+}
+
+impl WeakRunners {
+    /// The runners, while the store lives.
+    pub fn upgrade(&self) -> Option<Runners> {
+        Some(Runners {
+            store: self.store.upgrade()?,
+            limits: self.limits,
+            ttl: self.ttl,
+            max_reasks: self.max_reasks,
+            leases: self.leases.clone(),
+        })
     }
 }
 

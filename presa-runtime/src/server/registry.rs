@@ -278,6 +278,7 @@ impl Registry {
     }
 
     /// Every scope an entry declares.
+    #[cfg(feature = "http-server")]
     pub fn declared_scopes(&self) -> std::collections::BTreeSet<&'static str> {
         let tools = read(&self.tools);
         let prompts = read(&self.prompts);

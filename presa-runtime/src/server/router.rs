@@ -101,6 +101,7 @@ impl Server {
     /// lacks one (rule 2 of `authorize`); `None` when it may go on. The
     /// HTTP endpoint asks before dispatching, to answer `403` with the
     /// step-up challenge; the core checks again on its own.
+    #[cfg(feature = "http-server")]
     pub(crate) fn lacking_scopes(
         &self,
         request: &Request,
@@ -119,6 +120,7 @@ impl Server {
 
     /// Every scope some tool, prompt or resource declares, for the
     /// Protected Resource Metadata's `scopes_supported`.
+    #[cfg(feature = "http-server")]
     pub(crate) fn declared_scopes(&self) -> std::collections::BTreeSet<&'static str> {
         self.shared.registry.declared_scopes()
     }

@@ -64,6 +64,19 @@ export WINEPATH="$wine_dir/dlls"
 # A prefix of the build's own, not the user's ~/.wine.
 export WINEPREFIX="$wine_dir/prefix"
 export WINEDEBUG=-all
+# One wineserver for the whole run, started before the prefix's first
+# use: by default it exits a few seconds after its last client, and a
+# test binary that starts as it exits loses its connection ("wine client
+# error: recvmsg: Connection reset by peer").
+mkdir -p "$WINEPREFIX"
+wineserver="$(dirname "$wine")/wineserver"
+[ -x "$wineserver" ] || wineserver=/usr/lib/wine/wineserver
+[ -x "$wineserver" ] || wineserver="$(command -v wineserver || true)"
+if [ -n "$wineserver" ]; then
+  "$wineserver" -k >/dev/null 2>&1 || true
+  "$wineserver" -p
+  trap '"$wineserver" -k >/dev/null 2>&1 || true' EXIT
+fi
 # Wine's first start creates the prefix; done here, it is not counted in
 # the first test's time.
 "$wine" wineboot --init >/dev/null 2>&1

@@ -18,8 +18,13 @@ async fn deploy(target: String) -> String {
 
 /// Reviews code.
 #[prompt(scopes = ["review"])]
-async fn code_review(code: String) -> String {
+async fn code_review(#[param(complete = snippets)] code: String) -> String {
     format!("Review {code}")
+}
+
+/// The snippets a reviewer may pick, whatever was typed.
+fn snippets(_typed: &str, _ctx: &presa::server::CompletionContext) -> Vec<String> {
+    vec!["main.rs".into()]
 }
 
 /// The job log.
@@ -115,6 +120,16 @@ async fn prompts_and_resources_are_scoped_the_same_way() {
         )
         .await;
     assert_eq!(read["error"]["code"], -31004, "{read}");
+    // Completing a scoped prompt's arguments is using the prompt.
+    let complete = json!({
+        "ref": {"type": "ref/prompt", "name": "code_review"},
+        "argument": {"name": "code", "value": "x"},
+        "_meta": meta,
+    });
+    let completion = stranger
+        .request(3, "completion/complete", complete.clone())
+        .await;
+    assert_eq!(completion["error"]["code"], -31004, "{completion}");
     let mut reviewer = peer(
         &server,
         Caller::subject("rev").scopes(["review", "jobs:read"]),
@@ -135,6 +150,14 @@ async fn prompts_and_resources_are_scoped_the_same_way() {
         )
         .await;
     assert_eq!(read["result"]["contents"][0]["text"], "all good", "{read}");
+    let completion = reviewer
+        .request(3, "completion/complete", complete.clone())
+        .await;
+    assert_eq!(
+        completion["result"]["completion"]["values"],
+        json!(["main.rs"]),
+        "{completion}"
+    );
 }
 
 /// The tool names `tools/list` shows `caller`, and the list's cacheScope.

@@ -10,7 +10,8 @@
 //!    ([`ServerBuilder::scope_implies`](super::ServerBuilder::scope_implies):
 //!    the MCP authorization spec has servers account for hierarchies);
 //! 2. a call of a handler whose scopes the caller does not all hold is
-//!    refused before anything of it runs: over Streamable HTTP with `403`
+//!    refused before anything of it runs, and so is a
+//!    `completion/complete` of its arguments: over Streamable HTTP with `403`
 //!    and the step-up challenge, `error="insufficient_scope"` naming every
 //!    scope the handler declares; on other transports with `-31004` and
 //!    `data.requiredScopes`;

@@ -4,9 +4,12 @@
 //! 1. the reference is resolved: a prompt by name (`-32602` when unknown),
 //!    or a resource template by its template text (a fixed resource by
 //!    its URI; `-32602` with `data.uri` when neither exists);
-//! 2. the argument must be one the prompt takes or the template names
+//! 2. the caller must hold the prompt's or resource's scopes (`-31004`,
+//!    as for `prompts/get` and `resources/read`): a completer can tell
+//!    what the handler would, so it is the handler's to guard;
+//! 3. the argument must be one the prompt takes or the template names
 //!    (`-32602` otherwise);
-//! 3. its completer runs with a [`CompletionContext`]: what was typed, the
+//! 4. its completer runs with a [`CompletionContext`]: what was typed, the
 //!    values of the other arguments (`context.arguments`), the caller and
 //!    the state. An argument without a completer has no suggestions.
 //!
@@ -36,7 +39,7 @@ pub(crate) async fn complete(
 ) -> Result<Value, ErrorObject> {
     let params: CompleteParams = parse_params(params)?;
     let argument = params.argument.name;
-    let completer = completer_of(env, &params.reference, &argument)?;
+    let completer = completer_of(env, caller, &params.reference, &argument)?;
     let completion = match completer {
         None => Completion::from_matches(Vec::new()),
         Some(completer) => {
@@ -57,10 +60,11 @@ pub(crate) async fn complete(
     }))
 }
 
-/// The completer of `argument` of what `reference` names; `None` for an
-/// argument without one.
+/// The completer of `argument` of what `reference` names, if `caller`
+/// may use it; `None` for an argument without one.
 fn completer_of(
     env: &RequestEnv<'_>,
+    caller: &Caller,
     reference: &CompletionReference,
     argument: &str,
 ) -> Result<Option<Completer>, ErrorObject> {
@@ -75,6 +79,7 @@ fn completer_of(
                 .registry
                 .prompt(name)
                 .ok_or_else(|| unknown_prompt(name))?;
+            env.authorize(caller, &format!("prompt `{name}`"), prompt.scopes)?;
             if prompt.definition.argument(argument).is_none() {
                 return Err(no_such(&format!("prompt `{name}`")));
             }
@@ -85,6 +90,7 @@ fn completer_of(
                 .registry
                 .resource(uri)
                 .ok_or_else(|| resource_not_found(uri))?;
+            env.authorize(caller, &format!("resource `{uri}`"), resource.scopes)?;
             if !resource.variables().contains(&argument) {
                 return Err(no_such(&format!("resource `{uri}`")));
             }

@@ -113,6 +113,15 @@ impl Server {
             Method::ToolsCall => registry.tool(param("name")?)?.scopes,
             Method::PromptsGet => registry.prompt(param("name")?)?.scopes,
             Method::ResourcesRead => registry.resolve(param("uri")?)?.0.scopes,
+            Method::CompletionComplete => {
+                let reference = request.params.as_ref()?.get("ref")?;
+                let field = |name| reference.get(name)?.as_str();
+                match field("type")? {
+                    "ref/prompt" => registry.prompt(field("name")?)?.scopes,
+                    "ref/resource" => registry.resource(field("uri")?)?.scopes,
+                    _ => return None,
+                }
+            }
             _ => return None,
         };
         (!self.shared.scope_rules.permits(caller, scopes)).then_some(scopes)

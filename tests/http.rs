@@ -6,6 +6,7 @@ mod common;
 
 use std::sync::Arc;
 
+use common::raw_http::{post, status_and_body};
 use presa::client::ClientTransport;
 use presa::prelude::*;
 use presa::server::http::StreamableHttp;
@@ -69,50 +70,9 @@ fn meta() -> serde_json::Value {
     common::meta(json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}))
 }
 
-/// A raw POST with the standard headers; `extra` adds or replaces some.
-async fn post(url: &str, body: serde_json::Value, extra: &[(&str, &str)]) -> reqwest::Response {
-    use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
-    let mut headers = HeaderMap::new();
-    let mut set = |name: &str, value: &str| {
-        headers.insert(
-            HeaderName::from_bytes(name.as_bytes()).unwrap(),
-            HeaderValue::from_str(value).unwrap(),
-        );
-    };
-    set("content-type", "application/json");
-    set("accept", "application/json, text/event-stream");
-    set("mcp-protocol-version", common::VERSION);
-    set("mcp-method", body["method"].as_str().unwrap_or_default());
-    let name = body["params"]["name"]
-        .as_str()
-        .or(body["params"]["taskId"].as_str());
-    if let Some(name) = name {
-        set("mcp-name", name);
-    }
-    for (header, value) in extra {
-        set(header, value);
-    }
-    reqwest::Client::new()
-        .post(url)
-        .headers(headers)
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap()
-}
-
 fn call(id: i64, tool: &str, arguments: serde_json::Value) -> serde_json::Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
            "params": {"name": tool, "arguments": arguments, "_meta": meta()}})
-}
-
-async fn status_and_body(response: reqwest::Response) -> (u16, serde_json::Value) {
-    let status = response.status().as_u16();
-    let body = response.text().await.unwrap();
-    (
-        status,
-        serde_json::from_str(&body).unwrap_or(serde_json::Value::Null),
-    )
 }
 
 #[tokio::test]

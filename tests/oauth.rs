@@ -14,6 +14,7 @@ use presa::prelude::*;
 use presa::server::http::{KeySettings, OAuth, StreamableHttp};
 use serde_json::{Value, json};
 
+use common::raw_http::{post, status_and_body};
 use issuer::{AuthServer, TestKey, now};
 
 /// Returns the caller as its tool sees it: `alice jobs:build`.
@@ -31,6 +32,21 @@ async fn whoami(ctx: Context) -> String {
 #[tool(scopes = ["jobs:deploy"])]
 async fn deploy() -> String {
     "deployed".into()
+}
+
+/// A release note, for callers holding `jobs:deploy`.
+#[prompt(scopes = ["jobs:deploy"])]
+async fn release_note(#[param(complete = versions)] version: String) -> String {
+    format!("Write the notes of {version}")
+}
+
+/// The released versions that start with what was typed.
+fn versions(typed: &str, _ctx: &presa::server::CompletionContext) -> Vec<String> {
+    ["1.0", "1.1", "2.0"]
+        .into_iter()
+        .filter(|v| v.starts_with(typed))
+        .map(str::to_owned)
+        .collect()
 }
 
 /// The request's `X-Tenant` header, and whether the tool saw the token.
@@ -54,7 +70,12 @@ async fn resource_server(
     let oauth = configure(OAuth::issuer(authorization.issuer.clone()).resource(url.clone()))
         .build()
         .unwrap();
-    let f = common::fixture_with(|b| b.tool(WhoamiTool).tool(DeployTool).tool(TenantTool));
+    let f = common::fixture_with(|b| {
+        b.tool(WhoamiTool)
+            .tool(DeployTool)
+            .tool(TenantTool)
+            .prompt(ReleaseNotePrompt)
+    });
     let http = StreamableHttp::new(f.server).oauth(oauth.clone());
     tokio::spawn(http.serve_on(listener));
     (url, oauth)
@@ -421,41 +442,39 @@ async fn two_issuers_subjects_of_the_same_name_own_different_tasks() {
     assert_eq!(error.code(), Some(-32602), "{error}");
 }
 
-/// A raw `tools/call` of `tool` with `token` (or without `Authorization`)
-/// and `extra` headers: the status, the challenge, and the body.
+/// A raw request of `method` with `params` and `token` (or without
+/// `Authorization`) and `extra` headers: the status, the challenge, and
+/// the body.
+async fn request_raw(
+    url: &str,
+    method: &str,
+    mut params: Value,
+    token: Option<&str>,
+    extra: &[(&str, &str)],
+) -> (u16, Option<String>, Value) {
+    params["_meta"] = common::meta(json!({}));
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let bearer = token.map(|token| format!("Bearer {token}"));
+    let mut headers = extra.to_vec();
+    headers.extend(bearer.as_deref().map(|b| ("authorization", b)));
+    let response = post(url, body, &headers).await;
+    let challenge = response
+        .headers()
+        .get("www-authenticate")
+        .map(|v| v.to_str().unwrap().to_owned());
+    let (status, body) = status_and_body(response).await;
+    (status, challenge, body)
+}
+
+/// A raw `tools/call` of `tool`, as [`request_raw`].
 async fn call_tool_raw(
     url: &str,
     tool: &str,
     token: Option<&str>,
     extra: &[(&str, &str)],
 ) -> (u16, Option<String>, Value) {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": tool, "arguments": {}, "_meta": common::meta(json!({}))}});
-    let mut request = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", common::VERSION)
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", tool);
-    if let Some(token) = token {
-        request = request.bearer_auth(token);
-    }
-    for (name, value) in extra {
-        request = request.header(*name, *value);
-    }
-    let response = request.body(body.to_string()).send().await.unwrap();
-    let status = response.status().as_u16();
-    let challenge = response
-        .headers()
-        .get("www-authenticate")
-        .map(|v| v.to_str().unwrap().to_owned());
-    let text = response.text().await.unwrap();
-    (
-        status,
-        challenge,
-        serde_json::from_str(&text).unwrap_or(Value::Null),
-    )
+    let params = json!({"name": tool, "arguments": {}});
+    request_raw(url, "tools/call", params, token, extra).await
 }
 
 #[tokio::test]
@@ -478,6 +497,27 @@ async fn a_token_without_the_tools_scope_gets_the_step_up_challenge() {
     let (status, _, body) = call_tool_raw(&url, "deploy", Some(&deployer), &[]).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["result"]["content"][0]["text"], "deployed");
+    // Completing a scoped prompt's arguments steps up the same way.
+    let complete = json!({"ref": {"type": "ref/prompt", "name": "release_note"},
+                          "argument": {"name": "version", "value": "1."}});
+    let (status, challenge, _) = request_raw(
+        &url,
+        "completion/complete",
+        complete.clone(),
+        Some(&reader),
+        &[],
+    )
+    .await;
+    assert_eq!(status, 403);
+    assert!(challenge.unwrap().contains(r#"scope="jobs:deploy""#));
+    let (status, _, body) =
+        request_raw(&url, "completion/complete", complete, Some(&deployer), &[]).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body["result"]["completion"]["values"],
+        json!(["1.0", "1.1"]),
+        "{body}"
+    );
 
     // The metadata names the configured scopes and every declared one.
     let document = reqwest::get(&published)

@@ -2,6 +2,7 @@
 //! raw peer that speaks JSON lines, over in-process and stdio framing.
 #![allow(dead_code)]
 
+pub mod raw_http;
 pub mod spec;
 pub mod surface;
 

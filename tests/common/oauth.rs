@@ -23,57 +23,49 @@ pub struct TestKey {
     pub public_pem: &'static str,
 }
 
-macro_rules! key_file {
-    ($name:literal) => {
-        include_str!(concat!("../../presa-runtime/tests/keys/", $name))
+/// The test key `$kid` for `$alg`, from the pair `$file.pem` (private,
+/// read by `EncodingKey::$read`) and `$file.pub.pem` in the runtime's
+/// test keys.
+macro_rules! key_pair {
+    ($kid:expr, $alg:expr, $read:ident, $file:literal) => {
+        TestKey {
+            kid: $kid,
+            alg: $alg,
+            encoding: EncodingKey::$read(include_bytes!(concat!(
+                "../../presa-runtime/tests/keys/",
+                $file,
+                ".pem"
+            )))
+            .unwrap(),
+            public_pem: include_str!(concat!(
+                "../../presa-runtime/tests/keys/",
+                $file,
+                ".pub.pem"
+            )),
+        }
     };
 }
 
 impl TestKey {
     pub fn rsa(kid: &'static str, alg: Algorithm) -> Self {
-        TestKey {
-            kid,
-            alg,
-            encoding: EncodingKey::from_rsa_pem(key_file!("rsa1.pem").as_bytes()).unwrap(),
-            public_pem: key_file!("rsa1.pub.pem"),
-        }
+        key_pair!(kid, alg, from_rsa_pem, "rsa1")
     }
 
     /// Another RSA key, never published.
     pub fn other_rsa(kid: &'static str) -> Self {
-        TestKey {
-            kid,
-            alg: Algorithm::RS256,
-            encoding: EncodingKey::from_rsa_pem(key_file!("rsa2.pem").as_bytes()).unwrap(),
-            public_pem: key_file!("rsa2.pub.pem"),
-        }
+        key_pair!(kid, Algorithm::RS256, from_rsa_pem, "rsa2")
     }
 
     pub fn p256(kid: &'static str) -> Self {
-        TestKey {
-            kid,
-            alg: Algorithm::ES256,
-            encoding: EncodingKey::from_ec_pem(key_file!("p256.pem").as_bytes()).unwrap(),
-            public_pem: key_file!("p256.pub.pem"),
-        }
+        key_pair!(kid, Algorithm::ES256, from_ec_pem, "p256")
     }
 
     pub fn p384(kid: &'static str) -> Self {
-        TestKey {
-            kid,
-            alg: Algorithm::ES384,
-            encoding: EncodingKey::from_ec_pem(key_file!("p384.pem").as_bytes()).unwrap(),
-            public_pem: key_file!("p384.pub.pem"),
-        }
+        key_pair!(kid, Algorithm::ES384, from_ec_pem, "p384")
     }
 
     pub fn ed25519(kid: &'static str) -> Self {
-        TestKey {
-            kid,
-            alg: Algorithm::EdDSA,
-            encoding: EncodingKey::from_ed_pem(key_file!("ed25519.pem").as_bytes()).unwrap(),
-            public_pem: key_file!("ed25519.pub.pem"),
-        }
+        key_pair!(kid, Algorithm::EdDSA, from_ed_pem, "ed25519")
     }
 
     /// The public key as a JWK, under the key's id, naming its algorithm.

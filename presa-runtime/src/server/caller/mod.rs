@@ -111,13 +111,15 @@ impl Caller {
     /// `Authorization`, `Cookie` and `Proxy-Authorization` (a tool gets
     /// the token's claims, never the token: MCP forbids passing it on).
     #[cfg(feature = "http-server")]
-    pub fn http_headers(mut self, headers: &axum::http::HeaderMap) -> Self {
-        use axum::http::header::{AUTHORIZATION, COOKIE, PROXY_AUTHORIZATION};
-        let mut kept = headers.clone();
-        for credential in [AUTHORIZATION, COOKIE, PROXY_AUTHORIZATION] {
-            kept.remove(credential);
-        }
-        self.http_headers = Some(Arc::new(kept));
+    pub fn http_headers(self, headers: axum::http::HeaderMap) -> Self {
+        self.with_shared_headers(Arc::new(without_credentials(headers)))
+    }
+
+    /// This caller with `headers`, which the endpoint shares and has
+    /// already taken the credentials out of.
+    #[cfg(feature = "http-server")]
+    pub(crate) fn with_shared_headers(mut self, headers: Arc<axum::http::HeaderMap>) -> Self {
+        self.http_headers = Some(headers);
         self
     }
 
@@ -183,6 +185,17 @@ impl<S: Into<String>> From<Vec<S>> for ScopeList {
     fn from(scopes: Vec<S>) -> Self {
         ScopeList(Scopes::from_iter(scopes))
     }
+}
+
+/// `headers` without the ones that carry credentials, which no handler
+/// sees.
+#[cfg(feature = "http-server")]
+pub(crate) fn without_credentials(mut headers: axum::http::HeaderMap) -> axum::http::HeaderMap {
+    use axum::http::header::{AUTHORIZATION, COOKIE, PROXY_AUTHORIZATION};
+    for credential in [AUTHORIZATION, COOKIE, PROXY_AUTHORIZATION] {
+        headers.remove(credential);
+    }
+    headers
 }
 
 #[cfg(test)]

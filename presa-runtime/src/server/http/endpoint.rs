@@ -57,7 +57,7 @@ use super::headers;
 use super::legacy::{self, LegacyTransport};
 use super::respond::{json_response, method_not_allowed, respond};
 use super::serve::{Listen, Serve, Settings, Standalone};
-use crate::server::caller::Caller;
+use crate::server::caller::{Caller, without_credentials};
 use crate::server::connection::request_footprint;
 use crate::server::reply::{invalid_request, memory_busy};
 use crate::server::router::Server;
@@ -364,18 +364,21 @@ impl StreamableHttp {
 
 /// One POST to the MCP endpoint.
 async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     if let Some(refused) = guard(&endpoint.hosts, &parts.headers) {
         return refused;
     }
     let caller = match endpoint.authenticator.authenticate(&parts).await {
-        Ok(caller) => caller.http_headers(&parts.headers),
+        Ok(caller) => caller,
         Err(refusal) => return refuse(&refusal, endpoint.metadata.as_ref()),
     };
+    // Authenticated, the request needs its credentials no more: one copy
+    // of the rest serves the checks below and the handlers' `Headers`.
+    let request_headers = Arc::new(without_credentials(std::mem::take(&mut parts.headers)));
+    let caller = caller.with_shared_headers(Arc::clone(&request_headers));
     let account = endpoint.admission.account(&caller, &parts);
     let budget = endpoint.server.budget();
-    let announced = parts
-        .headers
+    let announced = request_headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok()?.parse::<usize>().ok())
         .unwrap_or(endpoint.body_limit)
@@ -397,9 +400,9 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         };
         return refuse(&step_up, endpoint.metadata.as_ref());
     }
-    if legacy::is_legacy(&parts.headers, &message) {
+    if legacy::is_legacy(&request_headers, &message) {
         let legacy = endpoint.legacy();
-        return legacy::post(&legacy, &parts.headers, caller, account, message).await;
+        return legacy::post(&legacy, &request_headers, caller, account, message).await;
     }
     let request = match message {
         Message::Request(request) => request,
@@ -419,7 +422,7 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
     let Ok(charge) = budget.try_charge(request_footprint(&request)) else {
         return busy(Some(request.id));
     };
-    if let Err(error) = headers::check(&parts.headers, &request, &endpoint.server) {
+    if let Err(error) = headers::check(&request_headers, &request, &endpoint.server) {
         return json_response(&JsonRpcResponse::error(Some(request.id), error));
     }
     if endpoint.shutdown.is_over() {

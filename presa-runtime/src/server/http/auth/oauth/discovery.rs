@@ -72,8 +72,15 @@ fn parse(url: &str, body: &[u8], issuer: &str) -> Result<ServerMetadata, FetchEr
     let metadata: ServerMetadata =
         serde_json::from_slice(body).map_err(|e| invalid(e.to_string()))?;
     if metadata.issuer != issuer {
+        // Tokens carry the issuer the metadata names, so configuring it
+        // any other way could never work.
+        let hint = if metadata.issuer.trim_end_matches('/') == issuer.trim_end_matches('/') {
+            " (they differ by a trailing slash: configure the issuer exactly as its metadata names it)"
+        } else {
+            ""
+        };
         return Err(invalid(format!(
-            "it names issuer `{}`, not `{issuer}`",
+            "it names issuer `{}`, not `{issuer}`{hint}",
             metadata.issuer
         )));
     }
@@ -118,10 +125,20 @@ mod tests {
         let body = br#"{"issuer": "https://as.example/", "jwks_uri": "https://as.example/jwks"}"#;
         let parsed = parse("u", body, "https://as.example/").unwrap();
         assert_eq!(parsed.jwks_uri.as_deref(), Some("https://as.example/jwks"));
-        let other = parse("u", body, "https://as.example");
+        let Err(FetchError::Invalid { reason, .. }) = parse("u", body, "https://as.example") else {
+            panic!("an issuer without the metadata's trailing slash was accepted");
+        };
         assert!(
-            matches!(other, Err(FetchError::Invalid { .. })),
-            "{other:?}"
+            reason.contains("they differ by a trailing slash"),
+            "{reason}"
+        );
+        let Err(FetchError::Invalid { reason, .. }) = parse("u", body, "https://other.example/")
+        else {
+            panic!("another issuer's metadata was accepted");
+        };
+        assert_eq!(
+            reason,
+            "it names issuer `https://as.example/`, not `https://other.example/`"
         );
         let plain = br#"{"issuer": "https://as.example/", "jwks_uri": "http://as.example/jwks"}"#;
         assert!(parse("u", plain, "https://as.example/").is_err());

@@ -12,7 +12,8 @@
 
 use std::process::ExitCode;
 
-use presa::client::{ClientTransport, PendingInput};
+use presa::client::oauth::{Authorizer, AuthorizerError, OAuthClient, async_trait};
+use presa::client::{ClientTransport, HttpOptions, PendingInput};
 use presa::prelude::*;
 use presa::wire::{
     CreateMessageParams, CreateMessageResult, ElicitRequestParams, Role, Root, SamplingContent,
@@ -31,7 +32,14 @@ async fn main() -> ExitCode {
         .ok()
         .and_then(|text| serde_json::from_str(&text).ok())
         .unwrap_or(Value::Null);
-    let client = match ClientTransport::http(&url) {
+    let options = match http_options(&scenario, &context) {
+        Ok(options) => options,
+        Err(error) => {
+            eprintln!("cannot configure the client: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let client = match ClientTransport::http_with(&url, options) {
         Ok(transport) => client().connect(transport),
         Err(error) => {
             eprintln!("cannot start the HTTP client: {error}");
@@ -53,6 +61,70 @@ async fn main() -> ExitCode {
 }
 
 type Outcome = Result<(), Box<dyn std::error::Error>>;
+
+/// The client id the suite's Client ID Metadata Document scenarios expect.
+const METADATA_DOCUMENT: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The HTTP options of `scenario`: OAuth for the `auth/` ones, with the
+/// credentials the scenario's context gives, if any.
+fn http_options(
+    scenario: &str,
+    context: &Value,
+) -> Result<HttpOptions, Box<dyn std::error::Error>> {
+    if !scenario.starts_with("auth/") {
+        return Ok(HttpOptions::default());
+    }
+    let mut oauth = OAuthClient::new(Redirected::new()?)
+        .client_name("presa-conformance-client")
+        .client_metadata_document(METADATA_DOCUMENT);
+    if let Some(client_id) = context["client_id"].as_str() {
+        oauth = oauth.client_id(client_id);
+        if let Some(secret) = context["client_secret"].as_str() {
+            oauth = oauth.client_secret(secret);
+        }
+        if let Some(issuer) = context["issuer"].as_str() {
+            oauth = oauth.registered_with(issuer);
+        }
+    }
+    Ok(HttpOptions::default().oauth(oauth))
+}
+
+/// The user-agent step without a user: the suite's authorization endpoint
+/// redirects at once, so the client reads the redirect instead of
+/// following it.
+struct Redirected {
+    http: reqwest::Client,
+}
+
+impl Redirected {
+    fn new() -> Result<Self, reqwest::Error> {
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()?;
+        Ok(Redirected { http })
+    }
+}
+
+#[async_trait]
+impl Authorizer for Redirected {
+    fn redirect_uri(&self) -> &str {
+        "http://localhost:3000/callback"
+    }
+
+    async fn authorize(&self, authorization_url: &str) -> Result<String, AuthorizerError> {
+        let reply = self.http.get(authorization_url).send().await?;
+        let location = reply
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .ok_or_else(|| {
+                format!(
+                    "the authorization endpoint answered {} without a redirect",
+                    reply.status()
+                )
+            })?;
+        Ok(location.to_str()?.to_owned())
+    }
+}
 
 /// The client every scenario uses.
 fn client() -> presa::client::ClientBuilder {
@@ -95,6 +167,12 @@ async fn run(scenario: &str, client: &Client, context: &Value) -> Outcome {
             }
         }
         "http-standard-headers" => standard_headers(client).await?,
+        auth if auth.starts_with("auth/") => {
+            client.discover().await?;
+            for tool in client.list_tools().await? {
+                client.call_tool(&tool.name, arguments_for(&tool)).await?;
+            }
+        }
         "http-custom-headers" => custom_headers(client, context).await?,
         "json-schema-2020-12-preservation" => {
             let tools = client.list_tools().await?;

@@ -26,6 +26,8 @@
 #[path = "fuzz.rs"]
 pub mod __fuzz;
 pub mod client;
+#[cfg(any(feature = "http-server", feature = "oauth-client"))]
+mod oauth;
 pub mod schema;
 pub mod server;
 pub mod transport;

@@ -61,9 +61,12 @@ impl LinkFailure {
     }
 
     /// Whether the server answered with a client-error status: the answer
-    /// a legacy server gives a modern request over HTTP.
+    /// a legacy server gives a modern request over HTTP. `401` and `403`
+    /// are not: they refuse the credentials, which both eras share, and
+    /// say nothing of the era.
     pub fn is_refusal(self) -> bool {
-        self.status.is_some_and(|s| (400..500).contains(&s))
+        self.status
+            .is_some_and(|s| (400..500).contains(&s) && s != 401 && s != 403)
     }
 }
 
@@ -97,5 +100,12 @@ mod tests {
             .is_refusal()
         );
         assert!(!LinkFailure::default().is_refusal());
+        for unauthorized in [401, 403] {
+            let failure = LinkFailure {
+                status: Some(unauthorized),
+                session_expired: false,
+            };
+            assert!(!failure.is_refusal(), "{unauthorized}");
+        }
     }
 }

@@ -125,6 +125,8 @@ mod http;
 mod legacy;
 mod legacy_tasks;
 mod link_error;
+#[cfg(feature = "oauth-client")]
+pub mod oauth;
 mod probe;
 mod protocol;
 mod result;

@@ -18,9 +18,10 @@
 //!    error in its body, a result that is not a `DiscoverResult`, or no
 //!    answer within the probe timeout. The client then opens a session
 //!    with `initialize`;
-//! 5. a failure that says nothing of the server (the connection closed,
-//!    the server unreachable, an HTTP `5xx`) settles nothing: the request
-//!    fails and the next one probes again.
+//! 5. a failure that says nothing of the server's era (the connection
+//!    closed, the server unreachable, an HTTP `5xx`, or a `401` or `403`,
+//!    which refuse the credentials of either era) settles nothing: the
+//!    request fails and the next one probes again.
 
 use serde_json::Value;
 

@@ -54,7 +54,7 @@ pub(crate) fn connect(
         .build()
         .map_err(std::io::Error::other)?;
     let (client_end, link_end) = FrameChannel::pair();
-    let link = Arc::new(Link::new(http, endpoint, options, link_end.outgoing));
+    let link = Arc::new(Link::new(http, endpoint, options, link_end.outgoing)?);
     tokio::spawn(run(Arc::clone(&link), link_end.incoming));
     Ok((client_end, SessionEnd { link }))
 }
@@ -164,11 +164,12 @@ async fn post_message(link: Arc<Link>, frame: String) -> bool {
         None => link.base_headers(),
     };
     let sent = link
-        .http
-        .post(&link.endpoint)
-        .headers(headers)
-        .body(frame)
-        .send()
+        .send(|| {
+            link.http
+                .post(&link.endpoint)
+                .headers(headers.clone())
+                .body(frame.clone())
+        })
         .await;
     match sent {
         Ok(reply) if reply.status().is_success() => true,

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::AtomicU64;
 
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde_json::{Map, Value};
 use tokio::task::AbortHandle;
 
@@ -31,6 +31,9 @@ pub(super) struct Link {
     pub(super) session: SessionSlot,
     /// The task of each request still waiting for its answer.
     running: Mutex<HashMap<RequestId, AbortHandle>>,
+    /// Signing in, when the options ask for OAuth.
+    #[cfg(feature = "oauth-client")]
+    pub(super) oauth: Option<crate::client::oauth::OAuthSession>,
 }
 
 impl Link {
@@ -40,8 +43,16 @@ impl Link {
         endpoint: String,
         options: HttpOptions,
         to_client: FrameSender,
-    ) -> Link {
-        Link {
+    ) -> std::io::Result<Link> {
+        #[cfg(feature = "oauth-client")]
+        let oauth = match options.oauth.clone() {
+            Some(config) => Some(
+                crate::client::oauth::OAuthSession::new(config, endpoint.clone())
+                    .map_err(std::io::Error::other)?,
+            ),
+            None => None,
+        };
+        Ok(Link {
             http,
             endpoint,
             options,
@@ -50,7 +61,9 @@ impl Link {
             refreshes: AtomicU64::new(0),
             session: SessionSlot::default(),
             running: Mutex::default(),
-        }
+            #[cfg(feature = "oauth-client")]
+            oauth,
+        })
     }
 
     /// Records the task that waits for request `id`'s answer.
@@ -89,21 +102,10 @@ impl Link {
         self.tools.learn(result);
     }
 
-    /// The bearer token, when there is one.
-    pub(super) fn credentials(&self) -> HeaderMap {
-        let mut headers = HeaderMap::new();
-        if let Some(token) = &self.options.bearer_token
-            && let Ok(value) = HeaderValue::from_str(&format!("Bearer {token}"))
-        {
-            headers.insert(AUTHORIZATION, value);
-        }
-        headers
-    }
-
-    /// The headers of every POST: what the body is, what may come back,
-    /// and the bearer token.
+    /// The headers of every POST: what the body is, and what may come
+    /// back (credentials are `send`'s).
     pub(super) fn base_headers(&self) -> HeaderMap {
-        let mut headers = self.credentials();
+        let mut headers = HeaderMap::new();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         headers.insert(
             ACCEPT,

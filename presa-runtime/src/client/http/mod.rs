@@ -17,10 +17,12 @@
 //! | `tools` | the tools' header parameters, and the tools that cannot be called |
 //! | `session` | the legacy session: what the link keeps of it, and a stream's position |
 //! | `link` | what the link's tasks share, and the headers of each era |
+//! | `authorized` | sending with credentials; answering OAuth challenges |
 //! | `stream` | the legacy GET stream, resuming a stream, `DELETE` |
 //! | `reply` | a request's POST and what answers it |
 //! | `dispatch` | the task per message: which POST, retry after a header mismatch |
 
+mod authorized;
 mod dispatch;
 mod link;
 mod reply;
@@ -56,6 +58,8 @@ impl std::fmt::Debug for SessionEnd {
 pub struct HttpOptions {
     pub(crate) bearer_token: Option<String>,
     pub(crate) max_message_size: usize,
+    #[cfg(feature = "oauth-client")]
+    pub(crate) oauth: Option<super::oauth::OAuthClient>,
 }
 
 impl Default for HttpOptions {
@@ -64,6 +68,8 @@ impl Default for HttpOptions {
         HttpOptions {
             bearer_token: None,
             max_message_size: crate::transport::DEFAULT_MAX_MESSAGE_SIZE,
+            #[cfg(feature = "oauth-client")]
+            oauth: None,
         }
     }
 }
@@ -72,6 +78,15 @@ impl HttpOptions {
     /// Sends `Authorization: Bearer {token}` with every request.
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
         self.bearer_token = Some(token.into());
+        self
+    }
+
+    /// Signs in with OAuth when the server asks (a `401`), as `oauth`
+    /// says; see [`oauth`](super::oauth). A
+    /// [`bearer_token`](Self::bearer_token) given too is sent until then.
+    #[cfg(feature = "oauth-client")]
+    pub fn oauth(mut self, oauth: super::oauth::OAuthClient) -> Self {
+        self.oauth = Some(oauth);
         self
     }
 

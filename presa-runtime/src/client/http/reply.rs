@@ -56,17 +56,16 @@ impl Link {
             (None, false) => self.modern_headers(request, method),
         };
         let sent = self
-            .http
-            .post(&self.endpoint)
-            .headers(headers)
-            .body(frame.to_owned())
-            .send()
+            .send(|| {
+                self.http
+                    .post(&self.endpoint)
+                    .headers(headers.clone())
+                    .body(frame.to_owned())
+            })
             .await;
         let reply = match sent {
             Ok(reply) => reply,
-            Err(error) => {
-                return failure(id, None, format!("could not reach the server: {error}"));
-            }
+            Err(error) => return failure(id, None, error.to_string()),
         };
         let named_session = session.is_some_and(|(_, named)| named);
         if named_session && reply.status() == StatusCode::NOT_FOUND {
@@ -160,6 +159,12 @@ impl Link {
     /// (rule 2).
     async fn read_json(&self, id: RequestId, reply: reqwest::Response) -> Response {
         let status = reply.status();
+        // A refused credential says why in its challenge (no secret).
+        let challenge = reply
+            .headers()
+            .get(reqwest::header::WWW_AUTHENTICATE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
         let body = match read_limited(reply, self.options.max_message_size).await {
             Ok(body) => body,
             Err(reason) => return failure(id, Some(status), reason),
@@ -169,7 +174,10 @@ impl Link {
             _ => {
                 let text = String::from_utf8_lossy(&body);
                 let excerpt: String = text.chars().take(200).collect();
-                let reason = format!("HTTP {status} without a JSON-RPC answer: {excerpt}");
+                let mut reason = format!("HTTP {status} without a JSON-RPC answer: {excerpt}");
+                if let Some(challenge) = challenge {
+                    reason.push_str(&format!(" (WWW-Authenticate: {challenge})"));
+                }
                 failure(id, Some(status), reason)
             }
         }

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use reqwest::StatusCode;
-use reqwest::header::{ACCEPT, HeaderValue};
+use reqwest::header::{ACCEPT, HeaderMap, HeaderValue};
 use tokio::sync::oneshot;
 
 use super::link::{Link, is_event_stream};
@@ -24,14 +24,15 @@ impl Link {
         position: &Position,
     ) -> Result<reqwest::Response, Option<StatusCode>> {
         let (mut headers, _) = self.session.headers().ok_or(None)?;
-        headers.extend(self.credentials());
         headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
         if let Some(id) = &position.last_event_id
             && let Ok(id) = HeaderValue::from_str(id)
         {
             headers.insert(LAST_EVENT_ID, id);
         }
-        let sent = self.http.get(&self.endpoint).headers(headers).send().await;
+        let sent = self
+            .send(|| self.http.get(&self.endpoint).headers(headers.clone()))
+            .await;
         match sent {
             Ok(reply) if reply.status().is_success() && is_event_stream(reply.headers()) => {
                 Ok(reply)
@@ -141,13 +142,10 @@ impl Link {
         let Some(Session { id: Some(id), .. }) = self.session.end() else {
             return;
         };
-        let mut headers = self.credentials();
+        let mut headers = HeaderMap::new();
         headers.insert(SESSION_ID, id);
         let sent = self
-            .http
-            .delete(&self.endpoint)
-            .headers(headers)
-            .send()
+            .send(|| self.http.delete(&self.endpoint).headers(headers.clone()))
             .await;
         if let Err(error) = sent {
             tracing::debug!(%error, "could not end the session");

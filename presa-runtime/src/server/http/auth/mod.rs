@@ -28,7 +28,6 @@
 //! any standard authorization server.
 
 mod bearer;
-mod metadata;
 #[cfg(feature = "oauth")]
 mod oauth;
 
@@ -38,8 +37,8 @@ use async_trait::async_trait;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 
+pub use crate::oauth::resource_metadata::ProtectedResourceMetadata;
 pub use bearer::BearerTokens;
-pub use metadata::ProtectedResourceMetadata;
 #[cfg(feature = "oauth")]
 pub use oauth::{Introspection, KeySettings, OAuth, OAuthBuilder, OAuthError};
 

@@ -29,8 +29,8 @@ use sha2::{Digest, Sha256};
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
-use super::fetch::{Fetch, FetchError};
 use super::jwt::{Invalid, Verified, scopes};
+use crate::oauth::fetch::{Fetch, FetchError};
 use crate::util::lock;
 
 /// The most introspection answers kept.

@@ -31,7 +31,7 @@ use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, JwkSet, PublicK
 use jsonwebtoken::{Algorithm, DecodingKey};
 use tokio::time::Instant;
 
-use super::fetch::{Fetch, FetchError};
+use crate::oauth::fetch::{Fetch, FetchError};
 use crate::util::lock;
 
 /// How the key cache refreshes.

@@ -7,7 +7,7 @@
 //! 1. no `Authorization: Bearer` header: `401` naming the Protected
 //!    Resource Metadata;
 //! 2. a token shaped as a JWT is checked as one (`jwt`), with the issuer's
-//!    keys (`keys`), found through its metadata (`discovery`) or at a
+//!    keys (`keys`), found through its metadata (`crate::oauth`) or at a
 //!    `jwks_uri` given directly;
 //! 3. any other token is introspected (`introspection`), when
 //!    [`OAuthBuilder::introspection`] is configured, and refused
@@ -30,8 +30,6 @@
 //! # Ok(()) }
 //! ```
 
-mod discovery;
-mod fetch;
 mod introspection;
 mod jwt;
 mod keys;
@@ -49,12 +47,12 @@ use tokio::time::Instant;
 pub use introspection::Introspection;
 pub use keys::KeySettings;
 
-use self::discovery::{ServerMetadata, discover};
-use self::fetch::{Fetch, FetchError, HttpFetch, allowed_url};
 use self::introspection::{Introspector, Refused};
 use self::jwt::{Invalid, TokenRules, Verified};
 use self::keys::{KeyCache, KeyError, Locate};
 use super::{Authenticator, ProtectedResourceMetadata, Refusal, bearer_token};
+use crate::oauth::fetch::{Fetch, FetchError, HttpFetch, allowed_url};
+use crate::oauth::server_metadata::{ServerMetadata, discover};
 use crate::server::caller::Caller;
 
 /// Validates the access tokens of one authorization server (the rules are

@@ -12,9 +12,9 @@ use async_trait::async_trait;
 use jsonwebtoken::Algorithm;
 use serde_json::{Value, json};
 
-use super::fetch::{Fetch, FetchError, Fetched};
 use super::keys::{KeyCache, KeyError, KeySettings, Locate};
 use super::*;
+use crate::oauth::fetch::{Fetch, FetchError, Fetched};
 
 const JWKS: &str = "https://as.example/jwks";
 
@@ -381,7 +381,7 @@ async fn discovery_falls_back_to_openid_configuration_and_holds_the_issuer_to_it
         json!({"issuer": "https://as.example/tenant", "jwks_uri": JWKS}),
         None,
     );
-    let found = discovery::discover(&*server, "https://as.example/tenant")
+    let found = crate::oauth::server_metadata::discover(&*server, "https://as.example/tenant")
         .await
         .unwrap();
     assert_eq!(found.jwks_uri.as_deref(), Some(JWKS));
@@ -393,7 +393,7 @@ async fn discovery_falls_back_to_openid_configuration_and_holds_the_issuer_to_it
         json!({"issuer": "https://evil.example", "jwks_uri": JWKS}),
         None,
     );
-    let refused = discovery::discover(&*impostor, "https://as.example").await;
+    let refused = crate::oauth::server_metadata::discover(&*impostor, "https://as.example").await;
     assert!(
         matches!(refused, Err(FetchError::Invalid { .. })),
         "{refused:?}"

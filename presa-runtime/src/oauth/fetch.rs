@@ -1,6 +1,7 @@
-//! The documents a resource server reads from its authorization server:
-//! fetched over HTTPS (plain HTTP on loopback only), small, quickly, or not
-//! at all.
+//! The documents and endpoints of OAuth, reached over HTTPS (plain HTTP on
+//! loopback only), small, quickly, or not at all: what a resource server
+//! reads from its authorization server, and what a client reads from
+//! both and posts to the authorization server.
 
 use std::time::Duration;
 
@@ -18,7 +19,17 @@ const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
 #[derive(Debug, Clone)]
 pub(crate) struct Fetched {
     pub body: Vec<u8>,
+    /// Read by the resource server's key cache.
+    #[cfg_attr(not(feature = "oauth"), allow(dead_code))]
     pub max_age: Option<Duration>,
+}
+
+/// An answer of any status, with its headers and (bounded) body.
+#[derive(Debug, Clone)]
+pub(crate) struct Answer {
+    pub status: u16,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Vec<u8>,
 }
 
 /// Why a document could not be had.
@@ -53,6 +64,7 @@ pub(crate) trait Fetch: Send + Sync + 'static {
     /// `GET url`.
     async fn get(&self, url: &str) -> Result<Fetched, FetchError>;
     /// `POST url` with a form body and headers: introspection.
+    #[cfg(feature = "oauth")]
     async fn post_form(
         &self,
         url: &str,
@@ -78,7 +90,34 @@ impl HttpFetch {
         Ok(HttpFetch { client })
     }
 
+    /// The client requests are built on.
+    #[cfg(feature = "oauth-client")]
+    pub fn client(&self) -> &reqwest::Client {
+        &self.client
+    }
+
     async fn read(url: &str, sent: reqwest::RequestBuilder) -> Result<Fetched, FetchError> {
+        let answer = Self::answer(url, sent).await?;
+        if answer.status != 200 {
+            return Err(FetchError::Status {
+                url: url.to_owned(),
+                status: answer.status,
+            });
+        }
+        let max_age = answer
+            .headers
+            .get(CACHE_CONTROL)
+            .and_then(|v| v.to_str().ok())
+            .and_then(max_age);
+        Ok(Fetched {
+            body: answer.body,
+            max_age,
+        })
+    }
+
+    /// What `url` answers to `sent`, whatever its status: a token
+    /// endpoint's errors are `400`s with a body to read.
+    pub async fn answer(url: &str, sent: reqwest::RequestBuilder) -> Result<Answer, FetchError> {
         let unreachable = |e: reqwest::Error| FetchError::Unreachable {
             url: url.to_owned(),
             reason: e.to_string(),
@@ -89,17 +128,7 @@ impl HttpFetch {
             .await
             .map_err(unreachable)?;
         let status = response.status().as_u16();
-        if status != 200 {
-            return Err(FetchError::Status {
-                url: url.to_owned(),
-                status,
-            });
-        }
-        let max_age = response
-            .headers()
-            .get(CACHE_CONTROL)
-            .and_then(|v| v.to_str().ok())
-            .and_then(max_age);
+        let headers = response.headers().clone();
         let mut body = Vec::new();
         let mut chunks = response.bytes_stream();
         while let Some(chunk) = chunks.next().await {
@@ -113,7 +142,11 @@ impl HttpFetch {
             }
             body.extend_from_slice(&chunk);
         }
-        Ok(Fetched { body, max_age })
+        Ok(Answer {
+            status,
+            headers,
+            body,
+        })
     }
 }
 
@@ -123,6 +156,7 @@ impl Fetch for HttpFetch {
         Self::read(url, self.client.get(url)).await
     }
 
+    #[cfg(feature = "oauth")]
     async fn post_form(
         &self,
         url: &str,
@@ -160,7 +194,7 @@ pub(crate) fn max_age(cache_control: &str) -> Option<Duration> {
 }
 
 /// `application/x-www-form-urlencoded` encoding of one name or value.
-fn encode(text: &str) -> String {
+pub(crate) fn encode(text: &str) -> String {
     form_urlencoded::byte_serialize(text.as_bytes()).collect()
 }
 

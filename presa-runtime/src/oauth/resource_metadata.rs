@@ -1,23 +1,30 @@
 //! [`ProtectedResourceMetadata`]: where a client learns how to get a
 //! token (RFC 9728).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+use super::well_known::{resource_metadata_path, split_origin};
 
 /// OAuth 2.0 Protected Resource Metadata (RFC 9728), published at
-/// `/.well-known/oauth-protected-resource` and named by every challenge.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// `/.well-known/oauth-protected-resource` and named by every challenge;
+/// a client reads it to find the resource's authorization servers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProtectedResourceMetadata {
     /// The resource's identifier: the MCP endpoint's canonical URL.
     pub resource: String,
     /// The authorization servers that issue tokens for it.
+    #[serde(default)]
     pub authorization_servers: Vec<String>,
     /// The scopes it understands.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scopes_supported: Option<Vec<String>>,
     /// How tokens may be presented; MCP allows the header only.
+    #[serde(default)]
     pub bearer_methods_supported: Vec<String>,
 }
 
+// A client-only build reads these documents and never makes one.
+#[cfg_attr(not(feature = "http-server"), allow(dead_code))]
 impl ProtectedResourceMetadata {
     /// Metadata for the endpoint at `resource`, whose tokens come from
     /// `authorization_server`.
@@ -56,26 +63,12 @@ impl ProtectedResourceMetadata {
     /// well-known path inserted before the resource's path.
     pub fn url(&self) -> String {
         let (origin, path) = split_origin(&self.resource);
-        format!("{origin}/.well-known/oauth-protected-resource{path}")
+        format!("{origin}{}", resource_metadata_path(path))
     }
 
     /// The well-known path this document is served at on this server.
     pub(crate) fn well_known_path(&self) -> String {
-        let (_, path) = split_origin(&self.resource);
-        format!("/.well-known/oauth-protected-resource{path}")
-    }
-}
-
-/// `("https://host:port", "/path")` of an absolute URL; the path is empty
-/// for the root.
-fn split_origin(url: &str) -> (&str, &str) {
-    let after_scheme = url.find("://").map_or(0, |i| i + 3);
-    match url[after_scheme..].find('/') {
-        Some(slash) => {
-            let (origin, path) = url.split_at(after_scheme + slash);
-            (origin, path.trim_end_matches('/'))
-        }
-        None => (url, ""),
+        resource_metadata_path(split_origin(&self.resource).1)
     }
 }
 

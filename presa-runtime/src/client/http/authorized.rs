@@ -1,0 +1,108 @@
+//! Every request of the link with its credentials: the configured bearer
+//! token, or the OAuth session's (feature `oauth-client`).
+//!
+//! With OAuth, a `401` (or a `403` with `insufficient_scope`) that carries
+//! a challenge is the session's to answer (see `client::oauth`); the
+//! request is then sent again with the new token: once after a `401`, and
+//! at most the configured number of step-ups after `403`s, so that a
+//! server that keeps refusing ends in its refusal, never in a loop.
+
+use std::fmt;
+
+use reqwest::header::{AUTHORIZATION, HeaderValue};
+
+use super::link::Link;
+
+/// Why a request got no answer.
+pub(super) enum SendError {
+    /// The server could not be reached.
+    Unreachable(reqwest::Error),
+    /// Signing in failed.
+    #[cfg(feature = "oauth-client")]
+    SignIn(crate::client::oauth::OAuthError),
+}
+
+impl fmt::Display for SendError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SendError::Unreachable(error) => write!(f, "could not reach the server: {error}"),
+            #[cfg(feature = "oauth-client")]
+            SendError::SignIn(error) => write!(f, "could not sign in to the server: {error}"),
+        }
+    }
+}
+
+impl Link {
+    /// Sends the request `build` makes, with credentials; builds it again
+    /// for each retry.
+    pub(super) async fn send(
+        &self,
+        build: impl Fn() -> reqwest::RequestBuilder,
+    ) -> Result<reqwest::Response, SendError> {
+        #[cfg(feature = "oauth-client")]
+        if let Some(oauth) = &self.oauth {
+            return self.send_signed_in(oauth, build).await;
+        }
+        let mut request = build();
+        if let Some(token) = &self.options.bearer_token
+            && let Ok(value) = HeaderValue::from_str(&format!("Bearer {token}"))
+        {
+            request = request.header(AUTHORIZATION, value);
+        }
+        request.send().await.map_err(SendError::Unreachable)
+    }
+
+    #[cfg(feature = "oauth-client")]
+    async fn send_signed_in(
+        &self,
+        oauth: &crate::client::oauth::OAuthSession,
+        build: impl Fn() -> reqwest::RequestBuilder,
+    ) -> Result<reqwest::Response, SendError> {
+        use crate::client::oauth::Challenge;
+        use reqwest::header::WWW_AUTHENTICATE;
+        let mut step_ups_left = oauth.step_ups();
+        let mut reauthorized = false;
+        loop {
+            let (authorization, sent) = oauth.authorization().await;
+            let mut request = build();
+            let value = authorization.or_else(|| {
+                self.options
+                    .bearer_token
+                    .as_ref()
+                    .map(|t| format!("Bearer {t}"))
+            });
+            if let Some(value) = value.and_then(|v| HeaderValue::from_str(&v).ok()) {
+                request = request.header(AUTHORIZATION, value);
+            }
+            let reply = request.send().await.map_err(SendError::Unreachable)?;
+            let status = reply.status().as_u16();
+            let challenge = Challenge::find(
+                reply
+                    .headers()
+                    .get_all(WWW_AUTHENTICATE)
+                    .iter()
+                    .filter_map(|v| v.to_str().ok()),
+            );
+            let retry = match (status, &challenge) {
+                (401, _) if !reauthorized => {
+                    reauthorized = true;
+                    true
+                }
+                (403, Some(c))
+                    if c.error.as_deref() == Some("insufficient_scope") && step_ups_left > 0 =>
+                {
+                    step_ups_left -= 1;
+                    true
+                }
+                _ => false,
+            };
+            if !retry {
+                return Ok(reply);
+            }
+            oauth
+                .answer(status, challenge.as_ref(), sent)
+                .await
+                .map_err(SendError::SignIn)?;
+        }
+    }
+}

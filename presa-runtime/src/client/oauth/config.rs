@@ -1,0 +1,139 @@
+//! [`OAuthClient`]: how a client signs in, configured in one place and
+//! given to [`HttpOptions::oauth`](crate::client::HttpOptions::oauth).
+
+use std::fmt;
+use std::sync::Arc;
+
+use secrecy::SecretString;
+
+use super::authorizer::Authorizer;
+use super::store::{MemoryTokenStore, TokenStore};
+
+/// How many times one request steps up to more scopes before its
+/// `insufficient_scope` is final.
+const DEFAULT_STEP_UPS: u32 = 2;
+
+/// Client credentials registered with an authorization server beforehand.
+#[derive(Clone)]
+pub(crate) struct PreRegistered {
+    /// The authorization server (its issuer) that issued them; `None`
+    /// trusts them for whichever the resource names.
+    pub issuer: Option<String>,
+    pub client_id: String,
+    pub client_secret: Option<SecretString>,
+}
+
+/// How a client signs in to the OAuth-protected MCP servers it calls:
+/// its registration, the user-agent step, and where tokens are kept.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// use presa_runtime::client::oauth::{LoopbackAuthorizer, OAuthClient};
+/// use presa_runtime::client::{ClientTransport, HttpOptions};
+///
+/// let oauth = OAuthClient::new(LoopbackAuthorizer::bind().await?).client_name("my tool");
+/// let transport = ClientTransport::http_with(
+///     "https://mcp.example.com/mcp",
+///     HttpOptions::default().oauth(oauth),
+/// )?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct OAuthClient {
+    pub(crate) authorizer: Arc<dyn Authorizer>,
+    pub(crate) store: Arc<dyn TokenStore>,
+    pub(crate) pre_registered: Option<PreRegistered>,
+    pub(crate) metadata_document: Option<String>,
+    pub(crate) client_name: String,
+    pub(crate) step_ups: u32,
+}
+
+impl OAuthClient {
+    /// Signs in users with the authorization code grant, `authorizer`
+    /// taking the user-agent step. Without more configuration the client
+    /// registers itself dynamically (RFC 7591) where the authorization
+    /// server allows it, and keeps tokens in memory.
+    pub fn new(authorizer: impl Authorizer) -> Self {
+        OAuthClient {
+            authorizer: Arc::new(authorizer),
+            store: Arc::new(MemoryTokenStore::default()),
+            pre_registered: None,
+            metadata_document: None,
+            client_name: "presa client".into(),
+            step_ups: DEFAULT_STEP_UPS,
+        }
+    }
+
+    /// Uses the client id `client_id`, registered beforehand, instead of
+    /// registering: a public client unless [`client_secret`](Self::client_secret)
+    /// is given too.
+    pub fn client_id(mut self, client_id: impl Into<String>) -> Self {
+        let registered = self.pre_registered.get_or_insert(PreRegistered {
+            issuer: None,
+            client_id: String::new(),
+            client_secret: None,
+        });
+        registered.client_id = client_id.into();
+        self
+    }
+
+    /// The secret of the pre-registered [`client_id`](Self::client_id).
+    pub fn client_secret(mut self, secret: impl Into<String>) -> Self {
+        if let Some(registered) = &mut self.pre_registered {
+            registered.client_secret = Some(SecretString::from(secret.into()));
+        }
+        self
+    }
+
+    /// The authorization server (its issuer) the pre-registered client id
+    /// belongs to: a resource that names another is refused rather than
+    /// given these credentials.
+    pub fn registered_with(mut self, issuer: impl Into<String>) -> Self {
+        if let Some(registered) = &mut self.pre_registered {
+            registered.issuer = Some(issuer.into());
+        }
+        self
+    }
+
+    /// The HTTPS URL of this client's Client ID Metadata Document, used as
+    /// its client id where the authorization server supports them.
+    pub fn client_metadata_document(mut self, url: impl Into<String>) -> Self {
+        self.metadata_document = Some(url.into());
+        self
+    }
+
+    /// The name this client registers under (and users see on consent
+    /// screens).
+    pub fn client_name(mut self, name: impl Into<String>) -> Self {
+        self.client_name = name.into();
+        self
+    }
+
+    /// Where tokens and registrations are kept: in memory unless told.
+    pub fn token_store(mut self, store: impl TokenStore) -> Self {
+        self.store = Arc::new(store);
+        self
+    }
+
+    /// How many times one request may step up to more scopes (2 unless
+    /// told; 0 never steps up).
+    pub fn step_ups(mut self, times: u32) -> Self {
+        self.step_ups = times;
+        self
+    }
+}
+
+impl fmt::Debug for OAuthClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OAuthClient")
+            .field("redirect_uri", &self.authorizer.redirect_uri())
+            .field(
+                "client_id",
+                &self.pre_registered.as_ref().map(|r| r.client_id.as_str()),
+            )
+            .field("metadata_document", &self.metadata_document)
+            .field("client_name", &self.client_name)
+            .field("step_ups", &self.step_ups)
+            .finish_non_exhaustive()
+    }
+}

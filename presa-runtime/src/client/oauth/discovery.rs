@@ -1,0 +1,155 @@
+//! From a `401` to an authorization server: the resource's Protected
+//! Resource Metadata (RFC 9728), then its authorization server's metadata.
+//!
+//! 1. the resource metadata is fetched from the challenge's
+//!    `resource_metadata`, else from the endpoint's path-inserted
+//!    well-known URL, then the root's;
+//! 2. its `resource` must be this endpoint, or an origin-and-path prefix
+//!    of it (a server's metadata for its whole origin): a document naming
+//!    another resource would have the client ask for tokens for it;
+//! 3. its first authorization server's metadata is found as
+//!    `crate::oauth::server_metadata` says, naming that issuer exactly;
+//! 4. that metadata must offer PKCE with S256 (the MCP spec has clients
+//!    refuse a server that does not), an authorization endpoint and a
+//!    token endpoint.
+
+use super::challenge::Challenge;
+use super::error::{OAuthError, Step};
+use crate::oauth::fetch::{Fetch, HttpFetch};
+use crate::oauth::resource_metadata::ProtectedResourceMetadata;
+use crate::oauth::server_metadata::{ServerMetadata, discover};
+use crate::oauth::well_known::{resource_metadata_urls, split_origin};
+
+/// What discovery found for one MCP endpoint.
+#[derive(Debug, Clone)]
+pub(crate) struct Discovered {
+    /// The resource, exactly as its metadata names it: the `resource`
+    /// parameter of every authorization and token request.
+    pub resource: String,
+    /// The scopes the resource's metadata lists.
+    pub resource_scopes: Option<Vec<String>>,
+    /// The authorization server's metadata.
+    pub server: ServerMetadata,
+}
+
+impl Discovered {
+    /// The authorization endpoint (rule 4 made sure there is one).
+    pub fn authorization_endpoint(&self) -> &str {
+        self.server
+            .authorization_endpoint
+            .as_deref()
+            .unwrap_or_default()
+    }
+
+    /// The token endpoint (rule 4 made sure there is one).
+    pub fn token_endpoint(&self) -> &str {
+        self.server.token_endpoint.as_deref().unwrap_or_default()
+    }
+}
+
+/// Discovers the authorization server of `endpoint`, which answered
+/// `challenge`.
+pub(crate) async fn discover_for(
+    fetch: &HttpFetch,
+    endpoint: &str,
+    challenge: Option<&Challenge>,
+) -> Result<Discovered, OAuthError> {
+    let failed = |reason: String| OAuthError::new(Step::Discovery, reason);
+    let metadata = resource_metadata(fetch, endpoint, challenge).await?;
+    if !names_endpoint(&metadata.resource, endpoint) {
+        return Err(failed(format!(
+            "the resource metadata names resource `{}`, which is not `{endpoint}`",
+            metadata.resource
+        )));
+    }
+    let Some(issuer) = metadata.authorization_servers.first() else {
+        return Err(failed(format!(
+            "the resource metadata of `{endpoint}` names no authorization server"
+        )));
+    };
+    let server = discover(fetch, issuer)
+        .await
+        .map_err(|e| failed(e.to_string()))?;
+    let pkce = server
+        .code_challenge_methods_supported
+        .as_ref()
+        .is_some_and(|methods| methods.iter().any(|m| m == "S256"));
+    if !pkce {
+        return Err(failed(format!(
+            "authorization server `{issuer}` does not offer PKCE with S256 (code_challenge_methods_supported)"
+        )));
+    }
+    if server.authorization_endpoint.is_none() || server.token_endpoint.is_none() {
+        return Err(failed(format!(
+            "authorization server `{issuer}` names no authorization or no token endpoint"
+        )));
+    }
+    Ok(Discovered {
+        resource: metadata.resource,
+        resource_scopes: metadata.scopes_supported,
+        server,
+    })
+}
+
+/// The resource metadata, from the first place that has it (rule 1).
+async fn resource_metadata(
+    fetch: &HttpFetch,
+    endpoint: &str,
+    challenge: Option<&Challenge>,
+) -> Result<ProtectedResourceMetadata, OAuthError> {
+    let places = match challenge.and_then(|c| c.resource_metadata.clone()) {
+        Some(named) => vec![named],
+        None => resource_metadata_urls(endpoint),
+    };
+    let mut last = None;
+    for url in places {
+        match fetch.get(&url).await {
+            Ok(fetched) => {
+                return serde_json::from_slice(&fetched.body).map_err(|e| {
+                    OAuthError::new(
+                        Step::Discovery,
+                        format!("{url} did not answer with resource metadata: {e}"),
+                    )
+                });
+            }
+            Err(error) if error.is_absent() => last = Some(error),
+            Err(error) => return Err(OAuthError::new(Step::Discovery, error.to_string())),
+        }
+    }
+    let reason = last.map_or_else(|| "no place to look".to_owned(), |e| e.to_string());
+    Err(OAuthError::new(
+        Step::Discovery,
+        format!("no resource metadata for `{endpoint}`: {reason}"),
+    ))
+}
+
+/// Whether `resource` names `endpoint` (rule 2): the same origin (scheme
+/// and host compared without case), and a path that is the endpoint's or
+/// a whole-segment prefix of it.
+fn names_endpoint(resource: &str, endpoint: &str) -> bool {
+    let (resource_origin, resource_path) = split_origin(resource);
+    let (endpoint_origin, endpoint_path) = split_origin(endpoint);
+    resource_origin.eq_ignore_ascii_case(endpoint_origin)
+        && (resource_path.is_empty()
+            || endpoint_path == resource_path
+            || endpoint_path
+                .strip_prefix(resource_path)
+                .is_some_and(|rest| rest.starts_with('/')))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_resource_names_its_endpoint_or_a_prefix_of_it_on_the_same_origin() {
+        let endpoint = "http://localhost:3000/mcp";
+        assert!(names_endpoint("http://localhost:3000/mcp", endpoint));
+        assert!(names_endpoint("http://localhost:3000", endpoint));
+        assert!(names_endpoint("HTTP://LOCALHOST:3000/mcp/", endpoint));
+        assert!(!names_endpoint("https://evil.example.com/mcp", endpoint));
+        assert!(!names_endpoint("http://localhost:3000/mc", endpoint));
+        assert!(!names_endpoint("http://localhost:3000/mcp/other", endpoint));
+        assert!(!names_endpoint("http://localhost:3001/mcp", endpoint));
+    }
+}

@@ -1,0 +1,41 @@
+//! OAuth 2.1 for the Streamable HTTP client (feature `oauth-client`): a
+//! client that signs in to any MCP server following the MCP authorization
+//! spec.
+//!
+//! The user configures an [`OAuthClient`] once and gives it to
+//! [`HttpOptions::oauth`](crate::client::HttpOptions::oauth). Nothing happens
+//! until a server answers `401`; then, in order:
+//!
+//! 1. discovery (`discovery`): the `WWW-Authenticate` challenge
+//!    (`challenge`), the resource's metadata, its authorization server's;
+//! 2. registration (`registration`): pre-registered, a Client ID Metadata
+//!    Document, or dynamic registration;
+//! 3. the authorization code grant with PKCE (`pkce`), the user-agent step
+//!    an [`Authorizer`]'s, its response checked (RFC 9207 `iss`, `state`);
+//! 4. the token request (`token`), naming the resource (RFC 8707);
+//! 5. the request again, with the token; `session` says what later `401`s
+//!    and `403`s do (refresh, sign in again, step up), once for all the
+//!    requests that meet them.
+//!
+//! Tokens are kept by a [`TokenStore`] (in memory unless told), keyed by
+//! the endpoint. No token, secret or code appears in a log line, an
+//! error or a `Debug` output.
+
+mod authorizer;
+mod challenge;
+mod config;
+mod discovery;
+mod error;
+mod pkce;
+mod registration;
+mod session;
+mod store;
+mod token;
+
+pub use async_trait::async_trait;
+pub use authorizer::{Authorizer, AuthorizerError, LoopbackAuthorizer};
+pub(crate) use challenge::Challenge;
+pub use config::OAuthClient;
+pub use error::{OAuthError, Step};
+pub(crate) use session::OAuthSession;
+pub use store::{MemoryTokenStore, SignedIn, StoreError, TokenStore};

@@ -1,0 +1,401 @@
+//! One signed-in connection to one MCP endpoint: the token its requests
+//! carry, and what a `401` or `403` from the endpoint makes it do.
+//!
+//! The rules, in order:
+//!
+//! 1. requests carry the current access token, the stored one at first;
+//! 2. a challenge is answered once however many requests meet it: the
+//!    first to ask signs in, the others wait for it, then find the token
+//!    changed since they were sent and retry with the new one;
+//! 3. a `401` refreshes the token when there is a refresh token, and signs
+//!    in again otherwise (or when refreshing fails); discovery runs again
+//!    each time, so a resource that moved to another authorization server
+//!    is followed, with a new registration there;
+//! 4. a `403` with `insufficient_scope` signs in again asking for the
+//!    scopes asked for so far and those challenged; the link retries a
+//!    request at most [`OAuthClient::step_ups`] times;
+//! 5. scopes first asked for are the challenge's, else the resource
+//!    metadata's `scopes_supported`, else none; `offline_access` is added
+//!    when the authorization server lists it.
+
+use std::sync::{Arc, RwLock};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use secrecy::{ExposeSecret, SecretString};
+
+use super::challenge::Challenge;
+use super::config::OAuthClient;
+use super::discovery::{Discovered, discover_for};
+use super::error::{OAuthError, Step};
+use super::pkce::{Pkce, random_text};
+use super::registration::{Registration, register};
+use super::store::SignedIn;
+use super::token::{ClientAuth, Grant, Issued, request};
+use crate::oauth::fetch::HttpFetch;
+
+/// The token a request was sent with: which one, so that a challenge
+/// answered meanwhile is not answered again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Sent(u64);
+
+/// The current token and its number.
+#[derive(Default)]
+struct Current {
+    token: Option<Arc<SecretString>>,
+    number: u64,
+}
+
+/// The OAuth side of one HTTP link.
+pub(crate) struct OAuthSession {
+    config: OAuthClient,
+    endpoint: String,
+    fetch: HttpFetch,
+    current: RwLock<Current>,
+    /// Held while signing in or refreshing (rule 2), with what is known.
+    signing_in: tokio::sync::Mutex<Option<SignedIn>>,
+    loaded: tokio::sync::OnceCell<()>,
+}
+
+impl OAuthSession {
+    /// The session of `config` for the MCP endpoint `endpoint`.
+    pub fn new(config: OAuthClient, endpoint: String) -> Result<Self, OAuthError> {
+        let fetch = HttpFetch::new()
+            .map_err(|e| OAuthError::new(Step::Discovery, format!("no HTTP client: {e}")))?;
+        Ok(OAuthSession {
+            config,
+            endpoint,
+            fetch,
+            current: RwLock::default(),
+            signing_in: tokio::sync::Mutex::new(None),
+            loaded: tokio::sync::OnceCell::new(),
+        })
+    }
+
+    /// The `Authorization` value for a request, and which token it is
+    /// (rule 1).
+    pub async fn authorization(&self) -> (Option<String>, Sent) {
+        self.load().await;
+        let current = self.current.read().expect("the token lock is not poisoned");
+        let value = current
+            .token
+            .as_ref()
+            .map(|token| format!("Bearer {}", token.expose_secret()));
+        (value, Sent(current.number))
+    }
+
+    /// Answers the `status` and `challenge` a request sent with `sent` met
+    /// (rules 2 to 5); afterwards the request may be sent again.
+    pub async fn answer(
+        &self,
+        status: u16,
+        challenge: Option<&Challenge>,
+        sent: Sent,
+    ) -> Result<(), OAuthError> {
+        let mut held = self.signing_in.lock().await;
+        if self.number() != sent.0 {
+            return Ok(());
+        }
+        let step_up = status == 403;
+        if !step_up
+            && let Some(signed_in) = held.as_ref()
+            && let Some(refreshed) = self.refresh(signed_in).await
+        {
+            self.adopt(&mut held, refreshed).await;
+            return Ok(());
+        }
+        let step = if step_up {
+            Step::StepUp
+        } else {
+            Step::Authorization
+        };
+        let signed_in = self
+            .sign_in(held.as_ref(), challenge, step_up)
+            .await
+            .map_err(|e| {
+                if step_up {
+                    OAuthError::new(step, e.to_string())
+                } else {
+                    e
+                }
+            })?;
+        self.adopt(&mut held, signed_in).await;
+        Ok(())
+    }
+
+    /// How many times one request may step up.
+    pub fn step_ups(&self) -> u32 {
+        self.config.step_ups
+    }
+
+    fn number(&self) -> u64 {
+        self.current
+            .read()
+            .expect("the token lock is not poisoned")
+            .number
+    }
+
+    /// Reads the store once, before the first request.
+    async fn load(&self) {
+        self.loaded
+            .get_or_init(|| async {
+                match self.config.store.load(&self.endpoint).await {
+                    Ok(Some(signed_in)) => {
+                        let mut held = self.signing_in.lock().await;
+                        self.publish(&signed_in);
+                        *held = Some(signed_in);
+                    }
+                    Ok(None) => {}
+                    Err(error) => tracing::warn!(%error, "the token store could not be read"),
+                }
+            })
+            .await;
+    }
+
+    /// Makes `signed_in` current, and keeps it in the store.
+    async fn adopt(&self, held: &mut Option<SignedIn>, signed_in: SignedIn) {
+        self.publish(&signed_in);
+        if let Err(error) = self.config.store.save(&self.endpoint, &signed_in).await {
+            tracing::warn!(%error, "the token store could not keep the new token");
+        }
+        *held = Some(signed_in);
+    }
+
+    fn publish(&self, signed_in: &SignedIn) {
+        let mut current = self
+            .current
+            .write()
+            .expect("the token lock is not poisoned");
+        current.token = signed_in.access_token.clone().map(Arc::new);
+        current.number += 1;
+    }
+
+    /// A refreshed `signed_in`, when it has a refresh token that works.
+    async fn refresh(&self, signed_in: &SignedIn) -> Option<SignedIn> {
+        let refresh_token = signed_in.refresh_token.as_ref()?;
+        let discovered = discover_for(&self.fetch, &self.endpoint, None).await.ok()?;
+        if discovered.server.issuer != signed_in.issuer {
+            return None;
+        }
+        let client = ClientAuth {
+            client_id: &signed_in.client_id,
+            client_secret: signed_in.client_secret.as_ref(),
+            method: &signed_in.auth_method,
+        };
+        let grant = Grant::Refresh {
+            refresh_token: refresh_token.expose_secret(),
+        };
+        let issued = request(
+            &self.fetch,
+            discovered.token_endpoint(),
+            grant,
+            &client,
+            &discovered.resource,
+            None,
+            Step::Refresh,
+        )
+        .await;
+        match issued {
+            Ok(issued) => Some(signed_in_with(signed_in.clone(), issued)),
+            Err(error) => {
+                tracing::debug!(%error, "refreshing failed; signing in again");
+                None
+            }
+        }
+    }
+
+    /// Signs in with the authorization code grant (rules 3 to 5).
+    async fn sign_in(
+        &self,
+        previous: Option<&SignedIn>,
+        challenge: Option<&Challenge>,
+        step_up: bool,
+    ) -> Result<SignedIn, OAuthError> {
+        let discovered = discover_for(&self.fetch, &self.endpoint, challenge).await?;
+        let registration = match previous.filter(|p| p.issuer == discovered.server.issuer) {
+            Some(previous) => Registration {
+                client_id: previous.client_id.clone(),
+                client_secret: previous.client_secret.clone(),
+                auth_method: previous.auth_method.clone(),
+            },
+            None => {
+                let redirect_uri = self.config.authorizer.redirect_uri();
+                register(&self.fetch, &self.config, &discovered.server, redirect_uri).await?
+            }
+        };
+        let scopes = scopes(&discovered, previous, challenge, step_up);
+        let scope = (!scopes.is_empty()).then(|| scopes.join(" "));
+        let code = self
+            .authorize(&discovered, &registration, scope.as_deref())
+            .await?;
+        let client = ClientAuth {
+            client_id: &registration.client_id,
+            client_secret: registration.client_secret.as_ref(),
+            method: &registration.auth_method,
+        };
+        let grant = Grant::AuthorizationCode {
+            code: code.code.expose_secret(),
+            redirect_uri: self.config.authorizer.redirect_uri(),
+            verifier: code.pkce.verifier(),
+        };
+        let issued = request(
+            &self.fetch,
+            discovered.token_endpoint(),
+            grant,
+            &client,
+            &discovered.resource,
+            scope.as_deref(),
+            Step::Token,
+        )
+        .await?;
+        let signed_in = SignedIn {
+            issuer: discovered.server.issuer.clone(),
+            client_id: registration.client_id,
+            client_secret: registration.client_secret,
+            auth_method: registration.auth_method,
+            access_token: None,
+            refresh_token: None,
+            expires_at: None,
+            scopes,
+        };
+        Ok(signed_in_with(signed_in, issued))
+    }
+
+    /// The user-agent step: the authorization request, and the checks of
+    /// its response (RFC 9207 first, then `state`, then `error`).
+    async fn authorize(
+        &self,
+        discovered: &Discovered,
+        registration: &Registration,
+        scope: Option<&str>,
+    ) -> Result<Code, OAuthError> {
+        let failed = |reason: String| OAuthError::new(Step::Authorization, reason);
+        let pkce = Pkce::new();
+        let state = random_text(16);
+        let mut url = url::Url::parse(discovered.authorization_endpoint())
+            .map_err(|e| failed(format!("the authorization endpoint is not a URL: {e}")))?;
+        {
+            let mut query = url.query_pairs_mut();
+            query
+                .append_pair("response_type", "code")
+                .append_pair("client_id", &registration.client_id)
+                .append_pair("redirect_uri", self.config.authorizer.redirect_uri())
+                .append_pair("state", &state)
+                .append_pair("code_challenge", &pkce.challenge)
+                .append_pair("code_challenge_method", "S256")
+                .append_pair("resource", &discovered.resource);
+            if let Some(scope) = scope {
+                query.append_pair("scope", scope);
+            }
+        }
+        let redirected = self
+            .config
+            .authorizer
+            .authorize(url.as_str())
+            .await
+            .map_err(|e| failed(format!("the user-agent step failed: {e}")))?;
+        let redirected = url::Url::parse(&redirected)
+            .map_err(|e| failed(format!("the redirect is not a URL: {e}")))?;
+        let param = |name: &str| {
+            redirected
+                .query_pairs()
+                .find(|(key, _)| key == name)
+                .map(|(_, value)| value.into_owned())
+        };
+        let issuer = &discovered.server.issuer;
+        match param("iss") {
+            Some(iss) if &iss != issuer => {
+                return Err(failed(format!(
+                    "the authorization response names issuer `{iss}`, not `{issuer}` (RFC 9207): it is ignored"
+                )));
+            }
+            None if discovered
+                .server
+                .authorization_response_iss_parameter_supported =>
+            {
+                return Err(failed(format!(
+                    "the authorization response lacks `iss`, which `{issuer}` says it sends (RFC 9207): it is ignored"
+                )));
+            }
+            _ => {}
+        }
+        if param("state").as_deref() != Some(state.as_str()) {
+            return Err(failed(
+                "the authorization response's `state` is not the request's".into(),
+            ));
+        }
+        if let Some(error) = param("error") {
+            let description = param("error_description").unwrap_or_default();
+            return Err(failed(format!(
+                "the authorization server refused: {error} {description}"
+            )));
+        }
+        let code =
+            param("code").ok_or_else(|| failed("the authorization response has no code".into()))?;
+        Ok(Code {
+            code: SecretString::from(code),
+            pkce,
+        })
+    }
+}
+
+/// An authorization code, and the PKCE pair it was asked with.
+struct Code {
+    code: SecretString,
+    pkce: Pkce,
+}
+
+/// The scopes to ask for (rules 4 and 5).
+fn scopes(
+    discovered: &Discovered,
+    previous: Option<&SignedIn>,
+    challenge: Option<&Challenge>,
+    step_up: bool,
+) -> Vec<String> {
+    let mut scopes: Vec<String> = Vec::new();
+    if step_up && let Some(previous) = previous {
+        previous
+            .scopes
+            .iter()
+            .for_each(|s| push_new(&mut scopes, s));
+    }
+    let challenged: Vec<&str> = challenge.map(|c| c.scopes().collect()).unwrap_or_default();
+    if !challenged.is_empty() {
+        challenged
+            .into_iter()
+            .for_each(|s| push_new(&mut scopes, s));
+    } else if !step_up {
+        let listed = discovered.resource_scopes.iter().flatten();
+        listed.for_each(|s| push_new(&mut scopes, s));
+    }
+    let offers_offline = discovered
+        .server
+        .scopes_supported
+        .as_ref()
+        .is_some_and(|s| s.iter().any(|s| s == "offline_access"));
+    // Asking for a refresh token alone would turn "no scope" into one.
+    if offers_offline && !scopes.is_empty() {
+        push_new(&mut scopes, "offline_access");
+    }
+    scopes
+}
+
+/// Adds `scope` to `scopes` unless it is there.
+fn push_new(scopes: &mut Vec<String>, scope: &str) {
+    if !scopes.iter().any(|s| s == scope) {
+        scopes.push(scope.to_owned());
+    }
+}
+
+/// `signed_in` with the tokens of `issued`; a refresh that issues no new
+/// refresh token keeps the old one, and the client's credentials stay.
+fn signed_in_with(mut signed_in: SignedIn, issued: Issued) -> SignedIn {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    signed_in.access_token = Some(issued.access_token);
+    if let Some(refresh_token) = issued.refresh_token {
+        signed_in.refresh_token = Some(refresh_token);
+    }
+    signed_in.expires_at = issued.expires_in.map(|s| now.saturating_add(s));
+    signed_in
+}

@@ -1,0 +1,135 @@
+//! The token endpoint (RFC 6749 sections 4.1.3, 5 and 6): one request
+//! for every grant, with the client authenticating as it registered,
+//! and the resource named (RFC 8707).
+
+use secrecy::{ExposeSecret, SecretString};
+use serde::Deserialize;
+
+use super::error::{OAuthError, Step};
+use crate::oauth::fetch::{HttpFetch, encode};
+
+/// What a token request asks for.
+pub(crate) enum Grant<'a> {
+    /// The code of an authorization response, with its PKCE verifier.
+    AuthorizationCode {
+        code: &'a str,
+        redirect_uri: &'a str,
+        verifier: &'a str,
+    },
+    /// A new access token for a refresh token.
+    Refresh { refresh_token: &'a str },
+}
+
+/// How the client authenticates at the token endpoint.
+pub(crate) struct ClientAuth<'a> {
+    pub client_id: &'a str,
+    pub client_secret: Option<&'a SecretString>,
+    /// `client_secret_basic`, `client_secret_post` or `none`.
+    pub method: &'a str,
+}
+
+/// A successful token response.
+#[derive(Deserialize)]
+pub(crate) struct Issued {
+    pub access_token: SecretString,
+    #[serde(default)]
+    pub token_type: Option<String>,
+    #[serde(default)]
+    pub expires_in: Option<u64>,
+    #[serde(default)]
+    pub refresh_token: Option<SecretString>,
+}
+
+/// An error response (RFC 6749 section 5.2).
+#[derive(Deserialize)]
+struct Refused {
+    error: String,
+    #[serde(default)]
+    error_description: Option<String>,
+}
+
+/// Sends `grant` to `endpoint` for `resource`, asking for `scope`; the
+/// failure is `step`'s.
+pub(crate) async fn request(
+    fetch: &HttpFetch,
+    endpoint: &str,
+    grant: Grant<'_>,
+    client: &ClientAuth<'_>,
+    resource: &str,
+    scope: Option<&str>,
+    step: Step,
+) -> Result<Issued, OAuthError> {
+    let mut form: Vec<(&str, &str)> = match &grant {
+        Grant::AuthorizationCode {
+            code,
+            redirect_uri,
+            verifier,
+        } => vec![
+            ("grant_type", "authorization_code"),
+            ("code", code),
+            ("redirect_uri", redirect_uri),
+            ("code_verifier", verifier),
+        ],
+        Grant::Refresh { refresh_token } => {
+            vec![
+                ("grant_type", "refresh_token"),
+                ("refresh_token", refresh_token),
+            ]
+        }
+    };
+    form.push(("resource", resource));
+    if let Some(scope) = scope {
+        form.push(("scope", scope));
+    }
+    let mut sent = fetch.client().post(endpoint);
+    match (client.method, client.client_secret) {
+        ("client_secret_basic", Some(secret)) => {
+            // RFC 6749 section 2.3.1: each part form-encoded first.
+            sent = sent.basic_auth(
+                encode(client.client_id),
+                Some(encode(secret.expose_secret())),
+            );
+        }
+        ("client_secret_post", Some(secret)) => {
+            form.push(("client_id", client.client_id));
+            form.push(("client_secret", secret.expose_secret()));
+        }
+        _ => form.push(("client_id", client.client_id)),
+    }
+    let answer = HttpFetch::answer(endpoint, sent.form(&form))
+        .await
+        .map_err(|e| OAuthError::new(step, e.to_string()))?;
+    if answer.status == 200 {
+        let issued: Issued = serde_json::from_slice(&answer.body).map_err(|e| {
+            OAuthError::new(
+                step,
+                format!("{endpoint} answered 200 without a token response: {e}"),
+            )
+        })?;
+        let bearer = issued
+            .token_type
+            .as_deref()
+            .is_none_or(|t| t.eq_ignore_ascii_case("bearer"));
+        if !bearer {
+            return Err(OAuthError::new(
+                step,
+                format!(
+                    "{endpoint} issued a token of type {:?}, not Bearer",
+                    issued.token_type
+                ),
+            ));
+        }
+        return Ok(issued);
+    }
+    let reason = match serde_json::from_slice::<Refused>(&answer.body) {
+        Ok(refused) => match refused.error_description {
+            Some(description) => format!("{}: {description}", refused.error),
+            None => refused.error,
+        },
+        Err(_) => "no OAuth error in the body".into(),
+    };
+    Err(OAuthError::new(
+        step,
+        format!("{endpoint} answered {}: {reason}", answer.status),
+    ))
+}

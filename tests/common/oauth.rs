@@ -169,3 +169,176 @@ impl AuthServer {
         })
     }
 }
+
+/// What [`SignInServer`] has been asked, for the tests to count.
+#[derive(Debug, Default, Clone)]
+pub struct Asked {
+    pub authorizations: usize,
+    pub code_grants: usize,
+    pub refresh_grants: usize,
+    pub registrations: usize,
+    /// The `scope` of each authorization request.
+    pub scopes: Vec<String>,
+}
+
+#[derive(Default)]
+struct SignInState {
+    asked: Asked,
+    /// Each code issued: its PKCE challenge and scope.
+    codes: std::collections::HashMap<String, (String, String)>,
+    /// Each refresh token issued: its scope.
+    refresh_tokens: std::collections::HashMap<String, String>,
+    issued: u64,
+    /// The scopes the user consents to the first time, whatever is asked.
+    first_consent: Option<String>,
+}
+
+/// An authorization server that signs clients in: the metadata naming
+/// every endpoint, dynamic registration, an authorization endpoint that
+/// redirects at once (as if the user consented), and a token endpoint
+/// that checks PKCE and issues JWT access tokens for subject `alice`
+/// signed by its key, living `lifetime` seconds, with refresh tokens.
+pub struct SignInServer {
+    pub issuer: String,
+    state: Arc<Mutex<SignInState>>,
+}
+
+impl SignInServer {
+    pub async fn start(key: &TestKey, lifetime: u64) -> SignInServer {
+        use axum::extract::{Form, Query};
+        use axum::http::{StatusCode, header};
+        use axum::response::IntoResponse;
+        use axum::routing::post;
+        use base64::Engine;
+        use sha2::Digest;
+        use std::collections::HashMap;
+
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let issuer = format!("http://{}", listener.local_addr().unwrap());
+        let state: Arc<Mutex<SignInState>> = Arc::default();
+        let metadata = json!({
+            "issuer": issuer,
+            "jwks_uri": format!("{issuer}/jwks"),
+            "authorization_endpoint": format!("{issuer}/authorize"),
+            "token_endpoint": format!("{issuer}/token"),
+            "registration_endpoint": format!("{issuer}/register"),
+            "code_challenge_methods_supported": ["S256"],
+            "authorization_response_iss_parameter_supported": true,
+            "token_endpoint_auth_methods_supported": ["none"],
+        });
+        let jwks = JwkSet {
+            keys: vec![key.jwk()],
+        };
+        let authorize = {
+            let state = Arc::clone(&state);
+            let issuer = issuer.clone();
+            move |Query(query): Query<HashMap<String, String>>| {
+                let mut state = state.lock().unwrap();
+                state.asked.authorizations += 1;
+                let asked = query.get("scope").cloned().unwrap_or_default();
+                state.asked.scopes.push(asked.clone());
+                let scope = state.first_consent.take().unwrap_or(asked);
+                state.issued += 1;
+                let code = format!("code-{}", state.issued);
+                let challenge = query.get("code_challenge").cloned().unwrap_or_default();
+                state.codes.insert(code.clone(), (challenge, scope));
+                let mut to = reqwest::Url::parse(&query["redirect_uri"]).unwrap();
+                to.query_pairs_mut()
+                    .append_pair("code", &code)
+                    .append_pair("state", query.get("state").map_or("", String::as_str))
+                    .append_pair("iss", &issuer);
+                async move { (StatusCode::FOUND, [(header::LOCATION, to.to_string())]).into_response() }
+            }
+        };
+        let token = {
+            let state = Arc::clone(&state);
+            let key = key.clone();
+            let issuer = issuer.clone();
+            move |Form(form): Form<HashMap<String, String>>| {
+                let mut state = state.lock().unwrap();
+                let scope = match form.get("grant_type").map(String::as_str) {
+                    Some("authorization_code") => {
+                        state.asked.code_grants += 1;
+                        let code = form.get("code").map(String::as_str).unwrap_or_default();
+                        let verifier = form.get("code_verifier").cloned().unwrap_or_default();
+                        match state.codes.remove(code) {
+                            Some((challenge, scope))
+                                if base64::engine::general_purpose::URL_SAFE_NO_PAD
+                                    .encode(sha2::Sha256::digest(verifier.as_bytes()))
+                                    == challenge =>
+                            {
+                                Some(scope)
+                            }
+                            _ => None,
+                        }
+                    }
+                    Some("refresh_token") => {
+                        state.asked.refresh_grants += 1;
+                        let refresh = form
+                            .get("refresh_token")
+                            .map(String::as_str)
+                            .unwrap_or_default();
+                        state.refresh_tokens.get(refresh).cloned()
+                    }
+                    _ => None,
+                };
+                let Some(scope) = scope else {
+                    let refused = json!({"error": "invalid_grant"});
+                    return std::future::ready((StatusCode::BAD_REQUEST, axum::Json(refused)));
+                };
+                state.issued += 1;
+                let resource = form.get("resource").cloned().unwrap_or_default();
+                let claims = json!({
+                    "iss": issuer, "sub": "alice", "aud": resource, "scope": scope,
+                    "iat": now(), "exp": now() + lifetime, "jti": format!("t-{}", state.issued),
+                });
+                let refresh_token = format!("refresh-{}", state.issued);
+                state.refresh_tokens.insert(refresh_token.clone(), scope);
+                let issued = json!({
+                    "access_token": key.sign(&claims), "token_type": "Bearer",
+                    "expires_in": lifetime, "refresh_token": refresh_token,
+                });
+                std::future::ready((StatusCode::OK, axum::Json(issued)))
+            }
+        };
+        let register = {
+            let state = Arc::clone(&state);
+            move || {
+                state.lock().unwrap().asked.registrations += 1;
+                let registered =
+                    json!({"client_id": "registered-client", "token_endpoint_auth_method": "none"});
+                async move { (StatusCode::CREATED, axum::Json(registered)) }
+            }
+        };
+        let app = axum::Router::new()
+            .route(
+                "/.well-known/oauth-authorization-server",
+                get(move || async move { axum::Json(metadata) }),
+            )
+            .route("/jwks", get(move || async move { axum::Json(jwks) }))
+            .route("/authorize", get(authorize))
+            .route("/token", post(token))
+            .route("/register", post(register));
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        SignInServer { issuer, state }
+    }
+
+    /// The first authorization grants only `scope`, whatever it asks.
+    pub fn consent_first_to(&self, scope: &str) {
+        self.state.lock().unwrap().first_consent = Some(scope.to_owned());
+    }
+
+    /// A refresh token it accepts, for `scope`, as if issued earlier.
+    pub fn refresh_token_for(&self, scope: &str) -> String {
+        let mut state = self.state.lock().unwrap();
+        state.issued += 1;
+        let token = format!("refresh-{}", state.issued);
+        state.refresh_tokens.insert(token.clone(), scope.to_owned());
+        token
+    }
+
+    /// What it has been asked so far.
+    pub fn asked(&self) -> Asked {
+        self.state.lock().unwrap().asked.clone()
+    }
+}

@@ -4,6 +4,10 @@
 //! The rules, in order:
 //!
 //! 1. requests carry the current access token, the stored one at first;
+//!    one due for refresh ([`REFRESH_MARGIN`] before it expires, or half
+//!    its life for a short-lived one) is refreshed first, when there is a
+//!    refresh token (once: a refresh that fails leaves the token to its
+//!    `401`);
 //! 2. a challenge is answered once however many requests meet it: the
 //!    first to ask signs in, the others wait for it, then find the token
 //!    changed since they were sent and retry with the new one;
@@ -19,7 +23,7 @@
 //!    when the authorization server lists it.
 
 use std::sync::{Arc, RwLock};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use secrecy::{ExposeSecret, SecretString};
 
@@ -33,6 +37,9 @@ use super::store::SignedIn;
 use super::token::{ClientAuth, Grant, Issued, request};
 use crate::oauth::fetch::HttpFetch;
 
+/// How long before its expiry a token is refreshed.
+pub(crate) const REFRESH_MARGIN: Duration = Duration::from_secs(30);
+
 /// The token a request was sent with: which one, so that a challenge
 /// answered meanwhile is not answered again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +50,17 @@ pub(crate) struct Sent(u64);
 struct Current {
     token: Option<Arc<SecretString>>,
     number: u64,
+    /// When it is due for refresh (seconds since the Unix epoch).
+    refresh_at: Option<u64>,
+    /// Whether it may be refreshed before it expires (rule 1).
+    refreshable: bool,
+}
+
+impl Current {
+    /// Whether it should be refreshed before it is sent.
+    fn expiring(&self) -> bool {
+        self.refreshable && self.refresh_at.is_some_and(|at| unix_now() >= at)
+    }
 }
 
 /// The OAuth side of one HTTP link.
@@ -75,6 +93,7 @@ impl OAuthSession {
     /// (rule 1).
     pub async fn authorization(&self) -> (Option<String>, Sent) {
         self.load().await;
+        self.refresh_if_expiring().await;
         let current = self.current.read().expect("the token lock is not poisoned");
         let value = current
             .token
@@ -134,6 +153,36 @@ impl OAuthSession {
             .number
     }
 
+    /// Refreshes a token about to expire (rule 1), once for all the
+    /// requests that find it so.
+    async fn refresh_if_expiring(&self) {
+        let number = {
+            let current = self.current.read().expect("the token lock is not poisoned");
+            if !current.expiring() {
+                return;
+            }
+            current.number
+        };
+        let mut held = self.signing_in.lock().await;
+        if self.number() != number {
+            return;
+        }
+        let refreshed = match held.as_ref() {
+            Some(signed_in) => self.refresh(signed_in).await,
+            None => None,
+        };
+        match refreshed {
+            Some(refreshed) => self.adopt(&mut held, refreshed).await,
+            None => {
+                let mut current = self
+                    .current
+                    .write()
+                    .expect("the token lock is not poisoned");
+                current.refreshable = false;
+            }
+        }
+    }
+
     /// Reads the store once, before the first request.
     async fn load(&self) {
         self.loaded
@@ -167,6 +216,8 @@ impl OAuthSession {
             .expect("the token lock is not poisoned");
         current.token = signed_in.access_token.clone().map(Arc::new);
         current.number += 1;
+        current.refresh_at = signed_in.refresh_at;
+        current.refreshable = signed_in.refresh_token.is_some();
     }
 
     /// A refreshed `signed_in`, when it has a refresh token that works.
@@ -255,6 +306,7 @@ impl OAuthSession {
             access_token: None,
             refresh_token: None,
             expires_at: None,
+            refresh_at: None,
             scopes,
         };
         Ok(signed_in_with(signed_in, issued))
@@ -389,13 +441,22 @@ fn push_new(scopes: &mut Vec<String>, scope: &str) {
 /// `signed_in` with the tokens of `issued`; a refresh that issues no new
 /// refresh token keeps the old one, and the client's credentials stay.
 fn signed_in_with(mut signed_in: SignedIn, issued: Issued) -> SignedIn {
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let now = unix_now();
     signed_in.access_token = Some(issued.access_token);
     if let Some(refresh_token) = issued.refresh_token {
         signed_in.refresh_token = Some(refresh_token);
     }
     signed_in.expires_at = issued.expires_in.map(|s| now.saturating_add(s));
+    signed_in.refresh_at = issued.expires_in.map(|life| {
+        let ahead = REFRESH_MARGIN.as_secs().min(life / 2);
+        now.saturating_add(life - ahead)
+    });
     signed_in
+}
+
+/// Seconds since the Unix epoch.
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }

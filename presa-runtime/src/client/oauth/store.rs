@@ -38,6 +38,9 @@ pub struct SignedIn {
     /// When the access token expires, in seconds since the Unix epoch.
     #[serde(default)]
     pub(crate) expires_at: Option<u64>,
+    /// When to refresh it, ahead of its expiry.
+    #[serde(default)]
+    pub(crate) refresh_at: Option<u64>,
     /// The scopes last asked for.
     #[serde(default)]
     pub(crate) scopes: Vec<String>,
@@ -54,6 +57,7 @@ impl fmt::Debug for SignedIn {
             .field("access_token", &held(&self.access_token))
             .field("refresh_token", &held(&self.refresh_token))
             .field("expires_at", &self.expires_at)
+            .field("refresh_at", &self.refresh_at)
             .field("scopes", &self.scopes)
             .finish()
     }
@@ -120,6 +124,7 @@ mod tests {
             access_token: Some("access-token-value".to_owned().into()),
             refresh_token: Some("refresh-token-value".to_owned().into()),
             expires_at: Some(1),
+            refresh_at: None,
             scopes: vec!["a".into()],
         }
     }

@@ -38,4 +38,4 @@ pub(crate) use challenge::Challenge;
 pub use config::OAuthClient;
 pub use error::{OAuthError, Step};
 pub(crate) use session::OAuthSession;
-pub use store::{MemoryTokenStore, SignedIn, StoreError, TokenStore};
+pub use store::{FileTokenStore, MemoryTokenStore, SignedIn, StoreError, TokenStore};

@@ -111,6 +111,78 @@ impl TokenStore for MemoryTokenStore {
     }
 }
 
+/// A [`TokenStore`] in one JSON file, for a CLI or a desktop app that
+/// signs in once and stays signed in: every entry of the process's
+/// resources, kept between runs.
+///
+/// Each save writes a new file beside the old one and renames it over,
+/// so that a crash leaves the old file or the new one, never half of
+/// one; on Unix the file is readable and writable by its owner only
+/// (`0600`), whatever the umask. Saves within a process are serialized;
+/// two processes sharing one file may lose each other's latest save (the
+/// next sign-in repairs it), but never corrupt it.
+#[derive(Debug)]
+pub struct FileTokenStore {
+    path: std::path::PathBuf,
+    writing: tokio::sync::Mutex<()>,
+}
+
+impl FileTokenStore {
+    /// A store in the file at `path`, created on the first save.
+    pub fn new(path: impl Into<std::path::PathBuf>) -> Self {
+        FileTokenStore {
+            path: path.into(),
+            writing: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    async fn read_all(&self) -> Result<HashMap<String, SignedIn>, StoreError> {
+        match tokio::fs::read(&self.path).await {
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .map_err(|e| format!("{} is not a token store: {e}", self.path.display()).into()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(HashMap::new()),
+            Err(e) => Err(format!("{} cannot be read: {e}", self.path.display()).into()),
+        }
+    }
+
+    async fn write_all(&self, entries: &HashMap<String, SignedIn>) -> Result<(), StoreError> {
+        use tokio::io::AsyncWriteExt;
+        let bytes = serde_json::to_vec_pretty(entries)?;
+        let name = self
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "tokens".into());
+        let fresh = self
+            .path
+            .with_file_name(format!(".{name}.{}.new", std::process::id()));
+        let mut options = tokio::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        options.mode(0o600);
+        let mut file = options.open(&fresh).await?;
+        file.write_all(&bytes).await?;
+        file.sync_all().await?;
+        drop(file);
+        tokio::fs::rename(&fresh, &self.path).await?;
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl TokenStore for FileTokenStore {
+    async fn load(&self, resource: &str) -> Result<Option<SignedIn>, StoreError> {
+        Ok(self.read_all().await?.remove(resource))
+    }
+
+    async fn save(&self, resource: &str, signed_in: &SignedIn) -> Result<(), StoreError> {
+        let _writing = self.writing.lock().await;
+        let mut entries = self.read_all().await?;
+        entries.insert(resource.to_owned(), signed_in.clone());
+        self.write_all(&entries).await
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,5 +241,41 @@ mod tests {
         store.save("s", &other).await.unwrap();
         assert_eq!(store.load("r").await.unwrap().unwrap().client_id, "cid");
         assert_eq!(store.load("s").await.unwrap().unwrap().client_id, "other");
+    }
+
+    #[tokio::test]
+    async fn the_file_store_keeps_entries_across_instances_in_an_owner_only_file() {
+        let dir = std::env::temp_dir().join(format!("presa-token-store-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("tokens.json");
+        let _ = std::fs::remove_file(&path);
+        let store = FileTokenStore::new(&path);
+        assert!(store.load("r").await.unwrap().is_none());
+        store.save("r", &signed_in()).await.unwrap();
+        let mut other = signed_in();
+        other.client_id = "other".into();
+        store.save("s", &other).await.unwrap();
+        let reopened = FileTokenStore::new(&path);
+        let back = reopened.load("r").await.unwrap().unwrap();
+        assert_eq!(
+            back.refresh_token.unwrap().expose_secret(),
+            "refresh-token-value"
+        );
+        assert_eq!(
+            reopened.load("s").await.unwrap().unwrap().client_id,
+            "other"
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        // Nothing is left beside it.
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        std::fs::write(&path, b"not json").unwrap();
+        let error = reopened.load("r").await.unwrap_err().to_string();
+        assert!(error.contains("is not a token store"), "{error}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -12,7 +12,7 @@
 
 use std::process::ExitCode;
 
-use presa::client::oauth::{Authorizer, AuthorizerError, OAuthClient, async_trait};
+use presa::client::oauth::{Authorizer, AuthorizerError, ClientKey, OAuthClient, async_trait};
 use presa::client::{ClientTransport, HttpOptions, PendingInput};
 use presa::prelude::*;
 use presa::wire::{
@@ -73,6 +73,19 @@ fn http_options(
 ) -> Result<HttpOptions, Box<dyn std::error::Error>> {
     if !scenario.starts_with("auth/") {
         return Ok(HttpOptions::default());
+    }
+    if scenario.starts_with("auth/client-credentials") {
+        let client_id = context["client_id"]
+            .as_str()
+            .ok_or("no client_id in the context")?;
+        let mut oauth = OAuthClient::client_credentials(client_id);
+        if let Some(secret) = context["client_secret"].as_str() {
+            oauth = oauth.client_secret(secret);
+        }
+        if let Some(pem) = context["private_key_pem"].as_str() {
+            oauth = oauth.private_key_jwt(ClientKey::es256_pem(pem)?);
+        }
+        return Ok(HttpOptions::default().oauth(oauth));
     }
     let mut oauth = OAuthClient::new(Redirected::new()?)
         .client_name("presa-conformance-client")

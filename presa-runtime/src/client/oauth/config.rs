@@ -7,6 +7,7 @@ use std::sync::Arc;
 use secrecy::SecretString;
 
 use super::authorizer::Authorizer;
+use super::client_key::ClientKey;
 use super::store::{MemoryTokenStore, TokenStore};
 
 /// How many times one request steps up to more scopes before its
@@ -21,6 +22,18 @@ pub(crate) struct PreRegistered {
     pub issuer: Option<String>,
     pub client_id: String,
     pub client_secret: Option<SecretString>,
+    /// The key it authenticates with by `private_key_jwt`, if it does.
+    pub key: Option<ClientKey>,
+}
+
+/// Whom the client gets tokens for.
+#[derive(Clone)]
+pub(crate) enum Flow {
+    /// A user, by the authorization code grant, the authorizer taking the
+    /// user-agent step.
+    User(Arc<dyn Authorizer>),
+    /// Itself, by the client credentials grant.
+    Machine,
 }
 
 /// How a client signs in to the OAuth-protected MCP servers it calls:
@@ -40,7 +53,7 @@ pub(crate) struct PreRegistered {
 /// ```
 #[derive(Clone)]
 pub struct OAuthClient {
-    pub(crate) authorizer: Arc<dyn Authorizer>,
+    pub(crate) flow: Flow,
     pub(crate) store: Arc<dyn TokenStore>,
     pub(crate) pre_registered: Option<PreRegistered>,
     pub(crate) metadata_document: Option<String>,
@@ -50,18 +63,46 @@ pub struct OAuthClient {
 
 impl OAuthClient {
     /// Signs in users with the authorization code grant, `authorizer`
-    /// taking the user-agent step. Without more configuration the client
+    /// taking the user-agent step. For a client acting on its own behalf,
+    /// see [`client_credentials`](Self::client_credentials). Without more configuration the client
     /// registers itself dynamically (RFC 7591) where the authorization
     /// server allows it, and keeps tokens in memory.
     pub fn new(authorizer: impl Authorizer) -> Self {
         OAuthClient {
-            authorizer: Arc::new(authorizer),
+            flow: Flow::User(Arc::new(authorizer)),
             store: Arc::new(MemoryTokenStore::default()),
             pre_registered: None,
             metadata_document: None,
             client_name: "presa client".into(),
             step_ups: DEFAULT_STEP_UPS,
         }
+    }
+
+    /// Gets tokens for the client itself, by the client credentials grant
+    /// (RFC 6749 section 4.4; the MCP extension for machine clients), as
+    /// `client_id`, registered beforehand, authenticating with
+    /// [`client_secret`](Self::client_secret) or
+    /// [`private_key_jwt`](Self::private_key_jwt).
+    pub fn client_credentials(client_id: impl Into<String>) -> Self {
+        OAuthClient {
+            flow: Flow::Machine,
+            store: Arc::new(MemoryTokenStore::default()),
+            pre_registered: None,
+            metadata_document: None,
+            client_name: "presa client".into(),
+            step_ups: DEFAULT_STEP_UPS,
+        }
+        .client_id(client_id)
+    }
+
+    /// Authenticates the pre-registered client by `private_key_jwt`: an
+    /// assertion signed with `key`, for the authorization server's
+    /// issuer, in place of a secret.
+    pub fn private_key_jwt(mut self, key: ClientKey) -> Self {
+        if let Some(registered) = &mut self.pre_registered {
+            registered.key = Some(key);
+        }
+        self
     }
 
     /// Uses the client id `client_id`, registered beforehand, instead of
@@ -72,6 +113,7 @@ impl OAuthClient {
             issuer: None,
             client_id: String::new(),
             client_secret: None,
+            key: None,
         });
         registered.client_id = client_id.into();
         self
@@ -125,8 +167,12 @@ impl OAuthClient {
 
 impl fmt::Debug for OAuthClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let redirect_uri = match &self.flow {
+            Flow::User(authorizer) => Some(authorizer.redirect_uri()),
+            Flow::Machine => None,
+        };
         f.debug_struct("OAuthClient")
-            .field("redirect_uri", &self.authorizer.redirect_uri())
+            .field("redirect_uri", &redirect_uri)
             .field(
                 "client_id",
                 &self.pre_registered.as_ref().map(|r| r.client_id.as_str()),

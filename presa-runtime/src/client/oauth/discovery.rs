@@ -9,9 +9,9 @@
 //!    another resource would have the client ask for tokens for it;
 //! 3. its first authorization server's metadata is found as
 //!    `crate::oauth::server_metadata` says, naming that issuer exactly;
-//! 4. that metadata must offer PKCE with S256 (the MCP spec has clients
-//!    refuse a server that does not), an authorization endpoint and a
-//!    token endpoint.
+//! 4. that metadata must name a token endpoint and, for a client that
+//!    signs users in, an authorization endpoint and PKCE with S256 (the
+//!    MCP spec has clients refuse a server that does not offer it).
 
 use super::challenge::Challenge;
 use super::error::{OAuthError, Step};
@@ -33,7 +33,8 @@ pub(crate) struct Discovered {
 }
 
 impl Discovered {
-    /// The authorization endpoint (rule 4 made sure there is one).
+    /// The authorization endpoint (rule 4 made sure a client that signs
+    /// users in has one).
     pub fn authorization_endpoint(&self) -> &str {
         self.server
             .authorization_endpoint
@@ -53,6 +54,7 @@ pub(crate) async fn discover_for(
     fetch: &HttpFetch,
     endpoint: &str,
     challenge: Option<&Challenge>,
+    signs_users_in: bool,
 ) -> Result<Discovered, OAuthError> {
     let failed = |reason: String| OAuthError::new(Step::Discovery, reason);
     let metadata = resource_metadata(fetch, endpoint, challenge).await?;
@@ -70,19 +72,26 @@ pub(crate) async fn discover_for(
     let server = discover(fetch, issuer)
         .await
         .map_err(|e| failed(e.to_string()))?;
-    let pkce = server
-        .code_challenge_methods_supported
-        .as_ref()
-        .is_some_and(|methods| methods.iter().any(|m| m == "S256"));
-    if !pkce {
+    if server.token_endpoint.is_none() {
         return Err(failed(format!(
-            "authorization server `{issuer}` does not offer PKCE with S256 (code_challenge_methods_supported)"
+            "authorization server `{issuer}` names no token endpoint"
         )));
     }
-    if server.authorization_endpoint.is_none() || server.token_endpoint.is_none() {
-        return Err(failed(format!(
-            "authorization server `{issuer}` names no authorization or no token endpoint"
-        )));
+    if signs_users_in {
+        let pkce = server
+            .code_challenge_methods_supported
+            .as_ref()
+            .is_some_and(|methods| methods.iter().any(|m| m == "S256"));
+        if !pkce {
+            return Err(failed(format!(
+                "authorization server `{issuer}` does not offer PKCE with S256 (code_challenge_methods_supported)"
+            )));
+        }
+        if server.authorization_endpoint.is_none() {
+            return Err(failed(format!(
+                "authorization server `{issuer}` names no authorization endpoint"
+            )));
+        }
     }
     Ok(Discovered {
         resource: metadata.resource,

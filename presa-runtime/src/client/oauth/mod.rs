@@ -23,6 +23,7 @@
 
 mod authorizer;
 mod challenge;
+mod client_key;
 mod config;
 mod discovery;
 mod error;
@@ -35,6 +36,7 @@ mod token;
 pub use async_trait::async_trait;
 pub use authorizer::{Authorizer, AuthorizerError, LoopbackAuthorizer};
 pub(crate) use challenge::Challenge;
+pub use client_key::ClientKey;
 pub use config::OAuthClient;
 pub use error::{OAuthError, Step};
 pub(crate) use session::OAuthSession;

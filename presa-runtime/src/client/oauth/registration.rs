@@ -8,14 +8,16 @@
 //!    as a `native` application for a loopback redirect, else `web`;
 //! 4. otherwise there is no way to get one, and signing in fails.
 //!
-//! How the client authenticates at the token endpoint follows: a secret
-//! goes by `client_secret_basic` unless the server supports only
-//! `client_secret_post`; a client without one sends `none`.
+//! How the client authenticates at the token endpoint follows: a key goes
+//! by `private_key_jwt`; a secret by `client_secret_basic` unless the
+//! server supports only `client_secret_post`; a client with neither sends
+//! `none`.
 
 use secrecy::SecretString;
 use serde::Deserialize;
 use serde_json::json;
 
+use super::client_key::ClientKey;
 use super::config::OAuthClient;
 use super::error::{OAuthError, Step};
 use crate::oauth::fetch::HttpFetch;
@@ -26,6 +28,7 @@ use crate::oauth::server_metadata::ServerMetadata;
 pub(crate) struct Registration {
     pub client_id: String,
     pub client_secret: Option<SecretString>,
+    pub key: Option<ClientKey>,
     pub auth_method: String,
 }
 
@@ -57,10 +60,14 @@ pub(crate) async fn register(
                 server.issuer
             )));
         }
-        let method = auth_method(server, registered.client_secret.is_some(), None);
+        let method = match registered.key {
+            Some(_) => "private_key_jwt".to_owned(),
+            None => auth_method(server, registered.client_secret.is_some(), None),
+        };
         return Ok(Registration {
             client_id: registered.client_id.clone(),
             client_secret: registered.client_secret.clone(),
+            key: registered.key.clone(),
             auth_method: method,
         });
     }
@@ -70,6 +77,7 @@ pub(crate) async fn register(
         return Ok(Registration {
             client_id: document.clone(),
             client_secret: None,
+            key: None,
             auth_method: "none".into(),
         });
     }
@@ -116,6 +124,7 @@ pub(crate) async fn register(
     Ok(Registration {
         client_id: registered.client_id,
         client_secret: registered.client_secret,
+        key: None,
         auth_method: method,
     })
 }

@@ -27,8 +27,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use secrecy::{ExposeSecret, SecretString};
 
+use super::authorizer::Authorizer;
 use super::challenge::Challenge;
-use super::config::OAuthClient;
+use super::config::{Flow, OAuthClient};
 use super::discovery::{Discovered, discover_for};
 use super::error::{OAuthError, Step};
 use super::pkce::{Pkce, random_text};
@@ -223,14 +224,20 @@ impl OAuthSession {
     /// A refreshed `signed_in`, when it has a refresh token that works.
     async fn refresh(&self, signed_in: &SignedIn) -> Option<SignedIn> {
         let refresh_token = signed_in.refresh_token.as_ref()?;
-        let discovered = discover_for(&self.fetch, &self.endpoint, None).await.ok()?;
+        let user = matches!(self.config.flow, Flow::User(_));
+        let discovered = discover_for(&self.fetch, &self.endpoint, None, user)
+            .await
+            .ok()?;
         if discovered.server.issuer != signed_in.issuer {
             return None;
         }
+        let key = self.key_of(&signed_in.client_id);
         let client = ClientAuth {
             client_id: &signed_in.client_id,
             client_secret: signed_in.client_secret.as_ref(),
+            key: key.as_ref(),
             method: &signed_in.auth_method,
+            issuer: &signed_in.issuer,
         };
         let grant = Grant::Refresh {
             refresh_token: refresh_token.expose_secret(),
@@ -254,39 +261,60 @@ impl OAuthSession {
         }
     }
 
-    /// Signs in with the authorization code grant (rules 3 to 5).
+    /// Signs in (rules 3 to 5): a user by the authorization code grant, a
+    /// machine client by the client credentials grant.
     async fn sign_in(
         &self,
         previous: Option<&SignedIn>,
         challenge: Option<&Challenge>,
         step_up: bool,
     ) -> Result<SignedIn, OAuthError> {
-        let discovered = discover_for(&self.fetch, &self.endpoint, challenge).await?;
+        let authorizer = match &self.config.flow {
+            Flow::User(authorizer) => Some(authorizer),
+            Flow::Machine => None,
+        };
+        let discovered =
+            discover_for(&self.fetch, &self.endpoint, challenge, authorizer.is_some()).await?;
         let registration = match previous.filter(|p| p.issuer == discovered.server.issuer) {
             Some(previous) => Registration {
                 client_id: previous.client_id.clone(),
                 client_secret: previous.client_secret.clone(),
+                key: self.key_of(&previous.client_id),
                 auth_method: previous.auth_method.clone(),
             },
             None => {
-                let redirect_uri = self.config.authorizer.redirect_uri();
+                let redirect_uri = authorizer.map_or("", |a| a.redirect_uri());
                 register(&self.fetch, &self.config, &discovered.server, redirect_uri).await?
             }
         };
         let scopes = scopes(&discovered, previous, challenge, step_up);
         let scope = (!scopes.is_empty()).then(|| scopes.join(" "));
-        let code = self
-            .authorize(&discovered, &registration, scope.as_deref())
-            .await?;
         let client = ClientAuth {
             client_id: &registration.client_id,
             client_secret: registration.client_secret.as_ref(),
+            key: registration.key.as_ref(),
             method: &registration.auth_method,
+            issuer: &discovered.server.issuer,
         };
-        let grant = Grant::AuthorizationCode {
-            code: code.code.expose_secret(),
-            redirect_uri: self.config.authorizer.redirect_uri(),
-            verifier: code.pkce.verifier(),
+        let code = match authorizer {
+            Some(authorizer) => Some(
+                self.authorize(
+                    authorizer.as_ref(),
+                    &discovered,
+                    &registration,
+                    scope.as_deref(),
+                )
+                .await?,
+            ),
+            None => None,
+        };
+        let grant = match (&code, authorizer) {
+            (Some(code), Some(authorizer)) => Grant::AuthorizationCode {
+                code: code.code.expose_secret(),
+                redirect_uri: authorizer.redirect_uri(),
+                verifier: code.pkce.verifier(),
+            },
+            _ => Grant::ClientCredentials,
         };
         let issued = request(
             &self.fetch,
@@ -312,10 +340,19 @@ impl OAuthSession {
         Ok(signed_in_with(signed_in, issued))
     }
 
+    /// The configured `private_key_jwt` key of client `client_id`.
+    fn key_of(&self, client_id: &str) -> Option<super::client_key::ClientKey> {
+        let registered = self.config.pre_registered.as_ref()?;
+        (registered.client_id == client_id)
+            .then(|| registered.key.clone())
+            .flatten()
+    }
+
     /// The user-agent step: the authorization request, and the checks of
     /// its response (RFC 9207 first, then `state`, then `error`).
     async fn authorize(
         &self,
+        authorizer: &dyn Authorizer,
         discovered: &Discovered,
         registration: &Registration,
         scope: Option<&str>,
@@ -330,7 +367,7 @@ impl OAuthSession {
             query
                 .append_pair("response_type", "code")
                 .append_pair("client_id", &registration.client_id)
-                .append_pair("redirect_uri", self.config.authorizer.redirect_uri())
+                .append_pair("redirect_uri", authorizer.redirect_uri())
                 .append_pair("state", &state)
                 .append_pair("code_challenge", &pkce.challenge)
                 .append_pair("code_challenge_method", "S256")
@@ -339,9 +376,7 @@ impl OAuthSession {
                 query.append_pair("scope", scope);
             }
         }
-        let redirected = self
-            .config
-            .authorizer
+        let redirected = authorizer
             .authorize(url.as_str())
             .await
             .map_err(|e| failed(format!("the user-agent step failed: {e}")))?;

@@ -5,7 +5,11 @@
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 
+use super::client_key::ClientKey;
 use super::error::{OAuthError, Step};
+
+/// The `client_assertion_type` of `private_key_jwt` (RFC 7523 section 2.2).
+const JWT_BEARER_ASSERTION: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 use crate::oauth::fetch::{HttpFetch, encode};
 
 /// What a token request asks for.
@@ -18,14 +22,21 @@ pub(crate) enum Grant<'a> {
     },
     /// A new access token for a refresh token.
     Refresh { refresh_token: &'a str },
+    /// A token for the client itself.
+    ClientCredentials,
 }
 
 /// How the client authenticates at the token endpoint.
 pub(crate) struct ClientAuth<'a> {
     pub client_id: &'a str,
     pub client_secret: Option<&'a SecretString>,
-    /// `client_secret_basic`, `client_secret_post` or `none`.
+    pub key: Option<&'a ClientKey>,
+    /// `client_secret_basic`, `client_secret_post`, `private_key_jwt` or
+    /// `none`.
     pub method: &'a str,
+    /// The authorization server's issuer: the audience of a
+    /// `private_key_jwt` assertion.
+    pub issuer: &'a str,
 }
 
 /// A successful token response.
@@ -76,13 +87,24 @@ pub(crate) async fn request(
                 ("refresh_token", refresh_token),
             ]
         }
+        Grant::ClientCredentials => vec![("grant_type", "client_credentials")],
     };
     form.push(("resource", resource));
     if let Some(scope) = scope {
         form.push(("scope", scope));
     }
     let mut sent = fetch.client().post(endpoint);
+    let assertion = match (client.method, client.key) {
+        ("private_key_jwt", Some(key)) => Some(key.assertion(client.client_id, client.issuer)?),
+        _ => None,
+    };
+    if let Some(assertion) = &assertion {
+        form.push(("client_id", client.client_id));
+        form.push(("client_assertion_type", JWT_BEARER_ASSERTION));
+        form.push(("client_assertion", assertion));
+    }
     match (client.method, client.client_secret) {
+        ("private_key_jwt", _) => {}
         ("client_secret_basic", Some(secret)) => {
             // RFC 6749 section 2.3.1: each part form-encoded first.
             sent = sent.basic_auth(

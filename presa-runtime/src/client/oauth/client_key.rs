@@ -93,3 +93,50 @@ impl fmt::Debug for ClientKey {
             .finish_non_exhaustive()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jsonwebtoken::{DecodingKey, Validation, decode};
+
+    #[test]
+    fn an_assertion_names_the_client_and_the_issuer_and_verifies_with_its_key() {
+        let key = ClientKey::es256_pem(include_str!("../../../tests/keys/p256.pem"))
+            .unwrap()
+            .kid("client-key-1");
+        let assertion = key.assertion("my-client", "https://as.example").unwrap();
+        let public =
+            DecodingKey::from_ec_pem(include_bytes!("../../../tests/keys/p256.pub.pem")).unwrap();
+        let mut validation = Validation::new(Algorithm::ES256);
+        validation.set_audience(&["https://as.example"]);
+        validation.set_issuer(&["my-client"]);
+        let decoded = decode::<serde_json::Value>(&assertion, &public, &validation).unwrap();
+        assert_eq!(decoded.header.kid.as_deref(), Some("client-key-1"));
+        let claims = decoded.claims;
+        assert_eq!(claims["sub"], "my-client");
+        let lifetime = claims["exp"].as_u64().unwrap() - claims["iat"].as_u64().unwrap();
+        assert_eq!(lifetime, ASSERTION_LIFETIME_S);
+        let again = key.assertion("my-client", "https://as.example").unwrap();
+        let jti = |token: &str| {
+            decode::<serde_json::Value>(token, &public, &validation)
+                .unwrap()
+                .claims["jti"]
+                .clone()
+        };
+        assert_ne!(jti(&assertion), jti(&again));
+    }
+
+    #[test]
+    fn a_key_that_is_not_one_says_so_and_debug_shows_no_key() {
+        let error = ClientKey::es256_pem("not a key").unwrap_err().to_string();
+        assert!(
+            error.contains("the client's ES256 key cannot be read"),
+            "{error}"
+        );
+        let key = ClientKey::rs256_pem(include_str!("../../../tests/keys/rsa1.pem")).unwrap();
+        assert_eq!(
+            format!("{key:?}"),
+            "ClientKey { algorithm: RS256, kid: None, .. }"
+        );
+    }
+}

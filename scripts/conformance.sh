@@ -101,6 +101,12 @@ echo "== client suite, 2025-11-25"
 run_suite "client-2025-11-25" client --command "$CLIENT_BIN" --suite all --spec-version 2025-11-25 \
   --expected-failures "$BASELINE" -o "${OUT}/client-2025-11-25"
 
+# The 2025-03-26 authorization fallbacks (a server without resource
+# metadata is its own authorization server, with default endpoints when it
+# has no metadata either), which only the backcompat suite runs.
+echo "== client suite, 2025-03-26 authorization fallbacks"
+run_suite "client-backcompat" client --command "$CLIENT_BIN" --suite backcompat -o "${OUT}/client-backcompat"
+
 # The authorization extensions (client credentials, enterprise-managed
 # authorization, DPoP, workload identity) run only as their own suite, at
 # the 2025-11-25 wire; conformance/extensions-baseline.yml lists those

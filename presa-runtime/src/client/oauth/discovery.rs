@@ -3,7 +3,9 @@
 //!
 //! 1. the resource metadata is fetched from the challenge's
 //!    `resource_metadata`, else from the endpoint's path-inserted
-//!    well-known URL, then the root's;
+//!    well-known URL, then the root's; when neither has any, the server
+//!    is one of the 2025-03-26 spec, and `discovery_2025_03_26` takes
+//!    over rules 2 and 3;
 //! 2. its `resource` must be this endpoint, or an origin-and-path prefix
 //!    of it (a server's metadata for its whole origin): a document naming
 //!    another resource would have the client ask for tokens for it;
@@ -56,8 +58,21 @@ pub(crate) async fn discover_for(
     challenge: Option<&Challenge>,
     signs_users_in: bool,
 ) -> Result<Discovered, OAuthError> {
+    let discovered = match resource_metadata(fetch, endpoint, challenge).await? {
+        Some(metadata) => from_resource_metadata(fetch, endpoint, metadata).await?,
+        None => super::discovery_2025_03_26::discover(fetch, endpoint).await?,
+    };
+    check_endpoints(&discovered.server, signs_users_in)?;
+    Ok(discovered)
+}
+
+/// Rules 2 and 3, from the resource's metadata.
+async fn from_resource_metadata(
+    fetch: &HttpFetch,
+    endpoint: &str,
+    metadata: ProtectedResourceMetadata,
+) -> Result<Discovered, OAuthError> {
     let failed = |reason: String| OAuthError::new(Step::Discovery, reason);
-    let metadata = resource_metadata(fetch, endpoint, challenge).await?;
     if !names_endpoint(&metadata.resource, endpoint) {
         return Err(failed(format!(
             "the resource metadata names resource `{}`, which is not `{endpoint}`",
@@ -72,27 +87,6 @@ pub(crate) async fn discover_for(
     let server = discover(fetch, issuer)
         .await
         .map_err(|e| failed(e.to_string()))?;
-    if server.token_endpoint.is_none() {
-        return Err(failed(format!(
-            "authorization server `{issuer}` names no token endpoint"
-        )));
-    }
-    if signs_users_in {
-        let pkce = server
-            .code_challenge_methods_supported
-            .as_ref()
-            .is_some_and(|methods| methods.iter().any(|m| m == "S256"));
-        if !pkce {
-            return Err(failed(format!(
-                "authorization server `{issuer}` does not offer PKCE with S256 (code_challenge_methods_supported)"
-            )));
-        }
-        if server.authorization_endpoint.is_none() {
-            return Err(failed(format!(
-                "authorization server `{issuer}` names no authorization endpoint"
-            )));
-        }
-    }
     Ok(Discovered {
         resource: metadata.resource,
         resource_scopes: metadata.scopes_supported,
@@ -100,36 +94,72 @@ pub(crate) async fn discover_for(
     })
 }
 
-/// The resource metadata, from the first place that has it (rule 1).
+/// Rule 4.
+fn check_endpoints(server: &ServerMetadata, signs_users_in: bool) -> Result<(), OAuthError> {
+    let issuer = &server.issuer;
+    let failed = |reason: String| Err(OAuthError::new(Step::Discovery, reason));
+    if server.token_endpoint.is_none() {
+        return failed(format!(
+            "authorization server `{issuer}` names no token endpoint"
+        ));
+    }
+    if !signs_users_in {
+        return Ok(());
+    }
+    let pkce = server
+        .code_challenge_methods_supported
+        .as_ref()
+        .is_some_and(|methods| methods.iter().any(|m| m == "S256"));
+    if !pkce {
+        return failed(format!(
+            "authorization server `{issuer}` does not offer PKCE with S256 (code_challenge_methods_supported)"
+        ));
+    }
+    if server.authorization_endpoint.is_none() {
+        return failed(format!(
+            "authorization server `{issuer}` names no authorization endpoint"
+        ));
+    }
+    Ok(())
+}
+
+/// The resource metadata, from the first place that has it (rule 1);
+/// `None` when no well-known place has any (a server of the 2025-03-26
+/// spec, which had none). A place a challenge named must have it.
 async fn resource_metadata(
     fetch: &HttpFetch,
     endpoint: &str,
     challenge: Option<&Challenge>,
-) -> Result<ProtectedResourceMetadata, OAuthError> {
-    let places = match challenge.and_then(|c| c.resource_metadata.clone()) {
-        Some(named) => vec![named],
+) -> Result<Option<ProtectedResourceMetadata>, OAuthError> {
+    let named = challenge.and_then(|c| c.resource_metadata.clone());
+    let places = match &named {
+        Some(named) => vec![named.clone()],
         None => resource_metadata_urls(endpoint),
     };
     let mut last = None;
     for url in places {
         match fetch.get(&url).await {
             Ok(fetched) => {
-                return serde_json::from_slice(&fetched.body).map_err(|e| {
-                    OAuthError::new(
-                        Step::Discovery,
-                        format!("{url} did not answer with resource metadata: {e}"),
-                    )
-                });
+                return serde_json::from_slice(&fetched.body)
+                    .map(Some)
+                    .map_err(|e| {
+                        OAuthError::new(
+                            Step::Discovery,
+                            format!("{url} did not answer with resource metadata: {e}"),
+                        )
+                    });
             }
             Err(error) if error.is_absent() => last = Some(error),
             Err(error) => return Err(OAuthError::new(Step::Discovery, error.to_string())),
         }
     }
-    let reason = last.map_or_else(|| "no place to look".to_owned(), |e| e.to_string());
-    Err(OAuthError::new(
-        Step::Discovery,
-        format!("no resource metadata for `{endpoint}`: {reason}"),
-    ))
+    match (named, last) {
+        (Some(_), Some(error)) => Err(OAuthError::new(
+            Step::Discovery,
+            format!("no resource metadata for `{endpoint}`: {error}"),
+        )),
+        _ => Ok(None),
+    }
 }
 
 /// Whether `resource` names `endpoint` (rule 2): the same origin (scheme

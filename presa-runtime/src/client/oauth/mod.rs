@@ -26,6 +26,7 @@ mod challenge;
 mod client_key;
 mod config;
 mod discovery;
+mod discovery_2025_03_26;
 mod error;
 mod pkce;
 mod registration;

@@ -74,6 +74,17 @@ fn http_options(
     if !scenario.starts_with("auth/") {
         return Ok(HttpOptions::default());
     }
+    if scenario == "auth/wif-jwt-bearer" {
+        let assertion = context["valid_jwt"]
+            .as_str()
+            .ok_or("no valid_jwt in the context")?
+            .to_owned();
+        let mut oauth = OAuthClient::jwt_bearer(move || Ok(assertion.clone()));
+        if let Some(client_id) = context["client_id"].as_str() {
+            oauth = oauth.client_id(client_id);
+        }
+        return Ok(HttpOptions::default().oauth(oauth));
+    }
     if scenario.starts_with("auth/client-credentials") {
         let client_id = context["client_id"]
             .as_str()

@@ -34,7 +34,15 @@ pub(crate) enum Flow {
     User(Arc<dyn Authorizer>),
     /// Itself, by the client credentials grant.
     Machine,
+    /// A workload, by the JWT-bearer grant (RFC 7523 section 2.1) with
+    /// the assertion its platform gives it.
+    Workload(Arc<AssertionSource>),
 }
+
+/// Where a workload's identity assertion comes from, read afresh for each
+/// token request (platforms rotate them).
+pub(crate) type AssertionSource =
+    dyn Fn() -> Result<String, super::authorizer::AuthorizerError> + Send + Sync;
 
 /// How a client signs in to the OAuth-protected MCP servers it calls:
 /// its registration, the user-agent step, and where tokens are kept.
@@ -93,6 +101,28 @@ impl OAuthClient {
             step_ups: DEFAULT_STEP_UPS,
         }
         .client_id(client_id)
+    }
+
+    /// Gets tokens for a workload by the JWT-bearer grant (RFC 7523; the
+    /// MCP workload identity extension): `assertion` gives the identity
+    /// token the platform issued (a Kubernetes service account token, a
+    /// cloud identity token), read afresh for each token request. A
+    /// client id is sent only when [`client_id`](Self::client_id) gives
+    /// one. A refused assertion is not retried, nor another grant tried.
+    pub fn jwt_bearer(
+        assertion: impl Fn() -> Result<String, super::authorizer::AuthorizerError>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Self {
+        OAuthClient {
+            flow: Flow::Workload(Arc::new(assertion)),
+            store: Arc::new(MemoryTokenStore::default()),
+            pre_registered: None,
+            metadata_document: None,
+            client_name: "presa client".into(),
+            step_ups: DEFAULT_STEP_UPS,
+        }
     }
 
     /// Authenticates the pre-registered client by `private_key_jwt`: an
@@ -169,7 +199,7 @@ impl fmt::Debug for OAuthClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let redirect_uri = match &self.flow {
             Flow::User(authorizer) => Some(authorizer.redirect_uri()),
-            Flow::Machine => None,
+            Flow::Machine | Flow::Workload(_) => None,
         };
         f.debug_struct("OAuthClient")
             .field("redirect_uri", &redirect_uri)

@@ -271,7 +271,7 @@ impl OAuthSession {
     ) -> Result<SignedIn, OAuthError> {
         let authorizer = match &self.config.flow {
             Flow::User(authorizer) => Some(authorizer),
-            Flow::Machine => None,
+            Flow::Machine | Flow::Workload(_) => None,
         };
         let discovered =
             discover_for(&self.fetch, &self.endpoint, challenge, authorizer.is_some()).await?;
@@ -282,6 +282,17 @@ impl OAuthSession {
                 key: self.key_of(&previous.client_id),
                 auth_method: previous.auth_method.clone(),
             },
+            None if matches!(self.config.flow, Flow::Workload(_))
+                && self.config.pre_registered.is_none() =>
+            {
+                // The assertion names the workload; nothing to register.
+                Registration {
+                    client_id: String::new(),
+                    client_secret: None,
+                    key: None,
+                    auth_method: "none".into(),
+                }
+            }
             None => {
                 let redirect_uri = authorizer.map_or("", |a| a.redirect_uri());
                 register(&self.fetch, &self.config, &discovered.server, redirect_uri).await?
@@ -308,12 +319,22 @@ impl OAuthSession {
             ),
             None => None,
         };
-        let grant = match (&code, authorizer) {
-            (Some(code), Some(authorizer)) => Grant::AuthorizationCode {
+        let assertion = match &self.config.flow {
+            Flow::Workload(source) => Some(source().map_err(|e| {
+                OAuthError::new(
+                    Step::Token,
+                    format!("the workload's assertion could not be read: {e}"),
+                )
+            })?),
+            _ => None,
+        };
+        let grant = match (&code, authorizer, &assertion) {
+            (Some(code), Some(authorizer), _) => Grant::AuthorizationCode {
                 code: code.code.expose_secret(),
                 redirect_uri: authorizer.redirect_uri(),
                 verifier: code.pkce.verifier(),
             },
+            (_, _, Some(assertion)) => Grant::JwtBearer { assertion },
             _ => Grant::ClientCredentials,
         };
         let issued = request(

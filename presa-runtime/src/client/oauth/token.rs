@@ -8,6 +8,8 @@ use serde::Deserialize;
 use super::client_key::ClientKey;
 use super::error::{OAuthError, Step};
 
+/// The grant type of an assertion (RFC 7523 section 2.1).
+const JWT_BEARER_GRANT: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 /// The `client_assertion_type` of `private_key_jwt` (RFC 7523 section 2.2).
 const JWT_BEARER_ASSERTION: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 use crate::oauth::fetch::{HttpFetch, encode};
@@ -24,6 +26,8 @@ pub(crate) enum Grant<'a> {
     Refresh { refresh_token: &'a str },
     /// A token for the client itself.
     ClientCredentials,
+    /// A token for the workload an assertion names.
+    JwtBearer { assertion: &'a str },
 }
 
 /// How the client authenticates at the token endpoint.
@@ -88,6 +92,9 @@ pub(crate) async fn request(
             ]
         }
         Grant::ClientCredentials => vec![("grant_type", "client_credentials")],
+        Grant::JwtBearer { assertion } => {
+            vec![("grant_type", JWT_BEARER_GRANT), ("assertion", assertion)]
+        }
     };
     form.push(("resource", resource));
     if let Some(scope) = scope {
@@ -116,6 +123,8 @@ pub(crate) async fn request(
             form.push(("client_id", client.client_id));
             form.push(("client_secret", secret.expose_secret()));
         }
+        // A workload may have no client id: its assertion names it.
+        _ if client.client_id.is_empty() => {}
         _ => form.push(("client_id", client.client_id)),
     }
     let answer = HttpFetch::answer(endpoint, sent.form(&form))

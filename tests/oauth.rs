@@ -15,18 +15,7 @@ use presa::server::http::{KeySettings, OAuth, StreamableHttp};
 use serde_json::{Value, json};
 
 use common::raw_http::{post, status_and_body};
-use issuer::{AuthServer, TestKey, now};
-
-/// Returns the caller as its tool sees it: `alice jobs:build`.
-#[tool]
-async fn whoami(ctx: Context) -> String {
-    let caller = &ctx.request().caller;
-    format!(
-        "{} {}",
-        caller.subject.as_deref().unwrap_or("-"),
-        caller.scopes
-    )
-}
+use issuer::{AuthServer, TestKey, WhoamiTool, now};
 
 /// Deploys, for callers holding `jobs:deploy`.
 #[tool(scopes = ["jobs:deploy"])]

@@ -16,18 +16,7 @@ use presa::prelude::*;
 use presa::server::http::{OAuth, StreamableHttp};
 use serde_json::json;
 
-use issuer::{SignInServer, TestKey};
-
-/// The caller as its tool sees it: `alice jobs:read`.
-#[tool]
-async fn whoami(ctx: Context) -> String {
-    let caller = &ctx.request().caller;
-    format!(
-        "{} {}",
-        caller.subject.as_deref().unwrap_or("-"),
-        caller.scopes
-    )
-}
+use issuer::{SignInServer, TestKey, WhoamiTool};
 
 /// Deploys, for callers holding `jobs:deploy`.
 #[tool(scopes = ["jobs:deploy"])]
@@ -158,43 +147,33 @@ async fn signed_in_store(
     store
 }
 
-#[tokio::test]
-async fn a_token_due_for_refresh_is_refreshed_once_before_it_is_sent() {
+/// `requests` concurrent calls by a client whose stored token is
+/// `access_token`, due for refresh when `due`: one refresh answers them
+/// all, and nobody signs in.
+async fn one_refresh_for(requests: usize, access_token: &str, due: bool) {
     let key = TestKey::rsa("k1", Algorithm::RS256);
     let authorization = SignInServer::start(&key, 600).await;
     let url = resource_server(&authorization).await;
-    let store = signed_in_store(&authorization, &url, "stale-token", true).await;
+    let store = signed_in_store(&authorization, &url, access_token, due).await;
     let client = client(&url, OAuthClient::new(Consenting::new()).token_store(store));
-    let calls = (0..4).map(|_| client.call_tool("whoami", json!({})));
+    let calls = (0..requests).map(|_| client.call_tool("whoami", json!({})));
     for answer in futures::future::join_all(calls).await {
         assert_eq!(answer.unwrap().text(), Some("alice jobs:read"));
     }
     let asked = authorization.asked();
-    assert_eq!(
-        (asked.refresh_grants, asked.authorizations),
-        (1, 0),
-        "{asked:?}"
-    );
+    let refreshes_and_sign_ins = (asked.refresh_grants, asked.authorizations);
+    assert_eq!(refreshes_and_sign_ins, (1, 0), "{asked:?}");
+}
+
+#[tokio::test]
+async fn a_token_due_for_refresh_is_refreshed_once_before_it_is_sent() {
+    one_refresh_for(4, "stale-token", true).await;
 }
 
 #[tokio::test]
 async fn a_refused_token_is_refreshed_once_for_every_request_that_met_the_refusal() {
-    let key = TestKey::rsa("k1", Algorithm::RS256);
-    let authorization = SignInServer::start(&key, 600).await;
-    let url = resource_server(&authorization).await;
     // Not due, but the server refuses it: the 401 refreshes.
-    let store = signed_in_store(&authorization, &url, "revoked-token", false).await;
-    let client = client(&url, OAuthClient::new(Consenting::new()).token_store(store));
-    let calls = (0..8).map(|_| client.call_tool("whoami", json!({})));
-    for answer in futures::future::join_all(calls).await {
-        assert_eq!(answer.unwrap().text(), Some("alice jobs:read"));
-    }
-    let asked = authorization.asked();
-    assert_eq!(
-        (asked.refresh_grants, asked.authorizations),
-        (1, 0),
-        "{asked:?}"
-    );
+    one_refresh_for(8, "revoked-token", false).await;
 }
 
 #[tokio::test]

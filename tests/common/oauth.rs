@@ -1,7 +1,8 @@
 //! An authorization server for the OAuth tests: metadata and a key set
 //! served on loopback, keys that sign test tokens, and counts of what was
-//! fetched. Shared by tests/oauth.rs and benches/oauth.rs, each of which uses
-//! part of it.
+//! fetched; an authorization server that signs clients in; and the
+//! `whoami` tool. Shared by tests/oauth.rs, tests/oauth_client.rs and
+//! benches/oauth.rs, each of which uses part of it.
 #![allow(dead_code)]
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -12,6 +13,17 @@ use axum::routing::get;
 use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
+
+/// Returns the caller as its tool sees it: `alice jobs:build`.
+#[presa::tool]
+pub async fn whoami(ctx: presa::Context) -> String {
+    let caller = &ctx.request().caller;
+    format!(
+        "{} {}",
+        caller.subject.as_deref().unwrap_or("-"),
+        caller.scopes
+    )
+}
 
 /// A test key: its private half signs, its public half is published.
 #[derive(Clone)]

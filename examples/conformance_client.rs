@@ -101,6 +101,9 @@ fn http_options(
     let mut oauth = OAuthClient::new(Redirected::new()?)
         .client_name("presa-conformance-client")
         .client_metadata_document(METADATA_DOCUMENT);
+    if scenario.starts_with("auth/dpop") {
+        oauth = oauth.dpop();
+    }
     if let Some(client_id) = context["client_id"].as_str() {
         oauth = oauth.client_id(client_id);
         if let Some(secret) = context["client_secret"].as_str() {

@@ -59,22 +59,33 @@ impl Link {
         build: impl Fn() -> reqwest::RequestBuilder,
     ) -> Result<reqwest::Response, SendError> {
         use crate::client::oauth::Challenge;
-        use reqwest::header::WWW_AUTHENTICATE;
+        use reqwest::header::{HeaderName, WWW_AUTHENTICATE};
         let mut step_ups_left = oauth.step_ups();
         let mut reauthorized = false;
+        let mut nonce_retried = false;
         loop {
-            let (authorization, sent) = oauth.authorization().await;
-            let mut request = build();
-            let value = authorization.or_else(|| {
-                self.options
-                    .bearer_token
-                    .as_ref()
-                    .map(|t| format!("Bearer {t}"))
-            });
-            if let Some(value) = value.and_then(|v| HeaderValue::from_str(&v).ok()) {
-                request = request.header(AUTHORIZATION, value);
+            let mut request = build().build().map_err(SendError::Unreachable)?;
+            let (credentials, sent) = oauth
+                .credentials(request.method().as_str(), request.url().as_str())
+                .await
+                .map_err(SendError::SignIn)?;
+            let headers = request.headers_mut();
+            for (name, value) in credentials {
+                if let Ok(value) = HeaderValue::from_str(&value) {
+                    headers.insert(HeaderName::from_static(name), value);
+                }
             }
-            let reply = request.send().await.map_err(SendError::Unreachable)?;
+            if !headers.contains_key(AUTHORIZATION)
+                && let Some(token) = &self.options.bearer_token
+                && let Ok(value) = HeaderValue::from_str(&format!("Bearer {token}"))
+            {
+                headers.insert(AUTHORIZATION, value);
+            }
+            let reply = self
+                .http
+                .execute(request)
+                .await
+                .map_err(SendError::Unreachable)?;
             let status = reply.status().as_u16();
             let challenge = Challenge::find(
                 reply
@@ -83,14 +94,23 @@ impl Link {
                     .iter()
                     .filter_map(|v| v.to_str().ok()),
             );
-            let retry = match (status, &challenge) {
-                (401, _) if !reauthorized => {
+            let error = challenge.as_ref().and_then(|c| c.error.as_deref());
+            if status == 401 && error == Some("use_dpop_nonce") && !nonce_retried {
+                let nonce = reply
+                    .headers()
+                    .get("dpop-nonce")
+                    .and_then(|v| v.to_str().ok());
+                if nonce.is_some_and(|nonce| oauth.resource_nonce(nonce)) {
+                    nonce_retried = true;
+                    continue;
+                }
+            }
+            let retry = match status {
+                401 if !reauthorized => {
                     reauthorized = true;
                     true
                 }
-                (403, Some(c))
-                    if c.error.as_deref() == Some("insufficient_scope") && step_ups_left > 0 =>
-                {
+                403 if error == Some("insufficient_scope") && step_ups_left > 0 => {
                     step_ups_left -= 1;
                     true
                 }

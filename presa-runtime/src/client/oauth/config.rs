@@ -67,6 +67,7 @@ pub struct OAuthClient {
     pub(crate) metadata_document: Option<String>,
     pub(crate) client_name: String,
     pub(crate) step_ups: u32,
+    pub(crate) dpop: bool,
 }
 
 impl OAuthClient {
@@ -83,6 +84,7 @@ impl OAuthClient {
             metadata_document: None,
             client_name: "presa client".into(),
             step_ups: DEFAULT_STEP_UPS,
+            dpop: false,
         }
     }
 
@@ -99,6 +101,7 @@ impl OAuthClient {
             metadata_document: None,
             client_name: "presa client".into(),
             step_ups: DEFAULT_STEP_UPS,
+            dpop: false,
         }
         .client_id(client_id)
     }
@@ -122,6 +125,7 @@ impl OAuthClient {
             metadata_document: None,
             client_name: "presa client".into(),
             step_ups: DEFAULT_STEP_UPS,
+            dpop: false,
         }
     }
 
@@ -187,6 +191,16 @@ impl OAuthClient {
         self
     }
 
+    /// Binds tokens to a key of the client's (DPoP, RFC 9449): a fresh
+    /// P-256 key per connection signs a proof for every token request and
+    /// every request to the server, which sends tokens as
+    /// `Authorization: DPoP …`. For authorization servers that support it
+    /// (`dpop_signing_alg_values_supported`).
+    pub fn dpop(mut self) -> Self {
+        self.dpop = true;
+        self
+    }
+
     /// How many times one request may step up to more scopes (2 unless
     /// told; 0 never steps up).
     pub fn step_ups(mut self, times: u32) -> Self {
@@ -210,6 +224,7 @@ impl fmt::Debug for OAuthClient {
             .field("metadata_document", &self.metadata_document)
             .field("client_name", &self.client_name)
             .field("step_ups", &self.step_ups)
+            .field("dpop", &self.dpop)
             .finish_non_exhaustive()
     }
 }

@@ -27,6 +27,7 @@ mod client_key;
 mod config;
 mod discovery;
 mod discovery_2025_03_26;
+mod dpop;
 mod error;
 mod pkce;
 mod registration;

@@ -31,11 +31,12 @@ use super::authorizer::Authorizer;
 use super::challenge::Challenge;
 use super::config::{Flow, OAuthClient};
 use super::discovery::{Discovered, discover_for};
+use super::dpop::{Dpop, Party};
 use super::error::{OAuthError, Step};
 use super::pkce::{Pkce, random_text};
 use super::registration::{Registration, register};
 use super::store::SignedIn;
-use super::token::{ClientAuth, Grant, Issued, request};
+use super::token::{ClientAuth, Endpoint, Grant, Issued, request};
 use crate::oauth::fetch::HttpFetch;
 
 /// How long before its expiry a token is refreshed.
@@ -73,6 +74,8 @@ pub(crate) struct OAuthSession {
     /// Held while signing in or refreshing (rule 2), with what is known.
     signing_in: tokio::sync::Mutex<Option<SignedIn>>,
     loaded: tokio::sync::OnceCell<()>,
+    /// The key tokens are bound to, with DPoP.
+    dpop: Option<Dpop>,
 }
 
 impl OAuthSession {
@@ -80,7 +83,13 @@ impl OAuthSession {
     pub fn new(config: OAuthClient, endpoint: String) -> Result<Self, OAuthError> {
         let fetch = HttpFetch::new()
             .map_err(|e| OAuthError::new(Step::Discovery, format!("no HTTP client: {e}")))?;
+        let dpop = if config.dpop {
+            Some(Dpop::new()?)
+        } else {
+            None
+        };
         Ok(OAuthSession {
+            dpop,
             config,
             endpoint,
             fetch,
@@ -90,17 +99,43 @@ impl OAuthSession {
         })
     }
 
-    /// The `Authorization` value for a request, and which token it is
-    /// (rule 1).
-    pub async fn authorization(&self) -> (Option<String>, Sent) {
+    /// The credential headers of a `method` request to `url`
+    /// (`Authorization`, and with DPoP its proof), and which token they
+    /// carry (rule 1).
+    pub async fn credentials(
+        &self,
+        method: &str,
+        url: &str,
+    ) -> Result<(Vec<(&'static str, String)>, Sent), OAuthError> {
         self.load().await;
         self.refresh_if_expiring().await;
-        let current = self.current.read().expect("the token lock is not poisoned");
-        let value = current
-            .token
+        let (token, sent) = {
+            let current = self.current.read().expect("the token lock is not poisoned");
+            (current.token.clone(), Sent(current.number))
+        };
+        let Some(token) = token else {
+            return Ok((Vec::new(), sent));
+        };
+        let token = token.expose_secret();
+        let headers = match &self.dpop {
+            Some(dpop) => vec![
+                ("authorization", format!("DPoP {token}")),
+                (
+                    "dpop",
+                    dpop.proof(Party::Resource, method, url, Some(token))?,
+                ),
+            ],
+            None => vec![("authorization", format!("Bearer {token}"))],
+        };
+        Ok((headers, sent))
+    }
+
+    /// Takes the resource's DPoP nonce; whether it is new, so that the
+    /// request that met it is sent again (never signing in again for it).
+    pub fn resource_nonce(&self, nonce: &str) -> bool {
+        self.dpop
             .as_ref()
-            .map(|token| format!("Bearer {}", token.expose_secret()));
-        (value, Sent(current.number))
+            .is_some_and(|dpop| dpop.learn_nonce(Party::Resource, nonce))
     }
 
     /// Answers the `status` and `challenge` a request sent with `sent` met
@@ -242,16 +277,14 @@ impl OAuthSession {
         let grant = Grant::Refresh {
             refresh_token: refresh_token.expose_secret(),
         };
-        let issued = request(
-            &self.fetch,
-            discovered.token_endpoint(),
-            grant,
-            &client,
-            &discovered.resource,
-            None,
-            Step::Refresh,
-        )
-        .await;
+        let to = Endpoint {
+            url: discovered.token_endpoint(),
+            resource: &discovered.resource,
+            scope: None,
+            dpop: self.dpop.as_ref(),
+            step: Step::Refresh,
+        };
+        let issued = request(&self.fetch, &to, grant, &client).await;
         match issued {
             Ok(issued) => Some(signed_in_with(signed_in.clone(), issued)),
             Err(error) => {
@@ -337,16 +370,14 @@ impl OAuthSession {
             (_, _, Some(assertion)) => Grant::JwtBearer { assertion },
             _ => Grant::ClientCredentials,
         };
-        let issued = request(
-            &self.fetch,
-            discovered.token_endpoint(),
-            grant,
-            &client,
-            &discovered.resource,
-            scope.as_deref(),
-            Step::Token,
-        )
-        .await?;
+        let to = Endpoint {
+            url: discovered.token_endpoint(),
+            resource: &discovered.resource,
+            scope: scope.as_deref(),
+            dpop: self.dpop.as_ref(),
+            step: Step::Token,
+        };
+        let issued = request(&self.fetch, &to, grant, &client).await?;
         let signed_in = SignedIn {
             issuer: discovered.server.issuer.clone(),
             client_id: registration.client_id,

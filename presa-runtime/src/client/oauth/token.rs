@@ -6,6 +6,7 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 
 use super::client_key::ClientKey;
+use super::dpop::{Dpop, NONCE_HEADER, Party};
 use super::error::{OAuthError, Step};
 
 /// The grant type of an assertion (RFC 7523 section 2.1).
@@ -63,18 +64,54 @@ struct Refused {
     error_description: Option<String>,
 }
 
-/// Sends `grant` to `endpoint` for `resource`, asking for `scope`; the
-/// failure is `step`'s.
+/// Where a token request goes, for what, and how it proves itself.
+pub(crate) struct Endpoint<'a> {
+    pub url: &'a str,
+    pub resource: &'a str,
+    pub scope: Option<&'a str>,
+    /// The session's DPoP key, when tokens are bound to it.
+    pub dpop: Option<&'a Dpop>,
+    /// Whose failure a failure is.
+    pub step: Step,
+}
+
+/// Sends `grant` as `client` to `to`; once more with the nonce when a
+/// DPoP server asks for one.
 pub(crate) async fn request(
     fetch: &HttpFetch,
-    endpoint: &str,
+    to: &Endpoint<'_>,
     grant: Grant<'_>,
     client: &ClientAuth<'_>,
-    resource: &str,
-    scope: Option<&str>,
-    step: Step,
 ) -> Result<Issued, OAuthError> {
-    let mut form: Vec<(&str, &str)> = match &grant {
+    let mut answer = send(fetch, to, &grant, client).await?;
+    if let Some(dpop) = to.dpop
+        && answer.status == 400
+        && let Some(nonce) = answer
+            .headers
+            .get(NONCE_HEADER)
+            .and_then(|v| v.to_str().ok())
+        && asks_for_nonce(&answer.body)
+        && dpop.learn_nonce(Party::AuthorizationServer, nonce)
+    {
+        answer = send(fetch, to, &grant, client).await?;
+    }
+    read(to, answer)
+}
+
+/// Whether an error response asks for a DPoP nonce.
+fn asks_for_nonce(body: &[u8]) -> bool {
+    serde_json::from_slice::<Refused>(body).is_ok_and(|r| r.error == "use_dpop_nonce")
+}
+
+/// One token request.
+async fn send(
+    fetch: &HttpFetch,
+    to: &Endpoint<'_>,
+    grant: &Grant<'_>,
+    client: &ClientAuth<'_>,
+) -> Result<crate::oauth::fetch::Answer, OAuthError> {
+    let (endpoint, resource, scope, step) = (to.url, to.resource, to.scope, to.step);
+    let mut form: Vec<(&str, &str)> = match grant {
         Grant::AuthorizationCode {
             code,
             redirect_uri,
@@ -127,9 +164,20 @@ pub(crate) async fn request(
         _ if client.client_id.is_empty() => {}
         _ => form.push(("client_id", client.client_id)),
     }
-    let answer = HttpFetch::answer(endpoint, sent.form(&form))
+    if let Some(dpop) = to.dpop {
+        sent = sent.header(
+            "DPoP",
+            dpop.proof(Party::AuthorizationServer, "POST", endpoint, None)?,
+        );
+    }
+    HttpFetch::answer(endpoint, sent.form(&form))
         .await
-        .map_err(|e| OAuthError::new(step, e.to_string()))?;
+        .map_err(|e| OAuthError::new(step, e.to_string()))
+}
+
+/// The tokens `answer` issued, or why it issued none.
+fn read(to: &Endpoint<'_>, answer: crate::oauth::fetch::Answer) -> Result<Issued, OAuthError> {
+    let (endpoint, step) = (to.url, to.step);
     if answer.status == 200 {
         let issued: Issued = serde_json::from_slice(&answer.body).map_err(|e| {
             OAuthError::new(
@@ -137,15 +185,16 @@ pub(crate) async fn request(
                 format!("{endpoint} answered 200 without a token response: {e}"),
             )
         })?;
-        let bearer = issued
+        let expected = if to.dpop.is_some() { "dpop" } else { "bearer" };
+        let matches = issued
             .token_type
             .as_deref()
-            .is_none_or(|t| t.eq_ignore_ascii_case("bearer"));
-        if !bearer {
+            .is_none_or(|t| t.eq_ignore_ascii_case(expected));
+        if !matches {
             return Err(OAuthError::new(
                 step,
                 format!(
-                    "{endpoint} issued a token of type {:?}, not Bearer",
+                    "{endpoint} issued a token of type {:?}, not {expected}",
                     issued.token_type
                 ),
             ));

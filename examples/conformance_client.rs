@@ -12,7 +12,9 @@
 
 use std::process::ExitCode;
 
-use presa::client::oauth::{Authorizer, AuthorizerError, ClientKey, OAuthClient, async_trait};
+use presa::client::oauth::{
+    Authorizer, AuthorizerError, ClientKey, IdentityProvider, OAuthClient, async_trait,
+};
 use presa::client::{ClientTransport, HttpOptions, PendingInput};
 use presa::prelude::*;
 use presa::wire::{
@@ -83,6 +85,23 @@ fn http_options(
         if let Some(client_id) = context["client_id"].as_str() {
             oauth = oauth.client_id(client_id);
         }
+        return Ok(HttpOptions::default().oauth(oauth));
+    }
+    if scenario == "auth/enterprise-managed-authorization" {
+        let field = |name: &str| {
+            context[name]
+                .as_str()
+                .map(str::to_owned)
+                .ok_or_else(|| format!("no {name} in the context"))
+        };
+        let id_token = field("idp_id_token")?;
+        let provider = IdentityProvider {
+            token_endpoint: field("idp_token_endpoint")?,
+            client_id: field("idp_client_id")?,
+            id_token: Box::new(move || Ok(id_token.clone())),
+        };
+        let oauth = OAuthClient::enterprise(provider, field("client_id")?)
+            .client_secret(field("client_secret")?);
         return Ok(HttpOptions::default().oauth(oauth));
     }
     if scenario.starts_with("auth/client-credentials") {

@@ -10,8 +10,7 @@
 # It installs Node 22 and the suite into .cache/conformance (git-ignored),
 # builds the two conformance examples, and fails if any suite has an
 # unexpected failure (conformance/baseline.yml lists the expected ones:
-# none; conformance/extensions-baseline.yml the authorization extensions
-# not implemented yet).
+# none).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -109,11 +108,9 @@ run_suite "client-backcompat" client --command "$CLIENT_BIN" --suite backcompat 
 
 # The authorization extensions (client credentials, enterprise-managed
 # authorization, DPoP, workload identity) run only as their own suite, at
-# the 2025-11-25 wire; conformance/extensions-baseline.yml lists those
-# presa does not implement yet.
+# the 2025-11-25 wire; every one must pass.
 echo "== client suite, authorization extensions"
-run_suite "client-extensions" client --command "$CLIENT_BIN" --suite extensions \
-  --expected-failures "conformance/extensions-baseline.yml" -o "${OUT}/client-extensions"
+run_suite "client-extensions" client --command "$CLIENT_BIN" --suite extensions -o "${OUT}/client-extensions"
 
 echo "== summary (logs in ${OUT})"
 for line in "${summaries[@]}"; do echo "$line"; done

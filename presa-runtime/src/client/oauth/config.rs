@@ -37,6 +37,30 @@ pub(crate) enum Flow {
     /// A workload, by the JWT-bearer grant (RFC 7523 section 2.1) with
     /// the assertion its platform gives it.
     Workload(Arc<AssertionSource>),
+    /// A user of an enterprise identity provider, by exchanging their ID
+    /// token there for an ID-JAG (the MCP enterprise-managed
+    /// authorization extension), then the JWT-bearer grant with it.
+    Enterprise(Arc<IdentityProvider>),
+}
+
+/// The enterprise identity provider of [`OAuthClient::enterprise`]: where
+/// the user's ID token is exchanged, and for what client.
+pub struct IdentityProvider {
+    /// The provider's token endpoint.
+    pub token_endpoint: String,
+    /// This application's client id at the provider.
+    pub client_id: String,
+    /// The user's ID token from the provider, read for each sign-in.
+    pub id_token: Box<AssertionSource>,
+}
+
+impl fmt::Debug for IdentityProvider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IdentityProvider")
+            .field("token_endpoint", &self.token_endpoint)
+            .field("client_id", &self.client_id)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Where a workload's identity assertion comes from, read afresh for each
@@ -129,6 +153,25 @@ impl OAuthClient {
         }
     }
 
+    /// Signs in a user of an enterprise identity provider without a
+    /// browser (RFC 8693 token exchange for an Identity Assertion JWT
+    /// Authorization Grant, then RFC 7523): `provider` exchanges the
+    /// user's ID token for an assertion for the MCP server's authorization
+    /// server, which this client, `client_id` there (with
+    /// [`client_secret`](Self::client_secret)), trades for a token.
+    pub fn enterprise(provider: IdentityProvider, client_id: impl Into<String>) -> Self {
+        OAuthClient {
+            flow: Flow::Enterprise(Arc::new(provider)),
+            store: Arc::new(MemoryTokenStore::default()),
+            pre_registered: None,
+            metadata_document: None,
+            client_name: "presa client".into(),
+            step_ups: DEFAULT_STEP_UPS,
+            dpop: false,
+        }
+        .client_id(client_id)
+    }
+
     /// Authenticates the pre-registered client by `private_key_jwt`: an
     /// assertion signed with `key`, for the authorization server's
     /// issuer, in place of a secret.
@@ -213,7 +256,7 @@ impl fmt::Debug for OAuthClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let redirect_uri = match &self.flow {
             Flow::User(authorizer) => Some(authorizer.redirect_uri()),
-            Flow::Machine | Flow::Workload(_) => None,
+            Flow::Machine | Flow::Workload(_) | Flow::Enterprise(_) => None,
         };
         f.debug_struct("OAuthClient")
             .field("redirect_uri", &redirect_uri)

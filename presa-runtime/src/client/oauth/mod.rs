@@ -39,7 +39,7 @@ pub use async_trait::async_trait;
 pub use authorizer::{Authorizer, AuthorizerError, LoopbackAuthorizer};
 pub(crate) use challenge::Challenge;
 pub use client_key::ClientKey;
-pub use config::OAuthClient;
+pub use config::{IdentityProvider, OAuthClient};
 pub use error::{OAuthError, Step};
 pub(crate) use session::OAuthSession;
 pub use store::{FileTokenStore, MemoryTokenStore, SignedIn, StoreError, TokenStore};

@@ -283,6 +283,7 @@ impl OAuthSession {
             scope: None,
             dpop: self.dpop.as_ref(),
             step: Step::Refresh,
+            issues: None,
         };
         let issued = request(&self.fetch, &to, grant, &client).await;
         match issued {
@@ -304,7 +305,7 @@ impl OAuthSession {
     ) -> Result<SignedIn, OAuthError> {
         let authorizer = match &self.config.flow {
             Flow::User(authorizer) => Some(authorizer),
-            Flow::Machine | Flow::Workload(_) => None,
+            Flow::Machine | Flow::Workload(_) | Flow::Enterprise(_) => None,
         };
         let discovered =
             discover_for(&self.fetch, &self.endpoint, challenge, authorizer.is_some()).await?;
@@ -359,6 +360,7 @@ impl OAuthSession {
                     format!("the workload's assertion could not be read: {e}"),
                 )
             })?),
+            Flow::Enterprise(provider) => Some(self.id_jag(provider, &discovered).await?),
             _ => None,
         };
         let grant = match (&code, authorizer, &assertion) {
@@ -376,6 +378,7 @@ impl OAuthSession {
             scope: scope.as_deref(),
             dpop: self.dpop.as_ref(),
             step: Step::Token,
+            issues: None,
         };
         let issued = request(&self.fetch, &to, grant, &client).await?;
         let signed_in = SignedIn {
@@ -390,6 +393,42 @@ impl OAuthSession {
             scopes,
         };
         Ok(signed_in_with(signed_in, issued))
+    }
+
+    /// An ID-JAG for the resource's authorization server, from the
+    /// enterprise identity provider, for the user's ID token.
+    async fn id_jag(
+        &self,
+        provider: &super::config::IdentityProvider,
+        discovered: &Discovered,
+    ) -> Result<String, OAuthError> {
+        let id_token = (provider.id_token)().map_err(|e| {
+            OAuthError::new(
+                Step::Token,
+                format!("the user's ID token could not be read: {e}"),
+            )
+        })?;
+        let to = Endpoint {
+            url: &provider.token_endpoint,
+            resource: &discovered.resource,
+            scope: None,
+            dpop: None,
+            step: Step::Token,
+            issues: Some(super::token::ID_JAG_TYPE),
+        };
+        let client = ClientAuth {
+            client_id: &provider.client_id,
+            client_secret: None,
+            key: None,
+            method: "none",
+            issuer: "",
+        };
+        let grant = Grant::IdJagExchange {
+            id_token: &id_token,
+            audience: &discovered.server.issuer,
+        };
+        let issued = request(&self.fetch, &to, grant, &client).await?;
+        Ok(issued.access_token.expose_secret().to_owned())
     }
 
     /// The configured `private_key_jwt` key of client `client_id`.

@@ -9,6 +9,12 @@ use super::client_key::ClientKey;
 use super::dpop::{Dpop, NONCE_HEADER, Party};
 use super::error::{OAuthError, Step};
 
+/// The grant type of a token exchange (RFC 8693 section 2.1).
+const TOKEN_EXCHANGE_GRANT: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
+/// An ID token, as the subject of a token exchange.
+const ID_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:id_token";
+/// An Identity Assertion JWT Authorization Grant, asked of the exchange.
+pub(crate) const ID_JAG_TYPE: &str = "urn:ietf:params:oauth:token-type:id-jag";
 /// The grant type of an assertion (RFC 7523 section 2.1).
 const JWT_BEARER_GRANT: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 /// The `client_assertion_type` of `private_key_jwt` (RFC 7523 section 2.2).
@@ -29,6 +35,11 @@ pub(crate) enum Grant<'a> {
     ClientCredentials,
     /// A token for the workload an assertion names.
     JwtBearer { assertion: &'a str },
+    /// An ID-JAG for `audience`, in exchange for the user's ID token.
+    IdJagExchange {
+        id_token: &'a str,
+        audience: &'a str,
+    },
 }
 
 /// How the client authenticates at the token endpoint.
@@ -54,6 +65,9 @@ pub(crate) struct Issued {
     pub expires_in: Option<u64>,
     #[serde(default)]
     pub refresh_token: Option<SecretString>,
+    /// What a token exchange issued (RFC 8693 section 2.2.1).
+    #[serde(default)]
+    pub issued_token_type: Option<String>,
 }
 
 /// An error response (RFC 6749 section 5.2).
@@ -73,6 +87,9 @@ pub(crate) struct Endpoint<'a> {
     pub dpop: Option<&'a Dpop>,
     /// Whose failure a failure is.
     pub step: Step,
+    /// What the endpoint must issue: an access token, or (from a token
+    /// exchange) an assertion of the type named.
+    pub issues: Option<&'static str>,
 }
 
 /// Sends `grant` as `client` to `to`; once more with the nonce when a
@@ -132,6 +149,13 @@ async fn send(
         Grant::JwtBearer { assertion } => {
             vec![("grant_type", JWT_BEARER_GRANT), ("assertion", assertion)]
         }
+        Grant::IdJagExchange { id_token, audience } => vec![
+            ("grant_type", TOKEN_EXCHANGE_GRANT),
+            ("subject_token", id_token),
+            ("subject_token_type", ID_TOKEN_TYPE),
+            ("requested_token_type", ID_JAG_TYPE),
+            ("audience", audience),
+        ],
     };
     form.push(("resource", resource));
     if let Some(scope) = scope {
@@ -185,6 +209,15 @@ fn read(to: &Endpoint<'_>, answer: crate::oauth::fetch::Answer) -> Result<Issued
                 format!("{endpoint} answered 200 without a token response: {e}"),
             )
         })?;
+        if let Some(kind) = to.issues {
+            return match issued.issued_token_type.as_deref() {
+                Some(issued_kind) if issued_kind == kind => Ok(issued),
+                other => Err(OAuthError::new(
+                    step,
+                    format!("{endpoint} issued {other:?}, not a {kind}"),
+                )),
+            };
+        }
         let expected = if to.dpop.is_some() { "dpop" } else { "bearer" };
         let matches = issued
             .token_type

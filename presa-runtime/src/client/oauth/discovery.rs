@@ -16,39 +16,12 @@
 //!    MCP spec has clients refuse a server that does not offer it).
 
 use super::challenge::Challenge;
+use super::discovered::Discovered;
 use super::error::{OAuthError, Step};
 use crate::oauth::fetch::{Fetch, HttpFetch};
 use crate::oauth::resource_metadata::ProtectedResourceMetadata;
 use crate::oauth::server_metadata::{ServerMetadata, discover};
 use crate::oauth::well_known::{resource_metadata_urls, split_origin};
-
-/// What discovery found for one MCP endpoint.
-#[derive(Debug, Clone)]
-pub(crate) struct Discovered {
-    /// The resource, exactly as its metadata names it: the `resource`
-    /// parameter of every authorization and token request.
-    pub resource: String,
-    /// The scopes the resource's metadata lists.
-    pub resource_scopes: Option<Vec<String>>,
-    /// The authorization server's metadata.
-    pub server: ServerMetadata,
-}
-
-impl Discovered {
-    /// The authorization endpoint (rule 4 made sure a client that signs
-    /// users in has one).
-    pub fn authorization_endpoint(&self) -> &str {
-        self.server
-            .authorization_endpoint
-            .as_deref()
-            .unwrap_or_default()
-    }
-
-    /// The token endpoint (rule 4 made sure there is one).
-    pub fn token_endpoint(&self) -> &str {
-        self.server.token_endpoint.as_deref().unwrap_or_default()
-    }
-}
 
 /// Discovers the authorization server of `endpoint`, which answered
 /// `challenge`.

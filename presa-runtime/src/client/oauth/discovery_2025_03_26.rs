@@ -13,7 +13,7 @@
 //! here; delete this file and its call in `discovery` when 2025-03-26
 //! servers are gone.
 
-use super::discovery::Discovered;
+use super::discovered::Discovered;
 use super::error::{OAuthError, Step};
 use crate::oauth::fetch::HttpFetch;
 use crate::oauth::server_metadata::{ServerMetadata, discover as discover_server};

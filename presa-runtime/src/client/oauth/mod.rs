@@ -25,6 +25,7 @@ mod authorizer;
 mod challenge;
 mod client_key;
 mod config;
+mod discovered;
 mod discovery;
 mod discovery_2025_03_26;
 mod dpop;

@@ -44,12 +44,16 @@ impl Link {
             return self.send_signed_in(oauth, build).await;
         }
         let mut request = build();
-        if let Some(token) = &self.options.bearer_token
-            && let Ok(value) = HeaderValue::from_str(&format!("Bearer {token}"))
-        {
+        if let Some(value) = self.configured_bearer() {
             request = request.header(AUTHORIZATION, value);
         }
         request.send().await.map_err(SendError::Unreachable)
+    }
+
+    /// `Authorization` for the bearer token the options give, if any.
+    fn configured_bearer(&self) -> Option<HeaderValue> {
+        let token = self.options.bearer_token.as_ref()?;
+        HeaderValue::from_str(&format!("Bearer {token}")).ok()
     }
 
     #[cfg(feature = "oauth-client")]
@@ -76,8 +80,7 @@ impl Link {
                 }
             }
             if !headers.contains_key(AUTHORIZATION)
-                && let Some(token) = &self.options.bearer_token
-                && let Ok(value) = HeaderValue::from_str(&format!("Bearer {token}"))
+                && let Some(value) = self.configured_bearer()
             {
                 headers.insert(AUTHORIZATION, value);
             }
@@ -87,6 +90,9 @@ impl Link {
                 .await
                 .map_err(SendError::Unreachable)?;
             let status = reply.status().as_u16();
+            if status != 401 && status != 403 {
+                return Ok(reply);
+            }
             let challenge = Challenge::find(
                 reply
                     .headers()

@@ -95,14 +95,11 @@ pub struct OAuthClient {
 }
 
 impl OAuthClient {
-    /// Signs in users with the authorization code grant, `authorizer`
-    /// taking the user-agent step. For a client acting on its own behalf,
-    /// see [`client_credentials`](Self::client_credentials). Without more configuration the client
-    /// registers itself dynamically (RFC 7591) where the authorization
-    /// server allows it, and keeps tokens in memory.
-    pub fn new(authorizer: impl Authorizer) -> Self {
+    /// A client of `flow` with everything else at its default: tokens in
+    /// memory, no registration configured, two step-ups, no DPoP.
+    fn with_flow(flow: Flow) -> Self {
         OAuthClient {
-            flow: Flow::User(Arc::new(authorizer)),
+            flow,
             store: Arc::new(MemoryTokenStore::default()),
             pre_registered: None,
             metadata_document: None,
@@ -112,22 +109,22 @@ impl OAuthClient {
         }
     }
 
+    /// Signs in users with the authorization code grant, `authorizer`
+    /// taking the user-agent step. For a client acting on its own behalf,
+    /// see [`client_credentials`](Self::client_credentials). Without more configuration the client
+    /// registers itself dynamically (RFC 7591) where the authorization
+    /// server allows it, and keeps tokens in memory.
+    pub fn new(authorizer: impl Authorizer) -> Self {
+        Self::with_flow(Flow::User(Arc::new(authorizer)))
+    }
+
     /// Gets tokens for the client itself, by the client credentials grant
     /// (RFC 6749 section 4.4; the MCP extension for machine clients), as
     /// `client_id`, registered beforehand, authenticating with
     /// [`client_secret`](Self::client_secret) or
     /// [`private_key_jwt`](Self::private_key_jwt).
     pub fn client_credentials(client_id: impl Into<String>) -> Self {
-        OAuthClient {
-            flow: Flow::Machine,
-            store: Arc::new(MemoryTokenStore::default()),
-            pre_registered: None,
-            metadata_document: None,
-            client_name: "presa client".into(),
-            step_ups: DEFAULT_STEP_UPS,
-            dpop: false,
-        }
-        .client_id(client_id)
+        Self::with_flow(Flow::Machine).client_id(client_id)
     }
 
     /// Gets tokens for a workload by the JWT-bearer grant (RFC 7523; the
@@ -142,15 +139,7 @@ impl OAuthClient {
         + Sync
         + 'static,
     ) -> Self {
-        OAuthClient {
-            flow: Flow::Workload(Arc::new(assertion)),
-            store: Arc::new(MemoryTokenStore::default()),
-            pre_registered: None,
-            metadata_document: None,
-            client_name: "presa client".into(),
-            step_ups: DEFAULT_STEP_UPS,
-            dpop: false,
-        }
+        Self::with_flow(Flow::Workload(Arc::new(assertion)))
     }
 
     /// Signs in a user of an enterprise identity provider without a
@@ -160,16 +149,7 @@ impl OAuthClient {
     /// server, which this client, `client_id` there (with
     /// [`client_secret`](Self::client_secret)), trades for a token.
     pub fn enterprise(provider: IdentityProvider, client_id: impl Into<String>) -> Self {
-        OAuthClient {
-            flow: Flow::Enterprise(Arc::new(provider)),
-            store: Arc::new(MemoryTokenStore::default()),
-            pre_registered: None,
-            metadata_document: None,
-            client_name: "presa client".into(),
-            step_ups: DEFAULT_STEP_UPS,
-            dpop: false,
-        }
-        .client_id(client_id)
+        Self::with_flow(Flow::Enterprise(Arc::new(provider))).client_id(client_id)
     }
 
     /// Authenticates the pre-registered client by `private_key_jwt`: an

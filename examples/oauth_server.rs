@@ -16,9 +16,10 @@
 //! - `whoami` answers the caller's subject and scopes, as in `alice
 //!   jobs:build`, for any caller with a valid token.
 //!
-//! A request without a token gets `401` naming the metadata; one whose
-//! token lacks `jobs:build` gets `403` with the step-up challenge when it
-//! calls `build`. It runs until SIGTERM or Ctrl-C.
+//! A request without a token gets `401` naming the metadata and the scope
+//! to sign in with, `jobs:read`: the least a caller needs. One whose token
+//! lacks `jobs:build` gets `403` with the step-up challenge when it calls
+//! `build`. It runs until SIGTERM or Ctrl-C.
 
 use std::error::Error;
 
@@ -73,6 +74,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
     let resource = format!("http://{}/mcp", listener.local_addr()?);
     let oauth = OAuth::issuer(issuer.clone())
         .resource(resource.clone())
+        .sign_in_scopes(["jobs:read"])
         .build()?;
     let server = Server::builder("oauth-jobs", env!("CARGO_PKG_VERSION"))
         .tool(BuildTool)

@@ -11,8 +11,11 @@
 # authorization server (scripts/oauth/provider.mjs) and the example on
 # loopback ports the system picks, then runs scripts/oauth/client.mjs: the
 # SDK calls `whoami` and `build` with a token, and raw requests check each
-# refusal's status and exact `WWW-Authenticate`. It prints one line per
-# check and fails if any fails; both servers are stopped on exit.
+# refusal's status and exact `WWW-Authenticate`. Then presa's own client
+# (tests/oauth_provider.rs) signs a user in through the provider's login
+# and consent pages, refreshes, steps up and runs a task, and does the
+# same as a machine client. It prints one line per check and fails if any
+# fails; both servers are stopped on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,8 +31,9 @@ node_cache "$CACHE" "$PROVIDER_PACKAGE" "$SDK_PACKAGE"
 PROVIDER="${CACHE}/node_modules/oidc-provider"
 SDK="${CACHE}/node_modules/@modelcontextprotocol/sdk"
 
-echo "== building examples/oauth_server.rs"
+echo "== building examples/oauth_server.rs and tests/oauth_provider.rs"
 cargo build --quiet --locked --example oauth_server
+cargo test --quiet --locked --test oauth_provider --no-run
 EXAMPLE="target/debug/examples/oauth_server"
 
 started="$(date +%s%N)"
@@ -89,6 +93,10 @@ status=0
 E2E_ISSUER="$ISSUER" E2E_RESOURCE="$RESOURCE" E2E_CLIENT_ID="$CLIENT_ID" \
   E2E_CLIENT_SECRET="$CLIENT_SECRET" MCP_TS_SDK="$(pwd)/${SDK}" \
   timeout 120 "$NODE" scripts/oauth/client.mjs || status=$?
+
+echo "== presa's client (tests/oauth_provider.rs)"
+E2E_RESOURCE="$RESOURCE" E2E_CLIENT_ID="$CLIENT_ID" E2E_CLIENT_SECRET="$CLIENT_SECRET" \
+  timeout 120 cargo test --locked --test oauth_provider || status=$?
 elapsed_ms=$(( ($(date +%s%N) - started) / 1000000 ))
 if [[ $status -ne 0 ]]; then
   echo "the checks failed (exit ${status}); the servers' output:" >&2

@@ -528,6 +528,37 @@ async fn a_token_without_the_tools_scope_gets_the_step_up_challenge() {
 }
 
 #[tokio::test]
+async fn a_request_without_a_token_is_told_the_sign_in_scopes_when_they_are_configured() {
+    let key = TestKey::rsa("k1", Algorithm::RS256);
+    let authorization = AuthServer::start(&[&key]).await;
+    let published = |url: &str| url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
+    let (url, _) = resource_server(&authorization, |b| {
+        b.sign_in_scopes(["jobs:read", "profile"])
+    })
+    .await;
+    let (status, challenge, _) = call_tool_raw(&url, "whoami", None, &[]).await;
+    assert_eq!(status, 401);
+    assert_eq!(
+        challenge.unwrap(),
+        format!(
+            r#"Bearer scope="jobs:read profile", resource_metadata="{}""#,
+            published(&url)
+        )
+    );
+    // A refused token is told why, not the scopes.
+    let (status, challenge) = call_with(&url, "opaque-token").await;
+    assert_eq!(status, 401);
+    assert!(!challenge.unwrap().contains("scope="));
+    // Unconfigured, the 401 names only the metadata.
+    let (url, _) = resource_server(&authorization, |b| b).await;
+    let (_, challenge, _) = call_tool_raw(&url, "whoami", None, &[]).await;
+    assert_eq!(
+        challenge.unwrap(),
+        format!(r#"Bearer resource_metadata="{}""#, published(&url))
+    );
+}
+
+#[tokio::test]
 async fn a_legacy_session_steps_up_with_a_new_token() {
     let key = TestKey::rsa("k1", Algorithm::RS256);
     let authorization = AuthServer::start(&[&key]).await;

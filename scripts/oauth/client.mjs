@@ -216,10 +216,14 @@ await check('a raw tools/call of whoami with the jobs:build token is answered', 
   return `200, "${toolText(answer)}"`;
 });
 
-await check('no token: 401 naming the Protected Resource Metadata', async () => {
+await check('no token: 401 naming the sign-in scope and the Protected Resource Metadata', async () => {
   const answer = await call('whoami', undefined);
   expectStatus(answer, 401);
-  expectEqual('WWW-Authenticate', answer.challenge, `Bearer resource_metadata="${metadataUrl}"`);
+  expectEqual(
+    'WWW-Authenticate',
+    answer.challenge,
+    `Bearer scope="jobs:read", resource_metadata="${metadataUrl}"`,
+  );
   return `401, ${answer.challenge}`;
 });
 

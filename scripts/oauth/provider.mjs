@@ -4,14 +4,21 @@
 //
 // - Issuer: `http://127.0.0.1:PORT`, no trailing slash, printed on
 //   stdout as `listening at ISSUER` once the port is bound.
-// - The client: E2E_CLIENT_ID and E2E_CLIENT_SECRET, authenticating with
-//   client_secret_basic, allowed the scopes `jobs:build` and `jobs:read`.
+// - The machine client: E2E_CLIENT_ID and E2E_CLIENT_SECRET,
+//   authenticating with client_secret_basic, allowed the scopes
+//   `jobs:build` and `jobs:read`, by the client-credentials grant.
+// - Users: any client may register itself (RFC 7591) and sign users in by
+//   the authorization code grant, through the development login and
+//   consent pages (any login, any password; consent grants what was
+//   asked), with PKCE, `iss` on the response (RFC 9207), and a refresh
+//   token when `offline_access` is asked for.
 // - Resource indicators (RFC 8707): a token request naming
 //   `resource=http://127.0.0.1:…/…` (any loopback http URL, since the MCP
 //   server's port is picked after this one's) gets a JWT access token
 //   (RFC 9068, `typ: at+jwt`, RS256) whose `aud` is that resource, and whose
 //   `scope` is the scopes requested among the resource server's
-//   (`jobs:build jobs:read`).
+//   (`jobs:build jobs:read`). It lives 300 s for the machine client and
+//   USER_TOKEN_TTL_S for a user's, so that a test sees it expire.
 // - Its signing keys are made at start: an RSA key, which signs, and a
 //   P-256 key beside it in the JWKS, so that a verifier has to pick by
 //   `kid`.
@@ -34,6 +41,8 @@ if (!clientId || !clientSecret) {
 }
 
 const RESOURCE_SCOPES = 'jobs:build jobs:read';
+// Short enough for a test to wait out, long enough to sign in with.
+const USER_TOKEN_TTL_S = 4;
 
 const jwk = (type, options, kid, alg) => {
   const { privateKey } = crypto.generateKeyPairSync(type, options);
@@ -70,13 +79,14 @@ const provider = new Provider(issuer, {
     },
   ],
   features: {
-    devInteractions: { enabled: false },
+    devInteractions: { enabled: true },
+    registration: { enabled: true },
     clientCredentials: { enabled: true },
     resourceIndicators: {
       enabled: true,
       // A request without `resource` names none: its token is opaque.
       defaultResource: async () => undefined,
-      getResourceServerInfo: async (_ctx, resourceIndicator) => {
+      getResourceServerInfo: async (_ctx, resourceIndicator, client) => {
         const url = URL.parse(resourceIndicator);
         if (url?.protocol !== 'http:' || url.hostname !== '127.0.0.1') {
           throw new errors.InvalidTarget();
@@ -85,7 +95,7 @@ const provider = new Provider(issuer, {
           scope: RESOURCE_SCOPES,
           audience: resourceIndicator,
           accessTokenFormat: 'jwt',
-          accessTokenTTL: 300,
+          accessTokenTTL: client.clientId === clientId ? 300 : USER_TOKEN_TTL_S,
           jwt: { sign: { alg: 'RS256' } },
         };
       },

@@ -19,8 +19,11 @@
 //!    scopes asked for so far and those challenged; the link retries a
 //!    request at most [`OAuthClient::step_ups`] times;
 //! 5. scopes first asked for are the challenge's, else the resource
-//!    metadata's `scopes_supported`, else none; `offline_access` is added
-//!    when the authorization server lists it.
+//!    metadata's `scopes_supported`, else none; a user's sign-in adds
+//!    `offline_access` when the authorization server lists it, with
+//!    `prompt=consent`, without which an OpenID provider drops it (OpenID
+//!    Connect Core section 11). A machine client asks for no refresh
+//!    token: it can get a new token at any time (RFC 6749 section 4.4.3).
 
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -333,7 +336,13 @@ impl OAuthSession {
                 register(&self.fetch, &self.config, &discovered.server, redirect_uri).await?
             }
         };
-        let scopes = scopes(&discovered, previous, challenge, step_up);
+        let scopes = scopes(
+            &discovered,
+            previous,
+            challenge,
+            step_up,
+            authorizer.is_some(),
+        );
         let scope = (!scopes.is_empty()).then(|| scopes.join(" "));
         let client = ClientAuth {
             client_id: &registration.client_id,
@@ -466,6 +475,9 @@ impl OAuthSession {
                 .append_pair("resource", &discovered.resource);
             if let Some(scope) = scope {
                 query.append_pair("scope", scope);
+                if scope.split(' ').any(|s| s == OFFLINE_ACCESS) {
+                    query.append_pair("prompt", "consent");
+                }
             }
         }
         let redirected = authorizer
@@ -523,12 +535,17 @@ struct Code {
     pkce: Pkce,
 }
 
-/// The scopes to ask for (rules 4 and 5).
+/// The scope that asks for a refresh token.
+const OFFLINE_ACCESS: &str = "offline_access";
+
+/// The scopes to ask for (rules 4 and 5); `for_user` for a user's
+/// sign-in, which may ask for a refresh token.
 fn scopes(
     discovered: &Discovered,
     previous: Option<&SignedIn>,
     challenge: Option<&Challenge>,
     step_up: bool,
+    for_user: bool,
 ) -> Vec<String> {
     let mut scopes: Vec<String> = Vec::new();
     if step_up && let Some(previous) = previous {
@@ -550,10 +567,10 @@ fn scopes(
         .server
         .scopes_supported
         .as_ref()
-        .is_some_and(|s| s.iter().any(|s| s == "offline_access"));
+        .is_some_and(|s| s.iter().any(|s| s == OFFLINE_ACCESS));
     // Asking for a refresh token alone would turn "no scope" into one.
-    if offers_offline && !scopes.is_empty() {
-        push_new(&mut scopes, "offline_access");
+    if for_user && offers_offline && !scopes.is_empty() {
+        push_new(&mut scopes, OFFLINE_ACCESS);
     }
     scopes
 }
@@ -586,4 +603,61 @@ fn unix_now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A discovery whose resource lists `resource_scopes`, at an
+    /// authorization server offering `offline_access`.
+    fn discovered(resource_scopes: &[&str]) -> Discovered {
+        let server = serde_json::from_value(serde_json::json!({
+            "issuer": "https://as.example",
+            "token_endpoint": "https://as.example/token",
+            "scopes_supported": ["openid", "offline_access", "files:read"],
+        }))
+        .unwrap();
+        Discovered {
+            resource: "https://mcp.example/mcp".into(),
+            resource_scopes: Some(resource_scopes.iter().map(|s| s.to_string()).collect()),
+            server,
+        }
+    }
+
+    fn challenge(scope: &str) -> Challenge {
+        Challenge::find([format!(r#"Bearer scope="{scope}""#).as_str()]).unwrap()
+    }
+
+    #[test]
+    fn a_user_asks_for_the_challenges_scopes_and_a_refresh_token() {
+        let found = discovered(&["files:read", "files:write"]);
+        let asked = scopes(&found, None, Some(&challenge("files:read")), false, true);
+        assert_eq!(asked, ["files:read", "offline_access"]);
+        // No challenge scope: the resource's.
+        let asked = scopes(&found, None, None, false, true);
+        assert_eq!(asked, ["files:read", "files:write", "offline_access"]);
+        // Nothing to ask for: no refresh token alone either.
+        let asked = scopes(&discovered(&[]), None, None, false, true);
+        assert!(asked.is_empty(), "{asked:?}");
+    }
+
+    #[test]
+    fn a_machine_client_asks_for_no_refresh_token() {
+        let found = discovered(&["files:read"]);
+        assert_eq!(scopes(&found, None, None, false, false), ["files:read"]);
+    }
+
+    #[test]
+    fn a_step_up_keeps_the_scopes_asked_for_before() {
+        let found = discovered(&["files:read"]);
+        let previous: SignedIn = serde_json::from_value(serde_json::json!({
+            "issuer": "https://as.example", "client_id": "c", "auth_method": "none",
+            "scopes": ["files:read", "offline_access"],
+        }))
+        .unwrap();
+        let write = challenge("files:write");
+        let asked = scopes(&found, Some(&previous), Some(&write), true, true);
+        assert_eq!(asked, ["files:read", "offline_access", "files:write"]);
+    }
 }

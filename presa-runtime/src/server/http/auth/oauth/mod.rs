@@ -66,6 +66,8 @@ struct Inner {
     rules: TokenRules,
     resource: String,
     scopes_supported: Vec<String>,
+    /// What a `401` names in `scope`, space-separated; `None` for none.
+    sign_in_scope: Option<String>,
     keys: Arc<KeyCache>,
     introspector: Option<Introspector>,
     metadata: Arc<Metadata>,
@@ -84,6 +86,7 @@ pub struct OAuthBuilder {
     introspection: Option<Introspection>,
     keys: KeySettings,
     scopes_supported: Vec<String>,
+    sign_in_scopes: Vec<String>,
     scope_claims: Vec<String>,
     client_ids: HashSet<String>,
     fetch: Option<Arc<dyn Fetch>>,
@@ -130,6 +133,7 @@ impl OAuth {
             introspection: None,
             keys: KeySettings::default(),
             scopes_supported: Vec::new(),
+            sign_in_scopes: Vec::new(),
             scope_claims: Vec::new(),
             client_ids: HashSet::new(),
             fetch: None,
@@ -268,7 +272,10 @@ fn looks_like_jwt(token: &str) -> bool {
 #[async_trait]
 impl Authenticator for OAuth {
     async fn authenticate(&self, request: &Parts) -> Result<Caller, Refusal> {
-        let token = bearer_token(request)?.ok_or(Refusal::Unauthorized { scope: None })?;
+        let unauthorized = || Refusal::Unauthorized {
+            scope: self.inner.sign_in_scope.clone(),
+        };
+        let token = bearer_token(request)?.ok_or_else(unauthorized)?;
         self.validate(token).await
     }
 }
@@ -364,6 +371,18 @@ impl OAuthBuilder {
         self
     }
 
+    /// The scopes a request without a token is told to ask for (the
+    /// `scope` of its `401`, RFC 6750 section 3), which MCP clients request
+    /// when they sign in, before `scopes_supported`. Name the least most
+    /// callers need: a tool that needs more answers `403
+    /// insufficient_scope` naming its scopes, and the client steps up.
+    /// None by default, and the `401` names no scope.
+    pub fn sign_in_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.sign_in_scopes
+            .extend(scopes.into_iter().map(Into::into));
+        self
+    }
+
     #[cfg(test)]
     fn fetch(mut self, fetch: Arc<dyn Fetch>) -> Self {
         self.fetch = Some(fetch);
@@ -454,6 +473,8 @@ impl OAuthBuilder {
                 rules,
                 resource,
                 scopes_supported: self.scopes_supported,
+                sign_in_scope: (!self.sign_in_scopes.is_empty())
+                    .then(|| self.sign_in_scopes.join(" ")),
                 keys: Arc::new(KeyCache::new(fetch, locate, self.keys)),
                 introspector,
                 metadata,

@@ -37,7 +37,7 @@ mod store;
 mod token;
 
 pub use async_trait::async_trait;
-pub use authorizer::{Authorizer, AuthorizerError, LoopbackAuthorizer};
+pub use authorizer::{Authorizer, AuthorizerError, LoopbackAuthorizer, SIGN_IN_TIMEOUT};
 pub(crate) use challenge::Challenge;
 pub use client_key::ClientKey;
 pub use config::{IdentityProvider, OAuthClient};

@@ -62,8 +62,7 @@ use std::time::{Duration, SystemTime};
 use presa::prelude::*;
 use presa::server::TaskSettings;
 use presa::server::tasks::{
-    InMemoryTaskStore, Lease, StoreError, TaskChange, TaskLimits, TaskRecord, TaskStore,
-    TaskWatch,
+    InMemoryTaskStore, Lease, StoreError, TaskChange, TaskLimits, TaskRecord, TaskStore, TaskWatch,
 };
 use presa::transport::{FrameChannel, Inbound};
 use serde::Deserialize;
@@ -200,7 +199,7 @@ fn profile(name: &str) -> Servers {
 
 /// Who sends a block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum From {
+enum Side {
     Client,
     Server,
 }
@@ -210,7 +209,7 @@ enum From {
 enum Step {
     /// A message, with its line in the document.
     Message {
-        from: From,
+        from: Side,
         peer: String,
         poll: bool,
         message: Value,
@@ -232,7 +231,7 @@ impl Exchange {
     fn legacy(&self) -> bool {
         self.steps.iter().find_map(|step| match step {
             Step::Message {
-                from: From::Client,
+                from: Side::Client,
                 message,
                 ..
             } => Some(
@@ -245,7 +244,7 @@ impl Exchange {
         }) == Some(true)
     }
 
-    fn messages(&self) -> impl Iterator<Item = (From, &str, &Value, usize)> {
+    fn messages(&self) -> impl Iterator<Item = (Side, &str, &Value, usize)> {
         self.steps.iter().filter_map(|step| match step {
             Step::Message {
                 from,
@@ -286,7 +285,9 @@ fn parse(text: &str) -> Vec<Exchange> {
                     .parse()
                     .unwrap_or_else(|_| panic!("line {}: `advance` is milliseconds", i + 1));
                 let exchange = exchange_named(&mut exchanges, &fields, i + 1);
-                exchange.steps.push(Step::Advance(Duration::from_millis(ms)));
+                exchange
+                    .steps
+                    .push(Step::Advance(Duration::from_millis(ms)));
             } else {
                 marker = Some((i + 1, fields));
             }
@@ -313,13 +314,16 @@ fn parse(text: &str) -> Vec<Exchange> {
             let message: Value = serde_json::from_str(&body)
                 .unwrap_or_else(|e| panic!("line {start}: the block is not JSON: {e}"));
             let from = match fields.get("from").map(String::as_str) {
-                Some("client") => From::Client,
-                Some("server") => From::Server,
+                Some("client") => Side::Client,
+                Some("server") => Side::Server,
                 other => panic!("line {marked_at}: `from` is client or server, not {other:?}"),
             };
             let step = Step::Message {
                 from,
-                peer: fields.get("peer").cloned().unwrap_or_else(|| "client".into()),
+                peer: fields
+                    .get("peer")
+                    .cloned()
+                    .unwrap_or_else(|| "client".into()),
                 poll: fields.contains_key("poll"),
                 message,
                 line: start,
@@ -392,20 +396,22 @@ fn exchange_named<'a>(
 /// Whether the shared spec folder is here (see `tests/common/spec.rs`).
 fn schemas_present() -> bool {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .ancestors()
-        .any(|folder| folder.join("shared/spec/tasks-extension/schema.json").is_file())
+    manifest.ancestors().any(|folder| {
+        folder
+            .join("shared/spec/tasks-extension/schema.json")
+            .is_file()
+    })
 }
 
 /// Checks one message against its era's schema. `request` is the method of
 /// the request a response answers: the client's, for a server's response,
 /// and the server's, for a client's.
-fn check_schema(message: &Value, from: From, legacy: bool, request: Option<&str>) {
+fn check_schema(message: &Value, from: Side, legacy: bool, request: Option<&str>) {
     match (from, legacy) {
-        (From::Client, false) => spec::check_from_client(message),
-        (From::Client, true) => spec::check_legacy_from_client(message, request),
-        (From::Server, false) => spec::check_from_server(message, request),
-        (From::Server, true) => spec::check_legacy_from_server(message, request),
+        (Side::Client, false) => spec::check_from_client(message),
+        (Side::Client, true) => spec::check_legacy_from_client(message, request),
+        (Side::Server, false) => spec::check_from_server(message, request),
+        (Side::Server, true) => spec::check_legacy_from_server(message, request),
     }
 }
 
@@ -419,9 +425,9 @@ struct Requests {
 impl Requests {
     /// Notes a request; returns the method of the request `message`
     /// answers, if it is a response.
-    fn see(&mut self, peer: &str, from: From, message: &Value) -> Option<String> {
+    fn see(&mut self, peer: &str, from: Side, message: &Value) -> Option<String> {
         let id = message.get("id")?.to_string();
-        let by_client = from == From::Client;
+        let by_client = from == Side::Client;
         match message["method"].as_str() {
             Some(method) => {
                 self.open
@@ -699,7 +705,9 @@ impl Bindings {
             (Value::String(e), Value::String(a)) if is_timestamp_key(key) => {
                 for (who, stamp) in [("the document", e), ("presa", a)] {
                     if !is_timestamp(stamp) {
-                        return Err(format!("{path}: {who} has {stamp:?}, not an ISO 8601 instant"));
+                        return Err(format!(
+                            "{path}: {who} has {stamp:?}, not an ISO 8601 instant"
+                        ));
                     }
                 }
                 Ok(())
@@ -778,9 +786,12 @@ async fn run(exchange: &Exchange) {
             }
         });
         let request = requests.see(peer_name, from, message);
-        let at = format!("docs/tasks-extension.md line {line} (exchange `{}`)", exchange.name);
+        let at = format!(
+            "docs/tasks-extension.md line {line} (exchange `{}`)",
+            exchange.name
+        );
         match from {
-            From::Client => {
+            Side::Client => {
                 let sent = bindings.substitute(message);
                 peer.send(&sent).await;
                 if poll {
@@ -789,12 +800,12 @@ async fn run(exchange: &Exchange) {
                     polled.remove(peer_name);
                 }
             }
-            From::Server => {
+            Side::Server => {
                 let status = legacy && message["method"] == "notifications/tasks/status";
                 let mut polls = 0;
                 loop {
                     let actual = peer.recv(legacy, status).await;
-                    check_schema(&actual, From::Server, legacy, request.as_deref());
+                    check_schema(&actual, Side::Server, legacy, request.as_deref());
                     let mut attempt = bindings.clone();
                     let outcome = attempt.compare(message, &actual);
                     let repeat = polled.get(peer_name).filter(|r| r["id"] == actual["id"]);
@@ -831,7 +842,10 @@ async fn run(exchange: &Exchange) {
     if printing() {
         let bound: BTreeMap<_, _> = bindings.values.iter().collect();
         let bound = serde_json::to_string(&bound).unwrap();
-        eprintln!("BINDINGS {{\"exchange\": {:?}, \"names\": {bound}}}", exchange.name);
+        eprintln!(
+            "BINDINGS {{\"exchange\": {:?}, \"names\": {bound}}}",
+            exchange.name
+        );
     }
 }
 
@@ -867,13 +881,17 @@ fn the_markers_are_read_as_documented() {
     assert_eq!(exchanges[0].steps.len(), 2);
     assert!(matches!(
         &exchanges[0].steps[0],
-        Step::Message { from: From::Client, poll: true, .. }
+        Step::Message {
+            from: Side::Client,
+            poll: true,
+            ..
+        }
     ));
     assert!(matches!(exchanges[0].steps[1], Step::Advance(d) if d == Duration::from_millis(5)));
     assert_eq!(exchanges[1].server.as_deref(), Some("cap"));
     assert!(matches!(
         &exchanges[1].steps[0],
-        Step::Message { from: From::Server, peer, .. } if peer == "bob"
+        Step::Message { from: Side::Server, peer, .. } if peer == "bob"
     ));
 }
 

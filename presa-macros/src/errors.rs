@@ -6,6 +6,7 @@
 
 use std::fmt::Display;
 
+use proc_macro2::Span;
 use quote::ToTokens;
 
 /// Errors collected while parsing and validating one macro input.
@@ -24,6 +25,12 @@ impl Errors {
     /// Records `message`, spanning the tokens of `at`.
     pub(crate) fn error(&mut self, at: impl ToTokens, message: impl Display) {
         self.push(syn::Error::new_spanned(at, message));
+    }
+
+    /// Records `message` at `span`, for a value kept with its span rather
+    /// than its tokens.
+    pub(crate) fn error_at(&mut self, span: Span, message: impl Display) {
+        self.push(syn::Error::new(span, message));
     }
 
     /// `Err` with every recorded error, or `Ok` if there were none.

@@ -5,23 +5,32 @@
 //! expansions name runtime items only as `::presa::__private::…`, so this
 //! crate is not useful on its own.
 //!
-//! Each macro follows the same three steps, in its own module:
+//! Each macro follows the same three steps, in its own module, and each
+//! step knows only the ones before it:
 //!
-//! 1. **parse** the input into a small intermediate representation
-//!    (`ast.rs`, with option parsing in `attr.rs`),
-//! 2. **validate** it, collecting every misuse as a spanned error
-//!    (`valid.rs`),
-//! 3. **expand** the validated representation into code (`expand.rs`).
+//! 1. **parse** the input into a typed intermediate representation: the
+//!    item (`ast.rs`) and the attribute's options (`attr.rs`). Each value
+//!    is read into its type once, and kept with its span: a word such as
+//!    `task_start = "explicit"` becomes an enum, a resource's URI its
+//!    variables. A value that cannot be read is reported here.
+//! 2. **validate** the representation (`valid.rs`): the rules that relate
+//!    its parts, such as a task start needing a task policy, or a URI's
+//!    variables being the function's parameters.
+//! 3. **expand** it into code (`expand.rs`), only when the first two steps
+//!    reported nothing.
 //!
-//! Keeping the steps apart means expansion never has to handle bad input,
-//! and the user sees all of their mistakes at once, each at the token that
-//! caused it, instead of a panic or a single error at the macro call.
+//! Both first steps report into one accumulator (`errors.rs`) and go on,
+//! so the user sees all of their mistakes at once, each at the token that
+//! caused it, instead of a panic or a single error at the macro call; and
+//! expansion never has to handle bad input.
 //!
 //! `#[tool]`, `#[prompt]` and `#[resource]` all turn an `async fn` into a
 //! handler, so they share one representation of the function, its
 //! `#[param]` options, the rules every handler follows and the code that
-//! makes its extractors (the `handler` module); each adds only its own
-//! options, rules and generated handler.
+//! makes its extractors (the `handler` module, whose `expand` runs the
+//! steps); each adds only its own options (`attr.rs`), rules (`valid.rs`)
+//! and generated handler (`expand.rs`). `#[derive(Elicit)]` takes no
+//! options, so it has no `attr.rs`.
 
 extern crate proc_macro;
 

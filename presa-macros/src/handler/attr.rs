@@ -4,10 +4,16 @@
 //! Options are parsed as a comma-separated list of `syn::Meta` rather than
 //! with `syn::meta::parser`, so that one bad option does not hide the next:
 //! every unknown, duplicate or malformed option gets its own error.
+//!
+//! Each value is read into its type here, once: a word from a fixed set
+//! (`task_start = "explicit"`) becomes an enum through [`Keyword`], kept
+//! with its span as a [`Located`] so that a later rule can still point at
+//! it. A value that cannot be read is reported here and left out, so the
+//! steps after parsing see only values of their type.
 
 use std::collections::BTreeSet;
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
@@ -15,6 +21,33 @@ use syn::{Attribute, Expr, ExprLit, Lit, LitStr, Meta, Token};
 
 use super::Macro;
 use crate::errors::Errors;
+
+/// An option's value, with where it was written.
+#[derive(Clone, Copy)]
+pub(crate) struct Located<T> {
+    /// The value.
+    pub value: T,
+    /// The span of the literal it was read from.
+    pub span: Span,
+}
+
+/// An option whose value is one word of a fixed set, written as a string
+/// literal, as in `task_start = "explicit"`.
+pub(crate) trait Keyword: Copy + 'static {
+    /// Each word, with the value it names.
+    const WORDS: &'static [(&'static str, Self)];
+
+    /// The error for any other word, which says what the words mean.
+    fn invalid(written: &str) -> String;
+
+    /// The value `word` names, if it is one of [`Self::WORDS`].
+    fn from_word(word: &str) -> Option<Self> {
+        Self::WORDS
+            .iter()
+            .find(|(known, _)| *known == word)
+            .map(|&(_, value)| value)
+    }
+}
 
 /// The options of `#[param(...)]` on one parameter.
 #[derive(Default)]
@@ -261,6 +294,25 @@ pub(crate) fn string_value(meta: &Meta, example: &str, errors: &mut Errors) -> O
             None
         }
     }
+}
+
+/// The keyword of `key = "word"`, read into its type `K`; `example` shows
+/// the right form.
+pub(crate) fn keyword_value<K: Keyword>(
+    meta: &Meta,
+    example: &str,
+    errors: &mut Errors,
+) -> Option<Located<K>> {
+    let literal = string_value(meta, example, errors)?;
+    let written = literal.value();
+    let Some(value) = K::from_word(&written) else {
+        errors.error(&literal, K::invalid(&written));
+        return None;
+    };
+    Some(Located {
+        value,
+        span: literal.span(),
+    })
 }
 
 /// `scopes = ["jobs:build", …]`: the OAuth scopes a handler's callers must

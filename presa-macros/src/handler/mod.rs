@@ -118,15 +118,16 @@ impl Macro {
     }
 }
 
-/// One handler macro: its options, its own rules, and its expansion.
+/// One handler macro: its own part of each step, its options, its rules
+/// and its expansion.
 pub(crate) trait HandlerMacro {
     /// Which macro this is.
     const KIND: Macro;
-    /// Its parsed options.
+    /// Its options, each read into its type.
     type Attrs;
 
     /// Parses the tokens inside the attribute; `func` is the function it
-    /// is on.
+    /// is on, which messages may name.
     fn parse_attrs(func: &ItemFn, tokens: TokenStream, errors: &mut Errors) -> Self::Attrs;
 
     /// Reports what the macro's own rules find wrong, beyond those every

@@ -10,20 +10,23 @@
 //! extractors, runs the function and converts what it returns.
 //!
 //! Everything about reading the function is shared with `#[tool]` (see
-//! [`handler`](crate::handler)). What differs: a prompt's arguments are
-//! strings, so each argument's type is bound by `TextParam` (`FromStr`) at
-//! the type rather than by serde, and the return type by
-//! `IntoPromptResult`.
+//! [`handler`](crate::handler)); this module adds the `#[prompt(...)]`
+//! options (`attr`), the rules about the name and the return type
+//! (`valid`), and the code of the prompt (`expand`). What differs from a
+//! tool: a prompt's arguments are strings, so each argument's type is
+//! bound by `TextParam` (`FromStr`) at the type rather than by serde, and
+//! the return type by `IntoPromptResult`.
 
 mod attr;
 mod expand;
+mod valid;
 
 use proc_macro2::TokenStream;
 use syn::ItemFn;
 
 use crate::errors::Errors;
 use crate::handler::ast::HandlerFn;
-use crate::handler::{self, HandlerMacro, Macro, valid};
+use crate::handler::{self, HandlerMacro, Macro};
 
 /// `#[prompt]`, as a [`HandlerMacro`].
 pub(crate) struct Prompt;
@@ -37,12 +40,7 @@ impl HandlerMacro for Prompt {
     }
 
     fn check(handler: &HandlerFn, attrs: &Self::Attrs, errors: &mut Errors) {
-        if let Some(name) = &attrs.name
-            && name.value().is_empty()
-        {
-            errors.error(name, "a prompt name cannot be empty");
-        }
-        valid::check_returns(handler, "its messages", "String", errors);
+        valid::check(handler, attrs, errors);
     }
 
     fn expand(handler: &HandlerFn, attrs: &Self::Attrs) -> TokenStream {

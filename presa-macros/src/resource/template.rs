@@ -1,5 +1,6 @@
 //! What `#[resource]` reads of its URI at compile time: whether it is a
-//! template, and the names of its variables.
+//! template, and the names of its variables. The options' parsing reads it
+//! once, and the later steps use what it read.
 //!
 //! The runtime parses the template again when the resource is registered
 //! (`presa::wire::UriTemplate`); these are the same rules, checked here so

@@ -1,12 +1,15 @@
-//! Parsing of the `#[tool(...)]` options.
+//! The `#[tool(...)]` options, and their parsing.
 
 use std::collections::BTreeSet;
 
 use proc_macro2::TokenStream;
-use syn::{Expr, ExprLit, Ident, Lit, LitStr, Meta};
+use syn::{Expr, ExprLit, Ident, ItemFn, Lit, LitStr, Meta};
 
 use crate::errors::Errors;
-use crate::handler::attr::{flag_value, key_of, meta_list, scopes_value, string_value};
+use crate::handler::ast::generated;
+use crate::handler::attr::{
+    Keyword, Located, flag_value, key_of, keyword_value, meta_list, scopes_value, string_value,
+};
 
 /// The options of `#[tool(...)]`.
 #[derive(Default)]
@@ -20,7 +23,7 @@ pub(crate) struct ToolAttrs {
     /// `task = ...`: how calls run with respect to tasks.
     pub task: Option<Task>,
     /// `task_start = "explicit" | "immediate"`: where a task starts.
-    pub task_start: Option<LitStr>,
+    pub task_start: Option<Located<TaskStart>>,
     /// `resumable` (or `resumable = bool`): another server may run a task
     /// of the tool again; the path, for errors, with the value.
     pub resumable: Option<(syn::Path, bool)>,
@@ -62,13 +65,66 @@ pub(crate) enum Policy {
     Required,
 }
 
-/// Parses the tokens inside `#[tool(...)]`. `args_ident` is the generated
-/// arguments struct, named in the error for a bad policy.
-pub(crate) fn tool_attrs(
-    tokens: TokenStream,
-    args_ident: &Ident,
-    errors: &mut Errors,
-) -> ToolAttrs {
+impl Keyword for Policy {
+    const WORDS: &'static [(&'static str, Self)] = &[
+        ("sync", Policy::Sync),
+        ("optional", Policy::Optional),
+        ("required", Policy::Required),
+    ];
+
+    /// The start of the message: `task_value` adds the other form, a path.
+    fn invalid(written: &str) -> String {
+        format!("invalid task policy {written:?}")
+    }
+}
+
+/// `task_start = ...`: where the task of a call that runs as one starts;
+/// mirrors the runtime's `TaskStart`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TaskStart {
+    /// `"immediate"`, the default: before the handler runs.
+    Immediate,
+    /// `"explicit"`: when the handler calls `ctx.start_task().await`.
+    Explicit,
+}
+
+impl Keyword for TaskStart {
+    const WORDS: &'static [(&'static str, Self)] = &[
+        ("explicit", TaskStart::Explicit),
+        ("immediate", TaskStart::Immediate),
+    ];
+
+    fn invalid(written: &str) -> String {
+        format!(
+            "invalid task start {written:?}; expected \"explicit\" (the task starts at \
+             `ctx.start_task().await`) or \"immediate\" (the default)"
+        )
+    }
+}
+
+impl ToolAttrs {
+    /// Whether a call can run as a task: the policy is not (by default)
+    /// `"sync"`.
+    pub(crate) fn may_run_as_task(&self) -> bool {
+        !matches!(self.task, None | Some(Task::Static(Policy::Sync)))
+    }
+
+    /// Whether the task starts at `ctx.start_task().await`.
+    pub(crate) fn starts_explicitly(&self) -> bool {
+        self.task_start
+            .is_some_and(|start| start.value == TaskStart::Explicit)
+    }
+}
+
+/// The generated arguments struct, e.g. `BuildArgs`: named by the error for
+/// a bad policy, and defined by the expansion.
+pub(crate) fn args_ident(func: &ItemFn) -> Ident {
+    generated(func, "Args")
+}
+
+/// Parses the tokens inside `#[tool(...)]`, on `func`.
+pub(crate) fn tool_attrs(tokens: TokenStream, func: &ItemFn, errors: &mut Errors) -> ToolAttrs {
+    let args_ident = args_ident(func);
     let mut attrs = ToolAttrs::default();
     let Some(metas) = meta_list(tokens, errors) else {
         return attrs;
@@ -85,9 +141,9 @@ pub(crate) fn tool_attrs(
                     string_value(&meta, "description = \"Builds a target\"", errors);
             }
             "title" => attrs.title = string_value(&meta, "title = \"Build a target\"", errors),
-            "task" => attrs.task = task_value(&meta, args_ident, errors),
+            "task" => attrs.task = task_value(&meta, &args_ident, errors),
             "task_start" => {
-                attrs.task_start = string_value(&meta, "task_start = \"explicit\"", errors);
+                attrs.task_start = keyword_value(&meta, "task_start = \"explicit\"", errors);
             }
             "resumable" => {
                 attrs.resumable = flag_value(&meta, &key, errors)
@@ -125,19 +181,53 @@ fn task_value(meta: &Meta, args_ident: &Ident, errors: &mut Errors) -> Option<Ta
     match &nv.value {
         Expr::Lit(ExprLit {
             lit: Lit::Str(s), ..
-        }) => match s.value().as_str() {
-            "sync" => Some(Task::Static(Policy::Sync)),
-            "optional" => Some(Task::Static(Policy::Optional)),
-            "required" => Some(Task::Static(Policy::Required)),
-            other => {
-                errors.error(s, format!("invalid task policy {other:?}; {expected}"));
-                None
+        }) => {
+            let written = s.value();
+            let policy = Policy::from_word(&written);
+            if policy.is_none() {
+                errors.error(s, format!("{}; {expected}", Policy::invalid(&written)));
             }
-        },
+            policy.map(Task::Static)
+        }
         Expr::Path(p) if p.qself.is_none() => Some(Task::PerCall(p.path.clone())),
         other => {
             errors.error(other, format!("invalid task policy; {expected}"));
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    use super::*;
+
+    fn parse(tokens: TokenStream) -> (ToolAttrs, syn::Result<()>) {
+        let func: ItemFn = syn::parse_quote!(
+            async fn build() {}
+        );
+        let mut errors = Errors::default();
+        let attrs = tool_attrs(tokens, &func, &mut errors);
+        (attrs, errors.finish())
+    }
+
+    #[test]
+    fn task_start_is_read_into_its_enum() {
+        let (attrs, result) = parse(quote!(task = "optional", task_start = "explicit"));
+        assert!(result.is_ok());
+        assert!(attrs.may_run_as_task() && attrs.starts_explicitly());
+
+        let (attrs, result) = parse(quote!(task_start = "immediate"));
+        assert!(result.is_ok());
+        assert!(!attrs.may_run_as_task() && !attrs.starts_explicitly());
+
+        let (attrs, result) = parse(quote!(task_start = "later"));
+        assert!(attrs.task_start.is_none());
+        let message = result.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            message.starts_with("invalid task start \"later\""),
+            "{message}"
+        );
     }
 }

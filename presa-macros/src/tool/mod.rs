@@ -14,8 +14,9 @@
 //! Reading the function, its `#[param]` options and the rules every handler
 //! follows are shared with `#[prompt]` and `#[resource]` (see
 //! [`handler`](crate::handler)); this module adds the `#[tool(...)]`
-//! options (`attr`), the rules about names and tasks (`valid`), and the
-//! code of the arguments struct and the tool (`expand`).
+//! options (`attr`), the rules about the name, tasks and headers
+//! (`valid`), and the code of the arguments struct and the tool
+//! (`expand`).
 
 mod attr;
 mod expand;
@@ -36,7 +37,7 @@ impl HandlerMacro for Tool {
     type Attrs = attr::ToolAttrs;
 
     fn parse_attrs(func: &ItemFn, tokens: TokenStream, errors: &mut Errors) -> Self::Attrs {
-        attr::tool_attrs(tokens, &expand::args_ident(func), errors)
+        attr::tool_attrs(tokens, func, errors)
     }
 
     fn check(handler: &HandlerFn, attrs: &Self::Attrs, errors: &mut Errors) {

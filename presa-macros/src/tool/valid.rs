@@ -4,7 +4,7 @@
 
 use quote::ToTokens;
 
-use super::attr::{Policy, Task, ToolAttrs};
+use super::attr::ToolAttrs;
 use crate::errors::Errors;
 use crate::handler::ast::HandlerFn;
 
@@ -49,28 +49,13 @@ fn is_tchar(c: char) -> bool {
     c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
 }
 
-/// `task_start` takes `"explicit"` or `"immediate"`, and only makes sense
-/// for a tool that can run as a task.
+/// `task_start` only makes sense for a tool that can run as a task.
 fn check_task_start(attrs: &ToolAttrs, errors: &mut Errors) {
-    let Some(start) = &attrs.task_start else {
-        return;
-    };
-    match start.value().as_str() {
-        "explicit" | "immediate" => {}
-        other => {
-            errors.error(
-                start,
-                format!(
-                    "invalid task start {other:?}; expected \"explicit\" (the task starts at \
-                     `ctx.start_task().await`) or \"immediate\" (the default)"
-                ),
-            );
-            return;
-        }
-    }
-    if matches!(attrs.task, None | Some(Task::Static(Policy::Sync))) {
-        errors.error(
-            start,
+    if let Some(start) = &attrs.task_start
+        && !attrs.may_run_as_task()
+    {
+        errors.error_at(
+            start.span,
             "`task_start` needs a task policy: add `task = \"optional\"`, `task = \"required\"` \
              or `task = some_fn`",
         );
@@ -84,16 +69,14 @@ fn check_resumable(attrs: &ToolAttrs, errors: &mut Errors) {
     let Some((path, true)) = &attrs.resumable else {
         return;
     };
-    if matches!(attrs.task, None | Some(Task::Static(Policy::Sync))) {
+    if !attrs.may_run_as_task() {
         errors.error(
             path,
             "`resumable` needs a task policy: add `task = \"optional\"`, `task = \"required\"` \
              or `task = some_fn`",
         );
     }
-    if let Some(start) = &attrs.task_start
-        && start.value() == "explicit"
-    {
+    if attrs.starts_explicitly() {
         errors.error(
             path,
             "`resumable` does not go with `task_start = \"explicit\"`: a task resumed on \

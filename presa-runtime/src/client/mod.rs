@@ -88,7 +88,8 @@
 //! what the modern era does differently in `modern/`, and each [`Client`]
 //! method whose meaning differs by era is one delegation to the
 //! `era_client` of the server's era. Dropping the legacy era is dropping
-//! `legacy/` and the `Legacy` variant of each era enum.
+//! `legacy/` and the `Legacy` variant of each era enum (the doors are
+//! listed in `legacy`'s own docs).
 //!
 //! Each file knows only the files listed before it here, so the client has
 //! no import cycles:

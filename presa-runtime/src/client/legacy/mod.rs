@@ -2,10 +2,12 @@
 //! earlier, which opens a session with `initialize` and then asks for
 //! input with requests of its own.
 //!
-//! Everything only the legacy era needs lives here, so that dropping the
-//! legacy era is dropping this folder and the `Legacy` variant of each
-//! era enum (`protocol::Settled`, `era_client::EraClient`,
-//! `connection::Shape`, the session stream of `subscription`). The rules,
+//! Everything only the legacy era needs lives here. The modern files
+//! reach it through few doors: the `Legacy` variant of the era enums
+//! (`settlement::Settlement`, `protocol::Settled`, `era_client::EraClient`,
+//! `connection::Shape`, and the session state of `subscription`'s
+//! streams), and the answerer and session streams the reader routes to.
+//! Dropping the legacy era is dropping this folder and those. The rules,
 //! in order:
 //!
 //! 1. the session opens once, when the era settles legacy (`handshake`),

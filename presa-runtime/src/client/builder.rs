@@ -172,7 +172,7 @@ impl ClientBuilder {
     /// Gives up on a request (and cancels it on the server) when no answer
     /// arrives within `limit`. Each MRTR round is its own request. No limit
     /// by default. A legacy `tasks/result`, which waits for a task to end,
-    /// is bounded by [`AwaitOptions::timeout`](super::AwaitOptions::timeout)
+    /// is bounded by [`AwaitOptions::timeout`](super::AwaitOptions::timeout())
     /// instead.
     pub fn request_timeout(mut self, limit: Duration) -> Self {
         self.request_timeout = Some(limit);

@@ -14,9 +14,9 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use super::answerer::Answerer;
 use super::error::ClientError;
 use super::handlers::Handlers;
+use super::legacy::answerer::Answerer;
 use super::routing::{NotificationHandler, Reply, Routes, read_messages};
 use super::transport::{ClientTransport, Shutdown};
 use crate::util::lock;

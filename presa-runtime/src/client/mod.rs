@@ -64,9 +64,10 @@
 //! answers each of the task's input requests once through the handlers with
 //! `tasks/update`, and returns the final result, or
 //! [`ClientError::TaskFailed`] / [`ClientError::TaskCancelled`]. With
-//! [`AwaitOptions::listen`] it listens for `notifications/tasks` instead and
-//! polls only rarely, as a fallback. It takes a bare task id, so a client
-//! that persisted the id can resume after a restart.
+//! [`AwaitOptions::listen`](AwaitOptions::listen()) it listens for
+//! `notifications/tasks` instead and polls only rarely, as a fallback. It
+//! takes a bare task id, so a client that persisted the id can resume
+//! after a restart.
 //!
 //! [`Client::get_task`], [`Client::update_task`] and [`Client::cancel_task`]
 //! each do one step, for callers that drive a task themselves;
@@ -83,6 +84,13 @@
 //!
 //! # Inside the module
 //!
+//! The era is a seam: what only the legacy era needs lives in `legacy/`,
+//! what the modern era does differently in `modern/`, and each [`Client`]
+//! method whose meaning differs by era is one delegation to the
+//! `era_client` of the server's era. Dropping the legacy era is dropping
+//! `legacy/` and the `Legacy` variant of each era enum (the doors are
+//! listed in `legacy`'s own docs).
+//!
 //! Each file knows only the files listed before it here, so the client has
 //! no import cycles:
 //!
@@ -95,50 +103,54 @@
 //! | `result` | reading `resultType`: the one check every method goes through |
 //! | `probe` | how the era is told, and reading the probe's answer |
 //! | `handlers` | the input handlers, [`PendingInput`], and the capabilities they imply |
-//! | `answerer` | a legacy server's own requests, answered through the handlers |
 //! | `call` | [`ToolCall`], [`CallStep`], [`CallOutcome`], [`TaskHandle`]: a call and what it came to |
+//! | `legacy/answerer`, `legacy/streams` | a legacy server's own requests, answered through the handlers; its session's notifications, to their listeners |
 //! | `routing` | the reader task: responses to their waiters, notifications to their streams, requests to the answerer |
 //! | `connection` | ids, sending a request and waiting for it, cancel on drop |
-//! | `handshake` | opening a legacy session: `initialize` and version negotiation |
+//! | `legacy/handshake` | opening a legacy session: `initialize` and version negotiation |
 //! | `settlement` | one attempt at settling the era: probe, then `initialize` if need be |
-//! | `protocol` | the era settled once, the `_meta` and version of modern requests, the legacy session |
+//! | `legacy/tools`, `legacy/session` | a legacy tool call's params and answer; the session kept, and opened anew |
+//! | `protocol` | the era settled once, the `_meta` and version of modern requests |
 //! | `subscription` | [`Subscription`], [`TaskSubscription`] and [`SubscriptionEnd`] |
-//! | `session_listen` | [`Client::listen`] with a legacy server: its session's notifications |
-//! | `legacy` | a legacy tool call and its task, and `discover` from `initialize` |
-//! | `api` | [`Client`]: discovery, tools, MRTR, paging |
+//! | `api` | [`Client`]: the protocol, the handlers, raw requests, paging |
+//! | `await_options` | [`AwaitOptions`] |
+//! | `modern/` | the modern side of the era seam: discovery, tool calls, tasks, listening |
+//! | `legacy/` (the rest) | the legacy side: the same, within the session |
+//! | `era_client` | the seam: the era's side of the client, chosen once per call |
 //! | `builder` | [`ClientBuilder`], and [`Client::builder`] |
-//! | `legacy_tasks` | following a 2025-11-25 task: `tasks/get`, then `tasks/result` |
-//! | `tasks` | [`AwaitOptions`] and the Tasks methods of [`Client`] |
+//! | `tools` | discovery, tools, and tool calls driven through their rounds (MRTR) |
+//! | `tasks` | the Tasks methods of [`Client`] |
 //! | `surface` | prompts, resources, completion and [`Client::listen`] |
 
-mod answerer;
 mod api;
+mod await_options;
 mod builder;
 mod call;
 mod connection;
 mod era;
+mod era_client;
 mod error;
 mod handlers;
-mod handshake;
 #[cfg(feature = "http-client")]
 mod http;
 mod legacy;
-mod legacy_tasks;
 mod link_error;
+mod modern;
 #[cfg(feature = "oauth-client")]
 pub mod oauth;
 mod probe;
 mod protocol;
 mod result;
 mod routing;
-mod session_listen;
 mod settlement;
 mod subscription;
 mod surface;
 mod tasks;
+mod tools;
 mod transport;
 
 pub use api::Client;
+pub use await_options::AwaitOptions;
 pub use builder::ClientBuilder;
 pub use call::{CallOutcome, CallStep, TaskHandle, ToolCall};
 pub use era::Era;
@@ -147,5 +159,4 @@ pub use handlers::PendingInput;
 #[cfg(feature = "http-client")]
 pub use http::HttpOptions;
 pub use subscription::{Subscription, SubscriptionEnd, SubscriptionEvent, TaskSubscription};
-pub use tasks::AwaitOptions;
 pub use transport::ClientTransport;

@@ -13,10 +13,8 @@
 //! 2. in the modern era a request carries the client's `_meta`; on
 //!    `-32022` the client adopts a version both sides speak and sends the
 //!    request once more;
-//! 3. in the legacy era a request carries its params alone: `initialize`
-//!    fixed the rest for the session. When the server has forgotten the
-//!    session (HTTP `404`), the client opens a new one, once for all the
-//!    requests that learnt it together, and sends the request once more.
+//! 3. in the legacy era a request goes within the session the settlement
+//!    opened (see `legacy::session`).
 
 use std::future::Future;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -31,10 +29,9 @@ use tokio::task::AbortHandle;
 use super::connection::{Connection, Shape, Waiting};
 use super::era::{Era, Versions};
 use super::error::ClientError;
-use super::link_error::LinkFailure;
-use super::settlement::{Attempt, Detection, Settlement, adopt_listed, open_legacy_session};
+use super::legacy::session::{LegacySession, Opened};
+use super::settlement::{Attempt, Detection, Settlement, adopt_listed};
 use crate::util::lock;
-use crate::wire::legacy::lifecycle::InitializeResult;
 use crate::wire::{ErrorObject, RequestMeta, codes};
 
 /// How a [`Protocol`] is set up; the builder's choices.
@@ -73,25 +70,11 @@ struct Settling {
 }
 
 /// The era the client settled on, with what it keeps of it.
-enum Settled {
+pub(super) enum Settled {
+    /// A modern server: every request carries the client's `_meta`.
     Modern,
-    Legacy(Legacy),
-}
-
-/// A legacy server: the session the client has with it.
-pub(super) struct Legacy {
-    session: Mutex<Arc<Session>>,
-    /// Held while a forgotten session is opened anew (rule 3).
-    renewal: tokio::sync::Mutex<()>,
-}
-
-/// One legacy session: what the server said when it opened.
-#[derive(Debug)]
-pub(super) struct Session {
-    /// Counts the sessions of this client, to open each anew only once.
-    generation: u64,
-    /// The server's `InitializeResult`.
-    pub server: InitializeResult,
+    /// A legacy server, and the session the client keeps with it.
+    Legacy(LegacySession),
 }
 
 impl Protocol {
@@ -150,14 +133,6 @@ impl Protocol {
         })
     }
 
-    /// The legacy session, once the era is settled legacy.
-    pub(super) async fn legacy_session(&self) -> Result<Option<Arc<Session>>, ClientError> {
-        Ok(match self.settled().await? {
-            Settled::Modern => None,
-            Settled::Legacy(legacy) => Some(legacy.current()),
-        })
-    }
-
     /// Sends a request in the server's era and returns its `result`,
     /// uninterpreted.
     pub(super) async fn request<P: Serialize + ?Sized>(
@@ -185,7 +160,7 @@ impl Protocol {
                 })
                 .await
             }
-            Settled::Legacy(legacy) => self.in_session(legacy, method, params, waiting).await,
+            Settled::Legacy(session) => session.request(method, params, waiting).await,
         }
     }
 
@@ -211,7 +186,9 @@ impl Protocol {
         self.connection.shut_down().await
     }
 
-    async fn settled(&self) -> Result<&Settled, ClientError> {
+    /// The era of the server and what the client keeps of it, settling it
+    /// first if need be (rule 1).
+    pub(super) async fn settled(&self) -> Result<&Settled, ClientError> {
         if let Some(settled) = self.settled.get() {
             return Ok(settled);
         }
@@ -266,13 +243,13 @@ impl Protocol {
                     version = server.protocol_version,
                     "the server speaks legacy MCP; a session is open"
                 );
-                Settled::Legacy(Legacy {
-                    session: Mutex::new(Arc::new(Session {
-                        generation: 0,
-                        server: *server,
-                    })),
-                    renewal: tokio::sync::Mutex::new(()),
-                })
+                Settled::Legacy(LegacySession::new(Opened {
+                    server: *server,
+                    connection: Arc::clone(&self.connection),
+                    meta: self.meta(),
+                    versions: self.versions.clone(),
+                    waiting: self.waiting(),
+                }))
             }
         }
     }
@@ -282,49 +259,6 @@ impl Protocol {
     fn adopt_version(&self, error: &ErrorObject) -> Result<(), ClientError> {
         let version = adopt_listed(&self.versions, error)?;
         Arc::make_mut(&mut lock(&self.meta)).protocol_version = version;
-        Ok(())
-    }
-
-    /// Sends a request in the legacy session, opening a new session once
-    /// if the server forgot the one it was sent in (rule 3).
-    async fn in_session<P: Serialize + ?Sized>(
-        &self,
-        legacy: &Legacy,
-        method: &str,
-        params: &P,
-        waiting: Waiting,
-    ) -> Result<Value, ClientError> {
-        let sent_in = legacy.current().generation;
-        let send = || {
-            self.connection
-                .request(method, params, Shape::Legacy, waiting)
-        };
-        match send().await {
-            Err(ClientError::Rpc(e)) if is_session_expired(&e) => {
-                self.renew(legacy, sent_in).await?;
-                send().await
-            }
-            other => other,
-        }
-    }
-
-    /// Opens a session to replace session `expired`, unless another
-    /// request already did. Dropping the request that renews abandons the
-    /// handshake; the next request to find the session gone starts over.
-    async fn renew(&self, legacy: &Legacy, expired: u64) -> Result<(), ClientError> {
-        let _renewing = legacy.renewal.lock().await;
-        if legacy.current().generation != expired {
-            return Ok(());
-        }
-        let meta = self.meta();
-        let why = "the server ended the previous session";
-        let server =
-            open_legacy_session(&self.connection, &meta, &self.versions, self.waiting(), why)
-                .await?;
-        *lock(&legacy.session) = Arc::new(Session {
-            generation: expired + 1,
-            server,
-        });
         Ok(())
     }
 }
@@ -338,14 +272,4 @@ impl Drop for Protocol {
             settling.task.abort();
         }
     }
-}
-
-impl Legacy {
-    fn current(&self) -> Arc<Session> {
-        Arc::clone(&lock(&self.session))
-    }
-}
-
-fn is_session_expired(error: &ErrorObject) -> bool {
-    LinkFailure::read(error).is_some_and(|f| f.session_expired)
 }

@@ -7,7 +7,8 @@
 //! A legacy server sends its list changes, resource updates and task
 //! states on the session, naming no stream: each goes to every *session
 //! stream* (a legacy [`Client::listen`](super::Client::listen)) whose
-//! granted filter wants it, or, if none does, to the handler.
+//! granted filter wants it, or, if none does, to the handler (see
+//! `legacy::streams`).
 //!
 //! One reader task per connection does the delivering; the requests and
 //! streams register in [`Routes`] before they send anything, so no answer
@@ -22,11 +23,11 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use super::answerer::Answerer;
 use super::error::ClientError;
+use super::legacy::answerer::Answerer;
+use super::legacy::streams::SessionStreams;
 use crate::transport::Inbound;
 use crate::util::lock;
-use crate::wire::legacy::TASKS_STATUS;
 use crate::wire::{
     FrameError, META_SUBSCRIPTION_ID, Message, Notification, RequestId, Response,
     SubscriptionFilter, notifications,
@@ -49,15 +50,8 @@ pub(super) struct Routes {
     pending: Mutex<Option<HashMap<RequestId, oneshot::Sender<Reply>>>>,
     /// Open `subscriptions/listen` streams, by the id of their request.
     streams: Mutex<HashMap<RequestId, mpsc::Sender<Notification>>>,
-    /// Open session streams of a legacy server, by a local id, each with
-    /// the filter it was granted.
-    session_streams: Mutex<HashMap<RequestId, SessionStream>>,
-}
-
-/// A stream of what a legacy server sends on the session.
-struct SessionStream {
-    granted: SubscriptionFilter,
-    sender: mpsc::Sender<Notification>,
+    /// Open session streams of a legacy server.
+    session_streams: SessionStreams,
 }
 
 impl Routes {
@@ -66,7 +60,7 @@ impl Routes {
         Arc::new(Routes {
             pending: Mutex::new(Some(HashMap::new())),
             streams: Mutex::default(),
-            session_streams: Mutex::default(),
+            session_streams: SessionStreams::default(),
         })
     }
 
@@ -111,24 +105,21 @@ impl Routes {
     ) -> mpsc::Receiver<Notification> {
         let (sender, rx) = mpsc::channel(SUBSCRIPTION_CAPACITY);
         if lock(&self.pending).is_some() {
-            let stream = SessionStream { granted, sender };
-            lock(&self.session_streams).insert(id.clone(), stream);
+            self.session_streams.insert(id, granted, sender);
         }
         rx
     }
 
     /// Narrows what session stream `id` takes to `granted`.
     pub(super) fn regrant_session_stream(&self, id: &RequestId, granted: SubscriptionFilter) {
-        if let Some(stream) = lock(&self.session_streams).get_mut(id) {
-            stream.granted = granted;
-        }
+        self.session_streams.regrant(id, granted);
     }
 
     /// Stops routing notifications to stream `id`; what still arrives for
     /// it is dropped.
     pub(super) fn close_stream(&self, id: &RequestId) {
         lock(&self.streams).remove(id);
-        lock(&self.session_streams).remove(id);
+        self.session_streams.close(id);
     }
 
     /// Wakes the request `response` answers. A `subscriptions/listen`
@@ -162,7 +153,7 @@ impl Routes {
     /// when it belongs to none.
     fn deliver_to_stream(&self, notification: Notification) -> Option<Notification> {
         let Some(id) = stream_of(&notification) else {
-            return self.deliver_to_session_streams(notification);
+            return self.session_streams.deliver(notification);
         };
         let Some(stream) = lock(&self.streams).get(&id).cloned() else {
             // The stream is closed; what the server still sends on it
@@ -181,22 +172,6 @@ impl Routes {
         }
     }
 
-    /// Gives a notification that names no stream to every session stream
-    /// that wants it; hands it back when none does.
-    fn deliver_to_session_streams(&self, notification: Notification) -> Option<Notification> {
-        let streams = lock(&self.session_streams);
-        let mut taken = false;
-        for stream in streams.values() {
-            if wants(&stream.granted, &notification) {
-                taken = true;
-                // As on a listen stream: past the buffer, the reader is
-                // behind, and a later notification or a read catches up.
-                let _ = stream.sender.try_send(notification.clone());
-            }
-        }
-        (!taken).then_some(notification)
-    }
-
     /// Fails every waiter: which request a discarded message answered is
     /// unknowable, and failing beats one hanging forever.
     fn fail_all(&self, error: &ClientError) {
@@ -210,7 +185,7 @@ impl Routes {
     fn close(&self) {
         lock(&self.pending).take();
         lock(&self.streams).clear();
-        lock(&self.session_streams).clear();
+        self.session_streams.clear();
     }
 }
 
@@ -247,30 +222,6 @@ pub(super) fn cancelled_request(notification: &Notification) -> Option<RequestId
         .as_ref()?
         .get("requestId")
         .and_then(request_id)
-}
-
-/// Whether a stream granted `granted` wants `notification`, a legacy
-/// server's list change, resource update or task state.
-fn wants(granted: &SubscriptionFilter, notification: &Notification) -> bool {
-    let param = |name: &str| {
-        notification
-            .params
-            .as_ref()
-            .and_then(|p| p.get(name))
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-    };
-    let listed = |list: &Option<Vec<String>>, item: Option<String>| {
-        item.is_some_and(|item| list.as_ref().is_some_and(|l| l.contains(&item)))
-    };
-    match notification.method.as_str() {
-        notifications::TOOLS_LIST_CHANGED => granted.tools_list_changed == Some(true),
-        notifications::PROMPTS_LIST_CHANGED => granted.prompts_list_changed == Some(true),
-        notifications::RESOURCES_LIST_CHANGED => granted.resources_list_changed == Some(true),
-        notifications::RESOURCES_UPDATED => listed(&granted.resource_subscriptions, param("uri")),
-        TASKS_STATUS => listed(&granted.task_ids, param("taskId")),
-        _ => false,
-    }
 }
 
 /// A request id as the server wrote it, if it is one.

@@ -21,7 +21,7 @@ use serde_json::Map;
 use super::connection::{Connection, Shape, Waiting};
 use super::era::{DEFAULT_PROBE_TIMEOUT, Era, Versions};
 use super::error::ClientError;
-use super::handshake::{Opening, open_session};
+use super::legacy::handshake::open_legacy_session;
 use super::probe::{ProbeAnswer, read_probe, supported_versions};
 use crate::wire::legacy::lifecycle::InitializeResult;
 use crate::wire::{DiscoverResult, ErrorObject, Method, RequestMeta, codes};
@@ -198,30 +198,4 @@ pub(super) fn adopt_listed(
             ours: versions.all(),
         }),
     }
-}
-
-/// Opens a legacy session on `connection`, the server being legacy
-/// because of `why`; its failures (but a closed connection or a version
-/// disagreement) say why.
-pub(super) async fn open_legacy_session(
-    connection: &Connection,
-    meta: &RequestMeta,
-    versions: &Versions,
-    waiting: Waiting,
-    why: &str,
-) -> Result<InitializeResult, ClientError> {
-    let opening = Opening {
-        declared: meta,
-        versions: &versions.legacy,
-        waiting,
-    };
-    open_session(connection, &opening)
-        .await
-        .map_err(|cause| match cause {
-            ClientError::Closed | ClientError::UnsupportedVersion { .. } => cause,
-            cause => ClientError::SessionFailed {
-                reason: why.to_owned(),
-                cause: Box::new(cause),
-            },
-        })
 }

@@ -20,7 +20,7 @@
 //! server still considers it open, is cancelled from this side.
 //!
 //! A legacy server has no `subscriptions/listen`: it sends the same
-//! notifications on the session. A *session* stream (see `session_listen`)
+//! notifications on the session. A *session* stream (see `legacy::listen`)
 //! takes those its granted filter wants, with a legacy
 //! `notifications/tasks/status` read as the modern task state; it ends
 //! when dropped or when the connection closes.
@@ -130,15 +130,6 @@ impl From<Subscription> for TaskSubscription {
 }
 
 impl TaskSubscription {
-    /// Opens a stream for the tasks `params` name.
-    pub(super) async fn open(
-        protocol: &Arc<Protocol>,
-        params: &ListenParams,
-    ) -> Result<TaskSubscription, ClientError> {
-        let stream = Subscription::open(protocol, params).await?;
-        Ok(TaskSubscription { stream })
-    }
-
     /// The JSON-RPC id of the `subscriptions/listen` request, which the
     /// server echoes as the subscription id.
     pub fn id(&self) -> &RequestId {
@@ -179,7 +170,7 @@ impl TaskSubscription {
 impl Subscription {
     /// Opens a stream with `params` and waits for the server's
     /// acknowledgement, within the request timeout if one is set; for a
-    /// modern server (a legacy one's streams are `session_listen`'s).
+    /// modern server (a legacy one's streams are `legacy::listen`'s).
     pub(super) async fn open(
         protocol: &Arc<Protocol>,
         params: &ListenParams,

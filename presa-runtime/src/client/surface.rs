@@ -15,13 +15,12 @@ use serde_json::Value;
 use super::api::{Client, every_page};
 use super::error::ClientError;
 use super::result::{ResultKind, parse_result, result_kind};
-use super::session_listen::listen_in_session;
 use super::subscription::Subscription;
 use crate::wire::{
     CompleteParams, CompleteResult, Completion, GetPromptParams, GetPromptResult,
     InputRequiredResult, InputResponses, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListenParams, Method, PaginatedParams, Prompt, PromptArguments,
-    ReadResourceParams, ReadResourceResult, Resource, ResourceTemplate, SubscriptionFilter,
+    ListResourcesResult, Method, PaginatedParams, Prompt, PromptArguments, ReadResourceParams,
+    ReadResourceResult, Resource, ResourceTemplate, SubscriptionFilter,
 };
 
 /// The params of a request that may take input rounds.
@@ -172,13 +171,7 @@ impl Client {
     /// succeeded for, and the tasks of a server that runs tasks; it lasts
     /// until dropped, which unsubscribes from the resources.
     pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription, ClientError> {
-        if let Some(session) = self.protocol().legacy_session().await? {
-            return listen_in_session(self.protocol(), &session, filter).await;
-        }
-        let params = ListenParams {
-            notifications: filter,
-        };
-        Subscription::open(self.protocol(), &params).await
+        self.era_client().await?.listen(filter).await
     }
 
     /// Sends `method` with `params`, answering its input rounds, until it

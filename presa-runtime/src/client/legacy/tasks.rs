@@ -7,9 +7,9 @@
 //! requests, answered through the handlers while `tasks/result` is open.
 //! The rules, in order:
 //!
-//! 1. [`Client::await_task`] polls `tasks/get` at the task's pace while it
+//! 1. [`Client::await_task`](crate::client::Client::await_task) polls `tasks/get` at the task's pace while it
 //!    works; once it needs input or has ended, it calls `tasks/result`,
-//!    which waits (bounded by [`AwaitOptions::timeout`](super::AwaitOptions::timeout),
+//!    which waits (bounded by [`AwaitOptions::timeout`](crate::client::AwaitOptions::timeout()),
 //!    not the request timeout) while the server asks its questions;
 //! 2. a result is the task's result, `isError` or not: a legacy server
 //!    marks a tool error `failed`, where a modern one completes the task
@@ -18,7 +18,7 @@
 //!    `tasks/get` then says `failed`, [`ClientError::TaskCancelled`] when
 //!    it says `cancelled`, and otherwise the error as it came (an unknown
 //!    or expired task, say);
-//! 4. [`Client::get_task`] fills in the outcome of an ended task the same
+//! 4. [`Client::get_task`](crate::client::Client::get_task) fills in the outcome of an ended task the same
 //!    way, so that a `completed` task carries its result and a `failed`
 //!    one its error; a task that needs input carries no `inputRequests`,
 //!    since a legacy server sends them as requests;
@@ -27,16 +27,18 @@
 use serde_json::{Map, Value};
 use tokio::time::sleep;
 
-use super::api::Client;
-use super::call::poll_interval;
-use super::connection::Waiting;
-use super::era::Era;
-use super::error::ClientError;
-use super::link_error::LinkFailure;
-use super::result::parse_complete;
+use super::client::LegacyClient;
+use crate::client::call::poll_interval;
+use crate::client::connection::Waiting;
+use crate::client::era::Era;
+use crate::client::error::ClientError;
+use crate::client::link_error::LinkFailure;
+use crate::client::result::parse_complete;
 use crate::wire::legacy::tasks::GetTaskResult;
 use crate::wire::legacy::{TASKS_CANCEL, TASKS_GET, TASKS_RESULT};
-use crate::wire::{CallToolResult, DetailedTask, ErrorObject, Task, TaskIdParams, TaskStatus};
+use crate::wire::{
+    CallToolResult, DetailedTask, ErrorObject, Method, Task, TaskIdParams, TaskStatus,
+};
 
 /// What `tasks/result` answered: the tool call's result or its error.
 enum Outcome {
@@ -44,10 +46,13 @@ enum Outcome {
     Error(ErrorObject),
 }
 
-impl Client {
+impl LegacyClient<'_> {
     /// `tasks/get` of a legacy server, in the modern task's fields.
     async fn legacy_task(&self, task_id: &str) -> Result<Task, ClientError> {
-        let result = self.request(TASKS_GET, &task_params(task_id)).await?;
+        let result = self
+            .client
+            .request(TASKS_GET, &task_params(task_id))
+            .await?;
         let got: GetTaskResult = parse_complete(TASKS_GET, result)?;
         if got.task.task_id != task_id {
             return Err(ClientError::InvalidResponse(format!(
@@ -59,7 +64,7 @@ impl Client {
     }
 
     /// The task's state, with the outcome of an ended task (rule 4).
-    pub(super) async fn get_legacy_task(&self, task_id: &str) -> Result<DetailedTask, ClientError> {
+    pub async fn get_task(&self, task_id: &str) -> Result<DetailedTask, ClientError> {
         let mut task = DetailedTask {
             task: self.legacy_task(task_id).await?,
             input_requests: None,
@@ -82,10 +87,7 @@ impl Client {
     }
 
     /// Follows a legacy task to its end (rule 1).
-    pub(super) async fn follow_legacy_task(
-        &self,
-        task_id: &str,
-    ) -> Result<CallToolResult, ClientError> {
+    pub async fn follow_task(&self, task_id: &str) -> Result<CallToolResult, ClientError> {
         loop {
             let task = self.legacy_task(task_id).await?;
             match task.status {
@@ -100,8 +102,11 @@ impl Client {
 
     /// `tasks/cancel` of a legacy server. It answers with the task, which
     /// says nothing the caller needs.
-    pub(super) async fn cancel_legacy_task(&self, task_id: &str) -> Result<(), ClientError> {
-        let result = self.request(TASKS_CANCEL, &task_params(task_id)).await?;
+    pub async fn cancel_task(&self, task_id: &str) -> Result<(), ClientError> {
+        let result = self
+            .client
+            .request(TASKS_CANCEL, &task_params(task_id))
+            .await?;
         parse_complete::<GetTaskResult>(TASKS_CANCEL, result).map(drop)
     }
 
@@ -131,6 +136,7 @@ impl Client {
         };
         let params = task_params(task_id);
         let answered = self
+            .client
             .protocol()
             .request_waiting(TASKS_RESULT, &params, waiting)
             .await;
@@ -147,12 +153,15 @@ impl Client {
     }
 }
 
-/// The error for a method the legacy era lacks (rule 5).
-pub(super) fn not_in_legacy(method: &str, hint: &'static str) -> ClientError {
-    ClientError::NotInEra {
-        method: method.to_owned(),
-        era: Era::Legacy,
-        hint,
+impl LegacyClient<'_> {
+    /// `tasks/update`, which the legacy era lacks (rule 5).
+    pub fn update_task(&self) -> Result<(), ClientError> {
+        Err(ClientError::NotInEra {
+            method: Method::TasksUpdate.as_str().to_owned(),
+            era: Era::Legacy,
+            hint: "; a legacy server asks for a task's input with requests of its own, \
+                   which await_task answers through the handlers",
+        })
     }
 }
 

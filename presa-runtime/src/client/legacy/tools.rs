@@ -1,6 +1,4 @@
-//! The legacy era's side of what both eras have: a tool call, which asks
-//! for a task itself, and what `initialize` said in place of
-//! `server/discover`.
+//! A legacy tool call, which asks for a task itself.
 //!
 //! The rules, in order:
 //!
@@ -17,33 +15,28 @@
 //!    yet seen lists the tools first. A tool still unknown is called
 //!    without a task;
 //! 4. a legacy task (nested under `task`, with `ttl` and `pollInterval`)
-//!    becomes the same [`TaskHandle`] a modern one does;
-//! 5. [`Client::discover`](super::Client::discover) answers from the
-//!    session's `InitializeResult`, with a task-augmented `tools/call`
-//!    shown as the Tasks extension.
+//!    becomes the same [`TaskHandle`] a modern one does.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use super::call::{CallStep, TaskHandle};
-use super::error::ClientError;
-use super::result::{parse_complete, parse_result};
+use crate::client::call::{CallStep, TaskHandle};
+use crate::client::error::ClientError;
+use crate::client::result::{parse_complete, parse_result};
 use crate::util::lock;
+use crate::wire::Method;
 use crate::wire::legacy::lifecycle::InitializeResult;
 use crate::wire::legacy::tasks::{CreateTaskResult, TaskParams, TaskSupport};
-use crate::wire::{
-    CacheScope, DiscoverResult, Method, ResultMeta, ResultType, ServerCapabilities, TASKS_EXTENSION,
-};
 
 /// How many tools' task support a client remembers (rule 3).
-pub(super) const MAX_KNOWN_TOOLS: usize = 10_000;
+pub(crate) const MAX_KNOWN_TOOLS: usize = 10_000;
 
 /// What the client learnt of each tool's task support (rule 3).
 #[derive(Default)]
-pub(super) struct ToolTasks {
+pub(crate) struct ToolTasks {
     known: Mutex<HashMap<String, TaskSupport>>,
 }
 
@@ -78,7 +71,7 @@ impl ToolTasks {
 
 /// `tools/call` params in a legacy session.
 #[derive(Serialize)]
-pub(super) struct LegacyCallParams<'a> {
+pub(crate) struct LegacyCallParams<'a> {
     pub name: &'a str,
     pub arguments: &'a Map<String, Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -87,12 +80,12 @@ pub(super) struct LegacyCallParams<'a> {
 
 /// Whether a call of a tool with `support` asks for a task, when the
 /// client declared tasks and the server offers them (rule 2).
-pub(super) fn asks_for_task(support: Option<TaskSupport>) -> bool {
+pub(crate) fn asks_for_task(support: Option<TaskSupport>) -> bool {
     matches!(support, Some(TaskSupport::Optional | TaskSupport::Required))
 }
 
 /// Whether the session's server runs `tools/call` as a task on request.
-pub(super) fn offers_tool_tasks(server: &InitializeResult) -> bool {
+pub(crate) fn offers_tool_tasks(server: &InitializeResult) -> bool {
     server
         .capabilities
         .tasks
@@ -102,7 +95,7 @@ pub(super) fn offers_tool_tasks(server: &InitializeResult) -> bool {
 
 /// Reads a legacy `tools/call` answer: a task when the call asked for one
 /// and the server made it one, the result otherwise (rules 1 and 4).
-pub(super) fn read_call(result: Value, asked_task: bool) -> Result<CallStep, ClientError> {
+pub(crate) fn read_call(result: Value, asked_task: bool) -> Result<CallStep, ClientError> {
     let method = Method::ToolsCall.as_str();
     if asked_task && result.get("task").is_some() {
         let created: CreateTaskResult = parse_result(result)?;
@@ -111,37 +104,10 @@ pub(super) fn read_call(result: Value, asked_task: bool) -> Result<CallStep, Cli
     Ok(CallStep::Complete(parse_complete(method, result)?))
 }
 
-/// What `server/discover` would have said, from what `initialize` said
-/// (rule 5).
-pub(super) fn discover_result(server: &InitializeResult) -> DiscoverResult {
-    let offered = &server.capabilities;
-    let extensions =
-        offers_tool_tasks(server).then(|| [(TASKS_EXTENSION.to_owned(), json!({}))].into());
-    DiscoverResult {
-        result_type: ResultType::Complete,
-        supported_versions: vec![server.protocol_version.clone()],
-        capabilities: ServerCapabilities {
-            tools: offered.tools.clone(),
-            prompts: offered.prompts.clone(),
-            resources: offered.resources.clone(),
-            completions: offered.completions.clone(),
-            logging: offered.logging.clone(),
-            extensions,
-            experimental: offered.experimental.clone(),
-        },
-        instructions: server.instructions.clone(),
-        ttl_ms: 0,
-        cache_scope: CacheScope::Private,
-        meta: Some(ResultMeta {
-            server_info: Some(server.server_info.clone()),
-            ..Default::default()
-        }),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn listings_teach_each_tools_task_support() {

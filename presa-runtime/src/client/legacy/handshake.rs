@@ -21,10 +21,11 @@
 
 use serde_json::Map;
 
-use super::connection::{Connection, Shape, Waiting};
-use super::error::ClientError;
-use super::probe::supported_versions;
-use super::result::parse_complete;
+use crate::client::connection::{Connection, Shape, Waiting};
+use crate::client::era::Versions;
+use crate::client::error::ClientError;
+use crate::client::probe::supported_versions;
+use crate::client::result::parse_complete;
 use crate::wire::legacy::lifecycle::{
     InitializeParams, InitializeResult, LegacyClientCapabilities, SetLevelParams,
 };
@@ -32,7 +33,7 @@ use crate::wire::legacy::{INITIALIZE, INITIALIZED, LOGGING_SET_LEVEL};
 use crate::wire::{ErrorObject, RequestMeta};
 
 /// What the client brings to a handshake.
-pub(super) struct Opening<'a> {
+struct Opening<'a> {
     /// Its capabilities, identity and log level, as a modern request
     /// would carry them.
     pub declared: &'a RequestMeta,
@@ -42,8 +43,34 @@ pub(super) struct Opening<'a> {
     pub waiting: Waiting,
 }
 
+/// Opens a legacy session on `connection`, the server being legacy
+/// because of `why`; its failures (but a closed connection or a version
+/// disagreement) say why.
+pub(crate) async fn open_legacy_session(
+    connection: &Connection,
+    meta: &RequestMeta,
+    versions: &Versions,
+    waiting: Waiting,
+    why: &str,
+) -> Result<InitializeResult, ClientError> {
+    let opening = Opening {
+        declared: meta,
+        versions: &versions.legacy,
+        waiting,
+    };
+    open_session(connection, &opening)
+        .await
+        .map_err(|cause| match cause {
+            ClientError::Closed | ClientError::UnsupportedVersion { .. } => cause,
+            cause => ClientError::SessionFailed {
+                reason: why.to_owned(),
+                cause: Box::new(cause),
+            },
+        })
+}
+
 /// Opens a session on `connection`; the server's `InitializeResult`.
-pub(super) async fn open_session(
+async fn open_session(
     connection: &Connection,
     opening: &Opening<'_>,
 ) -> Result<InitializeResult, ClientError> {

@@ -34,8 +34,8 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 use tokio::task::AbortHandle;
 
-use super::error::ClientError;
-use super::handlers::{Handlers, PendingInput};
+use crate::client::error::ClientError;
+use crate::client::handlers::{Handlers, PendingInput};
 use crate::transport::FrameSender;
 use crate::util::lock;
 use crate::wire::legacy::PING;
@@ -43,10 +43,10 @@ use crate::wire::legacy::requests::IncomingRequest;
 use crate::wire::{ErrorObject, Message, Request, RequestId, Response, codes};
 
 /// How many server requests may be answered at once.
-pub(super) const MAX_ANSWERING: usize = 64;
+pub(crate) const MAX_ANSWERING: usize = 64;
 
 /// Answers the server's requests; shared by the reader and the connection.
-pub(super) struct Answerer {
+pub(crate) struct Answerer {
     handlers: Arc<Handlers>,
     /// Where answers go, until the connection is dropped: the reader task
     /// outlives it, and must not keep the connection open by holding a

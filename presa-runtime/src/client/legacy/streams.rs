@@ -1,0 +1,101 @@
+//! The session streams of a legacy server: what it sends on the session,
+//! naming no stream, given to each `Client::listen` that wants it.
+//!
+//! A legacy server sends its list changes, resource updates and task
+//! states on the session. Each goes to every session stream whose granted
+//! filter wants it, or, if none does, back to the caller (the user's
+//! notification handler). A stream past its buffer misses a notification,
+//! as a listen stream does: a later notification or a read catches up.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use crate::util::lock;
+use crate::wire::legacy::TASKS_STATUS;
+use crate::wire::{Notification, RequestId, SubscriptionFilter, notifications};
+
+/// The open session streams, by a local id, each with the filter it was
+/// granted.
+#[derive(Default)]
+pub(crate) struct SessionStreams {
+    streams: Mutex<HashMap<RequestId, SessionStream>>,
+}
+
+/// A stream of what a legacy server sends on the session.
+struct SessionStream {
+    granted: SubscriptionFilter,
+    sender: mpsc::Sender<Notification>,
+}
+
+impl SessionStreams {
+    /// Routes what `granted` wants to `sender`, as stream `id`.
+    pub fn insert(
+        &self,
+        id: &RequestId,
+        granted: SubscriptionFilter,
+        sender: mpsc::Sender<Notification>,
+    ) {
+        let stream = SessionStream { granted, sender };
+        lock(&self.streams).insert(id.clone(), stream);
+    }
+
+    /// Narrows what stream `id` takes to `granted`.
+    pub fn regrant(&self, id: &RequestId, granted: SubscriptionFilter) {
+        if let Some(stream) = lock(&self.streams).get_mut(id) {
+            stream.granted = granted;
+        }
+    }
+
+    /// Stops routing to stream `id`.
+    pub fn close(&self, id: &RequestId) {
+        lock(&self.streams).remove(id);
+    }
+
+    /// Ends every stream: the connection is gone.
+    pub fn clear(&self) {
+        lock(&self.streams).clear();
+    }
+
+    /// Gives a notification that names no stream to every session stream
+    /// that wants it; hands it back when none does.
+    pub fn deliver(&self, notification: Notification) -> Option<Notification> {
+        let streams = lock(&self.streams);
+        let mut taken = false;
+        for stream in streams.values() {
+            if wants(&stream.granted, &notification) {
+                taken = true;
+                // As on a listen stream: past the buffer, the reader is
+                // behind, and a later notification or a read catches up.
+                let _ = stream.sender.try_send(notification.clone());
+            }
+        }
+        (!taken).then_some(notification)
+    }
+}
+
+/// Whether a stream granted `granted` wants `notification`, a legacy
+/// server's list change, resource update or task state.
+fn wants(granted: &SubscriptionFilter, notification: &Notification) -> bool {
+    let param = |name: &str| {
+        notification
+            .params
+            .as_ref()
+            .and_then(|p| p.get(name))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    let listed = |list: &Option<Vec<String>>, item: Option<String>| {
+        item.is_some_and(|item| list.as_ref().is_some_and(|l| l.contains(&item)))
+    };
+    match notification.method.as_str() {
+        notifications::TOOLS_LIST_CHANGED => granted.tools_list_changed == Some(true),
+        notifications::PROMPTS_LIST_CHANGED => granted.prompts_list_changed == Some(true),
+        notifications::RESOURCES_LIST_CHANGED => granted.resources_list_changed == Some(true),
+        notifications::RESOURCES_UPDATED => listed(&granted.resource_subscriptions, param("uri")),
+        TASKS_STATUS => listed(&granted.task_ids, param("taskId")),
+        _ => false,
+    }
+}

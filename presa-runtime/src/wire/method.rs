@@ -115,14 +115,10 @@ impl fmt::Display for Method {
     }
 }
 
-/// The legacy handshake, which 2026-07-28 removed. A server answers it
-/// with a message naming the versions it speaks, for the legacy client to
-/// show its user.
-pub const LEGACY_INITIALIZE: &str = "initialize";
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::legacy::INITIALIZE;
 
     #[test]
     fn every_method_parses_back_from_its_name() {
@@ -130,6 +126,6 @@ mod tests {
             assert_eq!(Method::parse(method.as_str()), Some(method));
         }
         assert_eq!(Method::parse("Tools/Call"), None);
-        assert_eq!(Method::parse(LEGACY_INITIALIZE), None);
+        assert_eq!(Method::parse(INITIALIZE), None);
     }
 }

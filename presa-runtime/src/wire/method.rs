@@ -9,6 +9,7 @@ use std::fmt;
 
 /// A client request presa knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Method {
     /// `server/discover`: versions, capabilities and identity.
     ServerDiscover,

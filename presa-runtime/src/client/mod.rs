@@ -127,6 +127,7 @@ mod legacy_tasks;
 mod link_error;
 #[cfg(feature = "oauth-client")]
 pub mod oauth;
+pub mod prelude;
 mod probe;
 mod protocol;
 mod result;

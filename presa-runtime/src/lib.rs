@@ -30,12 +30,13 @@
 //! may break, a patch release does not). What may grow without a breaking
 //! release is marked, so that code written against it keeps compiling:
 //!
-//! 1. **Error enums** ([`client::ClientError`] aside, for now:
-//!    [`wire::FrameError`], [`wire::headers::HeaderValueError`],
-//!    [`server::StateError`], [`server::RegistrationError`], …) are
-//!    `#[non_exhaustive]`: a new way to fail is a new variant, so a `match`
-//!    on one needs a `_` arm. Their `Display` texts are for people and may
-//!    change in any release.
+//! 1. **Error enums** ([`wire::FrameError`],
+//!    [`wire::headers::HeaderValueError`], [`server::StateError`],
+//!    [`server::RegistrationError`], …) are `#[non_exhaustive]`: a new way
+//!    to fail is a new variant, so a `match` on one needs a `_` arm. Their
+//!    `Display` texts are for people and may change in any release.
+//!    [`client::ClientError`] is the one exception still, until the
+//!    client's errors are regrouped.
 //! 2. **Wire enums that a later MCP revision extends** ([`wire::Method`],
 //!    [`wire::ResultType`], [`wire::Content`], [`wire::TaskStatus`], the
 //!    input requests, responses and capabilities, …) are

@@ -10,6 +10,7 @@
 use std::time::{Duration, Instant};
 
 use presa::client::ClientTransport;
+use presa::client::prelude::*;
 use presa::prelude::*;
 use presa::transport::{DEFAULT_MAX_MESSAGE_SIZE, Inbound, byte_stream};
 use presa::wire::{ElicitResult, Message};

@@ -15,8 +15,8 @@ use std::process::ExitCode;
 use presa::client::oauth::{
     Authorizer, AuthorizerError, ClientKey, IdentityProvider, OAuthClient, async_trait,
 };
+use presa::client::prelude::*;
 use presa::client::{ClientTransport, HttpOptions, PendingInput};
-use presa::prelude::*;
 use presa::wire::{
     CreateMessageParams, CreateMessageResult, ElicitRequestParams, Role, Root, SamplingContent,
     Tool,
@@ -323,6 +323,8 @@ fn answer_elicitation(input: PendingInput<ElicitRequestParams>) -> ElicitResult 
             action: presa::wire::ElicitAction::Accept,
             content: None,
         },
+        // A mode of a later revision, which this client cannot show.
+        _ => ElicitResult::decline(),
     }
 }
 

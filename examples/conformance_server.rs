@@ -10,10 +10,9 @@
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use presa::__private::{BoxFuture, ToolHandler, ToolResult};
 use presa::prelude::*;
-use presa::server::CompletionContext;
 use presa::server::http::StreamableHttp;
+use presa::server::{BoxFuture, CompletionContext, ToolHandler, ToolResult};
 use presa::wire::{
     Content, CreateMessageParams, LoggingLevel, PromptMessage, ResourceContents, SamplingMessage,
     Tool,
@@ -98,29 +97,31 @@ struct JsonSchemaTool;
 
 impl ToolHandler for JsonSchemaTool {
     fn definition(&self) -> Tool {
-        presa::__private::tool_definition(
-            "json_schema_2020_12_tool",
-            Some("A tool whose input schema uses JSON Schema 2020-12 keywords."),
-            json!({
-                "$schema": "https://json-schema.org/draft/2020-12/schema",
-                "type": "object",
-                "$defs": {"address": {"$anchor": "addressDef", "type": "object",
-                    "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
-                "properties": {
-                    "name": {"type": "string"},
-                    "address": {"$ref": "#/$defs/address"},
-                    "contactMethod": {"type": "string", "enum": ["phone", "email"]},
-                    "phone": {"type": "string"},
-                    "email": {"type": "string"}
-                },
-                "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
-                "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
-                "then": {"required": ["phone"]},
-                "else": {"required": ["email"]},
-                "additionalProperties": false
-            }),
-            None,
-        )
+        let description = "A tool whose input schema uses JSON Schema 2020-12 keywords.";
+        Tool {
+            description: Some(description.into()),
+            ..Tool::new(
+                "json_schema_2020_12_tool",
+                json!({
+                    "$schema": "https://json-schema.org/draft/2020-12/schema",
+                    "type": "object",
+                    "$defs": {"address": {"$anchor": "addressDef", "type": "object",
+                        "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+                    "properties": {
+                        "name": {"type": "string"},
+                        "address": {"$ref": "#/$defs/address"},
+                        "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                        "phone": {"type": "string"},
+                        "email": {"type": "string"}
+                    },
+                    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+                    "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+                    "then": {"required": ["phone"]},
+                    "else": {"required": ["email"]},
+                    "additionalProperties": false
+                }),
+            )
+        }
     }
 
     fn call(&self, _ctx: Context, arguments: Map<String, Value>) -> BoxFuture<ToolResult> {

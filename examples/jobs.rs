@@ -29,6 +29,7 @@
 //!   so that when one dies, another fails its running tasks once their
 //!   lease lapses instead of leaving them running.
 
+use presa::client::prelude::*;
 use presa::client::{AwaitOptions, ClientBuilder};
 use presa::prelude::*;
 use presa::server::TaskSettings;

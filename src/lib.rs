@@ -34,47 +34,36 @@
 //!
 //! This crate is a facade over two crates: the macros of `presa_macros`
 //! (`#[tool]`, `#[prompt]`, `#[resource]`, `#[derive(Elicit)]`) and
-//! [`presa_runtime`], whose modules
-//! are layered, each using only those above it:
+//! [`presa_runtime`], whose modules it re-exports. The runtime's module
+//! docs give its layers, the one map of the tree.
 //!
-//! | module | what it is | uses |
-//! |---|---|---|
-//! | `util` (private) | a poison-tolerant lock, memory budgets in bytes, SHA-256 over JSON | nothing |
-//! | [`wire`] | JSON-RPC and MCP message types, method names, error data | nothing |
-//! | [`schema`] | JSON Schema for tool parameters and elicitation forms | nothing |
-//! | [`transport`] | moving framed messages: in-memory pairs, byte streams, stdio | `util` |
-//! | [`server`] | one request in, notifications and one response out; the task engine | `util`, `wire`, `schema`, `transport` |
-//! | [`client`] | requests out, MRTR and tasks driven to the end | `util`, `wire`, `transport` |
+//! Two preludes hold what each side reaches for first: [`prelude`] for a
+//! server author (its names are also at this crate's root) and
+//! [`client::prelude`] for a client user.
 //!
-//! The server and the client know nothing of each other; they meet on the
-//! wire (or on an in-memory channel, [`in_process`]). [`prelude`] holds
-//! what a tool author and a client user reach for first.
+//! # Semver
+//!
+//! See [the runtime's policy](presa_runtime#semver): this crate follows it.
 
-pub use presa_macros::{Elicit, prompt, resource, tool};
 pub use presa_runtime::{client, schema, server, transport, wire};
 
-pub use presa_runtime::client::{AwaitOptions, CallOutcome, Client};
-pub use presa_runtime::server::CompletionContext;
-#[cfg(feature = "http-server")]
-pub use presa_runtime::server::Headers;
-pub use presa_runtime::server::{
-    Caller, Claims, Context, Elicitation, ErrorDetails, FormSchema, InputRequired, Json,
-    RequestInfo, Scopes, Server, State, TaskPolicy, TaskSettings, ToolError, in_process,
-};
-pub use presa_runtime::wire::{
-    CallToolResult, Content, ElicitResult, GetPromptResult, PromptMessage, ReadResourceResult,
-    ResourceContents, SubscriptionFilter,
-};
+pub use prelude::*;
 
-/// The names most tool authors and client users need:
-/// `use presa::prelude::*;`.
+/// The names a server author reaches for first: `use presa::prelude::*;`.
+/// They are also at the crate's root (`presa::Server`). A client user's
+/// names are in [`client::prelude`].
 pub mod prelude {
-    pub use crate::{
-        AwaitOptions, CallOutcome, CallToolResult, Caller, Claims, Client, CompletionContext,
-        Content, Context, Elicit, ElicitResult, Elicitation, ErrorDetails, FormSchema,
-        GetPromptResult, InputRequired, Json, PromptMessage, ReadResourceResult, RequestInfo,
-        ResourceContents, Scopes, Server, State, SubscriptionFilter, TaskPolicy, TaskSettings,
-        ToolError, in_process, prompt, resource, tool,
+    pub use presa_macros::{Elicit, prompt, resource, tool};
+    #[cfg(feature = "http-server")]
+    pub use presa_runtime::server::Headers;
+    pub use presa_runtime::server::{
+        Caller, Claims, CompletionContext, Context, Elicitation, ErrorDetails, FormSchema,
+        InputRequired, Json, RequestInfo, Scopes, Server, State, TaskPolicy, TaskSettings,
+        ToolError, in_process,
+    };
+    pub use presa_runtime::wire::{
+        CallToolResult, Content, GetPromptResult, PromptMessage, ReadResourceResult,
+        ResourceContents,
     };
 }
 

@@ -56,7 +56,7 @@ async fn malformed_or_unknown_cancellations_are_ignored() {
 async fn a_client_that_abandons_a_call_cancels_it_on_the_server() {
     let f = fixture();
     for wire in WIRES {
-        let c = client(presa::Client::builder(), &f.server, wire);
+        let c = client(presa::client::Client::builder(), &f.server, wire);
         let call = c.call_tool("wait_forever", json!({}));
         tokio::select! {
             _ = call => panic!("wait_forever never finishes"),

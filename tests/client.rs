@@ -13,7 +13,7 @@ async fn discover_and_list_follow_cursors() {
             .instructions("be nice")
             .extension("com.example/widgets", json!({"v": 1}))
     });
-    let c = client(presa::Client::builder(), &f.server, Wire::InProcess);
+    let c = client(presa::client::Client::builder(), &f.server, Wire::InProcess);
     let d = c.discover().await.unwrap();
     assert_eq!(d.supported_versions, ["2026-07-28"]);
     assert_eq!(d.instructions.as_deref(), Some("be nice"));
@@ -23,7 +23,7 @@ async fn discover_and_list_follow_cursors() {
         json!({"v": 1})
     );
     let first = c.list_tools_page(None).await.unwrap();
-    assert_eq!(first.tools.len(), 2);
+    assert_eq!(first.items.tools.len(), 2);
     assert!(first.next_cursor.is_some());
     let all = c.list_tools().await.unwrap();
     assert_eq!(all.len(), 21);
@@ -34,7 +34,8 @@ async fn discover_and_list_follow_cursors() {
 async fn on_an_unsupported_version_the_client_retries_with_a_shared_one() {
     let f = fixture();
     let c = client(
-        presa::Client::builder().protocol_versions(vec!["2099-01-01".into(), "2026-07-28".into()]),
+        presa::client::Client::builder()
+            .protocol_versions(vec!["2099-01-01".into(), "2026-07-28".into()]),
         &f.server,
         Wire::Stdio,
     );
@@ -44,7 +45,7 @@ async fn on_an_unsupported_version_the_client_retries_with_a_shared_one() {
     );
 
     let stranger = client(
-        presa::Client::builder().protocol_versions(vec!["2099-01-01".into()]),
+        presa::client::Client::builder().protocol_versions(vec!["2099-01-01".into()]),
         &f.server,
         Wire::InProcess,
     );
@@ -57,7 +58,7 @@ async fn on_an_unsupported_version_the_client_retries_with_a_shared_one() {
 #[tokio::test]
 async fn arguments_must_be_an_object() {
     let f = fixture();
-    let c = client(presa::Client::builder(), &f.server, Wire::InProcess);
+    let c = client(presa::client::Client::builder(), &f.server, Wire::InProcess);
     let err = c.call_tool("add", json!([1, 2])).await.unwrap_err();
     assert!(matches!(err, ClientError::InvalidArguments(_)));
     let r = c.call_tool("explode", json!(null)).await.unwrap_err();
@@ -67,7 +68,7 @@ async fn arguments_must_be_an_object() {
 #[tokio::test]
 async fn errors_from_the_server_keep_their_code() {
     let f = fixture();
-    let c = client(presa::Client::builder(), &f.server, Wire::Stdio);
+    let c = client(presa::client::Client::builder(), &f.server, Wire::Stdio);
     let err = c.call_tool("nope", json!({})).await.unwrap_err();
     assert_eq!(err.code(), Some(-32602));
     assert!(err.to_string().contains("nope"));
@@ -77,7 +78,7 @@ async fn errors_from_the_server_keep_their_code() {
 async fn a_closed_connection_is_an_error_not_a_hang() {
     let (client_end, server_end) = presa::transport::FrameChannel::pair();
     drop(server_end);
-    let c = presa::Client::builder().connect(client_end);
+    let c = presa::client::Client::builder().connect(client_end);
     assert_eq!(c.discover().await.unwrap_err(), ClientError::Closed);
 }
 
@@ -86,7 +87,7 @@ async fn log_messages_reach_the_notification_handler() {
     let f = fixture();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let c = client(
-        presa::Client::builder()
+        presa::client::Client::builder()
             .log_level(presa::wire::LoggingLevel::Info)
             .on_notification(move |n| {
                 let _ = tx.send(n);
@@ -116,7 +117,7 @@ async fn a_server_repeating_a_cursor_is_an_error_not_a_loop() {
             fake_server.outgoing.send(answer.to_string()).await.unwrap();
         }
     });
-    let c = presa::Client::builder()
+    let c = presa::client::Client::builder()
         .force_era(Era::Modern)
         .connect(client_end);
     let err = c.list_tools().await.unwrap_err();
@@ -199,7 +200,7 @@ async fn a_negative_ttl_reads_as_zero() {
             "resultType": "complete", "supportedVersions": ["2026-07-28"],
             "capabilities": {}, "ttlMs": -5, "cacheScope": "private"}})
     });
-    let c = presa::Client::builder()
+    let c = presa::client::Client::builder()
         .force_era(Era::Modern)
         .connect(channel);
     assert_eq!(c.discover().await.unwrap().ttl_ms, 0);
@@ -216,7 +217,7 @@ async fn an_oversized_answer_fails_the_waiting_call_instead_of_hanging() {
         presa::Caller::anonymous(),
     ));
     let (cr, cw) = tokio::io::split(client_io);
-    let c = presa::Client::builder().connect(presa::transport::byte_stream(cr, cw, 1024));
+    let c = presa::client::Client::builder().connect(presa::transport::byte_stream(cr, cw, 1024));
     let err = c.call_tool("big", json!({"size": 4096})).await.unwrap_err();
     assert_eq!(err, ClientError::ResponseTooLarge { limit: 1024 });
     assert_eq!(
@@ -232,7 +233,7 @@ async fn an_oversized_answer_fails_the_waiting_call_instead_of_hanging() {
 async fn a_request_timeout_cancels_the_call_on_the_server() {
     let f = fixture();
     let c = client(
-        presa::Client::builder().request_timeout(std::time::Duration::from_secs(5)),
+        presa::client::Client::builder().request_timeout(std::time::Duration::from_secs(5)),
         &f.server,
         Wire::InProcess,
     );

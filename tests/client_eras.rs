@@ -10,6 +10,7 @@ mod common;
 use std::sync::{Arc, Mutex};
 
 use common::{WIRES, Wire, fixture};
+use presa::client::prelude::*;
 use presa::client::{AwaitOptions, ClientBuilder, ClientTransport, Era};
 use presa::prelude::*;
 use presa::server::http::StreamableHttp;

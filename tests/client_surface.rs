@@ -5,6 +5,7 @@ mod common;
 
 use common::surface::surface_server;
 use common::{WIRES, accepting, client};
+use presa::client::prelude::*;
 use presa::client::{ClientError, SubscriptionEvent};
 use presa::prelude::*;
 use presa::wire::{CompleteParams, CompletionReference, Content, Role};
@@ -36,7 +37,7 @@ async fn lists_follow_their_cursors() {
         let templates = client.list_resource_templates().await.unwrap();
         assert_eq!(templates[0].uri_template, "users://{id}/profile");
         let first = client.list_prompts_page(None).await.unwrap();
-        assert_eq!(first.prompts.len(), 2);
+        assert_eq!(first.items.prompts.len(), 2);
         assert!(first.next_cursor.is_some());
     }
 }

@@ -4,6 +4,7 @@
 mod common;
 
 use common::{RawPeer, WIRES};
+use presa::client::prelude::*;
 use presa::prelude::*;
 use presa::server::{ErrorDetails, MASKED_ERROR_MESSAGE};
 use serde_json::{Value, json};

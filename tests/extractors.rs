@@ -3,6 +3,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use presa::client::prelude::*;
 use presa::prelude::*;
 use presa::server::{FromContext, ServerBuilder, StateType};
 use serde_json::json;

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use common::raw_http::{post, status_and_body};
 use presa::client::ClientTransport;
+use presa::client::prelude::*;
 use presa::prelude::*;
 use presa::server::http::StreamableHttp;
 use presa::server::tasks::{StoreError, TaskChange, TaskLimits, TaskRecord, TaskWatch};
@@ -204,24 +205,23 @@ async fn mirrored_headers_must_match_the_body() {
 /// Echoes the region it runs in, which it mirrors into a header.
 struct Regional;
 
-impl presa::__private::ToolHandler for Regional {
+impl presa::server::ToolHandler for Regional {
     fn definition(&self) -> presa::wire::Tool {
-        presa::__private::tool_definition(
-            "regional",
-            Some("Runs in a region."),
-            json!({"type": "object", "properties": {
-                "region": {"type": "string", "x-mcp-header": "Region"},
-                "retries": {"type": "integer", "x-mcp-header": "Retries"}
-            }, "required": ["region"]}),
-            None,
-        )
+        let input_schema = json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "retries": {"type": "integer", "x-mcp-header": "Retries"}
+        }, "required": ["region"]});
+        presa::wire::Tool {
+            description: Some("Runs in a region.".into()),
+            ..presa::wire::Tool::new("regional", input_schema)
+        }
     }
 
     fn call(
         &self,
         _ctx: Context,
         arguments: serde_json::Map<String, serde_json::Value>,
-    ) -> presa::__private::BoxFuture<presa::__private::ToolResult> {
+    ) -> presa::server::BoxFuture<presa::server::ToolResult> {
         Box::pin(async move { Ok(CallToolResult::from_text(arguments["region"].to_string())) })
     }
 }

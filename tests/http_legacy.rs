@@ -10,8 +10,8 @@ mod common;
 #[path = "common/scripted_legacy_http.rs"]
 mod scripted_legacy_http;
 
+use presa::client::prelude::*;
 use presa::client::{ClientError, ClientTransport, Era};
-use presa::prelude::*;
 use presa::server::http::StreamableHttp;
 use scripted_legacy_http::{LegacyHttp, RETRY};
 use serde_json::json;

@@ -19,8 +19,8 @@
 #[path = "common/jobs_example.rs"]
 mod jobs_example;
 
+use presa::client::prelude::*;
 use presa::client::{ClientTransport, Era, PendingInput};
-use presa::prelude::*;
 use presa::wire::ElicitRequestParams;
 use serde_json::{Value, json};
 

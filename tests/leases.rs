@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
 use common::{Wire, client};
+use presa::client::prelude::*;
 use presa::client::{AwaitOptions, ClientError};
 use presa::prelude::*;
 use presa::server::TaskSettings;

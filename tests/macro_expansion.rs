@@ -3,8 +3,8 @@
 //! has no application state; calls through a server are tested end to end
 //! elsewhere.
 
-use presa::__private::{Elicit, ToolHandler, ToolPolicy};
 use presa::prelude::*;
+use presa::server::{Elicit, ToolHandler, ToolPolicy};
 use presa::server::{FromContext, StateType};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};

@@ -115,7 +115,7 @@ async fn two_rounds_keep_the_first_answer() {
 async fn the_client_drives_every_round_and_the_tool_reruns_each_time() {
     let f = fixture();
     let c = client(
-        presa::Client::builder().on_elicitation(|input| async move {
+        presa::client::Client::builder().on_elicitation(|input| async move {
             let ElicitRequestParams::Form { message, .. } = input.params else {
                 unreachable!()
             };
@@ -165,7 +165,7 @@ async fn decline_and_cancel_are_never_an_accept() {
         ),
     ] {
         let c = client(
-            presa::Client::builder().on_elicitation(move |_| {
+            presa::client::Client::builder().on_elicitation(move |_| {
                 let answer = answer.clone();
                 async move { answer }
             }),
@@ -445,7 +445,7 @@ async fn the_client_gives_up_after_max_rounds() {
     let f = fixture();
     let prompts = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let counted = prompts.clone();
-    let builder = presa::Client::builder()
+    let builder = presa::client::Client::builder()
         .max_rounds(3)
         .on_elicitation(move |_| {
             counted.fetch_add(1, Ordering::SeqCst);
@@ -465,7 +465,7 @@ async fn the_client_gives_up_after_max_rounds() {
 #[tokio::test]
 async fn the_client_reports_a_missing_capability() {
     let f = fixture();
-    let c = client(presa::Client::builder(), &f.server, Wire::Stdio);
+    let c = client(presa::client::Client::builder(), &f.server, Wire::Stdio);
     let err = c
         .call_tool("build", json!({"target": "docs"}))
         .await
@@ -478,7 +478,7 @@ async fn sampling_and_roots_round_trip() {
     let f = fixture();
     for wire in WIRES {
         let c = client(
-            presa::Client::builder()
+            presa::client::Client::builder()
                 .on_sampling(|input| async move {
                     assert_eq!(input.params.max_tokens, 64);
                     CreateMessageResult {

@@ -9,6 +9,7 @@ mod issuer;
 
 use jsonwebtoken::{Algorithm, Header};
 use presa::Headers;
+use presa::client::prelude::*;
 use presa::client::{ClientTransport, HttpOptions};
 use presa::prelude::*;
 use presa::server::http::{KeySettings, OAuth, StreamableHttp};
@@ -299,10 +300,8 @@ async fn made_up_kids_cost_one_fetch_per_cooldown_and_a_rotation_is_picked_up() 
     let authorization = AuthServer::start(&[&old]).await;
     // A cool-down longer than the test: every fetch after the first is
     // the one a new `kid` may cause.
-    let hour = KeySettings {
-        cooldown: std::time::Duration::from_secs(3600),
-        ..KeySettings::default()
-    };
+    let mut hour = KeySettings::default();
+    hour.cooldown = std::time::Duration::from_secs(3600);
     let (url, oauth) = resource_server(&authorization, |b| b.key_settings(hour)).await;
     let claims = authorization.claims(&url, "alice", "a");
     assert_eq!(whoami_as(&url, &old.sign(&claims)).await, "alice a");
@@ -330,10 +329,8 @@ async fn made_up_kids_cost_one_fetch_per_cooldown_and_a_rotation_is_picked_up() 
     // With no cool-down, the authorization server rotates and the next
     // token under the new key is accepted without a restart.
     let authorization = AuthServer::start(&[&old]).await;
-    let no_wait = KeySettings {
-        cooldown: std::time::Duration::ZERO,
-        ..KeySettings::default()
-    };
+    let mut no_wait = KeySettings::default();
+    no_wait.cooldown = std::time::Duration::ZERO;
     let (url, _) = resource_server(&authorization, |b| b.key_settings(no_wait)).await;
     let claims = authorization.claims(&url, "alice", "a");
     assert_eq!(whoami_as(&url, &old.sign(&claims)).await, "alice a");

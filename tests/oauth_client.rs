@@ -11,6 +11,7 @@ use jsonwebtoken::Algorithm;
 use presa::client::oauth::{
     Authorizer, AuthorizerError, MemoryTokenStore, OAuthClient, SignedIn, TokenStore, async_trait,
 };
+use presa::client::prelude::*;
 use presa::client::{ClientTransport, HttpOptions};
 use presa::prelude::*;
 use presa::server::http::{OAuth, StreamableHttp};

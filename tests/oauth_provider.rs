@@ -28,6 +28,7 @@ use presa::client::oauth::{
     Authorizer, AuthorizerError, MemoryTokenStore, OAuthClient, SignedIn, StoreError, TokenStore,
     async_trait,
 };
+use presa::client::prelude::*;
 use presa::client::{AwaitOptions, ClientTransport, HttpOptions};
 use presa::prelude::*;
 use reqwest::Url;

@@ -5,8 +5,8 @@
 mod common;
 
 use common::{RawPeer, WIRES};
-use presa::__private::{BoxFuture, ToolHandler, ToolResult};
 use presa::prelude::*;
+use presa::server::{BoxFuture, ToolHandler, ToolResult};
 use presa::wire::Tool;
 use serde_json::{Map, Value, json};
 
@@ -17,17 +17,16 @@ struct Totals;
 impl ToolHandler for Totals {
     fn definition(&self) -> Tool {
         Tool {
-            name: "totals".into(),
-            title: None,
             description: Some("Returns what it is told to.".into()),
-            input_schema: json!({"type": "object", "properties": {"reply": {}}}),
             output_schema: Some(json!({
                 "type": "object",
                 "properties": {"total": {"type": "integer"}},
                 "required": ["total"],
             })),
-            annotations: None,
-            meta: None,
+            ..Tool::new(
+                "totals",
+                json!({"type": "object", "properties": {"reply": {}}}),
+            )
         }
     }
 

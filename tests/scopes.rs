@@ -210,15 +210,7 @@ fn a_hand_written_handler_with_a_malformed_scope_is_refused_at_registration() {
     struct Quoted;
     impl ToolHandler for Quoted {
         fn definition(&self) -> Tool {
-            Tool {
-                name: "quoted".into(),
-                title: None,
-                description: None,
-                input_schema: json!({"type": "object"}),
-                output_schema: None,
-                annotations: None,
-                meta: None,
-            }
+            Tool::new("quoted", json!({"type": "object"}))
         }
         fn scopes(&self) -> &'static [&'static str] {
             &["a\"b"]

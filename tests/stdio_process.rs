@@ -189,7 +189,7 @@ async fn the_client_spawns_drives_and_shuts_down_a_server() {
     let mut command = tokio::process::Command::new(jobs_binary());
     command.arg("stdio").stderr(Stdio::null());
     let transport = ClientTransport::spawn(command).unwrap();
-    let c = presa::Client::builder()
+    let c = presa::client::Client::builder()
         .on_elicitation(|_| async { ElicitResult::accept(json!({"ok": true})) })
         .connect(transport);
     let r = c
@@ -405,7 +405,7 @@ async fn the_seed_clients_work_against_the_process() {
         ClientTransport::spawn(command).unwrap()
     };
     let confirming = || {
-        presa::Client::builder()
+        presa::client::Client::builder()
             .on_elicitation(|_| async { ElicitResult::accept(json!({"ok": true})) })
     };
 

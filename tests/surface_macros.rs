@@ -120,10 +120,7 @@ fn a_resource_with_variables_is_a_template() {
     assert_eq!(fixed.title.as_deref(), Some("A"));
     assert_eq!(
         FixedResource.cache(),
-        ReadCache {
-            ttl: Duration::from_millis(1500),
-            scope: CacheScope::Private
-        }
+        ReadCache::new(Duration::from_millis(1500), CacheScope::Private)
     );
 }
 

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::{RawPeer, WIRES, Wire, connect, error_code};
+use presa::client::prelude::*;
 use presa::prelude::*;
 use presa::server::TaskSettings;
 use serde::Deserialize;

@@ -6,6 +6,7 @@ mod common;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use presa::client::prelude::*;
 use presa::prelude::*;
 use serde_json::json;
 use tracing::span::{Attributes, Id, Record};

@@ -18,6 +18,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use presa::client::TaskSubscription;
+use presa::client::prelude::*;
 use presa::prelude::*;
 use presa::wire::{DetailedTask, InputResponses, TaskStatus};
 use presa_redis::RedisTaskStore;

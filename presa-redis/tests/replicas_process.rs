@@ -29,8 +29,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use presa::client::prelude::*;
 use presa::client::{AwaitOptions, ClientError, ClientTransport};
-use presa::prelude::*;
 use presa::wire::{DetailedTask, InputResponses, TaskStatus};
 use serde_json::{Value, json};
 

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
+use presa::client::prelude::*;
 use presa::client::{AwaitOptions, ClientError};
 use presa::prelude::*;
 use presa::server::tasks::{

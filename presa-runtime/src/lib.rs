@@ -4,20 +4,57 @@
 //! Most users depend on the `presa` facade crate instead, which re-exports
 //! this crate and the `#[tool]`, `#[prompt]` and `#[resource]` macros.
 //!
-//! The crate is layered. Each module uses only the modules above it in
-//! this table, and no module imports one that imports it back:
+//! # Layers
+//!
+//! This table is the one map of the crate's layers; the facade and the
+//! README link here. Each module uses only the modules above it, and no
+//! module imports one that imports it back. Inside a module, its own docs
+//! give the map of its folders.
 //!
 //! | module | what it is | uses |
 //! |---|---|---|
-//! | `util` | small helpers: a poison-tolerant lock, [`BoxFuture`](server::BoxFuture), memory budgets in bytes, SHA-256 over JSON | nothing |
-//! | [`wire`] | JSON-RPC and MCP message types, method names, error data | nothing |
+//! | `util` (private) | small helpers: a poison-tolerant lock, [`BoxFuture`](server::BoxFuture), memory budgets in bytes, SHA-256 over JSON | nothing |
+//! | [`wire`] | JSON-RPC and MCP message types, method names, error data; the legacy (2025-11-25 and earlier) shapes in `wire::legacy` | nothing |
 //! | [`schema`] | JSON Schema for tool parameters and elicitation forms | nothing |
-//! | [`transport`] | moving framed messages; nothing of servers, clients or tools | `util` |
-//! | [`server`] | turning one request into notifications and a response | `util`, `wire`, `schema`, `transport` |
-//! | [`client`] | the mirror image: requests out, MRTR driven to the end | `util`, `wire`, `transport` |
+//! | [`transport`] | moving framed messages: in-memory pairs, byte streams, stdio; nothing of servers, clients or tools | `util` |
+//! | `oauth` (private) | what OAuth's two sides share: the metadata documents, where they live, how they are fetched | nothing |
+//! | [`server`] | turning one request into notifications and a response: tools, prompts and resources, the input a handler asks for, the request core, the task engine, the transports that carry a server, Streamable HTTP, legacy sessions | `util`, `wire`, `schema`, `transport`, `oauth` |
+//! | [`client`] | the mirror image: requests out, MRTR and tasks driven to the end, legacy servers | `util`, `wire`, `transport`, `oauth` |
 //!
 //! The server and the client know nothing of each other; they meet only on
-//! the wire.
+//! the wire (or on an in-memory channel, [`server::in_process`]).
+//!
+//! # Semver
+//!
+//! The crate follows semantic versioning (in its 0.x form: a minor release
+//! may break, a patch release does not). What may grow without a breaking
+//! release is marked, so that code written against it keeps compiling:
+//!
+//! 1. **Error enums** ([`wire::FrameError`],
+//!    [`wire::headers::HeaderValueError`], [`server::StateError`],
+//!    [`server::RegistrationError`], …) are `#[non_exhaustive]`: a new way
+//!    to fail is a new variant, so a `match` on one needs a `_` arm. Their
+//!    `Display` texts are for people and may change in any release.
+//!    [`client::ClientError`] is the one exception still, until the
+//!    client's errors are regrouped.
+//! 2. **Wire enums that a later MCP revision extends** ([`wire::Method`],
+//!    [`wire::ResultType`], [`wire::Content`], [`wire::TaskStatus`], the
+//!    input requests, responses and capabilities, …) are
+//!    `#[non_exhaustive]` too. Those the spec fixes (JSON-RPC's
+//!    [`wire::RequestId`], [`wire::Role`], [`wire::LoggingLevel`]) are not.
+//! 3. **Settings** ([`server::ReadCache`], `KeySettings`, …) are
+//!    `#[non_exhaustive]` structs: start from their `Default` or
+//!    constructor and set the fields you need; a new setting is a new
+//!    field with a default.
+//! 4. **Wire structs** mirror the spec's objects field for field, with
+//!    public fields, so that any message can be built and read. A later
+//!    revision adds optional fields to them, so build one from its
+//!    constructor (`Tool::new`, `Prompt::new`, `Resource::new`, …) with
+//!    `..` for the rest, or by setting fields on it: a struct literal that
+//!    names every field is not covered, and may break in a minor release.
+//!    A new MCP revision is a minor release.
+//! 5. `__private` is what the macros expand to, and no API at all: the
+//!    facade pins this crate's exact version for it.
 
 #![warn(missing_docs)]
 
@@ -143,13 +180,9 @@ pub mod __private {
         output_schema: Option<Value>,
     ) -> Tool {
         Tool {
-            name: name.to_owned(),
-            title: None,
             description: description.map(str::to_owned),
-            input_schema,
             output_schema,
-            annotations: None,
-            meta: None,
+            ..Tool::new(name, input_schema)
         }
     }
 

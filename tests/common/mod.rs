@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use presa::client::prelude::*;
 use presa::client::{ClientBuilder, ClientTransport};
 use presa::prelude::*;
 use presa::transport::{FrameChannel, Inbound, byte_stream};

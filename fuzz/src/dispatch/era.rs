@@ -237,6 +237,13 @@ pub(super) fn legacy_request(request: &Request, capabilities: &ClientCapabilitie
         InputRequest::Other { method, .. } => {
             return Err(format!("`{method}`, which 2025-11-25 servers do not send"));
         }
+        // A kind of input or an elicitation mode of a later revision.
+        _ => {
+            return Err(format!(
+                "`{}`, which 2025-11-25 servers do not send",
+                request.method
+            ));
+        }
     };
     if !declared {
         return Err(format!(

@@ -138,6 +138,7 @@ mod link_error;
 mod modern;
 #[cfg(feature = "oauth-client")]
 pub mod oauth;
+pub mod prelude;
 mod probe;
 mod protocol;
 mod result;

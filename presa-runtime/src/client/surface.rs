@@ -57,7 +57,7 @@ impl Client {
     pub async fn list_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
         let pages = every_page(Method::PromptsList, |cursor| async move {
             let page = self.list_prompts_page(cursor).await?;
-            Ok((page.prompts, page.next_cursor))
+            Ok((page.items.prompts, page.next_cursor))
         });
         pages.await
     }
@@ -96,7 +96,7 @@ impl Client {
     pub async fn list_resources(&self) -> Result<Vec<Resource>, ClientError> {
         let pages = every_page(Method::ResourcesList, |cursor| async move {
             let page = self.list_resources_page(cursor).await?;
-            Ok((page.resources, page.next_cursor))
+            Ok((page.items.resources, page.next_cursor))
         });
         pages.await
     }
@@ -115,7 +115,7 @@ impl Client {
     pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ClientError> {
         let pages = every_page(Method::ResourceTemplatesList, |cursor| async move {
             let page = self.list_resource_templates_page(cursor).await?;
-            Ok((page.resource_templates, page.next_cursor))
+            Ok((page.items.resource_templates, page.next_cursor))
         });
         pages.await
     }

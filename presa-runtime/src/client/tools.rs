@@ -37,7 +37,7 @@ impl Client {
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
         let pages = every_page(Method::ToolsList, |cursor| async move {
             let page = self.list_tools_page(cursor).await?;
-            Ok((page.tools, page.next_cursor))
+            Ok((page.items.tools, page.next_cursor))
         });
         pages.await
     }

@@ -28,6 +28,7 @@ use crate::wire::CallToolResult;
 /// What the model reads of an error a tool propagated with `?`:
 /// [`ServerBuilder::error_details`](super::ServerBuilder::error_details).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum ErrorDetails {
     /// The error's own text (the default).
     #[default]

@@ -36,8 +36,9 @@ use super::tool::{TaskPolicy, ToolPolicy};
 use crate::util::{read, write};
 use crate::wire::{
     ErrorObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, Method, PaginatedParams, PromptsCapability, ResourcesCapability, ResultMeta,
-    ResultType, ServerCapabilities, ToolsCapability,
+    ListToolsResult, Method, PaginatedParams, PromptsCapability, PromptsPage, ResourcesCapability,
+    ResourcesPage, ResultMeta, ResultType, ServerCapabilities, TemplatesPage, ToolsCapability,
+    ToolsPage,
 };
 
 /// What an entry is checked against: the server it joins.
@@ -348,7 +349,9 @@ impl Registry {
         })?;
         Ok(ListToolsResult {
             result_type: ResultType::Complete,
-            tools: tools.into_iter().flatten().collect(),
+            items: ToolsPage {
+                tools: tools.into_iter().flatten().collect(),
+            },
             next_cursor,
             ttl_ms: self.ttl_ms(),
             cache_scope: shows.cache_scope(),
@@ -369,7 +372,9 @@ impl Registry {
         })?;
         Ok(ListPromptsResult {
             result_type: ResultType::Complete,
-            prompts: prompts.into_iter().flatten().collect(),
+            items: PromptsPage {
+                prompts: prompts.into_iter().flatten().collect(),
+            },
             next_cursor,
             ttl_ms: self.ttl_ms(),
             cache_scope: shows.cache_scope(),
@@ -391,7 +396,9 @@ impl Registry {
         })?;
         Ok(ListResourcesResult {
             result_type: ResultType::Complete,
-            resources: resources.into_iter().flatten().collect(),
+            items: ResourcesPage {
+                resources: resources.into_iter().flatten().collect(),
+            },
             next_cursor,
             ttl_ms: self.ttl_ms(),
             cache_scope: shows.cache_scope(),
@@ -416,7 +423,9 @@ impl Registry {
             })?;
         Ok(ListResourceTemplatesResult {
             result_type: ResultType::Complete,
-            resource_templates: templates.into_iter().flatten().collect(),
+            items: TemplatesPage {
+                resource_templates: templates.into_iter().flatten().collect(),
+            },
             next_cursor,
             ttl_ms: self.ttl_ms(),
             cache_scope: shows.cache_scope(),

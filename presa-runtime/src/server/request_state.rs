@@ -77,6 +77,7 @@ pub(crate) struct StatePayload {
 
 /// Why a `requestState` was refused. Each maps to `-32602`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum StateError {
     /// Not produced by this server, or altered.
     #[error("requestState failed verification")]

@@ -26,11 +26,19 @@ pub enum ResourceDefinition {
 
 /// How long a read's contents may be cached, and by whom.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ReadCache {
     /// The `ttlMs` of the result.
     pub ttl: Duration,
     /// The `cacheScope` of the result.
     pub scope: CacheScope,
+}
+
+impl ReadCache {
+    /// Contents that may be cached for `ttl`, shared as `scope` says.
+    pub fn new(ttl: Duration, scope: CacheScope) -> Self {
+        ReadCache { ttl, scope }
+    }
 }
 
 impl Default for ReadCache {

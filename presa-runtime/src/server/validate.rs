@@ -5,10 +5,9 @@
 use serde_json::Value;
 
 use super::reply::{invalid_params, method_not_found, to_value, unsupported_version};
-use crate::wire::legacy::LEGACY_VERSIONS;
+use crate::wire::legacy::{INITIALIZE, LEGACY_VERSIONS};
 use crate::wire::{
-    ErrorObject, LEGACY_INITIALIZE, Method, Request, RequestMeta, UnsupportedVersionData, codes,
-    strict,
+    ErrorObject, Method, Request, RequestMeta, UnsupportedVersionData, codes, strict,
 };
 
 /// A request that passed steps 1 to 3, taken apart.
@@ -21,7 +20,7 @@ pub(crate) struct Validated {
 
 /// Checks `request` against the versions this server `supported`s.
 pub(crate) fn validate(request: Request, supported: &[String]) -> Result<Validated, ErrorObject> {
-    if request.method == LEGACY_INITIALIZE {
+    if request.method == INITIALIZE {
         return Err(legacy_initialize(&request, supported));
     }
     let mut params = request.params;

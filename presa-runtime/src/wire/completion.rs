@@ -59,6 +59,7 @@ impl CompleteParams {
 /// The prompt or resource template whose argument is completed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type")]
+#[non_exhaustive]
 pub enum CompletionReference {
     /// `ref/prompt`: an argument of a prompt.
     #[serde(rename = "ref/prompt")]

@@ -11,6 +11,7 @@ use super::Icon;
 /// One block of tool output.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Content {
     /// Plain text.
     #[serde(deserialize_with = "super::strict::object")]

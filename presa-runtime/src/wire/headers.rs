@@ -67,6 +67,7 @@ fn looks_encoded(value: &str) -> bool {
 
 /// Why a header value cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum HeaderValueError {
     /// Characters a header value may not hold.
     #[error("the value holds characters a header may not carry")]

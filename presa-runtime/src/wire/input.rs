@@ -39,6 +39,7 @@ pub type InputResponses = BTreeMap<String, InputResponse>;
 /// question asked again.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum InputResponse {
     /// Answers `elicitation/create`.
     Elicit(ElicitResult),
@@ -95,6 +96,7 @@ impl From<ListRootsResult> for InputResponse {
 /// One thing the server needs from the client.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "RawInputRequest", into = "RawInputRequest")]
+#[non_exhaustive]
 pub enum InputRequest {
     /// `elicitation/create`: ask the user.
     Elicit(ElicitRequestParams),
@@ -146,6 +148,7 @@ impl InputRequest {
 
 /// A client capability that input requests need.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum InputCapability {
     /// `elicitation` with form mode (an empty `elicitation: {}` counts).
     FormElicitation,
@@ -233,6 +236,7 @@ impl From<InputRequest> for RawInputRequest {
 /// Params of `elicitation/create`, by mode.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "Map<String, Value>", into = "Map<String, Value>")]
+#[non_exhaustive]
 pub enum ElicitRequestParams {
     /// In-band form; the answer's `content` matches `requestedSchema`.
     Form {
@@ -364,6 +368,7 @@ pub enum Role {
 /// One message, or several blocks, of a sampling conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum SamplingContent {
     /// A single block.
     One(Content),

@@ -202,6 +202,7 @@ pub enum Message {
 
 /// Why a frame is not a JSON-RPC message.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum FrameError {
     /// The frame is not JSON at all (`-32700`).
     Parse(String),

@@ -9,6 +9,7 @@ use std::fmt;
 
 /// A client request presa knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Method {
     /// `server/discover`: versions, capabilities and identity.
     ServerDiscover,
@@ -115,14 +116,10 @@ impl fmt::Display for Method {
     }
 }
 
-/// The legacy handshake, which 2026-07-28 removed. A server answers it
-/// with a message naming the versions it speaks, for the legacy client to
-/// show its user.
-pub const LEGACY_INITIALIZE: &str = "initialize";
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::legacy::INITIALIZE;
 
     #[test]
     fn every_method_parses_back_from_its_name() {
@@ -130,6 +127,6 @@ mod tests {
             assert_eq!(Method::parse(method.as_str()), Some(method));
         }
         assert_eq!(Method::parse("Tools/Call"), None);
-        assert_eq!(Method::parse(LEGACY_INITIALIZE), None);
+        assert_eq!(Method::parse(INITIALIZE), None);
     }
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{CacheScope, Content, Icon, InputResponses, RequestMeta, ResultMeta, ResultType, Role};
+use super::{Content, Icon, InputResponses, ListResult, RequestMeta, ResultMeta, ResultType, Role};
 
 /// A prompt as listed by `prompts/list`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -72,33 +72,13 @@ impl PromptArgument {
 }
 
 /// The answer to `prompts/list`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ListPromptsResult {
-    /// Always `complete`.
-    #[serde(rename = "resultType", default)]
-    pub result_type: ResultType,
-    /// This page of prompts, in a stable order.
+pub type ListPromptsResult = ListResult<PromptsPage>;
+
+/// The prompts of one `prompts/list` page.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PromptsPage {
+    /// The prompts, in a stable order.
     pub prompts: Vec<Prompt>,
-    /// The cursor of the next page; absent on the last page.
-    #[serde(
-        rename = "nextCursor",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub next_cursor: Option<String>,
-    /// How long the client may cache this page.
-    #[serde(
-        rename = "ttlMs",
-        default,
-        deserialize_with = "super::result::lenient_ttl"
-    )]
-    pub ttl_ms: u64,
-    /// Who may share the cached page.
-    #[serde(rename = "cacheScope", default = "super::result::public")]
-    pub cache_scope: CacheScope,
-    /// Carries `serverInfo`.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<ResultMeta>,
 }
 
 /// Arguments of `prompts/get`, by name; their values are strings.

@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::{
-    Annotations, CacheScope, Icon, InputResponses, RequestMeta, ResourceContents, ResultMeta,
-    ResultType, SubscriptionMeta,
+    Annotations, CacheScope, Icon, InputResponses, ListResult, RequestMeta, ResourceContents,
+    ResultMeta, ResultType, SubscriptionMeta,
 };
 
 /// A resource as listed by `resources/list`.
@@ -102,64 +102,24 @@ impl ResourceTemplate {
 }
 
 /// The answer to `resources/list`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ListResourcesResult {
-    /// Always `complete`.
-    #[serde(rename = "resultType", default)]
-    pub result_type: ResultType,
-    /// This page of resources, in a stable order.
+pub type ListResourcesResult = ListResult<ResourcesPage>;
+
+/// The resources of one `resources/list` page.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ResourcesPage {
+    /// The resources, in a stable order.
     pub resources: Vec<Resource>,
-    /// The cursor of the next page; absent on the last page.
-    #[serde(
-        rename = "nextCursor",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub next_cursor: Option<String>,
-    /// How long the client may cache this page.
-    #[serde(
-        rename = "ttlMs",
-        default,
-        deserialize_with = "super::result::lenient_ttl"
-    )]
-    pub ttl_ms: u64,
-    /// Who may share the cached page.
-    #[serde(rename = "cacheScope", default = "super::result::public")]
-    pub cache_scope: CacheScope,
-    /// Carries `serverInfo`.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<ResultMeta>,
 }
 
 /// The answer to `resources/templates/list`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ListResourceTemplatesResult {
-    /// Always `complete`.
-    #[serde(rename = "resultType", default)]
-    pub result_type: ResultType,
-    /// This page of templates, in a stable order.
+pub type ListResourceTemplatesResult = ListResult<TemplatesPage>;
+
+/// The templates of one `resources/templates/list` page.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TemplatesPage {
+    /// The templates, in a stable order.
     #[serde(rename = "resourceTemplates")]
     pub resource_templates: Vec<ResourceTemplate>,
-    /// The cursor of the next page; absent on the last page.
-    #[serde(
-        rename = "nextCursor",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub next_cursor: Option<String>,
-    /// How long the client may cache this page.
-    #[serde(
-        rename = "ttlMs",
-        default,
-        deserialize_with = "super::result::lenient_ttl"
-    )]
-    pub ttl_ms: u64,
-    /// Who may share the cached page.
-    #[serde(rename = "cacheScope", default = "super::result::public")]
-    pub cache_scope: CacheScope,
-    /// Carries `serverInfo`.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<ResultMeta>,
 }
 
 /// Params of `resources/read`.

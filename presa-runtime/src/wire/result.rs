@@ -5,6 +5,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// The kind of a result. Absent on the wire means [`ResultType::Complete`],
 /// for servers of earlier revisions.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ResultType {
     /// The final result.
     #[default]

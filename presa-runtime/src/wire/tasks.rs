@@ -19,6 +19,7 @@ pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 /// Where a task is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum TaskStatus {
     /// Running.
     Working,

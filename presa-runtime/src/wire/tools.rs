@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::{
-    CacheScope, Content, InputResponses, PaginatedParams, RequestMeta, ResultMeta, ResultType,
+    Content, InputResponses, ListResult, PaginatedParams, RequestMeta, ResultMeta, ResultType,
 };
 
 /// A tool as listed by `tools/list`.
@@ -34,6 +34,53 @@ pub struct Tool {
     /// Metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
+}
+
+impl Tool {
+    /// A tool called `name` taking arguments that match `input_schema`,
+    /// with nothing else said of it. This is how a tool is written without
+    /// `#[tool]`: its [`ToolHandler`](crate::server::ToolHandler) lists
+    /// what this builds, with the fields it needs set over it.
+    ///
+    /// ```
+    /// use presa_runtime::server::{BoxFuture, Context, ToolHandler, ToolResult};
+    /// use presa_runtime::wire::{CallToolResult, Tool};
+    /// use serde_json::{Map, Value, json};
+    ///
+    /// /// Echoes its `text` argument.
+    /// struct Echo;
+    ///
+    /// impl ToolHandler for Echo {
+    ///     fn definition(&self) -> Tool {
+    ///         Tool {
+    ///             description: Some("Echoes its text.".into()),
+    ///             ..Tool::new("echo", json!({
+    ///                 "type": "object",
+    ///                 "properties": {"text": {"type": "string"}},
+    ///                 "required": ["text"],
+    ///             }))
+    ///         }
+    ///     }
+    ///
+    ///     fn call(&self, _ctx: Context, arguments: Map<String, Value>) -> BoxFuture<ToolResult> {
+    ///         let text = arguments["text"].as_str().unwrap_or_default().to_owned();
+    ///         Box::pin(async move { Ok(CallToolResult::from_text(text)) })
+    ///     }
+    /// }
+    ///
+    /// assert_eq!(Echo.definition().name, "echo");
+    /// ```
+    pub fn new(name: impl Into<String>, input_schema: Value) -> Self {
+        Tool {
+            name: name.into(),
+            title: None,
+            description: None,
+            input_schema,
+            output_schema: None,
+            annotations: None,
+            meta: None,
+        }
+    }
 }
 
 /// Untrusted hints about a tool's behaviour.
@@ -76,33 +123,13 @@ pub struct ToolAnnotations {
 pub type ListToolsParams = PaginatedParams;
 
 /// The answer to `tools/list`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ListToolsResult {
-    /// Always `complete`.
-    #[serde(rename = "resultType", default)]
-    pub result_type: ResultType,
-    /// This page of tools, in a stable order.
+pub type ListToolsResult = ListResult<ToolsPage>;
+
+/// The tools of one `tools/list` page.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ToolsPage {
+    /// The tools, in a stable order.
     pub tools: Vec<Tool>,
-    /// The cursor of the next page; absent on the last page.
-    #[serde(
-        rename = "nextCursor",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub next_cursor: Option<String>,
-    /// How long the client may cache this page.
-    #[serde(
-        rename = "ttlMs",
-        default,
-        deserialize_with = "super::result::lenient_ttl"
-    )]
-    pub ttl_ms: u64,
-    /// Who may share the cached page.
-    #[serde(rename = "cacheScope", default = "super::result::public")]
-    pub cache_scope: CacheScope,
-    /// Carries `serverInfo`.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<ResultMeta>,
 }
 
 /// Params of `tools/call`.

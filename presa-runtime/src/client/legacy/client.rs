@@ -78,7 +78,7 @@ impl LegacyClient<'_> {
     async fn list_tools(&self) -> Result<(), ClientError> {
         let pages = every_page(Method::ToolsList, |cursor| async move {
             let page = self.list_tools_page(cursor).await?;
-            Ok((page.tools, page.next_cursor))
+            Ok((page.items.tools, page.next_cursor))
         });
         pages.await.map(drop)
     }

@@ -66,7 +66,9 @@ pub fn is_legacy_version(version: &str) -> bool {
     LEGACY_VERSIONS.contains(&version)
 }
 
-/// `initialize`: the request that opens a legacy session.
+/// `initialize`: the request that opens a legacy session. 2026-07-28
+/// removed it; a stateless server answers it with a message naming the
+/// versions it speaks, for the legacy client to show its user.
 pub const INITIALIZE: &str = "initialize";
 /// `ping`: either side checks the other is there.
 pub const PING: &str = "ping";

@@ -244,6 +244,7 @@ mod tests {
     use crate::wire::legacy::schema_check::assert_valid;
     use crate::wire::{
         CacheScope, CallToolResult, Content, ListToolsResult, ResultMeta, ResultType, Tool,
+        ToolsPage,
     };
     use serde_json::json;
 
@@ -284,7 +285,7 @@ mod tests {
         let tool = legacy_tool(serde_json::to_value(tool).unwrap(), TaskSupport::Required);
         let list = ListToolsResult {
             result_type: ResultType::Complete,
-            tools: vec![],
+            items: ToolsPage::default(),
             next_cursor: None,
             ttl_ms: 0,
             cache_scope: CacheScope::Public,

@@ -11,6 +11,7 @@
 use bench_harness::presa_server;
 use bench_harness::rmcp_server::RmcpBench;
 use bench_harness::wire::ECHO_TEXT;
+use presa::client::Client;
 use presa::prelude::*;
 use presa::transport::{DEFAULT_MAX_MESSAGE_SIZE, byte_stream};
 use presa::wire::ElicitResult;

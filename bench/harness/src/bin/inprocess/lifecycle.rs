@@ -17,7 +17,7 @@ use std::time::Instant;
 use bench_harness::figures::Figures;
 use bench_harness::stats::{median, micros_per_op, rounds, scaled};
 use presa::client::AwaitOptions;
-use presa::prelude::Client;
+use presa::client::Client;
 
 use crate::clients::{
     Link, RmcpClient, is_terminal, presa_pair, presa_start_task, presa_task_status, rmcp_pair,

@@ -27,7 +27,7 @@ use bench_harness::figures::{FIGURES_PREFIX, Figures};
 use bench_harness::memory::resident_bytes;
 use bench_harness::stats::{median, micros_per_op};
 use futures::StreamExt;
-use presa::prelude::Client;
+use presa::client::Client;
 use serde_json::Value;
 
 use crate::clients::{

@@ -14,6 +14,7 @@ use std::time::Instant;
 use bench_harness::figures::Figures;
 use bench_harness::presa_server::server_with_store;
 use bench_harness::stats::{median, micros_per_op, rounds, scaled};
+use presa::client::Client;
 use presa::prelude::*;
 use presa::server::tasks::TaskStore;
 use presa::wire::TaskStatus;

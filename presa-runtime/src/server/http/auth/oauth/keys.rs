@@ -36,6 +36,7 @@ use crate::util::lock;
 
 /// How the key cache refreshes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct KeySettings {
     /// The shortest time between two fetches of the key set, whatever
     /// asks for them (rule 3).

@@ -22,9 +22,16 @@
 //! Elsewhere (Windows, which cannot wait on a pipe so) it blocks in its
 //! read; the stop then delivers the chunks already handed over, and the
 //! one it is reading, or holding while the channel is full, is lost.
+//!
+//! What differs between the two lives in one file for each, behind one
+//! `cfg` apiece: `unix` (waiting on stdin with poll(2), and SIGTERM) and
+//! `windows` (every target that is not Unix: a blocking read that the stop
+//! abandons, and no request to end before the process is terminated).
+//! Both offer the same four items: `Source`, `Readiness`, `delivered` and
+//! `terminate`.
 
 use std::future::Future;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::pin::Pin;
 use std::process::{ExitStatus, Stdio};
 use std::task::{Context as TaskContext, Poll};
@@ -40,6 +47,15 @@ use tokio_util::sync::PollSender;
 
 use super::lines::{UntilStopped, spawn_io};
 use super::{FrameChannel, StopReading};
+
+#[cfg(unix)]
+mod unix;
+#[cfg(unix)]
+use unix::{Readiness, Source, delivered, terminate};
+#[cfg(not(unix))]
+mod windows;
+#[cfg(not(unix))]
+use windows::{Readiness, Source, delivered, terminate};
 
 /// How much one read of stdin takes at most.
 const READ_CHUNK: usize = 64 * 1024;
@@ -64,20 +80,10 @@ pub fn stdio(max_message_size: usize) -> FrameChannel {
     )
 }
 
-/// What the reading thread can read: on Unix, also wait on.
-#[cfg(unix)]
-trait Source: Read + std::os::fd::AsFd + Send + 'static {}
-#[cfg(unix)]
-impl<T: Read + std::os::fd::AsFd + Send + 'static> Source for T {}
-#[cfg(not(unix))]
-trait Source: Read + Send + 'static {}
-#[cfg(not(unix))]
-impl<T: Read + Send + 'static> Source for T {}
-
 /// `source` read on a thread of its own, as an async reader that ends
 /// once `stop` is called and what the thread read is delivered.
 fn threaded_reader(mut source: impl Source, stop: StopReading) -> impl AsyncRead + Send + Unpin {
-    let (chunks, mut received) = mpsc::channel::<io::Result<Bytes>>(1);
+    let (chunks, received) = mpsc::channel::<io::Result<Bytes>>(1);
     let mut ready = Readiness::new(&stop);
     let reading = move || {
         let mut buffer = vec![0u8; READ_CHUNK];
@@ -98,82 +104,7 @@ fn threaded_reader(mut source: impl Source, stop: StopReading) -> impl AsyncRead
         .name("presa-stdin".into())
         .spawn(reading)
         .expect("the operating system starts a thread");
-    #[cfg(not(unix))]
-    let mut stopped = Box::pin(stop.stopped());
-    StreamReader::new(futures::stream::poll_fn(move |cx| {
-        // The thread may be blocked in a read for good: take what it
-        // handed over, then end.
-        #[cfg(not(unix))]
-        if stopped.as_mut().poll(cx).is_ready() {
-            received.close();
-        }
-        received.poll_recv(cx)
-    }))
-}
-
-/// Lets the reading thread wait until stdin is readable or reading has
-/// stopped, whichever comes first.
-#[cfg(unix)]
-struct Readiness {
-    stop: StopReading,
-    /// Readable once the stop has written to its other end.
-    woken: std::os::unix::net::UnixStream,
-}
-
-#[cfg(unix)]
-impl Readiness {
-    fn new(stop: &StopReading) -> Self {
-        let (mut wake, woken) = std::os::unix::net::UnixStream::pair()
-            .expect("the operating system makes a socket pair");
-        let stopped = stop.stopped();
-        tokio::spawn(async move {
-            stopped.await;
-            // One byte into an empty socket never blocks.
-            let _ = wake.write_all(&[1]);
-        });
-        Readiness {
-            stop: stop.clone(),
-            woken,
-        }
-    }
-
-    /// Waits until `source` has something to read (or an error, or its
-    /// end, which the read then reports); `false` once reading stopped.
-    fn wait(&mut self, source: &impl std::os::fd::AsFd) -> bool {
-        use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
-        loop {
-            if self.stop.is_stopped() {
-                return false;
-            }
-            let mut fds = [
-                PollFd::new(source.as_fd(), PollFlags::POLLIN),
-                PollFd::new(std::os::fd::AsFd::as_fd(&self.woken), PollFlags::POLLIN),
-            ];
-            match poll(&mut fds, PollTimeout::NONE) {
-                Err(nix::errno::Errno::EINTR) => continue,
-                // Let the read report what is wrong.
-                Err(_) => return true,
-                Ok(_) if fds[1].any() == Some(true) => return false,
-                Ok(_) => return fds[0].revents().is_some_and(|r| !r.is_empty()),
-            }
-        }
-    }
-}
-
-/// Elsewhere the thread cannot be woken: it reads until the stop closes
-/// the channel it hands chunks to.
-#[cfg(not(unix))]
-struct Readiness;
-
-#[cfg(not(unix))]
-impl Readiness {
-    fn new(_: &StopReading) -> Self {
-        Readiness
-    }
-
-    fn wait(&mut self, _: &impl Read) -> bool {
-        true
-    }
+    StreamReader::new(delivered(received, stop))
 }
 
 /// `sink` written on a thread of its own, as an async writer: a write
@@ -310,27 +241,6 @@ async fn escalate(
     // SIGKILL on Unix, TerminateProcess on Windows.
     child.kill().await?;
     child.wait().await
-}
-
-/// Sends the process SIGTERM; `false` if it has already been reaped.
-#[cfg(unix)]
-fn terminate(child: &Child) -> bool {
-    use nix::sys::signal::{Signal, kill};
-    use nix::unistd::Pid;
-    let Some(pid) = child.id() else {
-        return false;
-    };
-    let _ = kill(Pid::from_raw(pid as i32), Signal::SIGTERM);
-    true
-}
-
-/// Windows has no request to end that a console-less child can catch:
-/// Ctrl-C reaches only processes on the sender's console, and sending it
-/// there would interrupt the client too. So the closed stdin is the only
-/// request, and the next step is TerminateProcess.
-#[cfg(not(unix))]
-fn terminate(_: &Child) -> bool {
-    false
 }
 
 impl Drop for StdioChild {

@@ -11,26 +11,26 @@ use futures::FutureExt;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
-use super::authorize::{ScopeRules, Shows};
-use super::call::{CallEnv, call_tool};
 use super::caller::Caller;
-use super::complete::complete;
-use super::error::ErrorDetails;
-use super::get_prompt::get_prompt;
-use super::mrtr::RequestEnv;
-use super::peer::PeerLink;
-use super::read::read_resource;
-use super::registry::Registry;
-use super::reply::{
+use super::caller::authorize::{ScopeRules, Shows};
+use super::catalog::registry::Registry;
+use super::completion::complete::complete;
+use super::core::error::ErrorDetails;
+use super::core::reply::{
     internal_error, method_not_found, panic_message, parse_params, respond, tasks_not_declared,
     to_value,
 };
-use super::request_state::StateCodec;
-use super::state::StateMap;
-use super::stream::ResponseStream;
+use super::core::state::StateMap;
+use super::core::stream::ResponseStream;
+use super::core::validate::{Validated, validate};
+use super::input::mrtr::RequestEnv;
+use super::input::request_state::StateCodec;
+use super::legacy::peer::PeerLink;
+use super::prompts::get_prompt::get_prompt;
+use super::resources::read::read_resource;
 use super::subscriptions::{ListenEnv, listen};
 use super::tasks::{Resume, TaskEngine};
-use super::validate::{Validated, validate};
+use super::tools::call::{CallEnv, call_tool};
 use crate::util::{Budget, Charge};
 use crate::wire::{
     CacheScope, DiscoverResult, EmptyResult, ErrorObject, Implementation, Message, Method,
@@ -146,7 +146,10 @@ impl Server {
 
     /// The tool registered as `name`.
     #[cfg(feature = "http-server")]
-    pub(crate) fn tool(&self, name: &str) -> Option<Arc<super::registered::RegisteredTool>> {
+    pub(crate) fn tool(
+        &self,
+        name: &str,
+    ) -> Option<Arc<super::catalog::registered::RegisteredTool>> {
         self.shared.registry.tool(name)
     }
 
@@ -486,6 +489,6 @@ fn acknowledgement(meta: ResultMeta) -> Value {
 fn resumer(shared: std::sync::Weak<Shared>) -> Resume {
     Arc::new(move |record, link| {
         let shared = shared.upgrade()?;
-        super::call::resume_task(&shared.call_env(None), record, link)
+        super::tools::call::resume_task(&shared.call_env(None), record, link)
     })
 }

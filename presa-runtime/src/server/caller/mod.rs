@@ -15,7 +15,13 @@
 //! 4. handlers see the caller through their [`Context`](super::Context),
 //!    and through the [`Scopes`] and [`Claims`](super::Claims)
 //!    extractors.
+//!
+//! | file | what it holds |
+//! |---|---|
+//! | `scopes` | [`Scopes`]: what a caller's token grants |
+//! | `authorize` | who may call what, and what lists show a caller |
 
+pub(crate) mod authorize;
 mod scopes;
 
 use std::sync::Arc;

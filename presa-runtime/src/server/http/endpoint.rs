@@ -58,10 +58,10 @@ use super::legacy::{self, LegacyTransport};
 use super::respond::{json_response, method_not_allowed, respond};
 use super::serve::{Listen, Serve, Settings, Standalone};
 use crate::server::caller::{Caller, without_credentials};
-use crate::server::connection::request_footprint;
-use crate::server::reply::{invalid_request, memory_busy};
+use crate::server::core::reply::{invalid_request, memory_busy};
 use crate::server::router::Server;
-use crate::server::shutdown::{Shutdown, ShutdownSwitch, not_run};
+use crate::server::transports::connection::request_footprint;
+use crate::server::transports::shutdown::{Shutdown, ShutdownSwitch, not_run};
 use crate::wire::{
     ErrorObject, FrameError, Message, Method, RequestId, Response as JsonRpcResponse, codes,
 };

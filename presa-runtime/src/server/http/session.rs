@@ -46,8 +46,8 @@ use tokio::time::Instant;
 
 use super::admission::{Account, Admitted};
 use super::events::StreamLog;
+use crate::server::core::stream::ResponseStream;
 use crate::server::legacy::LegacySession;
-use crate::server::stream::ResponseStream;
 use crate::util::{Budget, lock};
 use crate::wire::{Message, RequestId};
 

@@ -27,7 +27,7 @@
 //!    version, capabilities, client info and log level, and the request's
 //!    own progress token and other `_meta` keys; input a handler asks for
 //!    goes to the client as requests of the server's own
-//!    ([`PeerLink`](super::peer::PeerLink)), so the handler parks and never
+//!    ([`PeerLink`](peer::PeerLink)), so the handler parks and never
 //!    runs again;
 //! 4. every response is rendered legacy ([`render`]): no modern-only
 //!    field, legacy error codes; `tools/list` tells each tool's
@@ -43,6 +43,7 @@
 
 mod dispatch;
 mod feed;
+pub(crate) mod peer;
 mod status;
 mod tasks;
 
@@ -52,9 +53,9 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
+use self::peer::{MAX_OUTBOUND, PeerLink};
 use super::caller::Caller;
-use super::peer::{MAX_OUTBOUND, PeerLink};
-use super::reply::{invalid_params, parse_params, respond, to_value};
+use super::core::reply::{invalid_params, parse_params, respond, to_value};
 use super::router::Server;
 use crate::util::lock;
 use crate::wire::legacy::lifecycle::{

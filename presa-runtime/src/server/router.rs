@@ -23,14 +23,14 @@ use super::core::reply::{
 use super::core::state::StateMap;
 use super::core::stream::ResponseStream;
 use super::core::validate::{Validated, validate};
-use super::input::mrtr::RequestEnv;
+use super::input::mrtr::{Inbound, RequestEnv};
 use super::input::request_state::StateCodec;
 use super::legacy::peer::PeerLink;
 use super::prompts::get_prompt::get_prompt;
 use super::resources::read::read_resource;
 use super::subscriptions::{ListenEnv, listen};
 use super::tasks::{Resume, TaskEngine};
-use super::tools::call::{CallEnv, call_tool};
+use super::tools::call::call_tool;
 use crate::util::{Budget, Charge};
 use crate::wire::{
     CacheScope, DiscoverResult, EmptyResult, ErrorObject, Implementation, Message, Method,
@@ -268,35 +268,35 @@ impl Server {
             }),
             Method::ToolsCall => {
                 let charge = charge.take().unwrap_or_else(Charge::none);
-                self.streamed(id, move |shared, tx| async move {
-                    let env = shared.call_env(peer.as_ref());
-                    call_tool(&env, params, meta, &caller, tx, charge).await
+                self.streamed(id, move |shared, notifier| async move {
+                    let request = Inbound {
+                        meta,
+                        caller: &caller,
+                        notifier,
+                    };
+                    call_tool(&shared.env(peer.as_ref()), params, request, charge).await
                 })
             }
-            Method::PromptsGet => self.streamed(id, move |shared, tx| async move {
-                get_prompt(
-                    &shared.request_env(peer.as_ref()),
-                    params,
+            Method::PromptsGet => self.streamed(id, move |shared, notifier| async move {
+                let request = Inbound {
                     meta,
-                    &caller,
-                    tx,
-                )
-                .await
+                    caller: &caller,
+                    notifier,
+                };
+                get_prompt(&shared.env(peer.as_ref()), params, request).await
             }),
-            Method::ResourcesRead => self.streamed(id, move |shared, tx| async move {
-                read_resource(
-                    &shared.request_env(peer.as_ref()),
-                    params,
+            Method::ResourcesRead => self.streamed(id, move |shared, notifier| async move {
+                let request = Inbound {
                     meta,
-                    &caller,
-                    tx,
-                )
-                .await
+                    caller: &caller,
+                    notifier,
+                };
+                read_resource(&shared.env(peer.as_ref()), params, request).await
             }),
             Method::CompletionComplete => {
                 let shared = Arc::clone(&self.shared);
                 ResponseStream::deferred(async move {
-                    let outcome = complete(&shared.request_env(None), params, meta, &caller).await;
+                    let outcome = complete(&shared.env(None), params, meta, &caller).await;
                     respond(id, outcome)
                 })
             }
@@ -423,8 +423,10 @@ impl TaskOperation {
 }
 
 impl Shared {
-    fn call_env<'a>(&'a self, peer: Option<&'a PeerLink>) -> CallEnv<'a> {
-        CallEnv {
+    /// What a request that runs a handler needs of the server; `peer` is
+    /// a legacy session's route to its client.
+    fn env<'a>(&'a self, peer: Option<&'a PeerLink>) -> RequestEnv<'a> {
+        RequestEnv {
             peer,
             registry: &self.registry,
             codec: &self.codec,
@@ -433,18 +435,6 @@ impl Shared {
             meta: &self.result_meta,
             error_details: self.error_details,
             max_answer_bytes: self.max_answer_bytes,
-            scope_rules: &self.scope_rules,
-        }
-    }
-
-    fn request_env<'a>(&'a self, peer: Option<&'a PeerLink>) -> RequestEnv<'a> {
-        RequestEnv {
-            peer,
-            registry: &self.registry,
-            codec: &self.codec,
-            state: &self.state,
-            max_answer_bytes: self.max_answer_bytes,
-            meta: &self.result_meta,
             scope_rules: &self.scope_rules,
         }
     }
@@ -489,6 +479,6 @@ fn acknowledgement(meta: ResultMeta) -> Value {
 fn resumer(shared: std::sync::Weak<Shared>) -> Resume {
     Arc::new(move |record, link| {
         let shared = shared.upgrade()?;
-        super::tools::call::resume_task(&shared.call_env(None), record, link)
+        super::tools::call::resume_task(&shared.env(None), record, link)
     })
 }

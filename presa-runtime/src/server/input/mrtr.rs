@@ -2,11 +2,24 @@
 //! `resources/read` share: the answers a round brings, recovered from the
 //! signed `requestState`, and a run's [`Verdict`] rendered as the response.
 //!
-//! Each method binds its state to what identifies the request (the
-//! method, the caller, the tool, prompt or URI, the arguments), so that a
-//! state issued for one request cannot be replayed on another; everything
-//! else is the same for all three, and lives here once, with the context
-//! and the panic guard that prompts and resource reads run with.
+//! # The pipeline
+//!
+//! All three go through the same steps, written once here as a
+//! [`Round`]:
+//!
+//! 1. the method parses its params and looks up its handler (its own
+//!    code: a tool, a prompt, a resource by URI), and the caller must hold
+//!    the handler's scopes ([`RequestEnv::authorize`]);
+//! 2. the round is bound to what identifies the request (the method, the
+//!    caller, the tool, prompt or URI, the arguments: a [`Target`]), so
+//!    that a state issued for one request cannot be replayed on another;
+//! 3. the answers are gathered ([`gather_answers`], by the rules below);
+//! 4. the context is built with them ([`Round::open`]);
+//! 5. the handler runs and its outcome is settled, a panic caught
+//!    ([`Round::run`]; a tool's call may become a task here instead);
+//! 6. the run's input book gives the verdict, and the verdict is rendered
+//!    as the response ([`Round::respond`]): the complete result, or an
+//!    `InputRequiredResult` with a fresh `requestState`, or the error.
 //!
 //! # Which answers reach the handler
 //!
@@ -48,7 +61,8 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use futures::FutureExt;
-use serde_json::Value;
+use serde::Serialize;
+use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use super::context::{Context, ContextParts, RequestInfo};
@@ -57,18 +71,186 @@ use super::verdict::Verdict;
 use crate::server::caller::Caller;
 use crate::server::caller::authorize::{ScopeRules, authorize};
 use crate::server::catalog::registry::Registry;
-use crate::server::core::error::{Failure, ToolError};
+use crate::server::core::error::{ErrorDetails, Failure, Origin, ToolError};
 use crate::server::core::reply::{answer_too_large, invalid_params, panic_message, to_value};
 use crate::server::core::state::StateMap;
 use crate::server::legacy::peer::PeerLink;
+use crate::server::tasks::TaskEngine;
 use crate::wire::{
-    ErrorObject, InputRequiredResult, InputResponses, Message, RequestMeta, ResultMeta, ResultType,
-    json_len,
+    CallToolResult, ErrorObject, GetPromptResult, InputRequiredResult, InputResponses, Message,
+    Method, ReadResourceResult, RequestMeta, ResultMeta, ResultType, json_len,
 };
+
+/// What a request that runs a handler needs from the server around it:
+/// the one environment of `tools/call`, `prompts/get`, `resources/read`
+/// and `completion/complete`.
+pub(crate) struct RequestEnv<'a> {
+    pub registry: &'a Registry,
+    pub codec: &'a StateCodec,
+    pub state: &'a Arc<StateMap>,
+    /// The task engine, on a server with tasks enabled.
+    pub engine: Option<&'a Arc<TaskEngine>>,
+    /// The `_meta` of every result (`serverInfo`).
+    pub meta: &'a ResultMeta,
+    /// What the model reads of errors tools propagate with `?`.
+    pub error_details: ErrorDetails,
+    /// The largest answer accepted, in bytes of JSON.
+    pub max_answer_bytes: usize,
+    /// In a legacy session, the client asked with requests of its own.
+    pub peer: Option<&'a PeerLink>,
+    /// Who may call what.
+    pub scope_rules: &'a ScopeRules,
+}
+
+impl RequestEnv<'_> {
+    /// Rule 2 of `authorize` for `item`, which requires `scopes`.
+    pub fn authorize(
+        &self,
+        caller: &Caller,
+        item: &str,
+        scopes: &[&str],
+    ) -> Result<(), ErrorObject> {
+        authorize(self.scope_rules, caller, item, scopes)
+    }
+}
+
+/// A request that runs a handler, as the router hands it to its method:
+/// its `_meta`, its caller, and where its notifications (progress, logs)
+/// go.
+pub(crate) struct Inbound<'a> {
+    pub meta: RequestMeta,
+    pub caller: &'a Caller,
+    pub notifier: mpsc::Sender<Message>,
+}
+
+impl Inbound<'_> {
+    /// Who sends the request.
+    pub fn info(&self) -> RequestInfo {
+        request_info(&self.meta, self.caller)
+    }
+}
+
+/// What a round's `requestState` is bound to (step 2).
+pub(crate) struct Target<'a, 'b> {
+    pub method: Method,
+    /// The tool, prompt or resource, which names the target in errors.
+    pub origin: Origin<'a>,
+    /// The arguments, as the JSON object the state is bound to.
+    pub arguments: &'b Map<String, Value>,
+}
+
+/// The MRTR fields of a request's params: the answers this round brings,
+/// and the state earlier rounds left.
+pub(crate) struct Carried {
+    pub request_state: Option<String>,
+    pub input_responses: Option<InputResponses>,
+}
+
+/// One round of a request through the pipeline of the
+/// [module docs](self), from its binding to its response.
+pub(crate) struct Round<'a> {
+    env: &'a RequestEnv<'a>,
+    origin: Origin<'a>,
+    binding: CallBinding<'a>,
+    /// The context the handler runs with.
+    pub ctx: Context,
+}
+
+impl<'a> Round<'a> {
+    /// Steps 2 to 4: binds the round to `target`, gathers its answers and
+    /// builds the context the handler runs with, for a request sent by
+    /// `info`.
+    pub fn open(
+        env: &'a RequestEnv<'a>,
+        target: Target<'a, '_>,
+        carried: Carried,
+        info: RequestInfo,
+        request: Inbound<'_>,
+    ) -> Result<Self, ErrorObject> {
+        let principal = request.caller.principal();
+        let binding = CallBinding::new(
+            target.method,
+            principal.as_deref(),
+            target.origin.name(),
+            target.arguments,
+        );
+        let answers = gather_answers(
+            env.codec,
+            &binding,
+            carried.request_state,
+            carried.input_responses,
+            env.max_answer_bytes,
+        )?;
+        let ctx = Context::new(ContextParts {
+            info,
+            answers,
+            notifier: Some(request.notifier),
+            progress_token: request.meta.progress_token,
+            log_level: request.meta.log_level,
+            state: Arc::clone(env.state),
+            peer: env.peer.cloned(),
+        });
+        Ok(Round {
+            env,
+            origin: target.origin,
+            binding,
+            ctx,
+        })
+    }
+
+    /// The environment the round runs in.
+    pub fn env(&self) -> &'a RequestEnv<'a> {
+        self.env
+    }
+
+    /// Steps 5 and 6 for a handler that runs once per round: runs it with
+    /// the context, settles its outcome, and responds.
+    pub async fn run<T, F, Fut>(self, handler: F) -> Result<Value, ErrorObject>
+    where
+        T: Completed,
+        F: FnOnce(Context) -> Fut,
+        Fut: Future<Output = Result<T, ToolError>>,
+    {
+        let outcome = settle(run_caught(handler(self.ctx.clone())).await);
+        self.respond(outcome)
+    }
+
+    /// Step 6: the verdict on the run, by the input book's rules, rendered
+    /// as the response.
+    pub fn respond<T: Completed>(&self, outcome: Result<T, Failure>) -> Result<Value, ErrorObject> {
+        let verdict = self
+            .ctx
+            .take_input_book()
+            .verdict(self.origin, outcome)
+            .map(|result| to_value(result.completed(self.env.meta)));
+        render(verdict, self.env.codec, &self.binding, self.env.meta)
+    }
+}
+
+/// A method's result as sent once complete: `resultType: complete`, with
+/// `serverInfo` beside whatever `_meta` the handler set.
+pub(crate) trait Completed: Serialize {
+    /// This result as sent by a server whose results carry `server`.
+    fn completed(self, server: &ResultMeta) -> Self;
+}
+
+macro_rules! completed {
+    ($($result:ty),*) => {$(
+        impl Completed for $result {
+            fn completed(mut self, server: &ResultMeta) -> Self {
+                self.result_type = ResultType::Complete;
+                self.meta = with_server_info(self.meta, server);
+                self
+            }
+        }
+    )*};
+}
+
+completed!(CallToolResult, GetPromptResult, ReadResourceResult);
 
 /// The answers a handler runs with, by the rules in the
 /// [module docs](self).
-pub(crate) fn gather_answers(
+fn gather_answers(
     codec: &StateCodec,
     binding: &CallBinding<'_>,
     request_state: Option<String>,
@@ -107,7 +289,7 @@ pub(crate) fn gather_answers(
 /// The response of a finished run: its result (already a complete result
 /// as sent), an `InputRequiredResult` carrying a fresh `requestState`, or
 /// its error.
-pub(crate) fn render(
+fn render(
     verdict: Verdict<Value>,
     codec: &StateCodec,
     binding: &CallBinding<'_>,
@@ -139,34 +321,6 @@ pub(crate) fn with_server_info(
     Some(meta)
 }
 
-/// What `prompts/get`, `resources/read` and `completion/complete` need
-/// from the server around them.
-pub(crate) struct RequestEnv<'a> {
-    pub registry: &'a Registry,
-    pub codec: &'a StateCodec,
-    pub state: &'a Arc<StateMap>,
-    /// The largest answer accepted, in bytes of JSON.
-    pub max_answer_bytes: usize,
-    /// The `_meta` of every result (`serverInfo`).
-    pub meta: &'a ResultMeta,
-    /// In a legacy session, the client asked with requests of its own.
-    pub peer: Option<&'a PeerLink>,
-    /// Who may call what.
-    pub scope_rules: &'a ScopeRules,
-}
-
-impl RequestEnv<'_> {
-    /// Rule 2 of `authorize` for `item`, which requires `scopes`.
-    pub fn authorize(
-        &self,
-        caller: &Caller,
-        item: &str,
-        scopes: &[&str],
-    ) -> Result<(), ErrorObject> {
-        authorize(self.scope_rules, caller, item, scopes)
-    }
-}
-
 /// Who sends a request, from its `_meta` and the transport's caller.
 pub(crate) fn request_info(meta: &RequestMeta, caller: &Caller) -> RequestInfo {
     RequestInfo {
@@ -175,26 +329,6 @@ pub(crate) fn request_info(meta: &RequestMeta, caller: &Caller) -> RequestInfo {
         client_info: meta.client_info.clone(),
         caller: caller.clone(),
     }
-}
-
-/// The context a prompt or a resource handler runs with: the round's
-/// answers, and a channel for progress and logs.
-pub(crate) fn request_context(
-    env: &RequestEnv<'_>,
-    meta: RequestMeta,
-    caller: &Caller,
-    answers: InputResponses,
-    notifier: mpsc::Sender<Message>,
-) -> Context {
-    Context::new(ContextParts {
-        info: request_info(&meta, caller),
-        answers,
-        notifier: Some(notifier),
-        progress_token: meta.progress_token,
-        log_level: meta.log_level,
-        state: Arc::clone(env.state),
-        peer: env.peer.cloned(),
-    })
 }
 
 /// A handler run, with a caught panic as `Err`.

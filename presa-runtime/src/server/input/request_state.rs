@@ -101,7 +101,7 @@ pub(crate) struct StateCodec {
 /// Identifies the request a state belongs to.
 pub(crate) struct CallBinding<'a> {
     method: Method,
-    subject: Option<&'a str>,
+    subject: Option<String>,
     target: &'a str,
     arguments_digest: String,
 }
@@ -111,13 +111,13 @@ impl<'a> CallBinding<'a> {
     /// prompt, or a resource URI) with `arguments`.
     pub fn new(
         method: Method,
-        subject: Option<&'a str>,
+        subject: Option<&str>,
         target: &'a str,
         arguments: &Map<String, Value>,
     ) -> Self {
         CallBinding {
             method,
-            subject,
+            subject: subject.map(str::to_owned),
             target,
             arguments_digest: arguments_digest(arguments),
         }
@@ -143,7 +143,7 @@ impl StateCodec {
         let payload = StatePayload {
             v: FORMAT,
             m: call.method.as_str().to_owned(),
-            sub: call.subject.map(str::to_owned),
+            sub: call.subject.clone(),
             target: call.target.to_owned(),
             args: call.arguments_digest.clone(),
             exp: now_ms().saturating_add(self.ttl.as_millis() as u64),
@@ -180,7 +180,7 @@ impl StateCodec {
             return Err(StateError::Expired);
         }
         if payload.m != call.method.as_str()
-            || payload.sub.as_deref() != call.subject
+            || payload.sub != call.subject
             || payload.target != call.target
             || payload.args != call.arguments_digest
         {

@@ -7,30 +7,22 @@
 //!    bound to `prompts/get`, the caller, the prompt and its arguments;
 //! 4. the handler runs with a [`Context`](crate::server::Context), as a tool does,
 //!    and its verdict is the response.
+//!
+//! Steps 3 and 4 are the MRTR pipeline all three handler methods share
+//! ([`Round`]).
 
 use serde_json::{Map, Value};
-use tokio::sync::mpsc;
 
-use crate::server::caller::Caller;
 use crate::server::core::error::Origin;
-use crate::server::core::reply::{invalid_params, parse_params, to_value, unknown_prompt};
-use crate::server::input::mrtr::{
-    RequestEnv, gather_answers, render, request_context, run_caught, settle, with_server_info,
-};
-use crate::server::input::request_state::CallBinding;
-use crate::wire::{
-    ErrorObject, GetPromptParams, GetPromptResult, Message, Method, Prompt, PromptArguments,
-    RequestMeta, ResultType,
-};
+use crate::server::core::reply::{invalid_params, parse_params, unknown_prompt};
+use crate::server::input::mrtr::{Carried, Inbound, RequestEnv, Round, Target};
+use crate::wire::{ErrorObject, GetPromptParams, Method, Prompt, PromptArguments};
 
-/// Answers one `prompts/get`. Notifications (progress, logs) go to
-/// `notifier`.
+/// Answers one `prompts/get`.
 pub(crate) async fn get_prompt(
     env: &RequestEnv<'_>,
     params: Option<Value>,
-    meta: RequestMeta,
-    caller: &Caller,
-    notifier: mpsc::Sender<Message>,
+    request: Inbound<'_>,
 ) -> Result<Value, ErrorObject> {
     let GetPromptParams {
         name,
@@ -43,26 +35,22 @@ pub(crate) async fn get_prompt(
         .registry
         .prompt(&name)
         .ok_or_else(|| unknown_prompt(&name))?;
-    env.authorize(caller, &format!("prompt `{name}`"), prompt.scopes)?;
+    env.authorize(request.caller, &format!("prompt `{name}`"), prompt.scopes)?;
     let arguments = arguments.unwrap_or_default();
     check_required(&prompt.definition, &arguments)?;
     let bound = as_json(&arguments);
-    let principal = caller.principal();
-    let binding = CallBinding::new(Method::PromptsGet, principal.as_deref(), &name, &bound);
-    let answers = gather_answers(
-        env.codec,
-        &binding,
+    let target = Target {
+        method: Method::PromptsGet,
+        origin: Origin::Prompt(&name),
+        arguments: &bound,
+    };
+    let carried = Carried {
         request_state,
         input_responses,
-        env.max_answer_bytes,
-    )?;
-    let ctx = request_context(env, meta, caller, answers, notifier);
-    let outcome = settle(run_caught(prompt.handler.get(ctx.clone(), arguments)).await);
-    let verdict = ctx
-        .take_input_book()
-        .verdict(Origin::Prompt(&name), outcome)
-        .map(|result| to_value(complete(result, env)));
-    render(verdict, env.codec, &binding, env.meta)
+    };
+    let info = request.info();
+    let round = Round::open(env, target, carried, info, request)?;
+    round.run(|ctx| prompt.handler.get(ctx, arguments)).await
 }
 
 /// `-32602` naming the first required argument of `prompt` that
@@ -88,11 +76,4 @@ fn as_json(arguments: &PromptArguments) -> Map<String, Value> {
         .iter()
         .map(|(name, value)| (name.clone(), Value::String(value.clone())))
         .collect()
-}
-
-/// A prompt result as sent.
-fn complete(mut result: GetPromptResult, env: &RequestEnv<'_>) -> GetPromptResult {
-    result.result_type = ResultType::Complete;
-    result.meta = with_server_info(result.meta, env.meta);
-    result
 }

@@ -20,50 +20,26 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 use serde_json::{Map, Value};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use super::tool::{TaskPolicy, TaskStart, ToolPolicy, ToolResult};
-use crate::server::caller::authorize::{ScopeRules, authorize};
 use crate::server::caller::{Caller, Scopes};
 use crate::server::catalog::registered::RegisteredTool;
-use crate::server::catalog::registry::Registry;
 use crate::server::core::error::{ErrorDetails, Failure, InputRequired, Origin};
 use crate::server::core::reply::{
     internal_error, invalid_params, missing_capability, panic_message, parse_params,
     tasks_capability, to_value,
 };
-use crate::server::core::state::StateMap;
 use crate::server::input::context::{Context, ContextParts, RequestInfo};
-use crate::server::input::mrtr::{gather_answers, render, request_info, with_server_info};
-use crate::server::input::request_state::{CallBinding, StateCodec};
+use crate::server::input::mrtr::{Carried, Completed, Inbound, RequestEnv, Round, Target};
 use crate::server::input::verdict::Verdict;
-use crate::server::legacy::peer::PeerLink;
 use crate::server::tasks::{
     CreateError, OrphanGuard, ResumableCall, StoredCall, TaskEnd, TaskEngine, TaskLink, TaskRecord,
 };
 use crate::util::{BoxFuture, Charge};
 use crate::wire::{
-    CallToolParams, CallToolResult, ErrorObject, Message, Method, RequestMeta, ResultMeta,
-    ResultType, TASKS_EXTENSION,
+    CallToolParams, CallToolResult, ErrorObject, Method, ResultMeta, TASKS_EXTENSION,
 };
-
-/// What a call needs from the server around it.
-pub(crate) struct CallEnv<'a> {
-    pub registry: &'a Registry,
-    pub codec: &'a StateCodec,
-    pub state: &'a Arc<StateMap>,
-    pub engine: Option<&'a Arc<TaskEngine>>,
-    /// The `_meta` of every result (`serverInfo`).
-    pub meta: &'a ResultMeta,
-    /// What the model reads of errors tools propagate with `?`.
-    pub error_details: ErrorDetails,
-    /// The largest answer accepted, in bytes of JSON.
-    pub max_answer_bytes: usize,
-    /// In a legacy session, the client asked with requests of its own.
-    pub peer: Option<&'a PeerLink>,
-    /// Who may call what.
-    pub scope_rules: &'a ScopeRules,
-}
 
 /// How one call runs.
 enum CallMode {
@@ -87,13 +63,11 @@ enum Creation {
     Failed(ErrorObject),
 }
 
-/// Runs one `tools/call`. Notifications (progress, logs) go to `notifier`.
+/// Runs one `tools/call`.
 pub(crate) async fn call_tool(
-    env: &CallEnv<'_>,
+    env: &RequestEnv<'_>,
     params: Option<Value>,
-    meta: RequestMeta,
-    caller: &Caller,
-    notifier: mpsc::Sender<Message>,
+    request: Inbound<'_>,
     mut charge: Charge,
 ) -> Result<Value, ErrorObject> {
     let params: CallToolParams = parse_params(params)?;
@@ -101,13 +75,9 @@ pub(crate) async fn call_tool(
     let Some(tool) = env.registry.tool(&params.name) else {
         return Err(invalid_params(format!("Unknown tool: `{}`", params.name)));
     };
-    authorize(
-        env.scope_rules,
-        caller,
-        &format!("tool `{}`", params.name),
-        tool.scopes,
-    )?;
-    let info = request_info(&meta, caller);
+    let caller = request.caller;
+    env.authorize(caller, &format!("tool `{}`", params.name), tool.scopes)?;
+    let info = request.info();
     let fixed = match tool.policy {
         ToolPolicy::Fixed(policy) => {
             Some((policy, call_mode(policy, tool.name(), &info, env.engine)?))
@@ -116,41 +86,29 @@ pub(crate) async fn call_tool(
     };
     let arguments = match tool.arguments.check(params.arguments.unwrap_or_default()) {
         Ok(arguments) => arguments,
-        Err(error) => return Ok(to_value(complete(error.into_result(), env.meta))),
+        Err(error) => return Ok(to_value(error.into_result().completed(env.meta))),
     };
-    let principal = caller.principal();
-    let binding = CallBinding::new(
-        Method::ToolsCall,
-        principal.as_deref(),
-        tool.name(),
-        &arguments,
-    );
-    let answers = gather_answers(
-        env.codec,
-        &binding,
-        params.request_state,
-        params.input_responses,
-        env.max_answer_bytes,
-    )?;
-    let ctx = Context::new(ContextParts {
-        info,
-        answers,
-        notifier: Some(notifier),
-        progress_token: meta.progress_token,
-        log_level: meta.log_level,
-        state: Arc::clone(env.state),
-        peer: env.peer.cloned(),
-    });
+    let target = Target {
+        method: Method::ToolsCall,
+        origin: Origin::Tool(tool.name()),
+        arguments: &arguments,
+    };
+    let carried = Carried {
+        request_state: params.request_state,
+        input_responses: params.input_responses,
+    };
+    let round = Round::open(env, target, carried, info, request)?;
+    let ctx = &round.ctx;
     let (policy, mode) = match fixed {
         Some(decided) => decided,
-        None => match tool.handler.task_policy(&arguments, &ctx) {
+        None => match tool.handler.task_policy(&arguments, ctx) {
             Ok(policy) => (
                 policy,
                 call_mode(policy, tool.name(), ctx.request(), env.engine)?,
             ),
             // The policy asked for input: MRTR, before any task exists.
             Err(InputRequired) => {
-                return respond(env, &tool, &binding, &ctx, Err(Failure::InputRequired));
+                return respond(&round, &tool, Err(Failure::InputRequired));
             }
         },
     };
@@ -162,40 +120,27 @@ pub(crate) async fn call_tool(
         .boxed();
     let CallMode::Task(engine) = mode else {
         let outcome = settle(run.await, &tool, env.error_details);
-        return respond(env, &tool, &binding, &ctx, outcome);
+        return respond(&round, &tool, outcome);
+    };
+    let call = TaskCall {
+        engine: &engine,
+        tool: &tool,
+        policy,
+        ctx,
+        caller,
+        charge: &mut charge,
+        call,
     };
     match tool.start {
-        TaskStart::Explicit => {
-            let call = TaskCall {
-                engine: &engine,
-                tool: &tool,
-                policy,
-                ctx: &ctx,
-                caller,
-                charge: &mut charge,
-                call,
-            };
-            run_until_task_start(env, call, &binding, run).await
-        }
-        TaskStart::Immediate => {
-            let call = TaskCall {
-                engine: &engine,
-                tool: &tool,
-                policy,
-                ctx: &ctx,
-                caller,
-                charge: &mut charge,
-                call,
-            };
-            match create_task(env, call, run).await {
-                Creation::Created(created) => Ok(created),
-                Creation::Failed(error) => Err(error),
-                Creation::Declined(run) => {
-                    let outcome = settle(run.await, &tool, env.error_details);
-                    respond(env, &tool, &binding, &ctx, outcome)
-                }
+        TaskStart::Explicit => run_until_task_start(&round, call, run).await,
+        TaskStart::Immediate => match create_task(env, call, run).await {
+            Creation::Created(created) => Ok(created),
+            Creation::Failed(error) => Err(error),
+            Creation::Declined(run) => {
+                let outcome = settle(run.await, &tool, env.error_details);
+                respond(&round, &tool, outcome)
             }
-        }
+        },
     }
 }
 
@@ -242,7 +187,7 @@ struct TaskCall<'a> {
 
 /// Creates the task, ties the context to it and hands the run to the
 /// engine.
-async fn create_task(env: &CallEnv<'_>, call: TaskCall<'_>, run: Run) -> Creation {
+async fn create_task(env: &RequestEnv<'_>, call: TaskCall<'_>, run: Run) -> Creation {
     let TaskCall {
         engine,
         tool,
@@ -355,7 +300,7 @@ fn resumed_caller(call: &ResumableCall) -> Caller {
 /// already answered return at once. The tool's name and the run; `None`
 /// when the record keeps no call of a resumable tool this server has.
 pub(crate) fn resume_task(
-    env: &CallEnv<'_>,
+    env: &RequestEnv<'_>,
     record: &TaskRecord,
     link: TaskLink,
 ) -> Option<(String, BoxFuture<TaskEnd>)> {
@@ -412,9 +357,8 @@ enum FirstEvent {
 /// Runs a tool declared with an explicit task start within the request
 /// until it calls `ctx.start_task()`, then turns it into a task.
 async fn run_until_task_start(
-    env: &CallEnv<'_>,
+    round: &Round<'_>,
     call: TaskCall<'_>,
-    binding: &CallBinding<'_>,
     mut run: Run,
 ) -> Result<Value, ErrorObject> {
     let (tool, ctx) = (call.tool, call.ctx);
@@ -429,9 +373,9 @@ async fn run_until_task_start(
             if ctx.with_input_book(|book| book.has_unmet_input()) {
                 // Input registered before the start wins, as in any run.
                 drop(run);
-                return respond(env, tool, binding, ctx, Err(Failure::InputRequired));
+                return respond(round, tool, Err(Failure::InputRequired));
             }
-            match create_task(env, call, run).await {
+            match create_task(round.env(), call, run).await {
                 Creation::Created(created) => {
                     let _ = started.send(());
                     return Ok(created);
@@ -444,13 +388,8 @@ async fn run_until_task_start(
             }
         }
     };
-    respond(
-        env,
-        tool,
-        binding,
-        ctx,
-        settle(outcome, tool, env.error_details),
-    )
+    let outcome = settle(outcome, tool, round.env().error_details);
+    respond(round, tool, outcome)
 }
 
 /// A handler's outcome, with a caught panic as an internal failure.
@@ -465,20 +404,14 @@ fn settle(
     }
 }
 
-/// Renders a finished synchronous run as the response.
+/// Renders a finished synchronous run as the response, once its result
+/// passed the tool's `outputSchema`.
 fn respond(
-    env: &CallEnv<'_>,
+    round: &Round<'_>,
     tool: &RegisteredTool,
-    binding: &CallBinding<'_>,
-    ctx: &Context,
     outcome: Result<CallToolResult, Failure>,
 ) -> Result<Value, ErrorObject> {
-    let outcome = outcome.and_then(|result| tool.check_output(result));
-    let verdict = ctx
-        .take_input_book()
-        .verdict(Origin::Tool(tool.name()), outcome)
-        .map(|result| to_value(complete(result, env.meta)));
-    render(verdict, env.codec, binding, env.meta)
+    round.respond(outcome.and_then(|result| tool.check_output(result)))
 }
 
 /// Runs a task's handler and renders its verdict as the task's end.
@@ -494,7 +427,7 @@ async fn end_task(
         .take_input_book()
         .verdict(Origin::Tool(tool.name()), outcome)
     {
-        Verdict::Complete(result) => TaskEnd::Completed(to_object(complete(result, &meta))),
+        Verdict::Complete(result) => TaskEnd::Completed(to_object(result.completed(&meta))),
         // Inside a task input requests park instead of registering; one
         // that registered anyway was made outside the task's context.
         Verdict::InputRequired { .. } => TaskEnd::Failed(internal_error(
@@ -503,14 +436,6 @@ async fn end_task(
         )),
         Verdict::Failed(error) => TaskEnd::Failed(error),
     }
-}
-
-/// A final tool result as sent: `resultType: complete`, with `serverInfo`
-/// beside whatever `_meta` the tool set.
-fn complete(mut result: CallToolResult, meta: &ResultMeta) -> CallToolResult {
-    result.result_type = ResultType::Complete;
-    result.meta = with_server_info(result.meta, meta);
-    result
 }
 
 /// A result as the JSON object a task record keeps.

@@ -13,7 +13,7 @@ use std::time::Duration;
 use presa::__private::{BoxFuture, ToolHandler, ToolResult};
 use presa::prelude::*;
 use presa::server::CompletionContext;
-use presa::server::http::StreamableHttp;
+use presa::server::http::{LegacySessions, StreamableHttp};
 use presa::wire::{
     Content, CreateMessageParams, LoggingLevel, PromptMessage, ResourceContents, SamplingMessage,
     Tool,
@@ -696,7 +696,7 @@ async fn main() -> std::io::Result<()> {
     let server = server(running.clone());
     let _ = running.0.set(server.clone());
     StreamableHttp::new(server)
-        .close_streams_after(STREAM_POLL)
+        .legacy_sessions(LegacySessions::new().close_streams_after(STREAM_POLL))
         .serve(address)
         .await
 }

@@ -78,7 +78,8 @@
 //! HTTP session) then serves the rest of its requests through
 //! [`legacy`](self) (`Server::handle_legacy`): the same handlers, with a
 //! `_meta` made from what `initialize` declared, input asked with requests
-//! of the server's own (`legacy/peer`) instead of MRTR, and every answer in the
+//! of the server's own (`legacy/peer`, the `InputRoute::Legacy` of each
+//! request) instead of MRTR, and every answer in the
 //! legacy shapes. [`Server::handle`] itself keeps no session, so an
 //! `initialize` that reaches it is answered with a message naming the
 //! supported versions.

@@ -23,9 +23,9 @@ use super::core::reply::{
 use super::core::state::StateMap;
 use super::core::stream::ResponseStream;
 use super::core::validate::{Validated, validate};
+use super::input::context::InputRoute;
 use super::input::mrtr::{Inbound, RequestEnv};
 use super::input::request_state::StateCodec;
-use super::legacy::peer::PeerLink;
 use super::prompts::get_prompt::get_prompt;
 use super::resources::read::read_resource;
 use super::subscriptions::{ListenEnv, listen};
@@ -227,17 +227,18 @@ impl Server {
             meta,
             params,
         };
-        self.route(request, caller, charge, None).instrument(span)
+        self.route(request, caller, charge, InputRoute::Mrtr)
+            .instrument(span)
     }
 
-    /// Step 4 on: the method's own handling. `peer` is the legacy
-    /// session's route to its client, for a request of that era.
+    /// Step 4 on: the method's own handling, with questions to the client
+    /// going by `input`, which the request's era chose.
     pub(super) fn route(
         &self,
         request: Routed,
         caller: &Caller,
         charge: Charge,
-        peer: Option<PeerLink>,
+        input: InputRoute,
     ) -> ResponseStream {
         let Routed {
             method,
@@ -274,7 +275,7 @@ impl Server {
                         caller: &caller,
                         notifier,
                     };
-                    call_tool(&shared.env(peer.as_ref()), params, request, charge).await
+                    call_tool(&shared.env(&input), params, request, charge).await
                 })
             }
             Method::PromptsGet => self.streamed(id, move |shared, notifier| async move {
@@ -283,7 +284,7 @@ impl Server {
                     caller: &caller,
                     notifier,
                 };
-                get_prompt(&shared.env(peer.as_ref()), params, request).await
+                get_prompt(&shared.env(&input), params, request).await
             }),
             Method::ResourcesRead => self.streamed(id, move |shared, notifier| async move {
                 let request = Inbound {
@@ -291,12 +292,13 @@ impl Server {
                     caller: &caller,
                     notifier,
                 };
-                read_resource(&shared.env(peer.as_ref()), params, request).await
+                read_resource(&shared.env(&input), params, request).await
             }),
             Method::CompletionComplete => {
                 let shared = Arc::clone(&self.shared);
                 ResponseStream::deferred(async move {
-                    let outcome = complete(&shared.env(None), params, meta, &caller).await;
+                    let outcome =
+                        complete(&shared.env(&InputRoute::Mrtr), params, meta, &caller).await;
                     respond(id, outcome)
                 })
             }
@@ -423,11 +425,11 @@ impl TaskOperation {
 }
 
 impl Shared {
-    /// What a request that runs a handler needs of the server; `peer` is
-    /// a legacy session's route to its client.
-    fn env<'a>(&'a self, peer: Option<&'a PeerLink>) -> RequestEnv<'a> {
+    /// What a request that runs a handler needs of the server, with
+    /// questions going by `route`.
+    fn env<'a>(&'a self, route: &'a InputRoute) -> RequestEnv<'a> {
         RequestEnv {
-            peer,
+            route,
             registry: &self.registry,
             codec: &self.codec,
             state: &self.state,
@@ -479,6 +481,6 @@ fn acknowledgement(meta: ResultMeta) -> Value {
 fn resumer(shared: std::sync::Weak<Shared>) -> Resume {
     Arc::new(move |record, link| {
         let shared = shared.upgrade()?;
-        super::tools::call::resume_task(&shared.env(None), record, link)
+        super::tools::call::resume_task(&shared.env(&InputRoute::Mrtr), record, link)
     })
 }

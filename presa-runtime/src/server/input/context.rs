@@ -19,7 +19,7 @@ use super::verdict::InputBook;
 use crate::server::caller::Caller;
 use crate::server::core::error::{InputRequired, ToolError};
 use crate::server::core::state::{State, StateMap};
-use crate::server::legacy::peer::{AskFailed, PeerLink};
+use crate::server::legacy::peer::PeerLink;
 use crate::server::tasks::TaskLink;
 use crate::util::{BoxFuture, lock};
 use crate::wire::{
@@ -42,6 +42,37 @@ pub struct RequestInfo {
     pub caller: Caller,
 }
 
+/// How a run's questions reach the client. The transport's era chooses
+/// it once per request ([`InputRoute::Mrtr`] for a 2026-07-28 request,
+/// [`InputRoute::Legacy`] in a legacy session), and it changes only when
+/// the call becomes a task ([`InputRoute::attach`]).
+#[derive(Clone)]
+pub(crate) enum InputRoute {
+    /// Within a request: a question not yet answered ends the round with
+    /// an `InputRequiredResult`, and the client retries with the answers.
+    Mrtr,
+    /// Inside a task: the run parks until `tasks/update` brings the answer.
+    Task(TaskLink),
+    /// In a legacy session: a request of the server's own, answered while
+    /// the run waits; inside a task, the task shows `input_required`
+    /// meanwhile.
+    Legacy {
+        peer: PeerLink,
+        task: Option<TaskLink>,
+    },
+}
+
+impl InputRoute {
+    /// The route once the call has become the task `link`.
+    fn attach(&mut self, link: TaskLink) {
+        match self {
+            InputRoute::Mrtr => *self = InputRoute::Task(link),
+            InputRoute::Task(_) => {}
+            InputRoute::Legacy { task, .. } => *task = Some(link),
+        }
+    }
+}
+
 /// Asks the dispatcher to turn the call into a task; it answers once the
 /// task exists (or once it decided to stay synchronous).
 pub(crate) type StartRequest = oneshot::Sender<oneshot::Sender<()>>;
@@ -61,9 +92,8 @@ struct Inner {
     last_progress: Mutex<Option<f64>>,
     log_level: Option<LoggingLevel>,
     state: Arc<StateMap>,
-    /// In a legacy session, the route that asks the client with requests
-    /// of the server's own.
-    peer: Option<PeerLink>,
+    /// How questions reach the client.
+    route: Mutex<InputRoute>,
 }
 
 /// The context of one tool call. Cheap to clone; every clone is the same
@@ -114,7 +144,7 @@ pub(crate) struct ContextParts {
     pub progress_token: Option<ProgressToken>,
     pub log_level: Option<LoggingLevel>,
     pub state: Arc<StateMap>,
-    pub peer: Option<PeerLink>,
+    pub route: InputRoute,
 }
 
 impl Context {
@@ -130,7 +160,7 @@ impl Context {
                 last_progress: Mutex::new(None),
                 log_level: parts.log_level,
                 state: parts.state,
-                peer: parts.peer,
+                route: Mutex::new(parts.route),
             }),
         }
     }
@@ -146,7 +176,7 @@ impl Context {
             progress_token: None,
             log_level: None,
             state: Arc::default(),
-            peer: None,
+            route: InputRoute::Mrtr,
         })
     }
 
@@ -332,49 +362,42 @@ impl Context {
             book.unanswerable(capability);
             return InputFuture::ready(Err(InputRequired));
         }
-        if let Some(peer) = self.inner.peer.clone() {
-            drop(book);
-            return self.ask_peer(peer, key, request, parse);
+        let route = lock(&self.inner.route).clone();
+        match route {
+            InputRoute::Mrtr => {
+                book.defer(key, request);
+                InputFuture::ready(Err(InputRequired))
+            }
+            InputRoute::Task(link) => {
+                link.register(key.clone(), request.clone());
+                InputFuture::parked(Box::pin(link.wait(key, request, parse)))
+            }
+            InputRoute::Legacy { peer, task } => {
+                drop(book);
+                self.ask_peer(peer, task, key, request, parse)
+            }
         }
-        let Some(link) = self.inner.task.get() else {
-            book.defer(key, request);
-            return InputFuture::ready(Err(InputRequired));
-        };
-        link.register(key.clone(), request.clone());
-        InputFuture::parked(Box::pin(link.clone().wait(key, request, parse)))
     }
 
-    /// Asks a legacy client with a request of the server's own and parks
-    /// until it answers; a failure (an error answer, unusable answers, the
-    /// session gone) fails the run with its message. Inside a task, the
-    /// task shows `input_required` meanwhile.
+    /// Asks a legacy client with a request of the server's own
+    /// ([`PeerLink::ask_parked`]) and parks until it answers; a failure
+    /// fails the run with its message.
     fn ask_peer<T: Send + 'static>(
         &self,
         peer: PeerLink,
+        task: Option<TaskLink>,
         key: String,
         request: InputRequest,
         parse: impl Fn(InputResponse) -> Option<T> + Send + 'static,
     ) -> InputFuture<T> {
-        let route = lock(&self.inner.notifier).clone();
-        let link = self.inner.task.get().cloned();
+        let notifier = lock(&self.inner.notifier).clone();
         let ctx = self.clone();
         InputFuture::parked(Box::pin(async move {
-            let task = link.as_ref().map(TaskLink::id);
-            let asking = peer.ask(&key, &request, parse, route, task);
-            let outcome = match &link {
-                Some(link) => {
-                    link.while_asking(key.clone(), request.clone(), asking)
-                        .await
-                }
-                None => asking.await,
-            };
-            match outcome {
-                Ok(answer) => Ok(answer),
-                Err(AskFailed(error)) => {
-                    lock(&ctx.inner.input).refuse(error);
-                    Err(InputRequired)
-                }
-            }
+            let asked = peer.ask_parked(key, request, parse, notifier, task);
+            asked.await.map_err(|error| {
+                lock(&ctx.inner.input).refuse(error);
+                InputRequired
+            })
         }))
     }
 
@@ -424,6 +447,7 @@ impl Context {
     pub(crate) fn attach_task(&self, link: TaskLink) {
         lock(&self.inner.notifier).take();
         lock(&self.inner.start).take();
+        lock(&self.inner.route).attach(link.clone());
         let _ = self.inner.task.set(link);
     }
 

@@ -65,7 +65,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
-use super::context::{Context, ContextParts, RequestInfo};
+use super::context::{Context, ContextParts, InputRoute, RequestInfo};
 use super::request_state::{CallBinding, StateCodec};
 use super::verdict::Verdict;
 use crate::server::caller::Caller;
@@ -74,7 +74,6 @@ use crate::server::catalog::registry::Registry;
 use crate::server::core::error::{ErrorDetails, Failure, Origin, ToolError};
 use crate::server::core::reply::{answer_too_large, invalid_params, panic_message, to_value};
 use crate::server::core::state::StateMap;
-use crate::server::legacy::peer::PeerLink;
 use crate::server::tasks::TaskEngine;
 use crate::wire::{
     CallToolResult, ErrorObject, GetPromptResult, InputRequiredResult, InputResponses, Message,
@@ -96,8 +95,8 @@ pub(crate) struct RequestEnv<'a> {
     pub error_details: ErrorDetails,
     /// The largest answer accepted, in bytes of JSON.
     pub max_answer_bytes: usize,
-    /// In a legacy session, the client asked with requests of its own.
-    pub peer: Option<&'a PeerLink>,
+    /// How questions reach the client, chosen by the request's era.
+    pub route: &'a InputRoute,
     /// Who may call what.
     pub scope_rules: &'a ScopeRules,
 }
@@ -188,7 +187,7 @@ impl<'a> Round<'a> {
             progress_token: request.meta.progress_token,
             log_level: request.meta.log_level,
             state: Arc::clone(env.state),
-            peer: env.peer.cloned(),
+            route: env.route.clone(),
         });
         Ok(Round {
             env,

@@ -14,6 +14,7 @@ use crate::server::core::reply::{
     invalid_request, method_not_found, parse_params, respond, to_value,
 };
 use crate::server::core::stream::ResponseStream;
+use crate::server::input::context::InputRoute;
 use crate::server::router::{Routed, Server};
 use crate::server::subscriptions::MAX_RESOURCE_SUBSCRIPTIONS;
 use crate::server::tools::tool::{TaskPolicy, ToolPolicy};
@@ -154,7 +155,11 @@ impl Server {
             meta,
             params,
         };
-        let mut stream = self.route(request, caller, charge, Some(session.peer().clone()));
+        let input = InputRoute::Legacy {
+            peer: session.peer().clone(),
+            task: None,
+        };
+        let mut stream = self.route(request, caller, charge, input);
         if wraps {
             stream = stream.map_response(wrap_structured_response);
         }

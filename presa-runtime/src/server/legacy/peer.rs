@@ -43,6 +43,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use tokio::sync::{Notify, mpsc, oneshot};
 
+use crate::server::tasks::TaskLink;
 use crate::util::lock;
 use crate::wire::legacy::requests::OutgoingRequest;
 use crate::wire::notifications::{self, CancelledParams};
@@ -97,6 +98,36 @@ struct Waiting {
 pub(crate) struct AskFailed(pub ErrorObject);
 
 impl PeerLink {
+    /// Asks `request` under `key` and waits for the answer, which `parse`
+    /// must accept (rule 3). Inside the task `task`, the task shows
+    /// `input_required` meanwhile. A request goes out on `notifier`, the
+    /// stream of the client request it serves, when there is one. The
+    /// error of a failure (rules 1, 3, 4 and 6) is the run's.
+    pub(crate) async fn ask_parked<T: Send + 'static>(
+        self,
+        key: String,
+        request: InputRequest,
+        parse: impl Fn(InputResponse) -> Option<T> + Send + 'static,
+        notifier: Option<mpsc::Sender<Message>>,
+        task: Option<TaskLink>,
+    ) -> Result<T, ErrorObject> {
+        let asking = self.ask(
+            &key,
+            &request,
+            parse,
+            notifier,
+            task.as_ref().map(TaskLink::id),
+        );
+        let outcome = match &task {
+            Some(link) => {
+                link.while_asking(key.clone(), request.clone(), asking)
+                    .await
+            }
+            None => asking.await,
+        };
+        outcome.map_err(|AskFailed(error)| error)
+    }
+
     /// A link whose table holds at most `limit` requests, with `session`
     /// as the session's own queue.
     pub fn new(limit: usize, session: mpsc::Sender<Message>) -> Self {

@@ -30,7 +30,7 @@ use crate::server::core::reply::{
     internal_error, invalid_params, missing_capability, panic_message, parse_params,
     tasks_capability, to_value,
 };
-use crate::server::input::context::{Context, ContextParts, RequestInfo};
+use crate::server::input::context::{Context, ContextParts, InputRoute, RequestInfo};
 use crate::server::input::mrtr::{Carried, Completed, Inbound, RequestEnv, Round, Target};
 use crate::server::input::verdict::Verdict;
 use crate::server::tasks::{
@@ -332,7 +332,7 @@ pub(crate) fn resume_task(
         progress_token: None,
         log_level: None,
         state: Arc::clone(env.state),
-        peer: None,
+        route: InputRoute::Mrtr,
     });
     ctx.attach_task(link);
     let run: Run = AssertUnwindSafe(tool.handler.call(ctx.clone(), call.arguments))

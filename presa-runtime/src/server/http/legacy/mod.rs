@@ -31,16 +31,20 @@
 //! 6. `DELETE` ends the session: `200`, then `404` for its id.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use tokio::sync::mpsc;
 
+use self::events::{Hold, Reading, StreamLog, parse_event_id, sse_body};
+use self::session::{
+    HttpSession, HttpSessions, MAX_SESSIONS, MAX_SESSIONS_PER_SUBJECT, SESSION_IDLE,
+    TooManyRequests, TooManySessions,
+};
 use super::admission::{Account, Admission, Slot};
-use super::events::{Hold, Reading, StreamLog, parse_event_id, sse_body};
 use super::respond::{json_response, method_not_allowed};
-use super::session::{HttpSession, HttpSessions, TooManyRequests, TooManySessions};
 use crate::server::caller::Caller;
 use crate::server::core::reply::{invalid_request, memory_busy, too_many_sessions};
 use crate::server::legacy::SESSION_QUEUE;
@@ -52,10 +56,99 @@ use crate::wire::legacy::{SESSION_ID_HEADER, opens_session};
 use crate::wire::notifications::{self, CancelledParams};
 use crate::wire::{ErrorObject, Message, Request, Response as JsonRpcResponse, headers, strict};
 
+pub(super) mod events;
+pub(super) mod session;
+
+/// How the legacy transport keeps its clients' sessions and event
+/// streams, given to
+/// [`StreamableHttp::legacy_sessions`](super::StreamableHttp::legacy_sessions)
+/// as one value. Every setting has a default; change only what you need:
+///
+/// ```
+/// use std::time::Duration;
+/// use presa_runtime::server::http::LegacySessions;
+///
+/// let sessions = LegacySessions::new()
+///     .max_sessions(128)
+///     .close_streams_after(Duration::from_secs(30));
+/// # let _ = sessions;
+/// ```
+#[derive(Debug, Clone)]
+pub struct LegacySessions {
+    idle: Duration,
+    max: usize,
+    max_per_subject: usize,
+    close_streams_after: Option<Duration>,
+    retry: Duration,
+}
+
+impl Default for LegacySessions {
+    fn default() -> Self {
+        LegacySessions {
+            idle: SESSION_IDLE,
+            max: MAX_SESSIONS,
+            max_per_subject: MAX_SESSIONS_PER_SUBJECT,
+            close_streams_after: None,
+            retry: LEGACY_RETRY,
+        }
+    }
+}
+
+impl LegacySessions {
+    /// The defaults.
+    pub fn new() -> Self {
+        LegacySessions::default()
+    }
+
+    /// How long a legacy session lives without a request (default
+    /// [`SESSION_IDLE`], 30 minutes); then its id answers `404`.
+    pub fn idle_timeout(mut self, idle: Duration) -> Self {
+        self.idle = idle;
+        self
+    }
+
+    /// How many legacy sessions may live at once (default
+    /// [`MAX_SESSIONS`], 1024); past it `initialize` gets `503`.
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.max = sessions;
+        self
+    }
+
+    /// How many legacy sessions one subject may hold at once (default
+    /// [`MAX_SESSIONS_PER_SUBJECT`], 32; at least 1); anonymous callers
+    /// hold them by network, as for
+    /// [`max_requests_per_subject`](super::StreamableHttp::max_requests_per_subject).
+    /// Past it, the caller's next session evicts its least recently used
+    /// one that runs no request (whose id then answers `404`, on which a
+    /// client opens a new session); if every one of them runs a request,
+    /// `initialize` gets `503`. Either way, no other caller is touched.
+    pub fn max_sessions_per_subject(mut self, sessions: usize) -> Self {
+        self.max_per_subject = sessions.max(1);
+        self
+    }
+
+    /// Closes a legacy request's event stream this long after it opened,
+    /// while the request goes on: the client reconnects with
+    /// `Last-Event-ID` and polls (SEP-1699), so no connection stays open
+    /// for a long call. Off by default.
+    pub fn close_streams_after(mut self, after: Duration) -> Self {
+        self.close_streams_after = Some(after);
+        self
+    }
+
+    /// The `retry` hint, in the priming event of legacy event streams, of
+    /// how long a client waits before it reconnects (default
+    /// [`LEGACY_RETRY`], 1 s).
+    pub fn retry(mut self, retry: Duration) -> Self {
+        self.retry = retry;
+        self
+    }
+}
+
 /// What the endpoint keeps for legacy clients.
 pub(super) struct LegacyTransport {
     /// The sessions.
-    pub sessions: HttpSessions,
+    sessions: HttpSessions,
     /// The `retry` hint of an event stream.
     pub retry: std::time::Duration,
     /// When a request's event stream is closed for the client to poll;
@@ -73,6 +166,15 @@ impl LegacyTransport {
             retry: LEGACY_RETRY,
             close_streams_after: None,
         }
+    }
+
+    /// Takes `settings` from now on.
+    pub fn apply(&mut self, settings: LegacySessions) {
+        self.sessions.idle = settings.idle;
+        self.sessions.max = settings.max;
+        self.sessions.max_per_account = settings.max_per_subject;
+        self.retry = settings.retry;
+        self.close_streams_after = settings.close_streams_after;
     }
 }
 

@@ -44,9 +44,9 @@ use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 use tokio::time::Instant;
 
-use super::admission::{Account, Admitted};
 use super::events::StreamLog;
 use crate::server::core::stream::ResponseStream;
+use crate::server::http::admission::{Account, Admitted};
 use crate::server::legacy::LegacySession;
 use crate::util::{Budget, lock};
 use crate::wire::{Message, RequestId};

@@ -11,7 +11,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use presa::prelude::*;
-use presa::server::http::StreamableHttp;
+use presa::server::http::{LegacySessions, StreamableHttp};
 use presa::server::{BoxFuture, CompletionContext, ToolHandler, ToolResult};
 use presa::wire::{
     Content, CreateMessageParams, LoggingLevel, PromptMessage, ResourceContents, SamplingMessage,
@@ -697,7 +697,7 @@ async fn main() -> std::io::Result<()> {
     let server = server(running.clone());
     let _ = running.0.set(server.clone());
     StreamableHttp::new(server)
-        .close_streams_after(STREAM_POLL)
+        .legacy_sessions(LegacySessions::new().close_streams_after(STREAM_POLL))
         .serve(address)
         .await
 }

@@ -10,7 +10,7 @@ mod common;
 use std::time::Duration;
 
 use futures::StreamExt;
-use presa::server::http::{BearerTokens, StreamableHttp};
+use presa::server::http::{BearerTokens, LegacySessions, StreamableHttp};
 use serde_json::{Value, json};
 
 /// Serves `http` on a free loopback port; returns the endpoint's URL.
@@ -224,7 +224,8 @@ async fn a_tool_elicits_with_a_request_on_its_stream_and_runs_once() {
 #[tokio::test]
 async fn a_closed_stream_resumes_with_last_event_id() {
     let f = common::fixture();
-    let http = StreamableHttp::new(f.server.clone()).close_streams_after(Duration::ZERO);
+    let http = StreamableHttp::new(f.server.clone())
+        .legacy_sessions(LegacySessions::new().close_streams_after(Duration::ZERO));
     let url = serve(http).await;
     let legacy = Legacy::open(&url, json!({}), None).await;
     let mut events = legacy
@@ -312,8 +313,11 @@ async fn sessions_end_with_delete_expire_and_belong_to_their_caller() {
     let no_session = send(&url, reqwest::Method::GET, None, &[], Some("t-alice")).await;
     assert_eq!(no_session.status().as_u16(), 405);
 
-    let url =
-        serve(StreamableHttp::new(f.server.clone()).session_idle_timeout(Duration::ZERO)).await;
+    let url = serve(
+        StreamableHttp::new(f.server.clone())
+            .legacy_sessions(LegacySessions::new().idle_timeout(Duration::ZERO)),
+    )
+    .await;
     let expired = Legacy::open_unchecked(&url).await;
     assert_eq!(
         expired.post(ping).await.status().as_u16(),
@@ -405,7 +409,11 @@ async fn initialize_opens_a_session_whatever_headers_it_carries() {
 #[tokio::test]
 async fn sessions_past_the_limit_are_refused_until_one_ends() {
     let f = common::fixture();
-    let url = serve(StreamableHttp::new(f.server.clone()).max_sessions(1)).await;
+    let url = serve(
+        StreamableHttp::new(f.server.clone())
+            .legacy_sessions(LegacySessions::new().max_sessions(1)),
+    )
+    .await;
     let first = Legacy::open(&url, json!({}), None).await;
     let params = json!({"protocolVersion": "2025-11-25", "capabilities": {},
                         "clientInfo": {"name": "second", "version": "0"}});
@@ -491,8 +499,11 @@ async fn max_sessions_still_bounds_the_total() {
         .token("t-carol", "carol");
     let http = StreamableHttp::new(f.server.clone())
         .authenticator(tokens)
-        .max_sessions(4)
-        .max_sessions_per_subject(2);
+        .legacy_sessions(
+            LegacySessions::new()
+                .max_sessions(4)
+                .max_sessions_per_subject(2),
+        );
     let url = serve(http).await;
     let mut held = Vec::new();
     for token in ["t-alice", "t-alice", "t-bob", "t-bob"] {
@@ -532,7 +543,7 @@ async fn a_caller_whose_sessions_all_run_requests_is_refused_a_new_one() {
         .token("t-bob", "bob");
     let http = StreamableHttp::new(f.server.clone())
         .authenticator(tokens)
-        .max_sessions_per_subject(2);
+        .legacy_sessions(LegacySessions::new().max_sessions_per_subject(2));
     let url = serve(http).await;
     let mut running = Vec::new();
     for _ in 0..2 {

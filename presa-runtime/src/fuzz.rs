@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use crate::server::StateError;
-use crate::server::request_state::{CallBinding, StateCodec};
+use crate::server::input::request_state::{CallBinding, StateCodec};
 use crate::server::{FormSchema, Server};
 use crate::wire::{InputResponses, Method};
 

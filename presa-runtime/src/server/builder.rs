@@ -1,24 +1,26 @@
 //! [`ServerBuilder`]: configuring a [`Server`], with every check that can
 //! be made before the first request made at [`ServerBuilder::build`].
 
-use super::authorize::{Listing, ScopeRules};
+use super::caller::authorize::{Listing, ScopeRules};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use super::catalog::ListSettings;
-use super::error::ErrorDetails;
-use super::prompt::PromptHandler;
-use super::registered::{RegisteredPrompt, RegisteredResource, RegisteredTool, RegistrationError};
-use super::registry::{Registry, Requirements};
-use super::request_state::{self, StateCodec};
-use super::resource::ResourceHandler;
+use super::catalog::paged::ListSettings;
+use super::catalog::registered::{
+    RegisteredPrompt, RegisteredResource, RegisteredTool, RegistrationError,
+};
+use super::catalog::registry::{Registry, Requirements};
+use super::core::error::ErrorDetails;
+use super::core::state::StateMap;
+use super::input::request_state::{self, StateCodec};
+use super::prompts::prompt::PromptHandler;
+use super::resources::resource::ResourceHandler;
 use super::router::{Server, Shared};
-use super::state::StateMap;
 use super::tasks::{InMemoryTaskStore, TaskEngine, TaskSettings, TaskStore};
-use super::tool::ToolHandler;
+use super::tools::tool::ToolHandler;
 use crate::util::Budget;
 use crate::wire::{Implementation, PROTOCOL_VERSION, ResultMeta, TASKS_EXTENSION};
 

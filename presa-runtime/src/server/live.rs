@@ -1,12 +1,14 @@
 //! Changing what a running server offers: adding and removing tools,
 //! prompts and resources, and telling listeners a resource changed.
 
-use super::prompt::PromptHandler;
-use super::registered::{RegisteredPrompt, RegisteredResource, RegisteredTool, RegistrationError};
-use super::registry::Requirements;
-use super::resource::ResourceHandler;
+use super::catalog::registered::{
+    RegisteredPrompt, RegisteredResource, RegisteredTool, RegistrationError,
+};
+use super::catalog::registry::Requirements;
+use super::prompts::prompt::PromptHandler;
+use super::resources::resource::ResourceHandler;
 use super::router::{Server, Shared};
-use super::tool::ToolHandler;
+use super::tools::tool::ToolHandler;
 
 impl Server {
     /// Adds a tool, and tells the listeners following `toolsListChanged`.

@@ -26,22 +26,22 @@
 //!    the argument check, since it reads the typed arguments, so for such a
 //!    tool bad arguments are reported before a missing Tasks declaration.)
 //!
-//! Steps 1 to 3 happen once per request, in `validate`, which parses the
+//! Steps 1 to 3 happen once per request, in `core/validate`, which parses the
 //! method into a [`Method`](crate::wire::Method); everything after matches on
-//! that enum. Steps 4 and 5 belong to each method: `tools/call` (`call`),
-//! `prompts/get` (`get_prompt`), `resources/read` (`read`).
+//! that enum. Steps 4 and 5 belong to each method: `tools/call` (`tools/call.rs`),
+//! `prompts/get` (`prompts/get_prompt.rs`), `resources/read` (`resources/read.rs`).
 //!
 //! # Tools, prompts and resources
 //!
 //! The three are handlers of the same shape: a trait the macros implement
 //! ([`ToolHandler`], [`PromptHandler`], [`ResourceHandler`]), run with a
 //! [`Context`], so that asking the user for input over MRTR works the same
-//! in all three, with the same verdict on a run (`input`) and the same
-//! signed `requestState` (`request_state`), bound to the method. They live
-//! in live catalogs (`registry`): the application adds and removes them
+//! in all three, with the same verdict on a run (`input/verdict`) and the same
+//! signed `requestState` (`input/request_state`), bound to the method. They live
+//! in live catalogs (`catalog/registry`): the application adds and removes them
 //! while the server runs ([`Server::add_tool`] and its siblings), and every
 //! change reaches the `subscriptions/listen` streams that follow it
-//! (`changes`). That feed is a bounded broadcast channel: a stream that
+//! (`catalog/changes`). That feed is a bounded broadcast channel: a stream that
 //! falls behind is told, once, that everything it follows changed, so a
 //! slow client re-reads more than it needs, never less, and memory stays
 //! bounded.
@@ -52,20 +52,24 @@
 //!
 //! # Inside the module
 //!
-//! Each file knows only the files listed before it here, so the server has
-//! no import cycles:
+//! One concept per folder; each folder's own docs list its files. Every
+//! file knows only the files listed before it here, so the server has no
+//! import cycles (a folder may appear on two rows when its files sit at
+//! two levels):
 //!
-//! | file | what it holds |
+//! | files | what they hold |
 //! |---|---|
-//! | `caller`, `error`, `reply`, `state`, `stream`, `shutdown` | the caller's identity, tool errors, error objects and responses, application state, the response stream, how serving ends with every request answered |
-//! | `violation`, `elicit`, `form`, `input`, `request_state`, `args` | schema violations in plain words, typed elicitation, compiled forms and the check of answers, a run's input and its verdict, signed MRTR state, argument checks and text-valued arguments |
-//! | `tasks`, `peer` | the task engine behind [`TaskStore`]; a legacy session's requests to its client |
-//! | `context`, `extract`, `tool`, `completion`, `prompt`, `resource` | what a handler runs with, what its extractor parameters are made from, and what a tool, a completer, a prompt and a resource are |
-//! | `catalog`, `changes`, `registered`, `registry`, `mrtr` | a list that can change while it is paged, the feed of changes, an entry checked at registration, what the server offers now, the MRTR plumbing the handlers share |
-//! | `call`, `get_prompt`, `read`, `complete`, `subscriptions`, `validate` | `tools/call`, `prompts/get`, `resources/read`, `completion/complete`, `subscriptions/listen`, steps 1 to 3 |
-//! | `router`, `builder`, `live`, `legacy` | [`Server`] and [`Server::handle`]; [`ServerBuilder`]; changing a running server; legacy sessions |
-//! | `signals`, `connection` | the signals that end a process; [`serve`] and [`in_process`]: a server on a transport |
-//! | `http` | Streamable HTTP (feature `http-server`): a server as an axum endpoint |
+//! | `core/{error, reply, state, stream, validate}` | tool errors, error objects and responses, application state, the response stream, steps 1 to 3 |
+//! | `caller/`, `caller/authorize` | the caller's identity and scopes; who may call what |
+//! | `tasks/` | the task engine behind [`TaskStore`] |
+//! | `input/{violation, elicit, form, verdict, request_state}`, `legacy/peer`, `input/context` | schema violations in plain words, typed elicitation, compiled forms and the check of answers, a run's input and its verdict, signed MRTR state, a legacy session's requests to its client, what a handler runs with |
+//! | `tools/{args, extract, tool}`, `completion/completer`, `prompts/prompt`, `resources/resource` | argument checks, extractor parameters, and what a tool, a completer, a prompt and a resource are |
+//! | `catalog/{paged, changes, registered, registry}` | a list that can change while it is paged, the feed of changes, an entry checked at registration, what the server offers now |
+//! | `input/mrtr` | the MRTR pipeline the three handler methods share |
+//! | `tools/call`, `prompts/get_prompt`, `resources/read`, `completion/complete`, `subscriptions` | `tools/call`, `prompts/get`, `resources/read`, `completion/complete`, `subscriptions/listen` |
+//! | `router`, `builder`, `live`, `legacy/` | [`Server`] and [`Server::handle`]; [`ServerBuilder`]; changing a running server; legacy sessions |
+//! | `transports/{shutdown, signals, connection}` | how serving ends with every request answered, the signals that end a process, [`serve`] and [`in_process`]: a server on a transport |
+//! | `http/` | Streamable HTTP (feature `http-server`): a server as an axum endpoint |
 //!
 //! # Legacy sessions
 //!
@@ -74,81 +78,61 @@
 //! HTTP session) then serves the rest of its requests through
 //! [`legacy`](self) (`Server::handle_legacy`): the same handlers, with a
 //! `_meta` made from what `initialize` declared, input asked with requests
-//! of the server's own (`peer`) instead of MRTR, and every answer in the
+//! of the server's own (`legacy/peer`, the `InputRoute::Legacy` of each
+//! request) instead of MRTR, and every answer in the
 //! legacy shapes. [`Server::handle`] itself keeps no session, so an
 //! `initialize` that reaches it is answered with a message naming the
 //! supported versions.
 
-mod args;
-mod authorize;
 mod builder;
-mod call;
 mod caller;
 mod catalog;
-mod changes;
-mod complete;
 mod completion;
-mod connection;
-mod context;
-mod elicit;
-mod error;
-mod extract;
-mod form;
-mod get_prompt;
+mod core;
 #[cfg(feature = "http-server")]
 pub mod http;
-mod input;
+pub(crate) mod input;
 mod legacy;
 mod live;
-mod mrtr;
-mod peer;
-mod prompt;
-mod read;
-mod registered;
-mod registry;
-mod reply;
-pub(crate) mod request_state;
-mod resource;
+mod prompts;
+mod resources;
 mod router;
-mod shutdown;
-mod signals;
-mod state;
-mod stream;
 mod subscriptions;
 pub mod tasks;
-mod tool;
-mod validate;
-mod violation;
+mod tools;
+mod transports;
 
-pub use args::{ArgsParser, ArgumentError, TextArgs, TextParam};
-pub use authorize::Listing;
 pub use builder::ServerBuilder;
+pub use caller::authorize::Listing;
 pub use caller::{Caller, ScopeList, Scopes};
-pub use completion::{CompleteFn, Completer, CompletionContext, CompletionOutcome, IntoCompletion};
-pub use connection::{CLOSE_DRAIN, MAX_SUBSCRIPTIONS, in_process, serve, serve_until};
-pub use context::{Context, InputFuture, RequestInfo};
-pub use elicit::{Elicit, ElicitEnum, ElicitField, Elicitation};
-pub use error::{ErrorDetails, InputRequired, MASKED_ERROR_MESSAGE, ToolError};
-#[cfg(feature = "http-server")]
-pub use extract::Headers;
-pub use extract::{Claims, FromContext};
-pub use form::{FormSchema, FormSchemaError};
-pub use peer::MAX_OUTBOUND;
-pub use prompt::{IntoPromptResult, PromptHandler, PromptResult};
-pub use registered::RegistrationError;
-pub use request_state::StateError;
-pub use resource::{
+pub use catalog::registered::RegistrationError;
+pub use completion::completer::{
+    CompleteFn, Completer, CompletionContext, CompletionOutcome, IntoCompletion,
+};
+pub use core::error::{ErrorDetails, InputRequired, MASKED_ERROR_MESSAGE, ToolError};
+pub use core::state::{State, StateType};
+pub use core::stream::ResponseStream;
+pub use input::context::{Context, InputFuture, RequestInfo};
+pub use input::elicit::{Elicit, ElicitEnum, ElicitField, Elicitation};
+pub use input::form::{FormSchema, FormSchemaError};
+pub use input::request_state::StateError;
+pub use legacy::peer::MAX_OUTBOUND;
+pub use prompts::prompt::{IntoPromptResult, PromptHandler, PromptResult};
+pub use resources::resource::{
     IntoReadResult, ReadCache, ReadRequest, ReadResult, ResourceDefinition, ResourceHandler,
 };
 pub use router::Server;
-pub use shutdown::FINAL_WRITE;
-pub use state::{State, StateType};
-pub use stream::ResponseStream;
 pub use subscriptions::{MAX_LISTEN_TASK_IDS, MAX_RESOURCE_SUBSCRIPTIONS};
 pub use tasks::{InMemoryTaskStore, TaskSettings, TaskStore};
-pub use tool::{
+pub use tools::args::{ArgsParser, ArgumentError, TextArgs, TextParam};
+#[cfg(feature = "http-server")]
+pub use tools::extract::Headers;
+pub use tools::extract::{Claims, FromContext};
+pub use tools::tool::{
     IntoToolResult, Json, PolicyFn, TaskPolicy, TaskStart, ToolHandler, ToolPolicy, ToolResult,
 };
+pub use transports::connection::{CLOSE_DRAIN, MAX_SUBSCRIPTIONS, in_process, serve, serve_until};
+pub use transports::shutdown::FINAL_WRITE;
 
 pub use crate::schema::ToolParam;
 pub use crate::util::BoxFuture;

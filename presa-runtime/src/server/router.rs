@@ -11,26 +11,26 @@ use futures::FutureExt;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
-use super::authorize::{ScopeRules, Shows};
-use super::call::{CallEnv, call_tool};
 use super::caller::Caller;
-use super::complete::complete;
-use super::error::ErrorDetails;
-use super::get_prompt::get_prompt;
-use super::mrtr::RequestEnv;
-use super::peer::PeerLink;
-use super::read::read_resource;
-use super::registry::Registry;
-use super::reply::{
+use super::caller::authorize::{ScopeRules, Shows};
+use super::catalog::registry::Registry;
+use super::completion::complete::complete;
+use super::core::error::ErrorDetails;
+use super::core::reply::{
     internal_error, method_not_found, panic_message, parse_params, respond, tasks_not_declared,
     to_value,
 };
-use super::request_state::StateCodec;
-use super::state::StateMap;
-use super::stream::ResponseStream;
+use super::core::state::StateMap;
+use super::core::stream::ResponseStream;
+use super::core::validate::{Validated, validate};
+use super::input::context::InputRoute;
+use super::input::mrtr::{Inbound, RequestEnv};
+use super::input::request_state::StateCodec;
+use super::prompts::get_prompt::get_prompt;
+use super::resources::read::read_resource;
 use super::subscriptions::{ListenEnv, listen};
 use super::tasks::{Resume, TaskEngine};
-use super::validate::{Validated, validate};
+use super::tools::call::call_tool;
 use crate::util::{Budget, Charge};
 use crate::wire::{
     CacheScope, DiscoverResult, EmptyResult, ErrorObject, Implementation, Message, Method,
@@ -146,7 +146,10 @@ impl Server {
 
     /// The tool registered as `name`.
     #[cfg(feature = "http-server")]
-    pub(crate) fn tool(&self, name: &str) -> Option<Arc<super::registered::RegisteredTool>> {
+    pub(crate) fn tool(
+        &self,
+        name: &str,
+    ) -> Option<Arc<super::catalog::registered::RegisteredTool>> {
         self.shared.registry.tool(name)
     }
 
@@ -224,17 +227,18 @@ impl Server {
             meta,
             params,
         };
-        self.route(request, caller, charge, None).instrument(span)
+        self.route(request, caller, charge, InputRoute::Mrtr)
+            .instrument(span)
     }
 
-    /// Step 4 on: the method's own handling. `peer` is the legacy
-    /// session's route to its client, for a request of that era.
+    /// Step 4 on: the method's own handling, with questions to the client
+    /// going by `input`, which the request's era chose.
     pub(super) fn route(
         &self,
         request: Routed,
         caller: &Caller,
         charge: Charge,
-        peer: Option<PeerLink>,
+        input: InputRoute,
     ) -> ResponseStream {
         let Routed {
             method,
@@ -265,35 +269,36 @@ impl Server {
             }),
             Method::ToolsCall => {
                 let charge = charge.take().unwrap_or_else(Charge::none);
-                self.streamed(id, move |shared, tx| async move {
-                    let env = shared.call_env(peer.as_ref());
-                    call_tool(&env, params, meta, &caller, tx, charge).await
+                self.streamed(id, move |shared, notifier| async move {
+                    let request = Inbound {
+                        meta,
+                        caller: &caller,
+                        notifier,
+                    };
+                    call_tool(&shared.env(&input), params, request, charge).await
                 })
             }
-            Method::PromptsGet => self.streamed(id, move |shared, tx| async move {
-                get_prompt(
-                    &shared.request_env(peer.as_ref()),
-                    params,
+            Method::PromptsGet => self.streamed(id, move |shared, notifier| async move {
+                let request = Inbound {
                     meta,
-                    &caller,
-                    tx,
-                )
-                .await
+                    caller: &caller,
+                    notifier,
+                };
+                get_prompt(&shared.env(&input), params, request).await
             }),
-            Method::ResourcesRead => self.streamed(id, move |shared, tx| async move {
-                read_resource(
-                    &shared.request_env(peer.as_ref()),
-                    params,
+            Method::ResourcesRead => self.streamed(id, move |shared, notifier| async move {
+                let request = Inbound {
                     meta,
-                    &caller,
-                    tx,
-                )
-                .await
+                    caller: &caller,
+                    notifier,
+                };
+                read_resource(&shared.env(&input), params, request).await
             }),
             Method::CompletionComplete => {
                 let shared = Arc::clone(&self.shared);
                 ResponseStream::deferred(async move {
-                    let outcome = complete(&shared.request_env(None), params, meta, &caller).await;
+                    let outcome =
+                        complete(&shared.env(&InputRoute::Mrtr), params, meta, &caller).await;
                     respond(id, outcome)
                 })
             }
@@ -420,9 +425,11 @@ impl TaskOperation {
 }
 
 impl Shared {
-    fn call_env<'a>(&'a self, peer: Option<&'a PeerLink>) -> CallEnv<'a> {
-        CallEnv {
-            peer,
+    /// What a request that runs a handler needs of the server, with
+    /// questions going by `route`.
+    fn env<'a>(&'a self, route: &'a InputRoute) -> RequestEnv<'a> {
+        RequestEnv {
+            route,
             registry: &self.registry,
             codec: &self.codec,
             state: &self.state,
@@ -430,18 +437,6 @@ impl Shared {
             meta: &self.result_meta,
             error_details: self.error_details,
             max_answer_bytes: self.max_answer_bytes,
-            scope_rules: &self.scope_rules,
-        }
-    }
-
-    fn request_env<'a>(&'a self, peer: Option<&'a PeerLink>) -> RequestEnv<'a> {
-        RequestEnv {
-            peer,
-            registry: &self.registry,
-            codec: &self.codec,
-            state: &self.state,
-            max_answer_bytes: self.max_answer_bytes,
-            meta: &self.result_meta,
             scope_rules: &self.scope_rules,
         }
     }
@@ -486,6 +481,6 @@ fn acknowledgement(meta: ResultMeta) -> Value {
 fn resumer(shared: std::sync::Weak<Shared>) -> Resume {
     Arc::new(move |record, link| {
         let shared = shared.upgrade()?;
-        super::call::resume_task(&shared.call_env(None), record, link)
+        super::tools::call::resume_task(&shared.env(&InputRoute::Mrtr), record, link)
     })
 }

@@ -19,7 +19,7 @@
 //!
 //! Every message carries the listen request's id as
 //! `io.modelcontextprotocol/subscriptionId`. Changes reach a stream
-//! through the [`changes`](super::changes) feed, which says what a slow
+//! through the [`changes`](super::catalog::changes) feed, which says what a slow
 //! listener loses.
 //!
 //! How a stream ends:
@@ -46,10 +46,10 @@ use futures::stream::{self};
 use tokio::sync::{broadcast, mpsc};
 
 use super::caller::Caller;
-use super::changes::{self, Change, Interests};
-use super::registry::Offers;
-use super::reply::{invalid_params, parse_params, tasks_not_declared, to_value};
-use super::stream::{Ending, ResponseStream};
+use super::catalog::changes::{self, Change, Interests};
+use super::catalog::registry::Offers;
+use super::core::reply::{invalid_params, parse_params, tasks_not_declared, to_value};
+use super::core::stream::{Ending, ResponseStream};
 use super::tasks::{TaskEngine, TaskRecord, TaskWatch};
 use crate::util::Charge;
 use crate::wire::{

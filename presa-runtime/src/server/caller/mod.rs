@@ -15,7 +15,13 @@
 //! 4. handlers see the caller through their [`Context`](super::Context),
 //!    and through the [`Scopes`] and [`Claims`](super::Claims)
 //!    extractors.
+//!
+//! | file | what it holds |
+//! |---|---|
+//! | `scopes` | [`Scopes`]: what a caller's token grants |
+//! | `authorize` | who may call what, and what lists show a caller |
 
+pub(crate) mod authorize;
 mod scopes;
 
 use std::sync::Arc;
@@ -53,6 +59,26 @@ pub struct Caller {
     pub(crate) http_headers: Option<Arc<axum::http::HeaderMap>>,
     /// The legacy session an anonymous caller speaks in.
     session: Option<Arc<str>>,
+}
+
+/// Who owns a task: only its owner may read, answer or cancel it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum TaskOwner {
+    /// A caller's principal (see `Caller::principal`).
+    Principal(String),
+    /// An anonymous caller's legacy session, by its id: a random one, which
+    /// no subject takes by chance.
+    LegacySession(Arc<str>),
+}
+
+impl TaskOwner {
+    /// The owner as a task record keeps it.
+    pub(crate) fn stored(&self) -> String {
+        match self {
+            TaskOwner::Principal(principal) => principal.clone(),
+            TaskOwner::LegacySession(id) => format!("legacy session {id}"),
+        }
+    }
 }
 
 impl Default for Caller {
@@ -155,14 +181,18 @@ impl Caller {
     }
 
     /// Who owns the tasks this caller creates: its principal, or, for an
-    /// anonymous caller in a legacy session, the session (a random id no
-    /// subject can take by chance).
-    pub(crate) fn task_owner(&self) -> Option<String> {
+    /// anonymous caller in a legacy session, the session.
+    pub(crate) fn owner(&self) -> Option<TaskOwner> {
         match (self.principal(), &self.session) {
-            (Some(principal), _) => Some(principal),
-            (None, Some(session)) => Some(format!("legacy session {session}")),
+            (Some(principal), _) => Some(TaskOwner::Principal(principal)),
+            (None, Some(session)) => Some(TaskOwner::LegacySession(Arc::clone(session))),
             (None, None) => None,
         }
+    }
+
+    /// [`Caller::owner`] as a task record keeps it.
+    pub(crate) fn task_owner(&self) -> Option<String> {
+        self.owner().as_ref().map(TaskOwner::stored)
     }
 }
 

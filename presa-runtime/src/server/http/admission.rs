@@ -51,7 +51,7 @@ use axum::extract::ConnectInfo;
 use axum::http::request::Parts;
 
 use crate::server::caller::Caller;
-use crate::server::reply::{too_many_requests, too_many_streams};
+use crate::server::core::reply::{too_many_requests, too_many_streams};
 use crate::util::lock;
 use crate::wire::ErrorObject;
 

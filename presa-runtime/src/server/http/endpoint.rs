@@ -58,10 +58,10 @@ use super::legacy::{self, LegacyTransport};
 use super::respond::{json_response, method_not_allowed, respond};
 use super::serve::{Listen, Serve, Settings, Standalone};
 use crate::server::caller::{Caller, without_credentials};
-use crate::server::connection::request_footprint;
-use crate::server::reply::{invalid_request, memory_busy};
+use crate::server::core::reply::{invalid_request, memory_busy};
 use crate::server::router::Server;
-use crate::server::shutdown::{Shutdown, ShutdownSwitch, not_run};
+use crate::server::transports::connection::request_footprint;
+use crate::server::transports::shutdown::{Shutdown, ShutdownSwitch, not_run};
 use crate::wire::{
     ErrorObject, FrameError, Message, Method, RequestId, Response as JsonRpcResponse, codes,
 };
@@ -154,30 +154,11 @@ impl StreamableHttp {
         self.configure(|e| e.metadata = Some(metadata))
     }
 
-    /// How long a legacy session lives without a request (default
-    /// [`SESSION_IDLE`](super::SESSION_IDLE), 30 minutes); then its id
-    /// answers `404`.
-    pub fn session_idle_timeout(self, idle: Duration) -> Self {
-        self.configure(|e| e.legacy.sessions.idle = idle)
-    }
-
-    /// How many legacy sessions may live at once (default
-    /// [`MAX_SESSIONS`](super::MAX_SESSIONS), 1024); past it `initialize`
-    /// gets `503`.
-    pub fn max_sessions(self, sessions: usize) -> Self {
-        self.configure(|e| e.legacy.sessions.max = sessions)
-    }
-
-    /// How many legacy sessions one subject may hold at once (default
-    /// [`MAX_SESSIONS_PER_SUBJECT`](super::MAX_SESSIONS_PER_SUBJECT), 32;
-    /// at least 1); anonymous callers hold them by network, as for
-    /// [`max_requests_per_subject`](Self::max_requests_per_subject). Past
-    /// it, the caller's next session evicts its least recently used one
-    /// that runs no request (whose id then answers `404`, on which a client
-    /// opens a new session); if every one of them runs a request,
-    /// `initialize` gets `503`. Either way, no other caller is touched.
-    pub fn max_sessions_per_subject(self, sessions: usize) -> Self {
-        self.configure(|e| e.legacy.sessions.max_per_account = sessions.max(1))
+    /// How the legacy transport keeps its sessions and streams (see
+    /// [`LegacySessions`](super::LegacySessions) for each setting and its
+    /// default).
+    pub fn legacy_sessions(self, settings: super::LegacySessions) -> Self {
+        self.configure(|e| e.legacy.apply(settings))
     }
 
     /// How many `subscriptions/listen` streams (and legacy `GET` streams)
@@ -207,21 +188,6 @@ impl StreamableHttp {
     /// anonymous callers share one quota.
     pub fn max_requests_per_subject(self, requests: usize) -> Self {
         self.configure(|e| e.admission.max_requests = requests.max(1))
-    }
-
-    /// Closes a legacy request's event stream this long after it opened,
-    /// while the request goes on: the client reconnects with
-    /// `Last-Event-ID` and polls (SEP-1699), so no connection stays open
-    /// for a long call. Off by default.
-    pub fn close_streams_after(self, after: Duration) -> Self {
-        self.configure(|e| e.legacy.close_streams_after = Some(after))
-    }
-
-    /// The `retry` hint, in the priming event of legacy event streams, of
-    /// how long a client waits before it reconnects (default
-    /// [`LEGACY_RETRY`](super::LEGACY_RETRY), 1 s).
-    pub fn legacy_retry(self, retry: Duration) -> Self {
-        self.configure(|e| e.legacy.retry = retry)
     }
 
     /// A router with the MCP endpoint at `path` and, when configured, the

@@ -20,7 +20,7 @@
 use axum::http::HeaderMap;
 use serde_json::{Map, Value};
 
-use crate::server::reply::header_mismatch;
+use crate::server::core::reply::header_mismatch;
 use crate::server::router::Server;
 use crate::wire::headers::{self, HeaderParam, decode_value};
 use crate::wire::{ErrorObject, META_PROTOCOL_VERSION, Method, Request};

@@ -18,30 +18,28 @@
 //! | `admission` | what one caller may hold at once: listen streams and requests in progress, counted by subject (anonymous callers by network) |
 //! | `headers` | the `Mcp-*` headers checked against the body |
 //! | `respond` | JSON or an event stream, and the status of each error |
-//! | `events`, `session`, `legacy` | legacy clients: resumable event streams, the `Mcp-Session-Id` sessions, the legacy transport's requests |
+//! | `legacy/` | legacy clients (2025-11-25 and earlier): the legacy transport's requests and its [`LegacySessions`] settings, resumable event streams (`legacy/events`), the `Mcp-Session-Id` sessions (`legacy/session`) |
 //! | `endpoint` | [`StreamableHttp`]: routes, the order of checks |
 //! | `serve` | [`Serve`]: the standalone server, its bounds on connections and its shutdown |
 
 mod admission;
 mod auth;
 mod endpoint;
-mod events;
 mod guard;
 mod headers;
 mod legacy;
 mod respond;
 mod serve;
-mod session;
 
 pub use admission::{MAX_LISTEN_STREAMS_PER_SUBJECT, MAX_REQUESTS_PER_SUBJECT};
 pub use auth::{Anonymous, Authenticator, BearerTokens, ProtectedResourceMetadata, Refusal};
 #[cfg(feature = "oauth")]
 pub use auth::{Introspection, KeySettings, OAuth, OAuthBuilder, OAuthError};
 pub use endpoint::StreamableHttp;
-pub use events::MAX_LOG_BYTES;
 pub use guard::AllowedHosts;
-pub use legacy::LEGACY_RETRY;
-pub use serve::{HEADER_READ_TIMEOUT, MAX_CONNECTIONS, Serve};
-pub use session::{
+pub use legacy::events::MAX_LOG_BYTES;
+pub use legacy::session::{
     KEPT_LOGS, MAX_SESSION_REQUESTS, MAX_SESSIONS, MAX_SESSIONS_PER_SUBJECT, SESSION_IDLE,
 };
+pub use legacy::{LEGACY_RETRY, LegacySessions};
+pub use serve::{HEADER_READ_TIMEOUT, MAX_CONNECTIONS, Serve};

@@ -10,11 +10,14 @@ use serde_json::{Map, Value};
 use super::tasks::TaskOp;
 use super::{LegacySession, empty, refused};
 use crate::server::caller::Caller;
-use crate::server::reply::{invalid_request, method_not_found, parse_params, respond, to_value};
+use crate::server::core::reply::{
+    invalid_request, method_not_found, parse_params, respond, to_value,
+};
+use crate::server::core::stream::ResponseStream;
+use crate::server::input::context::InputRoute;
 use crate::server::router::{Routed, Server};
-use crate::server::stream::ResponseStream;
 use crate::server::subscriptions::MAX_RESOURCE_SUBSCRIPTIONS;
-use crate::server::tool::{TaskPolicy, ToolPolicy};
+use crate::server::tools::tool::{TaskPolicy, ToolPolicy};
 use crate::util::{Charge, lock};
 use crate::wire::legacy::lifecycle::{SetLevelParams, SubscribeParams};
 use crate::wire::legacy::render::{
@@ -152,7 +155,11 @@ impl Server {
             meta,
             params,
         };
-        let mut stream = self.route(request, caller, charge, Some(session.peer().clone()));
+        let input = InputRoute::Legacy {
+            peer: session.peer().clone(),
+            task: None,
+        };
+        let mut stream = self.route(request, caller, charge, input);
         if wraps {
             stream = stream.map_response(wrap_structured_response);
         }

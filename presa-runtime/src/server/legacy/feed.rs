@@ -15,7 +15,7 @@ use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{broadcast, mpsc};
 
-use crate::server::changes::Change;
+use crate::server::catalog::changes::Change;
 use crate::util::lock;
 use crate::wire::{Message, Notification, notifications};
 

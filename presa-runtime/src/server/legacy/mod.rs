@@ -26,9 +26,9 @@
 //! 3. every other method goes through [`Server::route`] with the session's
 //!    version, capabilities, client info and log level, and the request's
 //!    own progress token and other `_meta` keys; input a handler asks for
-//!    goes to the client as requests of the server's own
-//!    ([`PeerLink`](super::peer::PeerLink)), so the handler parks and never
-//!    runs again;
+//!    goes to the client as requests of the server's own (the route
+//!    `InputRoute::Legacy`, over [`PeerLink`](peer::PeerLink)), so the
+//!    handler parks and never runs again;
 //! 4. every response is rendered legacy ([`render`]): no modern-only
 //!    field, legacy error codes; `tools/list` tells each tool's
 //!    `execution.taskSupport`;
@@ -37,12 +37,25 @@
 //! 6. tasks are 2025-11-25's, on the server's engine and store
 //!    ([`tasks`]), and the session hears their status change ([`status`]).
 //!
+//! Everything of 2025-11-25 lives in this folder and in `http/legacy/`:
+//! the modern code knows it only as one variant of `InputRoute` (the
+//! route of a run's questions) and of `TaskOwner` (an anonymous
+//! session's tasks), and as the legacy branch of each transport.
+//!
+//! | file | what it holds |
+//! |---|---|
+//! | `peer` | a session's requests to its client, and their table |
+//! | `feed` | list changes and resource updates, on the session's queue |
+//! | `tasks`, `status` | 2025-11-25 tasks, and their status notifications |
+//! | `dispatch` | a session's requests, by method |
+//!
 //! [`negotiate_version`]: crate::wire::legacy::negotiate_version
 //! [`MAX_RESOURCE_SUBSCRIPTIONS`]: super::MAX_RESOURCE_SUBSCRIPTIONS
 //! [`render`]: crate::wire::legacy::render
 
 mod dispatch;
 mod feed;
+pub(crate) mod peer;
 mod status;
 mod tasks;
 
@@ -52,9 +65,9 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
+use self::peer::{MAX_OUTBOUND, PeerLink};
 use super::caller::Caller;
-use super::peer::{MAX_OUTBOUND, PeerLink};
-use super::reply::{invalid_params, parse_params, respond, to_value};
+use super::core::reply::{invalid_params, parse_params, respond, to_value};
 use super::router::Server;
 use crate::util::lock;
 use crate::wire::legacy::lifecycle::{

@@ -33,11 +33,11 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::LegacySession;
-use crate::server::reply::{
+use crate::server::core::reply::{
     internal_error, invalid_params, method_not_found, parse_params, respond, to_value,
 };
+use crate::server::core::stream::ResponseStream;
 use crate::server::router::Server;
-use crate::server::stream::ResponseStream;
 use crate::server::tasks::{TaskEngine, TaskRecord};
 use crate::wire::legacy::render::{wrap_structured_content, wraps_output};
 use crate::wire::legacy::tasks::{

@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex};
 use futures::StreamExt;
 
 use super::store::{StoredJson, TaskChange, TaskLimits, TaskRecord, TaskStore};
-use crate::server::error::InputRequired;
-use crate::server::reply::{answers_unusable, internal_error};
+use crate::server::core::error::InputRequired;
+use crate::server::core::reply::{answers_unusable, internal_error};
 use crate::util::lock;
 use crate::wire::{InputRequest, InputRequests, InputResponse};
 

@@ -29,7 +29,7 @@ use super::lease::Lease;
 use super::link::TaskLink;
 use super::settings::TaskSettings;
 use super::store::{StoreError, TaskChange, TaskLimits, TaskStore, TaskWatch};
-use crate::server::reply::report_internal;
+use crate::server::core::reply::report_internal;
 use crate::util::{BoxFuture, Charge};
 use crate::wire::ErrorObject;
 

@@ -24,7 +24,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::lease::Lease;
-use crate::server::reply::task_record_full;
+use crate::server::core::reply::task_record_full;
 use crate::wire::{
     ClientCapabilities, DetailedTask, ErrorObject, Implementation, InputRequest, InputRequests,
     InputResponse, Task, TaskStatus, json_len,

@@ -13,7 +13,7 @@ use std::time::SystemTime;
 use super::link::TaskLink;
 use super::runner::{LeaseKeeper, Runners, TaskEnd};
 use super::store::{TaskChange, TaskRecord};
-use crate::server::reply::internal_error;
+use crate::server::core::reply::internal_error;
 use crate::util::{BoxFuture, Charge};
 
 /// How many lapsed tasks one sweep takes over at most; the next sweep

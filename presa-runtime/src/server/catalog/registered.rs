@@ -1,0 +1,337 @@
+//! Entries as the server holds them, checked once, at registration: a
+//! tool with its schemas compiled, a prompt, a resource with its URI
+//! checked or its template parsed; and [`RegistrationError`], why one
+//! cannot be registered.
+
+use std::sync::Arc;
+
+use super::paged::Keyed;
+use crate::server::core::error::Failure;
+use crate::server::core::state::StateType;
+use crate::server::prompts::prompt::PromptHandler;
+use crate::server::resources::resource::{ReadCache, ResourceDefinition, ResourceHandler};
+use crate::server::tools::args::ArgumentSchema;
+use crate::server::tools::tool::{TaskStart, ToolHandler, ToolPolicy};
+use crate::wire::headers::{HeaderParam, header_params};
+use crate::wire::scope_token;
+use crate::wire::{
+    AbsoluteUrl, CallToolResult, Prompt, Resource, ResourceTemplate, Tool, UriTemplate,
+};
+
+/// A tool as the server holds it: its listing, its compiled schemas, its
+/// handler, and how its calls relate to tasks.
+pub(crate) struct RegisteredTool {
+    pub definition: Tool,
+    pub arguments: ArgumentSchema,
+    /// The compiled `outputSchema`, when the tool declares one.
+    output: Option<jsonschema::Validator>,
+    pub handler: Arc<dyn ToolHandler>,
+    pub policy: ToolPolicy,
+    pub start: TaskStart,
+    /// Whether its tasks may run again on another server.
+    pub resumable: bool,
+    /// The application state the tool reads.
+    pub required_state: Vec<StateType>,
+    /// The scopes its callers must hold.
+    pub scopes: &'static [&'static str],
+    /// The parameters mirrored into `Mcp-Param-*` headers over HTTP. The
+    /// annotations are checked on every transport: a tool whose headers
+    /// break the rules is a bug wherever it is served.
+    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
+    pub headers: Vec<HeaderParam>,
+}
+
+impl RegisteredTool {
+    /// Takes `handler` in, compiling its schemas; network `$ref`s are never
+    /// fetched.
+    pub fn new(handler: impl ToolHandler) -> Result<Self, RegistrationError> {
+        let definition = handler.definition();
+        let item = || format!("tool `{}`", definition.name);
+        let invalid = |schema, reason| RegistrationError::InvalidSchema {
+            item: item(),
+            schema,
+            reason,
+        };
+        let arguments = ArgumentSchema::compile(&definition.input_schema)
+            .map_err(|reason| invalid("inputSchema", reason))?;
+        let output = definition
+            .output_schema
+            .as_ref()
+            .map(jsonschema::validator_for)
+            .transpose()
+            .map_err(|e| invalid("outputSchema", e.to_string()))?;
+        let headers = header_params(&definition.input_schema)
+            .map_err(|e| invalid("inputSchema", e.to_string()))?;
+        let scopes = checked_scopes(item(), handler.scopes())?;
+        Ok(RegisteredTool {
+            scopes,
+            headers,
+            policy: handler.policy(),
+            start: handler.task_start(),
+            resumable: handler.resumable(),
+            required_state: handler.required_state(),
+            handler: Arc::new(handler),
+            definition,
+            arguments,
+            output,
+        })
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.definition.name
+    }
+
+    /// Checks a successful result against the tool's `outputSchema`: the
+    /// spec has the server guarantee that structured content conforms. A
+    /// tool error (`isError`) carries no structured content and is not
+    /// checked. A result that does not conform is a bug in the tool, so it
+    /// becomes an internal failure.
+    pub fn check_output(&self, result: CallToolResult) -> Result<CallToolResult, Failure> {
+        let Some(schema) = &self.output else {
+            return Ok(result);
+        };
+        if result.is_error() {
+            return Ok(result);
+        }
+        let Some(structured) = &result.structured_content else {
+            return Err(Failure::Internal(format!(
+                "tool `{}` declares an outputSchema but returned no structuredContent",
+                self.name()
+            )));
+        };
+        let violation = schema.iter_errors(structured).next().map(|error| {
+            format!(
+                "tool `{}` returned structuredContent that does not match its outputSchema: \
+                 {error} at `{}`",
+                self.name(),
+                error.instance_path()
+            )
+        });
+        match violation {
+            None => Ok(result),
+            Some(cause) => Err(Failure::Internal(cause)),
+        }
+    }
+}
+
+impl Keyed for RegisteredTool {
+    fn key(&self) -> &str {
+        self.name()
+    }
+}
+
+/// A prompt as the server holds it.
+pub(crate) struct RegisteredPrompt {
+    pub definition: Prompt,
+    pub handler: Arc<dyn PromptHandler>,
+    pub required_state: Vec<StateType>,
+    /// The scopes its callers must hold.
+    pub scopes: &'static [&'static str],
+}
+
+impl RegisteredPrompt {
+    /// Takes `handler` in, checking its scopes.
+    pub fn new(handler: impl PromptHandler) -> Result<Self, RegistrationError> {
+        let definition = handler.definition();
+        let scopes = checked_scopes(format!("prompt `{}`", definition.name), handler.scopes())?;
+        Ok(RegisteredPrompt {
+            definition,
+            scopes,
+            required_state: handler.required_state(),
+            handler: Arc::new(handler),
+        })
+    }
+
+    /// Whether some argument has a completer.
+    pub fn completes(&self) -> bool {
+        self.definition
+            .arguments
+            .iter()
+            .flatten()
+            .any(|argument| self.handler.completer(&argument.name).is_some())
+    }
+}
+
+impl Keyed for RegisteredPrompt {
+    fn key(&self) -> &str {
+        &self.definition.name
+    }
+}
+
+/// A resource or a resource template as the server holds it.
+pub(crate) struct RegisteredResource {
+    pub entry: ResourceEntry,
+    pub handler: Arc<dyn ResourceHandler>,
+    pub cache: ReadCache,
+    pub required_state: Vec<StateType>,
+    /// The scopes its callers must hold.
+    pub scopes: &'static [&'static str],
+}
+
+/// What a resource handler serves, checked.
+pub(crate) enum ResourceEntry {
+    /// One URI, valid.
+    Fixed(Resource),
+    /// A template, parsed.
+    Template {
+        listing: ResourceTemplate,
+        template: UriTemplate,
+    },
+}
+
+impl RegisteredResource {
+    /// Takes `handler` in, checking its URI or parsing its template.
+    pub fn new(handler: impl ResourceHandler) -> Result<Self, RegistrationError> {
+        let entry = match handler.definition() {
+            ResourceDefinition::Fixed(resource) => {
+                AbsoluteUrl::parse(&resource.uri).map_err(|e| RegistrationError::InvalidUri {
+                    item: format!("resource `{}`", resource.uri),
+                    reason: e.reason,
+                })?;
+                ResourceEntry::Fixed(resource)
+            }
+            ResourceDefinition::Template(listing) => {
+                let template = UriTemplate::parse(&listing.uri_template).map_err(|e| {
+                    RegistrationError::InvalidUri {
+                        item: format!("resource template `{}`", listing.uri_template),
+                        reason: e.reason,
+                    }
+                })?;
+                ResourceEntry::Template { listing, template }
+            }
+        };
+        let item = match &entry {
+            ResourceEntry::Fixed(resource) => format!("resource `{}`", resource.uri),
+            ResourceEntry::Template { listing, .. } => {
+                format!("resource template `{}`", listing.uri_template)
+            }
+        };
+        let scopes = checked_scopes(item, handler.scopes())?;
+        Ok(RegisteredResource {
+            scopes,
+            entry,
+            cache: handler.cache(),
+            required_state: handler.required_state(),
+            handler: Arc::new(handler),
+        })
+    }
+
+    /// The MIME type the resource declares.
+    pub fn mime_type(&self) -> Option<&str> {
+        match &self.entry {
+            ResourceEntry::Fixed(resource) => resource.mime_type.as_deref(),
+            ResourceEntry::Template { listing, .. } => listing.mime_type.as_deref(),
+        }
+    }
+
+    /// The names of the template's variables; none for a fixed resource.
+    pub fn variables(&self) -> Vec<&str> {
+        match &self.entry {
+            ResourceEntry::Fixed(_) => Vec::new(),
+            ResourceEntry::Template { template, .. } => template.variables().collect(),
+        }
+    }
+
+    /// How it is named in messages: `resource `…`` or `resource template `…``.
+    pub fn item(&self) -> String {
+        match &self.entry {
+            ResourceEntry::Fixed(resource) => format!("resource `{}`", resource.uri),
+            ResourceEntry::Template { listing, .. } => {
+                format!("resource template `{}`", listing.uri_template)
+            }
+        }
+    }
+
+    pub fn completes(&self) -> bool {
+        self.variables()
+            .iter()
+            .any(|variable| self.handler.completer(variable).is_some())
+    }
+}
+
+impl Keyed for RegisteredResource {
+    /// The URI of a fixed resource; the template text of a template.
+    fn key(&self) -> &str {
+        match &self.entry {
+            ResourceEntry::Fixed(resource) => &resource.uri,
+            ResourceEntry::Template { listing, .. } => &listing.uri_template,
+        }
+    }
+}
+
+/// Why a tool, a prompt or a resource cannot be registered. Each names
+/// the entry, as in ``tool `build` ``.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegistrationError {
+    /// An entry of the same kind and name (or URI) is registered already.
+    #[error("{item} is registered twice")]
+    Duplicate {
+        /// The entry.
+        item: String,
+    },
+    /// A tool's schema is not a valid JSON Schema.
+    #[error("{item} has an invalid {schema}: {reason}")]
+    InvalidSchema {
+        /// The entry.
+        item: String,
+        /// `inputSchema` or `outputSchema`.
+        schema: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A resource's URI is not an absolute URI, or a template is not one
+    /// presa supports (see [`UriTemplate`]).
+    #[error("{item} has an invalid URI: {reason}")]
+    InvalidUri {
+        /// The entry.
+        item: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A declared scope is not an OAuth scope token (RFC 6749 section 3.3:
+    /// printable ASCII, no space, `"` or `\\`).
+    #[error("{item} declares scope {scope:?}, which is not an OAuth scope token: {reason}")]
+    InvalidScope {
+        /// The entry.
+        item: String,
+        /// The scope as declared.
+        scope: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// A tool runs only as a task, and the server has no tasks.
+    #[error("{item} runs only as a task, but tasks are not enabled; call ServerBuilder::tasks")]
+    TasksNotEnabled {
+        /// The entry.
+        item: String,
+    },
+    /// An entry reads application state that was never registered.
+    #[error(
+        "{item} needs state of type `{state}`, but none was registered; call ServerBuilder::state"
+    )]
+    MissingState {
+        /// The entry.
+        item: String,
+        /// The type's name.
+        state: &'static str,
+    },
+}
+
+/// `scopes`, if each is an OAuth scope token (RFC 6749 section 3.3).
+fn checked_scopes(
+    item: String,
+    scopes: &'static [&'static str],
+) -> Result<&'static [&'static str], RegistrationError> {
+    for scope in scopes {
+        if let Err(reason) = scope_token(scope) {
+            return Err(RegistrationError::InvalidScope {
+                item,
+                scope: (*scope).to_owned(),
+                reason,
+            });
+        }
+    }
+    Ok(scopes)
+}

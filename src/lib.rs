@@ -51,6 +51,10 @@
 //! what a tool author and a client user reach for first.
 
 pub use presa_macros::{Elicit, prompt, resource, tool};
+/// Test kits for what you write yourself: the conformance kit of task
+/// stores (feature `testing`).
+#[cfg(feature = "testing")]
+pub use presa_runtime::testing;
 pub use presa_runtime::{client, schema, server, transport, wire};
 
 pub use presa_runtime::client::{AwaitOptions, CallOutcome, Client};

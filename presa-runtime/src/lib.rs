@@ -15,6 +15,7 @@
 //! | [`transport`] | moving framed messages; nothing of servers, clients or tools | `util` |
 //! | [`server`] | turning one request into notifications and a response | `util`, `wire`, `schema`, `transport` |
 //! | [`client`] | the mirror image: requests out, MRTR driven to the end | `util`, `wire`, `transport` |
+//! | `testing` | test kits for users' own task stores (feature `testing`) | `wire`, `server` |
 //!
 //! The server and the client know nothing of each other; they meet only on
 //! the wire.
@@ -30,6 +31,8 @@ pub mod client;
 mod oauth;
 pub mod schema;
 pub mod server;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod transport;
 mod util;
 pub mod wire;

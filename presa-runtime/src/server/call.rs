@@ -37,9 +37,8 @@ use super::reply::{
 };
 use super::request_state::{CallBinding, StateCodec};
 use super::state::StateMap;
-use super::tasks::{
-    CreateError, OrphanGuard, ResumableCall, StoredCall, TaskEnd, TaskEngine, TaskLink, TaskRecord,
-};
+use super::tasks::store::{ResumableCall, StoredCall, TaskRecord};
+use super::tasks::{CreateError, OrphanGuard, TaskEnd, TaskEngine, TaskLink};
 use super::tool::{TaskPolicy, TaskStart, ToolPolicy, ToolResult};
 use crate::util::{BoxFuture, Charge};
 use crate::wire::{

@@ -145,7 +145,8 @@ pub use shutdown::FINAL_WRITE;
 pub use state::{State, StateType};
 pub use stream::ResponseStream;
 pub use subscriptions::{MAX_LISTEN_TASK_IDS, MAX_RESOURCE_SUBSCRIPTIONS};
-pub use tasks::{InMemoryTaskStore, TaskSettings, TaskStore};
+pub use tasks::store::TaskStore;
+pub use tasks::{InMemoryTaskStore, TaskSettings};
 pub use tool::{
     IntoToolResult, Json, PolicyFn, TaskPolicy, TaskStart, ToolHandler, ToolPolicy, ToolResult,
 };

@@ -50,7 +50,8 @@ use super::changes::{self, Change, Interests};
 use super::registry::Offers;
 use super::reply::{invalid_params, parse_params, tasks_not_declared, to_value};
 use super::stream::{Ending, ResponseStream};
-use super::tasks::{TaskEngine, TaskRecord, TaskWatch};
+use super::tasks::TaskEngine;
+use super::tasks::store::{TaskRecord, TaskWatch};
 use crate::util::Charge;
 use crate::wire::{
     AcknowledgedParams, EmptyResult, ErrorObject, ListenParams, Message, Method, Notification,

@@ -204,7 +204,7 @@ impl TaskStore for RedisTaskStore {
             record.version().to_string(),
             record.weight().to_string(),
             record
-                .ttl
+                .ttl()
                 .map_or_else(String::new, |ttl| ttl.as_millis().to_string()),
             exact.max_tasks.to_string(),
             exact.max_running_per_subject.to_string(),

@@ -124,7 +124,7 @@ impl TaskChange {
                 let new: InputRequests = requests
                     .iter()
                     .filter(|(k, _)| {
-                        !record.answers.contains_key(*k) && !record.input_requests.contains_key(*k)
+                        !record.answers.contains_key(k) && !record.input_requests.contains_key(k)
                     })
                     .map(|(k, r)| (k.clone(), r.clone()))
                     .collect();
@@ -132,7 +132,7 @@ impl TaskChange {
             }
             TaskChange::Answer(answers) => answers
                 .iter()
-                .filter(|(k, _)| record.input_requests.contains_key(*k))
+                .filter(|(k, _)| record.input_requests.contains_key(k))
                 .map(|(k, a)| k.len() + a.len())
                 .sum(),
             TaskChange::Complete(result) => json_len(result),

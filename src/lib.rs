@@ -45,6 +45,10 @@
 //!
 //! See [the runtime's policy](presa_runtime#semver): this crate follows it.
 
+/// Test kits for what you write yourself: the conformance kit of task
+/// stores (feature `testing`).
+#[cfg(feature = "testing")]
+pub use presa_runtime::testing;
 pub use presa_runtime::{client, schema, server, transport, wire};
 
 pub use prelude::*;

@@ -11,7 +11,7 @@ use presa::client::ClientTransport;
 use presa::client::prelude::*;
 use presa::prelude::*;
 use presa::server::http::StreamableHttp;
-use presa::server::tasks::{StoreError, TaskChange, TaskLimits, TaskRecord, TaskWatch};
+use presa::server::tasks::store::{StoreError, TaskChange, TaskLimits, TaskRecord, TaskWatch};
 use serde_json::json;
 
 /// Serves `server` on a free loopback port; returns the endpoint's URL.
@@ -374,7 +374,7 @@ impl Drop for Counted {
     }
 }
 
-#[presa::server::tasks::async_trait]
+#[async_trait::async_trait]
 impl presa::server::TaskStore for CountingStore {
     async fn create(&self, record: TaskRecord, limits: &TaskLimits) -> Result<(), StoreError> {
         self.inner.create(record, limits).await

@@ -19,9 +19,9 @@ use presa::client::prelude::*;
 use presa::client::{AwaitOptions, ClientError};
 use presa::prelude::*;
 use presa::server::TaskSettings;
-use presa::server::tasks::{
-    InMemoryTaskStore, Lease, ResumableCall, StoredAnswer, StoredCall, TaskLimits, TaskRecord,
-    TaskStore,
+use presa::server::tasks::InMemoryTaskStore;
+use presa::server::tasks::store::{
+    Lease, ResumableCall, StoredAnswer, StoredCall, TaskLimits, TaskRecord, TaskStore,
 };
 use presa::wire::{ElicitRequestParams, ElicitResult, InputResponse, TaskStatus};
 use serde::Deserialize;
@@ -30,12 +30,13 @@ use tokio::sync::Notify;
 
 const LEASE: Duration = Duration::from_secs(30);
 
-const LIMITS: TaskLimits = TaskLimits {
-    max_tasks: 100,
-    max_running_per_subject: 100,
-    max_record_bytes: 1 << 20,
-    max_store_bytes: 1 << 24,
-};
+fn limits() -> TaskLimits {
+    TaskLimits::default()
+        .max_tasks(100)
+        .max_running_per_subject(100)
+        .max_record_bytes(1 << 20)
+        .max_store_bytes(1 << 24)
+}
 
 /// Signals between a test and its tools.
 #[derive(Clone, Default)]
@@ -108,7 +109,7 @@ async fn orphan(store: &InMemoryTaskStore) -> String {
     let id = "orphan-0123456789abcdef".to_owned();
     let hour = Some(Duration::from_secs(3600));
     let record = TaskRecord::new(id.clone(), None, hour, Some(Duration::from_millis(20)));
-    store.create(record, &LIMITS).await.unwrap();
+    store.create(record, &limits()).await.unwrap();
     let then = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
     let lease = Lease::new("dead-server", then, LEASE);
     assert!(store.hold(&id, &lease, then).await.unwrap());
@@ -166,7 +167,7 @@ async fn a_server_whose_lease_was_taken_drops_its_handler() {
         .expect("the handler is dropped within one renewal");
     let record = store.get(&id).await.unwrap().unwrap();
     assert_eq!(
-        record.status,
+        record.status(),
         TaskStatus::Working,
         "the task is the other server's to end"
     );
@@ -199,23 +200,19 @@ async fn half_answered_deploy(store: &InMemoryTaskStore) -> String {
     let hour = Some(Duration::from_secs(3600));
     let mut record = TaskRecord::new(id.clone(), None, hour, Some(Duration::from_millis(20)));
     let capabilities = json!({"elicitation": {"form": {}}, "extensions": {TASKS: {}}});
-    record.call = Some(StoredCall::new(&ResumableCall {
-        tool: "deploy".into(),
-        arguments: json!({"service": "api"}).as_object().unwrap().clone(),
-        protocol_version: "2026-07-28".into(),
-        client_capabilities: serde_json::from_value(capabilities).unwrap(),
-        client_info: None,
-        subject: None,
-        issuer: None,
-        scopes: None,
-        claims: None,
-    }));
+    record = record.with_call(StoredCall::new(&ResumableCall::new(
+        "deploy",
+        json!({"service": "api"}).as_object().unwrap().clone(),
+        "2026-07-28",
+        serde_json::from_value(capabilities).unwrap(),
+    )));
     let confirmed = InputResponse::Elicit(ElicitResult::accept(json!({"ok": true})));
-    record.answers = [("confirm".to_owned(), StoredAnswer::new(&confirmed))]
-        .into_iter()
-        .collect();
-    record.asked = [("confirm".to_owned(), ())].into_iter().collect();
-    store.create(record, &LIMITS).await.unwrap();
+    record = record.with_answers(
+        [("confirm".to_owned(), StoredAnswer::new(&confirmed))]
+            .into_iter()
+            .collect(),
+    );
+    store.create(record, &limits()).await.unwrap();
     let then = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
     assert!(
         store

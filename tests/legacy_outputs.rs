@@ -13,7 +13,8 @@ use common::{RawPeer, WIRES, Wire, connect, meta};
 use std::sync::Arc;
 
 use presa::prelude::*;
-use presa::server::tasks::{InMemoryTaskStore, TaskChange, TaskLimits, TaskRecord, TaskStore};
+use presa::server::tasks::InMemoryTaskStore;
+use presa::server::tasks::store::{TaskChange, TaskLimits, TaskRecord, TaskStore};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -270,7 +271,9 @@ async fn a_modern_client_sees_the_output_as_it_is() {
 /// hold it.
 async fn finished(store: &InMemoryTaskStore, id: &str, tool: Option<&str>, structured: Value) {
     let mut record = TaskRecord::new(id.into(), Some("alice".into()), None, None);
-    record.tool = tool.map(Into::into);
+    if let Some(tool) = tool {
+        record = record.with_tool(tool);
+    }
     let result = json!({"content": [{"type": "text", "text": structured.to_string()}],
                         "structuredContent": structured});
     let Value::Object(result) = result else {
@@ -279,12 +282,11 @@ async fn finished(store: &InMemoryTaskStore, id: &str, tool: Option<&str>, struc
     TaskChange::Complete(result)
         .apply(&mut record, 1 << 20)
         .unwrap();
-    let limits = TaskLimits {
-        max_tasks: 10,
-        max_running_per_subject: 10,
-        max_record_bytes: 1 << 20,
-        max_store_bytes: 1 << 24,
-    };
+    let limits = TaskLimits::default()
+        .max_tasks(10)
+        .max_running_per_subject(10)
+        .max_record_bytes(1 << 20)
+        .max_store_bytes(1 << 24);
     store.create(record, &limits).await.unwrap();
 }
 

@@ -6,8 +6,11 @@
 
 mod common;
 
-use common::{RawPeer, WIRES, Wire, connect, error_code, fixture};
+use std::sync::Arc;
+
+use common::{RawPeer, WIRES, Wire, connect, error_code, fixture, fixture_with};
 use presa::prelude::*;
+use presa::server::tasks::store::{StoreError, TaskChange, TaskLimits, TaskRecord, TaskWatch};
 use serde_json::{Value, json};
 
 async fn session(server: &Server, wire: Wire, capabilities: Value) -> RawPeer {
@@ -254,5 +257,62 @@ async fn another_session_hears_nothing_of_a_sessions_tasks() {
             other.recv_within(std::time::Duration::from_secs(5)).await,
             None
         );
+    }
+}
+
+/// The in-memory store, minus listing: a store that cannot list.
+struct Unlisted(presa::server::InMemoryTaskStore);
+
+#[async_trait::async_trait]
+impl presa::server::TaskStore for Unlisted {
+    async fn create(&self, record: TaskRecord, limits: &TaskLimits) -> Result<(), StoreError> {
+        self.0.create(record, limits).await
+    }
+
+    async fn get(&self, id: &str) -> Result<Option<Arc<TaskRecord>>, StoreError> {
+        self.0.get(id).await
+    }
+
+    async fn apply(
+        &self,
+        id: &str,
+        change: TaskChange,
+        limits: &TaskLimits,
+    ) -> Result<Option<Arc<TaskRecord>>, StoreError> {
+        self.0.apply(id, change, limits).await
+    }
+
+    async fn watch(&self, id: &str) -> Result<Option<TaskWatch>, StoreError> {
+        self.0.watch(id).await
+    }
+
+    async fn purge_expired(&self) -> Result<usize, StoreError> {
+        self.0.purge_expired().await
+    }
+
+    async fn count(&self) -> Result<usize, StoreError> {
+        self.0.count().await
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_store_that_cannot_list_offers_no_tasks_list() {
+    for wire in WIRES {
+        let server = fixture_with(|b| b.task_store(Unlisted(Default::default()))).server;
+        let channel = connect(&server, Caller::anonymous(), wire);
+        let (mut peer, initialized) =
+            RawPeer::legacy(channel, "2025-11-25", common::elicitation()).await;
+        let tasks = &initialized["result"]["capabilities"]["tasks"];
+        assert!(
+            tasks["requests"]["tools"]["call"].is_object(),
+            "{initialized}"
+        );
+        assert!(tasks.get("list").is_none(), "{initialized}");
+        let listed = peer.request(1, "tasks/list", json!({})).await;
+        assert_eq!(error_code(&listed), -32601, "{wire:?}: {listed}");
+        // The other task methods are served as ever: an unknown task is
+        // no missing method.
+        let got = task_request(&mut peer, 2, "tasks/get", "unknown").await;
+        assert_eq!(error_code(&got), -32602, "{got}");
     }
 }

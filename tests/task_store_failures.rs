@@ -13,11 +13,12 @@ mod common;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+use async_trait::async_trait;
 use common::{RawPeer, WIRES, connect, error_code};
 use presa::prelude::*;
 use presa::server::InMemoryTaskStore;
-use presa::server::tasks::{
-    StoreError, TaskChange, TaskLimits, TaskRecord, TaskStore, TaskWatch, async_trait,
+use presa::server::tasks::store::{
+    ListTasks, StoreError, TaskChange, TaskLimits, TaskRecord, TaskStore, TaskWatch,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -104,6 +105,13 @@ impl TaskStore for SwitchedStore {
         self.inner.count().await
     }
 
+    fn lister(&self) -> Option<&dyn ListTasks> {
+        Some(self)
+    }
+}
+
+#[async_trait]
+impl ListTasks for SwitchedStore {
     async fn list(
         &self,
         owner: Option<&str>,

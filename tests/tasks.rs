@@ -1188,14 +1188,14 @@ struct SlowStore {
     release: Notify,
 }
 
-#[presa::server::tasks::async_trait]
+#[async_trait::async_trait]
 impl presa::server::TaskStore for SlowStore {
     async fn create(
         &self,
-        record: presa::server::tasks::TaskRecord,
-        limits: &presa::server::tasks::TaskLimits,
-    ) -> Result<(), presa::server::tasks::StoreError> {
-        let id = record.id.clone();
+        record: presa::server::tasks::store::TaskRecord,
+        limits: &presa::server::tasks::store::TaskLimits,
+    ) -> Result<(), presa::server::tasks::store::StoreError> {
+        let id = record.id().to_owned();
         self.inner.create(record, limits).await?;
         self.created.lock().unwrap().push(id);
         self.stored.notify_one();
@@ -1206,33 +1206,40 @@ impl presa::server::TaskStore for SlowStore {
     async fn get(
         &self,
         id: &str,
-    ) -> Result<Option<Arc<presa::server::tasks::TaskRecord>>, presa::server::tasks::StoreError>
-    {
+    ) -> Result<
+        Option<Arc<presa::server::tasks::store::TaskRecord>>,
+        presa::server::tasks::store::StoreError,
+    > {
         self.inner.get(id).await
     }
 
     async fn apply(
         &self,
         id: &str,
-        change: presa::server::tasks::TaskChange,
-        limits: &presa::server::tasks::TaskLimits,
-    ) -> Result<Option<Arc<presa::server::tasks::TaskRecord>>, presa::server::tasks::StoreError>
-    {
+        change: presa::server::tasks::store::TaskChange,
+        limits: &presa::server::tasks::store::TaskLimits,
+    ) -> Result<
+        Option<Arc<presa::server::tasks::store::TaskRecord>>,
+        presa::server::tasks::store::StoreError,
+    > {
         self.inner.apply(id, change, limits).await
     }
 
     async fn watch(
         &self,
         id: &str,
-    ) -> Result<Option<presa::server::tasks::TaskWatch>, presa::server::tasks::StoreError> {
+    ) -> Result<
+        Option<presa::server::tasks::store::TaskWatch>,
+        presa::server::tasks::store::StoreError,
+    > {
         self.inner.watch(id).await
     }
 
-    async fn purge_expired(&self) -> Result<usize, presa::server::tasks::StoreError> {
+    async fn purge_expired(&self) -> Result<usize, presa::server::tasks::store::StoreError> {
         self.inner.purge_expired().await
     }
 
-    async fn count(&self) -> Result<usize, presa::server::tasks::StoreError> {
+    async fn count(&self) -> Result<usize, presa::server::tasks::store::StoreError> {
         self.inner.count().await
     }
 }

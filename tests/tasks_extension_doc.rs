@@ -61,8 +61,9 @@ use std::time::{Duration, SystemTime};
 
 use presa::prelude::*;
 use presa::server::TaskSettings;
-use presa::server::tasks::{
-    InMemoryTaskStore, Lease, StoreError, TaskChange, TaskLimits, TaskRecord, TaskStore, TaskWatch,
+use presa::server::tasks::InMemoryTaskStore;
+use presa::server::tasks::store::{
+    Lease, StoreError, TaskChange, TaskLimits, TaskRecord, TaskStore, TaskWatch,
 };
 use presa::transport::{FrameChannel, Inbound};
 use serde::Deserialize;
@@ -127,7 +128,7 @@ fn down() -> StoreError {
     StoreError::Backend("connection refused".into())
 }
 
-#[presa::server::tasks::async_trait]
+#[async_trait::async_trait]
 impl TaskStore for Unreachable {
     async fn create(&self, _: TaskRecord, _: &TaskLimits) -> Result<(), StoreError> {
         Err(down())

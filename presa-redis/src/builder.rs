@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use presa_runtime::server::tasks::StoreError;
+use presa_runtime::server::tasks::store::StoreError;
 use redis::aio::ConnectionManagerConfig;
 use redis::{Client, IntoConnectionInfo, ProtocolVersion};
 

@@ -1,7 +1,7 @@
 //! How Redis failures reach the engine: as [`StoreError::Backend`], with a
 //! message that names the server and says whether it could be reached.
 
-use presa_runtime::server::tasks::StoreError;
+use presa_runtime::server::tasks::store::StoreError;
 use redis::RedisError;
 
 /// Turns Redis errors into store errors that name the server.

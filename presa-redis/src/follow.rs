@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
-use presa_runtime::server::tasks::{TaskRecord, TaskWatch};
+use presa_runtime::server::tasks::store::{TaskRecord, TaskWatch};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::Instant;
 
@@ -45,11 +45,11 @@ pub(crate) fn follow(
     records: Records,
 ) -> TaskWatch {
     let following = Following {
-        id: current.id.clone(),
+        id: current.id().to_owned(),
         _registration: registration,
         events,
         records,
-        last_version: current.version,
+        last_version: current.version(),
         first: Some(Arc::new(current)),
         check_at: None,
     }
@@ -69,7 +69,7 @@ impl Following {
             };
             match step {
                 Step::Yield(record) => {
-                    self.last_version = record.version;
+                    self.last_version = record.version();
                     return Some((record, self));
                 }
                 Step::Wait => continue,
@@ -87,7 +87,7 @@ impl Following {
     }
 
     fn newer(&self, record: Arc<TaskRecord>) -> Step {
-        if record.version > self.last_version {
+        if record.version() > self.last_version {
             Step::Yield(record)
         } else {
             Step::Wait

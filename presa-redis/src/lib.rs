@@ -2,7 +2,7 @@
 //! one Redis.
 //!
 //! ```no_run
-//! # async fn run() -> Result<(), presa_runtime::server::tasks::StoreError> {
+//! # async fn run() -> Result<(), presa_runtime::server::tasks::store::StoreError> {
 //! use presa_redis::RedisTaskStore;
 //!
 //! let store = RedisTaskStore::builder("redis://127.0.0.1:6379/")
@@ -27,8 +27,8 @@
 //!    status, times, TTL, poll interval, status message, input requests,
 //!    answers, result or error, version, asked keys) in the hash
 //!    `{prefix}task:{id}`, which expires with the task's TTL; a task
-//!    without one does not expire. The JSON form is this crate's own, so
-//!    the runtime's record needs no serde.
+//!    without one does not expire. The JSON form is the record's own
+//!    (`TaskRecord` is `Serialize`), which reads back equal.
 //! 2. **A task is created only within its limits.** One Lua script purges
 //!    expired tasks, checks the owner's running tasks, evicts finished
 //!    tasks (the one that finished first, first) until the count and the
@@ -75,14 +75,14 @@
 //! - The keys hold no hash tags, so the store needs a single Redis (or one
 //!   primary with replicas), not Redis Cluster.
 //!
-//! [`TaskStore`]: presa_runtime::server::tasks::TaskStore
-//! [`TaskStore::watch`]: presa_runtime::server::tasks::TaskStore::watch
-//! [`TaskRecord`]: presa_runtime::server::tasks::TaskRecord
-//! [`TaskChange::apply`]: presa_runtime::server::tasks::TaskChange::apply
-//! [`TaskLimits`]: presa_runtime::server::tasks::TaskLimits
-//! [`StoreError::Backend`]: presa_runtime::server::tasks::StoreError::Backend
-//! [`Lease`]: presa_runtime::server::tasks::Lease
-//! [`Lease::may_hold`]: presa_runtime::server::tasks::Lease::may_hold
+//! [`TaskStore`]: presa_runtime::server::tasks::store::TaskStore
+//! [`TaskStore::watch`]: presa_runtime::server::tasks::store::TaskStore::watch
+//! [`TaskRecord`]: presa_runtime::server::tasks::store::TaskRecord
+//! [`TaskChange::apply`]: presa_runtime::server::tasks::store::TaskChange::apply
+//! [`TaskLimits`]: presa_runtime::server::tasks::store::TaskLimits
+//! [`StoreError::Backend`]: presa_runtime::server::tasks::store::StoreError::Backend
+//! [`Lease`]: presa_runtime::server::tasks::store::Lease
+//! [`Lease::may_hold`]: presa_runtime::server::tasks::store::Lease::may_hold
 
 mod builder;
 mod error;

@@ -1,9 +1,9 @@
-//! Reading one task's record, for [`get`](presa_runtime::server::tasks::TaskStore::get)
+//! Reading one task's record, for [`get`](presa_runtime::server::tasks::store::TaskStore::get)
 //! and for watchers that read afresh.
 
 use std::time::Duration;
 
-use presa_runtime::server::tasks::{StoreError, TaskRecord};
+use presa_runtime::server::tasks::store::{StoreError, TaskRecord};
 use redis::aio::ConnectionManager;
 
 use crate::error::Failures;

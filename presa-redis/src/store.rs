@@ -4,8 +4,9 @@
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use presa_runtime::server::tasks::{
-    Lease, StoreError, TaskChange, TaskLimits, TaskRecord, TaskStore, TaskWatch, async_trait,
+use async_trait::async_trait;
+use presa_runtime::server::tasks::store::{
+    Lease, ListTasks, StoreError, TaskChange, TaskLimits, TaskRecord, TaskStore, TaskWatch,
 };
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{Client, Script};
@@ -135,13 +136,13 @@ impl RedisTaskStore {
     ) -> Result<Commit, StoreError> {
         let weight = record.weight();
         let args = [
-            record.id.clone(),
-            owner_key(record.owner.as_deref()),
-            read.record.version.to_string(),
+            record.id().to_owned(),
+            owner_key(record.owner()),
+            read.record.version().to_string(),
             self.encode(record)?,
-            record.version.to_string(),
+            record.version().to_string(),
             weight.to_string(),
-            if record.status.is_terminal() {
+            if record.status().is_terminal() {
                 "1"
             } else {
                 "0"
@@ -167,18 +168,17 @@ impl RedisTaskStore {
     }
 
     fn encode(&self, record: &TaskRecord) -> Result<String, StoreError> {
-        record::encode(record).map_err(|e| self.failures().corrupt(&record.id, e))
+        record::encode(record).map_err(|e| self.failures().corrupt(record.id(), e))
     }
 }
 
 /// The limits as the scripts count them.
 fn exact(limits: &TaskLimits) -> TaskLimits {
-    TaskLimits {
-        max_tasks: limits.max_tasks.min(EXACT_LIMIT),
-        max_running_per_subject: limits.max_running_per_subject.min(EXACT_LIMIT),
-        max_record_bytes: limits.max_record_bytes.min(EXACT_LIMIT),
-        max_store_bytes: limits.max_store_bytes.min(EXACT_LIMIT),
-    }
+    limits
+        .max_tasks(limits.max_tasks.min(EXACT_LIMIT))
+        .max_running_per_subject(limits.max_running_per_subject.min(EXACT_LIMIT))
+        .max_record_bytes(limits.max_record_bytes.min(EXACT_LIMIT))
+        .max_store_bytes(limits.max_store_bytes.min(EXACT_LIMIT))
 }
 
 /// The room a record has: what it may weigh, and what the store could free
@@ -198,13 +198,13 @@ impl TaskStore for RedisTaskStore {
     async fn create(&self, record: TaskRecord, limits: &TaskLimits) -> Result<(), StoreError> {
         let exact = exact(limits);
         let args = [
-            record.id.clone(),
-            owner_key(record.owner.as_deref()),
+            record.id().to_owned(),
+            owner_key(record.owner()),
             self.encode(&record)?,
-            record.version.to_string(),
+            record.version().to_string(),
             record.weight().to_string(),
             record
-                .ttl
+                .ttl()
                 .map_or_else(String::new, |ttl| ttl.as_millis().to_string()),
             exact.max_tasks.to_string(),
             exact.max_running_per_subject.to_string(),
@@ -243,7 +243,7 @@ impl TaskStore for RedisTaskStore {
             let Some(read) = self.read(id).await? else {
                 return Ok(None);
             };
-            if read.record.status.is_terminal() {
+            if read.record.status().is_terminal() {
                 return Ok(Some(Arc::new(read.record)));
             }
             let room = room(&read, &limits);
@@ -273,7 +273,7 @@ impl TaskStore for RedisTaskStore {
         let Some(current) = self.records.get(id).await? else {
             return Ok(None);
         };
-        let expiry = match current.ttl {
+        let expiry = match current.ttl() {
             Some(_) => self.records.expiry(id).await?,
             None => Expiry::Never,
         };
@@ -309,6 +309,13 @@ impl TaskStore for RedisTaskStore {
             .await
     }
 
+    fn lister(&self) -> Option<&dyn ListTasks> {
+        Some(self)
+    }
+}
+
+#[async_trait]
+impl ListTasks for RedisTaskStore {
     async fn list(
         &self,
         owner: Option<&str>,

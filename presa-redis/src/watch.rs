@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use presa_runtime::server::tasks::TaskRecord;
+use presa_runtime::server::tasks::store::TaskRecord;
 use redis::aio::ConnectionManager;
 use redis::{PushInfo, PushKind, Value};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};

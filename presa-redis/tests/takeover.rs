@@ -19,7 +19,7 @@ use std::time::{Duration, SystemTime};
 use presa::client::prelude::*;
 use presa::client::{AwaitOptions, ClientError};
 use presa::prelude::*;
-use presa::server::tasks::{
+use presa::server::tasks::store::{
     Lease, ResumableCall, StoredAnswer, StoredCall, TaskLimits, TaskRecord, TaskStore,
 };
 use presa::wire::{ElicitRequestParams, InputResponse};
@@ -120,29 +120,24 @@ async fn orphan(store: &RedisTaskStore, id: &str, tool: &str) {
     if tool == "deploy" {
         let capabilities = json!({"elicitation": {"form": {}},
             "extensions": {"io.modelcontextprotocol/tasks": {}}});
-        record.call = Some(StoredCall::new(&ResumableCall {
-            tool: tool.into(),
-            arguments: json!({"service": "api"}).as_object().unwrap().clone(),
-            protocol_version: "2026-07-28".into(),
-            client_capabilities: serde_json::from_value(capabilities).unwrap(),
-            client_info: None,
-            subject: None,
-            issuer: None,
-            scopes: None,
-            claims: None,
-        }));
+        record = record.with_call(StoredCall::new(&ResumableCall::new(
+            tool,
+            json!({"service": "api"}).as_object().unwrap().clone(),
+            "2026-07-28",
+            serde_json::from_value(capabilities).unwrap(),
+        )));
     }
     let confirmed = InputResponse::Elicit(ElicitResult::accept(json!({"ok": true})));
-    record.answers = [("confirm".to_owned(), StoredAnswer::new(&confirmed))]
-        .into_iter()
-        .collect();
-    record.asked = [("confirm".to_owned(), ())].into_iter().collect();
-    let limits = TaskLimits {
-        max_tasks: 100,
-        max_running_per_subject: 100,
-        max_record_bytes: 1 << 20,
-        max_store_bytes: 1 << 24,
-    };
+    record = record.with_answers(
+        [("confirm".to_owned(), StoredAnswer::new(&confirmed))]
+            .into_iter()
+            .collect(),
+    );
+    let limits = TaskLimits::default()
+        .max_tasks(100)
+        .max_running_per_subject(100)
+        .max_record_bytes(1 << 20)
+        .max_store_bytes(1 << 24);
     store.create(record, &limits).await.unwrap();
     let then = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
     let lease = Lease::new("dead-server", then, LEASE);

@@ -20,6 +20,7 @@
 //! | `oauth` (private) | what OAuth's two sides share: the metadata documents, where they live, how they are fetched | nothing |
 //! | [`server`] | turning one request into notifications and a response: tools, prompts and resources, the input a handler asks for, the request core, the task engine, the transports that carry a server, Streamable HTTP, legacy sessions | `util`, `wire`, `schema`, `transport`, `oauth` |
 //! | [`client`] | the mirror image: requests out, MRTR and tasks driven to the end, legacy servers | `util`, `wire`, `transport`, `oauth` |
+//! | `testing` | test kits for users' own task stores (feature `testing`) | `wire`, `server` |
 //!
 //! The server and the client know nothing of each other; they meet only on
 //! the wire (or on an in-memory channel, [`server::in_process`]).
@@ -67,6 +68,8 @@ pub mod client;
 mod oauth;
 pub mod schema;
 pub mod server;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod transport;
 mod util;
 pub mod wire;

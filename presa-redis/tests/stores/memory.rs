@@ -1,32 +1,20 @@
-//! The rules against [`InMemoryTaskStore`], the reference behaviour.
+//! The conformance kit against [`InMemoryTaskStore`], the reference
+//! behaviour, on paused time: expiry runs on tokio's clock, so the rules
+//! that wait for it take no real time.
 
-use std::sync::Arc;
+use presa::server::TaskStore;
+use presa::server::tasks::InMemoryTaskStore;
+use presa::testing::task_store_suite;
 
-use presa_runtime::server::tasks::{InMemoryTaskStore, TaskStore};
-
-use crate::suite::Stores;
-
-/// One in-memory store, shared by every handle: the nearest it has to
-/// several servers.
-struct Memory(Arc<InMemoryTaskStore>);
-
-impl Stores for Memory {
-    fn open(&self) -> Arc<dyn TaskStore> {
-        Arc::clone(&self.0) as Arc<dyn TaskStore>
-    }
+#[tokio::test(start_paused = true)]
+async fn the_in_memory_store_keeps_every_rule() {
+    assert!(InMemoryTaskStore::new().lister().is_some(), "it lists");
+    task_store_suite(async || InMemoryTaskStore::new()).await;
 }
 
-/// Each rule as a test, on a store of its own.
-macro_rules! in_memory {
-    ($($rule:ident),+ $(,)?) => {
-        $(
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $rule() {
-                let store = Memory(Arc::new(InMemoryTaskStore::new()));
-                crate::suite::$rule(&store).await;
-            }
-        )+
-    };
+/// Racing changes on two worker threads, on the clock that runs: the
+/// rules again where the store's lock is really contended.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_in_memory_store_keeps_every_rule_on_two_threads() {
+    task_store_suite(async || InMemoryTaskStore::new()).await;
 }
-
-crate::rules!(in_memory);

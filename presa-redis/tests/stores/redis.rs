@@ -1,16 +1,19 @@
-//! The rules against [`RedisTaskStore`], on a `redis-server` each test
-//! starts for itself, and what only a store with a server behind it must do.
+//! The conformance kit against [`RedisTaskStore`], each rule on a
+//! `redis-server` of its own, and what only a store with a server behind
+//! it must do.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
 
+use presa::testing::{SharedTaskStore, shared_task_store_suite};
 use presa_redis::RedisTaskStore;
-use presa_runtime::server::tasks::{StoreError, TaskChange, TaskRecord, TaskStore};
+use presa_runtime::server::tasks::store::{
+    ListTasks, StoreError, TaskChange, TaskLimits, TaskRecord, TaskStore,
+};
 
 use crate::redis_server::RedisServer;
-use crate::suite::{Stores, limits};
 
 /// Stores on one server under one prefix: each handle is a server of its
 /// own, with its own connections.
@@ -35,32 +38,37 @@ impl Redis {
     }
 }
 
-impl Stores for Redis {
+impl SharedTaskStore for Redis {
     fn open(&self) -> Arc<dyn TaskStore> {
         Arc::new(self.store())
     }
 }
 
-/// Each rule, on a server of its own, and the tests below: the tests of
-/// [`redis_tests!`](crate::redis_tests).
-macro_rules! on_redis {
-    ($($rule:ident),+ $(,)?) => {
-        $(
-            async fn $rule(server: RedisServer) {
-                crate::suite::$rule(&Redis::on(server)).await;
-            }
-        )+
+crate::redis_tests!(
+    keeps_every_rule,
+    an_unreachable_redis_is_a_clear_error_until_it_is_back,
+    a_watch_reads_afresh_after_redis_came_back,
+    prefixes_keep_stores_apart,
+);
 
-        crate::redis_tests!(
-            $($rule,)+
-            an_unreachable_redis_is_a_clear_error_until_it_is_back,
-            a_watch_reads_afresh_after_redis_came_back,
-            prefixes_keep_stores_apart,
-        );
+/// Every rule of the kit, each on a server of its own, every handle with
+/// connections of its own.
+async fn keeps_every_rule(server: RedisServer) {
+    let first = Redis::on(server);
+    assert!(first.store().lister().is_some(), "it lists");
+    let mut first = Some(first);
+    let fresh = async || {
+        first
+            .take()
+            .unwrap_or_else(|| Redis::on(RedisServer::start()))
     };
+    shared_task_store_suite(fresh).await;
 }
 
-crate::rules!(on_redis);
+/// Limits that the tests below do not reach.
+fn limits() -> TaskLimits {
+    TaskLimits::default()
+}
 
 fn task(id: &str) -> TaskRecord {
     TaskRecord::new(id.into(), None, None, None)
@@ -110,7 +118,7 @@ async fn a_watch_reads_afresh_after_redis_came_back(server: RedisServer) {
     let store = redis.store();
     store.create(task("t"), &limits()).await.unwrap();
     let mut watch = store.watch("t").await.unwrap().unwrap();
-    assert_eq!(watch.next().await.unwrap().version, 0);
+    assert_eq!(watch.next().await.unwrap().version(), 0);
     redis.server.restart();
     // The new server knows no task `t`: the watch reads that and ends.
     let end = tokio::time::timeout(Duration::from_secs(10), watch.next()).await;

@@ -123,7 +123,8 @@ pub use resources::resource::{
 };
 pub use router::Server;
 pub use subscriptions::{MAX_LISTEN_TASK_IDS, MAX_RESOURCE_SUBSCRIPTIONS};
-pub use tasks::{InMemoryTaskStore, TaskSettings, TaskStore};
+pub use tasks::store::TaskStore;
+pub use tasks::{InMemoryTaskStore, TaskSettings};
 pub use tools::args::{ArgsParser, ArgumentError, TextArgs, TextParam};
 #[cfg(feature = "http-server")]
 pub use tools::extract::Headers;

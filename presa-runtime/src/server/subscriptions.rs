@@ -50,7 +50,8 @@ use super::catalog::changes::{self, Change, Interests};
 use super::catalog::registry::Offers;
 use super::core::reply::{invalid_params, parse_params, tasks_not_declared, to_value};
 use super::core::stream::{Ending, ResponseStream};
-use super::tasks::{TaskEngine, TaskRecord, TaskWatch};
+use super::tasks::TaskEngine;
+use super::tasks::store::{TaskRecord, TaskWatch};
 use crate::util::Charge;
 use crate::wire::{
     AcknowledgedParams, EmptyResult, ErrorObject, ListenParams, Message, Method, Notification,

@@ -228,7 +228,7 @@ impl Server {
         let tasks = shared
             .engine
             .as_ref()
-            .map(|_| ServerTasksCapability::tool_calls(true));
+            .map(|engine| ServerTasksCapability::tool_calls(engine.lists()));
         LegacyServerCapabilities::from_modern(modern, tasks)
     }
 }

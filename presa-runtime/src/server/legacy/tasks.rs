@@ -23,7 +23,9 @@
 //!    would have, with `related-task` in `_meta` and structured output
 //!    wrapped as the task's tool wraps it (rule 5 of
 //!    [`render`](crate::wire::legacy::render)); `tasks/list` pages the
-//!    caller's tasks, [`LIST_PAGE`](crate::server::tasks) at a time;
+//!    caller's tasks, [`LIST_PAGE`](crate::server::tasks) at a time, when
+//!    the store lists ([`ListTasks`](crate::server::tasks::store::ListTasks)):
+//!    otherwise it is `-32601`, and the server declares no `tasks.list`;
 //! 5. an anonymous caller's tasks belong to its session, so two anonymous
 //!    sessions never see each other's tasks; a subject's belong to the
 //!    subject, in every session and era.
@@ -38,7 +40,8 @@ use crate::server::core::reply::{
 };
 use crate::server::core::stream::ResponseStream;
 use crate::server::router::Server;
-use crate::server::tasks::{TaskEngine, TaskRecord};
+use crate::server::tasks::TaskEngine;
+use crate::server::tasks::store::TaskRecord;
 use crate::wire::legacy::render::{wrap_structured_content, wraps_output};
 use crate::wire::legacy::tasks::{
     GetTaskResult, LegacyTask, ListTasksParams, ListTasksResult, RELATED_TASK, RelatedTask,

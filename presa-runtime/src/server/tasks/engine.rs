@@ -27,10 +27,11 @@ use super::store::{
 use super::takeover::{Resume, take_over_lapsed};
 use crate::server::caller::Caller;
 use crate::server::core::reply::{
-    answer_too_large, answers_too_large, internal_error, task_not_found, task_store_full,
-    task_store_unavailable, too_many_listeners, too_many_tasks,
+    answer_too_large, answers_too_large, internal_error, method_not_found, task_not_found,
+    task_store_full, task_store_unavailable, too_many_listeners, too_many_tasks,
 };
 use crate::util::{BoxFuture, Charge, lock};
+use crate::wire::legacy::TASKS_LIST;
 use crate::wire::{
     CreateTaskResult, ErrorObject, GetTaskResult, InputResponses, ResultMeta, ResultType,
 };
@@ -104,11 +105,10 @@ impl TaskEngine {
             owner,
             settings.ttl,
             Some(settings.poll_interval),
-        );
-        record.asked = answers.keys().map(|key| (key.clone(), ())).collect();
-        record.answers = stored(answers);
+        )
+        .with_answers(stored(answers))
+        .with_tool(tool);
         record.call = call;
-        record.tool = Some(Arc::from(tool));
         let created = Arc::new(record.clone());
         orphan.arm(Arc::clone(&self.store), record.id.clone(), settings.limits);
         match self.store.create(record, &settings.limits).await {
@@ -191,11 +191,12 @@ impl TaskEngine {
     /// The answers as a task keeps them, each within the size limit.
     fn checked(&self, answers: &InputResponses) -> Result<StoredAnswers, ErrorObject> {
         let answers = stored(answers);
-        match answers
+        let too_large = answers
             .iter()
             .find(|(_, a)| a.len() > self.max_answer_bytes)
-        {
-            Some((key, answer)) => Err(answer_too_large(key, answer.len(), self.max_answer_bytes)),
+            .map(|(key, answer)| answer_too_large(key, answer.len(), self.max_answer_bytes));
+        match too_large {
+            Some(error) => Err(error),
             None => Ok(answers),
         }
     }
@@ -250,17 +251,26 @@ impl TaskEngine {
         Ok(visible)
     }
 
+    /// Whether the store lists tasks ([`TaskStore::lister`]), and so
+    /// whether legacy `tasks/list` is offered.
+    pub fn lists(&self) -> bool {
+        self.store.lister().is_some()
+    }
+
     /// One page of `caller`'s tasks, in order of id, after the id
-    /// `cursor`, and the cursor of the next page (legacy `tasks/list`).
+    /// `cursor`, and the cursor of the next page (legacy `tasks/list`);
+    /// `-32601` when the store does not list.
     pub async fn list(
         &self,
         caller: &Caller,
         cursor: Option<&str>,
     ) -> Result<(Vec<Arc<TaskRecord>>, Option<String>), ErrorObject> {
         self.start_sweeper();
+        let Some(lister) = self.store.lister() else {
+            return Err(method_not_found(TASKS_LIST));
+        };
         let owner = caller.task_owner();
-        let page = self
-            .store
+        let page = lister
             .list(owner.as_deref(), cursor, LIST_PAGE)
             .await
             .map_err(|e| store_failed("list", e))?;

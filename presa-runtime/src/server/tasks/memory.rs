@@ -25,7 +25,8 @@ use tokio::time::Instant;
 
 use super::lease::Lease;
 use super::store::{
-    AnswersTooLarge, StoreError, TaskChange, TaskLimits, TaskRecord, TaskStore, TaskWatch,
+    AnswersTooLarge, ListTasks, StoreError, TaskChange, TaskLimits, TaskRecord, TaskStore,
+    TaskWatch,
 };
 use crate::util::lock;
 
@@ -371,6 +372,13 @@ impl TaskStore for InMemoryTaskStore {
             .collect())
     }
 
+    fn lister(&self) -> Option<&dyn ListTasks> {
+        Some(self)
+    }
+}
+
+#[async_trait]
+impl ListTasks for InMemoryTaskStore {
     async fn list(
         &self,
         owner: Option<&str>,

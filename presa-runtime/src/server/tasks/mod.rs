@@ -111,28 +111,46 @@
 //!   (its parsed size) until they end: see
 //!   [`ServerBuilder::memory_limit`](super::ServerBuilder::memory_limit).
 
+//!
+//! The interface a store implements, and everything it needs, is the
+//! [`store`] module; `presa::testing` checks a store against its rules.
+//!
+//! # Files
+//!
+//! | File | What it is |
+//! |---|---|
+//! | `store/` | the store interface: record, change, trait, errors |
+//! | `memory.rs` | [`InMemoryTaskStore`], the default store |
+//! | `engine.rs` | the engine: creating tasks and the task methods |
+//! | `runner.rs` | running a handler on its own tokio task |
+//! | `link.rs` | a handler's tie to its task: input, status, cancellation |
+//! | `lease.rs` | leases, for servers that share a store |
+//! | `takeover.rs` | taking over the tasks of a server that died |
+//! | `settings.rs` | [`TaskSettings`] |
+//!
+//! [`TaskRecord`]: store::TaskRecord
+//! [`TaskRecord::weight`]: store::TaskRecord::weight
+//! [`TaskChange`]: store::TaskChange
+//! [`TaskChange::apply`]: store::TaskChange::apply
+//! [`TaskStore`]: store::TaskStore
+//! [`TaskStore::watch`]: store::TaskStore::watch
+//! [`StoreError::Backend`]: store::StoreError::Backend
+//! [`TaskLimits`]: store::TaskLimits
+//! [`Lease`]: store::Lease
+//! [`StoredAnswer`]: store::StoredAnswer
+//! [`StoredResult`]: store::StoredResult
+
 mod engine;
 mod lease;
 mod link;
 mod memory;
 mod runner;
 mod settings;
-mod store;
+pub mod store;
 mod takeover;
 
-/// The attribute [`TaskStore`] implementations use, re-exported so that a
-/// store needs no dependency of its own: `#[presa::server::tasks::async_trait]`.
-pub use async_trait::async_trait;
-pub use lease::Lease;
-/// The sorted-vector map of [`Keyed`], re-exported for the same reason.
-pub use litemap::LiteMap;
 pub use memory::InMemoryTaskStore;
 pub use settings::TaskSettings;
-pub use store::{
-    AnswersTooLarge, Keyed, RECORD_OVERHEAD, ResumableCall, StoreError, StoredAnswer,
-    StoredAnswers, StoredCall, StoredJson, StoredRequest, StoredRequests, StoredResult, TaskChange,
-    TaskLimits, TaskRecord, TaskStore, TaskWatch,
-};
 
 pub(crate) use engine::{CreateError, OrphanGuard, TaskEngine};
 pub(crate) use link::TaskLink;

@@ -5,8 +5,6 @@ use std::time::Duration;
 
 use super::store::TaskLimits;
 
-const MIB: usize = 1024 * 1024;
-
 /// How the server runs tasks: [`ServerBuilder::tasks`](crate::server::ServerBuilder::tasks).
 ///
 /// The defaults: a one-hour TTL; a 20 ms poll interval; 1 000 tasks kept,
@@ -29,12 +27,7 @@ impl Default for TaskSettings {
         TaskSettings {
             ttl: Some(Duration::from_millis(3_600_000)),
             poll_interval: Duration::from_millis(20),
-            limits: TaskLimits {
-                max_tasks: 1000,
-                max_running_per_subject: 100,
-                max_record_bytes: 4 * MIB,
-                max_store_bytes: 128 * MIB,
-            },
+            limits: TaskLimits::default(),
             max_reasks: 3,
             max_listeners: 16,
             sweep_interval: Duration::from_secs(60),

@@ -33,9 +33,8 @@ use crate::server::core::reply::{
 use crate::server::input::context::{Context, ContextParts, InputRoute, RequestInfo};
 use crate::server::input::mrtr::{Carried, Completed, Inbound, RequestEnv, Round, Target};
 use crate::server::input::verdict::Verdict;
-use crate::server::tasks::{
-    CreateError, OrphanGuard, ResumableCall, StoredCall, TaskEnd, TaskEngine, TaskLink, TaskRecord,
-};
+use crate::server::tasks::store::{ResumableCall, StoredCall, TaskRecord};
+use crate::server::tasks::{CreateError, OrphanGuard, TaskEnd, TaskEngine, TaskLink};
 use crate::util::{BoxFuture, Charge};
 use crate::wire::{
     CallToolParams, CallToolResult, ErrorObject, Method, ResultMeta, TASKS_EXTENSION,

@@ -16,7 +16,7 @@ use bench_harness::presa_server::server_with_store;
 use bench_harness::stats::{median, micros_per_op, rounds, scaled};
 use presa::client::Client;
 use presa::prelude::*;
-use presa::server::tasks::TaskStore;
+use presa::server::tasks::store::TaskStore;
 use presa::wire::TaskStatus;
 use serde_json::json;
 

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use bench_harness::figures::Figures;
 use bench_harness::stats::{median, rounds, scaled};
-use presa::server::tasks::{TaskChange, TaskStore};
+use presa::server::tasks::store::{TaskChange, TaskStore};
 use presa::wire::{ElicitRequestParams, InputRequest, InputRequests};
 use serde_json::{Map, Value, json};
 

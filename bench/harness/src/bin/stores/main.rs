@@ -26,7 +26,8 @@ mod redis_server;
 use std::sync::Arc;
 
 use bench_harness::figures::Figures;
-use presa::server::tasks::{InMemoryTaskStore, TaskStore};
+use presa::server::tasks::InMemoryTaskStore;
+use presa::server::tasks::store::TaskStore;
 use presa_redis::RedisTaskStore;
 
 use crate::redis_server::RedisServer;

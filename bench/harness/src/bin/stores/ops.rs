@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use bench_harness::figures::Figures;
 use bench_harness::stats::{median, micros_per_op, ops_per_sec, rounds, scaled};
-use presa::server::tasks::{TaskChange, TaskLimits, TaskRecord, TaskStore};
+use presa::server::tasks::store::{TaskChange, TaskLimits, TaskRecord, TaskStore};
 
 use crate::{Bench, StoreKind};
 
@@ -160,12 +160,11 @@ pub fn new_task(id: String) -> TaskRecord {
 
 /// Limits that no figure reaches, so that nothing is evicted or refused.
 pub fn limits() -> TaskLimits {
-    TaskLimits {
-        max_tasks: 10_000_000,
-        max_running_per_subject: 10_000_000,
-        max_record_bytes: 1 << 20,
-        max_store_bytes: 1 << 40,
-    }
+    TaskLimits::default()
+        .max_tasks(10_000_000)
+        .max_running_per_subject(10_000_000)
+        .max_record_bytes(1 << 20)
+        .max_store_bytes(1 << 40)
 }
 
 /// `count` task ids never used before in this process, as long as the

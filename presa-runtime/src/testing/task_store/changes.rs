@@ -1,9 +1,16 @@
 //! How changes apply: each kind, no-ops, finished tasks, record size, and
 //! two stores racing.
 
-use super::*;
+use std::sync::Arc;
+use std::time::Duration;
 
-pub async fn a_created_task_reads_back_whole(stores: &impl Stores) {
+use serde_json::{Map, json};
+
+use super::support::{SharedTaskStore, answer, answers, apply, create, limits, requests, task};
+use crate::server::tasks::store::{StoreError, TaskChange, TaskLimits, TaskRecord};
+use crate::wire::{ErrorObject, InputRequest, TaskStatus};
+
+pub(super) async fn a_created_task_reads_back_whole(stores: &dyn SharedTaskStore) {
     let store = stores.open();
     let record = TaskRecord::new(
         "t1".into(),
@@ -17,7 +24,7 @@ pub async fn a_created_task_reads_back_whole(stores: &impl Stores) {
     assert!(store.get("unknown").await.unwrap().is_none());
 }
 
-pub async fn every_change_applies_as_in_task_change(stores: &impl Stores) {
+pub(super) async fn every_change_applies_as_in_task_change(stores: &dyn SharedTaskStore) {
     let store = stores.open();
     create(&*store, task("t", None), &limits()).await;
     let asked = apply(
@@ -26,17 +33,17 @@ pub async fn every_change_applies_as_in_task_change(stores: &impl Stores) {
         TaskChange::RequestInput(requests(&["a", "b"])),
     )
     .await;
-    assert_eq!(asked.status, TaskStatus::InputRequired);
+    assert_eq!(asked.status(), TaskStatus::InputRequired);
     let answered = apply(&*store, "t", TaskChange::Answer(answers(&["a", "zzz"]))).await;
-    assert_eq!(answered.input_requests.keys().collect::<Vec<_>>(), ["b"]);
-    assert!(answered.answers.contains_key("a") && !answered.answers.contains_key("zzz"));
+    assert_eq!(answered.input_requests().keys().collect::<Vec<_>>(), ["b"]);
+    assert!(answered.answers().contains_key("a") && !answered.answers().contains_key("zzz"));
     let withdrawn = apply(&*store, "t", TaskChange::Withdraw(vec!["b".into()])).await;
-    assert_eq!(withdrawn.status, TaskStatus::Working);
+    assert_eq!(withdrawn.status(), TaskStatus::Working);
     let noted = apply(&*store, "t", TaskChange::StatusMessage(Some("half".into()))).await;
-    assert_eq!(noted.status_message.as_deref(), Some("half"));
+    assert_eq!(noted.status_message(), Some("half"));
     let result = Map::from_iter([("isError".to_owned(), json!(false))]);
     let done = apply(&*store, "t", TaskChange::Complete(result.clone())).await;
-    assert_eq!((done.status, done.version), (TaskStatus::Completed, 5));
+    assert_eq!((done.status(), done.version()), (TaskStatus::Completed, 5));
     assert_eq!(done.result(), Some(result));
     assert_eq!(store.get("t").await.unwrap().unwrap(), done);
 
@@ -44,26 +51,26 @@ pub async fn every_change_applies_as_in_task_change(stores: &impl Stores) {
     let error = ErrorObject::new(-32603, "Internal error");
     let failed = apply(&*store, "f", TaskChange::Fail(error.clone())).await;
     assert_eq!(
-        (failed.status, failed.error.clone()),
+        (failed.status(), failed.error().cloned()),
         (TaskStatus::Failed, Some(error))
     );
     create(&*store, task("c", None), &limits()).await;
     let cancelled = apply(&*store, "c", TaskChange::Cancel).await;
-    assert_eq!(cancelled.status, TaskStatus::Cancelled);
+    assert_eq!(cancelled.status(), TaskStatus::Cancelled);
 
     let nothing = store.apply("unknown", TaskChange::Cancel, &limits()).await;
     assert_eq!(nothing.unwrap(), None);
 }
 
-pub async fn a_change_that_changes_nothing_keeps_the_version(stores: &impl Stores) {
+pub(super) async fn a_change_that_changes_nothing_keeps_the_version(stores: &dyn SharedTaskStore) {
     let store = stores.open();
     create(&*store, task("t", None), &limits()).await;
     let same = apply(&*store, "t", TaskChange::Answer(answers(&["never-asked"]))).await;
-    assert_eq!(same.version, 0);
-    assert_eq!(store.get("t").await.unwrap().unwrap().version, 0);
+    assert_eq!(same.version(), 0);
+    assert_eq!(store.get("t").await.unwrap().unwrap().version(), 0);
 }
 
-pub async fn a_finished_task_accepts_no_change(stores: &impl Stores) {
+pub(super) async fn a_finished_task_accepts_no_change(stores: &dyn SharedTaskStore) {
     let store = stores.open();
     create(&*store, task("t", None), &limits()).await;
     let cancelled = apply(&*store, "t", TaskChange::Cancel).await;
@@ -78,7 +85,7 @@ pub async fn a_finished_task_accepts_no_change(stores: &impl Stores) {
     assert_eq!(store.get("t").await.unwrap().unwrap(), cancelled);
 }
 
-pub async fn answers_past_the_record_size_are_refused(stores: &impl Stores) {
+pub(super) async fn answers_past_the_record_size_are_refused(stores: &dyn SharedTaskStore) {
     let store = stores.open();
     let small = TaskLimits {
         max_record_bytes: 2048,
@@ -99,20 +106,20 @@ pub async fn answers_past_the_record_size_are_refused(stores: &impl Stores) {
     );
     let waiting = store.get("t").await.unwrap().unwrap();
     assert_eq!(
-        (waiting.status, waiting.version),
+        (waiting.status(), waiting.version()),
         (TaskStatus::InputRequired, 1)
     );
 
     let result = Map::from_iter([("text".to_owned(), json!("y".repeat(4096)))]);
     let failed = store.apply("t", TaskChange::Complete(result), &small).await;
     let failed = failed.unwrap().unwrap();
-    assert_eq!(failed.status, TaskStatus::Failed);
-    assert!(failed.result.is_none());
+    assert_eq!(failed.status(), TaskStatus::Failed);
+    assert!(failed.stored_result().is_none());
 }
 
 /// Two stores answer the same keys at once: every answer lands exactly
 /// once, and every change that changed something counts one version.
-pub async fn racing_changes_all_land_once(stores: &impl Stores) {
+pub(super) async fn racing_changes_all_land_once(stores: &dyn SharedTaskStore) {
     const KEYS: usize = 40;
     let first = stores.open();
     let second = stores.open();
@@ -142,11 +149,11 @@ pub async fn racing_changes_all_land_once(stores: &impl Stores) {
         done.unwrap().unwrap().unwrap();
     }
     let end = first.get("t").await.unwrap().unwrap();
-    assert_eq!(end.status, TaskStatus::Working);
-    assert_eq!(end.answers.keys().cloned().collect::<Vec<_>>(), keys);
+    assert_eq!(end.status(), TaskStatus::Working);
+    assert_eq!(end.answers().keys().cloned().collect::<Vec<_>>(), keys);
     for key in &keys {
-        assert_eq!(end.answers[key], answer(json!(key)));
+        assert_eq!(end.answers()[key], answer(json!(key)));
     }
     // One version for the request, one per key answered, one per note.
-    assert_eq!(end.version, 1 + KEYS as u64 + 2 * KEYS as u64);
+    assert_eq!(end.version(), 1 + KEYS as u64 + 2 * KEYS as u64);
 }

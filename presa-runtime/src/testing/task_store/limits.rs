@@ -1,9 +1,13 @@
 //! The limits every store on one backend shares: quotas, the task cap,
 //! the store's bytes.
 
-use super::*;
+use serde_json::{Map, json};
 
-pub async fn one_subject_runs_at_most_its_quota(stores: &impl Stores) {
+use super::support::{SharedTaskStore, apply, create, limits, task};
+use crate::server::tasks::store::{StoreError, TaskChange, TaskLimits};
+use crate::wire::TaskStatus;
+
+pub(super) async fn one_subject_runs_at_most_its_quota(stores: &dyn SharedTaskStore) {
     let store = stores.open();
     let quota = TaskLimits {
         max_running_per_subject: 2,
@@ -20,7 +24,7 @@ pub async fn one_subject_runs_at_most_its_quota(stores: &impl Stores) {
     assert!(store.get("a1").await.unwrap().is_some());
 }
 
-pub async fn at_the_cap_the_first_finished_task_is_evicted(stores: &impl Stores) {
+pub(super) async fn at_the_cap_the_first_finished_task_is_evicted(stores: &dyn SharedTaskStore) {
     let store = stores.open();
     let cap = TaskLimits {
         max_tasks: 3,
@@ -41,7 +45,7 @@ pub async fn at_the_cap_the_first_finished_task_is_evicted(stores: &impl Stores)
     assert_eq!(store.count().await.unwrap(), 3);
 }
 
-pub async fn the_store_holds_at_most_its_bytes(stores: &impl Stores) {
+pub(super) async fn the_store_holds_at_most_its_bytes(stores: &dyn SharedTaskStore) {
     let store = stores.open();
     let weight = task("a", None).weight();
     let tight = TaskLimits {
@@ -64,5 +68,5 @@ pub async fn the_store_holds_at_most_its_bytes(stores: &impl Stores) {
     // A running record may grow only into what the running ones leave.
     let grown = Map::from_iter([("text".to_owned(), json!("z".repeat(weight)))]);
     let failed = store.apply("b", TaskChange::Complete(grown), &tight).await;
-    assert_eq!(failed.unwrap().unwrap().status, TaskStatus::Failed);
+    assert_eq!(failed.unwrap().unwrap().status(), TaskStatus::Failed);
 }

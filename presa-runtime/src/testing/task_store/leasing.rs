@@ -3,9 +3,8 @@
 
 use std::time::{Duration, SystemTime};
 
-use presa_runtime::server::tasks::{Lease, TaskChange};
-
-use super::{Stores, apply, create, limits, task};
+use super::support::{SharedTaskStore, apply, create, limits, task};
+use crate::server::tasks::store::{Lease, TaskChange};
 
 const MINUTE: Duration = Duration::from_secs(60);
 
@@ -14,7 +13,9 @@ fn noon() -> SystemTime {
     SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000)
 }
 
-pub async fn a_lease_is_held_renewed_refused_and_taken_once_lapsed(stores: &impl Stores) {
+pub(super) async fn a_lease_is_held_renewed_refused_and_taken_once_lapsed(
+    stores: &dyn SharedTaskStore,
+) {
     let (a, b) = (stores.open(), stores.open());
     create(&*a, task("t", None), &limits()).await;
     let now = noon();
@@ -50,7 +51,7 @@ pub async fn a_lease_is_held_renewed_refused_and_taken_once_lapsed(stores: &impl
     );
 }
 
-pub async fn a_task_that_ended_holds_no_lease(stores: &impl Stores) {
+pub(super) async fn a_task_that_ended_holds_no_lease(stores: &dyn SharedTaskStore) {
     let store = stores.open();
     create(&*store, task("t", None), &limits()).await;
     let now = noon();

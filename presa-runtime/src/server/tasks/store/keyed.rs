@@ -1,0 +1,97 @@
+//! [`Keyed`]: what a task keeps by input key.
+//!
+//! A task holds few keys (the questions of one handler), so a sorted
+//! vector serves it better than a `BTreeMap`, which spends the room of
+//! eleven entries on its first. The map is this crate's own type, so the
+//! collection behind it is no part of the store interface: a store only
+//! iterates it and collects it back.
+
+use std::borrow::Borrow;
+use std::ops::Index;
+
+use litemap::LiteMap;
+
+/// Values by input key, in order of key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Keyed<V>(LiteMap<String, V>);
+
+impl<V> Keyed<V> {
+    /// An empty map.
+    pub fn new() -> Self {
+        Keyed(LiteMap::new())
+    }
+
+    /// The value of `key`, if any.
+    pub fn get(&self, key: &str) -> Option<&V> {
+        self.0.get(key)
+    }
+
+    /// Whether `key` has a value.
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.0.contains_key(key)
+    }
+
+    /// The keys, in order.
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        self.0.iter().map(|(key, _)| key)
+    }
+
+    /// The entries, in order of key.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &V)> {
+        self.0.iter()
+    }
+
+    /// How many keys there are.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub(crate) fn insert(&mut self, key: String, value: V) {
+        self.0.insert(key, value);
+    }
+
+    pub(crate) fn remove(&mut self, key: &str) -> Option<V> {
+        self.0.remove(key)
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.0.clear();
+    }
+}
+
+impl<V> Default for Keyed<V> {
+    fn default() -> Self {
+        Keyed::new()
+    }
+}
+
+impl<V> FromIterator<(String, V)> for Keyed<V> {
+    fn from_iter<I: IntoIterator<Item = (String, V)>>(entries: I) -> Self {
+        Keyed(entries.into_iter().collect())
+    }
+}
+
+impl<V> IntoIterator for Keyed<V> {
+    type Item = (String, V);
+    type IntoIter = std::vec::IntoIter<(String, V)>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl<K: Borrow<str> + ?Sized, V> Index<&K> for Keyed<V> {
+    type Output = V;
+
+    /// The value of `key`; panics if there is none.
+    fn index(&self, key: &K) -> &V {
+        let key = key.borrow();
+        self.get(key)
+            .unwrap_or_else(|| panic!("no value for key `{key}`"))
+    }
+}

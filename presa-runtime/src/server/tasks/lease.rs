@@ -11,7 +11,7 @@
 //!    and renews it every third of the lease while the handler runs.
 //! 2. Every server's sweeper looks for running tasks whose lease lapsed
 //!    ([`TaskStore::lapsed`](super::TaskStore::lapsed)) and claims them
-//!    with [`TaskStore::hold`](super::TaskStore::hold). Claiming is atomic, so one server wins.
+//!    with [`TaskStore::hold`](super::store::TaskStore::hold). Claiming is atomic, so one server wins.
 //! 3. The winner fails the task with `-32603 Internal error`, as for any
 //!    internal error: the handler's state is gone with its server.
 //! 4. A server that finds its lease taken when it renews (it was cut off
@@ -49,7 +49,7 @@ impl Lease {
     }
 
     /// The rule every store applies in
-    /// [`TaskStore::hold`](super::TaskStore::hold): `holder` may
+    /// [`TaskStore::hold`](super::store::TaskStore::hold): `holder` may
     /// take or renew the lease of a running task unless another server
     /// holds one that has not lapsed at `now`.
     pub fn may_hold(current: Option<&Lease>, holder: &str, now: SystemTime) -> bool {

@@ -117,7 +117,7 @@ impl TaskSettings {
     /// Takes a lease of `length` on every task this server runs, and takes
     /// over the tasks whose lease lapsed: for servers that share a task
     /// store, so that a task whose server died does not stay running until
-    /// its TTL (see [`Lease`](super::Lease)). The server renews its leases
+    /// its TTL (see [`Lease`](super::store::Lease)). The server renews its leases
     /// every third of `length` (at least 300 ms), and looks for lapsed ones
     /// every half `length` (or every
     /// [`sweep_interval`](Self::sweep_interval), if shorter). Off by default:

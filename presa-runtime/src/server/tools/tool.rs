@@ -135,7 +135,7 @@ pub trait ToolHandler: Send + Sync + 'static {
 
     /// Whether a task of this tool may run again from the start on another
     /// server, when the server running it dies (`#[tool(resumable)]`; see
-    /// [`Lease`](crate::server::tasks::Lease)). Every question already answered
+    /// [`Lease`](crate::server::tasks::store::Lease)). Every question already answered
     /// then returns its answer at once, so the user is never asked twice;
     /// but the code before the last answered question runs again, so its
     /// side effects must be idempotent. The default is `false`: such a

@@ -53,3 +53,9 @@ pub mod replicas {}
 
 #[doc = include_str!("limits.md")]
 pub mod limits {}
+
+/// The example of the repository's `docs/oauth.md`, compiled with the
+/// guide's doctests so that the page cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/oauth.md")]
+pub struct OAuthPage;

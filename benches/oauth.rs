@@ -2,7 +2,7 @@
 //! flood of tokens with made-up `kid`s costs the authorization server.
 //!
 //! Run with `cargo bench --bench oauth`. It prints one line per
-//! measurement; the figures go in issue notes and the README, not in
+//! measurement; the figures go in issue notes and docs/oauth.md, not in
 //! assertions. `OAUTH_BENCH_ROUNDS` sets the rounds (2,000 by default; CI
 //! runs a few, in a debug build, so that the harness cannot go stale).
 

@@ -6,8 +6,8 @@
 //! `npx @modelcontextprotocol/inspector --cli cargo run --example notes
 //! --method tools/list`. Hosts of 2026-07-28 read each output as it is;
 //! hosts of 2025-11-25, which take only objects, read a non-object output
-//! as `{"result": …}`, with an `outputSchema` to match (see "Legacy
-//! clients" in the README). The interop tests run it against the
+//! as `{"result": …}`, with an `outputSchema` to match (see the guide's
+//! "Legacy hosts" chapter). The interop tests run it against the
 //! TypeScript SDK's client.
 
 use std::collections::BTreeMap;

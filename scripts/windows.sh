@@ -3,7 +3,8 @@
 # x86_64-pc-windows-gnu, with default features and without, and its
 # unit and integration tests pass under Wine. Run by .ci/run; alone,
 # `bash scripts/windows.sh` (as root, or with the packages below
-# installed). The README's "Windows" section says what differs there.
+# installed). The guide's Transports chapter
+# (`presa::guide::transports`) says what differs there.
 #
 # Under Wine, the tests are built with cfg `presa_wine`: those that start a
 # Linux program (cargo, Node) are then reported ignored, each saying why,

@@ -30,6 +30,34 @@
 //! }
 //! ```
 //!
+//! # Contents
+//!
+//! **[The guide](guide)**, chapter by chapter; every example in it
+//! compiles:
+//!
+//! 1. [Tools and extractors](guide::tools)
+//! 2. [Asking the user](guide::asking_the_user)
+//! 3. [Tasks](guide::tasks)
+//! 4. [Prompts, resources and completion](guide::prompts_and_resources)
+//! 5. [Transports and HTTP](guide::transports)
+//! 6. [Authorization](guide::authorization)
+//! 7. [Legacy hosts](guide::legacy_hosts)
+//! 8. [The client](guide::client)
+//! 9. [Replicas on Redis](guide::replicas)
+//! 10. [Limits and bad input](guide::limits)
+//!
+//! **The reference**, where the rules live, in order:
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`server`] | the server: validation order, handlers, the builder, transports |
+//! | [`server::tasks`] | the task engine, and [`server::tasks::store`], what a task store keeps |
+//! | [`server::http`] | Streamable HTTP: the endpoint, authentication, OAuth, legacy sessions |
+//! | [`client`] | the client: eras, MRTR, tasks, and [`client::oauth`], signing in |
+//! | [`transport`] | moving frames: in-memory pairs, byte streams, stdio |
+//! | [`wire`] | every message of the protocol, and the error codes in [`wire::codes`] |
+//! | [`schema`] | JSON Schema for tool parameters and elicitation forms |
+//!
 //! # The map
 //!
 //! This crate is a facade over two crates: the macros of `presa_macros`
@@ -50,6 +78,8 @@
 #[cfg(feature = "testing")]
 pub use presa_runtime::testing;
 pub use presa_runtime::{client, schema, server, transport, wire};
+
+pub mod guide;
 
 pub use prelude::*;
 

@@ -1,6 +1,8 @@
-//! The README's "Getting started" is complete: a new crate with exactly its
-//! `Cargo.toml` lines (with `presa` taken from this repository) and its
-//! `src/main.rs` builds.
+//! The README's code compiles. Its "Getting started" is complete: a new
+//! crate with exactly its `Cargo.toml` lines (with `presa` taken from this
+//! repository) and its `src/main.rs` builds. Its tasks example is a doctest
+//! of the guide's Tasks chapter, word for word, so it compiles and runs
+//! with the crate's doctests.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -17,6 +19,15 @@ fn blocks(readme: &str, heading: &str, language: &str) -> Vec<String> {
         .skip(1)
         .map(|rest| rest.split("\n```").next().unwrap_or_default().to_owned())
         .collect()
+}
+
+/// A rustdoc block as a reader sees it: without its hidden (`# `) lines.
+fn shown(block: &str) -> String {
+    block
+        .lines()
+        .filter(|line| *line != "#" && !line.starts_with("# "))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn repository() -> PathBuf {
@@ -85,5 +96,23 @@ fn the_getting_started_lines_are_enough() {
         output.status.success(),
         "the README's getting-started crate does not build:\n{}",
         String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn the_tasks_example_is_the_guides_doctest() {
+    let readme = std::fs::read_to_string(repository().join("README.md")).unwrap();
+    let chapter = std::fs::read_to_string(repository().join("src/guide/tasks.md")).unwrap();
+    let example = blocks(&readme, "Tasks in one example", "rust");
+    assert_eq!(example.len(), 1, "one example");
+    let doctests: Vec<String> = chapter
+        .split("```rust\n")
+        .skip(1)
+        .map(|rest| shown(rest.split("\n```").next().unwrap_or_default()))
+        .collect();
+    assert!(
+        doctests.contains(&example[0]),
+        "the README's tasks example is not a doctest of src/guide/tasks.md:\n{}",
+        example[0]
     );
 }

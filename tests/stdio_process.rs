@@ -528,8 +528,8 @@ fn a_server_whose_output_is_never_read_exits_after_its_drain_period() {
 /// server writes what it has and exits successfully, where the signal
 /// used to kill it.
 // Unix only: Windows has no SIGTERM, and its Ctrl-C goes to every process
-// on a console, so a test cannot send it to its child alone (the README's
-// Windows section).
+// on a console, so a test cannot send it to its child alone (the guide's
+// Transports chapter, on Windows).
 #[cfg(unix)]
 #[test]
 fn sigterm_and_ctrl_c_end_the_server_gracefully() {

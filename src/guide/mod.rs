@@ -1,0 +1,61 @@
+//! The guide: presa taught chapter by chapter, from a first tool to
+//! replicas on Redis.
+//!
+//! Each chapter shows the common path with code that compiles (every
+//! example is a doctest), says why things work as they do, and links to
+//! the module docs where the exact rules live, in order. Read them in
+//! this order the first time; later, jump to the one you need.
+//!
+//! | chapter | what it covers |
+//! |---|---|
+//! | [Tools and extractors](tools) | `#[tool]`, schemas, results and errors, shared state, extractors |
+//! | [Asking the user](asking_the_user) | `ctx.elicit`, forms built at run time, URLs, sampling, roots; MRTR and its re-run rule |
+//! | [Tasks](tasks) | task policies, parking input, TTL and caps, cancellation, the task store |
+//! | [Prompts, resources and completion](prompts_and_resources) | `#[prompt]`, `#[resource]`, templates, completers, a catalog that changes while it runs |
+//! | [Transports and HTTP](transports) | in-process, stdio, Streamable HTTP standalone or mounted in axum, shutdown |
+//! | [Authorization](authorization) | bearer tokens, an OAuth resource server, scopes, signing in as a client |
+//! | [Legacy hosts](legacy_hosts) | serving hosts that speak 2025-11-25 and earlier from the same server |
+//! | [The client](client) | connecting, calling, answering input, following tasks, servers of either era |
+//! | [Replicas on Redis](replicas) | a shared task store, leases and takeover, resumable tools, shared signing keys |
+//! | [Limits and bad input](limits) | what a peer can make the server hold, and what it answers to bad input |
+//!
+//! The wire itself is described in the repository's `docs/tasks-extension.md`
+//! (the Tasks extension, for a client in any language), `docs/oauth.md`
+//! (authorization servers) and `docs/bad-input.md` (every kind of bad
+//! input and its answer).
+
+#[doc = include_str!("tools.md")]
+pub mod tools {}
+
+#[doc = include_str!("asking_the_user.md")]
+pub mod asking_the_user {}
+
+#[doc = include_str!("tasks.md")]
+pub mod tasks {}
+
+#[doc = include_str!("prompts_and_resources.md")]
+pub mod prompts_and_resources {}
+
+#[doc = include_str!("transports.md")]
+pub mod transports {}
+
+#[doc = include_str!("authorization.md")]
+pub mod authorization {}
+
+#[doc = include_str!("legacy_hosts.md")]
+pub mod legacy_hosts {}
+
+#[doc = include_str!("client.md")]
+pub mod client {}
+
+#[doc = include_str!("replicas.md")]
+pub mod replicas {}
+
+#[doc = include_str!("limits.md")]
+pub mod limits {}
+
+/// The example of the repository's `docs/oauth.md`, compiled with the
+/// guide's doctests so that the page cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/oauth.md")]
+pub struct OAuthPage;

@@ -73,6 +73,9 @@
 //!
 //! See [the runtime's policy](presa_runtime#semver): this crate follows it.
 
+// docs.rs (nightly) marks each item that a feature gates with its badge.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 /// Test kits for what you write yourself: the conformance kit of task
 /// stores (feature `testing`).
 #[cfg(feature = "testing")]

@@ -84,6 +84,8 @@
 //! [`Lease`]: presa_runtime::server::tasks::store::Lease
 //! [`Lease::may_hold`]: presa_runtime::server::tasks::store::Lease::may_hold
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod builder;
 mod error;
 mod follow;
@@ -96,3 +98,8 @@ mod watch;
 
 pub use builder::RedisTaskStoreBuilder;
 pub use store::RedisTaskStore;
+
+/// The README's example, compiled as a doctest so that it cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctest;

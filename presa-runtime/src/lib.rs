@@ -58,6 +58,8 @@
 //!    facade pins this crate's exact version for it.
 
 #![warn(missing_docs)]
+// docs.rs (nightly) marks each item that a feature gates with its badge.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]

@@ -18,11 +18,11 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::error::Origin;
-use crate::wire::legacy::render::RESOURCE_NOT_FOUND_MESSAGE;
 use crate::wire::{
-    ClientCapabilities, ErrorObject, InsufficientScopeData, MissingCapabilityData, RequestId,
-    ResourceNotFoundData, Response, ShuttingDownData, TASKS_EXTENSION, TaskLimitScope,
-    TaskStoreUnavailableData, TooManyTasksData, UnsupportedVersionData, codes, strict,
+    ClientCapabilities, ErrorObject, InsufficientScopeData, MissingCapabilityData,
+    RESOURCE_NOT_FOUND_MESSAGE, RequestId, ResourceNotFoundData, Response, ShuttingDownData,
+    TASKS_EXTENSION, TaskLimitScope, TaskStoreUnavailableData, TooManyTasksData,
+    UnsupportedVersionData, codes, strict,
 };
 
 /// How long a client is asked to wait before retrying a request the
@@ -241,20 +241,6 @@ pub(crate) fn too_many_requests(who: &str, limit: usize) -> ErrorObject {
         format!(
             "Server busy: {who} already have {limit} requests in progress, the most one caller \
              may have at once; wait for one to finish, then retry"
-        ),
-    )
-}
-
-/// `-31001` for a legacy `initialize` over HTTP: `who` holds `limit`
-/// sessions, each running a request, so none can make way.
-#[cfg(feature = "http-server")]
-pub(crate) fn too_many_sessions(who: &str, limit: usize) -> ErrorObject {
-    ErrorObject::new(
-        codes::SERVER_BUSY,
-        format!(
-            "Server busy: {who} already hold {limit} sessions, the most one caller may hold, \
-             and each is running a request; end one with DELETE, or wait for its requests to \
-             finish, then retry"
         ),
     )
 }

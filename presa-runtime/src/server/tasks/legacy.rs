@@ -1,12 +1,15 @@
 //! The engine's legacy extension: what only 2025-11-25's task methods
 //! ask of it. `tasks/list` pages the caller's tasks when the store lists
-//! them; `tasks/result` waits for a task's end; and a question a legacy
-//! client is asked with a request of the server's own shows the task
-//! `input_required` while it waits.
+//! them, and its cursors are opaque: one the server never issued is
+//! invalid (`-32602`), as 2025-11-25 asks; `tasks/result` waits for a
+//! task's end; and a question a legacy client is asked with a request of
+//! the server's own shows the task `input_required` while it waits.
 
 use std::future::Future;
 use std::sync::Arc;
 
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use futures::StreamExt;
 
 use super::TaskEngine;
@@ -14,7 +17,7 @@ use super::engine::store_failed;
 use super::link::{TaskLink, Waiting};
 use super::store::TaskRecord;
 use crate::server::caller::Caller;
-use crate::server::core::reply::{method_not_found, task_not_found};
+use crate::server::core::reply::{invalid_params, method_not_found, task_not_found};
 use crate::wire::legacy::TASKS_LIST;
 use crate::wire::{ErrorObject, InputRequest};
 
@@ -30,9 +33,10 @@ impl TaskEngine {
         self.store.lister().is_some()
     }
 
-    /// One page of `caller`'s tasks, in order of id, after the id
-    /// `cursor`, and the cursor of the next page (legacy `tasks/list`);
-    /// `-32601` when the store does not list.
+    /// One page of `caller`'s tasks, in order of id, after the task
+    /// `cursor` names, and the cursor of the next page (legacy
+    /// `tasks/list`); `-32601` when the store does not list, `-32602` for
+    /// a cursor the server never issued.
     pub async fn list(
         &self,
         caller: &Caller,
@@ -42,13 +46,14 @@ impl TaskEngine {
         let Some(lister) = self.store.lister() else {
             return Err(method_not_found(TASKS_LIST));
         };
+        let after = cursor.map(decode_cursor).transpose()?;
         let owner = caller.task_owner();
         let page = lister
-            .list(owner.as_deref(), cursor, LIST_PAGE)
+            .list(owner.as_deref(), after.as_deref(), LIST_PAGE)
             .await
             .map_err(|e| store_failed("list", e))?;
         let next = (page.len() == LIST_PAGE)
-            .then(|| page.last().map(|record| record.id.clone()))
+            .then(|| page.last().map(|record| encode_cursor(&record.id)))
             .flatten();
         Ok((page, next))
     }
@@ -90,5 +95,37 @@ impl TaskLink {
         };
         self.flush().await;
         asking.await
+    }
+}
+
+/// What every cursor of `tasks/list` says before the task id it follows.
+const CURSOR_PREFIX: &str = "presa-task:";
+
+/// The cursor of the page after task `id`.
+fn encode_cursor(id: &str) -> String {
+    URL_SAFE_NO_PAD.encode(format!("{CURSOR_PREFIX}{id}"))
+}
+
+/// The task id `cursor` names; `-32602` for one the server never issued.
+fn decode_cursor(cursor: &str) -> Result<String, ErrorObject> {
+    URL_SAFE_NO_PAD
+        .decode(cursor)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .and_then(|text| text.strip_prefix(CURSOR_PREFIX).map(str::to_owned))
+        .ok_or_else(|| invalid_params(format!("Invalid cursor {cursor:?}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cursor_names_the_task_it_follows_and_others_are_invalid() {
+        let cursor = encode_cursor("t1");
+        assert_eq!(decode_cursor(&cursor).unwrap(), "t1");
+        for forged in ["bogus", "t1", "", &URL_SAFE_NO_PAD.encode("t1")] {
+            assert_eq!(decode_cursor(forged).unwrap_err().code, -32602, "{forged}");
+        }
     }
 }

@@ -46,7 +46,7 @@ use self::session::{
 use super::admission::{Account, Admission, Slot};
 use super::respond::{json_response, method_not_allowed};
 use crate::server::caller::Caller;
-use crate::server::core::reply::{invalid_request, memory_busy};
+use crate::server::core::reply::{counted, invalid_request, memory_busy};
 use crate::server::legacy::SESSION_QUEUE;
 use crate::server::router::Server;
 use crate::server::transports::connection::request_footprint;
@@ -459,9 +459,10 @@ fn too_many_sessions(who: &str, limit: usize) -> ErrorObject {
     ErrorObject::new(
         crate::wire::codes::SERVER_BUSY,
         format!(
-            "Server busy: {who} already hold {limit} sessions, the most one caller may hold, \
-             and each is running a request; end one with DELETE, or wait for its requests to \
-             finish, then retry"
+            "Server busy: {who} already hold {}, the most one caller may hold, and each is \
+             running a request; end one with DELETE, or wait for its requests to finish, then \
+             retry",
+            counted(limit, "session")
         ),
     )
 }

@@ -613,7 +613,7 @@ async fn legacy_requests_and_streams_count_against_their_callers_limits() {
         body["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("1 requests in progress"),
+            .contains("1 request in progress"),
         "{body}"
     );
     assert_eq!(bob.post(ping.clone()).await.status().as_u16(), 200);
@@ -637,7 +637,7 @@ async fn legacy_requests_and_streams_count_against_their_callers_limits() {
         body["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("1 open streams"),
+            .contains("1 open stream ("),
         "{body}"
     );
     assert_eq!(bob.get(None).await.status().as_u16(), 200);

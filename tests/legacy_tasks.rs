@@ -124,6 +124,23 @@ async fn a_required_tool_runs_as_a_task_and_tasks_list_pages_the_sessions_tasks(
     }
 }
 
+/// 2025-11-25: an invalid or nonexistent cursor in `tasks/list` is
+/// `-32602` (Invalid params), not a page.
+#[tokio::test(start_paused = true)]
+async fn tasks_list_refuses_a_cursor_the_server_never_issued() {
+    for wire in WIRES {
+        let server = fixture().server;
+        let mut peer = session(&server, wire, json!({})).await;
+        let task = start(&mut peer, 1, "long_job", json!({})).await;
+        for (id, cursor) in [(2, "bogus"), (3, task.as_str())] {
+            let listed = peer
+                .request(id, "tasks/list", json!({"cursor": cursor}))
+                .await;
+            assert_eq!(error_code(&listed), -32602, "{wire:?}: {listed}");
+        }
+    }
+}
+
 #[tokio::test(start_paused = true)]
 async fn two_anonymous_sessions_cannot_see_each_others_tasks() {
     for wire in WIRES {

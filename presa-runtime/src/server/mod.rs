@@ -67,7 +67,9 @@
 //! | `catalog/{paged, changes, registered, registry}` | a list that can change while it is paged, the feed of changes, an entry checked at registration, what the server offers now |
 //! | `input/mrtr` | the MRTR pipeline the three handler methods share |
 //! | `tools/call`, `prompts/get_prompt`, `resources/read`, `completion/complete`, `subscriptions` | `tools/call`, `prompts/get`, `resources/read`, `completion/complete`, `subscriptions/listen` |
-//! | `router`, `builder`, `live`, `legacy/` | [`Server`] and [`Server::handle`]; [`ServerBuilder`]; changing a running server; legacy sessions |
+//! | `router`, `builder`, `live` | [`Server`] and [`Server::handle`]; [`ServerBuilder`]; changing a running server |
+//! | `transports/{era, outbox}` | what a connection asks of the era its requests are read in, and where its messages go |
+//! | `legacy/` | legacy sessions, and a session's era on a connection (`legacy/connection`) |
 //! | `transports/{shutdown, signals, connection}` | how serving ends with every request answered, the signals that end a process, [`serve`] and [`in_process`]: a server on a transport |
 //! | `http/` | Streamable HTTP (feature `http-server`): a server as an axum endpoint |
 //!
@@ -92,7 +94,6 @@ mod core;
 #[cfg(feature = "http-server")]
 pub mod http;
 pub(crate) mod input;
-mod legacy;
 mod live;
 mod prompts;
 mod resources;
@@ -116,7 +117,6 @@ pub use input::context::{Context, InputFuture, RequestInfo};
 pub use input::elicit::{Elicit, ElicitEnum, ElicitField, Elicitation};
 pub use input::form::{FormSchema, FormSchemaError};
 pub use input::request_state::StateError;
-pub use legacy::peer::MAX_OUTBOUND;
 pub use prompts::prompt::{IntoPromptResult, PromptHandler, PromptResult};
 pub use resources::resource::{
     IntoReadResult, ReadCache, ReadRequest, ReadResult, ResourceDefinition, ResourceHandler,
@@ -138,3 +138,8 @@ pub use transports::shutdown::FINAL_WRITE;
 pub use crate::schema::ToolParam;
 pub use crate::util::BoxFuture;
 pub use crate::wire::TASKS_EXTENSION;
+
+// Legacy sessions, and what they make public: deleting 2025-11-25 support
+// deletes these lines with the folder.
+mod legacy;
+pub use legacy::peer::MAX_OUTBOUND;

@@ -9,6 +9,10 @@ use super::{
     ResultMeta, ResultType, SubscriptionMeta,
 };
 
+/// How the message of a "no such resource" error starts, in both eras:
+/// the one `-32602` with a `uri` that a legacy peer reads as `-32002`.
+pub const RESOURCE_NOT_FOUND_MESSAGE: &str = "Resource not found";
+
 /// A resource as listed by `resources/list`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Resource {

@@ -18,11 +18,11 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::error::Origin;
-use crate::wire::legacy::render::RESOURCE_NOT_FOUND_MESSAGE;
 use crate::wire::{
-    ClientCapabilities, ErrorObject, InsufficientScopeData, MissingCapabilityData, RequestId,
-    ResourceNotFoundData, Response, ShuttingDownData, TASKS_EXTENSION, TaskLimitScope,
-    TaskStoreUnavailableData, TooManyTasksData, UnsupportedVersionData, codes, strict,
+    ClientCapabilities, ErrorObject, InsufficientScopeData, MissingCapabilityData,
+    RESOURCE_NOT_FOUND_MESSAGE, RequestId, ResourceNotFoundData, Response, ShuttingDownData,
+    TASKS_EXTENSION, TaskLimitScope, TaskStoreUnavailableData, TooManyTasksData,
+    UnsupportedVersionData, codes, strict,
 };
 
 /// How long a client is asked to wait before retrying a request the
@@ -73,6 +73,14 @@ pub(crate) fn header_mismatch(message: impl std::fmt::Display) -> ErrorObject {
     )
 }
 
+/// `n` of `thing`, its plural agreeing: "1 task", "2 tasks".
+pub(crate) fn counted(n: usize, thing: &str) -> String {
+    match n {
+        1 => format!("1 {thing}"),
+        n => format!("{n} {thing}s"),
+    }
+}
+
 /// `-32602` for a request naming a prompt the server does not have.
 pub(crate) fn unknown_prompt(name: &str) -> ErrorObject {
     invalid_params(format!("Unknown prompt: `{name}`"))
@@ -107,8 +115,8 @@ pub(crate) fn server_busy(limit: usize) -> ErrorObject {
     ErrorObject::new(
         codes::SERVER_BUSY,
         format!(
-            "Server busy: this connection already holds {limit} open subscriptions; cancel one \
-             first"
+            "Server busy: this connection already holds {}; cancel one first",
+            counted(limit, "open subscription")
         ),
     )
 }
@@ -180,16 +188,18 @@ pub(crate) fn too_many_tasks(limit: usize, per_subject: bool) -> ErrorObject {
     let (message, scope) = if per_subject {
         (
             format!(
-                "You already run {limit} tasks, the most one caller may run at once, and this \
-                 tool runs only as a task; wait for one to finish or cancel one, then retry"
+                "You already run {}, the most one caller may run at once, and this tool runs \
+                 only as a task; wait for one to finish or cancel one, then retry",
+                counted(limit, "task")
             ),
             TaskLimitScope::Subject,
         )
     } else {
         (
             format!(
-                "The server runs {limit} tasks, as many as it keeps, and this tool runs only as \
-                 a task; retry later"
+                "The server runs {}, as many as it keeps, and this tool runs only as a task; \
+                 retry later",
+                counted(limit, "task")
             ),
             TaskLimitScope::Server,
         )
@@ -227,8 +237,9 @@ pub(crate) fn too_many_streams(who: &str, limit: usize) -> ErrorObject {
     ErrorObject::new(
         codes::SERVER_BUSY,
         format!(
-            "Server busy: {who} already hold {limit} open streams (subscriptions/listen, or a \
-             legacy session's GET), the most one caller may hold; close one first"
+            "Server busy: {who} already hold {} (subscriptions/listen, or a legacy session's \
+             GET), the most one caller may hold; close one first",
+            counted(limit, "open stream")
         ),
     )
 }
@@ -239,22 +250,9 @@ pub(crate) fn too_many_requests(who: &str, limit: usize) -> ErrorObject {
     ErrorObject::new(
         codes::SERVER_BUSY,
         format!(
-            "Server busy: {who} already have {limit} requests in progress, the most one caller \
-             may have at once; wait for one to finish, then retry"
-        ),
-    )
-}
-
-/// `-31001` for a legacy `initialize` over HTTP: `who` holds `limit`
-/// sessions, each running a request, so none can make way.
-#[cfg(feature = "http-server")]
-pub(crate) fn too_many_sessions(who: &str, limit: usize) -> ErrorObject {
-    ErrorObject::new(
-        codes::SERVER_BUSY,
-        format!(
-            "Server busy: {who} already hold {limit} sessions, the most one caller may hold, \
-             and each is running a request; end one with DELETE, or wait for its requests to \
-             finish, then retry"
+            "Server busy: {who} already have {} in progress, the most one caller may have at \
+             once; wait for one to finish, then retry",
+            counted(limit, "request")
         ),
     )
 }
@@ -264,8 +262,9 @@ pub(crate) fn too_many_listeners(limit: usize) -> ErrorObject {
     ErrorObject::new(
         codes::SERVER_BUSY,
         format!(
-            "Server busy: a task named here already has {limit} listeners; end a \
-             subscription that follows it first"
+            "Server busy: a task named here already has {}; end a subscription that follows \
+             it first",
+            counted(limit, "listener")
         ),
     )
 }
@@ -384,6 +383,17 @@ pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn limits_of_one_are_counted_in_the_singular() {
+        let message = |error: ErrorObject| error.message;
+        assert!(message(too_many_tasks(1, true)).starts_with("You already run 1 task, "));
+        assert!(message(too_many_tasks(1, false)).starts_with("The server runs 1 task, "));
+        assert!(message(too_many_tasks(2, true)).starts_with("You already run 2 tasks, "));
+        assert!(message(server_busy(1)).contains("holds 1 open subscription;"));
+        assert!(message(too_many_listeners(1)).contains("has 1 listener;"));
+        assert!(message(too_many_listeners(3)).contains("has 3 listeners;"));
+    }
 
     #[test]
     fn typed_error_data_has_the_spec_shape() {

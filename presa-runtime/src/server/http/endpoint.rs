@@ -331,12 +331,9 @@ impl StreamableHttp {
 /// One POST to the MCP endpoint.
 async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (mut parts, body) = request.into_parts();
-    if let Some(refused) = guard(&endpoint.hosts, &parts.headers) {
-        return refused;
-    }
-    let caller = match endpoint.authenticator.authenticate(&parts).await {
+    let caller = match checked_caller(&endpoint, &parts).await {
         Ok(caller) => caller,
-        Err(refusal) => return refuse(&refusal, endpoint.metadata.as_ref()),
+        Err(refused) => return refused,
     };
     // Authenticated, the request needs its credentials no more: one copy
     // of the rest serves the checks below and the handlers' `Headers`.
@@ -407,6 +404,21 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         .await
 }
 
+/// Steps 1 and 2: the host guard and the caller.
+async fn checked_caller(
+    endpoint: &Endpoint,
+    parts: &axum::http::request::Parts,
+) -> Result<Caller, Response> {
+    if let Some(refused) = guard(&endpoint.hosts, &parts.headers) {
+        return Err(refused);
+    }
+    endpoint
+        .authenticator
+        .authenticate(parts)
+        .await
+        .map_err(|refusal| refuse(&refusal, endpoint.metadata.as_ref()))
+}
+
 impl Endpoint {
     /// What a legacy request needs of the endpoint.
     fn legacy(&self) -> legacy::Endpoint<'_> {
@@ -438,21 +450,6 @@ async fn handle_delete(State(endpoint): State<Arc<Endpoint>>, request: Request) 
         Ok(caller) => legacy::delete(&endpoint.legacy(), &parts.headers, caller).await,
         Err(refused) => refused,
     }
-}
-
-/// Steps 1 and 2: the host guard and the caller.
-async fn checked_caller(
-    endpoint: &Endpoint,
-    parts: &axum::http::request::Parts,
-) -> Result<Caller, Response> {
-    if let Some(refused) = guard(&endpoint.hosts, &parts.headers) {
-        return Err(refused);
-    }
-    endpoint
-        .authenticator
-        .authenticate(parts)
-        .await
-        .map_err(|refusal| refuse(&refusal, endpoint.metadata.as_ref()))
 }
 
 /// `403` for a request whose `Host` or `Origin` is not allowed.

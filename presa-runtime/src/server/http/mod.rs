@@ -27,7 +27,6 @@ mod auth;
 mod endpoint;
 mod guard;
 mod headers;
-mod legacy;
 mod respond;
 mod serve;
 
@@ -37,9 +36,13 @@ pub use auth::{Anonymous, Authenticator, BearerTokens, ProtectedResourceMetadata
 pub use auth::{Introspection, KeySettings, OAuth, OAuthBuilder, OAuthError};
 pub use endpoint::StreamableHttp;
 pub use guard::AllowedHosts;
+pub use serve::{HEADER_READ_TIMEOUT, MAX_CONNECTIONS, Serve};
+
+// The legacy transport, and what it makes public: deleting 2025-11-25
+// support deletes these lines with the folder.
+mod legacy;
 pub use legacy::events::MAX_LOG_BYTES;
 pub use legacy::session::{
     KEPT_LOGS, MAX_SESSION_REQUESTS, MAX_SESSIONS, MAX_SESSIONS_PER_SUBJECT, SESSION_IDLE,
 };
 pub use legacy::{LEGACY_RETRY, LegacySessions};
-pub use serve::{HEADER_READ_TIMEOUT, MAX_CONNECTIONS, Serve};

@@ -19,7 +19,6 @@ use super::verdict::InputBook;
 use crate::server::caller::Caller;
 use crate::server::core::error::{InputRequired, ToolError};
 use crate::server::core::state::{State, StateMap};
-use crate::server::legacy::peer::PeerLink;
 use crate::server::tasks::TaskLink;
 use crate::util::{BoxFuture, lock};
 use crate::wire::{
@@ -57,7 +56,7 @@ pub(crate) enum InputRoute {
     /// the run waits; inside a task, the task shows `input_required`
     /// meanwhile.
     Legacy {
-        peer: PeerLink,
+        peer: crate::server::legacy::peer::PeerLink,
         task: Option<TaskLink>,
     },
 }
@@ -372,33 +371,22 @@ impl Context {
                 link.register(key.clone(), request.clone());
                 InputFuture::parked(Box::pin(link.wait(key, request, parse)))
             }
+            // A legacy client is asked with a request of the server's own
+            // (`PeerLink::ask_parked`), and the run parks until it answers;
+            // a failure fails the run with its message.
             InputRoute::Legacy { peer, task } => {
                 drop(book);
-                self.ask_peer(peer, task, key, request, parse)
+                let notifier = lock(&self.inner.notifier).clone();
+                let ctx = self.clone();
+                InputFuture::parked(Box::pin(async move {
+                    let asked = peer.ask_parked(key, request, parse, notifier, task);
+                    asked.await.map_err(|error| {
+                        lock(&ctx.inner.input).refuse(error);
+                        InputRequired
+                    })
+                }))
             }
         }
-    }
-
-    /// Asks a legacy client with a request of the server's own
-    /// ([`PeerLink::ask_parked`]) and parks until it answers; a failure
-    /// fails the run with its message.
-    fn ask_peer<T: Send + 'static>(
-        &self,
-        peer: PeerLink,
-        task: Option<TaskLink>,
-        key: String,
-        request: InputRequest,
-        parse: impl Fn(InputResponse) -> Option<T> + Send + 'static,
-    ) -> InputFuture<T> {
-        let notifier = lock(&self.inner.notifier).clone();
-        let ctx = self.clone();
-        InputFuture::parked(Box::pin(async move {
-            let asked = peer.ask_parked(key, request, parse, notifier, task);
-            asked.await.map_err(|error| {
-                lock(&ctx.inner.input).refuse(error);
-                InputRequired
-            })
-        }))
     }
 
     /// Marks the point where the call becomes a task, for a tool declared

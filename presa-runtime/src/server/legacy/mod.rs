@@ -48,11 +48,13 @@
 //! | `feed` | list changes and resource updates, on the session's queue |
 //! | `tasks`, `status` | 2025-11-25 tasks, and their status notifications |
 //! | `dispatch` | a session's requests, by method |
+//! | `connection` | a session on a stdio or in-process connection: the connection's legacy era |
 //!
 //! [`negotiate_version`]: crate::wire::legacy::negotiate_version
 //! [`MAX_RESOURCE_SUBSCRIPTIONS`]: super::MAX_RESOURCE_SUBSCRIPTIONS
 //! [`render`]: crate::wire::legacy::render
 
+mod connection;
 mod dispatch;
 mod feed;
 pub(crate) mod peer;
@@ -65,6 +67,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
+pub(crate) use self::connection::ConnectionSession;
 use self::peer::{MAX_OUTBOUND, PeerLink};
 use super::caller::Caller;
 use super::core::reply::{invalid_params, parse_params, respond, to_value};

@@ -27,11 +27,10 @@ use super::store::{
 use super::takeover::{Resume, take_over_lapsed};
 use crate::server::caller::Caller;
 use crate::server::core::reply::{
-    answer_too_large, answers_too_large, internal_error, method_not_found, task_not_found,
-    task_store_full, task_store_unavailable, too_many_listeners, too_many_tasks,
+    answer_too_large, answers_too_large, internal_error, task_not_found, task_store_full,
+    task_store_unavailable, too_many_listeners, too_many_tasks,
 };
 use crate::util::{BoxFuture, Charge, lock};
-use crate::wire::legacy::TASKS_LIST;
 use crate::wire::{
     CreateTaskResult, ErrorObject, GetTaskResult, InputResponses, ResultMeta, ResultType,
 };
@@ -40,7 +39,7 @@ use crate::wire::{
 /// purges expired tasks, and who listens to which task.
 pub(crate) struct TaskEngine {
     settings: TaskSettings,
-    store: Arc<dyn TaskStore>,
+    pub(super) store: Arc<dyn TaskStore>,
     /// The largest answer accepted, in bytes of JSON.
     max_answer_bytes: usize,
     sweeper: Mutex<Option<tokio::task::JoinHandle<()>>>,
@@ -251,51 +250,6 @@ impl TaskEngine {
         Ok(visible)
     }
 
-    /// Whether the store lists tasks ([`TaskStore::lister`]), and so
-    /// whether legacy `tasks/list` is offered.
-    pub fn lists(&self) -> bool {
-        self.store.lister().is_some()
-    }
-
-    /// One page of `caller`'s tasks, in order of id, after the id
-    /// `cursor`, and the cursor of the next page (legacy `tasks/list`);
-    /// `-32601` when the store does not list.
-    pub async fn list(
-        &self,
-        caller: &Caller,
-        cursor: Option<&str>,
-    ) -> Result<(Vec<Arc<TaskRecord>>, Option<String>), ErrorObject> {
-        self.start_sweeper();
-        let Some(lister) = self.store.lister() else {
-            return Err(method_not_found(TASKS_LIST));
-        };
-        let owner = caller.task_owner();
-        let page = lister
-            .list(owner.as_deref(), cursor, LIST_PAGE)
-            .await
-            .map_err(|e| store_failed("list", e))?;
-        let next = (page.len() == LIST_PAGE)
-            .then(|| page.last().map(|record| record.id.clone()))
-            .flatten();
-        Ok((page, next))
-    }
-
-    /// The task once it has ended (legacy `tasks/result`), followed as a
-    /// listener would; `-32602` if it is unknown, someone else's, or
-    /// expires first.
-    pub async fn ended(&self, id: &str, caller: &Caller) -> Result<Arc<TaskRecord>, ErrorObject> {
-        let mut watches = self.watch_owned(&[id.to_owned()], caller).await?;
-        let Some((_, mut watch)) = watches.pop() else {
-            return Err(task_not_found("retrieve"));
-        };
-        while let Some(record) = watch.next().await {
-            if record.status.is_terminal() {
-                return Ok(record);
-            }
-        }
-        Err(task_not_found("retrieve"))
-    }
-
     /// The task, if it exists and belongs to `caller`; a foreign task is
     /// reported exactly as an unknown one.
     pub async fn owned(
@@ -338,7 +292,7 @@ impl TaskEngine {
     /// it, so a server restarted on a shared store takes over its old
     /// tasks once a client asks about one. It stops when the store is
     /// dropped.
-    fn start_sweeper(&self) {
+    pub(super) fn start_sweeper(&self) {
         let mut sweeper = lock(&self.sweeper);
         if sweeper.as_ref().is_some_and(|s| !s.is_finished()) {
             return;
@@ -365,9 +319,6 @@ impl TaskEngine {
         }));
     }
 }
-
-/// How many tasks one page of legacy `tasks/list` holds.
-const LIST_PAGE: usize = 100;
 
 /// The drop guard of task creation: fails a task whose creation was
 /// abandoned half-way (the request was cancelled while an async store
@@ -450,7 +401,7 @@ fn settled(
 /// The error of a request whose store call, `doing` something, failed:
 /// `-31002` when the store is unavailable, `-32603` for any other
 /// failure, which a request's own checks should have prevented.
-fn store_failed(doing: &str, error: StoreError) -> ErrorObject {
+pub(super) fn store_failed(doing: &str, error: StoreError) -> ErrorObject {
     match error {
         StoreError::Backend(cause) => task_store_unavailable(doing, &cause),
         error => internal_error("(task store)", &format!("{doing}: {error}")),

@@ -95,7 +95,7 @@ impl TaskLink {
 
     /// Writes the queued changes in order, runs of requests as one change
     /// (so parallel elicits land together); `false` if the task is gone.
-    async fn flush(&self) -> bool {
+    pub(super) async fn flush(&self) -> bool {
         let _writing = self.inner.writing.lock().await;
         let queued = std::mem::take(&mut *lock(&self.inner.queue));
         for change in batches(queued) {
@@ -186,27 +186,6 @@ impl TaskLink {
         }
     }
 
-    /// Shows the task `input_required` for `key` while `asking` runs: the
-    /// question a legacy client is asked with a request of the server's
-    /// own, whose answer never reaches the store. The key is withdrawn
-    /// when `asking` ends, or is dropped, and the task is `working` again.
-    pub async fn while_asking<T>(
-        &self,
-        key: String,
-        request: InputRequest,
-        asking: impl std::future::Future<Output = T>,
-    ) -> T {
-        self.register(key.clone(), request);
-        // Cancellation by drop: the guard withdraws the key however the
-        // wait ends.
-        let _waiting = Waiting {
-            link: self.clone(),
-            key: Some(key),
-        };
-        self.flush().await;
-        asking.await
-    }
-
     /// The answer to `key` once it arrives, with the record it came in;
     /// `None` if the task ends first.
     async fn answer_to(&self, key: &str) -> Option<(InputResponse, Arc<TaskRecord>)> {
@@ -257,9 +236,9 @@ fn batches(queued: Vec<LinkChange>) -> Vec<TaskChange> {
 
 /// The drop guard of a parked input future: withdraws its key when the
 /// future is dropped unanswered.
-struct Waiting {
-    link: TaskLink,
-    key: Option<String>,
+pub(super) struct Waiting {
+    pub(super) link: TaskLink,
+    pub(super) key: Option<String>,
 }
 
 impl Drop for Waiting {

@@ -124,6 +124,7 @@
 //! | `engine.rs` | the engine: creating tasks and the task methods |
 //! | `runner.rs` | running a handler on its own tokio task |
 //! | `link.rs` | a handler's tie to its task: input, status, cancellation |
+//! | `legacy.rs` | what only 2025-11-25's task methods ask of the engine and the link |
 //! | `lease.rs` | leases, for servers that share a store |
 //! | `takeover.rs` | taking over the tasks of a server that died |
 //! | `settings.rs` | [`TaskSettings`] |
@@ -142,6 +143,7 @@
 
 mod engine;
 mod lease;
+mod legacy;
 mod link;
 mod memory;
 mod runner;

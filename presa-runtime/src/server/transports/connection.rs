@@ -4,21 +4,16 @@
 //! channel: it runs each request on its own tokio task, tracks them by id so
 //! that `notifications/cancelled` can drop the right one, and answers frames
 //! that are not messages at all (`-32700`, `-32600`). JSON-RPC never answers
-//! a response: one from the client is routed to the request of the server's
-//! that waits for it, in a legacy session, and otherwise logged and dropped.
+//! a response: one from the client goes to the connection's era, which
+//! logs and drops it unless a request of the server's waits for it.
 //!
 //! # The era of a connection
 //!
-//! A connection is modern until the client sends `initialize` (without
-//! the modern `_meta`, which would make it a modern request for a method
-//! that does not exist): that request is answered at once, before the next frame is read, and opens a
-//! legacy session ([`Server::open_session`]) that serves every request
-//! read after it ([`Server::handle_legacy`]). A request's era is decided
-//! when it is read: one read before the `initialize` is served modern even
-//! when it waits for a slot until after it. Its own messages
-//! (list changes, the requests of its tasks, cancellations of requests it
-//! no longer needs) go through a queue of their own, written like any
-//! other message, for as long as the connection lives.
+//! Every request keeps the [`Era`] it was read in, which serves it; what
+//! else differs between eras is asked of the connection's era at the few
+//! points that need it (see `era`). A connection is modern ([`Modern`])
+//! until the client sends `initialize`, which opens a legacy session on
+//! it; that session's own rules are in `legacy/connection`.
 //!
 //! # What a connection holds, and when it stops reading
 //!
@@ -34,14 +29,9 @@
 //! 3. the request, charged, waits in the backlog for one of the
 //!    `max_in_flight` slots (cancellations are still read and acted on
 //!    meanwhile); past a backlog as long again, the connection stops
-//!    reading too; except, in both cases, in a legacy session while a
-//!    request of the server's waits for the client's answer: that answer
-//!    comes on this stream, behind whatever the client sent first, and
-//!    what it would free may be the very room the connection waits for,
-//!    so the connection reads on, acting on responses and notifications
-//!    as ever and answering each request it has no room for with
-//!    `-31001` at once (it holds nothing, and a peer that does not read
-//!    those answers stops the reading by rule 5);
+//!    reading too; except, in both cases, while its era awaits an answer
+//!    that only reading on can bring ([`Era::awaits_answers`]): then each
+//!    request it has no room for is answered `-31001` at once;
 //! 4. it runs, holding its charge until its handler ends (a call that
 //!    becomes a task keeps the server's part while the task runs); a
 //!    `subscriptions/listen` stream holds it only until it is
@@ -79,16 +69,16 @@ use futures::StreamExt;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::task::{AbortHandle, JoinSet};
 
+use super::era::{Era, Modern};
+use super::outbox::Outbox;
 use super::shutdown::{FINAL_WRITE, Shutdown, ShutdownSwitch, not_run};
 use super::signals::{signalled, termination_signals};
 use crate::server::caller::Caller;
 use crate::server::core::reply::{busy_awaiting_answers, invalid_request, server_busy};
-use crate::server::legacy::peer::PeerLink;
-use crate::server::legacy::{LegacySession, SESSION_QUEUE};
+use crate::server::legacy::ConnectionSession;
 use crate::server::router::Server;
 use crate::transport::{FrameChannel, FrameSender, Inbound, StopReading};
 use crate::util::{Budget, Charge, lock};
-use crate::wire::legacy::opens_session;
 use crate::wire::{
     FrameError, Message, Method, Notification, Request, RequestId, Response, footprint,
     notifications, strict,
@@ -217,8 +207,7 @@ pub async fn serve_until(
         stop_reading,
         shutdown: switch.watch(),
         switch,
-        session: None,
-        session_writer: None,
+        era: Arc::new(Modern),
     };
     tokio::pin!(stop);
     let shutdown = connection.shutdown.clone();
@@ -272,29 +261,23 @@ struct Connection {
     switch: ShutdownSwitch,
     /// What every request is bounded by.
     shutdown: Shutdown,
-    /// The legacy session `initialize` opened, if it did.
-    session: Option<Arc<LegacySession>>,
-    /// Writes the session's own queue; ends with the connection.
-    session_writer: Option<AbortHandle>,
+    /// The era of the requests read now.
+    era: Arc<dyn Era>,
 }
 
 /// A parsed request and what it will cost.
 struct Unpaid {
     request: Request,
     bytes: usize,
-    session: Era,
+    era: Arc<dyn Era>,
 }
 
 /// A request with its share of the budget.
 struct Charged {
     request: Request,
     charge: Charge,
-    session: Era,
+    era: Arc<dyn Era>,
 }
-
-/// The session a request was read in, which serves it; `None` for a
-/// modern request.
-type Era = Option<Arc<LegacySession>>;
 
 impl Connection {
     /// Serves until the transport's input has ended and everything read is
@@ -318,11 +301,12 @@ impl Connection {
         if self.ended && self.backlog.is_empty() && self.unpaid.is_none() {
             return false;
         }
-        // Full, the connection reads on only while the session awaits an
+        // Full, the connection reads on only while its era awaits an
         // answer (rule 3), and otherwise wakes when it starts to.
         let full = self.is_full();
-        let reading = !self.ended && (!full || self.awaits_answers());
-        let stalled = self.session.clone().filter(|_| !self.ended && !reading);
+        let reading = !self.ended && (!full || self.era.awaits_answers());
+        let stalled = !self.ended && !reading;
+        let era = Arc::clone(&self.era);
         let waiting = !self.backlog.is_empty();
         let cost = self.unpaid.as_ref().map_or(0, |unpaid| unpaid.bytes);
         let permits = Arc::clone(&self.permits);
@@ -347,14 +331,14 @@ impl Connection {
                 }
             }
             charge = budget.charge(cost), if self.unpaid.is_some() => {
-                let Unpaid { request, session, .. } = self.unpaid.take().expect("checked above");
-                self.accept(Charged { request, charge, session }).await;
+                let Unpaid { request, era, .. } = self.unpaid.take().expect("checked above");
+                self.accept(Charged { request, charge, era }).await;
             }
             inbound = incoming.recv(), if reading => match inbound {
                 Some(inbound) => self.receive(inbound).await,
                 None => self.end_of_input(),
             },
-            () = asked(stalled.as_deref()), if stalled.is_some() => {}
+            () = era.asked(), if stalled => {}
         }
         true
     }
@@ -363,14 +347,6 @@ impl Connection {
     /// for room in the budget, or the backlog is past its limit.
     fn is_full(&self) -> bool {
         self.unpaid.is_some() || self.backlog.len() > self.backlog_limit
-    }
-
-    /// Whether a request of the legacy session's waits for the client's
-    /// answer, which only reading on can bring.
-    fn awaits_answers(&self) -> bool {
-        self.session
-            .as_ref()
-            .is_some_and(|session| session.peer().outstanding() > 0)
     }
 
     /// Whether the drain period is over: requests read now are not run.
@@ -412,9 +388,14 @@ impl Connection {
                     self.send(busy.into()).await;
                 }
                 Ok(Message::Request(request))
-                    if self.session.is_none() && opens_session(&request) =>
+                    if !self.era.is_session() && ConnectionSession::opens(&request) =>
                 {
-                    self.initialize(request).await;
+                    let outbox = self.outbox();
+                    let opened =
+                        ConnectionSession::open(&self.server, request, &self.caller, &outbox);
+                    if let Some(session) = opened.await {
+                        self.era = session;
+                    }
                 }
                 Ok(Message::Request(request)) => self.admit(request).await,
                 Ok(Message::Notification(n)) => self.on_notification(n),
@@ -436,14 +417,14 @@ impl Connection {
     /// else left for the loop to charge and queue in turn.
     async fn admit(&mut self, request: Request) {
         let bytes = request_footprint(&request);
-        let session = self.session.clone();
+        let era = Arc::clone(&self.era);
         let charge = match self.budget.try_charge(bytes) {
             Ok(charge) if self.backlog.is_empty() => charge,
             _ => {
                 self.unpaid = Some(Unpaid {
                     request,
                     bytes,
-                    session,
+                    era,
                 });
                 return;
             }
@@ -451,7 +432,7 @@ impl Connection {
         self.accept(Charged {
             request,
             charge,
-            session,
+            era,
         })
         .await;
         if self.backlog.len() == 1
@@ -462,41 +443,9 @@ impl Connection {
         }
     }
 
-    /// Opens the legacy session `request` asks for, and answers it before
-    /// anything the session sends.
-    async fn initialize(&mut self, request: Request) {
-        let (queue, mut queued) = mpsc::channel(SESSION_QUEUE);
-        match self.server.open_session(request, &self.caller, queue) {
-            Ok((session, response)) => {
-                self.send(response.into()).await;
-                // Its outboxes say when a request of the session's is sent.
-                session.peer().track_delivery();
-                self.session = Some(session);
-                let outbox = self.outbox();
-                let writer = tokio::spawn(async move {
-                    while let Some(message) = queued.recv().await {
-                        if outbox.send(message).await.is_err() {
-                            return;
-                        }
-                    }
-                });
-                self.session_writer = Some(writer.abort_handle());
-            }
-            Err(response) => self.send(response.into()).await,
-        }
-    }
-
-    /// A response from the client: the answer to a request of the legacy
-    /// session's, or a message to log and drop.
+    /// A response from the client, for the era to route or drop.
     fn on_response(&self, response: Response) {
-        let id = response.id.clone();
-        match &self.session {
-            Some(session) if session.peer().resolve(response) => {}
-            Some(_) => tracing::warn!(?id, "ignoring a response to no request of the server's"),
-            None => {
-                tracing::warn!("ignoring a response from the client; clients must not send them")
-            }
-        }
+        self.era.on_response(response);
     }
 
     /// Acts on `notifications/cancelled`: a queued request is dropped from
@@ -562,17 +511,14 @@ impl Connection {
     fn end_of_input(&mut self) {
         self.ended = true;
         self.switch.start();
-        // No answer to a question of the session's can come any more.
-        if let Some(session) = &self.session {
-            session.peer().close();
-        }
+        self.era.end_of_input();
     }
 
     fn spawn(&mut self, charged: Charged, permit: OwnedSemaphorePermit, subscription: bool) {
         let Charged {
             request,
             charge,
-            session,
+            era,
         } = charged;
         let id = request.id.clone();
         let outbox = self.outbox();
@@ -586,11 +532,9 @@ impl Connection {
             });
             return;
         }
-        let mut stream = match &session {
-            Some(session) => self.server.handle_legacy(request, session, None, charge),
-            None => self.server.handle_charged(request, &self.caller, charge),
-        }
-        .bounded_by(&self.shutdown, id.clone());
+        let mut stream = era
+            .serve(&self.server, request, &self.caller, charge)
+            .bounded_by(&self.shutdown, id.clone());
         let registry = Arc::clone(&self.in_flight);
         let key = id.clone();
         let set = if subscription {
@@ -624,11 +568,11 @@ impl Connection {
 
     /// Where this connection's messages go, charged to its budget.
     fn outbox(&self) -> Outbox {
-        Outbox {
-            outgoing: self.outgoing.clone(),
-            budget: self.budget.clone(),
-            peer: self.session.as_ref().map(|session| session.peer().clone()),
-        }
+        Outbox::new(
+            self.outgoing.clone(),
+            self.budget.clone(),
+            Arc::clone(&self.era),
+        )
     }
 
     async fn send(&self, message: Message) {
@@ -648,43 +592,7 @@ impl Connection {
 
 impl Drop for Connection {
     fn drop(&mut self) {
-        // What the session still queues has no one left to wait for it.
-        if let Some(writer) = self.session_writer.take() {
-            writer.abort();
-        }
-    }
-}
-
-/// Where a request's messages go: the transport, each charged to the
-/// connection's budget until written (rule 5).
-struct Outbox {
-    outgoing: FrameSender,
-    budget: Budget,
-    /// The legacy session's link, told when a request of its goes out.
-    peer: Option<PeerLink>,
-}
-
-impl Outbox {
-    async fn send(&self, message: Message) -> Result<(), crate::transport::Closed> {
-        // A request of the session's: not written once withdrawn, and
-        // counted as sent once the transport has it, so that withdrawing
-        // it tells the client of no request it never got.
-        let asked = match (&self.peer, &message) {
-            (Some(peer), Message::Request(request)) => Some((peer, request.id.clone())),
-            _ => None,
-        };
-        if let Some((peer, id)) = &asked
-            && !peer.sending(id)
-        {
-            return Ok(());
-        }
-        let line = message.to_line();
-        let charge = self.budget.force(line.len());
-        self.outgoing.send_charged(line, charge).await?;
-        if let Some((peer, id)) = asked {
-            peer.sent(&id);
-        }
-        Ok(())
+        self.era.closed();
     }
 }
 
@@ -712,14 +620,6 @@ impl Drop for Unregister {
         {
             running.remove(&self.key);
         }
-    }
-}
-
-/// Resolves once `session` asks its client something; never without one.
-async fn asked(session: Option<&LegacySession>) {
-    match session {
-        Some(session) => session.peer().asked().await,
-        None => std::future::pending().await,
     }
 }
 

@@ -7,8 +7,12 @@
 //! |---|---|
 //! | `shutdown` | how serving ends with every request it took answered exactly once |
 //! | `signals` | the signals that end a server process |
+//! | `era` | what a connection asks of the era its requests are read in; the modern era |
+//! | `outbox` | where a connection's messages go, charged until written |
 //! | `connection` | one transport connection: a tokio task per request, cancellation by id |
 
 pub(crate) mod connection;
+pub(crate) mod era;
+pub(crate) mod outbox;
 pub(crate) mod shutdown;
 pub(crate) mod signals;

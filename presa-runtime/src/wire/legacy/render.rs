@@ -44,7 +44,7 @@ use super::tasks::{CreateTaskResult, LegacyTask, TaskSupport, ToolExecution};
 use crate::wire::CreateTaskResult as ModernCreated;
 use crate::wire::{
     ErrorObject, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION,
-    META_SERVER_INFO, META_SUBSCRIPTION_ID, ResultType, codes,
+    META_SERVER_INFO, META_SUBSCRIPTION_ID, RESOURCE_NOT_FOUND_MESSAGE, ResultType, codes,
 };
 
 /// Result members only the modern era has.
@@ -65,10 +65,6 @@ pub const MODERN_META_KEYS: [&str; 6] = [
     META_CLIENT_INFO,
     META_LOG_LEVEL,
 ];
-
-/// How the message of a "no such resource" error starts, in both eras:
-/// the one `-32602` with a `uri` that a legacy peer reads as `-32002`.
-pub const RESOURCE_NOT_FOUND_MESSAGE: &str = "Resource not found";
 
 /// `result` without its modern-only members (rules 1 and 2).
 pub fn legacy_result(result: Value) -> Value {

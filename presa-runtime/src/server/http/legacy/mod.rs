@@ -46,7 +46,7 @@ use self::session::{
 use super::admission::{Account, Admission, Slot};
 use super::respond::{json_response, method_not_allowed};
 use crate::server::caller::Caller;
-use crate::server::core::reply::{invalid_request, memory_busy, too_many_sessions};
+use crate::server::core::reply::{counted, invalid_request, memory_busy};
 use crate::server::legacy::SESSION_QUEUE;
 use crate::server::router::Server;
 use crate::server::transports::connection::request_footprint;
@@ -451,6 +451,20 @@ fn events(
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
     reply
+}
+
+/// `-31001` for a legacy `initialize` over HTTP: `who` holds `limit`
+/// sessions, each running a request, so none can make way.
+fn too_many_sessions(who: &str, limit: usize) -> ErrorObject {
+    ErrorObject::new(
+        crate::wire::codes::SERVER_BUSY,
+        format!(
+            "Server busy: {who} already hold {}, the most one caller may hold, and each is \
+             running a request; end one with DELETE, or wait for its requests to finish, then \
+             retry",
+            counted(limit, "session")
+        ),
+    )
 }
 
 /// `404` for a session id that names no live session of the caller.

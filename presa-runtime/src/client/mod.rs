@@ -129,6 +129,7 @@ mod call;
 mod connection;
 mod era;
 mod era_client;
+mod era_side;
 mod error;
 mod handlers;
 #[cfg(feature = "http-client")]
@@ -143,6 +144,7 @@ mod probe;
 mod protocol;
 mod result;
 mod routing;
+mod server_requests;
 mod settlement;
 mod subscription;
 mod surface;

@@ -38,12 +38,16 @@
 //! | `tasks` | following a 2025-11-25 task: `tasks/get`, then `tasks/result` |
 //! | `listen` | `Client::listen` with a legacy server: its session's notifications |
 
-pub(super) mod answerer;
+mod answerer;
 pub(super) mod client;
 mod discover;
-pub(super) mod handshake;
+mod handshake;
 mod listen;
+pub(super) mod peer;
+mod send;
 pub(super) mod session;
 pub(super) mod streams;
 mod tasks;
 mod tools;
+
+pub(super) use crate::wire::legacy::{LEGACY_VERSIONS, is_legacy_version};

@@ -33,17 +33,17 @@
 //!
 //! 1. **Error enums** ([`wire::FrameError`],
 //!    [`wire::headers::HeaderValueError`], [`server::StateError`],
-//!    [`server::RegistrationError`], …) are `#[non_exhaustive]`: a new way
-//!    to fail is a new variant, so a `match` on one needs a `_` arm. Their
-//!    `Display` texts are for people and may change in any release.
-//!    [`client::ClientError`] is the one exception still, until the
-//!    client's errors are regrouped.
+//!    [`server::RegistrationError`], [`client::ClientError`], …) are
+//!    `#[non_exhaustive]`: a new way to fail is a new variant, so a
+//!    `match` on one needs a `_` arm. Their `Display` texts are for people
+//!    and may change in any release.
 //! 2. **Wire enums that a later MCP revision extends** ([`wire::Method`],
 //!    [`wire::ResultType`], [`wire::Content`], [`wire::TaskStatus`], the
 //!    input requests, responses and capabilities, …) are
 //!    `#[non_exhaustive]` too. Those the spec fixes (JSON-RPC's
 //!    [`wire::RequestId`], [`wire::Role`], [`wire::LoggingLevel`]) are not.
-//! 3. **Settings** ([`server::ReadCache`], `KeySettings`, …) are
+//! 3. **Settings** ([`server::ReadCache`], [`server::TaskSettings`],
+//!    `KeySettings`, …) are
 //!    `#[non_exhaustive]` structs: start from their `Default` or
 //!    constructor and set the fields you need; a new setting is a new
 //!    field with a default.

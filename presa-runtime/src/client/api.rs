@@ -52,7 +52,7 @@ impl Client {
     /// only settles it sooner. Every method works in either era unless
     /// its documentation says otherwise.
     pub async fn era(&self) -> Result<Era, ClientError> {
-        self.protocol.era().await
+        Ok(self.era_client().await?.era())
     }
 
     /// How many input rounds one request may take.

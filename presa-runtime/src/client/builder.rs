@@ -16,7 +16,6 @@ use super::protocol::{Protocol, ProtocolSettings};
 use super::routing::NotificationHandler;
 use super::settlement::Detection;
 use super::transport::ClientTransport;
-use crate::wire::legacy::LEGACY_VERSIONS;
 use crate::wire::{
     CreateMessageParams, CreateMessageResult, ElicitRequestParams, ElicitResult, Implementation,
     LoggingLevel, Notification, PROTOCOL_VERSION, RequestMeta, Root, TASKS_EXTENSION,
@@ -42,7 +41,7 @@ impl Default for ClientBuilder {
             handlers: Handlers::default(),
             extensions: BTreeMap::new(),
             versions: std::iter::once(PROTOCOL_VERSION)
-                .chain(LEGACY_VERSIONS)
+                .chain(super::legacy::LEGACY_VERSIONS)
                 .map(str::to_owned)
                 .collect(),
             max_rounds: 10,
@@ -216,11 +215,8 @@ impl ClientBuilder {
             other: Map::new(),
         };
         let handlers = Arc::new(self.handlers);
-        let connection = Connection::open(
-            transport.into(),
-            Arc::clone(&handlers),
-            self.on_notification,
-        );
+        let answers = super::legacy::peer::answers(Arc::clone(&handlers));
+        let connection = Connection::open(transport.into(), self.on_notification, answers);
         let settings = ProtocolSettings {
             meta,
             versions,

@@ -4,7 +4,8 @@
 //!
 //! The connection knows nothing of eras: the layer above decides what a
 //! request carries (the modern `_meta`, or nothing beside its params in a
-//! legacy session) and hands it over as a [`Shape`].
+//! legacy session), and which [`ServerMessages`] answers what the server
+//! asks of its own.
 
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -15,23 +16,13 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use super::error::ClientError;
-use super::handlers::Handlers;
-use super::legacy::answerer::Answerer;
 use super::routing::{NotificationHandler, Reply, Routes, read_messages};
+use super::server_requests::{PingOnly, ServerMessages};
 use super::transport::{ClientTransport, Shutdown};
 use crate::util::lock;
 use crate::wire::{
     JSONRPC_VERSION, Message, Notification, Outcome, RequestId, RequestMeta, notifications,
 };
-
-/// What a request carries beside its params.
-#[derive(Debug, Clone, Copy)]
-pub(super) enum Shape<'a> {
-    /// A modern request: this `_meta`.
-    Modern(&'a RequestMeta),
-    /// A legacy request: the params alone, as the session fixed the rest.
-    Legacy,
-}
 
 /// How long a request waits, and what giving up means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,9 +39,10 @@ pub(super) struct Waiting {
 /// An open connection, shared by every clone of a client and every stream
 /// it opened.
 pub(super) struct Connection {
-    outgoing: crate::transport::FrameSender,
-    routes: Arc<Routes>,
-    answerer: Arc<Answerer>,
+    pub(super) outgoing: crate::transport::FrameSender,
+    pub(super) routes: Arc<Routes>,
+    /// What answers the server's own requests.
+    pub(super) answers: Arc<dyn ServerMessages>,
     next_id: AtomicI64,
     /// How the connection ends: the spawned server, or the HTTP session.
     shutdown: Mutex<Option<Shutdown>>,
@@ -59,47 +51,39 @@ pub(super) struct Connection {
 impl Connection {
     /// Starts reading from `transport`: responses go to their requests,
     /// notifications to their streams or `on_notification`, and the
-    /// server's own requests to `handlers` (once
-    /// [`answer_server_requests`](Self::answer_server_requests) allows it).
-    /// Must be called inside a tokio runtime: the reader is a task of its
-    /// own.
+    /// server's own requests to what `answers` makes of the modern
+    /// answers. Must be called inside a tokio runtime: the reader is a
+    /// task of its own.
     pub(super) fn open(
         transport: ClientTransport,
-        handlers: Arc<Handlers>,
         on_notification: Option<NotificationHandler>,
+        answers: impl FnOnce(PingOnly) -> Arc<dyn ServerMessages>,
     ) -> Connection {
         let ClientTransport { channel, shutdown } = transport;
         let routes = Routes::open();
-        let answerer = Arc::new(Answerer::new(handlers, channel.outgoing.clone()));
+        let answers = answers(PingOnly::new(channel.outgoing.clone()));
         tokio::spawn(read_messages(
             channel.incoming,
             Arc::clone(&routes),
-            Arc::clone(&answerer),
+            Arc::clone(&answers),
             on_notification,
         ));
         Connection {
             outgoing: channel.outgoing,
             routes,
-            answerer,
+            answers,
             next_id: AtomicI64::new(1),
             shutdown: Mutex::new(shutdown),
         }
     }
 
-    /// From now on, the server's `elicitation/create`, `sampling/createMessage`
-    /// and `roots/list` requests are answered through the handlers: the
-    /// server speaks the legacy era, where that is how it asks.
-    pub(super) fn answer_server_requests(&self) {
-        self.answerer.open();
-    }
-
-    /// Sends a request shaped by `shape` and returns its `result`,
-    /// uninterpreted, or its error.
+    /// Sends a request with `meta` beside its params (none in a legacy
+    /// session) and returns its `result`, uninterpreted, or its error.
     pub(super) async fn request<P: Serialize + ?Sized>(
         &self,
         method: &str,
         params: &P,
-        shape: Shape<'_>,
+        meta: Option<&RequestMeta>,
         waiting: Waiting,
     ) -> Result<Value, ClientError> {
         let id = self.next_request_id();
@@ -109,7 +93,7 @@ impl Connection {
             id: Some(id.clone()),
             cancels: waiting.cancels,
         };
-        self.send_request(&id, method, params, shape).await?;
+        self.send_request(&id, method, params, meta).await?;
         let response = match waiting.limit {
             Some(limit) => tokio::time::timeout(limit, response)
                 .await
@@ -122,25 +106,6 @@ impl Connection {
             Outcome::Result(result) => Ok(result),
             Outcome::Error(error) => Err(ClientError::Rpc(error)),
         }
-    }
-
-    /// Sends `method` as a notification shaped by `shape`.
-    pub(super) async fn notify<P: Serialize + ?Sized>(
-        &self,
-        method: &str,
-        params: &P,
-        shape: Shape<'_>,
-    ) -> Result<(), ClientError> {
-        let frame = serde_json::to_string(&OutgoingNotification {
-            jsonrpc: JSONRPC_VERSION,
-            method,
-            params: Shaped::new(params, shape),
-        })
-        .map_err(|e| ClientError::InvalidArguments(format!("params do not serialize: {e}")))?;
-        self.outgoing
-            .send(frame)
-            .await
-            .map_err(|_| ClientError::Closed)
     }
 
     /// A fresh request id.
@@ -156,42 +121,6 @@ impl Connection {
         id: &RequestId,
     ) -> (mpsc::Receiver<Notification>, oneshot::Receiver<Reply>) {
         (self.routes.open_stream(id), self.routes.await_response(id))
-    }
-
-    /// Opens session stream `id`: what a legacy server sends on the
-    /// session that `granted` wants.
-    pub(super) fn open_session_stream(
-        &self,
-        id: &RequestId,
-        granted: crate::wire::SubscriptionFilter,
-    ) -> mpsc::Receiver<Notification> {
-        self.routes.open_session_stream(id, granted)
-    }
-
-    /// Narrows what session stream `id` takes to `granted`.
-    pub(super) fn regrant_session_stream(
-        &self,
-        id: &RequestId,
-        granted: crate::wire::SubscriptionFilter,
-    ) {
-        self.routes.regrant_session_stream(id, granted);
-    }
-
-    /// Sends a legacy request without waiting for its answer, from code
-    /// that cannot wait (a `Drop`); the answer, when it comes, is dropped.
-    pub(super) fn send_and_forget<P: Serialize + ?Sized>(&self, method: &str, params: &P) {
-        let id = self.next_request_id();
-        match (OutgoingRequest {
-            jsonrpc: JSONRPC_VERSION,
-            id: &id,
-            method,
-            params: Shaped::new(params, Shape::Legacy),
-        })
-        .to_line()
-        {
-            Ok(frame) => self.outgoing.send_detached(frame),
-            Err(error) => tracing::debug!(%error, method, "could not send a request"),
-        }
     }
 
     /// Stops routing stream `id`'s notifications. Its request, if still
@@ -226,21 +155,15 @@ impl Connection {
             .send_detached(Message::Notification(cancel).to_line());
     }
 
-    /// Sends request `id`, shaped by `shape`.
+    /// Sends request `id`, with `meta` beside its params.
     pub(super) async fn send_request<P: Serialize + ?Sized>(
         &self,
         id: &RequestId,
         method: &str,
         params: &P,
-        shape: Shape<'_>,
+        meta: Option<&RequestMeta>,
     ) -> Result<(), ClientError> {
-        let frame = OutgoingRequest {
-            jsonrpc: JSONRPC_VERSION,
-            id,
-            method,
-            params: Shaped::new(params, shape),
-        }
-        .to_line()?;
+        let frame = request_line(id, method, params, meta)?;
         self.outgoing
             .send(frame)
             .await
@@ -265,7 +188,7 @@ impl Drop for Connection {
     /// requests stop, and give up their hold on the outgoing channel, so
     /// that dropping the connection closes it.
     fn drop(&mut self) {
-        self.answerer.detach();
+        self.answers.detach();
     }
 }
 
@@ -299,37 +222,28 @@ struct OutgoingRequest<'a, P: ?Sized> {
     params: Shaped<'a, P>,
 }
 
-/// A notification as sent.
-#[derive(Serialize)]
-struct OutgoingNotification<'a, P: ?Sized> {
-    jsonrpc: &'static str,
-    method: &'a str,
-    params: Shaped<'a, P>,
+/// Request `id` as a line to send, with `meta` beside its params.
+pub(super) fn request_line<P: Serialize + ?Sized>(
+    id: &RequestId,
+    method: &str,
+    params: &P,
+    meta: Option<&RequestMeta>,
+) -> Result<String, ClientError> {
+    let request = OutgoingRequest {
+        jsonrpc: JSONRPC_VERSION,
+        id,
+        method,
+        params: Shaped { params, meta },
+    };
+    serde_json::to_string(&request)
+        .map_err(|e| ClientError::InvalidArguments(format!("params do not serialize: {e}")))
 }
 
-impl<P: Serialize + ?Sized> OutgoingRequest<'_, P> {
-    fn to_line(&self) -> Result<String, ClientError> {
-        serde_json::to_string(self)
-            .map_err(|e| ClientError::InvalidArguments(format!("params do not serialize: {e}")))
-    }
-}
-
-/// A method's params, with the modern `_meta` beside them when the shape
-/// says so.
+/// A method's params, with the modern `_meta` beside them, if any.
 #[derive(Serialize)]
 struct Shaped<'a, P: ?Sized> {
     #[serde(flatten)]
     params: &'a P,
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     meta: Option<&'a RequestMeta>,
-}
-
-impl<'a, P: ?Sized> Shaped<'a, P> {
-    fn new(params: &'a P, shape: Shape<'a>) -> Self {
-        let meta = match shape {
-            Shape::Modern(meta) => Some(meta),
-            Shape::Legacy => None,
-        };
-        Shaped { params, meta }
-    }
 }

@@ -11,8 +11,6 @@
 
 use std::time::Duration;
 
-use crate::wire::legacy::is_legacy_version;
-
 /// The era of MCP a client speaks with its server; see
 /// [`Client::era`](super::Client::era).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -49,22 +47,15 @@ pub(super) struct Versions {
 impl Versions {
     /// `versions` split by era, each keeping its order.
     pub fn split(versions: Vec<String>) -> Versions {
-        let (legacy, modern) = versions.into_iter().partition(|v| is_legacy_version(v));
+        let (legacy, modern) = versions
+            .into_iter()
+            .partition(|v| super::legacy::is_legacy_version(v));
         Versions { modern, legacy }
     }
 
     /// Every version, modern first: what an error names as ours.
     pub fn all(&self) -> Vec<String> {
         self.modern.iter().chain(&self.legacy).cloned().collect()
-    }
-
-    /// The era the versions leave no choice about, if any.
-    pub fn only_era(&self) -> Option<Era> {
-        match (self.modern.is_empty(), self.legacy.is_empty()) {
-            (false, true) => Some(Era::Modern),
-            (true, false) => Some(Era::Legacy),
-            _ => None,
-        }
     }
 
     /// Our preferred modern version among `theirs`.
@@ -81,6 +72,17 @@ impl Versions {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Versions {
+        /// The era the versions leave no choice about, if any.
+        fn only_era(&self) -> Option<Era> {
+            match (self.modern.is_empty(), self.legacy.is_empty()) {
+                (false, true) => Some(Era::Modern),
+                (true, false) => Some(Era::Legacy),
+                _ => None,
+            }
+        }
+    }
 
     #[test]
     fn versions_split_by_era_keeping_their_order() {

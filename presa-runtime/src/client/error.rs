@@ -2,8 +2,10 @@
 
 use crate::wire::{ErrorObject, codes};
 
-/// A failed client call.
+/// A failed client call. A new way to fail is a new variant, so a `match`
+/// on one needs a `_` arm (see [the crate's policy](crate#semver)).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ClientError {
     /// The server answered with a JSON-RPC error.
     #[error("the server answered with an error: {0}")]

@@ -84,12 +84,15 @@
 //!
 //! # Inside the module
 //!
-//! The era is a seam: what only the legacy era needs lives in `legacy/`,
-//! what the modern era does differently in `modern/`, and each [`Client`]
-//! method whose meaning differs by era is one delegation to the
-//! `era_client` of the server's era. Dropping the legacy era is dropping
-//! `legacy/` and the `Legacy` variant of each era enum (the doors are
-//! listed in `legacy`'s own docs).
+//! The era is a seam: what only the legacy era needs lives in `legacy/`
+//! (and `http/legacy/`), what the modern era does differently in
+//! `modern/`, and each [`Client`] method whose meaning differs by era is
+//! one delegation to the `era_client` of the server's era, through one
+//! interface (`era_side`). What the server sends of its own goes through
+//! another (`server_requests`), which the legacy side implements too.
+//! Dropping the legacy era is dropping those folders and the `Legacy`
+//! variant of each era enum (the doors are listed in `legacy`'s own
+//! docs).
 //!
 //! Each file knows only the files listed before it here, so the client has
 //! no import cycles:
@@ -104,16 +107,17 @@
 //! | `probe` | how the era is told, and reading the probe's answer |
 //! | `handlers` | the input handlers, [`PendingInput`], and the capabilities they imply |
 //! | `call` | [`ToolCall`], [`CallStep`], [`CallOutcome`], [`TaskHandle`]: a call and what it came to |
-//! | `legacy/answerer`, `legacy/streams` | a legacy server's own requests, answered through the handlers; its session's notifications, to their listeners |
-//! | `routing` | the reader task: responses to their waiters, notifications to their streams, requests to the answerer |
+//! | `server_requests` | the interface for what the server sends of its own, and its modern side: `ping`, `-32601` |
+//! | `routing` | the reader task: responses to their waiters, notifications to their streams, the rest to `server_requests` |
 //! | `connection` | ids, sending a request and waiting for it, cancel on drop |
-//! | `legacy/handshake` | opening a legacy session: `initialize` and version negotiation |
-//! | `settlement` | one attempt at settling the era: probe, then `initialize` if need be |
-//! | `legacy/tools`, `legacy/session` | a legacy tool call's params and answer; the session kept, and opened anew |
+//! | `legacy/answerer`, `legacy/send`, `legacy/streams`, `legacy/peer` | the legacy side of the connection: a legacy server's own requests, sending within a session, its session's notifications |
+//! | `legacy/handshake`, `legacy/tools`, `legacy/session` | opening a legacy session; a legacy tool call's params and answer; the session kept, opened anew, and the fall back |
+//! | `settlement` | one attempt at settling the era: probe, then the legacy fall back if need be; what it settled |
 //! | `protocol` | the era settled once, the `_meta` and version of modern requests |
 //! | `subscription` | [`Subscription`], [`TaskSubscription`] and [`SubscriptionEnd`] |
 //! | `api` | [`Client`]: the protocol, the handlers, raw requests, paging |
 //! | `await_options` | [`AwaitOptions`] |
+//! | `era_side` | the seam's interface: the methods each era does its own way |
 //! | `modern/` | the modern side of the era seam: discovery, tool calls, tasks, listening |
 //! | `legacy/` (the rest) | the legacy side: the same, within the session |
 //! | `era_client` | the seam: the era's side of the client, chosen once per call |
@@ -129,6 +133,7 @@ mod call;
 mod connection;
 mod era;
 mod era_client;
+mod era_side;
 mod error;
 mod handlers;
 #[cfg(feature = "http-client")]
@@ -143,6 +148,7 @@ mod probe;
 mod protocol;
 mod result;
 mod routing;
+mod server_requests;
 mod settlement;
 mod subscription;
 mod surface;

@@ -15,6 +15,8 @@
 //!    request once more;
 //! 3. in the legacy era a request goes within the session the settlement
 //!    opened (see `legacy::session`).
+//!
+//! What the era settled is kept as the [`Settlement`] itself.
 
 use std::future::Future;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -26,10 +28,9 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::task::AbortHandle;
 
-use super::connection::{Connection, Shape, Waiting};
+use super::connection::{Connection, Waiting};
 use super::era::{Era, Versions};
 use super::error::ClientError;
-use super::legacy::session::{LegacySession, Opened};
 use super::settlement::{Attempt, Detection, Settlement, adopt_listed};
 use crate::util::lock;
 use crate::wire::{ErrorObject, RequestMeta, codes};
@@ -57,7 +58,7 @@ pub(super) struct Protocol {
     versions: Versions,
     request_timeout: Option<Duration>,
     detection: Detection,
-    settled: OnceLock<Settled>,
+    settled: OnceLock<Settlement>,
     /// The settlement under way, if any (rule 1).
     settling: Mutex<Option<Settling>>,
 }
@@ -67,14 +68,6 @@ pub(super) struct Protocol {
 struct Settling {
     outcome: Shared<BoxFuture<'static, Result<Settlement, ClientError>>>,
     task: AbortHandle,
-}
-
-/// The era the client settled on, with what it keeps of it.
-pub(super) enum Settled {
-    /// A modern server: every request carries the client's `_meta`.
-    Modern,
-    /// A legacy server, and the session the client keeps with it.
-    Legacy(LegacySession),
 }
 
 impl Protocol {
@@ -91,9 +84,10 @@ impl Protocol {
             settling: Mutex::new(None),
         };
         if protocol.detection == Detection::Forced(Era::Modern)
-            && !protocol.versions.modern.is_empty()
+            && let Some(version) = protocol.versions.modern.first()
         {
-            let _ = protocol.settled.set(Settled::Modern);
+            let version = version.clone();
+            let _ = protocol.settled.set(Settlement::Modern { version });
         }
         protocol
     }
@@ -125,14 +119,6 @@ impl Protocol {
         }
     }
 
-    /// The era of the server, settling it first if need be (rule 1).
-    pub(super) async fn era(&self) -> Result<Era, ClientError> {
-        Ok(match self.settled().await? {
-            Settled::Modern => Era::Modern,
-            Settled::Legacy(_) => Era::Legacy,
-        })
-    }
-
     /// Sends a request in the server's era and returns its `result`,
     /// uninterpreted.
     pub(super) async fn request<P: Serialize + ?Sized>(
@@ -151,16 +137,16 @@ impl Protocol {
         waiting: Waiting,
     ) -> Result<Value, ClientError> {
         match self.settled().await? {
-            Settled::Modern => {
+            Settlement::Modern { .. } => {
                 let connection = &self.connection;
                 self.agreeing_on_version(|meta| async move {
                     connection
-                        .request(method, params, Shape::Modern(&meta), waiting)
+                        .request(method, params, Some(&meta), waiting)
                         .await
                 })
                 .await
             }
-            Settled::Legacy(session) => session.request(method, params, waiting).await,
+            Settlement::Legacy(session) => session.request(method, params, waiting).await,
         }
     }
 
@@ -188,7 +174,7 @@ impl Protocol {
 
     /// The era of the server and what the client keeps of it, settling it
     /// first if need be (rule 1).
-    pub(super) async fn settled(&self) -> Result<&Settled, ClientError> {
+    pub(super) async fn settled(&self) -> Result<&Settlement, ClientError> {
         if let Some(settled) = self.settled.get() {
             return Ok(settled);
         }
@@ -230,28 +216,16 @@ impl Protocol {
         outcome
     }
 
-    /// What the client keeps of a settlement.
-    fn adopt(&self, settlement: Settlement) -> Settled {
-        match settlement {
+    /// Keeps a settlement: a modern one's version is the one requests
+    /// carry from now on.
+    fn adopt(&self, settlement: Settlement) -> Settlement {
+        match &settlement {
             Settlement::Modern { version } => {
-                Arc::make_mut(&mut lock(&self.meta)).protocol_version = version;
-                Settled::Modern
+                Arc::make_mut(&mut lock(&self.meta)).protocol_version = version.clone();
             }
-            Settlement::Legacy { why, server } => {
-                tracing::debug!(
-                    why,
-                    version = server.protocol_version,
-                    "the server speaks legacy MCP; a session is open"
-                );
-                Settled::Legacy(LegacySession::new(Opened {
-                    server: *server,
-                    connection: Arc::clone(&self.connection),
-                    meta: self.meta(),
-                    versions: self.versions.clone(),
-                    waiting: self.waiting(),
-                }))
-            }
+            Settlement::Legacy(_) => {}
         }
+        settlement
     }
 
     /// Switches to the preferred version among those the server's `-32022`

@@ -1,14 +1,10 @@
 //! Where what the server sends goes: a response to the request that waits
 //! for it, a notification to the `subscriptions/listen` stream it belongs
-//! to or else to the user's notification handler, a request of the
-//! server's own (legacy era) to the [`Answerer`], and the server's
-//! cancellation of such a request to the answer it stops.
-//!
-//! A legacy server sends its list changes, resource updates and task
-//! states on the session, naming no stream: each goes to every *session
-//! stream* (a legacy [`Client::listen`](super::Client::listen)) whose
-//! granted filter wants it, or, if none does, to the handler (see
-//! `legacy::streams`).
+//! to or else to the user's notification handler, and a request of the
+//! server's own to the connection's [`ServerMessages`], which sees every
+//! notification first too (see `server_requests`: that is how a legacy
+//! server's own requests, their cancellation and its session's
+//! notifications reach the legacy side).
 //!
 //! One reader task per connection does the delivering; the requests and
 //! streams register in [`Routes`] before they send anything, so no answer
@@ -24,13 +20,11 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use super::error::ClientError;
-use super::legacy::answerer::Answerer;
-use super::legacy::streams::SessionStreams;
+use super::server_requests::ServerMessages;
 use crate::transport::Inbound;
 use crate::util::lock;
 use crate::wire::{
-    FrameError, META_SUBSCRIPTION_ID, Message, Notification, RequestId, Response,
-    SubscriptionFilter, notifications,
+    FrameError, META_SUBSCRIPTION_ID, Message, Notification, RequestId, Response, notifications,
 };
 
 /// What a waiting request receives: the server's response, or why none
@@ -38,7 +32,7 @@ use crate::wire::{
 pub(super) type Reply = Result<Response, ClientError>;
 
 /// How many notifications may wait for a slow subscriber; more are dropped.
-const SUBSCRIPTION_CAPACITY: usize = 64;
+pub(super) const SUBSCRIPTION_CAPACITY: usize = 64;
 
 /// Receives every notification that belongs to no stream.
 pub(super) type NotificationHandler = Arc<dyn Fn(Notification) + Send + Sync>;
@@ -50,8 +44,6 @@ pub(super) struct Routes {
     pending: Mutex<Option<HashMap<RequestId, oneshot::Sender<Reply>>>>,
     /// Open `subscriptions/listen` streams, by the id of their request.
     streams: Mutex<HashMap<RequestId, mpsc::Sender<Notification>>>,
-    /// Open session streams of a legacy server.
-    session_streams: SessionStreams,
 }
 
 impl Routes {
@@ -60,7 +52,6 @@ impl Routes {
         Arc::new(Routes {
             pending: Mutex::new(Some(HashMap::new())),
             streams: Mutex::default(),
-            session_streams: SessionStreams::default(),
         })
     }
 
@@ -95,31 +86,10 @@ impl Routes {
         rx
     }
 
-    /// Routes what a legacy server sends on the session, and `granted`
-    /// wants, to the returned receiver, until [`close_stream`](Self::close_stream)
-    /// or the end of the connection.
-    pub(super) fn open_session_stream(
-        &self,
-        id: &RequestId,
-        granted: SubscriptionFilter,
-    ) -> mpsc::Receiver<Notification> {
-        let (sender, rx) = mpsc::channel(SUBSCRIPTION_CAPACITY);
-        if lock(&self.pending).is_some() {
-            self.session_streams.insert(id, granted, sender);
-        }
-        rx
-    }
-
-    /// Narrows what session stream `id` takes to `granted`.
-    pub(super) fn regrant_session_stream(&self, id: &RequestId, granted: SubscriptionFilter) {
-        self.session_streams.regrant(id, granted);
-    }
-
     /// Stops routing notifications to stream `id`; what still arrives for
     /// it is dropped.
     pub(super) fn close_stream(&self, id: &RequestId) {
         lock(&self.streams).remove(id);
-        self.session_streams.close(id);
     }
 
     /// Wakes the request `response` answers. A `subscriptions/listen`
@@ -153,7 +123,7 @@ impl Routes {
     /// when it belongs to none.
     fn deliver_to_stream(&self, notification: Notification) -> Option<Notification> {
         let Some(id) = stream_of(&notification) else {
-            return self.session_streams.deliver(notification);
+            return Some(notification);
         };
         let Some(stream) = lock(&self.streams).get(&id).cloned() else {
             // The stream is closed; what the server still sends on it
@@ -185,14 +155,13 @@ impl Routes {
     fn close(&self) {
         lock(&self.pending).take();
         lock(&self.streams).clear();
-        self.session_streams.clear();
     }
 }
 
 /// The stream a notification belongs to: the one its `_meta` names, or,
 /// for the server's `notifications/cancelled` of a listen request that
 /// names none, the request it cancels.
-fn stream_of(notification: &Notification) -> Option<RequestId> {
+pub(super) fn stream_of(notification: &Notification) -> Option<RequestId> {
     let params = notification.params.as_ref()?;
     let id = match params
         .get("_meta")
@@ -203,12 +172,6 @@ fn stream_of(notification: &Notification) -> Option<RequestId> {
         None => return None,
     };
     request_id(id)
-}
-
-/// Whether `notification` cancels a request of the server's that the
-/// client is answering, and so stopped that answer.
-fn stops_an_answer(notification: &Notification, answerer: &Answerer) -> bool {
-    cancelled_request(notification).is_some_and(|id| answerer.cancel(&id))
 }
 
 /// The request a `notifications/cancelled` cancels; `None` for any other
@@ -230,12 +193,13 @@ pub(super) fn request_id(value: &Value) -> Option<RequestId> {
 }
 
 /// Reads the server's messages until it closes its output, delivering each
-/// through `routes`; requests go to `answerer`, notifications no stream
-/// takes to `on_notification`.
+/// through `routes`; requests go to `answers`, which sees every
+/// notification first, and notifications no one takes to
+/// `on_notification`.
 pub(super) async fn read_messages(
     mut incoming: mpsc::Receiver<Inbound>,
     routes: Arc<Routes>,
-    answerer: Arc<Answerer>,
+    answers: Arc<dyn ServerMessages>,
     on_notification: Option<NotificationHandler>,
 ) {
     while let Some(inbound) = incoming.recv().await {
@@ -253,16 +217,16 @@ pub(super) async fn read_messages(
         };
         match frame.parse::<Message>() {
             Ok(Message::Response(response)) => routes.deliver_response(response),
-            Ok(Message::Notification(n)) if stops_an_answer(&n, &answerer) => {}
             Ok(Message::Notification(n)) => {
-                if let Some(n) = routes.deliver_to_stream(n) {
+                let taken = answers.notification(n);
+                if let Some(n) = taken.and_then(|n| routes.deliver_to_stream(n)) {
                     match &on_notification {
                         Some(handler) => handler(n),
                         None => tracing::debug!(method = n.method, "notification from the server"),
                     }
                 }
             }
-            Ok(Message::Request(request)) => answerer.answer(request),
+            Ok(Message::Request(request)) => answers.request(request),
             Err(FrameError::Response {
                 id: Some(id),
                 reason,
@@ -273,6 +237,6 @@ pub(super) async fn read_messages(
             Err(e) => tracing::warn!(error = ?e, "unparseable message from the server"),
         }
     }
-    answerer.stop_all();
+    answers.closed();
     routes.close();
 }

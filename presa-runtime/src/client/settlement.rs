@@ -4,7 +4,8 @@
 //!
 //! An attempt runs on a tokio task of its own (see `protocol`), so it owns
 //! what it uses and reports what it settled as a [`Settlement`] for the
-//! protocol to adopt. Two more rules belong here:
+//! protocol to keep. The fall back itself is the legacy side's
+//! (`legacy::fall_back`), with two more rules:
 //!
 //! 1. a legacy server found while the client has no legacy version to
 //!    speak is [`ClientError::LegacyServer`], without an `initialize`;
@@ -18,12 +19,10 @@ use std::time::Duration;
 
 use serde_json::Map;
 
-use super::connection::{Connection, Shape, Waiting};
+use super::connection::{Connection, Waiting};
 use super::era::{DEFAULT_PROBE_TIMEOUT, Era, Versions};
 use super::error::ClientError;
-use super::legacy::handshake::open_legacy_session;
 use super::probe::{ProbeAnswer, read_probe, supported_versions};
-use crate::wire::legacy::lifecycle::InitializeResult;
 use crate::wire::{DiscoverResult, ErrorObject, Method, RequestMeta, codes};
 
 /// How the era is settled.
@@ -52,31 +51,24 @@ pub(super) struct Attempt {
     pub waiting: Waiting,
 }
 
-/// What an attempt settled.
-#[derive(Debug, Clone, PartialEq)]
+/// What an attempt settled, and what the client keeps of it.
+#[derive(Clone)]
 pub(super) enum Settlement {
     /// A modern server, spoken to at this version.
     Modern {
         /// The version both sides speak.
         version: String,
     },
-    /// A legacy server, with the session it opened.
-    Legacy {
-        /// What made the client fall back.
-        why: String,
-        /// The server's `InitializeResult`.
-        server: Box<InitializeResult>,
-    },
+    /// A legacy server, and the session the client keeps with it.
+    Legacy(Arc<super::legacy::session::LegacySession>),
 }
 
 impl Attempt {
-    /// Settles the era, or fails without settling it.
+    /// Settles the era, or fails without settling it. A client with no
+    /// modern version to probe with, or forced to another era, falls back
+    /// at once.
     pub async fn settle(self) -> Result<Settlement, ClientError> {
-        let detection = match (self.detection, self.versions.only_era()) {
-            (Detection::Probe(_), Some(Era::Legacy)) => Detection::Forced(Era::Legacy),
-            (detection, _) => detection,
-        };
-        match detection {
+        match self.detection {
             Detection::Forced(Era::Modern) => match self.versions.modern.first() {
                 Some(version) => Ok(Settlement::Modern {
                     version: version.clone(),
@@ -87,11 +79,11 @@ impl Attempt {
                         .into(),
                 )),
             },
-            Detection::Forced(Era::Legacy) => {
+            Detection::Probe(limit) if !self.versions.modern.is_empty() => self.probe(limit).await,
+            _ => {
                 self.fall_back("the client is set to speak only the legacy era".into())
                     .await
             }
-            Detection::Probe(limit) => self.probe(limit).await,
         }
     }
 
@@ -104,7 +96,7 @@ impl Attempt {
         let method = Method::ServerDiscover.as_str();
         let outcome = self
             .connection
-            .request(method, &Map::new(), Shape::Modern(&self.meta), waiting)
+            .request(method, &Map::new(), Some(&self.meta), waiting)
             .await;
         match read_probe(outcome)? {
             ProbeAnswer::Discovered(discovered) => self.adopt_discovered(&discovered).await,
@@ -144,41 +136,15 @@ impl Attempt {
         adopt_listed(&self.versions, error).map(|version| Settlement::Modern { version })
     }
 
-    /// Opens a legacy session, the server being legacy because of `why`.
+    /// Falls back to the legacy era, the server being legacy because of
+    /// `why`.
     async fn fall_back(self, why: String) -> Result<Settlement, ClientError> {
-        if self.versions.legacy.is_empty() {
-            return Err(ClientError::LegacyServer {
-                reason: why,
-                ours: self.versions.all(),
-            });
-        }
-        self.connection.answer_server_requests();
-        let opened = open_legacy_session(
-            &self.connection,
-            &self.meta,
-            &self.versions,
-            self.waiting,
-            &why,
-        )
-        .await;
-        match opened {
-            Ok(server) => Ok(Settlement::Legacy {
-                why,
-                server: Box::new(server),
-            }),
-            Err(ClientError::UnsupportedVersion { supported, .. })
-                if let Some(version) = self.versions.shared_modern(&supported) =>
-            {
-                tracing::debug!(
-                    version,
-                    "initialize was refused by a modern server; modern it is"
-                );
-                Ok(Settlement::Modern {
-                    version: version.clone(),
-                })
-            }
-            Err(error) => Err(error),
-        }
+        use super::legacy::session::{Fallback, fall_back};
+        let fallback = fall_back(self.connection, self.meta, self.versions, self.waiting, why);
+        Ok(match fallback.await? {
+            Fallback::Session(session) => Settlement::Legacy(Arc::new(session)),
+            Fallback::Modern(version) => Settlement::Modern { version },
+        })
     }
 }
 

@@ -20,24 +20,21 @@
 //! server still considers it open, is cancelled from this side.
 //!
 //! A legacy server has no `subscriptions/listen`: it sends the same
-//! notifications on the session. A *session* stream (see `legacy::listen`)
-//! takes those its granted filter wants, with a legacy
-//! `notifications/tasks/status` read as the modern task state; it ends
-//! when dropped or when the connection closes.
+//! notifications on the session. A *session* stream (its state and its
+//! reading are `legacy::listen`'s) takes those its granted filter wants,
+//! with a legacy `notifications/tasks/status` read as the modern task
+//! state; it ends when dropped or when the connection closes.
 
 use std::sync::Arc;
 
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use super::connection::{Connection, Shape};
+use super::connection::Connection;
 use super::error::ClientError;
 use super::protocol::Protocol;
 use super::result::expect_complete;
 use super::routing::{Reply, cancelled_request};
-use crate::wire::legacy::lifecycle::SubscribeParams;
-use crate::wire::legacy::tasks::TaskStatusParams;
-use crate::wire::legacy::{RESOURCES_UNSUBSCRIBE, TASKS_STATUS};
 use crate::wire::{
     AcknowledgedParams, DetailedTask, ListenParams, Method, Notification, Outcome, RequestId,
     ResourceUpdatedParams, SubscriptionFilter, notifications, strict,
@@ -87,11 +84,11 @@ pub enum SubscriptionEvent {
 /// legacy session, dropping it sends `resources/unsubscribe` for each
 /// resource it follows.
 pub struct Subscription {
-    connection: Arc<Connection>,
-    id: RequestId,
-    acknowledged: SubscriptionFilter,
-    notifications: mpsc::Receiver<Notification>,
-    state: StreamState,
+    pub(super) connection: Arc<Connection>,
+    pub(super) id: RequestId,
+    pub(super) acknowledged: SubscriptionFilter,
+    pub(super) notifications: mpsc::Receiver<Notification>,
+    pub(super) state: StreamState,
 }
 
 /// A `subscriptions/listen` stream of `notifications/tasks`, opened by
@@ -103,14 +100,13 @@ pub struct TaskSubscription {
 }
 
 /// Whether the stream still runs.
-enum StreamState {
+pub(super) enum StreamState {
     /// The server streams; the receiver gets the listen request's response.
     Open(oneshot::Receiver<Reply>),
-    /// A legacy session's notifications flow; these resources were
-    /// subscribed to, and are unsubscribed from on drop.
-    Session(Vec<String>),
     /// The stream ended; nothing remains to cancel.
     Ended(SubscriptionEnd),
+    /// A legacy session's notifications flow.
+    Session(super::legacy::streams::SessionStream),
 }
 
 impl std::fmt::Debug for Subscription {
@@ -201,7 +197,7 @@ impl Subscription {
         };
         let method = Method::SubscriptionsListen.as_str();
         connection
-            .send_request(&subscription.id, method, params, Shape::Modern(&meta))
+            .send_request(&subscription.id, method, params, Some(&meta))
             .await?;
         let ack = match limit {
             Some(limit) => tokio::time::timeout(limit, subscription.acknowledgement())
@@ -211,35 +207,6 @@ impl Subscription {
         }?;
         subscription.acknowledged = ack.notifications;
         Ok(subscription)
-    }
-
-    /// A stream of what a legacy session sends, as `granted` says, under
-    /// the local id `id`; it follows the `subscribed` resources.
-    pub(super) fn over_session(
-        connection: &Arc<Connection>,
-        id: RequestId,
-        granted: SubscriptionFilter,
-        subscribed: Vec<String>,
-    ) -> Subscription {
-        let notifications = connection.open_session_stream(&id, granted.clone());
-        Subscription {
-            connection: Arc::clone(connection),
-            id,
-            acknowledged: granted,
-            notifications,
-            state: StreamState::Session(subscribed),
-        }
-    }
-
-    /// Settles a legacy session's stream on the resources the server
-    /// agreed to follow: what it grants, and what it unsubscribes from on
-    /// drop.
-    pub(super) fn settle_session(&mut self, subscribed: Vec<String>) {
-        let granted = (!subscribed.is_empty()).then(|| subscribed.clone());
-        self.acknowledged.resource_subscriptions = granted;
-        self.connection
-            .regrant_session_stream(&self.id, self.acknowledged.clone());
-        self.state = StreamState::Session(subscribed);
     }
 
     /// The JSON-RPC id of the `subscriptions/listen` request, which the
@@ -260,8 +227,8 @@ impl Subscription {
     /// `None` while it runs.
     pub fn end(&self) -> Option<&SubscriptionEnd> {
         match &self.state {
-            StreamState::Open(_) | StreamState::Session(_) => None,
             StreamState::Ended(end) => Some(end),
+            _ => None,
         }
     }
 
@@ -311,8 +278,14 @@ impl Subscription {
     async fn next_notification(&mut self) -> Option<Notification> {
         let response = match &mut self.state {
             StreamState::Open(response) => response,
-            StreamState::Session(_) => return self.next_in_session().await,
             StreamState::Ended(_) => return None,
+            StreamState::Session(session) => {
+                let next = session.next(&mut self.notifications).await;
+                if next.is_none() {
+                    self.state = StreamState::Ended(SubscriptionEnd::Failed(ClientError::Closed));
+                }
+                return next;
+            }
         };
         let end = tokio::select! {
             biased;
@@ -333,18 +306,6 @@ impl Subscription {
     }
 }
 
-impl Subscription {
-    /// The next notification of a legacy session's stream; `None` once the
-    /// connection closed.
-    async fn next_in_session(&mut self) -> Option<Notification> {
-        let next = self.notifications.recv().await;
-        if next.is_none() {
-            self.state = StreamState::Ended(SubscriptionEnd::Failed(ClientError::Closed));
-        }
-        next
-    }
-}
-
 /// What `notification` reports; `None` for a notification this client does
 /// not know.
 fn event(notification: Notification) -> Result<Option<SubscriptionEvent>, serde_json::Error> {
@@ -358,15 +319,6 @@ fn event(notification: Notification) -> Result<Option<SubscriptionEvent>, serde_
             SubscriptionEvent::ResourceUpdated { uri }
         }
         notifications::TASKS => SubscriptionEvent::Task(strict::from_value(params)?),
-        TASKS_STATUS => {
-            let TaskStatusParams { task, .. } = strict::from_value(params)?;
-            SubscriptionEvent::Task(Box::new(DetailedTask {
-                task: task.into(),
-                input_requests: None,
-                result: None,
-                error: None,
-            }))
-        }
         other => {
             tracing::debug!(method = other, "ignoring a subscription notification");
             return Ok(None);
@@ -402,19 +354,11 @@ fn end_of(reply: Result<Reply, oneshot::error::RecvError>) -> SubscriptionEnd {
 impl Drop for Subscription {
     /// Stops routing the stream's notifications and, when the server still
     /// streams, cancels the listen request; a legacy session's stream
-    /// unsubscribes from its resources instead.
+    /// unsubscribes from its resources instead (as its state drops).
     fn drop(&mut self) {
         self.connection.close_stream(&self.id);
-        match &self.state {
-            StreamState::Open(_) => self.connection.abandon(self.id.clone()),
-            StreamState::Session(subscribed) => {
-                for uri in subscribed {
-                    let params = SubscribeParams { uri: uri.clone() };
-                    self.connection
-                        .send_and_forget(RESOURCES_UNSUBSCRIBE, &params);
-                }
-            }
-            StreamState::Ended(_) => {}
+        if let StreamState::Open(_) = &self.state {
+            self.connection.abandon(self.id.clone());
         }
     }
 }

@@ -6,11 +6,9 @@
 //! is a JSON body or an event stream, so the link runs one task per
 //! request:
 //!
-//! 1. it writes the headers of the era the request belongs to: for a
-//!    modern request those its body mirrors (`MCP-Protocol-Version`,
-//!    `Mcp-Method`, `Mcp-Name`, and `Mcp-Param-*` for the tool's annotated
-//!    parameters); in a legacy session the session's (see `session`); on
-//!    `initialize`, neither;
+//! 1. it writes the headers a modern request's body mirrors
+//!    (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, and `Mcp-Param-*`
+//!    for the tool's annotated parameters);
 //! 2. it relays what comes back, the server's notifications and requests
 //!    first, then the response (see `reply`); a modern `tools/list` answer
 //!    teaches it the tools' header parameters, and loses the tools that
@@ -22,12 +20,15 @@
 //!    resumed) becomes an error response to that request, so no call
 //!    waits forever.
 //!
-//! The client's notifications, and its responses to a legacy server's
-//! requests, are POSTed as they come, except `notifications/initialized`,
-//! which nothing may overtake (see `session`, rule 2). The client cancels a request with
-//! `notifications/cancelled`: the link aborts the request's task, which
-//! closes its stream; a legacy server also gets the notification, since
-//! to it a closed stream is no cancellation.
+//! The client's notifications are POSTed as they come. The client cancels
+//! a request with `notifications/cancelled`: the link aborts the request's
+//! task, which closes its stream.
+//!
+//! What belongs to a legacy session (`initialize` and every message after
+//! it: the session's headers, `notifications/initialized` in order, the
+//! client's responses to the server's requests, a cancellation posted
+//! too) is handed to `legacy::exchange` first, and so is the `DELETE`
+//! that ends the session.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -38,7 +39,6 @@ use super::link::Link;
 use super::tools::Known;
 use super::{HttpOptions, SessionEnd};
 use crate::transport::{FrameChannel, Inbound};
-use crate::wire::legacy::{INITIALIZE, INITIALIZED};
 use crate::wire::{
     ErrorObject, Message, Method, Notification, Outcome, Request, RequestId, Response, codes,
     notifications,
@@ -66,34 +66,28 @@ async fn run(link: Arc<Link>, mut from_client: tokio::sync::mpsc::Receiver<Inbou
         let Inbound::Frame(frame) = inbound else {
             continue;
         };
-        match frame.parse::<Message>() {
-            Ok(Message::Request(request)) => {
+        let Ok(message) = frame.parse::<Message>() else {
+            tracing::debug!("the client sent a frame the HTTP link does not forward");
+            continue;
+        };
+        let Some(message) = super::legacy::exchange::forward(&link, message, &frame).await else {
+            continue;
+        };
+        match message {
+            Message::Request(request) => {
                 let id = request.id.clone();
                 let task = tokio::spawn(exchange(Arc::clone(&link), request, frame));
                 link.track(id, task.abort_handle());
             }
-            Ok(Message::Notification(note)) if note.method == notifications::CANCELLED => {
+            Message::Notification(note) if note.method == notifications::CANCELLED => {
                 if let Some(id) = cancelled_id(&note) {
                     link.stop(&id);
                 }
-                if link.session.is_open() {
-                    tokio::spawn(post_message(Arc::clone(&link), frame));
-                }
             }
-            Ok(Message::Notification(note)) if note.method == INITIALIZED => {
-                // In order: no request of the session may overtake it, and
-                // the GET stream is open before the first one goes.
-                if post_message(Arc::clone(&link), frame).await {
-                    link.open_listener().await;
-                }
-            }
-            Ok(Message::Notification(_)) => {
+            Message::Notification(_) => {
                 tokio::spawn(post_message(Arc::clone(&link), frame));
             }
-            Ok(Message::Response(_)) if link.session.is_open() => {
-                tokio::spawn(post_message(Arc::clone(&link), frame));
-            }
-            Ok(Message::Response(_)) | Err(_) => {
+            Message::Response(_) => {
                 tracing::debug!("the client sent a frame the HTTP link does not forward");
             }
         }
@@ -111,8 +105,7 @@ fn cancelled_id(note: &Notification) -> Option<RequestId> {
 /// retry after a header mismatch on a modern tool call.
 async fn exchange(link: Arc<Link>, request: Request, frame: String) {
     let method = Method::parse(&request.method);
-    let modern = !link.session.is_legacy() && request.method != INITIALIZE;
-    let tool = (modern && method == Some(Method::ToolsCall))
+    let tool = (method == Some(Method::ToolsCall))
         .then(|| {
             request
                 .params
@@ -148,21 +141,9 @@ fn is_header_mismatch(response: &Response) -> bool {
     matches!(&response.outcome, Outcome::Error(e) if e.code == codes::HEADER_MISMATCH)
 }
 
-/// Posts a notification, or a response to a legacy server's request; the
-/// server's `202` needs no relaying. Whether the server accepted it.
-async fn post_message(link: Arc<Link>, frame: String) -> bool {
-    if link.session.is_between_sessions() {
-        tracing::debug!("dropping a message sent between two sessions");
-        return false;
-    }
-    let headers = match link.session.headers() {
-        Some((session, _)) => {
-            let mut headers = link.base_headers();
-            headers.extend(session);
-            headers
-        }
-        None => link.base_headers(),
-    };
+/// Posts a notification; the server's `202` needs no relaying.
+async fn post_message(link: Arc<Link>, frame: String) {
+    let headers = link.base_headers();
     let sent = link
         .send(|| {
             link.http
@@ -172,15 +153,9 @@ async fn post_message(link: Arc<Link>, frame: String) -> bool {
         })
         .await;
     match sent {
-        Ok(reply) if reply.status().is_success() => true,
-        Ok(reply) => {
-            tracing::debug!(status = %reply.status(), "the server refused a message");
-            false
-        }
-        Err(error) => {
-            tracing::debug!(%error, "could not send a message");
-            false
-        }
+        Ok(reply) if reply.status().is_success() => {}
+        Ok(reply) => tracing::debug!(status = %reply.status(), "the server refused a message"),
+        Err(error) => tracing::debug!(%error, "could not send a message"),
     }
 }
 

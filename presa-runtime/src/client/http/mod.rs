@@ -6,8 +6,9 @@
 //! the headers, relays the answers, and turns cancellation into closing
 //! the request's stream. The link speaks both eras: the modern transport,
 //! and the legacy one (2025-11-25 and earlier) once `initialize` opened a
-//! session, with its session id, GET stream and resumable streams. See
-//! `dispatch` for what it does with each message.
+//! session, with its session id, GET stream and resumable streams, which
+//! all live in `legacy/`. See `dispatch` for what it does with each
+//! message.
 //!
 //! Each file knows only the files listed before it:
 //!
@@ -15,20 +16,19 @@
 //! |---|---|
 //! | `sse` | reading an event stream, with a bound, keeping `id` and `retry` |
 //! | `tools` | the tools' header parameters, and the tools that cannot be called |
-//! | `session` | the legacy session: what the link keeps of it, and a stream's position |
-//! | `link` | what the link's tasks share, and the headers of each era |
+//! | `legacy/session` | the legacy session: what the link keeps of it, and a stream's position |
+//! | `link` | what the link's tasks share, and the headers of every POST |
 //! | `authorized` | sending with credentials; answering OAuth challenges |
-//! | `stream` | the legacy GET stream, resuming a stream, `DELETE` |
-//! | `reply` | a request's POST and what answers it |
+//! | `reply` | a modern request's POST and what answers it |
+//! | `legacy/` (the rest) | the legacy session's GET stream, resumption, `DELETE`, and its POSTs |
 //! | `dispatch` | the task per message: which POST, retry after a header mismatch |
 
 mod authorized;
 mod dispatch;
+mod legacy;
 mod link;
 mod reply;
-mod session;
 mod sse;
-mod stream;
 mod tools;
 
 pub(super) use dispatch::connect;

@@ -1,10 +1,12 @@
 //! One request's POST and what answers it: a JSON body, or an event
 //! stream of the server's notifications and requests, then the response.
 //!
+//! This is the modern request's POST; a request within a legacy session
+//! is `legacy::exchange`'s, which reads its answer with the same parts.
 //! The rules, in order:
 //!
-//! 1. a legacy `404` to a request that named the session ends the session
-//!    (see `session`), and the request fails as expired;
+//! 1. a modern request carries the headers its body mirrors, and a
+//!    `tools/list` answer teaches the link the tools' header parameters;
 //! 2. a JSON body that is a JSON-RPC response is the answer, whatever the
 //!    status: a modern server's `400` carries a modern error this way;
 //!    any other body is an error naming the status, which is how the
@@ -14,21 +16,16 @@
 //!    response, which goes to that request); an event that is not a
 //!    JSON-RPC message is skipped; a malformed response ends the stream as
 //!    its answer;
-//! 4. a stream that ends before its response is resumed in a legacy
-//!    session (see `session`); a modern one has no resumption, and the
-//!    request fails;
-//! 5. an answer to `initialize` that is a result begins the legacy
-//!    session, with the `Mcp-Session-Id` its reply carried.
+//! 4. a stream that ends before its response fails the request: the
+//!    modern transport has no resumption (a legacy session resumes it).
 
-use futures::StreamExt;
+use bytes::Bytes;
+use futures::{Stream, StreamExt};
 use reqwest::StatusCode;
-use serde_json::Value;
 
 use super::link::{Link, is_event_stream};
-use super::session::{Position, SESSION_ID, expired};
 use super::sse::EventReader;
 use crate::client::link_error::LinkFailure;
-use crate::wire::legacy::INITIALIZE;
 use crate::wire::{FrameError, Message, Method, Outcome, Request, RequestId, Response};
 
 impl Link {
@@ -41,20 +38,7 @@ impl Link {
         method: Option<Method>,
     ) -> Response {
         let id = request.id.clone();
-        let initialize = request.method == INITIALIZE;
-        if !initialize && self.session.is_between_sessions() {
-            return expired(id);
-        }
-        let session = self.session.headers().filter(|_| !initialize);
-        let headers = match (&session, initialize) {
-            (_, true) => self.base_headers(),
-            (Some((session, _)), false) => {
-                let mut headers = self.base_headers();
-                headers.extend(session.clone());
-                headers
-            }
-            (None, false) => self.modern_headers(request, method),
-        };
+        let headers = self.modern_headers(request, method);
         let sent = self
             .send(|| {
                 self.http
@@ -67,74 +51,43 @@ impl Link {
             Ok(reply) => reply,
             Err(error) => return failure(id, None, error.to_string()),
         };
-        let named_session = session.is_some_and(|(_, named)| named);
-        if named_session && reply.status() == StatusCode::NOT_FOUND {
-            self.session.end();
-            return expired(id);
-        }
-        let session_id = reply.headers().get(SESSION_ID).cloned();
         let mut response = if is_event_stream(reply.headers()) {
             self.read_events(id.clone(), reply).await
         } else {
             self.read_json(id.clone(), reply).await
         };
-        if let Outcome::Result(result) = &mut response.outcome {
-            if initialize {
-                self.begin_session(session_id, result);
-            } else if method == Some(Method::ToolsList) && !self.session.is_legacy() {
-                self.learn_tools(result);
-            }
+        if let Outcome::Result(result) = &mut response.outcome
+            && method == Some(Method::ToolsList)
+        {
+            self.learn_tools(result);
         }
         response
     }
 
-    /// Begins the legacy session an `initialize` result opens (rule 5).
-    fn begin_session(&self, id: Option<reqwest::header::HeaderValue>, result: &Value) {
-        let Some(version) = result.get("protocolVersion").and_then(Value::as_str) else {
-            return;
-        };
-        self.session.begin(id, version.to_owned());
-    }
-
-    /// Relays an event stream's messages, resuming it in a legacy session
-    /// when it ends early; returns its response (rules 3 and 4).
+    /// Relays an event stream's messages; returns its response (rules 3
+    /// and 4).
     async fn read_events(&self, id: RequestId, reply: reqwest::Response) -> Response {
-        let mut position = Position::default();
-        let mut reply = reply;
-        loop {
-            let ended = match self.relay_until_response(&id, reply, &mut position).await {
-                Ok(response) => return answering(response, id),
-                Err(ended) => ended,
-            };
-            if !self.session.is_open() {
-                return failure(id, None, ended);
-            }
-            reply = match self.resume(&id, &position).await {
-                Ok(resumed) => resumed,
-                Err(reason) => return failure(id, None, reason),
-            };
+        let limit = self.options.max_message_size;
+        let mut events = EventReader::new(reply.bytes_stream(), limit);
+        match self.relay_until_response(&id, &mut events).await {
+            Ok(response) => answering(response, id),
+            Err(ended) => failure(id, None, ended),
         }
     }
 
-    /// Relays one stream until the response; why it ended without one.
-    async fn relay_until_response(
+    /// Relays one stream until the response; why it ended, or broke,
+    /// without one.
+    pub(super) async fn relay_until_response<S, E>(
         &self,
         id: &RequestId,
-        reply: reqwest::Response,
-        position: &mut Position,
-    ) -> Result<Response, String> {
-        let limit = self.options.max_message_size;
-        let mut events = EventReader::new(reply.bytes_stream(), limit);
+        events: &mut EventReader<S>,
+    ) -> Result<Response, String>
+    where
+        S: Stream<Item = Result<Bytes, E>> + Unpin,
+        E: std::fmt::Display,
+    {
         while let Some(event) = events.next().await {
-            position.update(&events);
-            let event = match event {
-                Ok(event) => event,
-                Err(reason) if self.session.is_open() => {
-                    tracing::debug!(%id, reason, "the event stream broke; resuming");
-                    return Err(reason);
-                }
-                Err(reason) => return Ok(failure(id.clone(), None, reason)),
-            };
+            let event = event?;
             if event.data.is_empty() {
                 continue;
             }
@@ -151,13 +104,12 @@ impl Link {
                 Err(error) => tracing::debug!(?error, "an event that is not a JSON-RPC message"),
             }
         }
-        position.update(&events);
         Err("the server ended the event stream without answering".into())
     }
 
     /// Reads a JSON body: the response, or the error its status implies
     /// (rule 2).
-    async fn read_json(&self, id: RequestId, reply: reqwest::Response) -> Response {
+    pub(super) async fn read_json(&self, id: RequestId, reply: reqwest::Response) -> Response {
         let status = reply.status();
         // A refused credential says why in its challenge (no secret).
         let challenge = reply
@@ -200,7 +152,7 @@ async fn read_limited(reply: reqwest::Response, limit: usize) -> Result<Vec<u8>,
 
 /// `response` as the answer to request `id` (an error sent without an id,
 /// as servers do for transport-level refusals, is given it).
-fn answering(mut response: Response, id: RequestId) -> Response {
+pub(super) fn answering(mut response: Response, id: RequestId) -> Response {
     response.id.get_or_insert(id);
     response
 }

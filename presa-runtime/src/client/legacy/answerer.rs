@@ -5,24 +5,23 @@
 //! sends `elicitation/create`, `sampling/createMessage` or `roots/list` as
 //! a request of its own and waits for the response. The caller's handlers
 //! are the same either way, so a client need not know which era it talks
-//! to. The rules, in order:
+//! to. `ping`, and every request until the server turns out legacy, are
+//! answered as a modern server's are (`server_requests::PingOnly`). The
+//! rules, in order:
 //!
-//! 1. `ping` is answered with `{}` in either era: it asks nothing of the
-//!    user;
-//! 2. until the session layer [opens](Answerer::open) the answerer (the
-//!    server turned out legacy), any other request gets `-32601`: a
-//!    modern server never asks that way;
-//! 3. each request goes to its handler on a tokio task of its own, so the
+//! 1. until the settlement [opens](Answerer::open) the answerer (the
+//!    server turned out legacy), every request is the modern answer's;
+//! 2. each request goes to its handler on a tokio task of its own, so the
 //!    reader keeps reading while a user thinks. A legacy request is filed
 //!    under no key, so the handler's [`PendingInput::key`] is the
 //!    request's JSON-RPC id, and its `task_id` is the task the request's
 //!    `_meta` names (`io.modelcontextprotocol/related-task`);
-//! 4. a method with no handler is `-32601`, params that do not read are
+//! 3. a method with no handler is `-32601`, params that do not read are
 //!    `-32602`, an id already being answered is `-32600`;
-//! 5. at most [`MAX_ANSWERING`] requests are answered at once; past that a
+//! 4. at most [`MAX_ANSWERING`] requests are answered at once; past that a
 //!    request gets `-32603` at once, so a server cannot make the client
 //!    hold an unbounded number of waiting handlers;
-//! 6. the server's `notifications/cancelled` for a request being answered
+//! 5. the server's `notifications/cancelled` for a request being answered
 //!    drops its handler, and no response is sent, as cancellation asks;
 //!    so does the end of the connection, or the client dropping it, for
 //!    every request being answered.
@@ -31,14 +30,14 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::task::AbortHandle;
 
 use crate::client::error::ClientError;
 use crate::client::handlers::{Handlers, PendingInput};
+use crate::client::server_requests::{PingOnly, ServerMessages};
 use crate::transport::FrameSender;
 use crate::util::lock;
-use crate::wire::legacy::PING;
 use crate::wire::legacy::requests::IncomingRequest;
 use crate::wire::{ErrorObject, Message, Request, RequestId, Response, codes};
 
@@ -48,22 +47,21 @@ pub(crate) const MAX_ANSWERING: usize = 64;
 /// Answers the server's requests; shared by the reader and the connection.
 pub(crate) struct Answerer {
     handlers: Arc<Handlers>,
-    /// Where answers go, until the connection is dropped: the reader task
-    /// outlives it, and must not keep the connection open by holding a
-    /// sender.
-    outgoing: Mutex<Option<FrameSender>>,
-    /// Whether the server speaks the legacy era (rule 2).
+    /// The modern answers, which also hold where answers go until the
+    /// client is gone.
+    modern: PingOnly,
+    /// Whether the server speaks the legacy era (rule 1).
     open: AtomicBool,
     /// The answers being worked on, by the server's request id.
     running: Arc<Mutex<HashMap<RequestId, AbortHandle>>>,
 }
 
 impl Answerer {
-    /// An answerer that answers only `ping` until [`open`](Self::open).
-    pub fn new(handlers: Arc<Handlers>, outgoing: FrameSender) -> Self {
+    /// An answerer that answers as `modern` does until [`open`](Self::open).
+    pub fn new(handlers: Arc<Handlers>, modern: PingOnly) -> Self {
         Answerer {
             handlers,
-            outgoing: Mutex::new(Some(outgoing)),
+            modern,
             open: AtomicBool::new(false),
             running: Arc::default(),
         }
@@ -77,32 +75,27 @@ impl Answerer {
     /// Answers `request`, now or from a task of its own; nothing once the
     /// connection is gone.
     pub fn answer(&self, request: Request) {
-        let Some(outgoing) = lock(&self.outgoing).clone() else {
+        if !self.open.load(Ordering::Acquire) {
+            return self.modern.request(request);
+        }
+        let Some(request) = self.modern.ping(request) else {
+            return;
+        };
+        let Some(outgoing) = self.modern.outgoing() else {
             return;
         };
         let id = request.id.clone();
-        if request.method == PING {
-            return respond_now(&outgoing, Response::result(id, json!({})));
-        }
-        if !self.open.load(Ordering::Acquire) {
-            let refusal = format!(
-                "Method not found: `{}` (this client asks for a server's input through \
-                 InputRequiredResult, as MCP 2026-07-28 does)",
-                request.method
-            );
-            return refuse(&outgoing, id, codes::METHOD_NOT_FOUND, refusal);
-        }
         let mut running = lock(&self.running);
         if running.contains_key(&id) {
             drop(running);
             let refusal = format!("request {id} is already being answered");
-            return refuse(&outgoing, id, codes::INVALID_REQUEST, refusal);
+            return self.modern.refuse(id, codes::INVALID_REQUEST, refusal);
         }
         if running.len() >= MAX_ANSWERING {
             drop(running);
             let refusal =
                 format!("the client is already answering {MAX_ANSWERING} requests; retry later");
-            return refuse(&outgoing, id, codes::INTERNAL_ERROR, refusal);
+            return self.modern.refuse(id, codes::INTERNAL_ERROR, refusal);
         }
         let answering = Answering {
             handlers: Arc::clone(&self.handlers),
@@ -138,21 +131,9 @@ impl Answerer {
     /// Drops every handler still answering and answers nothing more: the
     /// client is gone.
     pub fn detach(&self) {
-        lock(&self.outgoing).take();
+        self.modern.detach();
         self.stop_all();
     }
-}
-
-fn refuse(outgoing: &FrameSender, id: RequestId, code: i64, message: String) {
-    tracing::debug!(%id, message, "refusing a request from the server");
-    respond_now(
-        outgoing,
-        Response::error(Some(id), ErrorObject::new(code, message)),
-    );
-}
-
-fn respond_now(outgoing: &FrameSender, response: Response) {
-    outgoing.send_detached(Message::Response(response).to_line());
 }
 
 /// One request being answered, on a task of its own.

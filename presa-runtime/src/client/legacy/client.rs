@@ -1,16 +1,24 @@
 //! [`LegacyClient`]: the client's requests as a legacy server takes them,
 //! the legacy side of the era seam (see `era_client`), with discovery and
-//! tools here, tasks in `tasks` and listening in `listen`.
+//! tools here, tasks in `tasks` and listening in `listen`; the interface
+//! itself at the end.
 
 use super::discover::discover_result;
 use super::session::LegacySession;
 use super::tools::{LegacyCallParams, asks_for_task, offers_tool_tasks, read_call};
 use crate::client::api::{Client, every_page};
+use crate::client::await_options::AwaitOptions;
 use crate::client::call::{CallStep, ToolCall};
+use crate::client::era::Era;
+use crate::client::era_side::{Answer, EraSide};
 use crate::client::error::ClientError;
 use crate::client::result::parse_complete;
+use crate::client::subscription::Subscription;
 use crate::wire::legacy::tasks::TaskParams;
-use crate::wire::{DiscoverResult, ListToolsResult, Method, PaginatedParams, TASKS_EXTENSION};
+use crate::wire::{
+    CallToolResult, DetailedTask, DiscoverResult, InputResponses, ListToolsResult, Method,
+    PaginatedParams, SubscriptionFilter, TASKS_EXTENSION,
+};
 
 /// A client speaking to a legacy server, within its session.
 pub(crate) struct LegacyClient<'a> {
@@ -81,5 +89,47 @@ impl LegacyClient<'_> {
             Ok((page.items.tools, page.next_cursor))
         });
         pages.await.map(drop)
+    }
+}
+
+impl EraSide for LegacyClient<'_> {
+    fn era(&self) -> Era {
+        Era::Legacy
+    }
+
+    fn discover(&self) -> Answer<'_, DiscoverResult> {
+        Box::pin(std::future::ready(Ok(LegacyClient::discover(self))))
+    }
+
+    fn list_tools_page(&self, cursor: Option<String>) -> Answer<'_, ListToolsResult> {
+        Box::pin(LegacyClient::list_tools_page(self, cursor))
+    }
+
+    fn call_tool_step<'a>(&'a self, call: &'a ToolCall) -> Answer<'a, CallStep> {
+        Box::pin(LegacyClient::call_tool_step(self, call))
+    }
+
+    fn get_task<'a>(&'a self, task_id: &'a str) -> Answer<'a, DetailedTask> {
+        Box::pin(LegacyClient::get_task(self, task_id))
+    }
+
+    fn update_task<'a>(&'a self, _: &'a str, _: InputResponses) -> Answer<'a, ()> {
+        Box::pin(std::future::ready(LegacyClient::update_task(self)))
+    }
+
+    fn cancel_task<'a>(&'a self, task_id: &'a str) -> Answer<'a, ()> {
+        Box::pin(LegacyClient::cancel_task(self, task_id))
+    }
+
+    fn follow_task<'a>(
+        &'a self,
+        task_id: &'a str,
+        _: &'a AwaitOptions,
+    ) -> Answer<'a, CallToolResult> {
+        Box::pin(LegacyClient::follow_task(self, task_id))
+    }
+
+    fn listen(&self, filter: SubscriptionFilter) -> Answer<'_, Subscription> {
+        Box::pin(LegacyClient::listen(self, filter))
     }
 }

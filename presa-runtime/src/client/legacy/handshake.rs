@@ -21,7 +21,8 @@
 
 use serde_json::Map;
 
-use crate::client::connection::{Connection, Shape, Waiting};
+use super::send::notify;
+use crate::client::connection::{Connection, Waiting};
 use crate::client::era::Versions;
 use crate::client::error::ClientError;
 use crate::client::probe::supported_versions;
@@ -88,9 +89,7 @@ async fn open_session(
             ours: opening.versions.to_vec(),
         });
     }
-    connection
-        .notify(INITIALIZED, &Map::new(), Shape::Legacy)
-        .await?;
+    notify(connection, INITIALIZED, &Map::new()).await?;
     set_log_level(connection, opening, &result).await?;
     Ok(result)
 }
@@ -120,7 +119,7 @@ async fn initialize(
         ..opening.waiting
     };
     let result = connection
-        .request(INITIALIZE, &params, Shape::Legacy, waiting)
+        .request(INITIALIZE, &params, None, waiting)
         .await?;
     parse_complete(INITIALIZE, result)
 }
@@ -161,7 +160,7 @@ async fn set_log_level(
     };
     let params = SetLevelParams { level };
     connection
-        .request(LOGGING_SET_LEVEL, &params, Shape::Legacy, opening.waiting)
+        .request(LOGGING_SET_LEVEL, &params, None, opening.waiting)
         .await
         .map(drop)
 }

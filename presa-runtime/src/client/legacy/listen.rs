@@ -17,13 +17,21 @@
 //! 4. the stream lasts until it is dropped or the connection ends;
 //!    dropping it sends `resources/unsubscribe` for each resource it
 //!    follows, without waiting for the answers.
+//!
+//! The stream is a [`Subscription`] whose state is a session stream (see
+//! `streams`).
+
+use std::sync::Arc;
 
 use super::client::LegacyClient;
+use super::peer;
+use super::streams::SessionStream;
+use crate::client::connection::Connection;
 use crate::client::error::ClientError;
-use crate::client::subscription::Subscription;
-use crate::wire::SubscriptionFilter;
+use crate::client::subscription::{StreamState, Subscription};
 use crate::wire::legacy::RESOURCES_SUBSCRIBE;
 use crate::wire::legacy::lifecycle::{LegacyServerCapabilities, SubscribeParams};
+use crate::wire::{RequestId, SubscriptionFilter};
 
 impl LegacyClient<'_> {
     /// A stream of what the session sends that `filter` asks for.
@@ -46,7 +54,7 @@ impl LegacyClient<'_> {
         let protocol = self.client.protocol();
         let connection = protocol.connection();
         let id = connection.next_request_id();
-        let mut stream = Subscription::over_session(connection, id, granted, Vec::new());
+        let mut stream = over_session(connection, id, granted);
         let mut subscribed = Vec::new();
         for uri in wanted {
             let params = SubscribeParams { uri: uri.clone() };
@@ -56,8 +64,48 @@ impl LegacyClient<'_> {
                 Err(error) => tracing::debug!(uri, %error, "the server will not follow a resource"),
             }
         }
-        stream.settle_session(subscribed);
+        settle(&mut stream, subscribed);
         Ok(stream)
+    }
+}
+
+/// A stream of what the session sends, as `granted` says, under the local
+/// id `id`; it follows no resource yet.
+fn over_session(
+    connection: &Arc<Connection>,
+    id: RequestId,
+    granted: SubscriptionFilter,
+) -> Subscription {
+    let peer = peer::of(connection);
+    let streams = peer
+        .map(|peer| Arc::clone(&peer.streams))
+        .unwrap_or_default();
+    let notifications = streams.open(&id, granted.clone());
+    let state = SessionStream {
+        connection: Arc::clone(connection),
+        streams,
+        id: id.clone(),
+        subscribed: Vec::new(),
+    };
+    Subscription {
+        connection: Arc::clone(connection),
+        id,
+        acknowledged: granted,
+        notifications,
+        state: StreamState::Session(state),
+    }
+}
+
+/// Settles `stream` on the resources the server agreed to follow: what it
+/// grants, and what it unsubscribes from on drop.
+fn settle(stream: &mut Subscription, subscribed: Vec<String>) {
+    let granted = (!subscribed.is_empty()).then(|| subscribed.clone());
+    stream.acknowledged.resource_subscriptions = granted;
+    if let StreamState::Session(state) = &mut stream.state {
+        state
+            .streams
+            .regrant(&state.id, stream.acknowledged.clone());
+        state.subscribed = subscribed;
     }
 }
 

@@ -11,6 +11,9 @@
 //!    and sends the request once more;
 //! 3. what the client learnt of the server's tools outlives any one
 //!    session (see `tools`).
+//!
+//! [`fall_back`] is where the settlement hands over when the server is not
+//! modern: it opens the first session.
 
 use std::sync::{Arc, Mutex};
 
@@ -18,8 +21,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::handshake::open_legacy_session;
+use super::peer;
 use super::tools::ToolTasks;
-use crate::client::connection::{Connection, Shape, Waiting};
+use crate::client::connection::{Connection, Waiting};
 use crate::client::era::Versions;
 use crate::client::error::ClientError;
 use crate::client::link_error::LinkFailure;
@@ -96,10 +100,7 @@ impl LegacySession {
         waiting: Waiting,
     ) -> Result<Value, ClientError> {
         let sent_in = self.current().generation;
-        let send = || {
-            self.connection
-                .request(method, params, Shape::Legacy, waiting)
-        };
+        let send = || self.connection.request(method, params, None, waiting);
         match send().await {
             Err(ClientError::Rpc(e)) if is_session_expired(&e) => {
                 self.renew(sent_in).await?;
@@ -136,4 +137,61 @@ impl LegacySession {
 
 fn is_session_expired(error: &ErrorObject) -> bool {
     LinkFailure::read(error).is_some_and(|f| f.session_expired)
+}
+
+/// What falling back came to: a session, or a modern server after all.
+pub(crate) enum Fallback {
+    /// The session opened.
+    Session(LegacySession),
+    /// `initialize` was refused naming this modern version of ours.
+    Modern(String),
+}
+
+/// Falls back to the legacy era, the server being legacy because of
+/// `why`: without a legacy version to speak, that is
+/// [`ClientError::LegacyServer`]; else the client answers the server's own
+/// requests from now on, and opens a session.
+pub(crate) async fn fall_back(
+    connection: Arc<Connection>,
+    meta: Arc<RequestMeta>,
+    versions: Versions,
+    waiting: Waiting,
+    why: String,
+) -> Result<Fallback, ClientError> {
+    if versions.legacy.is_empty() {
+        return Err(ClientError::LegacyServer {
+            reason: why,
+            ours: versions.all(),
+        });
+    }
+    if let Some(peer) = peer::of(&connection) {
+        peer.answerer.open();
+    }
+    let opened = open_legacy_session(&connection, &meta, &versions, waiting, &why).await;
+    match opened {
+        Ok(server) => {
+            tracing::debug!(
+                why,
+                version = server.protocol_version,
+                "the server speaks legacy MCP; a session is open"
+            );
+            Ok(Fallback::Session(LegacySession::new(Opened {
+                server,
+                connection,
+                meta,
+                versions,
+                waiting,
+            })))
+        }
+        Err(ClientError::UnsupportedVersion { supported, .. })
+            if let Some(version) = versions.shared_modern(&supported) =>
+        {
+            tracing::debug!(
+                version,
+                "initialize was refused by a modern server; modern it is"
+            );
+            Ok(Fallback::Modern(version.clone()))
+        }
+        Err(error) => Err(error),
+    }
 }

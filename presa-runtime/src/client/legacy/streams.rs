@@ -6,57 +6,86 @@
 //! filter wants it, or, if none does, back to the caller (the user's
 //! notification handler). A stream past its buffer misses a notification,
 //! as a listen stream does: a later notification or a read catches up.
+//! Once the connection closed, every stream ends, and one opened later
+//! ends at once.
+//!
+//! A [`SessionStream`] is what a `Subscription` over the session keeps:
+//! it reads a legacy `notifications/tasks/status` as the modern
+//! `notifications/tasks` would have said it (without the outcome, which
+//! only `tasks/result` gives), and when dropped stops its routing and
+//! unsubscribes from the resources it follows.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use super::send::send_and_forget;
+use crate::client::connection::Connection;
+use crate::client::routing::SUBSCRIPTION_CAPACITY;
 use crate::util::lock;
-use crate::wire::legacy::TASKS_STATUS;
-use crate::wire::{Notification, RequestId, SubscriptionFilter, notifications};
+use crate::wire::legacy::lifecycle::SubscribeParams;
+use crate::wire::legacy::tasks::TaskStatusParams;
+use crate::wire::legacy::{RESOURCES_UNSUBSCRIBE, TASKS_STATUS};
+use crate::wire::{
+    DetailedTask, Notification, RequestId, SubscriptionFilter, notifications, strict,
+};
 
 /// The open session streams, by a local id, each with the filter it was
 /// granted.
-#[derive(Default)]
 pub(crate) struct SessionStreams {
-    streams: Mutex<HashMap<RequestId, SessionStream>>,
+    /// `None` once the connection closed.
+    streams: Mutex<Option<HashMap<RequestId, Route>>>,
 }
 
-/// A stream of what a legacy server sends on the session.
-struct SessionStream {
+impl Default for SessionStreams {
+    /// No stream yet, on an open connection.
+    fn default() -> Self {
+        SessionStreams {
+            streams: Mutex::new(Some(HashMap::new())),
+        }
+    }
+}
+
+/// Where a session stream's notifications go, and what it was granted.
+struct Route {
     granted: SubscriptionFilter,
     sender: mpsc::Sender<Notification>,
 }
 
 impl SessionStreams {
-    /// Routes what `granted` wants to `sender`, as stream `id`.
-    pub fn insert(
+    /// Routes what `granted` wants to the returned receiver, as stream
+    /// `id`, until [`close`](Self::close) or the end of the connection.
+    pub fn open(
         &self,
         id: &RequestId,
         granted: SubscriptionFilter,
-        sender: mpsc::Sender<Notification>,
-    ) {
-        let stream = SessionStream { granted, sender };
-        lock(&self.streams).insert(id.clone(), stream);
+    ) -> mpsc::Receiver<Notification> {
+        let (sender, receiver) = mpsc::channel(SUBSCRIPTION_CAPACITY);
+        if let Some(streams) = lock(&self.streams).as_mut() {
+            streams.insert(id.clone(), Route { granted, sender });
+        }
+        receiver
     }
 
     /// Narrows what stream `id` takes to `granted`.
     pub fn regrant(&self, id: &RequestId, granted: SubscriptionFilter) {
-        if let Some(stream) = lock(&self.streams).get_mut(id) {
+        if let Some(stream) = lock(&self.streams).as_mut().and_then(|s| s.get_mut(id)) {
             stream.granted = granted;
         }
     }
 
     /// Stops routing to stream `id`.
     pub fn close(&self, id: &RequestId) {
-        lock(&self.streams).remove(id);
+        if let Some(streams) = lock(&self.streams).as_mut() {
+            streams.remove(id);
+        }
     }
 
     /// Ends every stream: the connection is gone.
     pub fn clear(&self) {
-        lock(&self.streams).clear();
+        lock(&self.streams).take();
     }
 
     /// Gives a notification that names no stream to every session stream
@@ -64,7 +93,7 @@ impl SessionStreams {
     pub fn deliver(&self, notification: Notification) -> Option<Notification> {
         let streams = lock(&self.streams);
         let mut taken = false;
-        for stream in streams.values() {
+        for stream in streams.iter().flat_map(HashMap::values) {
             if wants(&stream.granted, &notification) {
                 taken = true;
                 // As on a listen stream: past the buffer, the reader is
@@ -98,4 +127,61 @@ fn wants(granted: &SubscriptionFilter, notification: &Notification) -> bool {
         TASKS_STATUS => listed(&granted.task_ids, param("taskId")),
         _ => false,
     }
+}
+
+/// What a `Subscription` over the session keeps: where it is routed, and
+/// the resources it follows, which it unsubscribes from when dropped.
+pub(crate) struct SessionStream {
+    pub connection: Arc<Connection>,
+    pub streams: Arc<SessionStreams>,
+    pub id: RequestId,
+    pub subscribed: Vec<String>,
+}
+
+impl SessionStream {
+    /// The next notification of the stream, a task's status read as the
+    /// modern task state; `None` once the connection closed.
+    pub async fn next(
+        &mut self,
+        notifications: &mut mpsc::Receiver<Notification>,
+    ) -> Option<Notification> {
+        loop {
+            let Some(next) = notifications.recv().await else {
+                // The connection is gone: nothing to unsubscribe from.
+                self.subscribed.clear();
+                return None;
+            };
+            if next.method != TASKS_STATUS {
+                return Some(next);
+            }
+            match modern_task_state(next) {
+                Ok(modern) => return Some(modern),
+                Err(e) => tracing::warn!(error = %e, "malformed subscription notification"),
+            }
+        }
+    }
+}
+
+impl Drop for SessionStream {
+    fn drop(&mut self) {
+        self.streams.close(&self.id);
+        for uri in &self.subscribed {
+            let params = SubscribeParams { uri: uri.clone() };
+            send_and_forget(&self.connection, RESOURCES_UNSUBSCRIBE, &params);
+        }
+    }
+}
+
+/// A legacy `notifications/tasks/status` as the modern
+/// `notifications/tasks` would have said it.
+fn modern_task_state(status: Notification) -> Result<Notification, serde_json::Error> {
+    let params = status.params.unwrap_or(Value::Null);
+    let TaskStatusParams { task, .. } = strict::from_value(params)?;
+    let detailed = DetailedTask {
+        task: task.into(),
+        input_requests: None,
+        result: None,
+        error: None,
+    };
+    Ok(Notification::new(notifications::TASKS, detailed))
 }

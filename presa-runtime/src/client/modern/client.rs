@@ -6,13 +6,16 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::client::api::Client;
+use crate::client::await_options::AwaitOptions;
 use crate::client::call::{CallStep, TaskHandle, ToolCall};
+use crate::client::era::Era;
+use crate::client::era_side::{Answer, EraSide};
 use crate::client::error::ClientError;
 use crate::client::result::{ResultKind, parse_result, result_kind};
 use crate::client::subscription::Subscription;
 use crate::wire::{
-    DiscoverResult, InputResponses, ListToolsResult, ListenParams, Method, PaginatedParams,
-    SubscriptionFilter, TASKS_EXTENSION,
+    CallToolResult, DetailedTask, DiscoverResult, InputResponses, ListToolsResult, ListenParams,
+    Method, PaginatedParams, SubscriptionFilter, TASKS_EXTENSION,
 };
 
 /// A client speaking to a modern server.
@@ -88,5 +91,51 @@ impl ModernClient<'_> {
             notifications: filter,
         };
         Subscription::open(self.client.protocol(), &params).await
+    }
+}
+
+impl EraSide for ModernClient<'_> {
+    fn era(&self) -> Era {
+        Era::Modern
+    }
+
+    fn discover(&self) -> Answer<'_, DiscoverResult> {
+        Box::pin(ModernClient::discover(self))
+    }
+
+    fn list_tools_page(&self, cursor: Option<String>) -> Answer<'_, ListToolsResult> {
+        Box::pin(ModernClient::list_tools_page(self, cursor))
+    }
+
+    fn call_tool_step<'a>(&'a self, call: &'a ToolCall) -> Answer<'a, CallStep> {
+        Box::pin(ModernClient::call_tool_step(self, call))
+    }
+
+    fn get_task<'a>(&'a self, task_id: &'a str) -> Answer<'a, DetailedTask> {
+        Box::pin(ModernClient::get_task(self, task_id))
+    }
+
+    fn update_task<'a>(
+        &'a self,
+        task_id: &'a str,
+        input_responses: InputResponses,
+    ) -> Answer<'a, ()> {
+        Box::pin(ModernClient::update_task(self, task_id, input_responses))
+    }
+
+    fn cancel_task<'a>(&'a self, task_id: &'a str) -> Answer<'a, ()> {
+        Box::pin(ModernClient::cancel_task(self, task_id))
+    }
+
+    fn follow_task<'a>(
+        &'a self,
+        task_id: &'a str,
+        options: &'a AwaitOptions,
+    ) -> Answer<'a, CallToolResult> {
+        Box::pin(ModernClient::follow_task(self, task_id, options))
+    }
+
+    fn listen(&self, filter: SubscriptionFilter) -> Answer<'_, Subscription> {
+        Box::pin(ModernClient::listen(self, filter))
     }
 }

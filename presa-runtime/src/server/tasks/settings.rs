@@ -12,6 +12,7 @@ use super::store::TaskLimits;
 /// of at most 4 MiB, 128 MiB for all of them; three re-asks of a key whose
 /// answers do not parse; 16 listeners per task.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct TaskSettings {
     pub(crate) ttl: Option<Duration>,
     pub(crate) poll_interval: Duration,

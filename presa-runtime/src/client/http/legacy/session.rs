@@ -2,7 +2,7 @@
 //! the link keeps of it, and where a stream stands for resuming it.
 //!
 //! The modern transport has no session and no resumption; a legacy server
-//! has both. The rules, in order (`stream` and `reply` follow them):
+//! has both. The rules, in order (`stream` and `exchange` follow them):
 //!
 //! 1. a session begins when `initialize` is answered with a result: the
 //!    `Mcp-Session-Id` the server assigned (if it did) and the version it
@@ -35,7 +35,7 @@ use std::time::Duration;
 use reqwest::header::{HeaderMap, HeaderValue};
 use tokio::task::AbortHandle;
 
-use super::sse::EventReader;
+use crate::client::http::sse::EventReader;
 use crate::client::link_error::LinkFailure;
 use crate::util::lock;
 use crate::wire::{RequestId, Response, headers};
@@ -57,7 +57,7 @@ pub(super) const MAX_FAILED_RESUMES: u32 = 3;
 
 /// What the link keeps of a legacy session (rule 1).
 #[derive(Debug)]
-pub(super) struct Session {
+pub(crate) struct Session {
     /// The session id, when the server assigned one.
     pub id: Option<HeaderValue>,
     /// The version `initialize` settled on.
@@ -68,7 +68,7 @@ pub(super) struct Session {
 
 /// The session slot a link holds.
 #[derive(Debug, Default)]
-pub(super) struct SessionSlot {
+pub(crate) struct SessionSlot {
     state: Mutex<SlotState>,
 }
 

@@ -9,11 +9,11 @@ use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, HeaderMap, HeaderValue};
 use tokio::sync::oneshot;
 
-use super::link::{Link, is_event_stream};
 use super::session::{
     LAST_EVENT_ID, LISTENER_WAIT, MAX_FAILED_RESUMES, Position, SESSION_ID, Session,
 };
-use super::sse::EventReader;
+use crate::client::http::link::{Link, is_event_stream};
+use crate::client::http::sse::EventReader;
 use crate::wire::{Message, RequestId};
 
 impl Link {
@@ -138,7 +138,7 @@ impl Link {
     }
 
     /// Ends the session on the server (rule 5), if one is open.
-    pub(super) async fn delete_session(&self) {
+    pub(crate) async fn delete_session(&self) {
         let Some(Session { id: Some(id), .. }) = self.session.end() else {
             return;
         };

@@ -55,7 +55,7 @@ use tracing::Instrument;
 
 use super::admission::{Admission, Slot};
 use super::auth::{Anonymous, Authenticator, ProtectedResourceMetadata, Refusal, challenge};
-use super::era::{HttpEra, Modern, Shared};
+use super::era::{Endpoint, Modern};
 use super::guard::AllowedHosts;
 use super::headers;
 use super::respond::{json_response, method_not_allowed, respond};
@@ -93,22 +93,6 @@ pub struct StreamableHttp {
     endpoint: Endpoint,
     /// What [`StreamableHttp::serve`] needs beyond the endpoint.
     standalone: Settings,
-}
-
-/// What the endpoint holds; shared by every request.
-struct Endpoint {
-    server: Server,
-    hosts: AllowedHosts,
-    authenticator: Arc<dyn Authenticator>,
-    body_limit: usize,
-    metadata: Option<ProtectedResourceMetadata>,
-    /// The era served beside the modern one, asked at each point where
-    /// they differ.
-    era: Box<dyn HttpEra>,
-    /// What each caller holds, and may hold, of the endpoint.
-    admission: Admission,
-    /// When serving ends, if the endpoint is told.
-    shutdown: Shutdown,
 }
 
 impl StreamableHttp {
@@ -369,10 +353,9 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         };
         return refuse(&step_up, endpoint.metadata.as_ref());
     }
-    let shared = endpoint.shared();
     let message = match endpoint
         .era
-        .post(shared, &request_headers, &caller, &account, message)
+        .post(&endpoint, &request_headers, &caller, &account, message)
     {
         Ok(answered) => return answered,
         Err(message) => message,
@@ -429,25 +412,13 @@ async fn checked_caller(
         .map_err(|refusal| refuse(&refusal, endpoint.metadata.as_ref()))
 }
 
-impl Endpoint {
-    /// What the era needs of the endpoint.
-    fn shared(&self) -> Shared<'_> {
-        Shared {
-            server: &self.server,
-            admission: &self.admission,
-            shutdown: &self.shutdown,
-        }
-    }
-}
-
 /// A GET, answered by the era.
 async fn handle_get(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, _) = request.into_parts();
     match checked_caller(&endpoint, &parts).await {
         Ok(caller) => {
             let account = endpoint.admission.account(&caller, &parts);
-            let shared = endpoint.shared();
-            endpoint.era.get(shared, &parts.headers, caller, account)
+            endpoint.era.get(&endpoint, &parts.headers, caller, account)
         }
         Err(refused) => refused,
     }
@@ -457,9 +428,7 @@ async fn handle_get(State(endpoint): State<Arc<Endpoint>>, request: Request) -> 
 async fn handle_delete(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, _) = request.into_parts();
     match checked_caller(&endpoint, &parts).await {
-        Ok(caller) => endpoint
-            .era
-            .delete(endpoint.shared(), &parts.headers, caller),
+        Ok(caller) => endpoint.era.delete(&endpoint, &parts.headers, caller),
         Err(refused) => refused,
     }
 }

@@ -46,7 +46,7 @@ use self::session::{
     TooManyRequests, TooManySessions,
 };
 use super::admission::{Account, Admission, Slot};
-use super::era::{HttpEra, Shared};
+use super::era::{self, HttpEra};
 use super::respond::{json_response, method_not_allowed};
 use crate::server::caller::Caller;
 use crate::server::core::reply::{counted, invalid_request, memory_busy};
@@ -177,13 +177,13 @@ impl LegacyTransport {
         }
     }
 
-    /// What a legacy request needs: what the endpoint shares, and this.
-    fn endpoint<'a>(&'a self, shared: Shared<'a>) -> Endpoint<'a> {
+    /// What a legacy request needs: what the endpoint holds, and this.
+    fn endpoint<'a>(&'a self, served: &'a era::Endpoint) -> Endpoint<'a> {
         Endpoint {
-            server: shared.server,
+            server: &served.server,
             legacy: self,
-            admission: shared.admission,
-            shutdown: shared.shutdown,
+            admission: &served.admission,
+            shutdown: &served.shutdown,
         }
     }
 }
@@ -191,7 +191,7 @@ impl LegacyTransport {
 impl HttpEra for LegacyTransport {
     fn post(
         &self,
-        shared: Shared<'_>,
+        served: &era::Endpoint,
         headers: &HeaderMap,
         caller: &Caller,
         account: &Account,
@@ -201,7 +201,7 @@ impl HttpEra for LegacyTransport {
             return Err(message);
         }
         Ok(post(
-            &self.endpoint(shared),
+            &self.endpoint(served),
             headers,
             caller,
             account,
@@ -211,16 +211,16 @@ impl HttpEra for LegacyTransport {
 
     fn get(
         &self,
-        shared: Shared<'_>,
+        served: &era::Endpoint,
         headers: &HeaderMap,
         caller: Caller,
         account: Account,
     ) -> Response {
-        get(&self.endpoint(shared), headers, &caller, &account)
+        get(&self.endpoint(served), headers, &caller, &account)
     }
 
-    fn delete(&self, shared: Shared<'_>, headers: &HeaderMap, caller: Caller) -> Response {
-        delete(&self.endpoint(shared), headers, &caller)
+    fn delete(&self, served: &era::Endpoint, headers: &HeaderMap, caller: Caller) -> Response {
+        delete(&self.endpoint(served), headers, &caller)
     }
 }
 

@@ -27,11 +27,14 @@
 //!    produced as the client reads it, so a slow reader holds nothing more
 //!    than its slot.
 //!
-//! Between steps 3 and 4, a POST that opens a session (`initialize`) or
-//! names one (`Mcp-Session-Id`, without `Mcp-Method`) takes the legacy
-//! transport instead (see `legacy`, whose requests and streams take the
-//! same slots), as do `GET` and `DELETE` naming a session. Without a
-//! session id, `GET` and `DELETE` get `405`, as the modern revision asks.
+//! Between steps 3 and 4, the endpoint's era may take the POST instead
+//! (see `era`), and it answers every `GET` and `DELETE` once steps 1 and
+//! 2 pass. The modern era takes no POST and answers `GET` and `DELETE`
+//! with `405`, as the modern revision asks; the legacy transport, served
+//! by default ([`StreamableHttp::legacy_sessions`]), takes a POST that
+//! opens a session (`initialize`) or names one (`Mcp-Session-Id`, without
+//! `Mcp-Method`), and `GET` and `DELETE` naming a session (see `legacy`,
+//! whose requests and streams take the same slots).
 //!
 //! Served on its own ([`StreamableHttp::serve`], see `serve`), the endpoint
 //! ends with the server: each request in step 7 is bounded by its shutdown
@@ -52,9 +55,9 @@ use tracing::Instrument;
 
 use super::admission::{Admission, Slot};
 use super::auth::{Anonymous, Authenticator, ProtectedResourceMetadata, Refusal, challenge};
+use super::era::{Endpoint, Modern};
 use super::guard::AllowedHosts;
 use super::headers;
-use super::legacy::{self, LegacyTransport};
 use super::respond::{json_response, method_not_allowed, respond};
 use super::serve::{Listen, Serve, Settings, Standalone};
 use crate::server::caller::{Caller, without_credentials};
@@ -92,21 +95,6 @@ pub struct StreamableHttp {
     standalone: Settings,
 }
 
-/// What the endpoint holds; shared by every request.
-struct Endpoint {
-    server: Server,
-    hosts: AllowedHosts,
-    authenticator: Arc<dyn Authenticator>,
-    body_limit: usize,
-    metadata: Option<ProtectedResourceMetadata>,
-    /// What legacy clients need: their sessions and streams.
-    legacy: LegacyTransport,
-    /// What each caller holds, and may hold, of the endpoint.
-    admission: Admission,
-    /// When serving ends, if the endpoint is told.
-    shutdown: Shutdown,
-}
-
 impl StreamableHttp {
     /// Serves `server` anonymously to loopback hosts, with bodies up to the
     /// server's message limit.
@@ -119,12 +107,13 @@ impl StreamableHttp {
                 authenticator: Arc::new(Anonymous),
                 body_limit,
                 metadata: None,
-                legacy: LegacyTransport::new(),
+                era: Box::new(Modern),
                 admission: Admission::new(),
                 shutdown: Shutdown::never(),
             },
             standalone: Settings::default(),
         }
+        .legacy_sessions(super::LegacySessions::default())
     }
 
     fn configure(mut self, change: impl FnOnce(&mut Endpoint)) -> Self {
@@ -158,7 +147,8 @@ impl StreamableHttp {
     /// [`LegacySessions`](super::LegacySessions) for each setting and its
     /// default).
     pub fn legacy_sessions(self, settings: super::LegacySessions) -> Self {
-        self.configure(|e| e.legacy.apply(settings))
+        let legacy = super::legacy::LegacyTransport::new(settings);
+        self.configure(|e| e.era = Box::new(legacy))
     }
 
     /// How many `subscriptions/listen` streams (and legacy `GET` streams)
@@ -363,10 +353,13 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         };
         return refuse(&step_up, endpoint.metadata.as_ref());
     }
-    if legacy::is_legacy(&request_headers, &message) {
-        let legacy = endpoint.legacy();
-        return legacy::post(&legacy, &request_headers, caller, account, message).await;
-    }
+    let message = match endpoint
+        .era
+        .post(&endpoint, &request_headers, &caller, &account, message)
+    {
+        Ok(answered) => return answered,
+        Err(message) => message,
+    };
     let request = match message {
         Message::Request(request) => request,
         // No client notification means anything over HTTP (cancelling is
@@ -419,35 +412,23 @@ async fn checked_caller(
         .map_err(|refusal| refuse(&refusal, endpoint.metadata.as_ref()))
 }
 
-impl Endpoint {
-    /// What a legacy request needs of the endpoint.
-    fn legacy(&self) -> legacy::Endpoint<'_> {
-        legacy::Endpoint {
-            server: &self.server,
-            legacy: &self.legacy,
-            admission: &self.admission,
-            shutdown: &self.shutdown,
-        }
-    }
-}
-
-/// A GET: a legacy session's event stream, or `405`.
+/// A GET, answered by the era.
 async fn handle_get(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, _) = request.into_parts();
     match checked_caller(&endpoint, &parts).await {
         Ok(caller) => {
             let account = endpoint.admission.account(&caller, &parts);
-            legacy::get(&endpoint.legacy(), &parts.headers, caller, account).await
+            endpoint.era.get(&endpoint, &parts.headers, caller, account)
         }
         Err(refused) => refused,
     }
 }
 
-/// A DELETE: the end of a legacy session, or `405`.
+/// A DELETE, answered by the era.
 async fn handle_delete(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, _) = request.into_parts();
     match checked_caller(&endpoint, &parts).await {
-        Ok(caller) => legacy::delete(&endpoint.legacy(), &parts.headers, caller).await,
+        Ok(caller) => endpoint.era.delete(&endpoint, &parts.headers, caller),
         Err(refused) => refused,
     }
 }

@@ -18,13 +18,15 @@
 //! | `admission` | what one caller may hold at once: listen streams and requests in progress, counted by subject (anonymous callers by network) |
 //! | `headers` | the `Mcp-*` headers checked against the body |
 //! | `respond` | JSON or an event stream, and the status of each error |
-//! | `legacy/` | legacy clients (2025-11-25 and earlier): the legacy transport's requests and its [`LegacySessions`] settings, resumable event streams (`legacy/events`), the `Mcp-Session-Id` sessions (`legacy/session`) |
+//! | `era` | what the endpoint holds, what it asks of the era it serves beside the modern one, and the modern answers |
+//! | `legacy/` | legacy clients (2025-11-25 and earlier): the legacy transport, the endpoint's other era: its requests and its [`LegacySessions`] settings, resumable event streams (`legacy/events`), the `Mcp-Session-Id` sessions (`legacy/session`) |
 //! | `endpoint` | [`StreamableHttp`]: routes, the order of checks |
 //! | `serve` | [`Serve`]: the standalone server, its bounds on connections and its shutdown |
 
 mod admission;
 mod auth;
 mod endpoint;
+mod era;
 mod guard;
 mod headers;
 mod respond;

@@ -33,6 +33,7 @@
 //!    fails at once ([`PeerLink::close`]), and the handlers end instead of
 //!    waiting out the drain period.
 
+use std::any::Any;
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::mpsc;
@@ -43,9 +44,10 @@ use super::{LegacySession, SESSION_QUEUE};
 use crate::server::caller::Caller;
 use crate::server::core::stream::ResponseStream;
 use crate::server::router::Server;
-use crate::server::transports::era::Era;
+use crate::server::transports::era::{Era, Modern};
 use crate::server::transports::outbox::Outbox;
-use crate::util::{BoxFuture, Charge, lock};
+use crate::transport::FrameSender;
+use crate::util::{BoxFuture, Budget, Charge, lock};
 use crate::wire::legacy::opens_session;
 use crate::wire::{Request, RequestId, Response};
 
@@ -58,21 +60,25 @@ pub(crate) struct ConnectionSession {
 }
 
 impl ConnectionSession {
-    /// Whether `request`, read while the connection is modern, opens a
-    /// session (rule 1).
-    pub(crate) fn opens(request: &Request) -> bool {
-        opens_session(request)
+    /// Whether `request`, read in `era`, opens a session: only while the
+    /// connection is modern, since it opens at most one (rule 1).
+    pub(crate) fn opens(era: &dyn Era, request: &Request) -> bool {
+        let in_session = (era as &dyn Any).is::<ConnectionSession>();
+        !in_session && opens_session(request)
     }
 
-    /// Answers `initialize` request `request` of `caller` on `outbox`, and
-    /// returns the session it opened; `None` if it opened none (its params
-    /// are not an `initialize`'s, and the answer says so).
+    /// Answers `initialize` request `request` of `caller` on `outgoing`,
+    /// charged to `budget`, and returns the session it opened; `None` if it
+    /// opened none (its params are not an `initialize`'s, and the answer
+    /// says so).
     pub(crate) async fn open(
         server: &Server,
         request: Request,
         caller: &Caller,
-        outbox: &Outbox,
+        outgoing: &FrameSender,
+        budget: &Budget,
     ) -> Option<Arc<ConnectionSession>> {
+        let outbox = Outbox::new(outgoing.clone(), budget.clone(), Arc::new(Modern));
         let (queue, mut queued) = mpsc::channel(SESSION_QUEUE);
         // A closed channel means the peer is gone; there is no one to tell.
         let (session, response) = match server.open_session(request, caller, queue) {
@@ -89,7 +95,7 @@ impl ConnectionSession {
             session,
             writer: Mutex::new(None),
         });
-        let own = outbox.of(Arc::clone(&opened) as Arc<dyn Era>);
+        let own = Outbox::new(outgoing.clone(), budget.clone(), Arc::clone(&opened) as _);
         let writer = tokio::spawn(async move {
             while let Some(message) = queued.recv().await {
                 if own.send(message).await.is_err() {
@@ -107,10 +113,6 @@ impl ConnectionSession {
 }
 
 impl Era for ConnectionSession {
-    fn is_session(&self) -> bool {
-        true
-    }
-
     fn serve(
         &self,
         server: &Server,

@@ -387,12 +387,15 @@ impl Connection {
                     let busy = Response::error(Some(request.id), busy_awaiting_answers());
                     self.send(busy.into()).await;
                 }
-                Ok(Message::Request(request))
-                    if !self.era.is_session() && ConnectionSession::opens(&request) =>
-                {
-                    let outbox = self.outbox();
-                    let opened =
-                        ConnectionSession::open(&self.server, request, &self.caller, &outbox);
+                Ok(Message::Request(request)) if ConnectionSession::opens(&*self.era, &request) => {
+                    let (outgoing, budget) = (&self.outgoing, &self.budget);
+                    let opened = ConnectionSession::open(
+                        &self.server,
+                        request,
+                        &self.caller,
+                        outgoing,
+                        budget,
+                    );
                     if let Some(session) = opened.await {
                         self.era = session;
                     }

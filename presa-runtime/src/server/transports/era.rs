@@ -8,7 +8,11 @@
 //! on, and how the server's own requests are written. The default methods
 //! are the modern era, in which the client never answers and the server
 //! never asks; a legacy session on a connection is the other
-//! implementation (`legacy/connection`).
+//! implementation (`legacy/connection`). An era is [`Any`], so that the
+//! connection's era can be told apart from another without a method for
+//! each.
+
+use std::any::Any;
 
 use crate::server::caller::Caller;
 use crate::server::core::stream::ResponseStream;
@@ -18,13 +22,7 @@ use crate::wire::{Request, RequestId, Response};
 
 /// The era a connection's requests are read in. Each request keeps the
 /// era it was read in, which serves it.
-pub(crate) trait Era: Send + Sync {
-    /// Whether this era is a session, which the connection opens at most
-    /// once.
-    fn is_session(&self) -> bool {
-        false
-    }
-
+pub(crate) trait Era: Any + Send + Sync {
     /// Serves `request`, read in this era, on behalf of `caller`, holding
     /// `charge` until its handler ends.
     fn serve(

@@ -30,11 +30,6 @@ impl Outbox {
         }
     }
 
-    /// The same transport and budget, for the messages of `era`.
-    pub(crate) fn of(&self, era: Arc<dyn Era>) -> Self {
-        Outbox::new(self.outgoing.clone(), self.budget.clone(), era)
-    }
-
     /// Writes `message`; `Err` once the peer is gone.
     pub(crate) async fn send(&self, message: Message) -> Result<(), Closed> {
         // A request of the server's own: not written once withdrawn, and

@@ -1,5 +1,7 @@
 //! The legacy Streamable HTTP transport (2025-03-26 to 2025-11-25) beside
-//! the modern one, on the same endpoint.
+//! the modern one, on the same endpoint: [`LegacyTransport`] is the
+//! endpoint's other era (see `era`), which it asks of each POST, `GET`
+//! and `DELETE`.
 //!
 //! A POST is legacy when it opens a session (`initialize` without the
 //! modern `_meta`), or names one (`Mcp-Session-Id`) without the
@@ -44,6 +46,7 @@ use self::session::{
     TooManyRequests, TooManySessions,
 };
 use super::admission::{Account, Admission, Slot};
+use super::era::{self, HttpEra};
 use super::respond::{json_response, method_not_allowed};
 use crate::server::caller::Caller;
 use crate::server::core::reply::{counted, invalid_request, memory_busy};
@@ -145,7 +148,8 @@ impl LegacySessions {
     }
 }
 
-/// What the endpoint keeps for legacy clients.
+/// What the endpoint keeps for legacy clients: its era beside the modern
+/// one.
 pub(super) struct LegacyTransport {
     /// The sessions.
     sessions: HttpSessions,
@@ -160,27 +164,69 @@ pub(super) struct LegacyTransport {
 pub const LEGACY_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl LegacyTransport {
-    pub fn new() -> Self {
+    /// No sessions yet, kept as `settings` say.
+    pub fn new(settings: LegacySessions) -> Self {
+        let mut sessions = HttpSessions::new();
+        sessions.idle = settings.idle;
+        sessions.max = settings.max;
+        sessions.max_per_account = settings.max_per_subject;
         LegacyTransport {
-            sessions: HttpSessions::new(),
-            retry: LEGACY_RETRY,
-            close_streams_after: None,
+            sessions,
+            retry: settings.retry,
+            close_streams_after: settings.close_streams_after,
         }
     }
 
-    /// Takes `settings` from now on.
-    pub fn apply(&mut self, settings: LegacySessions) {
-        self.sessions.idle = settings.idle;
-        self.sessions.max = settings.max;
-        self.sessions.max_per_account = settings.max_per_subject;
-        self.retry = settings.retry;
-        self.close_streams_after = settings.close_streams_after;
+    /// What a legacy request needs: what the endpoint holds, and this.
+    fn endpoint<'a>(&'a self, served: &'a era::Endpoint) -> Endpoint<'a> {
+        Endpoint {
+            server: &served.server,
+            legacy: self,
+            admission: &served.admission,
+            shutdown: &served.shutdown,
+        }
+    }
+}
+
+impl HttpEra for LegacyTransport {
+    fn post(
+        &self,
+        served: &era::Endpoint,
+        headers: &HeaderMap,
+        caller: &Caller,
+        account: &Account,
+        message: Message,
+    ) -> Result<Response, Message> {
+        if !is_legacy(headers, &message) {
+            return Err(message);
+        }
+        Ok(post(
+            &self.endpoint(served),
+            headers,
+            caller,
+            account,
+            message,
+        ))
+    }
+
+    fn get(
+        &self,
+        served: &era::Endpoint,
+        headers: &HeaderMap,
+        caller: Caller,
+        account: Account,
+    ) -> Response {
+        get(&self.endpoint(served), headers, &caller, &account)
+    }
+
+    fn delete(&self, served: &era::Endpoint, headers: &HeaderMap, caller: Caller) -> Response {
+        delete(&self.endpoint(served), headers, &caller)
     }
 }
 
 /// A server, its legacy transport and its per-subject limits: what each
 /// legacy request needs.
-pub(super) struct Endpoint<'a> {
+struct Endpoint<'a> {
     pub server: &'a Server,
     pub legacy: &'a LegacyTransport,
     pub admission: &'a Admission,
@@ -193,24 +239,24 @@ pub(super) struct Endpoint<'a> {
 const LAST_EVENT_ID: &str = "last-event-id";
 
 /// Whether a POST of `message` with `headers` is legacy traffic.
-pub(super) fn is_legacy(headers: &HeaderMap, message: &Message) -> bool {
+fn is_legacy(headers: &HeaderMap, message: &Message) -> bool {
     let opens = matches!(message, Message::Request(r) if opens_session(r));
     let names = headers.contains_key(SESSION_ID_HEADER) && !headers.contains_key(headers::METHOD);
     opens || names
 }
 
 /// A legacy POST of `message` by `caller`, counted against `account`.
-pub(super) async fn post(
+fn post(
     endpoint: &Endpoint<'_>,
     headers: &HeaderMap,
-    caller: Caller,
-    account: Account,
+    caller: &Caller,
+    account: &Account,
     message: Message,
 ) -> Response {
     let session_id = text(headers, SESSION_ID_HEADER);
     let message = match (message, session_id) {
         (Message::Request(request), None) if opens_session(&request) => {
-            return open(endpoint, &caller, account, request);
+            return open(endpoint, caller, account.clone(), request);
         }
         (message, Some(id)) => (message, id),
         (_, None) => {
@@ -237,7 +283,7 @@ pub(super) async fn post(
         return status(StatusCode::BAD_REQUEST, error);
     }
     match message {
-        Message::Request(request) => serve(endpoint, &session, &caller, &account, request),
+        Message::Request(request) => serve(endpoint, &session, caller, account, request),
         Message::Response(response) => {
             if !session.legacy.peer().resolve(response) {
                 tracing::warn!("ignoring a response to no request of the server's");
@@ -326,21 +372,21 @@ fn serve(
 
 /// Rule 5: `GET` with a session id, by `caller`, counted against
 /// `account`.
-pub(super) async fn get(
+fn get(
     endpoint: &Endpoint<'_>,
     headers: &HeaderMap,
-    caller: Caller,
-    account: Account,
+    caller: &Caller,
+    account: &Account,
 ) -> Response {
-    let Some(session) = session_of(endpoint, headers, &caller) else {
+    let Some(session) = session_of(endpoint, headers, caller) else {
         return match text(headers, SESSION_ID_HEADER) {
             Some(id) => unknown_session(&id),
             None => method_not_allowed(),
         };
     };
     match text(headers, LAST_EVENT_ID) {
-        Some(last) => resume(endpoint, &session, &account, &last),
-        None => standalone(endpoint, session, &account),
+        Some(last) => resume(endpoint, &session, account, &last),
+        None => standalone(endpoint, session, account),
     }
 }
 
@@ -393,11 +439,7 @@ fn standalone(endpoint: &Endpoint<'_>, session: Arc<HttpSession>, account: &Acco
 }
 
 /// Rule 6: `DELETE` with a session id.
-pub(super) async fn delete(
-    endpoint: &Endpoint<'_>,
-    headers: &HeaderMap,
-    caller: Caller,
-) -> Response {
+fn delete(endpoint: &Endpoint<'_>, headers: &HeaderMap, caller: &Caller) -> Response {
     let Some(id) = text(headers, SESSION_ID_HEADER) else {
         return method_not_allowed();
     };

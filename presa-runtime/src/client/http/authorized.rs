@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use reqwest::header::{AUTHORIZATION, HeaderValue};
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 
 use super::link::Link;
 
@@ -33,6 +33,21 @@ impl fmt::Display for SendError {
 }
 
 impl Link {
+    /// POSTs `body` to the endpoint with `headers`, through [`Link::send`].
+    pub(super) async fn post_frame(
+        &self,
+        headers: &HeaderMap,
+        body: &str,
+    ) -> Result<reqwest::Response, SendError> {
+        self.send(|| {
+            self.http
+                .post(&self.endpoint)
+                .headers(headers.clone())
+                .body(body.to_owned())
+        })
+        .await
+    }
+
     /// Sends the request `build` makes, with credentials; builds it again
     /// for each retry.
     pub(super) async fn send(

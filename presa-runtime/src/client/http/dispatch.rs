@@ -33,6 +33,7 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+use reqwest::header::HeaderMap;
 use serde_json::{Map, Value};
 
 use super::link::Link;
@@ -85,7 +86,10 @@ async fn run(link: Arc<Link>, mut from_client: tokio::sync::mpsc::Receiver<Inbou
                 }
             }
             Message::Notification(_) => {
-                tokio::spawn(post_message(Arc::clone(&link), frame));
+                let link = Arc::clone(&link);
+                tokio::spawn(
+                    async move { post_message(&link, &link.base_headers(), &frame).await },
+                );
             }
             Message::Response(_) => {
                 tracing::debug!("the client sent a frame the HTTP link does not forward");
@@ -141,21 +145,19 @@ fn is_header_mismatch(response: &Response) -> bool {
     matches!(&response.outcome, Outcome::Error(e) if e.code == codes::HEADER_MISMATCH)
 }
 
-/// Posts a notification; the server's `202` needs no relaying.
-async fn post_message(link: Arc<Link>, frame: String) {
-    let headers = link.base_headers();
-    let sent = link
-        .send(|| {
-            link.http
-                .post(&link.endpoint)
-                .headers(headers.clone())
-                .body(frame.clone())
-        })
-        .await;
-    match sent {
-        Ok(reply) if reply.status().is_success() => {}
-        Ok(reply) => tracing::debug!(status = %reply.status(), "the server refused a message"),
-        Err(error) => tracing::debug!(%error, "could not send a message"),
+/// Posts a message that is not a request, with `headers`; the server's
+/// `202` needs no relaying. Whether the server accepted it.
+pub(super) async fn post_message(link: &Link, headers: &HeaderMap, frame: &str) -> bool {
+    match link.post_frame(headers, frame).await {
+        Ok(reply) if reply.status().is_success() => true,
+        Ok(reply) => {
+            tracing::debug!(status = %reply.status(), "the server refused a message");
+            false
+        }
+        Err(error) => {
+            tracing::debug!(%error, "could not send a message");
+            false
+        }
     }
 }
 

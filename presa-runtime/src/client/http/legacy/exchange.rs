@@ -28,6 +28,7 @@ use std::sync::Arc;
 use reqwest::StatusCode;
 
 use super::session::{Position, SESSION_ID, expired};
+use crate::client::http::dispatch;
 use crate::client::http::link::{Link, is_event_stream};
 use crate::client::http::reply::{answering, failure};
 use crate::client::http::sse::EventReader;
@@ -88,25 +89,7 @@ async fn post_message(link: Arc<Link>, frame: String) -> bool {
     if let Some((session, _)) = link.session.headers() {
         headers.extend(session);
     }
-    let sent = link
-        .send(|| {
-            link.http
-                .post(&link.endpoint)
-                .headers(headers.clone())
-                .body(frame.clone())
-        })
-        .await;
-    match sent {
-        Ok(reply) if reply.status().is_success() => true,
-        Ok(reply) => {
-            tracing::debug!(status = %reply.status(), "the server refused a message");
-            false
-        }
-        Err(error) => {
-            tracing::debug!(%error, "could not send a message");
-            false
-        }
-    }
+    dispatch::post_message(&link, &headers, &frame).await
 }
 
 impl Link {
@@ -124,14 +107,7 @@ impl Link {
         if let Some((session, _)) = &session {
             headers.extend(session.clone());
         }
-        let sent = self
-            .send(|| {
-                self.http
-                    .post(&self.endpoint)
-                    .headers(headers.clone())
-                    .body(frame.to_owned())
-            })
-            .await;
+        let sent = self.post_frame(&headers, frame).await;
         let reply = match sent {
             Ok(reply) => reply,
             Err(error) => return failure(id, None, error.to_string()),

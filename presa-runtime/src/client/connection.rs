@@ -44,7 +44,7 @@ pub(super) struct Connection {
     /// What answers the server's own requests.
     pub(super) answers: Arc<dyn ServerMessages>,
     next_id: AtomicI64,
-    /// How the connection ends: the spawned server, or the HTTP session.
+    /// How the connection ends: the spawned server, or the HTTP link's `OnClose`.
     shutdown: Mutex<Option<Shutdown>>,
 }
 
@@ -172,8 +172,8 @@ impl Connection {
 
     /// Ends what the transport holds open: a spawned server gets its stdin
     /// closed, then SIGTERM, then SIGKILL (on Windows, TerminateProcess),
-    /// as each grace period lapses; an HTTP session is deleted. Once only;
-    /// later calls do nothing.
+    /// as each grace period lapses; an HTTP link ends what it holds open
+    /// (its `OnClose`). Once only; later calls do nothing.
     pub(super) async fn shut_down(&self) -> std::io::Result<()> {
         let shutdown = lock(&self.shutdown).take();
         match shutdown {

@@ -7,7 +7,7 @@ use tokio::process::Command;
 use crate::transport::{DEFAULT_MAX_MESSAGE_SIZE, FrameChannel, StdioChild};
 
 /// A frame channel, plus what must be ended when the client closes: the
-/// server process it spawned, or its HTTP session.
+/// server process it spawned, or what its HTTP link holds open.
 #[derive(Debug)]
 pub struct ClientTransport {
     pub(crate) channel: FrameChannel,
@@ -20,9 +20,9 @@ pub(crate) enum Shutdown {
     /// A spawned stdio server: stdin closed, then SIGTERM, then SIGKILL
     /// (on Windows, stdin closed, then TerminateProcess).
     Child(Box<StdioChild>),
-    /// A legacy HTTP session, if one opened: `DELETE` it.
+    /// An HTTP link: what it holds open beyond its requests.
     #[cfg(feature = "http-client")]
-    Http(super::http::SessionEnd),
+    Http(super::http::OnClose),
 }
 
 impl Shutdown {
@@ -31,8 +31,8 @@ impl Shutdown {
         match self {
             Shutdown::Child(child) => child.shutdown().await.map(drop),
             #[cfg(feature = "http-client")]
-            Shutdown::Http(session) => {
-                session.end().await;
+            Shutdown::Http(on_close) => {
+                on_close.run().await;
                 Ok(())
             }
         }
@@ -69,10 +69,10 @@ impl ClientTransport {
         endpoint: impl Into<String>,
         options: super::http::HttpOptions,
     ) -> io::Result<Self> {
-        let (channel, session) = super::http::connect(endpoint.into(), options)?;
+        let (channel, on_close) = super::http::connect(endpoint.into(), options)?;
         Ok(ClientTransport {
             channel,
-            shutdown: Some(Shutdown::Http(session)),
+            shutdown: Some(Shutdown::Http(on_close)),
         })
     }
 }

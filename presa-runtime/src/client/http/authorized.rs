@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use reqwest::header::{AUTHORIZATION, HeaderValue};
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 
 use super::link::Link;
 
@@ -33,6 +33,37 @@ impl fmt::Display for SendError {
 }
 
 impl Link {
+    /// POSTs `body` to the endpoint with `headers`, through [`Link::send`].
+    pub(super) async fn post_frame(
+        &self,
+        headers: &HeaderMap,
+        body: &str,
+    ) -> Result<reqwest::Response, SendError> {
+        self.send(|| {
+            self.http
+                .post(&self.endpoint)
+                .headers(headers.clone())
+                .body(body.to_owned())
+        })
+        .await
+    }
+
+    /// POSTs a message that is not a request, with `headers`; the server's
+    /// `202` needs no relaying. Whether the server accepted it.
+    pub(super) async fn post_message(&self, headers: &HeaderMap, frame: &str) -> bool {
+        match self.post_frame(headers, frame).await {
+            Ok(reply) if reply.status().is_success() => true,
+            Ok(reply) => {
+                tracing::debug!(status = %reply.status(), "the server refused a message");
+                false
+            }
+            Err(error) => {
+                tracing::debug!(%error, "could not send a message");
+                false
+            }
+        }
+    }
+
     /// Sends the request `build` makes, with credentials; builds it again
     /// for each retry.
     pub(super) async fn send(

@@ -27,8 +27,8 @@
 //! What belongs to a legacy session (`initialize` and every message after
 //! it: the session's headers, `notifications/initialized` in order, the
 //! client's responses to the server's requests, a cancellation posted
-//! too) is handed to `legacy::exchange` first, and so is the `DELETE`
-//! that ends the session.
+//! too) is handed to `legacy::exchange` first, which builds the link's
+//! `OnClose` too.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -37,31 +37,36 @@ use serde_json::{Map, Value};
 
 use super::link::Link;
 use super::tools::Known;
-use super::{HttpOptions, SessionEnd};
+use super::{HttpOptions, OnClose};
 use crate::transport::{FrameChannel, Inbound};
 use crate::wire::{
     ErrorObject, Message, Method, Notification, Outcome, Request, RequestId, Response, codes,
     notifications,
 };
 
-/// Connects the client's end of a frame channel to `endpoint`; the handle
-/// that ends its session, if one opens.
+/// Connects the client's end of a frame channel to `endpoint`; what the
+/// link ends when the client closes.
 pub(crate) fn connect(
     endpoint: String,
     options: HttpOptions,
-) -> std::io::Result<(FrameChannel, SessionEnd)> {
+) -> std::io::Result<(FrameChannel, OnClose)> {
     let http = reqwest::Client::builder()
         .build()
         .map_err(std::io::Error::other)?;
     let (client_end, link_end) = FrameChannel::pair();
     let link = Arc::new(Link::new(http, endpoint, options, link_end.outgoing)?);
-    tokio::spawn(run(Arc::clone(&link), link_end.incoming));
-    Ok((client_end, SessionEnd { link }))
+    let on_close = super::legacy::exchange::on_close(&link);
+    tokio::spawn(run(link, link_end.incoming, on_close.clone()));
+    Ok((client_end, on_close))
 }
 
 /// Reads the client's frames until it closes its end, then drops every
-/// request still running and ends the session.
-async fn run(link: Arc<Link>, mut from_client: tokio::sync::mpsc::Receiver<Inbound>) {
+/// request still running and runs `on_close`.
+async fn run(
+    link: Arc<Link>,
+    mut from_client: tokio::sync::mpsc::Receiver<Inbound>,
+    on_close: OnClose,
+) {
     while let Some(inbound) = from_client.recv().await {
         let Inbound::Frame(frame) = inbound else {
             continue;
@@ -85,7 +90,8 @@ async fn run(link: Arc<Link>, mut from_client: tokio::sync::mpsc::Receiver<Inbou
                 }
             }
             Message::Notification(_) => {
-                tokio::spawn(post_message(Arc::clone(&link), frame));
+                let link = Arc::clone(&link);
+                tokio::spawn(async move { link.post_message(&link.base_headers(), &frame).await });
             }
             Message::Response(_) => {
                 tracing::debug!("the client sent a frame the HTTP link does not forward");
@@ -93,7 +99,7 @@ async fn run(link: Arc<Link>, mut from_client: tokio::sync::mpsc::Receiver<Inbou
         }
     }
     link.stop_all();
-    link.delete_session().await;
+    on_close.run().await;
 }
 
 fn cancelled_id(note: &Notification) -> Option<RequestId> {
@@ -139,24 +145,6 @@ async fn exchange(link: Arc<Link>, request: Request, frame: String) {
 
 fn is_header_mismatch(response: &Response) -> bool {
     matches!(&response.outcome, Outcome::Error(e) if e.code == codes::HEADER_MISMATCH)
-}
-
-/// Posts a notification; the server's `202` needs no relaying.
-async fn post_message(link: Arc<Link>, frame: String) {
-    let headers = link.base_headers();
-    let sent = link
-        .send(|| {
-            link.http
-                .post(&link.endpoint)
-                .headers(headers.clone())
-                .body(frame.clone())
-        })
-        .await;
-    match sent {
-        Ok(reply) if reply.status().is_success() => {}
-        Ok(reply) => tracing::debug!(status = %reply.status(), "the server refused a message"),
-        Err(error) => tracing::debug!(%error, "could not send a message"),
-    }
 }
 
 impl Link {

@@ -18,10 +18,10 @@
 //! | `tools` | the tools' header parameters, and the tools that cannot be called |
 //! | `legacy/session` | the legacy session: what the link keeps of it, and a stream's position |
 //! | `link` | what the link's tasks share, and the headers of every POST |
-//! | `authorized` | sending with credentials; answering OAuth challenges |
+//! | `authorized` | sending with credentials, a POST of a frame; answering OAuth challenges |
 //! | `reply` | a modern request's POST and what answers it |
 //! | `legacy/` (the rest) | the legacy session's GET stream, resumption, `DELETE`, and its POSTs |
-//! | `dispatch` | the task per message: which POST, retry after a header mismatch |
+//! | `dispatch` | the task per message: which POST, retry after a header mismatch; `OnClose` run when the client goes |
 
 mod authorized;
 mod dispatch;
@@ -33,23 +33,35 @@ mod tools;
 
 pub(super) use dispatch::connect;
 
-/// Ends the legacy HTTP session of a client's link, if one opened: the
-/// `DELETE` that [`Client::close`](super::Client::close) sends.
-#[derive(Clone)]
-pub(crate) struct SessionEnd {
-    link: std::sync::Arc<link::Link>,
-}
+use std::sync::Arc;
 
-impl SessionEnd {
-    /// Sends `DELETE` for the session and waits for the answer.
-    pub(crate) async fn end(self) {
-        self.link.delete_session().await;
+use crate::util::BoxFuture;
+
+/// What the link ends when the client closes, besides the requests it
+/// drops: run by the link once the client's end is gone, and by
+/// [`Client::close`](super::Client::close), which waits for it. Whatever
+/// the link opened that outlives a request builds it; a link that opened
+/// nothing has the default, which ends nothing.
+#[derive(Clone, Default)]
+pub(crate) struct OnClose(Option<Arc<dyn Fn() -> BoxFuture<()> + Send + Sync>>);
+
+impl OnClose {
+    /// A hook that runs `end` each time the link closes.
+    pub(super) fn new(end: impl Fn() -> BoxFuture<()> + Send + Sync + 'static) -> Self {
+        OnClose(Some(Arc::new(end)))
+    }
+
+    /// Ends what the hook ends, and waits for it.
+    pub(crate) async fn run(&self) {
+        if let Some(end) = &self.0 {
+            end().await;
+        }
     }
 }
 
-impl std::fmt::Debug for SessionEnd {
+impl std::fmt::Debug for OnClose {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SessionEnd").finish_non_exhaustive()
+        f.debug_struct("OnClose").finish_non_exhaustive()
     }
 }
 

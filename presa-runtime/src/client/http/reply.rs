@@ -39,14 +39,7 @@ impl Link {
     ) -> Response {
         let id = request.id.clone();
         let headers = self.modern_headers(request, method);
-        let sent = self
-            .send(|| {
-                self.http
-                    .post(&self.endpoint)
-                    .headers(headers.clone())
-                    .body(frame.to_owned())
-            })
-            .await;
+        let sent = self.post_frame(&headers, frame).await;
         let reply = match sent {
             Ok(reply) => reply,
             Err(error) => return failure(id, None, error.to_string()),

@@ -18,7 +18,8 @@
 //!    legacy server) and its other notifications are posted within the
 //!    session; a message sent between two sessions is dropped;
 //! 4. an event stream that ends before its response is resumed while the
-//!    session is open.
+//!    session is open;
+//! 5. closing the client ends the session ([`on_close`]).
 //!
 //! Everything else goes on to the modern link, as a modern server takes
 //! it.
@@ -28,6 +29,7 @@ use std::sync::Arc;
 use reqwest::StatusCode;
 
 use super::session::{Position, SESSION_ID, expired};
+use crate::client::http::OnClose;
 use crate::client::http::link::{Link, is_event_stream};
 use crate::client::http::reply::{answering, failure};
 use crate::client::http::sse::EventReader;
@@ -47,27 +49,37 @@ pub(crate) async fn forward(link: &Arc<Link>, message: Message, frame: &str) -> 
         Message::Notification(note) if note.method == INITIALIZED => {
             // In order: no request of the session may overtake it, and
             // the GET stream is open before the first one goes (rule 2).
-            if post_message(Arc::clone(link), frame.to_owned()).await {
+            if post_within_session(Arc::clone(link), frame.to_owned()).await {
                 link.open_listener().await;
             }
             None
         }
         Message::Notification(note) if note.method == notifications::CANCELLED => {
             if link.session.is_open() {
-                tokio::spawn(post_message(Arc::clone(link), frame.to_owned()));
+                tokio::spawn(post_within_session(Arc::clone(link), frame.to_owned()));
             }
             Some(Message::Notification(note))
         }
         Message::Notification(_) if link.session.is_legacy() => {
-            tokio::spawn(post_message(Arc::clone(link), frame.to_owned()));
+            tokio::spawn(post_within_session(Arc::clone(link), frame.to_owned()));
             None
         }
         Message::Response(_) if link.session.is_open() => {
-            tokio::spawn(post_message(Arc::clone(link), frame.to_owned()));
+            tokio::spawn(post_within_session(Arc::clone(link), frame.to_owned()));
             None
         }
         other => Some(other),
     }
+}
+
+/// What closing the client ends on `link`: the session, if one is open,
+/// with `DELETE` (rule 5 of `session`).
+pub(crate) fn on_close(link: &Arc<Link>) -> OnClose {
+    let link = Arc::clone(link);
+    OnClose::new(move || {
+        let link = Arc::clone(&link);
+        Box::pin(async move { link.delete_session().await })
+    })
 }
 
 /// One request of the session: its POST and the messages that answer it.
@@ -79,7 +91,7 @@ async fn exchange(link: Arc<Link>, request: Request, frame: String) {
 /// Posts a notification, or a response to the server's request, within
 /// the session (rule 3); the server's `202` needs no relaying. Whether the
 /// server accepted it.
-async fn post_message(link: Arc<Link>, frame: String) -> bool {
+async fn post_within_session(link: Arc<Link>, frame: String) -> bool {
     if link.session.is_between_sessions() {
         tracing::debug!("dropping a message sent between two sessions");
         return false;
@@ -88,25 +100,7 @@ async fn post_message(link: Arc<Link>, frame: String) -> bool {
     if let Some((session, _)) = link.session.headers() {
         headers.extend(session);
     }
-    let sent = link
-        .send(|| {
-            link.http
-                .post(&link.endpoint)
-                .headers(headers.clone())
-                .body(frame.clone())
-        })
-        .await;
-    match sent {
-        Ok(reply) if reply.status().is_success() => true,
-        Ok(reply) => {
-            tracing::debug!(status = %reply.status(), "the server refused a message");
-            false
-        }
-        Err(error) => {
-            tracing::debug!(%error, "could not send a message");
-            false
-        }
-    }
+    link.post_message(&headers, &frame).await
 }
 
 impl Link {
@@ -124,14 +118,7 @@ impl Link {
         if let Some((session, _)) = &session {
             headers.extend(session.clone());
         }
-        let sent = self
-            .send(|| {
-                self.http
-                    .post(&self.endpoint)
-                    .headers(headers.clone())
-                    .body(frame.to_owned())
-            })
-            .await;
+        let sent = self.post_frame(&headers, frame).await;
         let reply = match sent {
             Ok(reply) => reply,
             Err(error) => return failure(id, None, error.to_string()),

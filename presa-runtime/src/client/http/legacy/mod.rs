@@ -4,9 +4,10 @@
 //!
 //! Everything only a legacy server needs lives here. The modern files
 //! reach it through few doors: the link's session slot (`link`), the
-//! client's messages handed here first (`dispatch`), and the `DELETE` that
-//! ends the session (`dispatch` and `SessionEnd`). Dropping the legacy
-//! era is dropping this folder and those.
+//! client's messages handed here first (`dispatch`), and the link's
+//! `OnClose`, built here, which ends the session with `DELETE`
+//! (`dispatch`). Dropping the legacy era is dropping this folder and
+//! those.
 //!
 //! Each file knows only the files listed before it here (and the HTTP
 //! files before `link` in the link's own map):
@@ -15,7 +16,7 @@
 //! |---|---|
 //! | `session` | the legacy session: what the link keeps of it, and a stream's position |
 //! | `stream` | the GET stream, resuming a stream, `DELETE` |
-//! | `exchange` | the client's messages within the session: the POSTs, their answers, resumed |
+//! | `exchange` | the client's messages within the session: the POSTs, their answers, resumed; the session's end on close |
 
 pub(super) mod exchange;
 pub(super) mod session;

@@ -138,7 +138,7 @@ impl Link {
     }
 
     /// Ends the session on the server (rule 5), if one is open.
-    pub(crate) async fn delete_session(&self) {
+    pub(super) async fn delete_session(&self) {
         let Some(Session { id: Some(id), .. }) = self.session.end() else {
             return;
         };

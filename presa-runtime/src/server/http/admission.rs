@@ -258,7 +258,7 @@ mod tests {
         let request = admission.admit(&alice, Slot::Request).unwrap();
         let refused = admission.admit(&alice, Slot::Request).err().unwrap();
         assert!(
-            refused.message.contains("1 requests in progress"),
+            refused.message.contains("1 request in progress"),
             "{}",
             refused.message
         );

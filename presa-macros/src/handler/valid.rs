@@ -32,7 +32,7 @@ pub(crate) fn check_signature(handler: &HandlerFn, errors: &mut Errors) {
             ),
         );
     }
-    if let Some(unsafety) = sig.unsafety {
+    if let syn::Safety::Unsafe(unsafety) = sig.safety {
         errors.error(
             unsafety,
             format!("`#[{name}]` functions cannot be `unsafe`"),

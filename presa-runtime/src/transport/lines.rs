@@ -23,9 +23,14 @@ use tokio_util::codec::{Decoder, FramedRead, LinesCodec, LinesCodecError};
 use tokio_util::sync::WaitForCancellationFutureOwned;
 
 use super::{CHANNEL_CAPACITY, FrameChannel, FrameSender, Inbound, Outgoing, StopReading};
+use crate::util::Charge;
 
 /// How many frames read may wait to be taken.
 pub const INBOUND_FRAMES: usize = 4;
+
+/// Past this many bytes, a write takes no more of the frames queued
+/// behind its first: a bound on the copy that batching makes.
+const WRITE_BATCH: usize = 64 * 1024;
 
 /// Frames `reader` and `writer` as newline-delimited messages of at most
 /// `max_message_size` bytes each. Spawns one reading and one writing task;
@@ -196,17 +201,53 @@ async fn write_lines<W: AsyncWrite + Unpin>(
             frame = rx.recv() => frame,
             () = &mut closed => None,
         };
-        // The charge is given back once the frame is written.
-        let Some(Outgoing { mut frame, charge }) = frame else {
+        let Some(first) = frame else {
             break;
         };
-        frame.push('\n');
-        if writer.write_all(frame.as_bytes()).await.is_err() || writer.flush().await.is_err() {
+        let batch = Batch::after(first, &mut rx);
+        if writer.write_all(batch.lines.as_bytes()).await.is_err() || writer.flush().await.is_err()
+        {
             break;
         }
-        drop(charge);
+        // The charges are given back once the frames are written.
+        drop(batch);
     }
     let _ = writer.shutdown().await;
+}
+
+/// Frames written with one write: the first, and those already queued
+/// behind it, up to [`WRITE_BATCH`] bytes, each with its line end.
+struct Batch {
+    lines: String,
+    /// What the frames hold of a memory budget until written: the
+    /// first's, and the others' (no allocation for a frame alone).
+    _charges: (Charge, Vec<Charge>),
+}
+
+impl Batch {
+    /// `first`, in its own buffer, and what `rx` holds at once after it
+    /// while the batch is under [`WRITE_BATCH`]: under load, one write
+    /// and one flush carry many answers, and a frame alone is written as
+    /// it is, without a copy.
+    fn after(first: Outgoing, rx: &mut mpsc::Receiver<Outgoing>) -> Batch {
+        let Outgoing {
+            frame: mut lines,
+            charge,
+        } = first;
+        lines.push('\n');
+        let mut rest = Vec::new();
+        while lines.len() < WRITE_BATCH
+            && let Ok(Outgoing { frame, charge }) = rx.try_recv()
+        {
+            lines.push_str(&frame);
+            lines.push('\n');
+            rest.push(charge);
+        }
+        Batch {
+            lines,
+            _charges: (charge, rest),
+        }
+    }
 }
 
 #[cfg(test)]

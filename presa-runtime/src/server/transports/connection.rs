@@ -74,6 +74,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::task::{AbortHandle, JoinSet};
+use tracing::Instrument;
 
 use super::era::{Era, Modern};
 use super::outbox::Outbox;
@@ -132,12 +133,8 @@ impl Server {
         // apart from the runtime's workers): the connection then runs on
         // the worker that has just read its frame, and a request and its
         // answer cross no thread between the two stdio threads.
-        let serving = Aborting(tokio::spawn(serve_until(
-            self,
-            channel,
-            Caller::anonymous(),
-            first,
-        )));
+        let serving = serve_until(self, channel, Caller::anonymous(), first);
+        let serving = Aborting(tokio::spawn(serving.in_current_span()));
         tokio::select! {
             () = serving.finished() => {}
             () = signalled(signals, 2) => {

@@ -23,9 +23,14 @@ use tokio_util::codec::{Decoder, FramedRead, LinesCodec, LinesCodecError};
 use tokio_util::sync::WaitForCancellationFutureOwned;
 
 use super::{CHANNEL_CAPACITY, FrameChannel, FrameSender, Inbound, Outgoing, StopReading};
+use crate::util::Charge;
 
 /// How many frames read may wait to be taken.
 pub const INBOUND_FRAMES: usize = 4;
+
+/// A write takes the frames queued behind its first only while they keep
+/// it under this many bytes: a bound on the copy that batching makes.
+const WRITE_BATCH: usize = 64 * 1024;
 
 /// Frames `reader` and `writer` as newline-delimited messages of at most
 /// `max_message_size` bytes each. Spawns one reading and one writing task;
@@ -191,22 +196,71 @@ async fn write_lines<W: AsyncWrite + Unpin>(
         }
     };
     tokio::pin!(closed);
+    let mut next = None;
     loop {
-        let frame = tokio::select! {
-            frame = rx.recv() => frame,
-            () = &mut closed => None,
+        let frame = match next.take() {
+            Some(frame) => Some(frame),
+            None => tokio::select! {
+                frame = rx.recv() => frame,
+                () = &mut closed => None,
+            },
         };
-        // The charge is given back once the frame is written.
-        let Some(Outgoing { mut frame, charge }) = frame else {
+        let Some(first) = frame else {
             break;
         };
-        frame.push('\n');
-        if writer.write_all(frame.as_bytes()).await.is_err() || writer.flush().await.is_err() {
+        let (batch, left) = Batch::after(first, &mut rx);
+        next = left;
+        if writer.write_all(batch.lines.as_bytes()).await.is_err() || writer.flush().await.is_err()
+        {
             break;
         }
-        drop(charge);
+        // The charges are given back once the frames are written.
+        drop(batch);
     }
     let _ = writer.shutdown().await;
+}
+
+/// Frames written with one write: the first, and those already queued
+/// behind it that keep the batch under [`WRITE_BATCH`] bytes, each with
+/// its line end.
+struct Batch {
+    lines: String,
+    /// What the frames hold of a memory budget until written: the
+    /// first's, and the others' (no allocation for a frame alone).
+    _charges: (Charge, Vec<Charge>),
+}
+
+impl Batch {
+    /// `first`, in its own buffer, and what `rx` holds at once after it
+    /// while it fits: under load, one write and one flush carry many
+    /// answers, a frame alone is written without a copy, and the copy
+    /// batching makes stays under [`WRITE_BATCH`]. Also the frame taken
+    /// that did not fit, to write next.
+    fn after(first: Outgoing, rx: &mut mpsc::Receiver<Outgoing>) -> (Batch, Option<Outgoing>) {
+        let Outgoing {
+            frame: mut lines,
+            charge,
+        } = first;
+        lines.push('\n');
+        let mut rest = Vec::new();
+        let mut left = None;
+        while lines.len() < WRITE_BATCH
+            && let Ok(queued) = rx.try_recv()
+        {
+            if lines.len() + queued.frame.len() >= WRITE_BATCH {
+                left = Some(queued);
+                break;
+            }
+            lines.push_str(&queued.frame);
+            lines.push('\n');
+            rest.push(queued.charge);
+        }
+        let batch = Batch {
+            lines,
+            _charges: (charge, rest),
+        };
+        (batch, left)
+    }
 }
 
 #[cfg(test)]
@@ -242,6 +296,29 @@ mod tests {
         assert_eq!(&buf, b"{}\n");
         drop(peer);
         assert_eq!(channel.incoming.recv().await, None);
+    }
+
+    /// Frames queued together are written in order, each on its line,
+    /// whether they share a write or one is too big to.
+    #[tokio::test]
+    async fn queued_frames_are_written_in_order() {
+        let (mut peer, ours) = tokio::io::duplex(4 * WRITE_BATCH);
+        let (r, w) = tokio::io::split(ours);
+        let channel = byte_stream(r, w, 64);
+        let frames = [
+            "a".to_owned(),
+            "x".repeat(WRITE_BATCH),
+            "b".into(),
+            "c".into(),
+        ];
+        // The writer first runs once all four are queued.
+        for frame in &frames {
+            channel.outgoing.send(frame.clone()).await.unwrap();
+        }
+        let expected: String = frames.iter().map(|frame| format!("{frame}\n")).collect();
+        let mut written = vec![0u8; expected.len()];
+        peer.read_exact(&mut written).await.unwrap();
+        assert_eq!(written, expected.as_bytes());
     }
 
     /// Stopped, the reader still delivers the lines it has read, drops the

@@ -150,6 +150,12 @@ impl Response {
             outcome: Outcome::Error(error),
         }
     }
+
+    /// Serializes the response as one line of JSON, as
+    /// [`Message::to_line`] does, without first making it a message.
+    pub fn to_line(&self) -> String {
+        line(self)
+    }
 }
 
 /// The `error` member of an error response.
@@ -272,13 +278,18 @@ impl Message {
 
     /// Serializes the message as one line of JSON (no embedded newlines).
     pub fn to_line(&self) -> String {
-        let result = match self {
-            Message::Request(r) => serde_json::to_string(r),
-            Message::Notification(n) => serde_json::to_string(n),
-            Message::Response(r) => serde_json::to_string(r),
-        };
-        result.expect("JSON-RPC messages always serialize")
+        match self {
+            Message::Request(r) => line(r),
+            Message::Notification(n) => line(n),
+            Message::Response(r) => r.to_line(),
+        }
     }
+}
+
+/// One JSON-RPC message as one line of JSON: `serde_json` escapes every
+/// newline inside strings.
+fn line(message: &impl Serialize) -> String {
+    serde_json::to_string(message).expect("JSON-RPC messages always serialize")
 }
 
 /// A request or a notification, from a frame that is no response.

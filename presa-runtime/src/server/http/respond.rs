@@ -58,7 +58,7 @@ pub(super) fn json_response(response: &JsonRpcResponse) -> Response {
         Outcome::Result(_) => StatusCode::OK,
         Outcome::Error(error) => status_of(error),
     };
-    let body = Message::Response(response.clone()).to_line();
+    let body = response.to_line();
     let mut reply = (status, body).into_response();
     let headers = reply.headers_mut();
     headers.insert(

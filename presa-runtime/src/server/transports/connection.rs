@@ -3,7 +3,13 @@
 //! The connection is the only place that knows several requests share a
 //! channel: it runs each request on its own tokio task, tracks them by id so
 //! that `notifications/cancelled` can drop the right one, and answers frames
-//! that are not messages at all (`-32700`, `-32600`). JSON-RPC never answers
+//! that are not messages at all (`-32700`, `-32600`). A request is first
+//! polled once in place, on the connection's task: one that answers
+//! without waiting (a list, most tool calls) is then done before the next
+//! frame is read, with no task and no wake-up of another thread, and
+//! nothing in flight to cancel; only one that waits gets its task. One
+//! poll, never more, so no request holds up those behind it beyond its
+//! first step. JSON-RPC never answers
 //! a response: one from the client goes to the connection's era, which
 //! logs and drops it unless a request of the server's waits for it.
 //!
@@ -68,6 +74,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::task::{AbortHandle, JoinSet};
+use tracing::Instrument;
 
 use super::era::{Era, Modern};
 use super::outbox::Outbox;
@@ -75,10 +82,11 @@ use super::shutdown::{FINAL_WRITE, Shutdown, ShutdownSwitch, not_run};
 use super::signals::{signalled, termination_signals};
 use crate::server::caller::Caller;
 use crate::server::core::reply::{busy_awaiting_answers, invalid_request, server_busy};
+use crate::server::core::stream::ResponseStream;
 use crate::server::legacy::ConnectionSession;
 use crate::server::router::Server;
 use crate::transport::{FrameChannel, FrameSender, Inbound, StopReading};
-use crate::util::{Budget, Charge, lock};
+use crate::util::{BoxFuture, Budget, Charge, lock};
 use crate::wire::{
     FrameError, Message, Method, Notification, Request, RequestId, Response, footprint,
     notifications, strict,
@@ -120,12 +128,40 @@ impl Server {
         // must find its handler, or it kills the process.
         let signals = termination_signals();
         let channel = crate::transport::stdio(self.max_message_size());
+        let first = signalled(signals.clone(), 1);
+        // On a task, not on the caller's thread (for `#[tokio::main]`, one
+        // apart from the runtime's workers): the connection then runs on
+        // the worker that has just read its frame, and a request and its
+        // answer cross no thread between the two stdio threads.
+        let serving = serve_until(self, channel, Caller::anonymous(), first);
+        let serving = Aborting(tokio::spawn(serving.in_current_span()));
         tokio::select! {
-            () = serve_until(self, channel, Caller::anonymous(), signalled(signals.clone(), 1)) => {}
+            () = serving.finished() => {}
             () = signalled(signals, 2) => {
                 tracing::warn!("a second signal: stopping without waiting for requests to finish");
             }
         }
+    }
+}
+
+/// A spawned task that is aborted when this is dropped, as a future run
+/// in place would be.
+struct Aborting(tokio::task::JoinHandle<()>);
+
+impl Aborting {
+    /// Resolves once the task ends; its panic, if any, goes on here.
+    async fn finished(mut self) {
+        if let Err(error) = (&mut self.0).await
+            && error.is_panic()
+        {
+            std::panic::resume_unwind(error.into_panic());
+        }
+    }
+}
+
+impl Drop for Aborting {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 
@@ -535,9 +571,13 @@ impl Connection {
             });
             return;
         }
-        let mut stream = era
+        let stream = era
             .serve(&self.server, request, &self.caller, charge)
             .bounded_by(&self.shutdown, id.clone());
+        let mut answering = answer(stream, outbox);
+        if finished_in_place(&mut answering) {
+            return;
+        }
         let registry = Arc::clone(&self.in_flight);
         let key = id.clone();
         let set = if subscription {
@@ -554,11 +594,7 @@ impl Connection {
                 key,
                 task: tokio::task::id(),
             };
-            while let Some(message) = stream.next().await {
-                if outbox.send(message).await.is_err() {
-                    break;
-                }
-            }
+            answering.await;
         });
         running.insert(
             id,
@@ -597,6 +633,26 @@ impl Drop for Connection {
     fn drop(&mut self) {
         self.era.closed();
     }
+}
+
+/// Writes a request's messages to `outbox` as its stream yields them,
+/// until it ends or the peer is gone.
+fn answer(mut stream: ResponseStream, outbox: Outbox) -> BoxFuture<()> {
+    Box::pin(async move {
+        while let Some(message) = stream.next().await {
+            if outbox.send(message).await.is_err() {
+                break;
+            }
+        }
+    })
+}
+
+/// Polls `answering` once, in place (see the module docs): whether it has
+/// finished. A waker that wakes nothing will do: what is still pending
+/// moves to a task, whose first poll registers the waker that matters.
+fn finished_in_place(answering: &mut BoxFuture<()>) -> bool {
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    answering.as_mut().poll(&mut cx).is_ready()
 }
 
 /// What a parsed request holds: its parsed params, its method and id.

@@ -218,6 +218,9 @@ async fn a_refused_certificate_is_a_clear_error_naming_the_server(server: RedisS
 /// reported done.
 async fn waiting_for_a_replica_reports_only_replicated_tasks(primary: RedisServer) {
     let mut replica = RedisServer::start();
+    // The replica loads the primary's data in memory, writing no file.
+    let diskless = "CONFIG SET repl-diskless-load on-empty-db";
+    assert!(replies_with(replica.port(), diskless, "+OK"));
     let command = format!("REPLICAOF 127.0.0.1 {}", primary.port());
     assert!(replies_with(replica.port(), &command, "OK"));
     let deadline = Instant::now() + Duration::from_secs(20);

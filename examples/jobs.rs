@@ -22,7 +22,10 @@
 //!   that a replica can be stopped in the middle of a build
 //!   (`presa-redis/tests/replicas_process.rs` does).
 //! - `--store redis://HOST:PORT`, after `stdio` or `http ADDRESS`, keeps
-//!   the tasks in that Redis instead of the process's memory, so that
+//!   the tasks in that Redis instead of the process's memory (any URL the
+//!   Redis store takes: `rediss://` for TLS, `#insecure` at its end for a
+//!   test certificate, `redis://USER:PASSWORD@HOST:PORT` for an ACL user,
+//!   a Redis Cluster node's URL for a cluster), so that
 //!   several servers on one Redis share them: a task started through one
 //!   is read, answered and cancelled through any other. Each server then
 //!   holds a lease on the tasks it runs (30 seconds, or `--lease SECONDS`),
@@ -95,10 +98,20 @@ fn builder_with(
         .map(lease_length)
         .transpose()?
         .unwrap_or(DEFAULT_LEASE);
+    // The URL may hold a password: what is printed is the store's address.
     let store = RedisTaskStore::builder(url)
         .build()
-        .map_err(|e| format!("--store {url}: {e}"))?;
-    eprintln!("keeping tasks in the Redis at {url}, under leases of {lease:?}");
+        .map_err(|e| format!("--store: {e}"))?;
+    if url.ends_with("#insecure") {
+        eprintln!(
+            "warning: --store {}: TLS certificates are not verified (#insecure)",
+            store.server()
+        );
+    }
+    eprintln!(
+        "keeping tasks in the Redis at {}, under leases of {lease:?}",
+        store.server()
+    );
     Ok(Server::builder("jobs", "1")
         .instructions(INSTRUCTIONS)
         .tool(BuildTool)

@@ -1,8 +1,12 @@
 //! How Redis failures reach the engine: as [`StoreError::Backend`], with a
-//! message that names the server and says whether it could be reached.
+//! message that names the server (its address, never its credentials) and
+//! says whether it could be reached, or whether its TLS certificate was
+//! refused.
 
 use presa_runtime::server::tasks::store::StoreError;
 use redis::RedisError;
+
+use crate::connection::unreachable;
 
 /// Turns Redis errors into store errors that name the server.
 #[derive(Debug, Clone)]
@@ -20,7 +24,11 @@ impl Failures {
     /// What went wrong `doing` something.
     pub(crate) fn redis(&self, doing: &str, error: RedisError) -> StoreError {
         let server = &self.server;
-        if unreachable(&error) {
+        if certificate_refused(&error) {
+            StoreError::Backend(format!(
+                "the TLS certificate of Redis at {server} was refused ({doing}): {error}"
+            ))
+        } else if unreachable(&error) {
             StoreError::Backend(format!(
                 "Redis at {server} is unreachable ({doing}): {error}"
             ))
@@ -44,9 +52,8 @@ impl Failures {
     }
 }
 
-fn unreachable(error: &RedisError) -> bool {
-    error.is_io_error()
-        || error.is_connection_refusal()
-        || error.is_connection_dropped()
-        || error.is_timeout()
+/// Whether rustls refused the server's certificate (or the server ours).
+fn certificate_refused(error: &RedisError) -> bool {
+    let text = error.to_string();
+    text.contains("certificate") || text.contains("CertificateRequired")
 }

@@ -1,8 +1,20 @@
 //! Where a store's data lives in Redis: every key and channel name starts
-//! with the store's prefix.
+//! with the store's prefix in braces, `{prefix}`.
 //!
-//! The Lua scripts build the same names from the prefix (see
-//! [`scripts`](crate::scripts)), so the two lists must agree:
+//! The braces make the prefix a Redis Cluster *hash tag*: Redis Cluster
+//! places a key by the part in braces alone, so every key of one store
+//! lives in one slot, on one shard, and each script may touch them all.
+//! The price is that one store does not spread over shards: a cluster
+//! holds several stores (several prefixes) on several shards, but one
+//! store's load is one shard's. On a single server the braces are only
+//! characters.
+//!
+//! The scripts receive their keys through `KEYS`: first the store's fixed
+//! keys ([`FIXED`], in that order), then the keys of the task the call is
+//! about. A purge or an eviction also removes tasks that only the indexes
+//! name; a script derives those tasks' keys from the tagged prefix, and
+//! since they carry the same tag they are in the same slot, which Redis
+//! Cluster allows.
 //!
 //! | name | type | holds |
 //! | --- | --- | --- |
@@ -19,31 +31,64 @@
 //! | `leases` | sorted set | running tasks with a lease, scored by when it lapses (ms since the epoch, the servers' clocks) |
 //! | `lease-holders` | hash | the server holding each lease |
 
+/// The keys every script receives first, as `KEYS[1]`, `KEYS[2]`, …
+pub(crate) const FIXED: [&str; 10] = [
+    "ids",
+    "finished",
+    "expiry",
+    "weights",
+    "owners",
+    "bytes",
+    "finished-bytes",
+    "finish-seq",
+    "leases",
+    "lease-holders",
+];
+
 /// The names of one store's keys.
 #[derive(Debug, Clone)]
 pub(crate) struct Keys {
-    prefix: String,
+    /// The prefix in braces: the hash tag every name starts with.
+    tagged: String,
 }
 
 impl Keys {
-    /// Names under `prefix`.
-    pub(crate) fn new(prefix: String) -> Self {
-        Keys { prefix }
+    /// Names under `prefix`, which must not be empty: `{}` is no hash tag.
+    pub(crate) fn new(prefix: &str) -> Option<Self> {
+        (!prefix.is_empty()).then(|| Keys {
+            tagged: format!("{{{prefix}}}"),
+        })
     }
 
-    /// The prefix itself, which every script receives first.
-    pub(crate) fn prefix(&self) -> &str {
-        &self.prefix
+    /// What every name starts with, which every script receives as
+    /// `ARGV[1]`.
+    pub(crate) fn tagged(&self) -> &str {
+        &self.tagged
+    }
+
+    /// The full names of the [`FIXED`] keys, in order.
+    pub(crate) fn fixed(&self) -> impl Iterator<Item = String> + '_ {
+        FIXED.iter().map(|name| format!("{}{name}", self.tagged))
     }
 
     /// The hash that holds a task's record.
     pub(crate) fn task(&self, id: &str) -> String {
-        format!("{}task:{id}", self.prefix)
+        format!("{}task:{id}", self.tagged)
+    }
+
+    /// The sorted set of one owner's tasks.
+    pub(crate) fn owned(&self, owner: Option<&str>) -> String {
+        format!("{}owned:{}", self.tagged, owner_key(owner))
+    }
+
+    /// The set of one owner's running tasks.
+    pub(crate) fn running(&self, owner: Option<&str>) -> String {
+        format!("{}running:{}", self.tagged, owner_key(owner))
     }
 
     /// The channel a task's changes are published on.
     pub(crate) fn changes(&self, id: &str) -> String {
-        format!("{}changes:{id}", self.prefix)
+        format!("{}changes:{id}", self.tagged)
     }
 }
 
@@ -68,9 +113,27 @@ mod tests {
     }
 
     #[test]
-    fn names_start_with_the_prefix() {
-        let keys = Keys::new("app:".into());
-        assert_eq!(keys.task("t1"), "app:task:t1");
-        assert_eq!(keys.changes("t1"), "app:changes:t1");
+    fn names_start_with_the_prefix_as_a_hash_tag() {
+        let keys = Keys::new("app:").unwrap();
+        assert_eq!(keys.task("t1"), "{app:}task:t1");
+        assert_eq!(keys.changes("t1"), "{app:}changes:t1");
+        assert_eq!(keys.owned(None), "{app:}owned:-");
+        assert_eq!(keys.running(Some("a")), "{app:}running:=a");
+        assert!(keys.fixed().all(|name| name.starts_with("{app:}")));
+    }
+
+    #[test]
+    fn an_empty_prefix_is_no_hash_tag() {
+        assert!(Keys::new("").is_none());
+    }
+
+    #[test]
+    fn every_key_hashes_to_one_slot() {
+        let keys = Keys::new("app:").unwrap();
+        let slot = |key: &str| redis::cluster_routing::Slot::for_key(key);
+        let first = slot(&keys.task("a"));
+        for key in keys.fixed().chain([keys.task("zz"), keys.owned(Some("x"))]) {
+            assert_eq!(slot(&key), first, "{key}");
+        }
     }
 }

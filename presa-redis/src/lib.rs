@@ -26,7 +26,8 @@
 //! 1. **Everything a task holds is stored**, as one JSON document (owner,
 //!    status, times, TTL, poll interval, status message, input requests,
 //!    answers, result or error, version, asked keys) in the hash
-//!    `{prefix}task:{id}`, which expires with the task's TTL; a task
+//!    `{prefix}task:{id}` (the prefix in braces, a Redis Cluster hash
+//!    tag: all of one store's keys are in one slot), which expires with the task's TTL; a task
 //!    without one does not expire. The JSON form is the record's own
 //!    (`TaskRecord` is `Serialize`), which reads back equal.
 //! 2. **A task is created only within its limits.** One Lua script purges
@@ -72,8 +73,21 @@
 //!   purges it; in memory a watch ends at the purge (or the next read).
 //! - If a call times out after Redis ran it, the caller sees an error for a
 //!   change that was made (a task created is then kept until its TTL).
-//! - The keys hold no hash tags, so the store needs a single Redis (or one
-//!   primary with replicas), not Redis Cluster.
+//! - In a Redis Cluster, one store's keys share one hash tag, so one store
+//!   lives on one shard; several stores (prefixes) spread over several.
+//!
+//! # The shapes of Redis it takes
+//!
+//! The URL says where Redis is and the node says what it is (the
+//! `connection` module): `redis://` or `rediss://` (TLS on rustls,
+//! verified against Mozilla's roots unless
+//! [`tls_ca`](RedisTaskStoreBuilder::tls_ca) names a private CA; mutual
+//! TLS with [`tls_client_certificate`](RedisTaskStoreBuilder::tls_client_certificate);
+//! `#insecure` skips verification, for test certificates), with
+//! `user:password@` for an ACL user; a Redis Cluster node's URL makes a
+//! cluster store, found out by asking the node. Credentials never appear
+//! in the store's errors, logs or `Debug`. RESP2 (the default) and RESP3
+//! (`?protocol=resp3`) both work; pub/sub always uses RESP3.
 //!
 //! [`TaskStore`]: presa_runtime::server::tasks::store::TaskStore
 //! [`TaskStore::watch`]: presa_runtime::server::tasks::store::TaskStore::watch
@@ -87,6 +101,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod builder;
+mod connection;
 mod error;
 mod follow;
 mod keys;

@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use presa_runtime::server::tasks::store::{StoreError, TaskRecord};
-use redis::aio::ConnectionManager;
 
+use crate::connection::Link;
 use crate::error::Failures;
 use crate::keys::Keys;
 use crate::record;
@@ -24,7 +24,7 @@ pub(crate) enum Expiry {
 /// Reads records from Redis.
 #[derive(Clone)]
 pub(crate) struct Records {
-    pub(crate) connection: ConnectionManager,
+    pub(crate) connection: Link,
     pub(crate) keys: Keys,
     pub(crate) failures: Failures,
 }

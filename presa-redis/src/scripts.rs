@@ -3,17 +3,30 @@
 //! Redis runs a script alone, so each one sees and leaves the counters and
 //! indexes consistent: a quota is checked and a task inserted in one step,
 //! and a record is replaced only if its version is still the one its change
-//! was computed from. Every script takes the key prefix as `ARGV[1]` and
-//! builds the names of [`keys`](crate::keys) from it; time is Redis's own
+//! was computed from. Every script takes the store's fixed keys and then
+//! its task's keys through `KEYS` (see [`keys`](crate::keys)), and the
+//! tagged prefix as `ARGV[1]`, from which it names only the keys of tasks
+//! found in an index (a purge, an eviction, a page). Time is Redis's own
 //! (`TIME`), so that every server agrees on when a task expires.
 
 use redis::Script;
+
+use crate::keys::FIXED;
 
 /// What every script shares: key names, the clock, and how a task is
 /// removed, purged or evicted.
 const PRELUDE: &str = r#"
 local P = ARGV[1]
-local function k(name) return P .. name end
+local K = {}
+for i, name in ipairs(FIXED) do K[name] = KEYS[i] end
+local function k(name) return K[name] end
+-- The task's own keys, after the fixed ones.
+local function own(n) return KEYS[#FIXED + n] end
+-- The keys of a task or owner that an index names: the same tag, the
+-- same slot.
+local function task_key(id) return P .. 'task:' .. id end
+local function owned_key(owner) return P .. 'owned:' .. owner end
+local function running_key(owner) return P .. 'running:' .. owner end
 local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -31,17 +44,17 @@ local function remove(id)
   if redis.call('ZREM', k('finished'), id) == 1 then
     redis.call('DECRBY', k('finished-bytes'), weight)
   elseif owner then
-    redis.call('SREM', k('running:') .. owner, id)
+    redis.call('SREM', running_key(owner), id)
   end
-  if owner then redis.call('ZREM', k('owned:') .. owner, id) end
+  if owner then redis.call('ZREM', owned_key(owner), id) end
   redis.call('DECRBY', k('bytes'), weight)
   redis.call('ZREM', k('ids'), id)
   redis.call('ZREM', k('expiry'), id)
   redis.call('HDEL', k('weights'), id)
   redis.call('HDEL', k('owners'), id)
   release(id)
-  redis.call('DEL', k('task:') .. id)
-  redis.call('PUBLISH', k('changes:') .. id, '')
+  redis.call('DEL', task_key(id))
+  redis.call('PUBLISH', P .. 'changes:' .. id, '')
 end
 local function purge(now)
   local expired = redis.call('ZRANGEBYSCORE', k('expiry'), '-inf', now)
@@ -57,6 +70,7 @@ local function evict_one()
 end
 "#;
 
+/// Own KEYS: the task, its owner's running tasks, its owner's tasks.
 /// ARGV: prefix, id, owner key, record JSON, version, weight, TTL in ms
 /// (empty for none), max tasks, max running per owner, max store bytes.
 /// Returns `ok`, `quota`, `full` or `space`.
@@ -65,67 +79,68 @@ local id, owner, weight = ARGV[2], ARGV[3], ARGV[6]
 local ttl = tonumber(ARGV[7])
 local now = now_ms()
 purge(now)
-if redis.call('SCARD', k('running:') .. owner) >= tonumber(ARGV[9]) then return 'quota' end
+if redis.call('SCARD', own(2)) >= tonumber(ARGV[9]) then return 'quota' end
 while redis.call('ZCARD', k('ids')) >= tonumber(ARGV[8]) do
   if not evict_one() then return 'full' end
 end
 while number_at(k('bytes')) + tonumber(weight) > tonumber(ARGV[10]) do
   if not evict_one() then return 'space' end
 end
-local key = k('task:') .. id
+local key = own(1)
 redis.call('HSET', key, 'json', ARGV[4], 'version', ARGV[5])
 if ttl then
   redis.call('PEXPIRE', key, math.max(ttl, 1))
   redis.call('ZADD', k('expiry'), now + ttl, id)
 end
 redis.call('ZADD', k('ids'), 0, id)
-redis.call('ZADD', k('owned:') .. owner, 0, id)
-redis.call('SADD', k('running:') .. owner, id)
+redis.call('ZADD', own(3), 0, id)
+redis.call('SADD', own(2), id)
 redis.call('HSET', k('weights'), id, weight)
 redis.call('HSET', k('owners'), id, owner)
 redis.call('INCRBY', k('bytes'), weight)
 return 'ok'
 "#;
 
-/// ARGV: prefix, id. Returns the record's JSON with the store's bytes, its
+/// Own KEYS: the task. ARGV: prefix, id. Returns the record's JSON with the store's bytes, its
 /// finished bytes and the record's weight, read at one instant; nil for a
 /// task that is gone.
 const READ: &str = r#"
 local id = ARGV[2]
-local json = redis.call('HGET', k('task:') .. id, 'json')
+local json = redis.call('HGET', own(1), 'json')
 if not json then return false end
 return {json, number_at(k('bytes')), number_at(k('finished-bytes')),
   tonumber(redis.call('HGET', k('weights'), id) or '0')}
 "#;
 
-/// ARGV: prefix, id, owner key, the version the change was computed from,
+/// Own KEYS: the task, its owner's running tasks.
+/// ARGV: prefix, id, the version the change was computed from,
 /// the new JSON, its version, its weight, `1` if the task just finished,
 /// max store bytes, max record bytes, and the room the change was computed
 /// with (empty when the record did not grow). Returns `ok`, `gone`, or
 /// `conflict` when the record changed meanwhile or its room shrank.
 const COMMIT: &str = r#"
-local id, owner = ARGV[2], ARGV[3]
-local key = k('task:') .. id
+local id = ARGV[2]
+local key = own(1)
 local version = redis.call('HGET', key, 'version')
 if not version then return 'gone' end
-if version ~= ARGV[4] then return 'conflict' end
+if version ~= ARGV[3] then return 'conflict' end
 local old = tonumber(redis.call('HGET', k('weights'), id) or '0')
-local max_bytes = tonumber(ARGV[9])
-if ARGV[11] ~= '' then
+local max_bytes = tonumber(ARGV[8])
+if ARGV[10] ~= '' then
   local others = number_at(k('bytes')) - number_at(k('finished-bytes')) - old
-  local room = math.min(tonumber(ARGV[10]), math.max(max_bytes - others, 0))
-  if room < tonumber(ARGV[11]) then return 'conflict' end
+  local room = math.min(tonumber(ARGV[9]), math.max(max_bytes - others, 0))
+  if room < tonumber(ARGV[10]) then return 'conflict' end
 end
-redis.call('HSET', key, 'json', ARGV[5], 'version', ARGV[6])
-redis.call('HSET', k('weights'), id, ARGV[7])
-redis.call('INCRBY', k('bytes'), tonumber(ARGV[7]) - old)
-if ARGV[8] == '1' then
+redis.call('HSET', key, 'json', ARGV[4], 'version', ARGV[5])
+redis.call('HSET', k('weights'), id, ARGV[6])
+redis.call('INCRBY', k('bytes'), tonumber(ARGV[6]) - old)
+if ARGV[7] == '1' then
   redis.call('ZADD', k('finished'), redis.call('INCR', k('finish-seq')), id)
-  redis.call('INCRBY', k('finished-bytes'), ARGV[7])
-  redis.call('SREM', k('running:') .. owner, id)
+  redis.call('INCRBY', k('finished-bytes'), ARGV[6])
+  redis.call('SREM', own(2), id)
   release(id)
 end
-redis.call('PUBLISH', k('changes:') .. id, ARGV[5])
+redis.call('PUBLISH', P .. 'changes:' .. id, ARGV[4])
 while number_at(k('bytes')) > max_bytes do
   if not evict_one() then break end
 end
@@ -141,26 +156,26 @@ purge(now_ms())
 return redis.call('ZCARD', k('ids'))
 "#;
 
-/// ARGV: prefix, owner key, the lowest id (`-`, or `(` and the id to
-/// start after), the page size. Returns the records' JSON, in order of id.
+/// Own KEYS: the owner's tasks. ARGV: prefix, the lowest id (`-`, or `(`
+/// and the id to start after), the page size. Returns the records' JSON, in order of id.
 const LIST: &str = r#"
 purge(now_ms())
-local ids = redis.call('ZRANGEBYLEX', k('owned:') .. ARGV[2], ARGV[3], '+', 'LIMIT', 0, ARGV[4])
+local ids = redis.call('ZRANGEBYLEX', own(1), ARGV[2], '+', 'LIMIT', 0, ARGV[3])
 local page = {}
 for _, id in ipairs(ids) do
-  local json = redis.call('HGET', k('task:') .. id, 'json')
+  local json = redis.call('HGET', task_key(id), 'json')
   if json then table.insert(page, json) end
 end
 return page
 "#;
 
-/// ARGV: prefix, id, holder, until (ms since the epoch), now (ms, the
+/// Own KEYS: the task. ARGV: prefix, id, holder, until (ms since the epoch), now (ms, the
 /// caller's clock). Takes or renews the lease of a running task under
 /// `Lease::may_hold`: unless another holder's lease has not lapsed at
 /// `now`. Returns 1 when held, 0 otherwise.
 const HOLD: &str = r#"
 local id, holder, now = ARGV[2], ARGV[3], tonumber(ARGV[5])
-if redis.call('EXISTS', k('task:') .. id) == 0 then return 0 end
+if redis.call('EXISTS', own(1)) == 0 then return 0 end
 if redis.call('ZSCORE', k('finished'), id) then return 0 end
 local current = redis.call('HGET', k('lease-holders'), id)
 local lapses = tonumber(redis.call('ZSCORE', k('leases'), id) or '0')
@@ -179,7 +194,7 @@ local lapsed = {}
 local ids = redis.call('ZRANGEBYSCORE', k('leases'), '-inf', ARGV[2])
 for _, id in ipairs(ids) do
   if #lapsed >= tonumber(ARGV[3]) then break end
-  if redis.call('EXISTS', k('task:') .. id) == 0 or redis.call('ZSCORE', k('finished'), id) then
+  if redis.call('EXISTS', task_key(id)) == 0 or redis.call('ZSCORE', k('finished'), id) then
     release(id)
   else
     table.insert(lapsed, id)
@@ -211,7 +226,9 @@ pub(crate) struct Scripts {
 impl Scripts {
     /// Every script, with the prelude.
     pub(crate) fn new() -> Self {
-        let script = |body: &str| Script::new(&format!("{PRELUDE}{body}"));
+        let names: Vec<String> = FIXED.iter().map(|name| format!("'{name}'")).collect();
+        let fixed = format!("local FIXED = {{{}}}\n", names.join(", "));
+        let script = |body: &str| Script::new(&format!("{fixed}{PRELUDE}{body}"));
         Scripts {
             create: script(CREATE),
             read: script(READ),

@@ -8,10 +8,11 @@ use async_trait::async_trait;
 use presa_runtime::server::tasks::store::{
     Lease, ListTasks, StoreError, TaskChange, TaskLimits, TaskRecord, TaskStore, TaskWatch,
 };
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use redis::{Client, Script};
+use redis::Script;
 use tokio::sync::mpsc::unbounded_channel;
 
+use crate::builder::Replicas;
+use crate::connection::{Link, Settings, Target};
 use crate::error::Failures;
 use crate::follow::follow;
 use crate::keys::{Keys, owner_key};
@@ -28,13 +29,24 @@ const EXACT_LIMIT: usize = 1 << 53;
 /// the same Redis and prefix. Cloning is cheap and shares the connections.
 ///
 /// Built with [`RedisTaskStore::builder`]; see the [crate docs](crate) for
-/// the rules it keeps.
+/// the rules it keeps. Its `Debug` shows where its Redis is, without
+/// credentials.
 #[derive(Clone)]
 pub struct RedisTaskStore {
     records: Records,
     scripts: Arc<Scripts>,
     subscriber: Arc<Subscriber>,
     max_conflicts: u32,
+    replicas: Replicas,
+}
+
+impl std::fmt::Debug for RedisTaskStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisTaskStore")
+            .field("server", &self.server())
+            .field("prefix", &self.records.keys.tagged())
+            .finish_non_exhaustive()
+    }
 }
 
 /// A record as `apply` read it, with what its room depends on.
@@ -54,53 +66,71 @@ enum Commit {
 
 impl RedisTaskStore {
     pub(crate) fn open(
-        commands: Client,
-        pushes: Client,
-        config: ConnectionManagerConfig,
+        target: Target,
+        settings: Settings,
         keys: Keys,
         failures: Failures,
         max_conflicts: u32,
-    ) -> Result<Self, StoreError> {
-        let connect = |e| failures.redis("connecting", e);
-        let connection =
-            ConnectionManager::new_lazy_with_config(commands, config.clone()).map_err(connect)?;
+        replicas: Replicas,
+    ) -> Self {
         let (push_sender, push_receiver) = unbounded_channel();
-        let subscriptions = ConnectionManager::new_lazy_with_config(
-            pushes,
-            config
-                .set_push_sender(push_sender)
-                .set_automatic_resubscription(),
-        )
-        .map_err(connect)?;
-        Ok(RedisTaskStore {
+        let pushes = Settings {
+            pushes: Some(push_sender),
+            ..settings.clone()
+        };
+        let subscriptions = Link::new(target.clone(), pushes);
+        RedisTaskStore {
             records: Records {
-                connection,
+                connection: Link::new(target, settings),
                 keys,
                 failures,
             },
             scripts: Arc::new(Scripts::new()),
             subscriber: Subscriber::start(subscriptions, push_receiver),
             max_conflicts,
-        })
+            replicas,
+        }
+    }
+
+    /// Where the store's Redis is: its address, without credentials.
+    pub fn server(&self) -> &str {
+        self.records.connection.address()
+    }
+
+    /// Connects now, rather than on first use, and checks that Redis
+    /// answers: a wrong address, password or certificate is then an error
+    /// at startup, naming the server.
+    pub async fn connect(&self) -> Result<(), StoreError> {
+        let failures = self.failures();
+        let link = &self.records.connection;
+        link.connect()
+            .await
+            .map_err(|e| failures.redis("connecting", e))?;
+        redis::cmd("PING")
+            .query_async::<()>(&mut link.clone())
+            .await
+            .map_err(|e| failures.redis("connecting", e))
     }
 
     fn failures(&self) -> &Failures {
         &self.records.failures
     }
 
-    fn prefix(&self) -> &str {
-        self.records.keys.prefix()
-    }
-
-    /// Runs a script with the prefix as its first argument.
+    /// Runs a script with the fixed keys and then `own` as its keys, and
+    /// the tagged prefix as its first argument.
     async fn run<T: redis::FromRedisValue>(
         &self,
         doing: &str,
         script: &Script,
+        own: &[String],
         args: &[String],
     ) -> Result<T, StoreError> {
+        let keys = &self.records.keys;
         let mut invocation = script.prepare_invoke();
-        invocation.arg(self.prefix());
+        for key in keys.fixed().chain(own.iter().cloned()) {
+            invocation.key(key);
+        }
+        invocation.arg(keys.tagged());
         for arg in args {
             invocation.arg(arg);
         }
@@ -112,7 +142,12 @@ impl RedisTaskStore {
 
     async fn read(&self, id: &str) -> Result<Option<Snapshot>, StoreError> {
         let read: Option<(String, usize, usize, usize)> = self
-            .run("reading a task", &self.scripts.read, &[id.to_owned()])
+            .run(
+                "reading a task",
+                &self.scripts.read,
+                &[self.records.keys.task(id)],
+                &[id.to_owned()],
+            )
             .await?;
         let Some((json, bytes, finished_bytes, weight)) = read else {
             return Ok(None);
@@ -135,9 +170,10 @@ impl RedisTaskStore {
         limits: &TaskLimits,
     ) -> Result<Commit, StoreError> {
         let weight = record.weight();
+        let keys = &self.records.keys;
+        let own = [keys.task(record.id()), keys.running(record.owner())];
         let args = [
             record.id().to_owned(),
-            owner_key(record.owner()),
             read.record.version().to_string(),
             self.encode(record)?,
             record.version().to_string(),
@@ -157,7 +193,7 @@ impl RedisTaskStore {
             },
         ];
         let answer: String = self
-            .run("changing a task", &self.scripts.commit, &args)
+            .run("changing a task", &self.scripts.commit, &own, &args)
             .await?;
         match answer.as_str() {
             "ok" => Ok(Commit::Done),
@@ -165,6 +201,29 @@ impl RedisTaskStore {
             "conflict" => Ok(Commit::Conflict),
             other => Err(self.failures().unexpected("changing a task", other)),
         }
+    }
+
+    /// Waits for the replicas the store was told to wait for, if any, to
+    /// have task `id` (kept at `key`).
+    async fn replicated(&self, id: &str, key: &str) -> Result<(), StoreError> {
+        let Replicas { count, timeout } = self.replicas;
+        if count == 0 {
+            return Ok(());
+        }
+        let confirmed = self
+            .records
+            .connection
+            .wait_for_replicas(key, count, timeout)
+            .await
+            .map_err(|e| self.failures().redis("waiting for replicas", e))?;
+        if confirmed >= count {
+            return Ok(());
+        }
+        Err(StoreError::Backend(format!(
+            "task {id} was written to Redis at {}, but {confirmed} of the {count} replicas \
+             waited for had it after {timeout:?}: it could be lost if that server fails",
+            self.server()
+        )))
     }
 
     fn encode(&self, record: &TaskRecord) -> Result<String, StoreError> {
@@ -197,6 +256,13 @@ fn room(read: &Snapshot, limits: &TaskLimits) -> usize {
 impl TaskStore for RedisTaskStore {
     async fn create(&self, record: TaskRecord, limits: &TaskLimits) -> Result<(), StoreError> {
         let exact = exact(limits);
+        let keys = &self.records.keys;
+        let task_key = keys.task(record.id());
+        let own = [
+            task_key.clone(),
+            keys.running(record.owner()),
+            keys.owned(record.owner()),
+        ];
         let args = [
             record.id().to_owned(),
             owner_key(record.owner()),
@@ -211,10 +277,10 @@ impl TaskStore for RedisTaskStore {
             exact.max_store_bytes.to_string(),
         ];
         let answer: String = self
-            .run("creating a task", &self.scripts.create, &args)
+            .run("creating a task", &self.scripts.create, &own, &args)
             .await?;
         match answer.as_str() {
-            "ok" => Ok(()),
+            "ok" => self.replicated(record.id(), &task_key).await,
             "quota" => Err(StoreError::QuotaExceeded {
                 limit: limits.max_running_per_subject,
             }),
@@ -282,15 +348,17 @@ impl TaskStore for RedisTaskStore {
     }
 
     async fn purge_expired(&self) -> Result<usize, StoreError> {
-        self.run("purging expired tasks", &self.scripts.purge, &[])
+        self.run("purging expired tasks", &self.scripts.purge, &[], &[])
             .await
     }
 
     async fn count(&self) -> Result<usize, StoreError> {
-        self.run("counting tasks", &self.scripts.count, &[]).await
+        self.run("counting tasks", &self.scripts.count, &[], &[])
+            .await
     }
 
     async fn hold(&self, id: &str, lease: &Lease, now: SystemTime) -> Result<bool, StoreError> {
+        let own = [self.records.keys.task(id)];
         let args = [
             id.to_owned(),
             lease.holder.clone(),
@@ -298,14 +366,14 @@ impl TaskStore for RedisTaskStore {
             epoch_ms(now).to_string(),
         ];
         let held: i64 = self
-            .run("holding a lease", &self.scripts.hold, &args)
+            .run("holding a lease", &self.scripts.hold, &own, &args)
             .await?;
         Ok(held == 1)
     }
 
     async fn lapsed(&self, now: SystemTime, limit: usize) -> Result<Vec<String>, StoreError> {
         let args = [epoch_ms(now).to_string(), limit.min(1 << 20).to_string()];
-        self.run("finding lapsed leases", &self.scripts.lapsed, &args)
+        self.run("finding lapsed leases", &self.scripts.lapsed, &[], &args)
             .await
     }
 
@@ -324,8 +392,11 @@ impl ListTasks for RedisTaskStore {
     ) -> Result<Vec<Arc<TaskRecord>>, StoreError> {
         let start = after.map_or_else(|| "-".to_owned(), |after| format!("({after}"));
         let page_size = limit.min(i64::MAX as usize).to_string();
-        let args = [owner_key(owner), start, page_size];
-        let page: Vec<String> = self.run("listing tasks", &self.scripts.list, &args).await?;
+        let own = [self.records.keys.owned(owner)];
+        let args = [start, page_size];
+        let page: Vec<String> = self
+            .run("listing tasks", &self.scripts.list, &own, &args)
+            .await?;
         page.iter()
             .map(|json| {
                 let record = self.records.decode("(listed)", json)?;

@@ -23,11 +23,11 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use presa_runtime::server::tasks::store::TaskRecord;
-use redis::aio::ConnectionManager;
 use redis::{PushInfo, PushKind, Value};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
 
+use crate::connection::Link;
 use crate::record;
 
 /// What a watcher hears from its task's channel.
@@ -45,7 +45,7 @@ type Watchers = HashMap<String, HashMap<u64, UnboundedSender<Event>>>;
 
 /// The store's subscriptions and the local watchers of each channel.
 pub(crate) struct Subscriber {
-    connection: ConnectionManager,
+    connection: Link,
     watchers: Mutex<Watchers>,
     next_watcher: Mutex<u64>,
     /// Serializes SUBSCRIBE and UNSUBSCRIBE, so that the first watcher of a
@@ -64,10 +64,7 @@ pub(crate) struct Registration {
 
 impl Subscriber {
     /// A subscriber on `connection`, whose pushes arrive on `pushes`.
-    pub(crate) fn start(
-        connection: ConnectionManager,
-        pushes: UnboundedReceiver<PushInfo>,
-    ) -> Arc<Self> {
+    pub(crate) fn start(connection: Link, pushes: UnboundedReceiver<PushInfo>) -> Arc<Self> {
         let subscriber = Arc::new(Subscriber {
             connection,
             watchers: Mutex::default(),
@@ -114,9 +111,9 @@ impl Subscriber {
     /// away is replaced on its first error, so one more try goes to the new
     /// connection.
     async fn subscribe(&self, channel: &str) -> Result<(), redis::RedisError> {
-        match self.connection.clone().subscribe(channel).await {
+        match self.connection.subscribe(channel).await {
             Err(error) if error.is_connection_refusal() || error.is_connection_dropped() => {
-                self.connection.clone().subscribe(channel).await
+                self.connection.subscribe(channel).await
             }
             done => done,
         }
@@ -137,7 +134,7 @@ impl Subscriber {
             }
             last
         };
-        if last && let Err(error) = self.connection.clone().unsubscribe(&channel).await {
+        if last && let Err(error) = self.connection.unsubscribe(&channel).await {
             tracing::debug!(%error, channel, "could not unsubscribe");
         }
     }

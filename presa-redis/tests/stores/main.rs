@@ -4,4 +4,6 @@
 
 mod memory;
 mod redis;
+mod redis_cluster;
 mod redis_server;
+mod redis_shapes;

@@ -17,21 +17,28 @@ use crate::redis_server::RedisServer;
 
 /// Stores on one server under one prefix: each handle is a server of its
 /// own, with its own connections.
-struct Redis {
+pub struct Redis {
     server: RedisServer,
+    url: String,
     prefix: String,
 }
 
 impl Redis {
     fn on(server: RedisServer) -> Self {
+        Redis::at(server, |url| url)
+    }
+
+    /// Stores on `server`, at the URL `url` makes of its plain one.
+    pub fn at(server: RedisServer, url: impl FnOnce(String) -> String) -> Self {
         Redis {
+            url: url(server.url()),
             server,
             prefix: "test:".into(),
         }
     }
 
     fn store(&self) -> RedisTaskStore {
-        RedisTaskStore::builder(self.server.url())
+        RedisTaskStore::builder(self.url.clone())
             .prefix(self.prefix.clone())
             .build()
             .expect("a valid URL")

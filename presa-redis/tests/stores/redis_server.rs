@@ -15,7 +15,8 @@ mod on_path;
 const ATTEMPTS: u32 = 500;
 
 /// Defines a test for each `$test`, an `async fn(RedisServer)` of the
-/// module that invokes this, which it calls with a server of its own.
+/// module that invokes this, which it calls with a server of its own
+/// (or, after `on FIXTURE:`, with `FIXTURE::start()`, such as a cluster).
 ///
 /// Where the build found no `redis-server` (presa-redis's build script
 /// sets cfg `no_redis`), the tests are reported ignored, with how to run
@@ -30,6 +31,9 @@ const ATTEMPTS: u32 = 500;
 #[macro_export]
 macro_rules! redis_tests {
     ($($test:ident),+ $(,)?) => {
+        $crate::redis_tests!(on $crate::redis_server::RedisServer: $($test),+);
+    };
+    (on $fixture:path: $($test:ident),+ $(,)?) => {
         mod on_redis {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -45,7 +49,7 @@ macro_rules! redis_tests {
                               or kill): test on that system with a redis-server on PATH"
                 )]
                 async fn $test() {
-                    super::$test($crate::redis_server::RedisServer::start()).await;
+                    super::$test(<$fixture>::start()).await;
                 }
             )+
 
@@ -77,11 +81,18 @@ pub struct RedisServer {
     program: PathBuf,
     child: Option<Child>,
     port: u16,
+    /// More arguments, given the port.
+    extra: fn(u16) -> Vec<String>,
 }
 
 impl RedisServer {
     /// A server on a free port; panics if no `redis-server` is on `PATH`.
     pub fn start() -> Self {
+        Self::start_with(|_| Vec::new())
+    }
+
+    /// A server on a free port, with the arguments `extra` gives for it.
+    pub fn start_with(extra: fn(u16) -> Vec<String>) -> Self {
         let program = on_path::redis_server().expect(
             "a redis-server on PATH: install it (apt-get install redis-server, brew install redis)",
         );
@@ -90,6 +101,7 @@ impl RedisServer {
                 program: program.clone(),
                 child: None,
                 port: free_port(),
+                extra,
             };
             if server.launch() {
                 return server;
@@ -101,6 +113,11 @@ impl RedisServer {
     /// The URL of the server.
     pub fn url(&self) -> String {
         format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    /// The server's port.
+    pub fn port(&self) -> u16 {
+        self.port
     }
 
     /// Kills the server; its data is lost.
@@ -127,6 +144,7 @@ impl RedisServer {
         let child = Command::new(&self.program)
             .args(["--port", &self.port.to_string()])
             .args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .args((self.extra)(self.port))
             .stdout(Stdio::null())
             .spawn()
             .expect("redis-server starts");
@@ -158,7 +176,8 @@ impl Drop for RedisServer {
     }
 }
 
-fn free_port() -> u16 {
+/// A port nothing listens on now.
+pub fn free_port() -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
     listener.local_addr().expect("its address").port()
 }
@@ -166,19 +185,27 @@ fn free_port() -> u16 {
 /// Whether the server on `port` answers, and is the process `pid` (not
 /// another test's server that took the port first).
 fn answers_as(port: u16, pid: u32) -> bool {
+    replies_with(port, "INFO server", &format!("process_id:{pid}\r\n"))
+}
+
+/// Whether the server on `port` answers the inline `command` with a reply
+/// that contains `wanted`.
+pub fn replies_with(port: u16, command: &str, wanted: &str) -> bool {
     let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) else {
         return false;
     };
     let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
-    if stream.write_all(b"INFO server\r\n").is_err() {
+    if stream
+        .write_all(format!("{command}\r\n").as_bytes())
+        .is_err()
+    {
         return false;
     }
-    let wanted = format!("process_id:{pid}\r\n");
     let mut reply = Vec::new();
     let mut buffer = [0; 4096];
     while let Ok(read @ 1..) = stream.read(&mut buffer) {
         reply.extend_from_slice(&buffer[..read]);
-        if String::from_utf8_lossy(&reply).contains(&wanted) {
+        if String::from_utf8_lossy(&reply).contains(wanted) {
             return true;
         }
     }

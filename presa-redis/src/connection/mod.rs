@@ -1,0 +1,258 @@
+//! How a store talks to Redis: a [`Link`], one handle over the shapes a
+//! Redis deployment takes (one server, possibly with replicas; a Redis
+//! Cluster; a master that Sentinel watches).
+//!
+//! The rules, in order:
+//!
+//! 1. **The URL says where, the node says what.** A `redis://` or
+//!    `rediss://` URL names a node; on first use the link asks it
+//!    (`INFO cluster`) whether it belongs to a Redis Cluster, and speaks
+//!    the cluster protocol if it does, so the same URL works for both.
+//!    `redis+sentinel://` names sentinels instead ([`target`]).
+//! 2. **A link connects on first use.** Until a connection stands, each
+//!    call tries once and fails with the reason; once one stands, it
+//!    reconnects by itself: one server's connection manager retries the
+//!    server, and the cluster client follows `MOVED` and `ASK` and
+//!    refreshes its map of slots.
+//! 3. **Credentials stay in the connection info.** What the link shows of
+//!    itself, in errors and logs, is the address ([`Target::address`]),
+//!    never the user or password.
+
+mod target;
+mod tls;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
+use redis::cluster::ClusterClientBuilder;
+use redis::cluster_async::ClusterConnection;
+use redis::cluster_routing::{Route, RoutingInfo, SingleNodeRoutingInfo, SlotAddr};
+use redis::{
+    AsyncConnectionConfig, Client, Cmd, ConnectionInfo, Pipeline, PushInfo, RedisError,
+    RedisFuture, RedisResult, Value,
+};
+use tokio::sync::OnceCell;
+use tokio::sync::mpsc::UnboundedSender;
+
+pub(crate) use target::Target;
+pub(crate) use tls::{Tls, provide_crypto};
+
+/// How long to wait for Redis, and how to be told of pushes.
+#[derive(Clone)]
+pub(crate) struct Settings {
+    pub(crate) connect_timeout: Duration,
+    pub(crate) response_timeout: Duration,
+    pub(crate) tls: Tls,
+    /// Where pub/sub messages go; `None` for a link that only sends
+    /// commands. A link with pushes speaks RESP3, which they need.
+    pub(crate) pushes: Option<UnboundedSender<PushInfo>>,
+}
+
+/// A store's way to Redis; cloning shares the connection.
+#[derive(Clone)]
+pub(crate) struct Link {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    target: Target,
+    settings: Settings,
+    connected: OnceCell<Connected>,
+}
+
+/// A standing connection, of the kind the node said.
+#[derive(Clone)]
+enum Connected {
+    Server(ConnectionManager),
+    Cluster(ClusterConnection),
+}
+
+impl Link {
+    /// A link to `target` that connects on first use.
+    pub(crate) fn new(target: Target, settings: Settings) -> Self {
+        Link {
+            shared: Arc::new(Shared {
+                target,
+                settings,
+                connected: OnceCell::new(),
+            }),
+        }
+    }
+
+    /// Where the link goes, without credentials.
+    pub(crate) fn address(&self) -> &str {
+        self.shared.target.address()
+    }
+
+    /// Connects now if no connection stands yet.
+    pub(crate) async fn connect(&self) -> RedisResult<()> {
+        self.connected().await.map(|_| ())
+    }
+
+    async fn connected(&self) -> RedisResult<Connected> {
+        let shared = &self.shared;
+        shared
+            .connected
+            .get_or_try_init(|| connect(&shared.target, &shared.settings))
+            .await
+            .cloned()
+    }
+
+    /// Subscribes to `channel`; the messages arrive as pushes.
+    pub(crate) async fn subscribe(&self, channel: &str) -> RedisResult<()> {
+        match self.connected().await? {
+            Connected::Server(mut server) => server.subscribe(channel).await,
+            Connected::Cluster(mut cluster) => cluster.subscribe(channel).await,
+        }
+    }
+
+    /// Unsubscribes from `channel`.
+    pub(crate) async fn unsubscribe(&self, channel: &str) -> RedisResult<()> {
+        match self.connected().await? {
+            Connected::Server(mut server) => server.unsubscribe(channel).await,
+            Connected::Cluster(mut cluster) => cluster.unsubscribe(channel).await,
+        }
+    }
+
+    /// Waits until `replicas` replicas have every write made so far on the
+    /// node that holds `key`, or `timeout` passed; returns how many did.
+    pub(crate) async fn wait_for_replicas(
+        &self,
+        key: &str,
+        replicas: u32,
+        timeout: Duration,
+    ) -> RedisResult<u32> {
+        let mut wait = redis::cmd("WAIT");
+        wait.arg(replicas)
+            .arg(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX));
+        match self.connected().await? {
+            Connected::Server(mut server) => wait.query_async(&mut server).await,
+            Connected::Cluster(mut cluster) => {
+                let primary = Route::with_key(key, SlotAddr::Master);
+                let routing = RoutingInfo::SingleNode(SingleNodeRoutingInfo::SpecificNode(primary));
+                let answer = cluster.route_command(wait, routing).await?;
+                Ok(redis::from_redis_value(answer)?)
+            }
+        }
+    }
+}
+
+impl ConnectionLike for Link {
+    fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
+        Box::pin(async move {
+            match self.connected().await? {
+                Connected::Server(mut server) => server.req_packed_command(cmd).await,
+                Connected::Cluster(mut cluster) => cluster.req_packed_command(cmd).await,
+            }
+        })
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> RedisFuture<'a, Vec<Value>> {
+        Box::pin(async move {
+            match self.connected().await? {
+                Connected::Server(mut server) => {
+                    server.req_packed_commands(pipeline, offset, count).await
+                }
+                Connected::Cluster(mut cluster) => {
+                    cluster.req_packed_commands(pipeline, offset, count).await
+                }
+            }
+        })
+    }
+
+    fn get_db(&self) -> i64 {
+        match &self.shared.target {
+            Target::Node(info, _) => info.redis_settings().db(),
+        }
+    }
+}
+
+/// Connects to `target`, as the kind of node it is.
+async fn connect(target: &Target, settings: &Settings) -> RedisResult<Connected> {
+    match target {
+        Target::Node(info, _) => {
+            let info = settings.protocol_of(info.clone());
+            let client = settings.tls.client(info.clone())?;
+            if is_cluster_node(&client, settings).await? {
+                Ok(Connected::Cluster(cluster(info, settings).await?))
+            } else {
+                let manager = ConnectionManager::new_with_config(client, settings.manager());
+                Ok(Connected::Server(manager.await?))
+            }
+        }
+    }
+}
+
+/// Whether the node behind `client` is a Redis Cluster node.
+async fn is_cluster_node(client: &Client, settings: &Settings) -> RedisResult<bool> {
+    let config = AsyncConnectionConfig::new()
+        .set_connection_timeout(Some(settings.connect_timeout))
+        .set_response_timeout(Some(settings.response_timeout));
+    let mut probe = client
+        .get_multiplexed_async_connection_with_config(&config)
+        .await?;
+    let info: String = redis::cmd("INFO")
+        .arg("cluster")
+        .query_async(&mut probe)
+        .await?;
+    Ok(info.lines().any(|line| line.trim() == "cluster_enabled:1"))
+}
+
+/// A cluster connection seeded with the node at `info`.
+async fn cluster(info: ConnectionInfo, settings: &Settings) -> RedisResult<ClusterConnection> {
+    let protocol = info.redis_settings().protocol();
+    let mut builder = ClusterClientBuilder::new([info])
+        .use_protocol(protocol)
+        .connection_timeout(settings.connect_timeout)
+        .response_timeout(settings.response_timeout);
+    if let Some(certificates) = settings.tls.certificates() {
+        builder = builder.certs(certificates);
+    }
+    if let Some(pushes) = &settings.pushes {
+        builder = builder.push_sender(pushes.clone());
+    }
+    builder.build()?.get_async_connection().await
+}
+
+impl Settings {
+    /// `info` in RESP3 if this link takes pushes, else as the URL says.
+    fn protocol_of(&self, info: ConnectionInfo) -> ConnectionInfo {
+        if self.pushes.is_none() {
+            return info;
+        }
+        let resp3 = info
+            .redis_settings()
+            .clone()
+            .set_protocol(redis::ProtocolVersion::RESP3);
+        info.set_redis_settings(resp3)
+    }
+
+    fn manager(&self) -> ConnectionManagerConfig {
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(self.connect_timeout))
+            .set_response_timeout(Some(self.response_timeout))
+            .set_number_of_retries(1)
+            .set_max_delay(self.connect_timeout);
+        match &self.pushes {
+            Some(pushes) => config
+                .set_push_sender(pushes.clone())
+                .set_automatic_resubscription(),
+            None => config,
+        }
+    }
+}
+
+/// Whether `error` says the server could not be reached, or a connection
+/// to it broke.
+pub(crate) fn unreachable(error: &RedisError) -> bool {
+    error.is_io_error()
+        || error.is_connection_refusal()
+        || error.is_connection_dropped()
+        || error.is_timeout()
+}

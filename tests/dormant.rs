@@ -98,13 +98,19 @@ async fn deploy(
 
 /// Asks once; not resumable, so its handler must be kept.
 #[tool(task = "optional")]
-async fn confirm(ctx: Context, State(probe): State<Probe>) -> Result<String, ToolError> {
+async fn confirm(
+    ctx: Context,
+    State(probe): State<Probe>,
+    service: String,
+) -> Result<String, ToolError> {
     let _alive = Alive::new(&probe);
-    let confirmed = ctx.elicit::<Confirm>("confirm", "Go?").await?;
+    let confirmed = ctx
+        .elicit::<Confirm>("confirm", format!("Go {service}?"))
+        .await?;
     Ok(confirmed.accepted().is_some_and(|c| c.ok).to_string())
 }
 
-fn server(settings: TaskSettings, store: &Arc<InMemoryTaskStore>, probe: &Probe) -> Server {
+fn dormant_server(settings: TaskSettings, store: &Arc<InMemoryTaskStore>, probe: &Probe) -> Server {
     Server::builder("dormant", "1")
         .tool(DeployTool)
         .tool(ConfirmTool)
@@ -169,7 +175,7 @@ async fn answer(client: &Client, id: &str, key: &str, content: serde_json::Value
 async fn a_parked_resumable_task_keeps_no_handler_and_runs_again_when_answered() {
     let store = Arc::new(InMemoryTaskStore::new());
     let probe = Probe::default();
-    let server = server(TaskSettings::default(), &store, &probe);
+    let server = dormant_server(TaskSettings::default(), &store, &probe);
     let client = tasks_client(&server);
     let id = start(&client, "deploy").await;
 
@@ -203,7 +209,7 @@ async fn a_parked_resumable_task_keeps_no_handler_and_runs_again_when_answered()
 async fn an_answer_to_a_question_not_asked_wakes_nothing() {
     let store = Arc::new(InMemoryTaskStore::new());
     let probe = Probe::default();
-    let server = server(TaskSettings::default(), &store, &probe);
+    let server = dormant_server(TaskSettings::default(), &store, &probe);
     let client = tasks_client(&server);
     let id = start(&client, "deploy").await;
     waiting_for(&client, &id, "confirm", &probe, |p| p.alive() == 0).await;
@@ -219,7 +225,7 @@ async fn an_answer_to_a_question_not_asked_wakes_nothing() {
 async fn a_sleeping_task_cancelled_never_runs_again() {
     let store = Arc::new(InMemoryTaskStore::new());
     let probe = Probe::default();
-    let server = server(TaskSettings::default(), &store, &probe);
+    let server = dormant_server(TaskSettings::default(), &store, &probe);
     let client = tasks_client(&server);
     let id = start(&client, "deploy").await;
     waiting_for(&client, &id, "confirm", &probe, |p| p.alive() == 0).await;
@@ -238,7 +244,7 @@ async fn a_sleeping_task_cancelled_never_runs_again() {
 async fn a_tool_that_is_not_resumable_keeps_its_handler_parked() {
     let store = Arc::new(InMemoryTaskStore::new());
     let probe = Probe::default();
-    let server = server(TaskSettings::default(), &store, &probe);
+    let server = dormant_server(TaskSettings::default(), &store, &probe);
     let client = tasks_client(&server);
     let id = start(&client, "confirm").await;
 
@@ -256,7 +262,7 @@ async fn a_server_that_takes_leases_keeps_the_handler_parked() {
     let store = Arc::new(InMemoryTaskStore::new());
     let probe = Probe::default();
     let leasing = TaskSettings::default().lease(Duration::from_secs(30));
-    let server = server(leasing, &store, &probe);
+    let server = dormant_server(leasing, &store, &probe);
     let client = tasks_client(&server);
     let id = start(&client, "deploy").await;
 
@@ -274,7 +280,7 @@ async fn a_server_that_takes_leases_keeps_the_handler_parked() {
 async fn a_woken_task_runs_again_exactly_as_a_task_taken_over() {
     let store = Arc::new(InMemoryTaskStore::new());
     let probe = Probe::default();
-    let server = server(TaskSettings::default(), &store, &probe);
+    let server = dormant_server(TaskSettings::default(), &store, &probe);
     let client = tasks_client(&server);
     let id = start(&client, "deploy").await;
     waiting_for(&client, &id, "confirm", &probe, |p| p.alive() == 0).await;
@@ -295,7 +301,7 @@ async fn a_woken_task_runs_again_exactly_as_a_task_taken_over() {
     assert!(other_store.hold(&id, &dead, then).await.unwrap());
     let other_probe = Probe::default();
     let leasing = TaskSettings::default().lease(Duration::from_secs(30));
-    let replica = server(leasing, &other_store, &other_probe);
+    let replica = dormant_server(leasing, &other_store, &other_probe);
     let other_client = tasks_client(&replica);
     let taken = waiting_for(&other_client, &id, "region", &other_probe, |p| {
         p.runs().len() == 1 && p.alive() == 1

@@ -533,3 +533,61 @@ fn what_does_not_fit_a_task_record_is_refused_or_fails_the_task() {
         "Task record full: the tool's result would take the task past the 16384 bytes it may hold"
     );
 }
+
+/// Builds after confirmation, like `build`; its task may run again from
+/// the start, so a parked one keeps no handler.
+#[tool(task = "optional", resumable)]
+async fn rebuild(ctx: Context, target: String) -> Result<String, ToolError> {
+    let confirm = ctx.elicit::<Confirm>("confirm", format!("Build {target}?"));
+    match confirm.await? {
+        Elicitation::Accepted(Confirm { ok: true }) => Ok("built".into()),
+        _ => Err(ToolError::new("not confirmed")),
+    }
+}
+
+/// The bytes a server holds per task of `tool` parked at
+/// `input_required`, over `tasks` tasks, once they all wait.
+fn held_per_parked_task(tool: &'static str, tasks: usize) -> usize {
+    let (held, _) = peak_of(async move {
+        let server = Server::builder("memory", "1")
+            .tool(EchoTool)
+            .tool(BuildTool)
+            .tool(RebuildTool)
+            .tasks(TaskSettings::default().max_tasks_per_subject(tasks))
+            .build();
+        let mut peer = Peer::new(&server);
+        // The first calls grow what every later one reuses.
+        for id in 0..10 {
+            peer.exchange(call(id, "echo", json!({"text": "x"}), true))
+                .await;
+        }
+        until_idle().await;
+        let before = NET.with(Cell::get);
+        for id in 0..tasks {
+            let reply = peer
+                .exchange(call(100 + id, tool, json!({"target": "x"}), true))
+                .await;
+            assert!(reply["result"]["taskId"].is_string(), "{reply}");
+        }
+        until_idle().await;
+        let held = NET.with(Cell::get) - before;
+        drop(peer);
+        drop(server);
+        held.max(0) as usize
+    });
+    held / tasks
+}
+
+#[test]
+fn a_parked_resumable_task_keeps_its_record_and_not_its_handler() {
+    let parked = held_per_parked_task("build", 1000);
+    let resumable = held_per_parked_task("rebuild", 1000);
+    eprintln!("per parked task: {parked} bytes; of a resumable tool: {resumable}");
+    // The record (its call as text), the store's map and expiry entries
+    // and the set of sleeping tasks: 1,788 bytes when written.
+    assert!(
+        resumable <= 2 * KIB,
+        "a parked resumable task holds {resumable} bytes"
+    );
+    assert!(resumable * 3 < parked, "{resumable} against {parked}");
+}

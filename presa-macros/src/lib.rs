@@ -91,9 +91,11 @@ use proc_macro::TokenStream;
 /// can ask for input over MRTR (or return a plain result) before the task
 /// exists; the default, `"immediate"`, creates the task before the handler
 /// runs. `resumable` (with a task policy) lets another server run a task of
-/// the tool again from the start when the server running it dies, every
-/// question already answered returning its answer at once: the code before
-/// the last answered question must have idempotent side effects. The
+/// the tool again from the start when the server running it dies, and its
+/// own server drop the handler while the task waits for input and run it
+/// again when the answers come, every question already answered returning
+/// its answer at once: the code before the last answered question must
+/// have idempotent side effects. The
 /// behaviour hints `read_only`, `destructive`, `idempotent` and
 /// `open_world` are set bare (true) or as `destructive = false`, and become
 /// the tool's `annotations`.

@@ -14,6 +14,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
 use futures::StreamExt;
 
@@ -46,8 +47,6 @@ pub(crate) struct TaskEngine {
     listeners: Arc<Mutex<HashMap<String, usize>>>,
     /// What a handler's runner needs.
     runners: Runners,
-    /// How the server runs a resumable task again, set once it is built.
-    resume: Arc<std::sync::OnceLock<Resume>>,
 }
 
 /// Why a task could not be created.
@@ -73,14 +72,13 @@ impl TaskEngine {
             sweeper: Mutex::new(None),
             listeners: Arc::default(),
             runners,
-            resume: Arc::default(),
         }
     }
 
     /// Sets how the server runs a resumable task again, when it takes one
-    /// over from a server that died.
+    /// over from a server that died or wakes one that slept.
     pub fn set_resume(&self, resume: Resume) {
-        let _ = self.resume.set(resume);
+        self.runners.set_resume(resume);
     }
 
     /// Creates a task of tool `tool` owned by `owner`, seeded with the
@@ -140,17 +138,17 @@ impl TaskEngine {
         self.runners.link(id)
     }
 
-    /// Runs `run` as task `id` on its own tokio task (see
+    /// Runs `run` as the task of `link` on its own tokio task (see
     /// [`Runners::spawn`]).
     pub fn run(
         &self,
-        id: String,
+        link: TaskLink,
         origin: String,
         owner: Option<&str>,
         run: BoxFuture<TaskEnd>,
         charge: Charge,
     ) {
-        self.runners.spawn(id, origin, owner, run, charge);
+        self.runners.spawn(link, origin, owner, run, charge);
     }
 
     /// `tasks/get`: the task with the payload of its status.
@@ -177,11 +175,14 @@ impl TaskEngine {
     ) -> Result<(), ErrorObject> {
         self.owned(id, caller, "update").await?;
         let answers = self.checked(&answers)?;
-        match self
+        let outcome = self
             .store
             .apply(id, TaskChange::Answer(answers), &self.settings.limits)
-            .await
-        {
+            .await;
+        if let Ok(Some(record)) = &outcome {
+            self.runners.wake(record).await;
+        }
+        match outcome {
             Err(StoreError::AnswersTooLarge(too_large)) => Err(answers_too_large(too_large.room)),
             outcome => settled(outcome, "update"),
         }
@@ -208,6 +209,9 @@ impl TaskEngine {
             .store
             .apply(id, TaskChange::Cancel, &self.settings.limits)
             .await;
+        if let Ok(Some(record)) = &outcome {
+            self.runners.wake(record).await;
+        }
         settled(outcome, "cancel")
     }
 
@@ -300,7 +304,6 @@ impl TaskEngine {
         let period = self.settings.sweeper_period();
         // Runners would hold the store, which must go with its server.
         let runners = self.runners.downgrade();
-        let resume = Arc::clone(&self.resume);
         *sweeper = Some(tokio::spawn(async move {
             let mut ticks = tokio::time::interval(period);
             ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -312,8 +315,9 @@ impl TaskEngine {
                 if let Err(e) = runners.store.purge_expired().await {
                     tracing::warn!(error = %e, "purging expired tasks failed");
                 }
+                runners.dormant.sweep(SystemTime::now());
                 if let Some(keeper) = &runners.leases {
-                    take_over_lapsed(&runners, keeper, resume.get()).await;
+                    take_over_lapsed(&runners, keeper).await;
                 }
             }
         }));

@@ -80,12 +80,15 @@ impl TaskLink {
     /// question a legacy client is asked with a request of the server's
     /// own, whose answer never reaches the store. The key is withdrawn
     /// when `asking` ends, or is dropped, and the task is `working` again.
+    /// Such a handler never sleeps (see the `dormant` module): its answer
+    /// comes over the connection, to this run only.
     pub async fn while_asking<T>(
         &self,
         key: String,
         request: InputRequest,
         asking: impl Future<Output = T>,
     ) -> T {
+        self.keep_awake();
         self.register(key.clone(), request);
         // Cancellation by drop: the guard withdraws the key however the
         // wait ends.

@@ -9,6 +9,7 @@
 //! a request withdrawn and then asked again ends up listed, never lost to a
 //! withdrawal that happened to be written last.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
@@ -35,6 +36,12 @@ struct LinkInner {
     queue: Mutex<Vec<LinkChange>>,
     /// Held while the queue is written out, so that writes keep its order.
     writing: tokio::sync::Mutex<()>,
+    /// The handler is being dropped to sleep (see the `dormant` module):
+    /// its questions stay asked.
+    asleep: AtomicBool,
+    /// The handler waits for an answer that does not come through the
+    /// store, so it may never sleep.
+    awake: AtomicBool,
 }
 
 /// One queued change to the task's input requests.
@@ -53,6 +60,8 @@ impl TaskLink {
                 max_reasks,
                 queue: Mutex::default(),
                 writing: tokio::sync::Mutex::new(()),
+                asleep: AtomicBool::new(false),
+                awake: AtomicBool::new(false),
             }),
         }
     }
@@ -66,10 +75,35 @@ impl TaskLink {
         lock(&self.inner.queue).push(LinkChange::Request(key, request));
     }
 
+    /// Readies the handler to be dropped while it waits, its questions
+    /// staying asked (rule 2 of the `dormant` module): from now on,
+    /// dropping a parked future withdraws nothing, and what is still
+    /// queued is left for the run again to ask. `false`, changing
+    /// nothing, once [`keep_awake`](Self::keep_awake) was called.
+    pub(super) fn sleep(&self) -> bool {
+        if self.inner.awake.load(Ordering::Acquire) {
+            return false;
+        }
+        self.inner.asleep.store(true, Ordering::Release);
+        lock(&self.inner.queue).clear();
+        true
+    }
+
+    /// Keeps the handler from ever sleeping: it waits for an answer that
+    /// does not come through the store, which a run again would never
+    /// receive.
+    pub(super) fn keep_awake(&self) {
+        self.inner.awake.store(true, Ordering::Release);
+    }
+
     /// Takes back a request nobody waits for any more. A request still in
     /// the queue is simply dropped from it; one the store already lists is
-    /// withdrawn there, in the background.
+    /// withdrawn there, in the background. A handler dropped to sleep
+    /// withdraws nothing.
     fn withdraw(&self, key: String) {
+        if self.inner.asleep.load(Ordering::Acquire) {
+            return;
+        }
         {
             let mut queue = lock(&self.inner.queue);
             let queued = queue

@@ -35,6 +35,12 @@
 //!   handler; code before it runs once. `tasks/update` stores answers for
 //!   outstanding keys only; when none is outstanding the task is `working`
 //!   again and the handler wakes. A key is never asked twice in one task.
+//! - A resumable tool's handler (`#[tool(resumable)]`) **sleeps** instead,
+//!   on a server without leases: it is dropped while the task waits, and
+//!   runs again from the start when nothing is outstanding, every answer
+//!   the record holds returning at once, exactly as after a takeover. Its
+//!   code before the last answered question runs again; the rules are in
+//!   the `dormant` module.
 //! - A tool error ends `completed` with the `isError` result; a panic or
 //!   internal error ends `failed` with `-32603 Internal error`, whose
 //!   message says nothing of the cause.
@@ -127,6 +133,7 @@
 //! | `legacy.rs` | what only 2025-11-25's task methods ask of the engine and the link |
 //! | `lease.rs` | leases, for servers that share a store |
 //! | `takeover.rs` | taking over the tasks of a server that died |
+//! | `dormant.rs` | the tasks of resumable tools whose handler sleeps while they wait for input |
 //! | `settings.rs` | [`TaskSettings`] |
 //!
 //! [`TaskRecord`]: store::TaskRecord
@@ -141,6 +148,7 @@
 //! [`StoredAnswer`]: store::StoredAnswer
 //! [`StoredResult`]: store::StoredResult
 
+mod dormant;
 mod engine;
 mod lease;
 mod legacy;

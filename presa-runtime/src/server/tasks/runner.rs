@@ -8,30 +8,37 @@
 //! 2. another server took the task over (its lease here lapsed);
 //! 3. the task ended without it (`tasks/cancel`, a failure recorded by
 //!    someone else): a handler released by the end has nothing to report;
-//! 4. the handler returned: its [`TaskEnd`] is recorded.
+//! 4. the task of a resumable tool waits for input, and may sleep: the
+//!    handler is dropped with its questions still asked, and runs again
+//!    when they are answered (the rules are in the `dormant` module);
+//! 5. the handler returned: its [`TaskEnd`] is recorded.
 //!
 //! A store that cannot be reached never leaves a task running for good:
 //! the runner tries again every [`STORE_RETRY`] to follow the task before
 //! the handler starts, and to record how it ended, keeping its lease all
 //! the while, until the store answers or the TTL ends it.
 //!
-//! The engine starts runners for the tasks it creates; the sweeper starts
-//! them for the resumable tasks it takes over from a server that died.
+//! The engine starts runners for the tasks it creates and for the tasks
+//! it wakes; the sweeper starts them for the resumable tasks it takes over
+//! from a server that died. A task run again starts from its record
+//! ([`Runners::resume`]), the same way in both cases.
 
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::{Duration, SystemTime};
 
 use futures::StreamExt;
 use serde_json::{Map, Value};
 use tracing::Instrument;
 
+use super::dormant::{Dormant, Wake};
 use super::lease::Lease;
 use super::link::TaskLink;
 use super::settings::TaskSettings;
-use super::store::{StoreError, TaskChange, TaskLimits, TaskStore, TaskWatch};
-use crate::server::core::reply::report_internal;
+use super::store::{StoreError, TaskChange, TaskLimits, TaskRecord, TaskStore, TaskWatch};
+use super::takeover::Resume;
+use crate::server::core::reply::{internal_error, report_internal};
 use crate::util::{BoxFuture, Charge};
-use crate::wire::ErrorObject;
+use crate::wire::{ErrorObject, TaskStatus};
 
 /// How long a runner waits before it tries an unreachable store again.
 pub(crate) const STORE_RETRY: Duration = Duration::from_secs(1);
@@ -62,6 +69,10 @@ pub(crate) struct Runners {
     max_reasks: u32,
     /// With [`TaskSettings::lease`], how this server holds leases.
     pub leases: Option<Arc<LeaseKeeper>>,
+    /// How the server runs a resumable task again, set once it is built.
+    resume: Arc<OnceLock<Resume>>,
+    /// The tasks whose handler sleeps.
+    pub dormant: Arc<Dormant>,
 }
 
 impl Runners {
@@ -75,7 +86,14 @@ impl Runners {
             leases: settings
                 .lease
                 .map(|length| Arc::new(LeaseKeeper::new(length))),
+            resume: Arc::default(),
+            dormant: Arc::default(),
         }
+    }
+
+    /// Sets how the server runs a resumable task again.
+    pub fn set_resume(&self, resume: Resume) {
+        let _ = self.resume.set(resume);
     }
 
     /// The same runners without a hold on the store, for the sweeper,
@@ -87,6 +105,8 @@ impl Runners {
             ttl: self.ttl,
             max_reasks: self.max_reasks,
             leases: self.leases.clone(),
+            resume: Arc::clone(&self.resume),
+            dormant: Arc::clone(&self.dormant),
         }
     }
 
@@ -100,60 +120,118 @@ impl Runners {
         )
     }
 
-    /// Runs `run` on its own tokio task until one of the ends in the
-    /// module docs. `origin` names the tool in logs; the run is traced in
-    /// a `mcp.task` span with the task id, the tool and the owner.
-    /// `charge` is what the run holds of the server's memory budget,
-    /// given back when it ends.
+    /// Runs `run` on its own tokio task, tied to its task through `link`,
+    /// until one of the ends in the module docs. `origin` names the tool
+    /// in logs; the run is traced in a `mcp.task` span with the task id,
+    /// the tool and the owner. `charge` is what the run holds of the
+    /// server's memory budget, given back when it ends.
     pub fn spawn(
         &self,
-        id: String,
+        link: TaskLink,
         origin: String,
         owner: Option<&str>,
         run: BoxFuture<TaskEnd>,
         charge: Charge,
     ) {
-        let span = tracing::info_span!("mcp.task", task = %id, tool = %origin, subject = owner);
+        let span =
+            tracing::info_span!("mcp.task", task = %link.id(), tool = %origin, subject = owner);
         let runners = self.clone();
         let runner = async move {
             let _charge = charge;
-            runners.follow(id, origin, run).await;
+            runners.follow(link, origin, run).await;
         };
         tokio::spawn(runner.instrument(span));
     }
 
-    async fn follow(&self, id: String, origin: String, run: BoxFuture<TaskEnd>) {
+    async fn follow(&self, link: TaskLink, origin: String, run: BoxFuture<TaskEnd>) {
+        let id = link.id();
         tokio::select! {
             biased;
             () = expiry(self.ttl) => {
                 tracing::debug!(task = id, "task expired; dropping its handler");
             }
-            () = keep_lease(self.leases.as_deref(), &*self.store, &id) => {
+            () = keep_lease(self.leases.as_deref(), &*self.store, id) => {
                 tracing::warn!(task = id, "another server took the task over; dropping its handler");
             }
-            () = self.run_to_end(&id, &origin, run) => {}
+            () = self.run_to_end(&link, &origin, run) => {}
         }
     }
 
     /// Runs the handler while following the task, and records how it
-    /// ended, unless the task ended first.
+    /// ended, unless the task ended first or the handler went to sleep.
     ///
     /// The retrying steps before and after the handler are boxed: they
     /// are done while the handler waits, so a parked task does not keep
     /// room for them.
-    async fn run_to_end(&self, id: &str, origin: &str, run: BoxFuture<TaskEnd>) {
+    async fn run_to_end(&self, link: &TaskLink, origin: &str, run: BoxFuture<TaskEnd>) {
+        let id = link.id();
         let Some(watch) = Box::pin(self.watch(id)).await else {
             return;
         };
-        let end = tokio::select! {
+        let sleepy = self.leases.is_none() && self.resume.get().is_some();
+        // The handler is dropped at the end of `select!`, before a
+        // sleeping task looks at its record again.
+        let outcome = tokio::select! {
             biased;
-            () = ended(watch) => {
-                tracing::debug!(task = id, "task ended; dropping its handler");
-                return;
-            }
-            end = run => end,
+            stop = stopped(watch, link, sleepy) => Err(stop),
+            end = run => Ok(end),
         };
-        Box::pin(self.record(id, origin, end.into())).await;
+        match outcome {
+            Ok(end) => Box::pin(self.record(id, origin, end.into())).await,
+            Err(Stop::Ended) => tracing::debug!(task = id, "task ended; dropping its handler"),
+            Err(Stop::Asleep(record)) => Box::pin(self.sleep(&record)).await,
+        }
+    }
+
+    /// Puts the task of `record`, whose handler was just dropped, to
+    /// sleep; then wakes it if its answers came meanwhile (rule 3 of the
+    /// `dormant` module).
+    async fn sleep(&self, record: &TaskRecord) {
+        tracing::debug!(task = record.id, "task waits for input; its handler sleeps");
+        self.dormant.sleep(record);
+        loop {
+            match self.store.get(&record.id).await {
+                Ok(Some(now)) => return self.wake(&now).await,
+                // Expired: the next sweep forgets it.
+                Ok(None) => return,
+                Err(e) => {
+                    tracing::warn!(task = record.id, error = %e, "cannot read the sleeping task; trying again");
+                    tokio::time::sleep(STORE_RETRY).await;
+                }
+            }
+        }
+    }
+
+    /// Runs the handler of a sleeping task again once `record`, as the
+    /// task now is, has nothing outstanding; forgets a task that ended.
+    pub async fn wake(&self, record: &TaskRecord) {
+        if self.dormant.wake(record) == Wake::Nothing {
+            return;
+        }
+        tracing::debug!(task = record.id, "task answered; running its handler again");
+        if !self.resume(record) {
+            let cause = format!("task {}: its handler could not be run again", record.id);
+            let change = TaskChange::Fail(internal_error("(task wake)", &cause));
+            if let Err(e) = self.store.apply(&record.id, change, &self.limits).await {
+                tracing::warn!(task = record.id, error = %e, "could not fail a task that cannot wake");
+            }
+        }
+    }
+
+    /// Runs the resumable task of `record` again here, from the start,
+    /// with the answers the record holds; `false` when the record keeps
+    /// no call this server can run.
+    pub fn resume(&self, record: &TaskRecord) -> bool {
+        let Some(resume) = self.resume.get() else {
+            return false;
+        };
+        let link = self.link(&record.id);
+        let Some((origin, run)) = resume(record, link.clone()) else {
+            return false;
+        };
+        let owner = record.owner.as_deref();
+        self.spawn(link, origin, owner, run, Charge::none());
+        true
     }
 
     /// The task's watch, once the store answers; `None` if it is gone.
@@ -195,6 +273,8 @@ pub(crate) struct WeakRunners {
     ttl: Option<Duration>,
     max_reasks: u32,
     leases: Option<Arc<LeaseKeeper>>,
+    resume: Arc<OnceLock<Resume>>,
+    dormant: Arc<Dormant>,
 }
 
 impl WeakRunners {
@@ -206,6 +286,8 @@ impl WeakRunners {
             ttl: self.ttl,
             max_reasks: self.max_reasks,
             leases: self.leases.clone(),
+            resume: Arc::clone(&self.resume),
+            dormant: Arc::clone(&self.dormant),
         })
     }
 }
@@ -249,12 +331,29 @@ impl LeaseKeeper {
     }
 }
 
-async fn ended(mut watch: TaskWatch) {
+/// Why a runner stopped following a handler that had not returned.
+enum Stop {
+    /// The task ended (or is gone).
+    Ended,
+    /// The handler may sleep, and its link is ready for that: the task as
+    /// it was then.
+    Asleep(Arc<TaskRecord>),
+}
+
+/// Follows the task until it ends, or, when `sleepy` (no leases, and a
+/// server that can run tasks again), until its handler may sleep: the
+/// task waits for input, its tool is resumable, and `link` agrees.
+async fn stopped(mut watch: TaskWatch, link: &TaskLink, sleepy: bool) -> Stop {
     while let Some(record) = watch.next().await {
         if record.status.is_terminal() {
-            return;
+            return Stop::Ended;
+        }
+        let waits = record.status == TaskStatus::InputRequired && record.call.is_some();
+        if sleepy && waits && link.sleep() {
+            return Stop::Asleep(record);
         }
     }
+    Stop::Ended
 }
 
 /// Keeps the task's lease while the handler runs, when the server takes

@@ -14,7 +14,7 @@ use super::link::TaskLink;
 use super::runner::{LeaseKeeper, Runners, TaskEnd};
 use super::store::{TaskChange, TaskRecord};
 use crate::server::core::reply::internal_error;
-use crate::util::{BoxFuture, Charge};
+use crate::util::BoxFuture;
 
 /// How many lapsed tasks one sweep takes over at most; the next sweep
 /// takes the rest.
@@ -23,17 +23,14 @@ const TAKEOVER_BATCH: usize = 100;
 /// Rebuilds the run of a resumable task from its record, tied to the task
 /// through the link: the server's half of resuming, since only it knows
 /// the tools. Gives the tool's name and the run; `None` when the record
-/// keeps no call this server can run.
+/// keeps no call this server can run. A task taken over and a sleeping
+/// task woken (the `dormant` module) are both run again through it.
 pub(crate) type Resume =
     Arc<dyn Fn(&TaskRecord, TaskLink) -> Option<(String, BoxFuture<TaskEnd>)> + Send + Sync>;
 
 /// Claims the running tasks whose lease lapsed, and resumes or fails
 /// each. Returns how many this server took over.
-pub(crate) async fn take_over_lapsed(
-    runners: &Runners,
-    keeper: &LeaseKeeper,
-    resume: Option<&Resume>,
-) -> usize {
+pub(crate) async fn take_over_lapsed(runners: &Runners, keeper: &LeaseKeeper) -> usize {
     let store = &*runners.store;
     let now = SystemTime::now();
     let lapsed = match store.lapsed(now, TAKEOVER_BATCH).await {
@@ -54,7 +51,7 @@ pub(crate) async fn take_over_lapsed(
                 continue;
             }
         }
-        if resumed(runners, &id, resume).await || failed(runners, &id).await {
+        if resumed(runners, &id).await || failed(runners, &id).await {
             taken += 1;
         }
     }
@@ -62,8 +59,7 @@ pub(crate) async fn take_over_lapsed(
 }
 
 /// Runs the claimed task `id` again, when its tool is resumable.
-async fn resumed(runners: &Runners, id: &str, resume: Option<&Resume>) -> bool {
-    let Some(resume) = resume else { return false };
+async fn resumed(runners: &Runners, id: &str) -> bool {
     let record = match runners.store.get(id).await {
         Ok(Some(record)) if record.call.is_some() => record,
         Ok(_) => return false,
@@ -72,17 +68,12 @@ async fn resumed(runners: &Runners, id: &str, resume: Option<&Resume>) -> bool {
             return false;
         }
     };
-    let Some((origin, run)) = resume(&record, runners.link(id)) else {
-        return false;
-    };
-    tracing::info!(
-        task = id,
-        tool = origin,
-        "resuming a task whose server stopped"
-    );
-    let owner = record.owner.as_deref();
-    runners.spawn(id.to_owned(), origin, owner, run, Charge::none());
-    true
+    let resumed = runners.resume(&record);
+    if resumed {
+        let tool = record.tool.as_deref();
+        tracing::info!(task = id, tool, "resuming a task whose server stopped");
+    }
+    resumed
 }
 
 /// Fails the claimed task `id`: its handler died with its server.

@@ -220,7 +220,8 @@ async fn create_task(env: &RequestEnv<'_>, call: TaskCall<'_>, run: Run) -> Crea
             return declined(error, policy, run);
         }
     };
-    ctx.attach_task(engine.link(&record.id));
+    let link = engine.link(&record.id);
+    ctx.attach_task(link.clone());
     let end = end_task(
         Arc::clone(tool),
         ctx.clone(),
@@ -230,7 +231,7 @@ async fn create_task(env: &RequestEnv<'_>, call: TaskCall<'_>, run: Run) -> Crea
     );
     tracing::Span::current().record("task", record.id.as_str());
     engine.run(
-        record.id.clone(),
+        link,
         tool.name().to_owned(),
         caller.subject.as_deref(),
         Box::pin(end),

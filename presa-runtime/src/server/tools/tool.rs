@@ -135,11 +135,14 @@ pub trait ToolHandler: Send + Sync + 'static {
 
     /// Whether a task of this tool may run again from the start on another
     /// server, when the server running it dies (`#[tool(resumable)]`; see
-    /// [`Lease`](crate::server::tasks::store::Lease)). Every question already answered
+    /// [`Lease`](crate::server::tasks::store::Lease)), and on its own
+    /// server, which drops the handler while the task waits for input and
+    /// runs it again when the answers come. Every question already answered
     /// then returns its answer at once, so the user is never asked twice;
     /// but the code before the last answered question runs again, so its
     /// side effects must be idempotent. The default is `false`: such a
-    /// task fails with `-32603`.
+    /// task fails with `-32603` when its server dies, and its handler
+    /// stays parked while it waits.
     fn resumable(&self) -> bool {
         false
     }

@@ -29,6 +29,9 @@ INSPECTOR="${CACHE}/node_modules/@modelcontextprotocol/inspector/clients/launche
 echo "== the TypeScript SDK: its legacy server, and its client against the notes example"
 PRESA_INTEROP=1 PRESA_INTEROP_NODE="$(pwd)/${NODE}" PRESA_INTEROP_TS_SDK="$(pwd)/${SDK}" \
   cargo test --locked --test interop_ts -- --nocapture
+echo "== the presa command line against the TypeScript SDK's legacy server"
+PRESA_INTEROP=1 PRESA_INTEROP_NODE="$(pwd)/${NODE}" PRESA_INTEROP_TS_SDK="$(pwd)/${SDK}" \
+  cargo test --locked -p presa-cli --test interop_ts -- --nocapture
 
 echo "== the MCP Inspector's --strict schema check on the examples"
 cargo build --locked --quiet --example jobs --example notes

@@ -216,6 +216,33 @@ async fn polling_honours_the_interval_within_bounds() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn the_state_observer_sees_each_polled_state_with_its_message() {
+    let (client, mut peer, _) = tasks_client();
+    let (seen, mut states) = mpsc::unbounded_channel();
+    let options = AwaitOptions::default().on_state(move |task| {
+        let _ = seen.send((task.status, task.status_message.clone()));
+    });
+    let awaiting = tokio::spawn(async move { client.await_task("t1", options).await });
+    let get = peer.expect("tasks/get").await;
+    let working = got("t1", "working", json!({"statusMessage": "building all"}));
+    peer.reply(&get, working).await;
+    let get = peer.expect("tasks/get").await;
+    peer.reply(&get, got("t1", "completed", completed_with("ok")))
+        .await;
+    assert_eq!(awaiting.await.unwrap().unwrap().text(), Some("ok"));
+
+    assert_eq!(
+        states.recv().await,
+        Some((TaskStatus::Working, Some("building all".into())))
+    );
+    assert_eq!(
+        states.recv().await.map(|(status, _)| status),
+        Some(TaskStatus::Completed)
+    );
+    assert!(states.try_recv().is_err(), "each state is seen once");
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_failed_task_is_task_failed_with_its_error() {
     let (client, mut peer, _) = tasks_client();
     let awaiting =

@@ -1,7 +1,11 @@
 //! [`AwaitOptions`]: how [`Client::await_task`](super::Client::await_task)
 //! follows a task, in either era.
 
+use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
+
+use crate::wire::Task;
 
 /// How [`Client::await_task`](super::Client::await_task) follows a task.
 ///
@@ -14,7 +18,34 @@ pub struct AwaitOptions {
     pub(super) listen: bool,
     pub(super) fallback_poll: Duration,
     pub(super) timeout: Option<Duration>,
+    pub(super) on_state: Option<StateObserver>,
 }
+
+/// What [`AwaitOptions::on_state`] calls. Two observers are equal when
+/// they are the same function, so options stay comparable.
+#[derive(Clone)]
+pub(super) struct StateObserver(Arc<dyn Fn(&Task) + Send + Sync>);
+
+impl StateObserver {
+    /// Shows `task` to the observer.
+    pub(super) fn observe(&self, task: &Task) {
+        (self.0)(task);
+    }
+}
+
+impl fmt::Debug for StateObserver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("StateObserver")
+    }
+}
+
+impl PartialEq for StateObserver {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for StateObserver {}
 
 impl Default for AwaitOptions {
     fn default() -> Self {
@@ -22,6 +53,7 @@ impl Default for AwaitOptions {
             listen: false,
             fallback_poll: Duration::from_secs(5),
             timeout: None,
+            on_state: None,
         }
     }
 }
@@ -49,5 +81,22 @@ impl AwaitOptions {
     pub fn timeout(mut self, limit: Duration) -> Self {
         self.timeout = Some(limit);
         self
+    }
+
+    /// Calls `observer` with each state of the task the wait sees, polled
+    /// or pushed, before acting on it: for a progress display of the
+    /// task's status and status message. A legacy task is seen while it
+    /// works; once it needs input or ends, `tasks/result` waits in one
+    /// request and shows no further state.
+    pub fn on_state(mut self, observer: impl Fn(&Task) + Send + Sync + 'static) -> Self {
+        self.on_state = Some(StateObserver(Arc::new(observer)));
+        self
+    }
+
+    /// Shows `task` to the observer, if there is one.
+    pub(super) fn observe(&self, task: &Task) {
+        if let Some(observer) = &self.on_state {
+            observer.observe(task);
+        }
     }
 }

@@ -124,9 +124,9 @@ impl EraSide for LegacyClient<'_> {
     fn follow_task<'a>(
         &'a self,
         task_id: &'a str,
-        _: &'a AwaitOptions,
+        options: &'a AwaitOptions,
     ) -> Answer<'a, CallToolResult> {
-        Box::pin(LegacyClient::follow_task(self, task_id))
+        Box::pin(LegacyClient::follow_task(self, task_id, options))
     }
 
     fn listen(&self, filter: SubscriptionFilter) -> Answer<'_, Subscription> {

@@ -28,6 +28,7 @@ use serde_json::{Map, Value};
 use tokio::time::sleep;
 
 use super::client::LegacyClient;
+use crate::client::await_options::AwaitOptions;
 use crate::client::call::poll_interval;
 use crate::client::connection::Waiting;
 use crate::client::era::Era;
@@ -87,9 +88,14 @@ impl LegacyClient<'_> {
     }
 
     /// Follows a legacy task to its end (rule 1).
-    pub async fn follow_task(&self, task_id: &str) -> Result<CallToolResult, ClientError> {
+    pub async fn follow_task(
+        &self,
+        task_id: &str,
+        options: &AwaitOptions,
+    ) -> Result<CallToolResult, ClientError> {
         loop {
             let task = self.legacy_task(task_id).await?;
+            options.observe(&task);
             match task.status {
                 TaskStatus::Working => sleep(poll_interval(&task)).await,
                 TaskStatus::Cancelled => return Err(cancelled(task_id)),

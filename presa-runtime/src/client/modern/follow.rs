@@ -31,6 +31,7 @@ impl ModernClient<'_> {
         let mut follower = Follower {
             client: *self,
             task_id,
+            options,
             answered: HashSet::new(),
         };
         if options.listen
@@ -47,6 +48,8 @@ impl ModernClient<'_> {
 struct Follower<'a> {
     client: ModernClient<'a>,
     task_id: &'a str,
+    /// How to follow it, and whom to show each state.
+    options: &'a AwaitOptions,
     /// Input request keys already answered: the server shows a request on
     /// every poll until it has taken the answer in.
     answered: HashSet<String>,
@@ -128,6 +131,7 @@ impl Follower<'_> {
 
     /// Acts on one observed state.
     async fn settle(&mut self, task: DetailedTask) -> Result<Progress, ClientError> {
+        self.options.observe(&task.task);
         let interval = poll_interval(&task.task);
         match task.task.status {
             TaskStatus::Working => Ok(Progress::Waiting(interval)),

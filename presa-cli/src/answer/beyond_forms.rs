@@ -1,0 +1,92 @@
+//! The server's requests that are no form: a URL to visit, a message to
+//! sample, the client's roots. Each is shown to the person at the
+//! terminal to answer; `presa` declares sampling only when there is one,
+//! and without one shares no roots and declines a URL, saying so.
+
+use dialoguer::theme::ColorfulTheme;
+use dialoguer::{Confirm, Input};
+use presa::wire::{
+    Content, CreateMessageParams, CreateMessageResult, ElicitResult, Role, Root, SamplingContent,
+};
+
+/// Shows a URL elicitation's link, and asks whether the person finished
+/// there: yes accepts, anything else declines.
+pub fn visit(message: &str, url: &str) -> ElicitResult {
+    eprintln!("{message}\n  open: {url}");
+    let done = Confirm::with_theme(&ColorfulTheme::default())
+        .with_prompt("Done there?")
+        .interact_opt();
+    match done {
+        Ok(Some(true)) => ElicitResult::accept(serde_json::Value::Null),
+        _ => ElicitResult::decline(),
+    }
+}
+
+/// Shows a sampling request's messages and takes the person's reply as
+/// the model's.
+pub fn sample(params: &CreateMessageParams) -> CreateMessageResult {
+    eprintln!("the server asks for a model's reply to:");
+    for message in &params.messages {
+        let who = match message.role {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        };
+        eprintln!("  {who}: {}", shown(&message.content));
+    }
+    let reply = Input::<String>::with_theme(&ColorfulTheme::default())
+        .with_prompt("Your reply, as the model")
+        .allow_empty(true)
+        .interact_text()
+        .unwrap_or_default();
+    CreateMessageResult {
+        role: Role::Assistant,
+        content: SamplingContent::One(Content::text(reply)),
+        model: "a person at the presa command line".into(),
+        stop_reason: Some("endTurn".into()),
+    }
+}
+
+/// Asks whether to share the working directory as the one root.
+pub fn roots() -> Vec<Root> {
+    let Some(root) = working_directory() else {
+        eprintln!("the server asks for roots; presa shares none (no working directory)");
+        return Vec::new();
+    };
+    let share = Confirm::with_theme(&ColorfulTheme::default())
+        .with_prompt(format!("The server asks for roots. Share {}?", root.uri))
+        .default(false)
+        .interact_opt();
+    match share {
+        Ok(Some(true)) => vec![root],
+        _ => Vec::new(),
+    }
+}
+
+/// The note when roots are asked with no one to ask.
+pub fn no_roots() -> Vec<Root> {
+    eprintln!("the server asks for roots; with no terminal to ask, presa shares none");
+    Vec::new()
+}
+
+fn working_directory() -> Option<Root> {
+    let path = std::env::current_dir().ok()?;
+    let slashed = path.to_string_lossy().replace('\\', "/");
+    let uri = match slashed.starts_with('/') {
+        true => format!("file://{slashed}"),
+        false => format!("file:///{slashed}"),
+    };
+    Some(Root {
+        uri,
+        name: Some("the working directory".into()),
+    })
+}
+
+fn shown(content: &SamplingContent) -> String {
+    let text = |c: &Content| c.as_text().map_or("[not text]".to_owned(), str::to_owned);
+    match content {
+        SamplingContent::One(c) => text(c),
+        SamplingContent::Many(cs) => cs.iter().map(text).collect::<Vec<_>>().join(" "),
+        SamplingContent::Raw(value) => value.to_string(),
+        _ => "[not text]".to_owned(),
+    }
+}

@@ -1,0 +1,168 @@
+//! Answering the server's questions: elicitation forms and URLs, sampling,
+//! roots.
+//!
+//! The rules, in order, for each question:
+//!
+//! 1. `--answer KEY.FIELD=VALUE` fills fields ahead (`presets`); a form
+//!    whose required fields they all fill (at least one answer given) is
+//!    accepted without asking;
+//! 2. otherwise, with a terminal (stdin is one), the person answers the
+//!    rest field by field (`form`), or visits the URL, or writes the
+//!    sampled reply, or chooses whether to share a root
+//!    (`beyond_forms`); one question at a time, the progress line
+//!    stepping aside meanwhile;
+//! 3. with no terminal the question is declined and remembered
+//!    (`unanswered`): the command then ends with a message naming it and
+//!    the `--answer` that would answer it, and a status of its own.
+//!    Sampling is then not even declared, and roots are answered with
+//!    none, with a note.
+//!
+//! The person is asked on blocking threads, since terminal prompts block.
+
+mod beyond_forms;
+mod form;
+mod presets;
+mod unanswered;
+
+use std::sync::{Arc, Mutex};
+
+use presa::client::{ClientBuilder, PendingInput};
+use presa::wire::{CreateMessageParams, ElicitRequestParams, ElicitResult, Root};
+use serde_json::{Map, Value};
+
+pub use presets::Presets;
+pub use unanswered::Unanswered;
+
+use crate::status_line::StatusLine;
+
+/// Answers the questions of one command's server.
+pub struct Answerer {
+    presets: Presets,
+    /// Whether a person can be asked: stdin is a terminal.
+    terminal: bool,
+    /// Held while a person is asked, so that prompts never interleave.
+    asking: tokio::sync::Mutex<()>,
+    unanswered: Mutex<Vec<Unanswered>>,
+    status: Arc<StatusLine>,
+}
+
+impl Answerer {
+    /// An answerer that knows `presets`, asking a person when `terminal`.
+    pub fn new(presets: Presets, terminal: bool, status: Arc<StatusLine>) -> Arc<Self> {
+        Arc::new(Answerer {
+            presets,
+            terminal,
+            asking: tokio::sync::Mutex::new(()),
+            unanswered: Mutex::new(Vec::new()),
+            status,
+        })
+    }
+
+    /// `builder`, answering through this answerer (rule 3 for sampling).
+    pub fn install(self: &Arc<Self>, builder: ClientBuilder) -> ClientBuilder {
+        let elicit = Arc::clone(self);
+        let roots = Arc::clone(self);
+        let builder = builder
+            .url_elicitation(true)
+            .on_elicitation(move |input| {
+                let answerer = Arc::clone(&elicit);
+                async move { answerer.elicit(input).await }
+            })
+            .on_roots(move |_| {
+                let answerer = Arc::clone(&roots);
+                async move { answerer.roots().await }
+            });
+        if !self.terminal {
+            return builder;
+        }
+        let sample = Arc::clone(self);
+        builder.on_sampling(move |input: PendingInput<CreateMessageParams>| {
+            let answerer = Arc::clone(&sample);
+            async move {
+                let params = input.params;
+                answerer.ask(move || beyond_forms::sample(&params)).await
+            }
+        })
+    }
+
+    /// Whether a person can be asked.
+    pub fn has_terminal(&self) -> bool {
+        self.terminal
+    }
+
+    /// The questions declined for want of a person, so far.
+    pub fn unanswered(&self) -> Vec<Unanswered> {
+        lock(&self.unanswered).clone()
+    }
+
+    /// Runs the blocking prompt `f` for the person, alone on the terminal
+    /// and with the progress line cleared.
+    pub async fn ask<R: Send + 'static>(&self, f: impl FnOnce() -> R + Send + 'static) -> R {
+        let _alone = self.asking.lock().await;
+        let status = Arc::clone(&self.status);
+        tokio::task::spawn_blocking(move || status.suspend(f))
+            .await
+            .expect("a prompt does not panic")
+    }
+
+    async fn elicit(&self, input: PendingInput<ElicitRequestParams>) -> ElicitResult {
+        match input.params {
+            ElicitRequestParams::Form {
+                message,
+                requested_schema,
+            } => self.form(&input.key, message, requested_schema).await,
+            ElicitRequestParams::Url { message, url } => {
+                if !self.terminal {
+                    return self.decline(Unanswered {
+                        key: input.key,
+                        message: format!("{message} (at {url})"),
+                        answers: Vec::new(),
+                    });
+                }
+                let url = url.to_string();
+                self.ask(move || beyond_forms::visit(&message, &url)).await
+            }
+            _ => ElicitResult::decline(),
+        }
+    }
+
+    /// A form question (rules 1 to 3).
+    async fn form(&self, key: &str, message: String, schema: Value) -> ElicitResult {
+        let given = self.presets.for_question(key, &schema).unwrap_or_else(|e| {
+            eprintln!("presa: {e}; not taken");
+            Map::new()
+        });
+        if !given.is_empty() && fills_required(&schema, &given) {
+            return ElicitResult::accept(Value::Object(given));
+        }
+        if !self.terminal {
+            return self.decline(Unanswered::form(key, &message, &schema, &given));
+        }
+        self.ask(move || form::fill(&message, &schema, given)).await
+    }
+
+    async fn roots(&self) -> Vec<Root> {
+        match self.terminal {
+            true => self.ask(beyond_forms::roots).await,
+            false => beyond_forms::no_roots(),
+        }
+    }
+
+    fn decline(&self, question: Unanswered) -> ElicitResult {
+        lock(&self.unanswered).push(question);
+        ElicitResult::decline()
+    }
+}
+
+/// Whether `given` has every field `schema` requires.
+fn fills_required(schema: &Value, given: &Map<String, Value>) -> bool {
+    let required = schema.get("required").and_then(Value::as_array);
+    let present = |name: &Value| name.as_str().is_some_and(|n| given.contains_key(n));
+    required.is_none_or(|names| names.iter().all(present))
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}

@@ -1,0 +1,174 @@
+//! The command line, which outside tests drive, so its shape is fixed:
+//!
+//! ```text
+//! presa tools     SERVER [--json]
+//! presa call      SERVER TOOL [KEY=VALUE ...] [--args JSON] [--answer KEY.FIELD=VALUE ...] [--task] [--json]
+//! presa prompts   SERVER [--json]
+//! presa prompt    SERVER NAME [KEY=VALUE ...] [--json]
+//! presa resources SERVER [--json]
+//! presa read      SERVER URI [--json]
+//! presa task      SERVER get|cancel|watch TASK_ID [--json]
+//! presa discover  SERVER [--json]
+//! presa logout    SERVER
+//! ```
+//!
+//! `--json`, `--token` and `--answer` are accepted by every command that
+//! talks to a server, anywhere on the line.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::exit::EXIT_STATUSES;
+use crate::target::Target;
+
+const SERVER_HELP: &str = "An http:// or https:// URL, or stdio:COMMAND ARGS... \
+                           (split as a shell would), such as \"stdio:my-server --flag\"";
+
+/// The command line of `presa`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "presa",
+    version,
+    about = "The command line for any MCP server: call tools, answer the server's \
+             questions in the terminal, follow tasks.",
+    after_help = EXIT_STATUSES
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+    /// Options every command that talks to a server takes.
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// Options every command that talks to a server takes.
+#[derive(Debug, Args)]
+pub struct Common {
+    /// Print one JSON document on stdout, and nothing else.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Send `Authorization: Bearer TOKEN` (HTTP servers).
+    #[arg(long, global = true, value_name = "TOKEN")]
+    pub token: Option<String>,
+    /// Answer the server's question KEY ahead: field FIELD is VALUE.
+    #[arg(long = "answer", global = true, value_name = "KEY.FIELD=VALUE")]
+    pub answers: Vec<String>,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List the server's tools.
+    Tools {
+        #[arg(help = SERVER_HELP)]
+        server: Target,
+    },
+    /// Call a tool, answering its questions, following its task.
+    Call {
+        #[arg(help = SERVER_HELP)]
+        server: Target,
+        /// The tool's name.
+        tool: String,
+        /// Arguments, typed through the tool's input schema (seconds=5 is a number
+        /// where the schema says integer).
+        #[arg(value_name = "KEY=VALUE")]
+        pairs: Vec<String>,
+        /// All the arguments as one JSON object (KEY=VALUE pairs override its keys).
+        #[arg(long = "args", value_name = "JSON")]
+        json_args: Option<String>,
+        /// Ask for a task, where the tool allows one, and follow it.
+        #[arg(long)]
+        task: bool,
+    },
+    /// List the server's prompts.
+    Prompts {
+        #[arg(help = SERVER_HELP)]
+        server: Target,
+    },
+    /// Get a prompt's messages.
+    Prompt {
+        #[arg(help = SERVER_HELP)]
+        server: Target,
+        /// The prompt's name.
+        name: String,
+        /// The prompt's arguments, as strings.
+        #[arg(value_name = "KEY=VALUE")]
+        pairs: Vec<String>,
+    },
+    /// List the server's resources.
+    Resources {
+        #[arg(help = SERVER_HELP)]
+        server: Target,
+    },
+    /// Read a resource.
+    Read {
+        #[arg(help = SERVER_HELP)]
+        server: Target,
+        /// The resource's URI.
+        uri: String,
+    },
+    /// Look at a task, cancel it, or follow it to its end.
+    Task {
+        #[arg(help = SERVER_HELP)]
+        server: Target,
+        /// What to do with the task.
+        action: TaskAction,
+        /// The task's id.
+        task_id: String,
+    },
+    /// Show what the server is and what it can do.
+    Discover {
+        #[arg(help = SERVER_HELP)]
+        server: Target,
+    },
+    /// Forget the OAuth tokens kept for a server.
+    Logout {
+        #[arg(help = SERVER_HELP)]
+        server: Target,
+    },
+}
+
+/// What `presa task` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TaskAction {
+    /// Show the task's state (`tasks/get`).
+    Get,
+    /// Ask the server to cancel it (`tasks/cancel`).
+    Cancel,
+    /// Follow it to its end, answering its questions.
+    Watch,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn a_call_takes_its_options_anywhere() {
+        let cli = Cli::try_parse_from([
+            "presa",
+            "call",
+            "http://h/mcp",
+            "build",
+            "target=all",
+            "--answer",
+            "confirm.ok=true",
+            "--task",
+            "--json",
+        ])
+        .unwrap();
+        assert!(cli.common.json);
+        assert_eq!(cli.common.answers, ["confirm.ok=true"]);
+        let Command::Call { pairs, task, .. } = cli.command else {
+            panic!("a call");
+        };
+        assert_eq!(pairs, ["target=all"]);
+        assert!(task);
+    }
+}

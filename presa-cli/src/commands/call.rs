@@ -1,0 +1,75 @@
+//! `presa call`: a tool called with its arguments typed through its input
+//! schema, its questions answered, its task followed.
+
+use presa::client::CallOutcome;
+use presa::wire::CallToolResult;
+use serde_json::{Value, json};
+
+use crate::arguments::arguments;
+use crate::exit::{Exit, Failure};
+use crate::follow::{Followed, follow};
+use crate::render;
+use crate::session::Session;
+
+/// `presa call`.
+pub async fn call(
+    session: &Session,
+    tool: &str,
+    pairs: &[String],
+    json_args: Option<&str>,
+) -> Result<Exit, Failure> {
+    let schema = input_schema(session, tool, pairs).await?;
+    let arguments = arguments(json_args, pairs, Some(&schema)).map_err(Failure::usage)?;
+    let outcome = session
+        .client
+        .call_tool(tool, Value::Object(arguments))
+        .await?;
+    match outcome {
+        CallOutcome::Complete(result) => Ok(finished(session, &result)),
+        CallOutcome::Task(task) => match follow(session, task.id()).await? {
+            Followed::Done(result) => Ok(finished(session, &result)),
+            Followed::Detached => Ok(detached(session, task.id())),
+        },
+    }
+}
+
+/// Prints a tool's result; a tool error exits with its own status.
+pub fn finished(session: &Session, result: &CallToolResult) -> Exit {
+    match session.json {
+        true => render::json(result),
+        false => render::result(&render::wire(result)),
+    }
+    if result.is_error() {
+        eprintln!("presa: the tool answered with an error");
+        return Exit::ToolError;
+    }
+    Exit::Success
+}
+
+/// Tells how to pick a detached task up again.
+pub fn detached(session: &Session, task_id: &str) -> Exit {
+    eprintln!(
+        "presa: detached; the task goes on. Follow it again with: presa task {} watch {task_id}",
+        shell_quoted(&session.target.to_string())
+    );
+    match session.json {
+        true => render::json(&json!({"taskId": task_id, "detached": true})),
+        false => println!("{task_id}"),
+    }
+    Exit::Detached
+}
+
+/// The tool's input schema, to type the `KEY=VALUE` pairs by; an empty
+/// one when there are none to type, or no tool of that name is listed.
+async fn input_schema(session: &Session, tool: &str, pairs: &[String]) -> Result<Value, Failure> {
+    if pairs.is_empty() {
+        return Ok(json!({}));
+    }
+    let tools = session.client.list_tools().await?;
+    let listed = tools.into_iter().find(|t| t.name == tool);
+    Ok(listed.map_or_else(|| json!({}), |t| render::wire(&t.input_schema)))
+}
+
+fn shell_quoted(word: &str) -> String {
+    shell_words::quote(word).into_owned()
+}

@@ -1,0 +1,59 @@
+//! `presa prompt` and `presa read`: a prompt's messages, a resource's
+//! contents.
+
+use serde_json::Value;
+
+use crate::arguments::arguments;
+use crate::exit::{Exit, Failure};
+use crate::render;
+use crate::session::Session;
+
+/// `presa prompt`: its arguments are strings, as prompts take them.
+pub async fn prompt(session: &Session, name: &str, pairs: &[String]) -> Result<Exit, Failure> {
+    let arguments = arguments(None, pairs, None).map_err(Failure::usage)?;
+    let prompt = session
+        .client
+        .get_prompt(name, Value::Object(arguments))
+        .await?;
+    if session.json {
+        render::json(&prompt);
+        return Ok(Exit::Success);
+    }
+    let prompt = render::wire(&prompt);
+    if let Some(description) = prompt.get("description").and_then(Value::as_str) {
+        println!("{description}");
+    }
+    for message in prompt
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let role = message.get("role").and_then(Value::as_str).unwrap_or("?");
+        let content = message
+            .get("content")
+            .map(render::block)
+            .unwrap_or_default();
+        println!("{role}: {content}");
+    }
+    Ok(Exit::Success)
+}
+
+/// `presa read`.
+pub async fn read(session: &Session, uri: &str) -> Result<Exit, Failure> {
+    let read = session.client.read_resource(uri).await?;
+    if session.json {
+        render::json(&read);
+        return Ok(Exit::Success);
+    }
+    let read = render::wire(&read);
+    for contents in read
+        .get("contents")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        println!("{}", render::contents(contents));
+    }
+    Ok(Exit::Success)
+}

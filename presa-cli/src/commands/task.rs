@@ -1,0 +1,53 @@
+//! `presa task SERVER get|cancel|watch TASK_ID`: one task, by its id, as
+//! a detached call leaves it.
+
+use presa::wire::{DetailedTask, TaskStatus};
+
+use super::call::{detached, finished};
+use crate::args::TaskAction;
+use crate::exit::{Exit, Failure};
+use crate::follow::{Followed, follow};
+use crate::render;
+use crate::session::Session;
+
+/// `presa task`.
+pub async fn task(session: &Session, action: TaskAction, task_id: &str) -> Result<Exit, Failure> {
+    match action {
+        TaskAction::Get => {
+            let task = session.client.get_task(task_id).await?;
+            Ok(show(session, &task))
+        }
+        TaskAction::Cancel => {
+            session.client.cancel_task(task_id).await?;
+            let task = session.client.get_task(task_id).await?;
+            Ok(show(session, &task))
+        }
+        TaskAction::Watch => match follow(session, task_id).await? {
+            Followed::Done(result) => Ok(finished(session, &result)),
+            Followed::Detached => Ok(detached(session, task_id)),
+        },
+    }
+}
+
+/// Prints a task's state, and its outcome once it has one.
+fn show(session: &Session, task: &DetailedTask) -> Exit {
+    if session.json {
+        render::json(task);
+        return Exit::Success;
+    }
+    let state = &task.task;
+    match &state.status_message {
+        Some(message) => println!("task {}: {}: {message}", state.task_id, state.status),
+        None => println!("task {}: {}", state.task_id, state.status),
+    }
+    if let Some(result) = &task.result {
+        render::result(&serde_json::Value::Object(result.clone()));
+    }
+    if let Some(error) = &task.error {
+        println!("error {}: {}", error.code, error.message);
+    }
+    match state.status {
+        TaskStatus::Failed => Exit::Protocol,
+        _ => Exit::Success,
+    }
+}

@@ -1,0 +1,86 @@
+//! How `presa` ends: the exit status, and the failure that sets it.
+//!
+//! Scripts branch on the status, so each kind of ending has its own:
+//! a tool that answered with an error is the server's answer, not a
+//! failure to reach it, and neither is a mistake on the command line.
+
+use presa::client::ClientError;
+
+/// What the exit statuses mean, as `presa --help` shows them.
+pub const EXIT_STATUSES: &str = "\
+Exit status:
+  0    success
+  1    the tool answered with an error (isError)
+  2    usage error: a bad command line or argument
+  3    protocol or transport error: the server could not be reached, or
+       answered with a JSON-RPC error, or a task failed
+  4    a question went unanswered: no terminal to ask and no --answer for it
+  5    detached from a task, which goes on (`presa task SERVER watch ID`)
+  130  cancelled with Ctrl-C";
+
+/// An exit status of `presa`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// Everything succeeded.
+    Success = 0,
+    /// The tool answered with `isError`.
+    ToolError = 1,
+    /// The command line was wrong.
+    Usage = 2,
+    /// The server could not be reached or answered with an error.
+    Protocol = 3,
+    /// A question needed a person and none could be asked.
+    Unanswered = 4,
+    /// The user detached from a task that goes on.
+    Detached = 5,
+    /// The user cancelled with Ctrl-C.
+    Cancelled = 130,
+}
+
+impl Exit {
+    /// The status as the process reports it.
+    pub fn code(self) -> i32 {
+        self as i32
+    }
+}
+
+/// A command that could not finish: its exit status and what to tell the
+/// user on stderr.
+#[derive(Debug)]
+pub struct Failure {
+    /// The status to exit with.
+    pub exit: Exit,
+    /// The message, without the `presa:` prefix.
+    pub message: String,
+}
+
+impl Failure {
+    /// A mistake on the command line.
+    pub fn usage(message: impl Into<String>) -> Self {
+        Failure {
+            exit: Exit::Usage,
+            message: message.into(),
+        }
+    }
+
+    /// The server could not be reached, or failed the request.
+    pub fn protocol(message: impl Into<String>) -> Self {
+        Failure {
+            exit: Exit::Protocol,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<ClientError> for Failure {
+    fn from(error: ClientError) -> Self {
+        match error {
+            ClientError::TaskCancelled { task_id } => Failure {
+                exit: Exit::Cancelled,
+                message: format!("task {task_id} was cancelled"),
+            },
+            ClientError::InvalidArguments(message) => Failure::usage(message),
+            other => Failure::protocol(other.to_string()),
+        }
+    }
+}

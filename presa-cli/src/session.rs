@@ -1,0 +1,80 @@
+//! One command's connection: the client to the server, the answerer of
+//! its questions, and the progress line they share.
+
+use std::io::IsTerminal;
+use std::sync::Arc;
+
+use presa::client::{Client, HttpOptions};
+
+use crate::answer::{Answerer, Presets};
+use crate::args::Common;
+use crate::auth::http_options;
+use crate::exit::{Exit, Failure};
+use crate::status_line::StatusLine;
+use crate::target::Target;
+
+/// A connected client, and how it answers and shows progress.
+pub struct Session {
+    /// The client, connected (lazily: the first request reaches the server).
+    pub client: Client,
+    /// Answers the server's questions.
+    pub answerer: Arc<Answerer>,
+    /// The progress line of a task being followed.
+    pub status: Arc<StatusLine>,
+    /// The server, as given on the command line.
+    pub target: Target,
+    /// Whether the output is one JSON document.
+    pub json: bool,
+}
+
+impl Session {
+    /// Connects to `target`, declaring the Tasks extension when `tasks`.
+    pub async fn open(target: &Target, common: &Common, tasks: bool) -> Result<Self, Failure> {
+        let presets = Presets::parse(&common.answers).map_err(Failure::usage)?;
+        let status = Arc::new(StatusLine::default());
+        let terminal = std::io::stdin().is_terminal();
+        let answerer = Answerer::new(presets, terminal, Arc::clone(&status));
+        let options = match target {
+            Target::Http(url) => http_options(url, common.token.clone()).await?,
+            Target::Stdio(_) if common.token.is_some() => {
+                return Err(Failure::usage(
+                    "--token goes with an http:// or https:// server",
+                ));
+            }
+            Target::Stdio(_) => HttpOptions::default(),
+        };
+        let builder = Client::builder()
+            .info("presa-cli", env!("CARGO_PKG_VERSION"))
+            .tasks(tasks);
+        let client = answerer
+            .install(builder)
+            .connect(target.transport(options)?);
+        Ok(Session {
+            client,
+            answerer,
+            status,
+            target: target.clone(),
+            json: common.json,
+        })
+    }
+
+    /// `exit`, or [`Exit::Unanswered`] after telling each question that
+    /// went unanswered.
+    pub fn settle(&self, exit: Exit) -> Exit {
+        let unanswered = self.answerer.unanswered();
+        for question in &unanswered {
+            eprintln!("presa: {}", question.explain());
+        }
+        match unanswered.is_empty() {
+            true => exit,
+            false => Exit::Unanswered,
+        }
+    }
+
+    /// Closes the connection (a stdio server's process ends).
+    pub async fn close(self) {
+        if let Err(e) = self.client.close().await {
+            eprintln!("presa: closing the connection: {e}");
+        }
+    }
+}

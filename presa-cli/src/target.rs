@@ -1,0 +1,101 @@
+//! `SERVER` on the command line: an `http://` or `https://` URL, or
+//! `stdio:COMMAND ARGS...`, the command split as a shell would split it
+//! (quotes and backslashes), so that one argument names the whole server.
+
+use std::fmt;
+use std::str::FromStr;
+
+use presa::client::{ClientTransport, HttpOptions};
+
+use crate::exit::Failure;
+
+/// The server a command talks to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A Streamable HTTP endpoint.
+    Http(String),
+    /// A program to start, speaking MCP over its stdin and stdout: the
+    /// program, then its arguments.
+    Stdio(Vec<String>),
+}
+
+const STDIO: &str = "stdio:";
+
+impl FromStr for Target {
+    type Err = String;
+
+    fn from_str(server: &str) -> Result<Self, String> {
+        if server.starts_with("http://") || server.starts_with("https://") {
+            return Ok(Target::Http(server.to_owned()));
+        }
+        let Some(command) = server.strip_prefix(STDIO) else {
+            return Err(format!(
+                "`{server}` is no server: give an http:// or https:// URL, \
+                 or stdio:COMMAND to start one, such as \"stdio:my-server --flag\""
+            ));
+        };
+        let words = shell_words::split(command)
+            .map_err(|e| format!("cannot split the command `{command}`: {e}"))?;
+        if words.is_empty() {
+            return Err("stdio: needs a command to start, such as \"stdio:my-server\"".into());
+        }
+        Ok(Target::Stdio(words))
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Target::Http(url) => f.write_str(url),
+            Target::Stdio(words) => write!(f, "{STDIO}{}", shell_words::join(words)),
+        }
+    }
+}
+
+impl Target {
+    /// The transport to this server, over HTTP with `options`.
+    pub fn transport(&self, options: HttpOptions) -> Result<ClientTransport, Failure> {
+        match self {
+            Target::Http(url) => ClientTransport::http_with(url, options)
+                .map_err(|e| Failure::protocol(format!("{url}: {e}"))),
+            Target::Stdio(words) => {
+                let mut command = tokio::process::Command::new(&words[0]);
+                command.args(&words[1..]);
+                ClientTransport::spawn(command)
+                    .map_err(|e| Failure::protocol(format!("cannot start `{}`: {e}", words[0])))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_url_is_http() {
+        let target: Target = "https://mcp.example.com/mcp".parse().unwrap();
+        assert_eq!(target, Target::Http("https://mcp.example.com/mcp".into()));
+    }
+
+    #[test]
+    fn a_stdio_command_is_split_as_a_shell_would() {
+        let target: Target = r#"stdio:cargo run -q --example "my jobs" -- stdio"#
+            .parse()
+            .unwrap();
+        let words = ["cargo", "run", "-q", "--example", "my jobs", "--", "stdio"];
+        assert_eq!(target, Target::Stdio(words.map(String::from).to_vec()));
+        assert_eq!(
+            target.to_string(),
+            "stdio:cargo run -q --example 'my jobs' -- stdio"
+        );
+    }
+
+    #[test]
+    fn anything_else_is_refused_with_the_forms_it_may_take() {
+        let error = "localhost:3000".parse::<Target>().unwrap_err();
+        assert!(error.contains("stdio:COMMAND"), "{error}");
+        assert!("stdio:".parse::<Target>().is_err());
+        assert!("stdio:'unclosed".parse::<Target>().is_err());
+    }
+}

@@ -1,0 +1,219 @@
+//! `presa` as a process, against presa's `jobs` example over stdio and
+//! Streamable HTTP: listing, calling with `--answer`, plain and as a task,
+//! the failure with no terminal to ask, and the exit statuses. Each test
+//! waits on the processes it starts (the HTTP server's readiness line),
+//! never on a clock.
+
+#[path = "../../tests/common/jobs_example.rs"]
+mod jobs_example;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Output, Stdio};
+
+use serde_json::Value;
+
+/// `stdio:` and the jobs example serving over stdio.
+fn stdio_server() -> String {
+    let jobs = jobs_example::jobs_binary();
+    format!(
+        "stdio:{} stdio",
+        shell_words::quote(&jobs.to_string_lossy())
+    )
+}
+
+/// The jobs example serving HTTP on a free port; killed on drop.
+struct HttpJobs {
+    child: Child,
+    url: String,
+}
+
+impl HttpJobs {
+    fn start() -> Self {
+        let mut child = Command::new(jobs_example::jobs_binary())
+            .args(["http", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the jobs example starts");
+        let stderr = child.stderr.take().unwrap();
+        let mut lines = BufReader::new(stderr).lines();
+        let url = loop {
+            let line = lines.next().expect("a readiness line").unwrap();
+            if let Some(url) = line.strip_prefix("serving the jobs server at ") {
+                break url.to_owned();
+            }
+        };
+        HttpJobs { child, url }
+    }
+}
+
+impl Drop for HttpJobs {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs `presa` with `args`, stdin no terminal, the config directory a
+/// temporary one.
+fn presa(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_presa"))
+        .args(args)
+        .env("PRESA_CONFIG_DIR", env!("CARGO_TARGET_TMPDIR"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("presa runs")
+}
+
+fn stdout_json(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is one JSON document ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn first_text(result: &Value) -> &str {
+    result["content"][0]["text"].as_str().unwrap_or("")
+}
+
+fn lists_build(server: &str) {
+    let output = presa(&["tools", server, "--json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let tools = stdout_json(&output);
+    let names: Vec<&str> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(names, ["build"]);
+}
+
+fn builds_with_an_answer(server: &str, task: bool) {
+    let mut args = vec![
+        "call",
+        server,
+        "build",
+        "target=all",
+        "seconds=0",
+        "--answer",
+        "confirm.ok=true",
+        "--json",
+    ];
+    if task {
+        args.push("--task");
+    }
+    let output = presa(&args);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let result = stdout_json(&output);
+    assert_eq!(first_text(&result), "built all", "{result}");
+}
+
+#[test]
+fn stdio_tools_json_lists_the_build_tool() {
+    lists_build(&stdio_server());
+}
+
+#[test]
+fn stdio_call_answered_ahead_builds() {
+    builds_with_an_answer(&stdio_server(), false);
+}
+
+#[test]
+fn stdio_call_as_a_task_answered_ahead_builds() {
+    builds_with_an_answer(&stdio_server(), true);
+}
+
+#[test]
+fn http_tools_call_and_task() {
+    let jobs = HttpJobs::start();
+    lists_build(&jobs.url);
+    builds_with_an_answer(&jobs.url, false);
+    builds_with_an_answer(&jobs.url, true);
+}
+
+#[test]
+fn with_no_terminal_an_unanswered_question_names_its_answer() {
+    let server = stdio_server();
+    for task in [false, true] {
+        let mut args = vec!["call", server.as_str(), "build", "target=all"];
+        if task {
+            args.push("--task");
+        }
+        let output = presa(&args);
+        assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+        let said = stderr(&output);
+        assert!(
+            said.contains("`confirm`") && said.contains("Build all?"),
+            "{said}"
+        );
+        assert!(said.contains("--answer confirm.ok=true"), "{said}");
+    }
+}
+
+#[test]
+fn a_declined_build_is_a_tool_error() {
+    let output = presa(&[
+        "call",
+        &stdio_server(),
+        "build",
+        "target=all",
+        "--answer",
+        "confirm.ok=false",
+        "--json",
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let result = stdout_json(&output);
+    assert_eq!(result["isError"], Value::Bool(true), "{result}");
+    assert_eq!(first_text(&result), "not confirmed");
+}
+
+#[test]
+fn an_unknown_tool_is_a_protocol_error() {
+    let output = presa(&["call", &stdio_server(), "deploy"]);
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    let output = presa(&["tools", "stdio:presa-no-such-program-here"]);
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let cases: [&[&str]; 5] = [
+        &["call"],
+        &["tools", "localhost:3000"],
+        &["frobnicate"],
+        &["call", "stdio:true", "build", "--answer", "confirm=true"],
+        &["tools", "stdio:true", "--token", "t"],
+    ];
+    for args in cases {
+        let output = presa(args);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+    let output = presa(&["call", &stdio_server(), "build", "seconds=soon"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("seconds"), "{}", stderr(&output));
+}
+
+#[test]
+fn help_documents_the_exit_statuses() {
+    let output = presa(&["--help"]);
+    assert_eq!(output.status.code(), Some(0));
+    let help = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        help.contains("Exit status") && help.contains("130"),
+        "{help}"
+    );
+}

@@ -102,7 +102,10 @@ impl RmcpBench {
             .request_state
             .as_deref()
             .is_some_and(|state| self.states.open(state).is_ok());
-        let answer = request.input_responses.as_ref().and_then(|r| r.get(ASK_KEY));
+        let answer = request
+            .input_responses
+            .as_ref()
+            .and_then(|r| r.get(ASK_KEY));
         if verified && let Some(ok) = answer.and_then(|a| a["content"]["ok"].as_bool()) {
             return CallToolResponse::Complete(CallToolResult::success(vec![ContentBlock::text(
                 ok.to_string(),

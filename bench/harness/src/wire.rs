@@ -117,7 +117,8 @@ pub const ASK_ANSWER: &str = "\"text\":\"true\"";
 /// elicitations (which `ask`'s question is) but declares no tasks.
 fn eliciting_meta() -> serde_json::Value {
     let mut meta = request_meta();
-    meta["io.modelcontextprotocol/clientCapabilities"] = serde_json::json!({"elicitation": {"form": {}}});
+    meta["io.modelcontextprotocol/clientCapabilities"] =
+        serde_json::json!({"elicitation": {"form": {}}});
     meta
 }
 
@@ -201,7 +202,10 @@ mod tests {
         let line = Workload::Mrtr.line(2, "signed");
         let request: serde_json::Value = serde_json::from_str(&line).unwrap();
         assert_eq!(request["params"]["requestState"], "signed");
-        assert_eq!(request["params"]["inputResponses"][ASK_KEY]["action"], "accept");
+        assert_eq!(
+            request["params"]["inputResponses"][ASK_KEY]["action"],
+            "accept"
+        );
     }
 
     #[test]
@@ -209,7 +213,8 @@ mod tests {
         let asked = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"s"}}"#;
         assert!(!Workload::Mrtr.is_success(asked));
         assert_eq!(request_state_of(asked).as_deref(), Some("s"));
-        let done = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"true"}]}}"#;
+        let done =
+            br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"true"}]}}"#;
         assert!(Workload::Mrtr.is_success(done));
     }
 

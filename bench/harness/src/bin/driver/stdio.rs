@@ -254,7 +254,13 @@ pub async fn measure(figures: &mut Figures) -> std::io::Result<()> {
     let call = servers[0].result_of(Workload::Mrtr).await?;
     servers.push(StdioServer::start_floor(&list, &call)?);
     for server in &mut servers {
-        one_round(server, scaled(2_000), scaled(10_000), &mut Samples::default()).await?;
+        one_round(
+            server,
+            scaled(2_000),
+            scaled(10_000),
+            &mut Samples::default(),
+        )
+        .await?;
     }
     let (seq_calls, pipe_calls) = (scaled(3_000), scaled(20_000));
     let mut samples: Vec<Samples> = servers.iter().map(|_| Samples::default()).collect();
@@ -299,14 +305,34 @@ async fn one_round(
 fn record(figures: &mut Figures, contender: Contender, samples: &Samples) {
     let name = contender.name();
     let rows = [
-        (&samples.seq, "stdio_seq_us", "stdio sequential tools/call echo, µs"),
-        (&samples.echo, "stdio_calls_per_s", "stdio throughput, echo, 64 in flight, calls/s"),
-        (&samples.list, "stdio_list_per_s", "stdio throughput, tools/list, 64 in flight, /s"),
-        (&samples.mrtr, "stdio_mrtr_per_s", "stdio throughput, MRTR tools/call, 64 in flight, /s"),
+        (
+            &samples.seq,
+            "stdio_seq_us",
+            "stdio sequential tools/call echo, µs",
+        ),
+        (
+            &samples.echo,
+            "stdio_calls_per_s",
+            "stdio throughput, echo, 64 in flight, calls/s",
+        ),
+        (
+            &samples.list,
+            "stdio_list_per_s",
+            "stdio throughput, tools/list, 64 in flight, /s",
+        ),
+        (
+            &samples.mrtr,
+            "stdio_mrtr_per_s",
+            "stdio throughput, MRTR tools/call, 64 in flight, /s",
+        ),
     ];
     for (values, key, label) in rows {
         if !values.is_empty() {
-            figures.record(&format!("{name}_{key}"), &format!("{name}: {label}"), median(values));
+            figures.record(
+                &format!("{name}_{key}"),
+                &format!("{name}: {label}"),
+                median(values),
+            );
         }
     }
 }

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The benchmarks of issue 11: presa against rmcp 3.11 and against the
-# serialization floor (docs/benchmarks.md says what each figure measures).
+# The benchmarks of issues 11 and 22: presa against rmcp 3.11, tower-mcp
+# 0.25 and a framework-free floor (docs/benchmarks.md says what each
+# figure measures).
 #
 # Builds the harness (bench/, a workspace of its own) in release mode, then
-# runs one process per section, each measuring both frameworks in
+# runs one process per section, each measuring the frameworks in
 # alternation: stdio, HTTP, in-process (latency, task lifecycle, scale),
 # the Redis task store against the in-memory one, and compile cost.
 # Prints every figure as a row as it is measured, then the issue's
@@ -17,12 +18,13 @@
 # redis section starts a redis-server of its own, and is skipped, with a
 # line that says so, where none is installed. Also read:
 # BENCH_ROUNDS (rounds per framework), BENCH_SCALE (a factor on calls per
-# round), BENCH_RMCP_100K=1 (rmcp's scale figures at 100k tasks too).
+# round), BENCH_RMCP_100K=1 (rmcp's scale figures at 100k tasks too), and
+# CARGO_TARGET_DIR (where the harness is built; bench/target otherwise).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 sections="${BENCH_SECTIONS:-stdio http latency lifecycle scale redis compile}"
-bin="bench/target/release"
+bin="${CARGO_TARGET_DIR:-bench/target}/release"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 

@@ -1,9 +1,11 @@
-//! The benchmark harness of issue 11: the same MCP servers written with
-//! presa and with rmcp, and the shared pieces of the programs that measure
-//! them (docs/benchmarks.md says what each figure means).
+//! The benchmark harness of issues 11 and 22: the same MCP servers written
+//! with presa, rmcp and tower-mcp, a framework-free floor server, and the
+//! shared pieces of the programs that measure them (docs/benchmarks.md says
+//! what each figure means).
 //!
 //! Why a crate of its own: rmcp must never enter presa's dependency tree,
 //! so the harness lives in the `bench/` workspace and uses presa by path.
+//! The same holds for tower-mcp.
 //!
 //! Why the servers live in the library: each is used twice, served over a
 //! byte stream by the `presa-server` and `rmcp-server` binaries (which the
@@ -20,38 +22,47 @@ pub mod memory;
 pub mod presa_server;
 pub mod rmcp_server;
 pub mod stats;
+pub mod tower_mcp_server;
 pub mod wire;
 
-/// The two frameworks under comparison, in the order they are measured.
+/// The frameworks under comparison, in the order they are measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Framework {
     /// This repository's framework.
     Presa,
     /// The official Rust SDK, `rmcp` 3.11.
     Rmcp,
+    /// `tower-mcp` 0.25, with its 2026-07-28 support compiled in. Measured
+    /// by the neutral driver only (stdio and HTTP).
+    TowerMcp,
 }
 
 impl Framework {
-    /// Both frameworks, in measuring order.
+    /// presa and rmcp, in measuring order: the in-process sections, which
+    /// connect each framework's own client, measure these two.
     pub const BOTH: [Framework; 2] = [Framework::Presa, Framework::Rmcp];
+
+    /// Every framework the neutral driver serves, in measuring order.
+    pub const SERVED: [Framework; 3] = [Framework::Presa, Framework::Rmcp, Framework::TowerMcp];
 
     /// The lower-case name used in figure keys and on command lines.
     pub fn name(self) -> &'static str {
         match self {
             Framework::Presa => "presa",
             Framework::Rmcp => "rmcp",
+            Framework::TowerMcp => "tower_mcp",
         }
     }
 
-    /// The framework named `name` (`presa` or `rmcp`).
+    /// The framework named `name` (`presa`, `rmcp` or `tower_mcp`).
     pub fn parse(name: &str) -> Option<Framework> {
-        Framework::BOTH.into_iter().find(|f| f.name() == name)
+        Framework::SERVED.into_iter().find(|f| f.name() == name)
     }
 
     /// The path of this framework's server binary, which cargo builds next
     /// to the program that asks.
     pub fn server_binary(self) -> std::path::PathBuf {
-        sibling_binary(&format!("{}-server", self.name()))
+        sibling_binary(&format!("{}-server", self.name().replace('_', "-")))
     }
 }
 

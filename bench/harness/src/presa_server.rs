@@ -1,4 +1,5 @@
-//! The benchmark server written with presa: `echo`, `work` and `ask`.
+//! The benchmark server written with presa: `echo`, `work`, `ask` and
+//! `resumable`.
 //!
 //! - `echo` answers with its `text` argument: the cost of a call, nothing
 //!   else.
@@ -7,7 +8,13 @@
 //!   scale figures use it, its tiny result keeping the payload out of the
 //!   memory figure.
 //! - `ask` elicits once, as a task too; nobody answers in the scale
-//!   figure, so its tasks stay parked at `input_required`.
+//!   figure, so its tasks stay parked at `input_required`. Called without
+//!   tasks, it asks over MRTR: the stdio driver's MRTR workload answers it
+//!   in the request itself.
+//! - `resumable` is `ask` declared `resumable`: its task can be run again
+//!   from the start with the answers it has, so a parked one need not keep
+//!   its handler alive. The scale figure parks its tasks the same way, to
+//!   measure what that saves.
 //!
 //! The limits are raised so that 100 000 live tasks fit: the defaults keep
 //! 1 000 tasks, 100 running per caller.
@@ -15,6 +22,8 @@
 use presa::prelude::*;
 use presa::server::{ServerBuilder, TaskSettings, TaskStore};
 use serde::Deserialize;
+
+use crate::wire::ASK_KEY;
 
 /// The answer `ask` waits for.
 #[derive(Deserialize, schemars::JsonSchema, Elicit)]
@@ -38,7 +47,15 @@ async fn work() -> String {
 /// Asks once, then answers; a task for clients that declare tasks.
 #[tool(task = "optional")]
 async fn ask(ctx: Context) -> Result<String, ToolError> {
-    let answer = ctx.elicit::<Confirm>("confirm", "Go ahead?").await?;
+    let answer = ctx.elicit::<Confirm>(ASK_KEY, "Go ahead?").await?;
+    Ok(answer.accepted().is_some_and(|c| c.ok).to_string())
+}
+
+/// Asks once, then answers, as `ask` does; a resumable task for clients
+/// that declare tasks.
+#[tool(task = "optional", resumable)]
+async fn resumable(ctx: Context) -> Result<String, ToolError> {
+    let answer = ctx.elicit::<Confirm>(ASK_KEY, "Go ahead?").await?;
     Ok(answer.accepted().is_some_and(|c| c.ok).to_string())
 }
 
@@ -59,6 +76,7 @@ fn builder() -> ServerBuilder {
         .tool(EchoTool)
         .tool(WorkTool)
         .tool(AskTool)
+        .tool(ResumableTool)
         .tasks(
             TaskSettings::default()
                 .max_tasks(1_000_000)

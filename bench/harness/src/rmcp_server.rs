@@ -8,10 +8,16 @@
 //! `call_tool` is written by hand here, and plain calls go on to the router
 //! the macros generate.
 //!
-//! The synchronous `ask` is left out: it would elicit through an
-//! `InputRequiredResult` round, which no figure measures.
+//! Called without tasks, `ask` answers over MRTR, by hand as rmcp has it:
+//! `call_tool` returns an `InputRequiredResult` with the form and a
+//! `requestState` sealed by rmcp's `RequestStateCodec` (HMAC-SHA256, with
+//! the same ten-minute expiry as presa's), and completes a retry whose
+//! state opens and whose answer is there. rmcp's router lists only the
+//! `#[tool]` methods, so its `tools/list` names `echo` and `work`.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::time::Duration;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
@@ -19,13 +25,16 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock,
     CreateTaskResult, ElicitRequest, ElicitRequestParams, ElicitationSchema, GetTaskParams,
-    GetTaskResult, InputRequest, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-    ServerCapabilities, ServerConfig, UpdateTaskParams,
+    GetTaskResult, InputRequest, InputRequiredResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, RequestStateCodec, SealOptions, ServerCapabilities, ServerConfig,
+    UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::task_manager::{TaskContext, TaskExit, TaskManager, TaskOptions};
 use rmcp::{ErrorData, ServerHandler, tool, tool_router};
 use serde::Deserialize;
+
+use crate::wire::ASK_KEY;
 
 /// The arguments of `echo`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -34,11 +43,13 @@ pub struct EchoArgs {
     pub text: String,
 }
 
-/// The benchmark server: the generated tool router and the task store.
+/// The benchmark server: the generated tool router, the task store and the
+/// codec that seals `ask`'s `requestState`.
 #[derive(Clone)]
 pub struct RmcpBench {
     tool_router: ToolRouter<RmcpBench>,
     tasks: TaskManager,
+    states: std::sync::Arc<RequestStateCodec>,
 }
 
 impl Default for RmcpBench {
@@ -54,6 +65,7 @@ impl RmcpBench {
         RmcpBench {
             tool_router: Self::tool_router(),
             tasks: TaskManager::new(),
+            states: std::sync::Arc::new(RequestStateCodec::new([7u8; 32].to_vec())),
         }
     }
 
@@ -83,6 +95,29 @@ impl RmcpBench {
     }
 }
 
+impl RmcpBench {
+    /// One MRTR round of `ask`: complete with a verified answer, or ask.
+    fn ask_round(&self, request: &CallToolRequestParams) -> CallToolResponse {
+        let verified = request
+            .request_state
+            .as_deref()
+            .is_some_and(|state| self.states.open(state).is_ok());
+        let answer = request
+            .input_responses
+            .as_ref()
+            .and_then(|r| r.get(ASK_KEY));
+        if verified && let Some(ok) = answer.and_then(|a| a["content"]["ok"].as_bool()) {
+            return CallToolResponse::Complete(CallToolResult::success(vec![ContentBlock::text(
+                ok.to_string(),
+            )]));
+        }
+        let ttl = SealOptions::new().ttl(Duration::from_secs(600));
+        let state = self.states.seal_with(ASK_KEY.as_bytes(), &ttl);
+        let requests = BTreeMap::from([(ASK_KEY.to_owned(), confirm_request())]);
+        CallToolResponse::InputRequired(InputRequiredResult::new(Some(requests), Some(state)))
+    }
+}
+
 /// The body of `work` as a task.
 async fn work_task() -> Result<CallToolResult, TaskExit> {
     Ok(CallToolResult::success(vec![ContentBlock::text("done")]))
@@ -91,7 +126,7 @@ async fn work_task() -> Result<CallToolResult, TaskExit> {
 /// The body of `ask` as a task: one elicitation, answered through
 /// `tasks/update`.
 async fn ask_task(ctx: TaskContext) -> Result<CallToolResult, TaskExit> {
-    let answer = ctx.request_input("confirm", confirm_request()).await?;
+    let answer = ctx.request_input(ASK_KEY, confirm_request()).await?;
     let ok = answer["content"]["ok"].as_bool().unwrap_or(false);
     Ok(CallToolResult::success(vec![ContentBlock::text(
         ok.to_string(),
@@ -137,6 +172,9 @@ impl ServerHandler for RmcpBench {
             .is_some_and(|caps| caps.supports_tasks());
         if tasks_declared && let Some(created) = self.start_task(&request.name) {
             return Ok(CallToolResponse::Task(created));
+        }
+        if request.name == "ask" {
+            return Ok(self.ask_round(&request));
         }
         let call = ToolCallContext::new(self, request, context);
         self.tool_router.call(call).await

@@ -1,11 +1,13 @@
 //! Gathers the `FIGURES` lines of every section (read from stdin), derives
-//! the ratios issue 11 sets targets for, prints the summary table, and
+//! the ratios issue 22 sets targets for, prints the summary table, and
 //! ends with one JSON object holding every figure, on the last line.
 //!
-//! A ratio is presa / rmcp, except throughput, which is presa's calls per
-//! second over rmcp's (so above 1 is better for throughput, below 1 for
-//! everything else). A figure a section did not measure is `null`, and so
-//! is every ratio made from it.
+//! A ratio is presa / its peer (rmcp or tower-mcp), except throughput,
+//! which is presa's calls per second over the peer's (so above 1 is better
+//! for throughput, below 1 for everything else). The floor ratios are the
+//! other way round, the floor's rate over presa's: how far presa is below
+//! the floor. A figure a section did not measure is `null`, and so is
+//! every ratio made from it; a figure with no target gets no verdict.
 //!
 //! The `redis` section's figures have a table of their own, with ratios
 //! redis / memory and no targets: they tell what the Redis task store
@@ -46,12 +48,23 @@ impl Figures {
     }
 }
 
-/// The derived figures, in the order of issue 11's targets.
+/// The derived figures: first the targets of issue 22, in the order of its
+/// table, then figures reported for information.
 const DERIVED: &[Derived] = &[
     Derived {
         key: "stdio_throughput_ratio_vs_rmcp",
         value: |f| f.ratio("presa_stdio_calls_per_s", "rmcp_stdio_calls_per_s"),
-        target: Target::AtLeast(1.5),
+        target: Target::AtLeast(2.0),
+    },
+    Derived {
+        key: "stdio_floor_over_presa_list",
+        value: |f| f.ratio("floor_stdio_list_per_s", "presa_stdio_list_per_s"),
+        target: Target::AtMost(3.0),
+    },
+    Derived {
+        key: "stdio_floor_over_presa_mrtr",
+        value: |f| f.ratio("floor_stdio_mrtr_per_s", "presa_stdio_mrtr_per_s"),
+        target: Target::AtMost(3.0),
     },
     Derived {
         key: "http_throughput_ratio_vs_rmcp",
@@ -59,34 +72,24 @@ const DERIVED: &[Derived] = &[
         target: Target::AtLeast(1.5),
     },
     Derived {
-        key: "seq_latency_ratio_vs_rmcp_inprocess",
-        value: |f| f.ratio("presa_inprocess_seq_us", "rmcp_inprocess_seq_us"),
-        target: Target::AtMost(0.7),
-    },
-    Derived {
         key: "seq_latency_ratio_vs_rmcp_stdio",
         value: |f| f.ratio("presa_stdio_seq_us", "rmcp_stdio_seq_us"),
-        target: Target::AtMost(0.7),
+        target: Target::AtMost(0.8),
     },
     Derived {
         key: "seq_latency_ratio_vs_rmcp_duplex",
         value: |f| f.ratio("presa_duplex_seq_us", "rmcp_duplex_seq_us"),
-        target: Target::None,
+        target: Target::AtMost(0.8),
     },
     Derived {
-        key: "inprocess_latency_over_floor",
-        value: |f| f.ratio("presa_inprocess_seq_us", "floor_us"),
-        target: Target::AtMost(3.0),
+        key: "poll_completion_ratio_vs_rmcp",
+        value: |f| f.ratio("presa_poll_completion_us", "rmcp_poll_completion_us"),
+        target: Target::AtMost(1.0),
     },
     Derived {
         key: "listen_completion_ms_inprocess",
         value: |f| f.get("presa_listen_completion_us") / 1000.0,
         target: Target::AtMost(0.1),
-    },
-    Derived {
-        key: "poll_completion_ratio_vs_rmcp",
-        value: |f| f.ratio("presa_poll_completion_us", "rmcp_poll_completion_us"),
-        target: Target::None,
     },
     Derived {
         key: "tasks_get_100k_over_1k",
@@ -111,12 +114,17 @@ const DERIVED: &[Derived] = &[
     Derived {
         key: "bytes_per_idle_task",
         value: |f| f.get("presa_bytes_per_parked_task"),
-        target: Target::AtMost(2048.0),
+        target: Target::AtMost(4096.0),
+    },
+    Derived {
+        key: "bytes_per_parked_resumable_task",
+        value: |f| f.get("presa_bytes_per_parked_resumable_task"),
+        target: Target::AtMost(1024.0),
     },
     Derived {
         key: "compile_clean_ratio_vs_rmcp",
         value: |f| f.ratio("presa_compile_clean_ms", "rmcp_compile_clean_ms"),
-        target: Target::AtMost(1.0),
+        target: Target::AtMost(1.1),
     },
     Derived {
         key: "compile_incremental_ratio_vs_rmcp",
@@ -127,6 +135,41 @@ const DERIVED: &[Derived] = &[
             )
         },
         target: Target::AtMost(1.0),
+    },
+    Derived {
+        key: "stdio_throughput_ratio_vs_tower_mcp",
+        value: |f| f.ratio("presa_stdio_calls_per_s", "tower_mcp_stdio_calls_per_s"),
+        target: Target::AtLeast(1.5),
+    },
+    Derived {
+        key: "seq_latency_ratio_vs_tower_mcp_stdio",
+        value: |f| f.ratio("presa_stdio_seq_us", "tower_mcp_stdio_seq_us"),
+        target: Target::AtMost(0.8),
+    },
+    Derived {
+        key: "http_throughput_ratio_vs_tower_mcp",
+        value: |f| f.ratio("presa_http_calls_per_s", "tower_mcp_http_calls_per_s"),
+        target: Target::None,
+    },
+    Derived {
+        key: "stdio_mrtr_ratio_vs_tower_mcp",
+        value: |f| f.ratio("presa_stdio_mrtr_per_s", "tower_mcp_stdio_mrtr_per_s"),
+        target: Target::None,
+    },
+    Derived {
+        key: "stdio_list_ratio_vs_rmcp",
+        value: |f| f.ratio("presa_stdio_list_per_s", "rmcp_stdio_list_per_s"),
+        target: Target::None,
+    },
+    Derived {
+        key: "seq_latency_ratio_vs_rmcp_inprocess",
+        value: |f| f.ratio("presa_inprocess_seq_us", "rmcp_inprocess_seq_us"),
+        target: Target::None,
+    },
+    Derived {
+        key: "inprocess_latency_over_floor",
+        value: |f| f.ratio("presa_inprocess_seq_us", "floor_us"),
+        target: Target::None,
     },
 ];
 
@@ -162,7 +205,7 @@ fn main() {
     println!();
     println!(
         "{:<38} {:>12}  {:<10} verdict",
-        "issue 11 figure", "value", "target"
+        "issue 22 figure", "value", "target"
     );
     for derived in DERIVED {
         let value = (derived.value)(&figures);

@@ -1,4 +1,5 @@
-//! Figures over Streamable HTTP: a server process per framework, loaded by
+//! Figures over Streamable HTTP: a server process per framework (presa,
+//! rmcp, tower-mcp), loaded by
 //! a small hyper client of our own with 64 keep-alive connections.
 //!
 //! Each connection sends one POST at a time and reads its whole answer
@@ -126,13 +127,13 @@ fn echo_request(host: &str, body: Bytes) -> hyper::Request<Full<Bytes>> {
 /// Runs the HTTP section: warm-up, then alternating rounds.
 pub async fn measure(figures: &mut Figures) -> std::io::Result<()> {
     let mut servers = Vec::new();
-    for framework in Framework::BOTH {
+    for framework in Framework::SERVED {
         let server = HttpServer::start(framework).await?;
         server.load(scaled(5_000)).await?;
         servers.push((framework, server));
     }
     let calls = scaled(20_000);
-    let mut samples = [Vec::new(), Vec::new()];
+    let mut samples = vec![Vec::new(); servers.len()];
     for _ in 0..rounds(7) {
         for (i, (_, server)) in servers.iter().enumerate() {
             samples[i].push(server.load(calls).await?);

@@ -1,13 +1,16 @@
 //! The neutral driver: server-side figures over stdio and Streamable HTTP,
-//! the same bytes for both frameworks, so that only the servers differ.
+//! the same bytes for every framework, so that only the servers differ.
 //!
-//! - `driver stdio` starts both servers as child processes and measures
-//!   sequential `tools/call echo` latency (one request on the wire at a
-//!   time) and pipelined throughput (64 requests in flight).
-//! - `driver http` starts both servers over Streamable HTTP and measures
-//!   throughput with 64 concurrent keep-alive connections.
+//! - `driver stdio` starts presa's, rmcp's and tower-mcp's servers and the
+//!   framework-free floor as child processes and measures sequential
+//!   `tools/call echo` latency (one request on the wire at a time) and
+//!   pipelined throughput (64 requests in flight) of `echo`, `tools/list`
+//!   and an MRTR-shaped `tools/call`.
+//! - `driver http` starts the three frameworks' servers over Streamable
+//!   HTTP and measures throughput with 64 concurrent keep-alive
+//!   connections.
 //!
-//! Rounds alternate between the frameworks (presa, rmcp, presa, …) and the
+//! Rounds alternate between the servers (presa, rmcp, tower-mcp, …) and the
 //! figures are the median rounds. The driver runs on a current-thread
 //! runtime: on a two-core machine it leaves the other core to the server,
 //! and it costs both frameworks the same.

@@ -34,9 +34,8 @@ async fn main() -> std::io::Result<()> {
         ["lifecycle"] => lifecycle::measure(&mut figures).await,
         ["scale"] => scale::measure(&mut figures).await?,
         ["scale-child", framework, kind] => {
-            let (Some(framework), Some(kind)) =
-                (Framework::parse(framework), scale::Kind::parse(kind))
-            else {
+            let framework = Framework::parse(framework).filter(|f| Framework::BOTH.contains(f));
+            let (Some(framework), Some(kind)) = (framework, scale::Kind::parse(kind)) else {
                 usage()
             };
             figures = scale::child(framework, kind).await;
@@ -50,7 +49,7 @@ async fn main() -> std::io::Result<()> {
 /// Prints how to call this program and exits.
 fn usage() -> ! {
     eprintln!(
-        "usage: inprocess [latency|lifecycle|scale|profile-presa|scale-child presa|rmcp finished|parked]"
+        "usage: inprocess [latency|lifecycle|scale|profile-presa|scale-child presa|rmcp finished|parked|parked_resumable]"
     );
     std::process::exit(2);
 }

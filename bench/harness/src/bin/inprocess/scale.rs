@@ -7,7 +7,10 @@
 //! - `finished`: `work` tasks, completed, their result a four-byte text so
 //!   that the payload stays out of the figure;
 //! - `parked`: `ask` tasks, waiting at `input_required` for an answer that
-//!   never comes.
+//!   never comes;
+//! - `parked_resumable`: the same of `resumable`, presa's tool declared
+//!   `resumable`, whose parked task need not keep its handler (presa only:
+//!   rmcp has no such tool).
 //!
 //! The child creates tasks (16 calls in flight) up to each checkpoint,
 //! waits for them to settle, and times `tasks/get` on tasks drawn over
@@ -48,23 +51,26 @@ pub enum Kind {
     Finished,
     /// Waiting at `input_required`.
     Parked,
+    /// Waiting at `input_required`, of a resumable tool.
+    ParkedResumable,
 }
 
 impl Kind {
-    /// Both kinds, in measuring order.
-    const BOTH: [Kind; 2] = [Kind::Finished, Kind::Parked];
+    /// Every kind, in measuring order.
+    const ALL: [Kind; 3] = [Kind::Finished, Kind::Parked, Kind::ParkedResumable];
 
     /// The name used in keys and on the command line.
     fn name(self) -> &'static str {
         match self {
             Kind::Finished => "finished",
             Kind::Parked => "parked",
+            Kind::ParkedResumable => "parked_resumable",
         }
     }
 
     /// The kind named `name`.
     pub fn parse(name: &str) -> Option<Kind> {
-        Kind::BOTH.into_iter().find(|k| k.name() == name)
+        Kind::ALL.into_iter().find(|k| k.name() == name)
     }
 
     /// The tool whose tasks are of this kind.
@@ -72,6 +78,15 @@ impl Kind {
         match self {
             Kind::Finished => "work",
             Kind::Parked => "ask",
+            Kind::ParkedResumable => "resumable",
+        }
+    }
+
+    /// The frameworks whose servers have this kind's tool.
+    fn frameworks(self) -> &'static [Framework] {
+        match self {
+            Kind::ParkedResumable => &[Framework::Presa],
+            _ => &Framework::BOTH,
         }
     }
 
@@ -79,7 +94,7 @@ impl Kind {
     fn settled_status(self) -> &'static str {
         match self {
             Kind::Finished => "completed",
-            Kind::Parked => "input_required",
+            Kind::Parked | Kind::ParkedResumable => "input_required",
         }
     }
 }
@@ -121,8 +136,8 @@ impl TaskClient for RmcpClient {
 /// Runs the scale section: one child process per (kind, framework), in
 /// alternation, forwarding their rows and gathering their figures.
 pub async fn measure(figures: &mut Figures) -> std::io::Result<()> {
-    for kind in Kind::BOTH {
-        for framework in Framework::BOTH {
+    for kind in Kind::ALL {
+        for &framework in kind.frameworks() {
             let output = tokio::process::Command::new(std::env::current_exe()?)
                 .args(["scale-child", framework.name(), kind.name()])
                 .stderr(std::process::Stdio::inherit())
@@ -163,7 +178,7 @@ pub async fn child(framework: Framework, kind: Kind) -> Figures {
     let checkpoints = match framework {
         Framework::Presa => &CHECKPOINTS[..],
         Framework::Rmcp if all => &CHECKPOINTS[..],
-        Framework::Rmcp => &CHECKPOINTS[..2],
+        Framework::Rmcp | Framework::TowerMcp => &CHECKPOINTS[..2],
     };
     match framework {
         Framework::Presa => {
@@ -174,6 +189,7 @@ pub async fn child(framework: Framework, kind: Kind) -> Figures {
             let client = rmcp_pair(Link::InProcess, true).await;
             fill(&client, framework, kind, checkpoints, &mut figures).await;
         }
+        Framework::TowerMcp => unreachable!("the in-process sections measure presa and rmcp"),
     }
     figures
 }

@@ -575,7 +575,10 @@ impl Connection {
             .serve(&self.server, request, &self.caller, charge)
             .bounded_by(&self.shutdown, id.clone());
         let mut answering = answer(stream, outbox);
-        if finished_in_place(&mut answering) {
+        // A subscription never ends in its first step, and polled in place
+        // it would claim its listener places before a cancelled one's task
+        // has been dropped and given its own back.
+        if !subscription && finished_in_place(&mut answering) {
             return;
         }
         let registry = Arc::clone(&self.in_flight);

@@ -9,6 +9,7 @@ use crate::RedisTaskStore;
 use crate::connection::{Settings, Target, Tls, provide_crypto};
 use crate::error::Failures;
 use crate::keys::Keys;
+use crate::store::Replicas;
 
 impl RedisTaskStore {
     /// Settings for a store on the Redis at `url`: `redis://host:port/db`
@@ -30,13 +31,6 @@ pub struct RedisTaskStoreBuilder {
     max_conflicts: u32,
     tls: Tls,
     replicas: Replicas,
-}
-
-/// How many replicas must have a new task before `create` returns `Ok`.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Replicas {
-    pub(crate) count: u32,
-    pub(crate) timeout: Duration,
 }
 
 impl RedisTaskStoreBuilder {

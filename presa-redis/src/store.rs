@@ -2,7 +2,7 @@
 //! read, and `apply` as read, compute, compare-and-set.
 
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
 use presa_runtime::server::tasks::store::{
@@ -11,7 +11,6 @@ use presa_runtime::server::tasks::store::{
 use redis::Script;
 use tokio::sync::mpsc::unbounded_channel;
 
-use crate::builder::Replicas;
 use crate::connection::{Link, Settings, Target};
 use crate::error::Failures;
 use crate::follow::follow;
@@ -20,6 +19,13 @@ use crate::record;
 use crate::records::{Expiry, Records};
 use crate::scripts::Scripts;
 use crate::watch::Subscriber;
+
+/// How many replicas must have a new task before `create` returns `Ok`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Replicas {
+    pub(crate) count: u32,
+    pub(crate) timeout: Duration,
+}
 
 /// The largest limit handed to the scripts: Lua counts in doubles, which
 /// are exact up to 2^53. No store comes near it.

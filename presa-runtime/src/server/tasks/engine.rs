@@ -19,13 +19,14 @@ use std::time::SystemTime;
 use futures::StreamExt;
 
 use super::link::TaskLink;
+use super::runner::Resume;
 use super::runner::{Runners, TaskEnd};
 use super::settings::TaskSettings;
 use super::store::{
     StoreError, StoredAnswer, StoredAnswers, StoredCall, TaskChange, TaskLimits, TaskRecord,
     TaskStore, TaskWatch,
 };
-use super::takeover::{Resume, take_over_lapsed};
+use super::takeover::take_over_lapsed;
 use crate::server::caller::Caller;
 use crate::server::core::reply::{
     answer_too_large, answers_too_large, internal_error, task_not_found, task_store_full,

@@ -164,5 +164,5 @@ pub use settings::TaskSettings;
 
 pub(crate) use engine::{CreateError, OrphanGuard, TaskEngine};
 pub(crate) use link::TaskLink;
+pub(crate) use runner::Resume;
 pub(crate) use runner::TaskEnd;
-pub(crate) use takeover::Resume;

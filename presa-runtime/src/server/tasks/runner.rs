@@ -35,10 +35,17 @@ use super::lease::Lease;
 use super::link::TaskLink;
 use super::settings::TaskSettings;
 use super::store::{StoreError, TaskChange, TaskLimits, TaskRecord, TaskStore, TaskWatch};
-use super::takeover::Resume;
 use crate::server::core::reply::{internal_error, report_internal};
 use crate::util::{BoxFuture, Charge};
 use crate::wire::{ErrorObject, TaskStatus};
+
+/// Rebuilds the run of a resumable task from its record, tied to the task
+/// through the link: the server's half of resuming, since only it knows
+/// the tools. Gives the tool's name and the run; `None` when the record
+/// keeps no call this server can run. A task taken over and a sleeping
+/// task woken (the `dormant` module) are both run again through it.
+pub(crate) type Resume =
+    Arc<dyn Fn(&TaskRecord, TaskLink) -> Option<(String, BoxFuture<TaskEnd>)> + Send + Sync>;
 
 /// How long a runner waits before it tries an unreachable store again.
 pub(crate) const STORE_RETRY: Duration = Duration::from_secs(1);

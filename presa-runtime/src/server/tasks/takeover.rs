@@ -7,26 +7,15 @@
 //! answered returns at once; any other task is failed with `-32603
 //! Internal error`, since its handler's state died with its server.
 
-use std::sync::Arc;
 use std::time::SystemTime;
 
-use super::link::TaskLink;
-use super::runner::{LeaseKeeper, Runners, TaskEnd};
-use super::store::{TaskChange, TaskRecord};
+use super::runner::{LeaseKeeper, Runners};
+use super::store::TaskChange;
 use crate::server::core::reply::internal_error;
-use crate::util::BoxFuture;
 
 /// How many lapsed tasks one sweep takes over at most; the next sweep
 /// takes the rest.
 const TAKEOVER_BATCH: usize = 100;
-
-/// Rebuilds the run of a resumable task from its record, tied to the task
-/// through the link: the server's half of resuming, since only it knows
-/// the tools. Gives the tool's name and the run; `None` when the record
-/// keeps no call this server can run. A task taken over and a sleeping
-/// task woken (the `dormant` module) are both run again through it.
-pub(crate) type Resume =
-    Arc<dyn Fn(&TaskRecord, TaskLink) -> Option<(String, BoxFuture<TaskEnd>)> + Send + Sync>;
 
 /// Claims the running tasks whose lease lapsed, and resumes or fails
 /// each. Returns how many this server took over.

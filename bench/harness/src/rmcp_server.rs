@@ -65,7 +65,10 @@ impl RmcpBench {
         RmcpBench {
             tool_router: Self::tool_router(),
             tasks: TaskManager::new(),
-            states: std::sync::Arc::new(RequestStateCodec::new([7u8; 32].to_vec())),
+            states: std::sync::Arc::new(
+                RequestStateCodec::try_new([7u8; 32].to_vec())
+                    .expect("a 32-byte key is long enough"),
+            ),
         }
     }
 

@@ -47,10 +47,7 @@ impl Contender {
 
     /// Whether its server answers `workload`.
     fn offers(self, workload: Workload) -> bool {
-        match (self, workload) {
-            (Contender::Floor, Workload::Echo) => false,
-            _ => true,
-        }
+        !matches!((self, workload), (Contender::Floor, Workload::Echo))
     }
 }
 

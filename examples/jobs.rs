@@ -25,7 +25,8 @@
 //!   the tasks in that Redis instead of the process's memory (any URL the
 //!   Redis store takes: `rediss://` for TLS, `#insecure` at its end for a
 //!   test certificate, `redis://USER:PASSWORD@HOST:PORT` for an ACL user,
-//!   a Redis Cluster node's URL for a cluster), so that
+//!   a Redis Cluster node's URL for a cluster,
+//!   `redis+sentinel://HOST:PORT,…/MASTER` for a master Sentinel watches), so that
 //!   several servers on one Redis share them: a task started through one
 //!   is read, answered and cancelled through any other. Each server then
 //!   holds a lease on the tasks it runs (30 seconds, or `--lease SECONDS`),

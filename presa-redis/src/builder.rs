@@ -14,7 +14,9 @@ use crate::store::Replicas;
 impl RedisTaskStore {
     /// Settings for a store on the Redis at `url`: `redis://host:port/db`
     /// (or `rediss://` for TLS), with `user:password@` before the host if
-    /// needed; a Redis Cluster node's URL for a cluster.
+    /// needed; a Redis Cluster node's URL for a cluster;
+    /// `redis+sentinel://HOST:PORT[,HOST:PORT…]/MASTER[/db]` (or
+    /// `rediss+sentinel://`) for the master that those sentinels watch.
     pub fn builder(url: impl Into<String>) -> RedisTaskStoreBuilder {
         RedisTaskStoreBuilder::new(url)
     }

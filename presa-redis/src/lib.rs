@@ -85,7 +85,9 @@
 //! TLS with [`tls_client_certificate`](RedisTaskStoreBuilder::tls_client_certificate);
 //! `#insecure` skips verification, for test certificates), with
 //! `user:password@` for an ACL user; a Redis Cluster node's URL makes a
-//! cluster store, found out by asking the node. Credentials never appear
+//! cluster store, found out by asking the node;
+//! `redis+sentinel://HOST:PORT,…/MASTER` follows the master that Sentinel
+//! watches, across failovers. Credentials never appear
 //! in the store's errors, logs or `Debug`. RESP2 (the default) and RESP3
 //! (`?protocol=resp3`) both work; pub/sub always uses RESP3.
 //!

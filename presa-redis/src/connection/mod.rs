@@ -8,16 +8,18 @@
 //!    `rediss://` URL names a node; on first use the link asks it
 //!    (`INFO cluster`) whether it belongs to a Redis Cluster, and speaks
 //!    the cluster protocol if it does, so the same URL works for both.
-//!    `redis+sentinel://` names sentinels instead ([`target`]).
+//!    `redis+sentinel://` names sentinels instead ([`target`]), and the
+//!    link follows the master they name across failovers ([`sentinel`]).
 //! 2. **A link connects on first use.** Until a connection stands, each
 //!    call tries once and fails with the reason; once one stands, it
 //!    reconnects by itself: one server's connection manager retries the
-//!    server, and the cluster client follows `MOVED` and `ASK` and
-//!    refreshes its map of slots.
+//!    server, the cluster client follows `MOVED` and `ASK` and refreshes
+//!    its map of slots, and a sentinel link asks the sentinels again.
 //! 3. **Credentials stay in the connection info.** What the link shows of
 //!    itself, in errors and logs, is the address ([`Target::address`]),
 //!    never the user or password.
 
+mod sentinel;
 mod target;
 mod tls;
 
@@ -35,6 +37,7 @@ use redis::{
 use tokio::sync::OnceCell;
 use tokio::sync::mpsc::UnboundedSender;
 
+use sentinel::Following;
 pub(crate) use target::Target;
 pub(crate) use tls::{Tls, provide_crypto};
 
@@ -66,6 +69,7 @@ struct Shared {
 enum Connected {
     Server(ConnectionManager),
     Cluster(ClusterConnection),
+    Sentinel(Arc<Following>),
 }
 
 impl Link {
@@ -104,6 +108,7 @@ impl Link {
         match self.connected().await? {
             Connected::Server(mut server) => server.subscribe(channel).await,
             Connected::Cluster(mut cluster) => cluster.subscribe(channel).await,
+            Connected::Sentinel(master) => master.subscribe(channel).await,
         }
     }
 
@@ -112,6 +117,7 @@ impl Link {
         match self.connected().await? {
             Connected::Server(mut server) => server.unsubscribe(channel).await,
             Connected::Cluster(mut cluster) => cluster.unsubscribe(channel).await,
+            Connected::Sentinel(master) => master.unsubscribe(channel).await,
         }
     }
 
@@ -134,6 +140,11 @@ impl Link {
                 let answer = cluster.route_command(wait, routing).await?;
                 Ok(redis::from_redis_value(answer)?)
             }
+            Connected::Sentinel(master) => {
+                master
+                    .run(|mut master| async move { wait.query_async(&mut master).await })
+                    .await
+            }
         }
     }
 }
@@ -144,6 +155,11 @@ impl ConnectionLike for Link {
             match self.connected().await? {
                 Connected::Server(mut server) => server.req_packed_command(cmd).await,
                 Connected::Cluster(mut cluster) => cluster.req_packed_command(cmd).await,
+                Connected::Sentinel(master) => {
+                    master
+                        .run(|mut master| async move { master.req_packed_command(cmd).await })
+                        .await
+                }
             }
         })
     }
@@ -162,14 +178,18 @@ impl ConnectionLike for Link {
                 Connected::Cluster(mut cluster) => {
                     cluster.req_packed_commands(pipeline, offset, count).await
                 }
+                Connected::Sentinel(master) => {
+                    let call = async move |mut master: redis::aio::MultiplexedConnection| {
+                        master.req_packed_commands(pipeline, offset, count).await
+                    };
+                    master.run(call).await
+                }
             }
         })
     }
 
     fn get_db(&self) -> i64 {
-        match &self.shared.target {
-            Target::Node(info, _) => info.redis_settings().db(),
-        }
+        self.shared.target.info().redis_settings().db()
     }
 }
 
@@ -185,6 +205,13 @@ async fn connect(target: &Target, settings: &Settings) -> RedisResult<Connected>
                 let manager = ConnectionManager::new_with_config(client, settings.manager());
                 Ok(Connected::Server(manager.await?))
             }
+        }
+        Target::Sentinel(sentinels) => {
+            let node = settings.protocol_of(target.info().clone());
+            let following =
+                Following::new(sentinels.client(&node, &settings.tls)?, settings.clone());
+            following.connect().await?;
+            Ok(Connected::Sentinel(Arc::new(following)))
         }
     }
 }

@@ -5,5 +5,6 @@
 mod memory;
 mod redis;
 mod redis_cluster;
+mod redis_sentinel;
 mod redis_server;
 mod redis_shapes;

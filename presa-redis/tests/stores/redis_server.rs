@@ -76,11 +76,16 @@ pub fn assert_still_missing(ignored: usize) {
     }
 }
 
-/// A running `redis-server` that keeps nothing on disk.
+/// A running `redis-server` that keeps nothing on disk: no snapshots, no
+/// log, and a working folder of its own, removed when it stops, for the
+/// files a replica writes while it syncs (which a server started later in
+/// a shared folder would load as its own data).
 pub struct RedisServer {
     program: PathBuf,
     child: Option<Child>,
     port: u16,
+    /// The configuration file it is started with, if any.
+    config: Option<PathBuf>,
     /// More arguments, given the port.
     extra: fn(u16) -> Vec<String>,
 }
@@ -93,6 +98,13 @@ impl RedisServer {
 
     /// A server on a free port, with the arguments `extra` gives for it.
     pub fn start_with(extra: fn(u16) -> Vec<String>) -> Self {
+        Self::start_from(None, extra)
+    }
+
+    /// A server on a free port started from the configuration file
+    /// `config` (which Sentinel needs, and rewrites), with the arguments
+    /// `extra` gives for it.
+    pub fn start_from(config: Option<PathBuf>, extra: fn(u16) -> Vec<String>) -> Self {
         let program = on_path::redis_server().expect(
             "a redis-server on PATH: install it (apt-get install redis-server, brew install redis)",
         );
@@ -101,6 +113,7 @@ impl RedisServer {
                 program: program.clone(),
                 child: None,
                 port: free_port(),
+                config: config.clone(),
                 extra,
             };
             if server.launch() {
@@ -125,7 +138,13 @@ impl RedisServer {
         if let Some(mut child) = self.child.take() {
             let _ = child.kill();
             let _ = child.wait();
+            let _ = std::fs::remove_dir_all(self.folder());
         }
+    }
+
+    /// The server's working folder.
+    fn folder(&self) -> PathBuf {
+        std::env::temp_dir().join(format!("presa-redis-server-{}", self.port))
     }
 
     /// Starts a new, empty server on the same port.
@@ -141,9 +160,14 @@ impl RedisServer {
     /// Spawns the server and waits until it answers as itself; false if
     /// it exited (its port was taken meanwhile).
     fn launch(&mut self) -> bool {
+        let folder = self.folder();
+        std::fs::create_dir_all(&folder).expect("a working folder for redis-server");
         let child = Command::new(&self.program)
+            .args(&self.config)
             .args(["--port", &self.port.to_string()])
             .args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .arg("--dir")
+            .arg(&folder)
             .args((self.extra)(self.port))
             .stdout(Stdio::null())
             .spawn()

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use presa_runtime::server::tasks::store::{TaskRecord, TaskWatch};
-use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::Instant;
 
+use crate::mailbox::Mailbox;
 use crate::records::{Expiry, Records};
 use crate::watch::{Event, Registration};
 
@@ -20,7 +20,7 @@ const EXPIRY_RECHECK: Duration = Duration::from_secs(1);
 struct Following {
     id: String,
     _registration: Registration,
-    events: UnboundedReceiver<Event>,
+    events: Mailbox,
     records: Records,
     /// The current record, not yielded yet.
     first: Option<Arc<TaskRecord>>,
@@ -41,7 +41,7 @@ pub(crate) fn follow(
     current: TaskRecord,
     expiry: Expiry,
     registration: Registration,
-    events: UnboundedReceiver<Event>,
+    events: Mailbox,
     records: Records,
 ) -> TaskWatch {
     let following = Following {

@@ -107,6 +107,7 @@ mod connection;
 mod error;
 mod follow;
 mod keys;
+mod mailbox;
 mod record;
 mod records;
 mod scripts;

@@ -9,7 +9,10 @@
 //!    reads the current record: a change made between the two arrives as a
 //!    message, so none is missed.
 //! 2. It yields the current record, then each message whose version is
-//!    newer than the last it yielded; stale copies are dropped.
+//!    newer than the last it yielded; stale copies are dropped. What it
+//!    has not read yet waits in a mailbox of one event (the `mailbox`
+//!    module), so a watcher that stops reading skips to the newest
+//!    version, and holds one record however often its task changes.
 //! 3. It ends on the removal message, or when the task's key is found gone
 //!    at the moment Redis said it would expire (a task can expire with no
 //!    server purging it, and Redis publishes nothing then).
@@ -24,10 +27,11 @@ use std::time::Duration;
 
 use presa_runtime::server::tasks::store::TaskRecord;
 use redis::{PushInfo, PushKind, Value};
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::task::JoinHandle;
 
 use crate::connection::Link;
+use crate::mailbox::{Letterbox, Mailbox, mailbox};
 use crate::record;
 
 /// What a watcher hears from its task's channel.
@@ -41,7 +45,7 @@ pub(crate) enum Event {
     Reread,
 }
 
-type Watchers = HashMap<String, HashMap<u64, UnboundedSender<Event>>>;
+type Watchers = HashMap<String, HashMap<u64, Letterbox>>;
 
 /// The store's subscriptions and the local watchers of each channel.
 pub(crate) struct Subscriber {
@@ -83,8 +87,8 @@ impl Subscriber {
     pub(crate) async fn join(
         self: &Arc<Self>,
         channel: String,
-    ) -> Result<(Registration, UnboundedReceiver<Event>), redis::RedisError> {
-        let (sender, events) = unbounded_channel();
+    ) -> Result<(Registration, Mailbox), redis::RedisError> {
+        let (sender, events) = mailbox();
         let _changing = self.changing.lock().await;
         let id = {
             let mut next = lock(&self.next_watcher);
@@ -142,7 +146,7 @@ impl Subscriber {
     fn deliver(&self, channel: &str, event: impl Fn() -> Event) {
         if let Some(on_channel) = lock(&self.watchers).get(channel) {
             for sender in on_channel.values() {
-                let _ = sender.send(event());
+                sender.deliver(event());
             }
         }
     }
@@ -150,7 +154,7 @@ impl Subscriber {
     fn deliver_everywhere(&self, event: impl Fn() -> Event) {
         for on_channel in lock(&self.watchers).values() {
             for sender in on_channel.values() {
-                let _ = sender.send(event());
+                sender.deliver(event());
             }
         }
     }

@@ -18,19 +18,22 @@
 # redis section starts a redis-server of its own, and is skipped, with a
 # line that says so, where none is installed. Also read:
 # BENCH_ROUNDS (rounds per framework), BENCH_SCALE (a factor on calls per
-# round), BENCH_RMCP_100K=1 (rmcp's scale figures at 100k tasks too), and
-# CARGO_TARGET_DIR (where the harness is built; bench/target otherwise).
+# round), BENCH_RMCP_100K=1 (rmcp's scale figures at 100k tasks too),
+# BENCH_PROFILE (the cargo profile: release, unless CI's cheaper `ci`,
+# whose figures mean nothing), and CARGO_TARGET_DIR (where the harness is
+# built; bench/target otherwise).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 sections="${BENCH_SECTIONS:-stdio http latency lifecycle scale redis compile}"
-bin="${CARGO_TARGET_DIR:-bench/target}/release"
+profile="${BENCH_PROFILE:-release}"
+bin="${CARGO_TARGET_DIR:-bench/target}/$profile"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 
 start=$(date +%s)
-echo "== building the harness (release)"
-cargo build --release --locked --manifest-path bench/Cargo.toml --bins 2>&1 | tail -1
+echo "== building the harness ($profile)"
+cargo build --profile "$profile" --locked --manifest-path bench/Cargo.toml --bins 2>&1 | tail -1
 
 run() {
   echo "== $1"

@@ -70,6 +70,14 @@ impl Failure {
             message: message.into(),
         }
     }
+
+    /// The same failure, its message saying what it was about first.
+    pub fn about(self, subject: &str) -> Self {
+        Failure {
+            message: format!("{subject}: {}", self.message),
+            ..self
+        }
+    }
 }
 
 impl From<ClientError> for Failure {

@@ -12,6 +12,12 @@ use crate::session::Session;
 
 /// `presa task`.
 pub async fn task(session: &Session, action: TaskAction, task_id: &str) -> Result<Exit, Failure> {
+    act(session, action, task_id)
+        .await
+        .map_err(|failure| failure.about(&format!("task {task_id}")))
+}
+
+async fn act(session: &Session, action: TaskAction, task_id: &str) -> Result<Exit, Failure> {
     match action {
         TaskAction::Get => {
             let task = session.client.get_task(task_id).await?;

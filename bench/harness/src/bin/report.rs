@@ -186,6 +186,17 @@ const STORE_FIGURES: &[&str] = &[
     "task_call_us",
 ];
 
+/// The store figures measured on Redis through TLS and through a cluster
+/// node too, each with a ratio over plain Redis.
+const SHAPE_FIGURES: &[&str] = &[
+    "create_us",
+    "get_us",
+    "apply_us",
+    "create_per_s",
+    "get_per_s",
+    "apply_per_s",
+];
+
 /// The `redis` section's figures of Redis alone.
 const REDIS_ONLY_FIGURES: &[&str] = &[
     "redis_bytes_per_finished_task",
@@ -259,5 +270,39 @@ fn store_table(figures: &Figures, all: &mut Map<String, Value>) {
     }
     for key in REDIS_ONLY_FIGURES {
         println!("{key:<38} {:>12} {:>12.0}", "", figures.get(key));
+    }
+    shape_table(figures, all);
+}
+
+/// The table of Redis's shapes, TLS and a cluster node against plain;
+/// adds each ratio to `all`.
+fn shape_table(figures: &Figures, all: &mut Map<String, Value>) {
+    println!();
+    println!(
+        "{:<24} {:>10} {:>10} {:>10} {:>10} {:>12}",
+        "redis shape figure", "plain", "tls", "cluster", "tls/plain", "cluster/plain"
+    );
+    for figure in SHAPE_FIGURES {
+        let plain = format!("redis_{figure}");
+        let (tls, cluster) = (
+            format!("redis_tls_{figure}"),
+            format!("redis_cluster_{figure}"),
+        );
+        let (tls_ratio, cluster_ratio) =
+            (figures.ratio(&tls, &plain), figures.ratio(&cluster, &plain));
+        println!(
+            "{figure:<24} {:>10.2} {:>10.2} {:>10.2} {tls_ratio:>10.3} {cluster_ratio:>12.3}",
+            figures.get(&plain),
+            figures.get(&tls),
+            figures.get(&cluster)
+        );
+        all.insert(
+            format!("redis_tls_{figure}_ratio_vs_plain"),
+            json_number(tls_ratio),
+        );
+        all.insert(
+            format!("redis_cluster_{figure}_ratio_vs_plain"),
+            json_number(cluster_ratio),
+        );
     }
 }

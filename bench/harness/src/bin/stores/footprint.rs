@@ -25,6 +25,7 @@ use presa::wire::{ElicitRequestParams, InputRequest, InputRequests};
 use serde_json::{Map, Value, json};
 
 use crate::ops::{CALLERS, limits, new_ids, new_task};
+use crate::redis_server::Shape;
 use crate::{Bench, StoreKind};
 
 /// The kinds of task measured.
@@ -75,7 +76,7 @@ pub async fn measure(bench: &Bench, figures: &mut Figures) {
 /// `tasks` new tasks of `kind` on an emptied server; the growth of its
 /// `used_memory` per task.
 async fn bytes_per_task(bench: &Bench, kind: Kind, tasks: usize) -> f64 {
-    let store = bench.fresh(StoreKind::Redis).await;
+    let store = bench.fresh(StoreKind::Redis(Shape::Plain)).await;
     let before = bench.server().used_memory().await;
     let callers: Vec<_> = (0..CALLERS)
         .map(|_| tokio::spawn(make(Arc::clone(&store), kind, new_ids(tasks / CALLERS))))

@@ -6,8 +6,6 @@
 use presa_runtime::server::tasks::store::StoreError;
 use redis::RedisError;
 
-use crate::connection::unreachable;
-
 /// Turns Redis errors into store errors that name the server.
 #[derive(Debug, Clone)]
 pub(crate) struct Failures {
@@ -56,4 +54,13 @@ impl Failures {
 fn certificate_refused(error: &RedisError) -> bool {
     let text = error.to_string();
     text.contains("certificate") || text.contains("CertificateRequired")
+}
+
+/// Whether `error` says the server could not be reached, or a connection
+/// to it broke.
+pub(crate) fn unreachable(error: &RedisError) -> bool {
+    error.is_io_error()
+        || error.is_connection_refusal()
+        || error.is_connection_dropped()
+        || error.is_timeout()
 }

@@ -8,9 +8,9 @@ use futures::StreamExt;
 use presa_runtime::server::tasks::store::{TaskRecord, TaskWatch};
 use tokio::time::Instant;
 
-use crate::mailbox::Mailbox;
+use crate::mailbox::{Event, Mailbox};
 use crate::records::{Expiry, Records};
-use crate::watch::{Event, Registration};
+use crate::watch::Registration;
 
 /// How long to wait before checking again an expiry Redis could not be
 /// asked about.

@@ -18,9 +18,19 @@
 
 use std::sync::{Arc, Mutex};
 
+use presa_runtime::server::tasks::store::TaskRecord;
 use tokio::sync::Notify;
 
-use crate::watch::Event;
+/// What a watcher hears from its task's channel.
+#[derive(Debug)]
+pub(crate) enum Event {
+    /// A new version, as published.
+    Changed(Arc<TaskRecord>),
+    /// The task was removed.
+    Removed,
+    /// Messages may have been lost: read the record again.
+    Reread,
+}
 
 /// A new mailbox: the side that delivers, and the side that reads.
 pub(crate) fn mailbox() -> (Letterbox, Mailbox) {
@@ -123,7 +133,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 #[cfg(test)]
 mod tests {
-    use presa_runtime::server::tasks::store::{TaskChange, TaskRecord};
+    use presa_runtime::server::tasks::store::TaskChange;
 
     use super::*;
 

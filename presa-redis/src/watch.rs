@@ -25,25 +25,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use presa_runtime::server::tasks::store::TaskRecord;
 use redis::{PushInfo, PushKind, Value};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::task::JoinHandle;
 
 use crate::connection::Link;
-use crate::mailbox::{Letterbox, Mailbox, mailbox};
+use crate::mailbox::{Event, Letterbox, Mailbox, mailbox};
 use crate::record;
-
-/// What a watcher hears from its task's channel.
-#[derive(Debug)]
-pub(crate) enum Event {
-    /// A new version, as published.
-    Changed(Arc<TaskRecord>),
-    /// The task was removed.
-    Removed,
-    /// Messages may have been lost: read the record again.
-    Reread,
-}
 
 type Watchers = HashMap<String, HashMap<u64, Letterbox>>;
 

@@ -20,37 +20,26 @@
 //!    never the user or password.
 
 mod sentinel;
+mod settings;
 mod target;
 mod tls;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
+use redis::aio::{ConnectionLike, ConnectionManager};
 use redis::cluster::ClusterClientBuilder;
 use redis::cluster_async::ClusterConnection;
 use redis::cluster_routing::{Route, RoutingInfo, SingleNodeRoutingInfo, SlotAddr};
 use redis::{
-    AsyncConnectionConfig, Client, Cmd, ConnectionInfo, Pipeline, PushInfo, RedisError,
-    RedisFuture, RedisResult, Value,
+    AsyncConnectionConfig, Client, Cmd, ConnectionInfo, Pipeline, RedisFuture, RedisResult, Value,
 };
 use tokio::sync::OnceCell;
-use tokio::sync::mpsc::UnboundedSender;
 
 use sentinel::Following;
+pub(crate) use settings::Settings;
 pub(crate) use target::Target;
 pub(crate) use tls::{Tls, provide_crypto};
-
-/// How long to wait for Redis, and how to be told of pushes.
-#[derive(Clone)]
-pub(crate) struct Settings {
-    pub(crate) connect_timeout: Duration,
-    pub(crate) response_timeout: Duration,
-    pub(crate) tls: Tls,
-    /// Where pub/sub messages go; `None` for a link that only sends
-    /// commands. A link with pushes speaks RESP3, which they need.
-    pub(crate) pushes: Option<UnboundedSender<PushInfo>>,
-}
 
 /// A store's way to Redis; cloning shares the connection.
 #[derive(Clone)]
@@ -245,41 +234,4 @@ async fn cluster(info: ConnectionInfo, settings: &Settings) -> RedisResult<Clust
         builder = builder.push_sender(pushes.clone());
     }
     builder.build()?.get_async_connection().await
-}
-
-impl Settings {
-    /// `info` in RESP3 if this link takes pushes, else as the URL says.
-    fn protocol_of(&self, info: ConnectionInfo) -> ConnectionInfo {
-        if self.pushes.is_none() {
-            return info;
-        }
-        let resp3 = info
-            .redis_settings()
-            .clone()
-            .set_protocol(redis::ProtocolVersion::RESP3);
-        info.set_redis_settings(resp3)
-    }
-
-    fn manager(&self) -> ConnectionManagerConfig {
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(self.connect_timeout))
-            .set_response_timeout(Some(self.response_timeout))
-            .set_number_of_retries(1)
-            .set_max_delay(self.connect_timeout);
-        match &self.pushes {
-            Some(pushes) => config
-                .set_push_sender(pushes.clone())
-                .set_automatic_resubscription(),
-            None => config,
-        }
-    }
-}
-
-/// Whether `error` says the server could not be reached, or a connection
-/// to it broke.
-pub(crate) fn unreachable(error: &RedisError) -> bool {
-    error.is_io_error()
-        || error.is_connection_refusal()
-        || error.is_connection_dropped()
-        || error.is_timeout()
 }

@@ -30,7 +30,8 @@ use redis::aio::MultiplexedConnection;
 use redis::sentinel::SentinelClient;
 use redis::{AsyncConnectionConfig, ErrorKind, RedisError, RedisResult, ServerErrorKind};
 
-use super::{Settings, unreachable};
+use super::Settings;
+use crate::error::unreachable;
 
 /// A link to whichever node the sentinels say is the master.
 pub(crate) struct Following {

@@ -7,7 +7,8 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::{
@@ -94,8 +95,8 @@ impl From<ListRootsResult> for InputResponse {
 }
 
 /// One thing the server needs from the client.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "RawInputRequest", into = "RawInputRequest")]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(try_from = "RawInputRequest")]
 #[non_exhaustive]
 pub enum InputRequest {
     /// `elicitation/create`: ask the user.
@@ -192,7 +193,7 @@ impl InputCapability {
     }
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Deserialize)]
 struct RawInputRequest {
     method: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -220,22 +221,30 @@ impl TryFrom<RawInputRequest> for InputRequest {
     }
 }
 
-impl From<InputRequest> for RawInputRequest {
-    fn from(req: InputRequest) -> Self {
-        let method = req.method().to_owned();
-        let params = match req {
-            InputRequest::Elicit(p) => serde_json::to_value(p).ok(),
-            InputRequest::Sample(p) => serde_json::to_value(p).ok(),
-            InputRequest::ListRoots => Some(Value::Object(Map::new())),
-            InputRequest::Other { params, .. } => params,
-        };
-        RawInputRequest { method, params }
+/// Written by reference, `method` then `params`: a question is
+/// serialized on every round that asks it, for its digest and its
+/// `inputRequests`, so no copy of its schema is made to write it.
+impl Serialize for InputRequest {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("method", self.method())?;
+        match self {
+            InputRequest::Elicit(params) => map.serialize_entry("params", params)?,
+            InputRequest::Sample(params) => map.serialize_entry("params", params)?,
+            InputRequest::ListRoots => map.serialize_entry("params", &Map::new())?,
+            InputRequest::Other {
+                params: Some(params),
+                ..
+            } => map.serialize_entry("params", params)?,
+            InputRequest::Other { params: None, .. } => {}
+        }
+        map.end()
     }
 }
 
 /// Params of `elicitation/create`, by mode.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "Map<String, Value>", into = "Map<String, Value>")]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(try_from = "Map<String, Value>")]
 #[non_exhaustive]
 pub enum ElicitRequestParams {
     /// In-band form; the answer's `content` matches `requestedSchema`.
@@ -282,25 +291,26 @@ impl TryFrom<Map<String, Value>> for ElicitRequestParams {
     }
 }
 
-impl From<ElicitRequestParams> for Map<String, Value> {
-    fn from(p: ElicitRequestParams) -> Self {
-        let mut m = Map::new();
-        match p {
+/// Written by reference, `mode` first, like [`InputRequest`]'s.
+impl Serialize for ElicitRequestParams {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(3))?;
+        match self {
             ElicitRequestParams::Form {
                 message,
                 requested_schema,
             } => {
-                m.insert("mode".into(), "form".into());
-                m.insert("message".into(), message.into());
-                m.insert("requestedSchema".into(), requested_schema);
+                map.serialize_entry("mode", "form")?;
+                map.serialize_entry("message", message)?;
+                map.serialize_entry("requestedSchema", requested_schema)?;
             }
             ElicitRequestParams::Url { message, url } => {
-                m.insert("mode".into(), "url".into());
-                m.insert("message".into(), message.into());
-                m.insert("url".into(), url.as_str().into());
+                map.serialize_entry("mode", "url")?;
+                map.serialize_entry("message", message)?;
+                map.serialize_entry("url", url.as_str())?;
             }
         }
-        m
+        map.end()
     }
 }
 

@@ -42,7 +42,7 @@ use serde_json::{Map, Value};
 
 /// Reads `value` as a `T` by the rules in the [module docs](self).
 pub fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, StrictError> {
-    serde_path_to_error::deserialize(Strict(value)).map_err(StrictError::from_tracked)
+    T::deserialize(Strict(value)).map_err(|e| StrictError::from_message(&e.to_string()))
 }
 
 /// For `#[serde(deserialize_with = "…")]` where serde reads from its own
@@ -69,20 +69,13 @@ pub struct StrictError {
 }
 
 impl StrictError {
-    fn from_tracked(error: serde_path_to_error::Error<serde_json::Error>) -> Self {
-        let path = jq_path(error.path());
-        let message = error.into_inner().to_string();
-        // An [`object`] further down reported its own path: continue it.
-        let nested = message
-            .strip_prefix('`')
-            .and_then(|rest| rest.split_once("`: "))
-            .filter(|(inner, _)| inner.starts_with(['.', '[']));
-        match nested {
-            Some((inner, message)) => StrictError {
-                path: path + inner,
-                message: message.to_owned(),
-            },
-            None => StrictError { path, message },
+    /// The error a [`Strict`] read ended with: its message, the path
+    /// in front when the error came from inside (see [`within`]).
+    fn from_message(message: &str) -> Self {
+        let (path, message) = split_path(message);
+        StrictError {
+            path: path.to_owned(),
+            message: message.to_owned(),
         }
     }
 
@@ -121,15 +114,23 @@ impl From<StrictError> for serde_json::Error {
     }
 }
 
-fn jq_path(path: &serde_path_to_error::Path) -> String {
-    use serde_path_to_error::Segment;
-    path.iter()
-        .map(|segment| match segment {
-            Segment::Seq { index } => format!("[{index}]"),
-            Segment::Map { key } | Segment::Enum { variant: key } => key_segment(key),
-            Segment::Unknown => ".?".to_owned(),
-        })
-        .collect()
+/// How an error found inside a value names where: its message starts
+/// with the `jq` path in backticks, `` `.a[0]`: ``, growing at the front
+/// as the error leaves each object, array and enum payload. Only an
+/// error pays for its path: reading a good value copies no key.
+fn within(segment: impl FnOnce() -> String, error: Error) -> Error {
+    let message = error.to_string();
+    let (path, message) = split_path(&message);
+    de::Error::custom(format!("`{}{path}`: {message}", segment()))
+}
+
+/// The path an error's message starts with (empty if none) and the rest.
+fn split_path(message: &str) -> (&str, &str) {
+    message
+        .strip_prefix('`')
+        .and_then(|rest| rest.split_once("`: "))
+        .filter(|(path, _)| path.starts_with(['.', '[']))
+        .unwrap_or(("", message))
 }
 
 /// `.key`, or `."key"` when the key is not a plain identifier.
@@ -277,9 +278,12 @@ impl<'de> Deserializer<'de> for Strict {
 
 fn visit_array<'de, V: Visitor<'de>>(items: Vec<Value>, visitor: V) -> Result<V::Value, Error> {
     let len = items.len();
-    let mut items = Items(items.into_iter());
+    let mut items = Items {
+        items: items.into_iter(),
+        index: 0,
+    };
     let value = visitor.visit_seq(&mut items)?;
-    if items.0.len() == 0 {
+    if items.items.len() == 0 {
         Ok(value)
     } else {
         Err(de::Error::invalid_length(len, &"fewer elements in array"))
@@ -293,7 +297,7 @@ fn visit_object<'de, V: Visitor<'de>>(
     let len = entries.len();
     let mut entries = Entries {
         entries: entries.into_iter(),
-        value: None,
+        current: None,
     };
     let value = visitor.visit_map(&mut entries)?;
     if entries.entries.len() == 0 {
@@ -303,8 +307,11 @@ fn visit_object<'de, V: Visitor<'de>>(
     }
 }
 
-/// The items of an array, each read strictly.
-struct Items(std::vec::IntoIter<Value>);
+/// The items of an array, each read strictly; `index` is the next one's.
+struct Items {
+    items: std::vec::IntoIter<Value>,
+    index: usize,
+}
 
 impl<'de> SeqAccess<'de> for Items {
     type Error = Error;
@@ -313,21 +320,27 @@ impl<'de> SeqAccess<'de> for Items {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, Error> {
-        self.0
-            .next()
-            .map(|item| seed.deserialize(Strict(item)))
-            .transpose()
+        let Some(item) = self.items.next() else {
+            return Ok(None);
+        };
+        let index = self.index;
+        self.index += 1;
+        seed.deserialize(Strict(item))
+            .map(Some)
+            .map_err(|e| within(|| format!("[{index}]"), e))
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.0.len())
+        Some(self.items.len())
     }
 }
 
 /// The entries of an object, each value read strictly; keys are strings.
+/// The entry being read is kept whole, so that an error in its value can
+/// name its key.
 struct Entries {
     entries: serde_json::map::IntoIter,
-    value: Option<Value>,
+    current: Option<(String, Value)>,
 }
 
 impl<'de> MapAccess<'de> for Entries {
@@ -337,20 +350,22 @@ impl<'de> MapAccess<'de> for Entries {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, Error> {
-        let Some((key, value)) = self.entries.next() else {
+        let Some(entry) = self.entries.next() else {
             return Ok(None);
         };
-        self.value = Some(value);
-        let key: de::value::StringDeserializer<Error> = key.into_deserializer();
-        seed.deserialize(key).map(Some)
+        let key: de::value::StrDeserializer<'_, Error> = entry.0.as_str().into_deserializer();
+        let key = seed.deserialize(key)?;
+        self.current = Some(entry);
+        Ok(Some(key))
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
-        let value = self
-            .value
+        let (key, value) = self
+            .current
             .take()
             .ok_or_else(|| <Error as de::Error>::custom("a map value was read before its key"))?;
         seed.deserialize(Strict(value))
+            .map_err(|e| within(|| key_segment(&key), e))
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -370,43 +385,56 @@ impl<'de> EnumAccess<'de> for Tagged {
     type Variant = Payload;
 
     fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Payload), Error> {
-        let variant: de::value::StringDeserializer<Error> = self.variant.into_deserializer();
-        let variant = seed.deserialize(variant)?;
-        Ok((variant, Payload(self.value)))
+        let name: de::value::StrDeserializer<'_, Error> = self.variant.as_str().into_deserializer();
+        let name = seed.deserialize(name)?;
+        let payload = Payload {
+            variant: self.variant,
+            value: self.value,
+        };
+        Ok((name, payload))
     }
 }
 
-/// The payload of an enum variant, read strictly.
-struct Payload(Option<Value>);
+/// The payload of an enum variant, read strictly; an error in it names
+/// the variant, as a key.
+struct Payload {
+    variant: String,
+    value: Option<Value>,
+}
+
+impl Payload {
+    /// Reads the payload with `read`, or fails as a variant with none
+    /// where `expected` was wanted.
+    fn read<T>(
+        self,
+        expected: &'static str,
+        read: impl FnOnce(Strict) -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        match self.value {
+            Some(value) => {
+                read(Strict(value)).map_err(|e| within(|| key_segment(&self.variant), e))
+            }
+            None => Err(de::Error::invalid_type(Unexpected::UnitVariant, &expected)),
+        }
+    }
+}
 
 impl<'de> VariantAccess<'de> for Payload {
     type Error = Error;
 
     fn unit_variant(self) -> Result<(), Error> {
-        match self.0 {
+        match self.value {
             None | Some(Value::Null) => Ok(()),
             Some(other) => Err(de::Error::invalid_type(unexpected(&other), &"unit variant")),
         }
     }
 
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Error> {
-        match self.0 {
-            Some(value) => seed.deserialize(Strict(value)),
-            None => Err(de::Error::invalid_type(
-                Unexpected::UnitVariant,
-                &"newtype variant",
-            )),
-        }
+        self.read("newtype variant", |payload| seed.deserialize(payload))
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
-        match self.0 {
-            Some(value) => Strict(value).deserialize_seq(visitor),
-            None => Err(de::Error::invalid_type(
-                Unexpected::UnitVariant,
-                &"tuple variant",
-            )),
-        }
+        self.read("tuple variant", |payload| payload.deserialize_seq(visitor))
     }
 
     fn struct_variant<V: Visitor<'de>>(
@@ -414,13 +442,7 @@ impl<'de> VariantAccess<'de> for Payload {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        match self.0 {
-            Some(value) => Strict(value).deserialize_map(visitor),
-            None => Err(de::Error::invalid_type(
-                Unexpected::UnitVariant,
-                &"struct variant",
-            )),
-        }
+        self.read("struct variant", |payload| payload.deserialize_map(visitor))
     }
 }
 

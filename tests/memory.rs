@@ -583,10 +583,11 @@ fn a_parked_resumable_task_keeps_its_record_and_not_its_handler() {
     let parked = held_per_parked_task("build", 1000);
     let resumable = held_per_parked_task("rebuild", 1000);
     eprintln!("per parked task: {parked} bytes; of a resumable tool: {resumable}");
-    // The record (its call as text), the store's map and expiry entries
-    // and the set of sleeping tasks: 1,788 bytes when written.
+    // The record (its question and its call as text), the store's map and
+    // expiry entries and the set of sleeping tasks: 1,226 bytes when
+    // written (1,788 while the store kept a sleeping task's watch channel).
     assert!(
-        resumable <= 2 * KIB,
+        resumable <= 3 * KIB / 2,
         "a parked resumable task holds {resumable} bytes"
     );
     assert!(resumable * 3 < parked, "{resumable} against {parked}");

@@ -22,6 +22,8 @@ use crate::wire::{
 /// handler, and how its calls relate to tasks.
 pub(crate) struct RegisteredTool {
     pub definition: Tool,
+    /// The name, shared by the records of the tool's tasks.
+    task_name: Arc<str>,
     pub arguments: ArgumentSchema,
     /// The compiled `outputSchema`, when the tool declares one.
     output: Option<jsonschema::Validator>,
@@ -64,6 +66,7 @@ impl RegisteredTool {
             .map_err(|e| invalid("inputSchema", e.to_string()))?;
         let scopes = checked_scopes(item(), handler.scopes())?;
         Ok(RegisteredTool {
+            task_name: Arc::from(definition.name.as_str()),
             scopes,
             headers,
             policy: handler.policy(),
@@ -80,6 +83,12 @@ impl RegisteredTool {
     /// The tool's name.
     pub fn name(&self) -> &str {
         &self.definition.name
+    }
+
+    /// The tool's name as its tasks' records keep it: one allocation for
+    /// all of them.
+    pub fn task_name(&self) -> Arc<str> {
+        Arc::clone(&self.task_name)
     }
 
     /// Checks a successful result against the tool's `outputSchema`: the

@@ -92,6 +92,10 @@ impl InputBook {
             }
             Some(_) => true,
             None => {
+                if self.used.is_empty() {
+                    // Room for the one key most runs ask, not for four.
+                    self.used = LiteMap::with_capacity(1);
+                }
                 self.used.insert(key.to_owned(), digest);
                 true
             }

@@ -90,7 +90,7 @@ impl TaskEngine {
     /// request) fails the task, so that none is left without its runner.
     pub async fn create(
         &self,
-        tool: &str,
+        tool: Arc<str>,
         owner: Option<String>,
         answers: &InputResponses,
         call: Option<StoredCall>,

@@ -5,8 +5,8 @@
 //! does not copy it. While someone follows the task it lives in a
 //! `tokio::sync::watch` channel instead, which holds only the current
 //! version: watchers read the newest when they get to it. The channel is
-//! made by the first [`watch`](TaskStore::watch), given up when a change
-//! finds nobody watching, and closed by the task's last (terminal)
+//! made by the first [`watch`](TaskStore::watch), given up when a read or
+//! a change finds nobody watching, and closed by the task's last (terminal)
 //! change, after which the record is all that is kept: a channel weighs
 //! more than a small finished record, and most tasks are finished.
 //!
@@ -106,12 +106,19 @@ impl Entry {
     /// Applies `change`, waking the watchers if it changed anything; after
     /// a terminal change, drops the channel (the watchers still read the
     /// last version, then their watch ends).
-    fn apply(&mut self, change: TaskChange, room: usize) -> Result<bool, AnswersTooLarge> {
+    /// Gives the channel up if nobody watches any more: a handler that
+    /// went to sleep dropped its watch, and reads its task right after.
+    fn unwatched(&mut self) -> &mut Self {
         if let Slot::Watched(channel) = &self.record
             && channel.receiver_count() == 0
         {
             self.record = Slot::Alone(self.current());
         }
+        self
+    }
+
+    fn apply(&mut self, change: TaskChange, room: usize) -> Result<bool, AnswersTooLarge> {
+        self.unwatched();
         let outcome = match &mut self.record {
             Slot::Alone(record) => change.apply(Arc::make_mut(record), room),
             Slot::Watched(channel) => {
@@ -308,7 +315,9 @@ impl TaskStore for InMemoryTaskStore {
     }
 
     async fn get(&self, id: &str) -> Result<Option<Arc<TaskRecord>>, StoreError> {
-        Ok(lock(&self.tasks).live(id).map(|entry| entry.current()))
+        Ok(lock(&self.tasks)
+            .live(id)
+            .map(|entry| entry.unwatched().current()))
     }
 
     async fn apply(

@@ -202,7 +202,7 @@ async fn create_task(env: &RequestEnv<'_>, call: TaskCall<'_>, run: Run) -> Crea
     let mut orphan = OrphanGuard::default();
     let created = engine
         .create(
-            tool.name(),
+            tool.task_name(),
             caller.task_owner(),
             &answers,
             call,

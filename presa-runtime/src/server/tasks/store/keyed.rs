@@ -51,7 +51,13 @@ impl<V> Keyed<V> {
         self.0.is_empty()
     }
 
+    /// Room is made for one entry at a time: a task rarely holds more
+    /// than one or two, and a vector's first growth would make room for
+    /// four.
     pub(crate) fn insert(&mut self, key: String, value: V) {
+        if self.0.is_empty() {
+            self.0 = LiteMap::with_capacity(1);
+        }
         self.0.insert(key, value);
     }
 

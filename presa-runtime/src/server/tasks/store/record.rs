@@ -98,8 +98,8 @@ impl TaskRecord {
     }
 
     /// The task of a call of `tool`.
-    pub fn with_tool(mut self, tool: &str) -> Self {
-        self.tool = Some(Arc::from(tool));
+    pub fn with_tool(mut self, tool: impl Into<Arc<str>>) -> Self {
+        self.tool = Some(tool.into());
         self
     }
 

@@ -9,14 +9,24 @@
 //!    time since following began, the status and its message;
 //! 3. questions the task asks (`input_required`) go through the same
 //!    answerer as a plain call's;
-//! 4. Ctrl-C asks whether to cancel the task (`tasks/cancel`, then the
-//!    wait goes on until the server says it is cancelled) or to detach
-//!    from it, leaving it running; with no terminal to ask, it detaches.
+//! 4. Ctrl-C, caught from the start, asks whether to cancel the task or
+//!    to detach from it, leaving it running (`interrupt`); with no
+//!    terminal to ask, it detaches. While the person chooses, the wait
+//!    stands still. A question's prompt that Ctrl-C cut short ends
+//!    declined, and that answer waits for the choice, so detaching leaves
+//!    the question open for `presa task … watch`; a legacy server, which
+//!    asks with requests of its own that are answered apart from the
+//!    wait, gets it at once;
+//! 5. cancelling sends `tasks/cancel`, then the wait goes on until the
+//!    task ends, since a task may still finish otherwise; a cancel the
+//!    server refuses is told, and the wait goes on all the same, to tell
+//!    how the task did end.
 
 use presa::client::AwaitOptions;
 use presa::wire::{CallToolResult, Task};
 
 use crate::exit::Failure;
+use crate::interrupt::{Interrupt, Interrupts, ask};
 use crate::session::Session;
 
 /// How following a task ended.
@@ -27,14 +37,9 @@ pub enum Followed {
     Detached,
 }
 
-/// What the person chose on Ctrl-C.
-enum Interrupt {
-    Cancel,
-    Detach,
-}
-
 /// Follows task `task_id` of `session`'s server to its end.
 pub async fn follow(session: &Session, task_id: &str) -> Result<Followed, Failure> {
+    let mut interrupts = Interrupts::catch(&session.answerer);
     session.status.start(format!("task {task_id}"));
     let status = std::sync::Arc::clone(&session.status);
     let options = AwaitOptions::default()
@@ -45,13 +50,8 @@ pub async fn follow(session: &Session, task_id: &str) -> Result<Followed, Failur
     let followed = loop {
         tokio::select! {
             result = &mut awaiting => break result.map(|r| Followed::Done(Box::new(r))),
-            _ = tokio::signal::ctrl_c() => match interrupted(session).await {
-                Interrupt::Cancel => {
-                    session.status.show(format!("task {task_id}: cancelling"));
-                    if let Err(e) = session.client.cancel_task(task_id).await {
-                        break Err(e);
-                    }
-                }
+            () = interrupts.next() => match ask(&session.answerer).await {
+                Interrupt::Cancel => cancel(session, task_id).await,
                 Interrupt::Detach => break Ok(Followed::Detached),
             },
         }
@@ -60,24 +60,13 @@ pub async fn follow(session: &Session, task_id: &str) -> Result<Followed, Failur
     followed.map_err(Failure::from)
 }
 
-/// Asks the person what Ctrl-C means (rule 4).
-async fn interrupted(session: &Session) -> Interrupt {
-    if !session.answerer.has_terminal() {
-        return Interrupt::Detach;
-    }
-    let chosen = session
-        .answerer
-        .ask(|| {
-            dialoguer::Select::with_theme(&dialoguer::theme::ColorfulTheme::default())
-                .with_prompt("Interrupted: cancel the task, or detach and leave it running?")
-                .items(["cancel the task", "detach"])
-                .default(1)
-                .interact_opt()
-        })
-        .await;
-    match chosen {
-        Ok(Some(0)) => Interrupt::Cancel,
-        _ => Interrupt::Detach,
+/// Asks the server to cancel the task (rule 5).
+async fn cancel(session: &Session, task_id: &str) {
+    session.status.show(format!("task {task_id}: cancelling"));
+    if let Err(e) = session.client.cancel_task(task_id).await {
+        session.status.suspend(|| {
+            eprintln!("presa: cancelling task {task_id}: {e}; waiting for it to end");
+        });
     }
 }
 

@@ -16,6 +16,7 @@
 //! | `auth` | `--token`, the OAuth sign-in and its token files, `logout` |
 //! | `status_line` | the progress line while a task runs |
 //! | `answer/` | the server's questions: `--answer`, the terminal form, the rest, and what went unanswered |
+//! | `interrupt` | what Ctrl-C means while a task is followed: cancel or detach |
 //! | `session` | one command's client, answerer and progress line |
 //! | `render` | what goes to stdout: JSON, or text for a person |
 //! | `follow` | following a task: listening, progress, Ctrl-C |
@@ -28,6 +29,7 @@ mod auth;
 mod commands;
 mod exit;
 mod follow;
+mod interrupt;
 mod render;
 mod session;
 mod status_line;

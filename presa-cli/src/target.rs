@@ -1,6 +1,12 @@
 //! `SERVER` on the command line: an `http://` or `https://` URL, or
 //! `stdio:COMMAND ARGS...`, the command split as a shell would split it
 //! (quotes and backslashes), so that one argument names the whole server.
+//!
+//! A stdio server runs in a process group of its own, so that the
+//! terminal's Ctrl-C reaches `presa` alone: `presa` decides what it means
+//! (see `follow`), and ends the server itself when it ends. In the
+//! terminal's group the server would be interrupted too, and a task could
+//! no longer be cancelled, nor left running, through it.
 
 use std::fmt;
 use std::str::FromStr;
@@ -61,12 +67,30 @@ impl Target {
             Target::Stdio(words) => {
                 let mut command = tokio::process::Command::new(&words[0]);
                 command.args(&words[1..]);
+                out_of_the_terminal_s_group(&mut command);
                 ClientTransport::spawn(command)
                     .map_err(|e| Failure::protocol(format!("cannot start `{}`: {e}", words[0])))
             }
         }
     }
 }
+
+/// Starts the server in a process group of its own (see the module docs).
+#[cfg(unix)]
+fn out_of_the_terminal_s_group(command: &mut tokio::process::Command) {
+    command.process_group(0);
+}
+
+/// Starts the server in a process group of its own (see the module docs):
+/// a console's Ctrl+C does not reach such a group.
+#[cfg(windows)]
+fn out_of_the_terminal_s_group(command: &mut tokio::process::Command) {
+    const CREATE_NEW_PROCESS_GROUP: u32 = 0x0000_0200;
+    command.creation_flags(CREATE_NEW_PROCESS_GROUP);
+}
+
+#[cfg(not(any(unix, windows)))]
+fn out_of_the_terminal_s_group(_: &mut tokio::process::Command) {}
 
 #[cfg(test)]
 mod tests {

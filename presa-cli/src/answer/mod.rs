@@ -18,12 +18,17 @@
 //!    none, with a note.
 //!
 //! The person is asked on blocking threads, since terminal prompts block.
+//! While something catches SIGINT (a task is followed), prompts read
+//! Ctrl-C as a key (`ctrl_c`): it ends the prompt, declining the
+//! question, and whoever catches SIGINT hears of it.
 
 mod beyond_forms;
+mod ctrl_c;
 mod form;
 mod presets;
 mod unanswered;
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use presa::client::{ClientBuilder, PendingInput};
@@ -41,7 +46,9 @@ pub struct Answerer {
     /// Whether a person can be asked: stdin is a terminal.
     terminal: bool,
     /// Held while a person is asked, so that prompts never interleave.
-    asking: tokio::sync::Mutex<()>,
+    asking: Arc<tokio::sync::Mutex<()>>,
+    /// Whether prompts read Ctrl-C as a key: SIGINT is caught.
+    ctrl_c_is_a_key: AtomicBool,
     unanswered: Mutex<Vec<Unanswered>>,
     status: Arc<StatusLine>,
 }
@@ -52,7 +59,8 @@ impl Answerer {
         Arc::new(Answerer {
             presets,
             terminal,
-            asking: tokio::sync::Mutex::new(()),
+            asking: Arc::default(),
+            ctrl_c_is_a_key: AtomicBool::new(false),
             unanswered: Mutex::new(Vec::new()),
             status,
         })
@@ -90,6 +98,12 @@ impl Answerer {
         self.terminal
     }
 
+    /// From now on, prompts read Ctrl-C as a key, which ends them; only
+    /// once SIGINT is caught for good, since the prompt then raises it.
+    pub fn read_ctrl_c_as_a_key(&self) {
+        self.ctrl_c_is_a_key.store(true, Ordering::Release);
+    }
+
     /// The questions declined for want of a person, so far.
     pub fn unanswered(&self) -> Vec<Unanswered> {
         lock(&self.unanswered).clone()
@@ -97,12 +111,22 @@ impl Answerer {
 
     /// Runs the blocking prompt `f` for the person, alone on the terminal
     /// and with the progress line cleared.
+    ///
+    /// The prompt's thread holds the terminal, and lets go of it when the
+    /// prompt ends: a question whose answer waits unread (`follow` stops
+    /// reading the task's while it asks what Ctrl-C means) must not keep
+    /// the next prompt waiting.
     pub async fn ask<R: Send + 'static>(&self, f: impl FnOnce() -> R + Send + 'static) -> R {
-        let _alone = self.asking.lock().await;
+        let turn = Arc::clone(&self.asking).lock_owned().await;
         let status = Arc::clone(&self.status);
-        tokio::task::spawn_blocking(move || status.suspend(f))
-            .await
-            .expect("a prompt does not panic")
+        let ctrl_c_is_a_key = self.ctrl_c_is_a_key.load(Ordering::Acquire);
+        tokio::task::spawn_blocking(move || {
+            let _alone = turn;
+            let _keys = ctrl_c_is_a_key.then(ctrl_c::CtrlCAsKey::read);
+            status.suspend(f)
+        })
+        .await
+        .expect("a prompt does not panic")
     }
 
     async fn elicit(&self, input: PendingInput<ElicitRequestParams>) -> ElicitResult {

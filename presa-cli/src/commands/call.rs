@@ -10,6 +10,7 @@ use crate::exit::{Exit, Failure};
 use crate::follow::{Followed, follow};
 use crate::render;
 use crate::session::Session;
+use crate::target::Target;
 
 /// `presa call`.
 pub async fn call(
@@ -46,12 +47,23 @@ pub fn finished(session: &Session, result: &CallToolResult) -> Exit {
     Exit::Success
 }
 
-/// Tells how to pick a detached task up again.
+/// Tells how to pick a detached task up again. A stdio server's process
+/// ends with `presa`'s, so its task goes on only where the server keeps
+/// its tasks outside that process, which the note says.
 pub fn detached(session: &Session, task_id: &str) -> Exit {
-    eprintln!(
-        "presa: detached; the task goes on. Follow it again with: presa task {} watch {task_id}",
+    let watch = format!(
+        "presa task {} watch {task_id}",
         shell_quoted(&session.target.to_string())
     );
+    match session.target {
+        Target::Http(_) => {
+            eprintln!("presa: detached; the task goes on. Follow it again with: {watch}")
+        }
+        Target::Stdio(_) => eprintln!(
+            "presa: detached; the server's process ends with presa's, so the task goes on \
+             only if the server keeps its tasks outside it. Follow it again with: {watch}"
+        ),
+    }
     match session.json {
         true => render::json(&json!({"taskId": task_id, "detached": true})),
         false => println!("{task_id}"),

@@ -1,5 +1,6 @@
 //! Compile-fail tests: each misuse of `#[tool]`, `#[prompt]`, `#[resource]`
-//! or `#[derive(Elicit)]` must
+//! or `#[derive(Elicit)]`, or a client's sampling handler that answers with
+//! something else than a sampling answer, must
 //! fail with a helpful error at the right place. Regenerate the expected
 //! output with `TRYBUILD=overwrite cargo test --test ui`, then read it.
 

@@ -13,7 +13,8 @@ Exit status:
   1    the tool answered with an error (isError)
   2    usage error: a bad command line or argument
   3    protocol or transport error: the server could not be reached, or
-       answered with a JSON-RPC error, or a task failed
+       answered with a JSON-RPC error, or a task failed, or the call
+       ended on a sampling request that was declined
   4    a question went unanswered: no terminal to ask and no --answer for it
   5    detached from a task, which goes on (`presa task SERVER watch ID`)
   130  cancelled with Ctrl-C";

@@ -20,14 +20,19 @@
 //! 5. cancelling sends `tasks/cancel`, then the wait goes on until the
 //!    task ends, since a task may still finish otherwise; a cancel the
 //!    server refuses is told, and the wait goes on all the same, to tell
-//!    how the task did end.
+//!    how the task did end;
+//! 6. a sampling request the person declined ends the wait: a 2026-07-28
+//!    task cannot be told, and waits for the reply. Of an HTTP server's
+//!    task the failure says how to cancel it or be asked again (a stdio
+//!    server's ends with `presa`).
 
-use presa::client::AwaitOptions;
+use presa::client::{AwaitOptions, ClientError};
 use presa::wire::{CallToolResult, Task};
 
 use crate::exit::Failure;
 use crate::interrupt::{Interrupt, Interrupts, ask};
 use crate::session::Session;
+use crate::target::Target;
 
 /// How following a task ended.
 pub enum Followed {
@@ -57,7 +62,23 @@ pub async fn follow(session: &Session, task_id: &str) -> Result<Followed, Failur
         }
     };
     session.status.finish();
-    followed.map_err(Failure::from)
+    followed.map_err(|error| failure(session, task_id, error))
+}
+
+/// What to tell of `error` (rule 6).
+fn failure(session: &Session, task_id: &str, error: ClientError) -> Failure {
+    let ClientError::SamplingDeclined { key, .. } = &error else {
+        return Failure::from(error);
+    };
+    if !matches!(session.target, Target::Http(_)) {
+        return Failure::from(error);
+    }
+    let server = shell_words::quote(&session.target.to_string()).into_owned();
+    Failure::protocol(format!(
+        "the sampling request `{key}` of task {task_id} was declined, and the task still \
+         waits for a reply: `presa task {server} cancel {task_id}` cancels it, \
+         `presa task {server} watch {task_id}` asks again"
+    ))
 }
 
 /// Asks the server to cancel the task (rule 5).

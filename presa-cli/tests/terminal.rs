@@ -1,11 +1,13 @@
 //! `presa` in a real terminal, a pseudo-terminal that util-linux's
 //! `script` provides, driven by the keys a person would press: the jobs
-//! example's question asked as a form and answered `y`, and Ctrl-C while
-//! a task is followed, answered with each choice. The byte 0x03 typed
-//! into the terminal becomes SIGINT for `presa`, as the key would.
+//! example's question asked as a form and answered `y`; Ctrl-C while a
+//! task is followed, answered with each choice (the byte 0x03 typed into
+//! the terminal becomes SIGINT for `presa`, as the key would); and a
+//! sampling request of a server this test serves over HTTP, replied to
+//! as the model or declined.
 //!
 //! Each step waits for the text the previous one should have drawn,
-//! never on a clock.
+//! never on a clock; the HTTP server listens before any `presa` starts.
 
 #![cfg(unix)]
 
@@ -14,6 +16,10 @@ mod jobs_example;
 
 use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::sync::OnceLock;
+
+use presa::prelude::*;
+use presa::wire::{CreateMessageParams, SamplingMessage};
 
 const CTRL_C: &[u8] = b"\x03";
 const UP: &[u8] = b"\x1b[A";
@@ -216,4 +222,92 @@ fn ctrl_c_on_a_task_s_own_question_still_asks_what_it_means() {
     interrupt(&mut terminal);
     terminal.press(ENTER);
     detached(terminal);
+}
+
+/// Asks the client's model to sum up a log, as a task where the client
+/// allows one; a declined request ends the tool with no reply.
+#[tool(task = "optional")]
+async fn summarize(ctx: Context) -> Result<String, ToolError> {
+    let params = CreateMessageParams::new(vec![SamplingMessage::user("Sum up the log")], 64);
+    let reply = ctx.sample("summary", params).await?;
+    Ok(format!("summary: {}", reply.text().unwrap_or_default()))
+}
+
+/// The URL of an HTTP server with `summarize`, served for the whole test
+/// binary on a runtime of its own.
+fn sampling_server() -> &'static str {
+    static URL: OnceLock<(String, tokio::runtime::Runtime)> = OnceLock::new();
+    let (url, _) = URL.get_or_init(|| {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("a runtime for the server");
+        let server = Server::builder("summaries", "1")
+            .tool(SummarizeTool)
+            .tasks(presa::server::TaskSettings::default())
+            .build();
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .expect("a free port");
+        let port = listener.local_addr().expect("its address").port();
+        let serving = presa::server::http::StreamableHttp::new(server).serve_on(listener);
+        runtime.spawn(serving.into_future());
+        (format!("http://127.0.0.1:{port}/mcp"), runtime)
+    });
+    url
+}
+
+/// `presa call` of `summarize`, once the sampling request is asked.
+fn asked_to_sample(extra: &[&str]) -> Option<Terminal> {
+    let mut args = vec!["call", sampling_server(), "summarize"];
+    args.extend(extra);
+    let mut terminal = Terminal::start(&args)?;
+    terminal.wait_for("Sum up the log");
+    terminal.wait_for("Reply as the model?");
+    Some(terminal)
+}
+
+#[test]
+fn a_sampling_request_takes_the_person_s_reply() {
+    let Some(mut terminal) = asked_to_sample(&[]) else {
+        return;
+    };
+    terminal.press(b"y");
+    terminal.wait_for("Your reply, as the model");
+    terminal.press(b"all green");
+    terminal.press(ENTER);
+    terminal.wait_for("summary: all green");
+    let (status, screen) = terminal.finish();
+    assert!(status.success(), "{status}: {screen}");
+}
+
+#[test]
+fn a_declined_sampling_request_ends_the_call_with_a_note() {
+    let Some(mut terminal) = asked_to_sample(&[]) else {
+        return;
+    };
+    terminal.press(b"n");
+    terminal.wait_for("declined the sampling request");
+    let (status, screen) = terminal.finish();
+    assert_eq!(status.code(), Some(3), "{screen}");
+    assert!(screen.contains("`summary` was declined"), "{screen}");
+    assert!(!screen.contains("summary: "), "{screen}");
+}
+
+#[test]
+fn a_task_s_declined_sampling_request_says_how_to_end_the_task() {
+    let Some(mut terminal) = asked_to_sample(&["--task"]) else {
+        return;
+    };
+    terminal.press(b"n");
+    terminal.wait_for("declined the sampling request");
+    let (status, screen) = terminal.finish();
+    assert_eq!(status.code(), Some(3), "{screen}");
+    let task = followed_task(&screen);
+    let cancel = format!("cancel {task}");
+    assert!(
+        screen.contains("still waits") && screen.contains(&cancel),
+        "{screen}"
+    );
 }

@@ -12,8 +12,8 @@ use scripted::legacy::{LegacyPeer, connect_legacy, legacy_task};
 use std::sync::{Arc, Mutex};
 
 use presa_runtime::client::{
-    AwaitOptions, CallOutcome, Client, ClientBuilder, ClientError, PendingInput, SubscriptionEnd,
-    SubscriptionEvent,
+    AwaitOptions, CallOutcome, Client, ClientBuilder, ClientError, PendingInput, SamplingDeclined,
+    SubscriptionEnd, SubscriptionEvent,
 };
 use presa_runtime::wire::{
     CreateMessageResult, ElicitRequestParams, ElicitResult, Role, Root, SamplingContent,
@@ -130,6 +130,39 @@ async fn a_legacy_servers_questions_reach_the_same_handlers() {
         [("7".to_owned(), None)],
         "a legacy question's key is its request id"
     );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_declined_sampling_request_is_the_spec_s_refusal() {
+    let builder = Client::builder().on_sampling(|input| async move {
+        match input.key.as_str() {
+            "1" => Err(SamplingDeclined::because("not today")),
+            _ => Err::<CreateMessageResult, _>(SamplingDeclined::new()),
+        }
+    });
+    let (client, mut peer) = connect_legacy(builder);
+    let calling = call(&client, "summarize");
+    peer.open_session(json!({"tools": {}})).await;
+    let request = peer.expect("tools/call").await;
+    let asking = json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Sum up"}}],
+                        "maxTokens": 10});
+    peer.ask(json!(1), "sampling/createMessage", asking.clone())
+        .await;
+    let refused = peer.recv().await;
+    assert_eq!(
+        refused["error"],
+        json!({"code": -1, "message": "User rejected sampling request",
+               "data": {"reason": "not today"}})
+    );
+    peer.ask(json!(2), "sampling/createMessage", asking).await;
+    let refused = peer.recv().await;
+    assert_eq!(
+        refused["error"],
+        json!({"code": -1, "message": "User rejected sampling request"}),
+        "no reason, no data"
+    );
+    peer.reply(&request, text("no summary")).await;
+    assert_eq!(calling.await.unwrap().unwrap().text(), Some("no summary"));
 }
 
 #[tokio::test(start_paused = true)]

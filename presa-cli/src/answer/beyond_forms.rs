@@ -2,9 +2,16 @@
 //! sample, the client's roots. Each is shown to the person at the
 //! terminal to answer; `presa` declares sampling only when there is one,
 //! and without one shares no roots and declines a URL, saying so.
+//!
+//! A sampling request is first put as a question, whether to reply as the
+//! model at all: no (or Escape) declines it, with a note. A 2026-07-28
+//! server cannot be told (its input responses carry results only), so
+//! the call ends there; a task is left waiting for the reply; a legacy
+//! server is told with the spec's refusal, and answers for itself.
 
 use dialoguer::theme::ColorfulTheme;
 use dialoguer::{Confirm, Input};
+use presa::client::SamplingDeclined;
 use presa::wire::{
     Content, CreateMessageParams, CreateMessageResult, ElicitResult, Role, Root, SamplingContent,
 };
@@ -22,9 +29,9 @@ pub fn visit(message: &str, url: &str) -> ElicitResult {
     }
 }
 
-/// Shows a sampling request's messages and takes the person's reply as
-/// the model's.
-pub fn sample(params: &CreateMessageParams) -> CreateMessageResult {
+/// Shows a sampling request's messages and, unless the person declines,
+/// takes their reply as the model's.
+pub fn sample(params: &CreateMessageParams) -> Result<CreateMessageResult, SamplingDeclined> {
     eprintln!("the server asks for a model's reply to:");
     for message in &params.messages {
         let who = match message.role {
@@ -33,17 +40,29 @@ pub fn sample(params: &CreateMessageParams) -> CreateMessageResult {
         };
         eprintln!("  {who}: {}", shown(&message.content));
     }
-    let reply = Input::<String>::with_theme(&ColorfulTheme::default())
-        .with_prompt("Your reply, as the model")
-        .allow_empty(true)
-        .interact_text()
-        .unwrap_or_default();
-    CreateMessageResult {
+    let theme = ColorfulTheme::default();
+    let reply_at_all = Confirm::with_theme(&theme)
+        .with_prompt("Reply as the model? (no declines the request)")
+        .interact_opt();
+    let reply = match reply_at_all {
+        Ok(Some(true)) => Input::<String>::with_theme(&theme)
+            .with_prompt("Your reply, as the model")
+            .interact_text()
+            .ok(),
+        _ => None,
+    };
+    let Some(reply) = reply else {
+        eprintln!("presa: declined the sampling request; the server gets no reply from a model");
+        return Err(SamplingDeclined::because(
+            "the person at the terminal said no",
+        ));
+    };
+    Ok(CreateMessageResult {
         role: Role::Assistant,
         content: SamplingContent::One(Content::text(reply)),
         model: "a person at the presa command line".into(),
         stop_reason: Some("endTurn".into()),
-    }
+    })
 }
 
 /// Asks whether to share the working directory as the one root.

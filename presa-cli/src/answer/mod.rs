@@ -8,7 +8,7 @@
 //!    accepted without asking;
 //! 2. otherwise, with a terminal (stdin is one), the person answers the
 //!    rest field by field (`form`), or visits the URL, or writes the
-//!    sampled reply, or chooses whether to share a root
+//!    sampled reply or declines to, or chooses whether to share a root
 //!    (`beyond_forms`); one question at a time, the progress line
 //!    stepping aside meanwhile;
 //! 3. with no terminal the question is declined and remembered

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::era::Era;
 use super::error::ClientError;
-use super::handlers::Handlers;
+use super::handlers::{Answered, Handlers};
 use super::protocol::Protocol;
 use super::result::parse_complete;
 use crate::wire::{InputRequests, InputResponses, Method};
@@ -72,13 +72,28 @@ impl Client {
 
     /// Answers the input requests of task `task_id` through the registered
     /// handlers, each under its key, telling each handler the task; send
-    /// the answers with [`update_task`](Self::update_task).
+    /// the answers with [`update_task`](Self::update_task). A sampling
+    /// request the handler declines fails it with
+    /// [`ClientError::SamplingDeclined`]; [`await_task`](Self::await_task)
+    /// still sends the other answers then.
     pub async fn answer_task_input_requests(
         &self,
         task_id: impl AsRef<str>,
         requests: InputRequests,
     ) -> Result<InputResponses, ClientError> {
         self.handlers.answer(requests, Some(task_id.as_ref())).await
+    }
+
+    /// Answers the input requests of task `task_id` as
+    /// [`answer_task_input_requests`](Self::answer_task_input_requests)
+    /// does, but a declined sampling request is left out and told beside
+    /// the other answers.
+    pub(super) async fn answer_task_inputs(
+        &self,
+        task_id: &str,
+        requests: InputRequests,
+    ) -> Result<Answered, ClientError> {
+        self.handlers.answer_task(requests, task_id).await
     }
 
     /// Sends a request with the required `_meta` and returns its `result`

@@ -6,6 +6,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::FutureExt;
 use serde_json::{Map, Value};
 
 use super::api::Client;
@@ -14,11 +15,12 @@ use super::era::{Era, Versions};
 use super::handlers::{Handlers, PendingInput, boxed};
 use super::protocol::{Protocol, ProtocolSettings};
 use super::routing::NotificationHandler;
+use super::sampling::SamplingAnswer;
 use super::settlement::Detection;
 use super::transport::ClientTransport;
 use crate::wire::{
-    CreateMessageParams, CreateMessageResult, ElicitRequestParams, ElicitResult, Implementation,
-    LoggingLevel, Notification, PROTOCOL_VERSION, RequestMeta, Root, TASKS_EXTENSION,
+    CreateMessageParams, ElicitRequestParams, ElicitResult, Implementation, LoggingLevel,
+    Notification, PROTOCOL_VERSION, RequestMeta, Root, TASKS_EXTENSION,
 };
 
 /// Configures a [`Client`].
@@ -88,13 +90,21 @@ impl ClientBuilder {
 
     /// Answers `sampling/createMessage` (and declares `sampling`). The
     /// handler receives each request with its key and, inside a task, the
-    /// task id: see [`PendingInput`].
+    /// task id: see [`PendingInput`]. It answers with the model's
+    /// [`CreateMessageResult`](crate::wire::CreateMessageResult), or, to
+    /// be able to decline, with a `Result<CreateMessageResult,
+    /// SamplingDeclined>` (see [`SamplingAnswer`], and
+    /// [`SamplingDeclined`](super::SamplingDeclined) for what the server
+    /// hears of a refusal in each era).
     pub fn on_sampling<F, Fut>(mut self, handler: F) -> Self
     where
         F: Fn(PendingInput<CreateMessageParams>) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = CreateMessageResult> + Send + 'static,
+        Fut: Future + Send + 'static,
+        Fut::Output: SamplingAnswer,
     {
-        self.handlers.sampling = Some(boxed(handler));
+        self.handlers.sampling = Some(boxed(move |input| {
+            handler(input).map(SamplingAnswer::into_answer)
+        }));
         self
     }
 

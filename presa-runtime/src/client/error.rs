@@ -114,6 +114,21 @@ pub enum ClientError {
         /// The configured limit.
         limit: std::time::Duration,
     },
+    /// The sampling handler declined the server's request `key`
+    /// ([`SamplingDeclined`](super::SamplingDeclined)). A 2026-07-28
+    /// server cannot be told: a plain call ends here, not retried, and a
+    /// task (`task_id`) still waits for the answer, so cancel it or answer
+    /// it after all. A legacy server is told instead, and answers for
+    /// itself: its caller sees that answer, not this.
+    #[error("{}", declined(key, task_id.as_deref(), reason.as_deref()))]
+    SamplingDeclined {
+        /// The key the server filed the request under.
+        key: String,
+        /// The task that asked, if a task did.
+        task_id: Option<String>,
+        /// Why, if the handler said.
+        reason: Option<String>,
+    },
     /// The arguments cannot be sent: not a JSON object (or, for a prompt,
     /// not an object of strings), or not serializable.
     #[error("invalid arguments: {0}")]
@@ -140,6 +155,18 @@ impl ClientError {
         let names_a_uri = error.data.as_ref().is_some_and(|d| d.get("uri").is_some());
         error.code == codes::LEGACY_RESOURCE_NOT_FOUND
             || (error.code == codes::INVALID_PARAMS && names_a_uri)
+    }
+}
+
+/// The message of [`ClientError::SamplingDeclined`].
+fn declined(key: &str, task_id: Option<&str>, reason: Option<&str>) -> String {
+    let why = reason.map_or_else(String::new, |r| format!(" ({r})"));
+    match task_id {
+        None => format!("the sampling request `{key}` was declined{why}; the call ends unanswered"),
+        Some(task) => format!(
+            "the sampling request `{key}` of task `{task}` was declined{why}; the task still \
+             waits for it: cancel it, or answer it after all"
+        ),
     }
 }
 

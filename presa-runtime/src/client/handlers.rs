@@ -13,15 +13,21 @@
 //!
 //! An accepted form answer gets the schema's `default` for each field the
 //! handler left out, as the spec asks of clients that support defaults.
+//!
+//! A sampling handler may decline (`sampling`). A tool call's round then
+//! ends at once: its other answers would go nowhere, since the call is
+//! not retried. A task's round answers every other request all the same,
+//! for the task to take in.
 
 use std::future::Future;
 use std::sync::Arc;
 
 use futures::FutureExt;
-use futures::future::try_join_all;
+use futures::future::{join_all, try_join_all};
 use serde_json::{Map, Value};
 
 use super::error::ClientError;
+use super::sampling::SamplingDeclined;
 use crate::util::BoxFuture;
 use crate::wire::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitAction,
@@ -73,7 +79,8 @@ type Handler<P, Res> = Arc<dyn Fn(PendingInput<P>) -> BoxFuture<Res> + Send + Sy
 pub(super) struct Handlers {
     pub elicitation: Option<Handler<ElicitRequestParams, ElicitResult>>,
     pub url_elicitation: bool,
-    pub sampling: Option<Handler<CreateMessageParams, CreateMessageResult>>,
+    pub sampling:
+        Option<Handler<CreateMessageParams, Result<CreateMessageResult, SamplingDeclined>>>,
     pub roots: Option<Handler<(), Vec<Root>>>,
 }
 
@@ -84,6 +91,16 @@ where
     Fut: Future<Output = Res> + Send + 'static,
 {
     Arc::new(move |input| f(input).boxed())
+}
+
+/// What a task's round of answers came to: the answers given, and the
+/// first sampling request declined, if one was.
+#[derive(Default)]
+pub(super) struct Answered {
+    /// The answers, each under its request's key.
+    pub responses: InputResponses,
+    /// A [`ClientError::SamplingDeclined`], for the request left out.
+    pub declined: Option<ClientError>,
 }
 
 impl Handlers {
@@ -103,24 +120,69 @@ impl Handlers {
     /// Answers every request, concurrently, each under its own key; for
     /// task `task_id` when a task asked. Fails before asking anything if one
     /// of them has no handler, so that no answer the user gave is thrown
-    /// away.
+    /// away, and at the first sampling request declined (see the module
+    /// docs), dropping the answers still being given.
     pub async fn answer(
         &self,
         requests: InputRequests,
         task_id: Option<&str>,
     ) -> Result<InputResponses, ClientError> {
-        if let Some(request) = requests.values().find(|r| !self.handles(r)) {
-            return Err(no_handler(request));
-        }
-        let answers = requests.into_iter().map(|(key, request)| async move {
-            let input = PendingInput {
-                key: key.clone(),
-                task_id: task_id.map(str::to_owned),
-                params: request,
-            };
-            Ok::<_, ClientError>((key, self.answer_one(input).await?))
-        });
+        self.check(&requests)?;
+        let answers = requests
+            .into_iter()
+            .map(|(key, request)| self.answer_keyed(key, request, task_id));
         Ok(try_join_all(answers).await?.into_iter().collect())
+    }
+
+    /// Answers every request of task `task_id`, concurrently, each under
+    /// its own key: a declined sampling request is left out and told, the
+    /// others answered all the same. Fails, before asking anything, only
+    /// when one of them has no handler.
+    pub async fn answer_task(
+        &self,
+        requests: InputRequests,
+        task_id: &str,
+    ) -> Result<Answered, ClientError> {
+        self.check(&requests)?;
+        let answers = requests
+            .into_iter()
+            .map(|(key, request)| self.answer_keyed(key, request, Some(task_id)));
+        let mut answered = Answered::default();
+        for answer in join_all(answers).await {
+            match answer {
+                Ok((key, response)) => {
+                    answered.responses.insert(key, response);
+                }
+                Err(declined @ ClientError::SamplingDeclined { .. }) => {
+                    answered.declined.get_or_insert(declined);
+                }
+                Err(other) => return Err(other),
+            }
+        }
+        Ok(answered)
+    }
+
+    /// Fails if one of `requests` has no handler.
+    fn check(&self, requests: &InputRequests) -> Result<(), ClientError> {
+        match requests.values().find(|r| !self.handles(r)) {
+            Some(request) => Err(no_handler(request)),
+            None => Ok(()),
+        }
+    }
+
+    /// Answers `request`, filed under `key`, with its key.
+    async fn answer_keyed(
+        &self,
+        key: String,
+        request: InputRequest,
+        task_id: Option<&str>,
+    ) -> Result<(String, InputResponse), ClientError> {
+        let input = PendingInput {
+            key: key.clone(),
+            task_id: task_id.map(str::to_owned),
+            params: request,
+        };
+        Ok((key, self.answer_one(input).await?))
     }
 
     fn handles(&self, request: &InputRequest) -> bool {
@@ -167,13 +229,17 @@ impl Handlers {
             }
             InputRequest::Sample(params) => {
                 let handler = self.sampling.as_ref().ok_or(missing)?;
-                handler(PendingInput {
+                let input = PendingInput {
+                    key: key.clone(),
+                    task_id: task_id.clone(),
+                    params: *params,
+                };
+                let declined = |declined: SamplingDeclined| ClientError::SamplingDeclined {
                     key,
                     task_id,
-                    params: *params,
-                })
-                .await
-                .into()
+                    reason: declined.into_reason(),
+                };
+                handler(input).await.map_err(declined)?.into()
             }
             InputRequest::ListRoots => {
                 let handler = self.roots.as_ref().ok_or(missing)?;

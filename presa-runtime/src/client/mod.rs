@@ -40,7 +40,9 @@
 //! A server files each input request under a key (`confirm`, `region`) and
 //! may ask several of the same kind at once, so a handler receives the key
 //! with the request, as a [`PendingInput`], plus the task id when a task
-//! asked. Answers go back under the same keys.
+//! asked. Answers go back under the same keys. A sampling handler may
+//! decline ([`SamplingDeclined`]); what the server hears of it depends on
+//! the era.
 //!
 //! # Results the client does not recognize
 //!
@@ -105,6 +107,7 @@
 //! | `error`, `transport` | [`ClientError`]; [`ClientTransport`] |
 //! | `result` | reading `resultType`: the one check every method goes through |
 //! | `probe` | how the era is told, and reading the probe's answer |
+//! | `sampling` | a sampling handler's answer: [`SamplingAnswer`], [`SamplingDeclined`] |
 //! | `handlers` | the input handlers, [`PendingInput`], and the capabilities they imply |
 //! | `call` | [`ToolCall`], [`CallStep`], [`CallOutcome`], [`TaskHandle`]: a call and what it came to |
 //! | `server_requests` | the interface for what the server sends of its own, and its modern side: `ping`, `-32601` |
@@ -148,6 +151,7 @@ mod probe;
 mod protocol;
 mod result;
 mod routing;
+mod sampling;
 mod server_requests;
 mod settlement;
 mod subscription;
@@ -165,5 +169,6 @@ pub use error::ClientError;
 pub use handlers::PendingInput;
 #[cfg(feature = "http-client")]
 pub use http::HttpOptions;
+pub use sampling::{SamplingAnswer, SamplingDeclined};
 pub use subscription::{Subscription, SubscriptionEnd, SubscriptionEvent, TaskSubscription};
 pub use transport::ClientTransport;

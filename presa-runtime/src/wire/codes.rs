@@ -25,6 +25,12 @@ pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 /// "Resource not found" in revisions before 2026-07-28, which answer it with
 /// `-32602` and `data.uri`. A client still accepts it; presa never sends it.
 pub const LEGACY_RESOURCE_NOT_FOUND: i64 = -32002;
+/// A sampling request the user rejected: how a client refuses a legacy
+/// (2025-11-25) server's `sampling/createMessage`, as that revision's spec
+/// gives it ("User rejected sampling request"). presa's client sends it
+/// for a sampling handler's `SamplingDeclined`. Outside the JSON-RPC
+/// reserved range.
+pub const USER_REJECTED_SAMPLING: i64 = -1;
 /// presa's own: the server holds its maximum number of live tasks, and the
 /// tool runs only as a task. Retry later. Outside the JSON-RPC reserved range.
 pub const TOO_MANY_TASKS: i64 = -31000;

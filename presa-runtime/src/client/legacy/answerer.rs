@@ -17,7 +17,9 @@
 //!    request's JSON-RPC id, and its `task_id` is the task the request's
 //!    `_meta` names (`io.modelcontextprotocol/related-task`);
 //! 3. a method with no handler is `-32601`, params that do not read are
-//!    `-32602`, an id already being answered is `-32600`;
+//!    `-32602`, an id already being answered is `-32600`, a sampling
+//!    request the handler declines is `-1`, "User rejected sampling
+//!    request" (see `sampling`);
 //! 4. at most [`MAX_ANSWERING`] requests are answered at once; past that a
 //!    request gets `-32603` at once, so a server cannot make the client
 //!    hold an unbounded number of waiting handlers;
@@ -35,6 +37,7 @@ use tokio::task::AbortHandle;
 
 use crate::client::error::ClientError;
 use crate::client::handlers::{Handlers, PendingInput};
+use crate::client::sampling::legacy_refusal;
 use crate::client::server_requests::{PingOnly, ServerMessages};
 use crate::transport::FrameSender;
 use crate::util::lock;
@@ -196,6 +199,7 @@ async fn respond(handlers: &Handlers, request: Request) -> Result<Value, ErrorOb
             codes::METHOD_NOT_FOUND,
             format!("Method not found: this client has no handler for `{method}`"),
         ),
+        ClientError::SamplingDeclined { reason, .. } => legacy_refusal(reason.as_deref()),
         other => ErrorObject::new(codes::INTERNAL_ERROR, other.to_string()),
     })?;
     serde_json::to_value(answer)

@@ -149,21 +149,27 @@ impl Follower<'_> {
         }
     }
 
-    /// Answers the requests not answered before.
+    /// Answers the requests not answered before. A declined sampling
+    /// request ends the wait, once the other answers are sent: the task
+    /// takes them in, and keeps asking for the one left out.
     async fn answer(&mut self, mut requests: InputRequests) -> Result<(), ClientError> {
         requests.retain(|key, _| !self.answered.contains(key));
         if requests.is_empty() {
             return Ok(());
         }
-        let keys: Vec<String> = requests.keys().cloned().collect();
-        let responses = self
+        let answered = self
             .client
             .client
-            .answer_task_input_requests(self.task_id, requests)
+            .answer_task_inputs(self.task_id, requests)
             .await?;
-        self.client.update_task(self.task_id, responses).await?;
-        self.answered.extend(keys);
-        Ok(())
+        if !answered.responses.is_empty() {
+            let keys: Vec<String> = answered.responses.keys().cloned().collect();
+            self.client
+                .update_task(self.task_id, answered.responses)
+                .await?;
+            self.answered.extend(keys);
+        }
+        answered.declined.map_or(Ok(()), Err)
     }
 }
 

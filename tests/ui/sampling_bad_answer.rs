@@ -1,0 +1,5 @@
+use presa::client::Client;
+
+fn main() {
+    let _ = Client::builder().on_sampling(|_| async { "Paris".to_owned() });
+}

@@ -113,7 +113,8 @@ pub enum Command {
         server: Target,
         /// What to do with the task.
         action: TaskAction,
-        /// The task's id.
+        /// The task's id. It may start with `-`, as a random id can.
+        #[arg(allow_hyphen_values = true)]
         task_id: String,
     },
     /// Show what the server is and what it can do.
@@ -170,5 +171,16 @@ mod tests {
         };
         assert_eq!(pairs, ["target=all"]);
         assert!(task);
+    }
+
+    #[test]
+    fn a_task_id_may_start_with_a_hyphen() {
+        let cli = Cli::try_parse_from(["presa", "task", "http://h/mcp", "get", "-yQ3", "--json"])
+            .unwrap();
+        assert!(cli.common.json);
+        let Command::Task { task_id, .. } = cli.command else {
+            panic!("a task command");
+        };
+        assert_eq!(task_id, "-yQ3");
     }
 }

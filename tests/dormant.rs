@@ -73,7 +73,7 @@ fn seen(ctx: &Context, service: &str) -> String {
         info.client_info.as_ref().map(|i| &i.name),
         info.caller.subject,
         ctx.task_id(),
-        serde_json::to_string(&info.client_capabilities).unwrap(),
+        serde_json::to_string(&*info.client_capabilities).unwrap(),
     )
 }
 

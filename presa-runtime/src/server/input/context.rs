@@ -32,8 +32,10 @@ use crate::wire::{
 pub struct RequestInfo {
     /// The protocol version of the request.
     pub protocol_version: String,
-    /// The capabilities the client declared on this request.
-    pub client_capabilities: ClientCapabilities,
+    /// The capabilities the client declared on this request. Shared:
+    /// requests that declare the same capabilities, as a client's
+    /// requests do, hold one copy between them.
+    pub client_capabilities: Arc<ClientCapabilities>,
     /// The client's self-reported identity.
     pub client_info: Option<Implementation>,
     /// Who is calling, as the transport vouches: subject, issuer, scopes

@@ -55,6 +55,7 @@
 //! record must not fill with answers nobody reads.
 
 use std::any::Any;
+use std::cell::RefCell;
 use std::collections::btree_map::Entry;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -76,8 +77,9 @@ use crate::server::core::reply::{answer_too_large, invalid_params, panic_message
 use crate::server::core::state::StateMap;
 use crate::server::tasks::TaskEngine;
 use crate::wire::{
-    CallToolResult, ErrorObject, GetPromptResult, InputRequiredResult, InputResponses, Message,
-    Method, ReadResourceResult, RequestMeta, ResultMeta, ResultType, json_len,
+    CallToolResult, ClientCapabilities, ErrorObject, GetPromptResult, InputRequiredResult,
+    InputResponses, Message, Method, ReadResourceResult, RequestMeta, ResultMeta, ResultType,
+    json_len,
 };
 
 /// What a request that runs a handler needs from the server around it:
@@ -320,11 +322,26 @@ pub(crate) fn with_server_info(
     Some(meta)
 }
 
+/// `capabilities`, shared with the last request this thread saw that
+/// declared the same: a stateless client declares its capabilities on
+/// every request, and a task parked at a question keeps its request's, so
+/// a thousand parked tasks of one client hold one copy instead of a
+/// thousand. One entry per thread, so no lock is shared between workers.
+fn shared_capabilities(capabilities: &ClientCapabilities) -> Arc<ClientCapabilities> {
+    thread_local! {
+        static LAST: RefCell<Option<Arc<ClientCapabilities>>> = const { RefCell::new(None) };
+    }
+    LAST.with_borrow_mut(|last| match last {
+        Some(seen) if **seen == *capabilities => Arc::clone(seen),
+        _ => Arc::clone(last.insert(Arc::new(capabilities.clone()))),
+    })
+}
+
 /// Who sends a request, from its `_meta` and the transport's caller.
 pub(crate) fn request_info(meta: &RequestMeta, caller: &Caller) -> RequestInfo {
     RequestInfo {
         protocol_version: meta.protocol_version.clone(),
-        client_capabilities: meta.client_capabilities.clone(),
+        client_capabilities: shared_capabilities(&meta.client_capabilities),
         client_info: meta.client_info.clone(),
         caller: caller.clone(),
     }

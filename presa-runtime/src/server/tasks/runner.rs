@@ -365,9 +365,13 @@ async fn stopped(mut watch: TaskWatch, link: &TaskLink, sleepy: bool) -> Stop {
 
 /// Keeps the task's lease while the handler runs, when the server takes
 /// leases; resolves only if another server took the task over.
+///
+/// The keeping is boxed: most servers take no leases, and the runner's
+/// future, which every running or parked task holds, would otherwise keep
+/// room for it (some 250 bytes).
 async fn keep_lease(leases: Option<&LeaseKeeper>, store: &dyn TaskStore, id: &str) {
     match leases {
-        Some(leases) => leases.keep(store, id).await,
+        Some(leases) => Box::pin(leases.keep(store, id)).await,
         None => std::future::pending().await,
     }
 }

@@ -37,7 +37,8 @@ use crate::server::tasks::store::{ResumableCall, StoredCall, TaskRecord};
 use crate::server::tasks::{CreateError, OrphanGuard, TaskEnd, TaskEngine, TaskLink};
 use crate::util::{BoxFuture, Charge};
 use crate::wire::{
-    CallToolParams, CallToolResult, ErrorObject, Method, ResultMeta, TASKS_EXTENSION,
+    CallToolParams, CallToolResult, ClientCapabilities, ErrorObject, Method, ResultMeta,
+    TASKS_EXTENSION,
 };
 
 /// How one call runs.
@@ -268,7 +269,7 @@ fn resumable_call(
             tool: tool.name().to_owned(),
             arguments: arguments.clone(),
             protocol_version: info.protocol_version.clone(),
-            client_capabilities: info.client_capabilities.clone(),
+            client_capabilities: ClientCapabilities::clone(&info.client_capabilities),
             client_info: info.client_info.clone(),
             subject: info.caller.subject.clone(),
             issuer: info.caller.issuer.as_deref().map(str::to_owned),
@@ -324,7 +325,7 @@ pub(crate) fn resume_task(
         info: RequestInfo {
             caller: resumed_caller(&call),
             protocol_version: call.protocol_version,
-            client_capabilities: call.client_capabilities,
+            client_capabilities: Arc::new(call.client_capabilities),
             client_info: call.client_info,
         },
         answers,

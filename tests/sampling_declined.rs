@@ -108,12 +108,7 @@ async fn a_modern_task_takes_the_other_answer_and_keeps_asking() {
         let (server, sampled) = server();
         let (builder, _) = declining(Era::Modern);
         let client = connect(builder.tasks(true), &server, wire);
-        let created = client.call_tool("summarize", json!({})).await.unwrap();
-        let task = created.task().expect("a task").id().to_owned();
-        let error = client
-            .await_task(&task, AwaitOptions::default())
-            .await
-            .unwrap_err();
+        let (task, error) = a_task_that_ends_in_error(&client).await;
         let expected = ClientError::SamplingDeclined {
             key: "summary".into(),
             task_id: Some(task.clone()),
@@ -137,6 +132,18 @@ async fn a_modern_task_takes_the_other_answer_and_keeps_asking() {
         assert!(sampled.runs().is_empty(), "{wire:?}");
         client.close().await.unwrap();
     }
+}
+
+/// Calls `summarize` as a task and follows it: the task's id, and the
+/// error following it ended with.
+async fn a_task_that_ends_in_error(client: &Client) -> (String, ClientError) {
+    let created = client.call_tool("summarize", json!({})).await.unwrap();
+    let task = created.task().expect("a task").id().to_owned();
+    let error = client
+        .await_task(&task, AwaitOptions::default())
+        .await
+        .unwrap_err();
+    (task, error)
 }
 
 /// The error a legacy call or task fails with: presa's server fails the
@@ -175,12 +182,7 @@ async fn a_legacy_task_fails_with_the_refusal() {
         let (server, sampled) = server();
         let (builder, _) = declining(Era::Legacy);
         let client = connect(builder.tasks(true), &server, wire);
-        let created = client.call_tool("summarize", json!({})).await.unwrap();
-        let task = created.task().expect("a task").id().to_owned();
-        let error = client
-            .await_task(&task, AwaitOptions::default())
-            .await
-            .unwrap_err();
+        let (_, error) = a_task_that_ends_in_error(&client).await;
         assert_the_refusal_is_named(&error, &format!("{wire:?}"));
         assert_eq!(sampled.runs(), ["no reply"], "{wire:?}");
         client.close().await.unwrap();

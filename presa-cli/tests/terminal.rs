@@ -43,14 +43,21 @@ struct Terminal {
 
 impl Terminal {
     /// Starts `presa ARGS` in a terminal; `None` without `script`.
+    ///
+    /// `script` runs the command through `$SHELL -c`, and the shell
+    /// `exec`s `presa` so that `presa` alone is in the terminal's
+    /// foreground: a shell left waiting would take the Ctrl-C too, and
+    /// `dash` (`/bin/sh`, where `SHELL` is unset, as in CI) dies of it,
+    /// which `script` reports as status 130 whatever `presa` did.
     fn start(args: &[&str]) -> Option<Self> {
         if Command::new("script").arg("--version").output().is_err() {
             eprintln!("skipped: no `script` (util-linux) to give presa a terminal");
             return None;
         }
-        let command = shell_words::join(
+        let presa = shell_words::join(
             std::iter::once(env!("CARGO_BIN_EXE_presa")).chain(args.iter().copied()),
         );
+        let command = format!("exec {presa}");
         let mut child = Command::new("script")
             .args(["-qfec", &command, "/dev/null"])
             .env("PRESA_CONFIG_DIR", env!("CARGO_TARGET_TMPDIR"))

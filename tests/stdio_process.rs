@@ -477,6 +477,43 @@ fn every_piped_request_is_answered_before_exit_on_eof() {
     assert!(s.child.wait().unwrap().success());
 }
 
+/// stdin and stdout that are files, not pipes: on Unix a pipe is read
+/// and written on the reactor, and anything else on a thread of its own;
+/// the server answers every request either way, and ends at end of input.
+#[test]
+fn requests_from_a_file_are_answered_into_a_file() {
+    let folder = std::env::temp_dir().join(format!("presa-stdio-files-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).unwrap();
+    let (requests, answers) = (folder.join("requests"), folder.join("answers"));
+    let mut input = String::new();
+    for id in 0..50 {
+        input.push_str(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"server/discover","params":{{{META}}}}}"#
+        ));
+        input.push('\n');
+    }
+    std::fs::write(&requests, input).unwrap();
+    let status = Command::new(jobs_binary())
+        .arg("stdio")
+        .stdin(std::fs::File::open(&requests).unwrap())
+        .stdout(std::fs::File::create(&answers).unwrap())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "{status:?}");
+    let written = std::fs::read_to_string(&answers).unwrap();
+    let ids: std::collections::BTreeSet<i64> = written
+        .lines()
+        .map(|line| {
+            serde_json::from_str::<Value>(line).unwrap()["id"]
+                .as_i64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(ids, (0..50).collect(), "{written}");
+    std::fs::remove_dir_all(&folder).unwrap();
+}
+
 /// Waits for the process to exit, for at most `limit`: a guard against a
 /// hang, not a synchronisation.
 fn exit_within(

@@ -6,29 +6,38 @@
 //! shutdown, closes its stdin, waits, then sends SIGTERM, then SIGKILL; on
 //! Windows it closes stdin, waits, then terminates the process.
 //!
-//! The server's stdin and stdout are read and written on two threads of
-//! their own, not on tokio's blocking pool. A read of stdin, or a write to
-//! a stdout that nobody reads, blocks in the operating system and cannot
-//! be cancelled; on the blocking pool it would keep the runtime, and so
-//! the process, from ending. A thread of its own simply ends with the
-//! process, so a server whose peer stopped reading still exits once its
-//! drain period is over.
+//! The server's stdin and stdout are never read or written where a
+//! blocked call could hold the process. A read of stdin, or a write to a
+//! stdout that nobody reads, blocks in the operating system and cannot
+//! be cancelled; on tokio's blocking pool it would keep the runtime, and
+//! so the process, from ending. So, for each of the two:
 //!
-//! When reading stops ([`StopReading`](super::StopReading)), every byte the
-//! thread took from stdin is still delivered, so no request read from the
-//! pipe is lost. On Unix the thread waits for stdin to be readable before
-//! it reads, beside a socket that the stop writes to, so it never sits in
-//! a read the stop cannot end: it hands over what it holds and returns.
-//! Elsewhere (Windows, which cannot wait on a pipe so) it blocks in its
-//! read; the stop then delivers the chunks already handed over, and the
-//! one it is reading, or holding while the channel is full, is lost.
+//! 1. on Unix, a pipe or a socket (what a host gives the server it
+//!    spawns) is made non-blocking and read or written on the reactor
+//!    (`unix/pipe`): nothing blocks, and a request crosses no thread of
+//!    presa's own on its way in or out;
+//! 2. anything else (a terminal, a file, and every stream on Windows) is
+//!    read or written on a thread of its own, which simply ends with the
+//!    process, so a server whose peer stopped reading still exits once
+//!    its drain period is over.
+//!
+//! When reading stops ([`StopReading`](super::StopReading)), every byte
+//! taken from stdin is still delivered, so no request read from the pipe
+//! is lost. On the reactor, reading simply stops. On Unix the thread
+//! waits for stdin to be readable before it reads, beside a socket that
+//! the stop writes to, so it never sits in a read the stop cannot end: it
+//! hands over what it holds and returns. Elsewhere (Windows, which cannot
+//! wait on a pipe so) it blocks in its read; the stop then delivers the
+//! chunks already handed over, and the one it is reading, or holding
+//! while the channel is full, is lost.
 //!
 //! What differs between the two lives in one file for each, behind one
-//! `cfg` apiece: `unix` (waiting on stdin with poll(2), and SIGTERM) and
-//! `windows` (every target that is not Unix: a blocking read that the stop
-//! abandons, and no request to end before the process is terminated).
-//! Both offer the same four items: `Source`, `Readiness`, `delivered` and
-//! `terminate`.
+//! `cfg` apiece: `unix` (pipes on the reactor, waiting on stdin with
+//! poll(2), and SIGTERM) and `windows` (every target that is not Unix: no
+//! stream on the reactor, a blocking read that the stop abandons, and no
+//! request to end before the process is terminated). Both offer the same
+//! six items: `stdin_pipe`, `stdout_pipe`, `Source`, `Readiness`,
+//! `delivered` and `terminate`.
 
 use std::future::Future;
 use std::io::{self, Write};
@@ -51,33 +60,35 @@ use super::{FrameChannel, StopReading};
 #[cfg(unix)]
 mod unix;
 #[cfg(unix)]
-use unix::{Readiness, Source, delivered, terminate};
+use unix::{Readiness, Source, delivered, stdin_pipe, stdout_pipe, terminate};
 #[cfg(not(unix))]
 mod windows;
 #[cfg(not(unix))]
-use windows::{Readiness, Source, delivered, terminate};
+use windows::{Readiness, Source, delivered, stdin_pipe, stdout_pipe, terminate};
 
 /// How much one read of stdin takes at most.
 const READ_CHUNK: usize = 64 * 1024;
 
 /// This process's stdin and stdout as a frame channel, with messages of at
-/// most `max_message_size` bytes each, each on a thread of its own (see the
-/// module docs).
+/// most `max_message_size` bytes each, each on the reactor or on a thread
+/// of its own (see the module docs).
 ///
 /// # Panics
 ///
-/// If the operating system refuses to start the two threads (or, on
-/// Unix, to make the socket pair that wakes the reading one).
+/// If the operating system refuses to start a thread that one of them
+/// needs (or, on Unix, to make the socket pair that wakes the reading
+/// one).
 pub fn stdio(max_message_size: usize) -> FrameChannel {
     let stop = StopReading::default();
-    let reader = threaded_reader(io::stdin(), stop.clone());
-    spawn_io(
-        reader,
-        threaded_writer(io::stdout()),
-        max_message_size,
-        None,
-        stop,
-    )
+    let reader: Box<dyn AsyncRead + Send + Unpin> = match stdin_pipe() {
+        Some(pipe) => Box::new(UntilStopped::new(pipe, &stop)),
+        None => Box::new(threaded_reader(io::stdin(), stop.clone())),
+    };
+    let writer: Box<dyn AsyncWrite + Send + Unpin> = match stdout_pipe() {
+        Some(pipe) => Box::new(pipe),
+        None => Box::new(threaded_writer(io::stdout())),
+    };
+    spawn_io(reader, writer, max_message_size, None, stop)
 }
 
 /// `source` read on a thread of its own, as an async reader that ends

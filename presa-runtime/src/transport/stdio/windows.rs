@@ -2,13 +2,16 @@
 //! Unix: a pipe cannot be waited on there, so the reading thread blocks in
 //! its read, and the stop abandons it, ending the stream with the chunks
 //! already handed over. A child gets no request to end before it is
-//! terminated.
+//! terminated. No standard stream is on the reactor here ([`NoPipe`]).
 
 use std::future::Future;
 use std::io::{self, Read};
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use futures::Stream;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::process::Child;
 use tokio::sync::mpsc;
 
@@ -55,4 +58,43 @@ pub(super) fn delivered(
 /// request, and the next step is TerminateProcess.
 pub(super) fn terminate(_: &Child) -> bool {
     false
+}
+
+/// A standard stream on the reactor: there is none on Windows (tokio reads
+/// no pipe without a thread there), so the type has no value and the
+/// threads always serve.
+pub(super) enum NoPipe {}
+
+/// Never: stdin stays on its thread.
+pub(super) fn stdin_pipe() -> Option<NoPipe> {
+    None
+}
+
+/// Never: stdout stays on its thread.
+pub(super) fn stdout_pipe() -> Option<NoPipe> {
+    None
+}
+
+impl AsyncRead for NoPipe {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        _: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        match *self {}
+    }
+}
+
+impl AsyncWrite for NoPipe {
+    fn poll_write(self: Pin<&mut Self>, _: &mut Context<'_>, _: &[u8]) -> Poll<io::Result<usize>> {
+        match *self {}
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match *self {}
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match *self {}
+    }
 }

@@ -1,6 +1,12 @@
-//! The stdio transport on Unix: the reading thread waits with poll(2) for
-//! stdin or the stop, so it never sits in a read the stop cannot end, and
-//! a child is asked to end with SIGTERM before it is killed.
+//! The stdio transport on Unix: stdin and stdout that are pipes or
+//! sockets are read and written on the reactor (`pipe`); otherwise the
+//! reading thread waits with poll(2) for stdin or the stop, so it never
+//! sits in a read the stop cannot end. A child is asked to end with
+//! SIGTERM before it is killed.
+
+mod pipe;
+
+pub(super) use pipe::{stdin_pipe, stdout_pipe};
 
 use std::io::{self, Read, Write};
 use std::os::fd::AsFd;

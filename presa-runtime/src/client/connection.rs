@@ -6,6 +6,13 @@
 //! request carries (the modern `_meta`, or nothing beside its params in a
 //! legacy session), and which [`ServerMessages`] answers what the server
 //! asks of its own.
+//!
+//! A request with `_meta` stands on its own, so where the transport offers
+//! its server [in place](crate::transport::InPlace) (in process), such a
+//! request is served there, on the caller's task: its answers are read as
+//! they are made, its notifications delivered as the reader would, and
+//! dropping it drops the server's handler, with no notification to send.
+//! Everything else takes the frame channel.
 
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -16,12 +23,14 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use super::error::ClientError;
-use super::routing::{NotificationHandler, Reply, Routes, read_messages};
+use super::routing::{Delivery, NotificationHandler, Reply, Routes, read_messages};
 use super::server_requests::{PingOnly, ServerMessages};
 use super::transport::{ClientTransport, Shutdown};
+use crate::transport::InPlace;
 use crate::util::lock;
 use crate::wire::{
-    JSONRPC_VERSION, Message, Notification, Outcome, RequestId, RequestMeta, notifications,
+    FrameError, JSONRPC_VERSION, Message, Notification, Outcome, RequestId, RequestMeta, Response,
+    notifications,
 };
 
 /// How long a request waits, and what giving up means.
@@ -43,6 +52,10 @@ pub(super) struct Connection {
     pub(super) routes: Arc<Routes>,
     /// What answers the server's own requests.
     pub(super) answers: Arc<dyn ServerMessages>,
+    /// Where the notifications of a request served in place go.
+    delivery: Delivery,
+    /// The server, in place, where the transport offers it.
+    in_place: Option<InPlace>,
     next_id: AtomicI64,
     /// How the connection ends: the spawned server, or the HTTP link's `OnClose`.
     shutdown: Mutex<Option<Shutdown>>,
@@ -62,16 +75,18 @@ impl Connection {
         let ClientTransport { channel, shutdown } = transport;
         let routes = Routes::open();
         let answers = answers(PingOnly::new(channel.outgoing.clone()));
-        tokio::spawn(read_messages(
-            channel.incoming,
-            Arc::clone(&routes),
-            Arc::clone(&answers),
+        let delivery = Delivery {
+            routes: Arc::clone(&routes),
+            answers: Arc::clone(&answers),
             on_notification,
-        ));
+        };
+        tokio::spawn(read_messages(channel.incoming, delivery.clone()));
         Connection {
             outgoing: channel.outgoing,
             routes,
             answers,
+            delivery,
+            in_place: channel.in_place,
             next_id: AtomicI64::new(1),
             shutdown: Mutex::new(shutdown),
         }
@@ -86,6 +101,31 @@ impl Connection {
         meta: Option<&RequestMeta>,
         waiting: Waiting,
     ) -> Result<Value, ClientError> {
+        let response = match (&self.in_place, meta) {
+            (Some(server), Some(meta)) => {
+                self.request_in_place(server, method, params, meta, waiting)
+                    .await?
+            }
+            _ => {
+                self.request_by_frames(method, params, meta, waiting)
+                    .await?
+            }
+        };
+        match response.outcome {
+            Outcome::Result(result) => Ok(result),
+            Outcome::Error(error) => Err(ClientError::Rpc(error)),
+        }
+    }
+
+    /// [`request`](Self::request) over the frame channel: the reader
+    /// brings the response.
+    async fn request_by_frames<P: Serialize + ?Sized>(
+        &self,
+        method: &str,
+        params: &P,
+        meta: Option<&RequestMeta>,
+        waiting: Waiting,
+    ) -> Result<Response, ClientError> {
         let id = self.next_request_id();
         let response = self.routes.await_response(&id);
         let mut unanswered = CancelOnDrop {
@@ -102,10 +142,59 @@ impl Connection {
         };
         let response = response.map_err(|_| ClientError::Closed)??;
         unanswered.id = None;
-        match response.outcome {
-            Outcome::Result(result) => Ok(result),
-            Outcome::Error(error) => Err(ClientError::Rpc(error)),
+        Ok(response)
+    }
+
+    /// [`request`](Self::request) served in place (see the module docs):
+    /// giving up, on the time limit or by dropping this, drops the
+    /// server's handler.
+    async fn request_in_place<P: Serialize + ?Sized>(
+        &self,
+        server: &InPlace,
+        method: &str,
+        params: &P,
+        meta: &RequestMeta,
+        waiting: Waiting,
+    ) -> Result<Response, ClientError> {
+        let id = self.next_request_id();
+        let answers = server.serve(request_line(&id, method, params, Some(meta))?);
+        let answered = self.read_in_place(answers, id);
+        match waiting.limit {
+            Some(limit) => tokio::time::timeout(limit, answered)
+                .await
+                .map_err(|_| ClientError::Timeout(limit))?,
+            None => answered.await,
         }
+    }
+
+    /// Reads the answers of request `id`, served in place, up to its
+    /// response; what comes before it is delivered as the reader would.
+    async fn read_in_place(
+        &self,
+        mut answers: crate::transport::Answers,
+        id: RequestId,
+    ) -> Result<Response, ClientError> {
+        use futures::StreamExt;
+        while let Some(frame) = answers.next().await {
+            match frame.parse::<Message>() {
+                Ok(Message::Response(response)) if response.id.as_ref() == Some(&id) => {
+                    return Ok(response);
+                }
+                Ok(Message::Notification(notification)) => self.delivery.notification(notification),
+                Ok(other) => {
+                    tracing::warn!(?other, %id, "the server answered a request in place with a message of no place there")
+                }
+                Err(FrameError::Response { reason, .. }) => {
+                    return Err(ClientError::InvalidResponse(format!(
+                        "malformed response: {reason}"
+                    )));
+                }
+                Err(e) => tracing::warn!(error = ?e, "unparseable message from the server"),
+            }
+        }
+        Err(ClientError::InvalidResponse(format!(
+            "the server ended request {id}, served in place, without answering it"
+        )))
     }
 
     /// A fresh request id.

@@ -192,16 +192,45 @@ pub(super) fn request_id(value: &Value) -> Option<RequestId> {
     serde_json::from_value(value.clone()).ok()
 }
 
+/// Where what the server sends goes, once read: the routing tables, the
+/// era's answers to the server's own messages, and the user's handler.
+/// The reader delivers through it, and so does a request served in place
+/// (`connection`), for the notifications that come before its response.
+#[derive(Clone)]
+pub(super) struct Delivery {
+    pub(super) routes: Arc<Routes>,
+    pub(super) answers: Arc<dyn ServerMessages>,
+    pub(super) on_notification: Option<NotificationHandler>,
+}
+
+impl Delivery {
+    /// Delivers one message: a response to its waiter, a request to the
+    /// answers, a notification through [`notification`](Self::notification).
+    fn message(&self, message: Message) {
+        match message {
+            Message::Response(response) => self.routes.deliver_response(response),
+            Message::Notification(n) => self.notification(n),
+            Message::Request(request) => self.answers.request(request),
+        }
+    }
+
+    /// Gives a notification to the answers first, then to its stream, and
+    /// what neither takes to the user's handler.
+    pub(super) fn notification(&self, notification: Notification) {
+        let taken = self.answers.notification(notification);
+        if let Some(n) = taken.and_then(|n| self.routes.deliver_to_stream(n)) {
+            match &self.on_notification {
+                Some(handler) => handler(n),
+                None => tracing::debug!(method = n.method, "notification from the server"),
+            }
+        }
+    }
+}
+
 /// Reads the server's messages until it closes its output, delivering each
-/// through `routes`; requests go to `answers`, which sees every
-/// notification first, and notifications no one takes to
-/// `on_notification`.
-pub(super) async fn read_messages(
-    mut incoming: mpsc::Receiver<Inbound>,
-    routes: Arc<Routes>,
-    answers: Arc<dyn ServerMessages>,
-    on_notification: Option<NotificationHandler>,
-) {
+/// through `delivery`.
+pub(super) async fn read_messages(mut incoming: mpsc::Receiver<Inbound>, delivery: Delivery) {
+    let routes = &delivery.routes;
     while let Some(inbound) = incoming.recv().await {
         let frame = match inbound {
             Inbound::Frame(frame) => frame,
@@ -216,17 +245,7 @@ pub(super) async fn read_messages(
             }
         };
         match frame.parse::<Message>() {
-            Ok(Message::Response(response)) => routes.deliver_response(response),
-            Ok(Message::Notification(n)) => {
-                let taken = answers.notification(n);
-                if let Some(n) = taken.and_then(|n| routes.deliver_to_stream(n)) {
-                    match &on_notification {
-                        Some(handler) => handler(n),
-                        None => tracing::debug!(method = n.method, "notification from the server"),
-                    }
-                }
-            }
-            Ok(Message::Request(request)) => answers.request(request),
+            Ok(message) => delivery.message(message),
             Err(FrameError::Response {
                 id: Some(id),
                 reason,
@@ -237,6 +256,6 @@ pub(super) async fn read_messages(
             Err(e) => tracing::warn!(error = ?e, "unparseable message from the server"),
         }
     }
-    answers.closed();
+    delivery.answers.closed();
     routes.close();
 }

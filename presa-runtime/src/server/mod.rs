@@ -70,7 +70,7 @@
 //! | `router`, `builder`, `live` | [`Server`] and [`Server::handle`]; [`ServerBuilder`]; changing a running server |
 //! | `transports/{era, outbox}` | what a connection asks of the era its requests are read in, and where its messages go |
 //! | `legacy/` | legacy sessions, and a session's era on a connection (`legacy/connection`) |
-//! | `transports/{shutdown, signals, connection}` | how serving ends with every request answered, the signals that end a process, [`serve`] and [`in_process`]: a server on a transport |
+//! | `transports/{shutdown, signals, connection, in_process}` | how serving ends with every request answered, the signals that end a process, [`serve`] and [`in_process`]: a server on a transport |
 //! | `http/` | Streamable HTTP (feature `http-server`): a server as an axum endpoint |
 //!
 //! # Legacy sessions
@@ -132,7 +132,8 @@ pub use tools::extract::{Claims, FromContext};
 pub use tools::tool::{
     IntoToolResult, Json, PolicyFn, TaskPolicy, TaskStart, ToolHandler, ToolPolicy, ToolResult,
 };
-pub use transports::connection::{CLOSE_DRAIN, MAX_SUBSCRIPTIONS, in_process, serve, serve_until};
+pub use transports::connection::{CLOSE_DRAIN, MAX_SUBSCRIPTIONS, serve, serve_until};
+pub use transports::in_process::in_process;
 pub use transports::shutdown::FINAL_WRITE;
 
 pub use crate::schema::ToolParam;

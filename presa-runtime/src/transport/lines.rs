@@ -67,6 +67,7 @@ where
         outgoing: FrameSender::writer(out_tx),
         writer: Some(writer),
         stop_reading: Some(stop),
+        in_place: None,
     }
 }
 

@@ -17,10 +17,16 @@
 //! it holds are still delivered, then `incoming` ends, as at end of input.
 //! That is how a server stops without dropping the requests it has taken
 //! from the pipe but not yet parsed.
+//!
+//! In process, a channel may also offer its peer [`InPlace`]: a request
+//! that stands on its own is then served on the caller's task, with no
+//! hand-over at all (see `in_place`).
 
+mod in_place;
 mod lines;
 mod stdio;
 
+pub use in_place::{Answers, InPlace, ServeInPlace};
 pub use lines::{INBOUND_FRAMES, byte_stream};
 pub use stdio::{StdioChild, stdio};
 
@@ -65,6 +71,9 @@ pub struct FrameChannel {
     /// (an in-memory pair), closing `incoming` does the same: what was sent
     /// before is still received, then it ends.
     pub stop_reading: Option<StopReading>,
+    /// The same peer, serving requests that stand on their own in place,
+    /// if it is in this process and can ([`InPlace`]).
+    pub in_place: Option<InPlace>,
 }
 
 /// Tells a transport to read no more from its byte stream. Frames already
@@ -104,12 +113,14 @@ impl FrameChannel {
                 outgoing: FrameSender::peer(a_tx),
                 writer: None,
                 stop_reading: None,
+                in_place: None,
             },
             FrameChannel {
                 incoming: a_rx,
                 outgoing: FrameSender::peer(b_tx),
                 writer: None,
                 stop_reading: None,
+                in_place: None,
             },
         )
     }

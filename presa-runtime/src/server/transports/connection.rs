@@ -165,18 +165,6 @@ impl Drop for Aborting {
     }
 }
 
-/// Starts serving `server` on a new in-process connection on behalf of
-/// `caller`, and returns the client's end. Messages still cross as
-/// serialized frames, through the same connection loop as every other
-/// transport, so behaviour is identical, down to the parse errors.
-///
-/// Must be called inside a tokio runtime.
-pub fn in_process(server: &Server, caller: Caller) -> FrameChannel {
-    let (client_end, server_end) = FrameChannel::pair();
-    tokio::spawn(serve(server.clone(), server_end, caller));
-    client_end
-}
-
 /// Serves `server` over `channel` until the peer closes it.
 ///
 /// Requests still running then get the
@@ -223,6 +211,7 @@ pub async fn serve_until(
         outgoing,
         writer,
         stop_reading,
+        ..
     } = channel;
     let limit = server.max_in_flight();
     let switch = ShutdownSwitch::new(server.drain_period());

@@ -10,9 +10,11 @@
 //! | `era` | what a connection asks of the era its requests are read in; the modern era |
 //! | `outbox` | where a connection's messages go, charged until written |
 //! | `connection` | one transport connection: a tokio task per request, cancellation by id |
+//! | `in_process` | a client in the same process: a connection, and its 2026-07-28 requests served on its own task |
 
 pub(crate) mod connection;
 pub(crate) mod era;
+pub(crate) mod in_process;
 pub(crate) mod outbox;
 pub(crate) mod shutdown;
 pub(crate) mod signals;

@@ -541,7 +541,7 @@ impl RawPeer {
     }
 
     /// Closes the client side.
-    pub fn close(self) -> tokio::sync::mpsc::Receiver<Inbound> {
+    pub fn close(self) -> presa::transport::Incoming {
         self.channel.incoming
     }
 }

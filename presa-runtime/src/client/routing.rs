@@ -21,7 +21,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::error::ClientError;
 use super::server_requests::ServerMessages;
-use crate::transport::Inbound;
+use crate::transport::{Inbound, Incoming};
 use crate::util::lock;
 use crate::wire::{
     FrameError, META_SUBSCRIPTION_ID, Message, Notification, RequestId, Response, notifications,
@@ -229,7 +229,7 @@ impl Delivery {
 
 /// Reads the server's messages until it closes its output, delivering each
 /// through `delivery`.
-pub(super) async fn read_messages(mut incoming: mpsc::Receiver<Inbound>, delivery: Delivery) {
+pub(super) async fn read_messages(mut incoming: Incoming, delivery: Delivery) {
     let routes = &delivery.routes;
     while let Some(inbound) = incoming.recv().await {
         let frame = match inbound {

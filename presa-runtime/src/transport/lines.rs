@@ -3,13 +3,13 @@
 //! Reading uses `tokio_util`'s `LinesCodec` with a maximum length: a line
 //! over the limit is reported once as [`Inbound::Oversized`] and the rest of
 //! it is discarded as it arrives, so an oversized message never grows
-//! memory beyond the limit. At most [`INBOUND_FRAMES`] frames wait between
-//! the reader and whoever takes them, so a consumer that stops taking
-//! frames stops the reading after a few messages, not a few hundred.
+//! memory beyond the limit. The stream is read by whoever takes the frames
+//! ([`Incoming`]), with no task in between, so a consumer that stops taking
+//! frames stops the reading at once.
 //!
 //! Once told to stop ([`StopReading`]), the reader takes nothing more from
 //! the stream: the lines already in its buffer are still delivered, a
-//! partial last line is dropped, and then the channel ends.
+//! partial last line is dropped, and then the frames end.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -22,19 +22,19 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::codec::{Decoder, FramedRead, LinesCodec, LinesCodecError};
 use tokio_util::sync::WaitForCancellationFutureOwned;
 
-use super::{CHANNEL_CAPACITY, FrameChannel, FrameSender, Inbound, Outgoing, StopReading};
+use super::{
+    CHANNEL_CAPACITY, FrameChannel, FrameSender, Inbound, Incoming, Outgoing, StopReading,
+};
 use crate::util::Charge;
-
-/// How many frames read may wait to be taken.
-pub const INBOUND_FRAMES: usize = 4;
 
 /// A write takes the frames queued behind its first only while they keep
 /// it under this many bytes: a bound on the copy that batching makes.
 const WRITE_BATCH: usize = 64 * 1024;
 
 /// Frames `reader` and `writer` as newline-delimited messages of at most
-/// `max_message_size` bytes each. Spawns one reading and one writing task;
-/// the writer closes when every [`FrameSender`] clone is dropped.
+/// `max_message_size` bytes each. `incoming` reads `reader` as its frames
+/// are taken; one task writes, and closes the writer when every
+/// [`FrameSender`] clone is dropped.
 pub fn byte_stream<R, W>(reader: R, writer: W, max_message_size: usize) -> FrameChannel
 where
     R: AsyncRead + Send + Unpin + 'static,
@@ -58,12 +58,11 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let (in_tx, incoming) = mpsc::channel(INBOUND_FRAMES);
     let (out_tx, out_rx) = mpsc::channel(CHANNEL_CAPACITY);
-    tokio::spawn(read_lines(reader, max_message_size, stop.clone(), in_tx));
+    let frames = LineFrames::new(reader, max_message_size, stop.clone());
     let writer = tokio::spawn(write_lines(writer, out_rx, close));
     FrameChannel {
-        incoming,
+        incoming: Incoming::read(frames, stop.clone()),
         outgoing: FrameSender::writer(out_tx),
         writer: Some(writer),
         stop_reading: Some(stop),
@@ -156,30 +155,43 @@ impl Decoder for FrameCodec {
     }
 }
 
-async fn read_lines<R: AsyncRead + Unpin>(
-    reader: R,
-    limit: usize,
-    stop: StopReading,
-    tx: mpsc::Sender<Inbound>,
-) {
-    let codec = FrameCodec {
-        lines: LinesCodec::new_with_max_length(limit),
-        limit,
-        stop,
-    };
-    let mut frames = FramedRead::new(reader, codec);
-    while let Some(frame) = frames.next().await {
-        let inbound = match frame {
-            Ok(Inbound::Frame(line)) if line.trim().is_empty() => continue,
-            Ok(inbound) => inbound,
-            Err(e) => {
-                tracing::debug!(error = %e, "read failed; closing the connection");
-                break;
-            }
+/// The frames of a byte stream, read as they are polled: blank lines are
+/// skipped, and a failed read ends them.
+struct LineFrames<R> {
+    frames: FramedRead<R, FrameCodec>,
+    ended: bool,
+}
+
+impl<R: AsyncRead> LineFrames<R> {
+    fn new(reader: R, limit: usize, stop: StopReading) -> Self {
+        let codec = FrameCodec {
+            lines: LinesCodec::new_with_max_length(limit),
+            limit,
+            stop,
         };
-        if tx.send(inbound).await.is_err() {
-            break;
+        LineFrames {
+            frames: FramedRead::new(reader, codec),
+            ended: false,
         }
+    }
+}
+
+impl<R: AsyncRead + Unpin> futures::Stream for LineFrames<R> {
+    type Item = Inbound;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Inbound>> {
+        while !self.ended {
+            match std::task::ready!(self.frames.poll_next_unpin(cx)) {
+                Some(Ok(Inbound::Frame(line))) if line.trim().is_empty() => {}
+                Some(Ok(inbound)) => return Poll::Ready(Some(inbound)),
+                Some(Err(e)) => {
+                    tracing::debug!(error = %e, "read failed; closing the connection");
+                    self.ended = true;
+                }
+                None => self.ended = true,
+            }
+        }
+        Poll::Ready(None)
     }
 }
 

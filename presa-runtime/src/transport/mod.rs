@@ -23,11 +23,13 @@
 //! hand-over at all (see `in_place`).
 
 mod in_place;
+mod incoming;
 mod lines;
 mod stdio;
 
 pub use in_place::{Answers, InPlace, ServeInPlace};
-pub use lines::{INBOUND_FRAMES, byte_stream};
+pub use incoming::Incoming;
+pub use lines::byte_stream;
 pub use stdio::{StdioChild, stdio};
 
 use tokio::sync::mpsc;
@@ -61,7 +63,7 @@ pub enum Inbound {
 #[derive(Debug)]
 pub struct FrameChannel {
     /// Frames from the peer.
-    pub incoming: mpsc::Receiver<Inbound>,
+    pub incoming: Incoming,
     /// Frames to the peer.
     pub outgoing: FrameSender,
     /// The task writing `outgoing` to a byte stream, if there is one; it
@@ -109,14 +111,14 @@ impl FrameChannel {
         let (b_tx, b_rx) = mpsc::channel(CHANNEL_CAPACITY);
         (
             FrameChannel {
-                incoming: b_rx,
+                incoming: Incoming::channel(b_rx),
                 outgoing: FrameSender::peer(a_tx),
                 writer: None,
                 stop_reading: None,
                 in_place: None,
             },
             FrameChannel {
-                incoming: a_rx,
+                incoming: Incoming::channel(a_rx),
                 outgoing: FrameSender::peer(b_tx),
                 writer: None,
                 stop_reading: None,

@@ -19,7 +19,6 @@ use presa_runtime::client::{Client, ClientBuilder, Era};
 use presa_runtime::transport::{FrameChannel, Inbound};
 use presa_runtime::wire::ElicitResult;
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 use tokio::time::timeout;
 
 pub const TASKS: &str = "io.modelcontextprotocol/tasks";
@@ -53,7 +52,7 @@ impl Peer {
 
     /// A frame the client already sent, if any.
     pub fn try_recv(&mut self) -> Option<Value> {
-        self.channel.incoming.try_recv().ok().map(frame_json)
+        self.channel.incoming.try_recv().map(frame_json)
     }
 
     /// The next frame the client sends before everything goes idle; `None`
@@ -121,7 +120,7 @@ impl Peer {
 
     /// Closes the server's output, keeping its input open: the client still
     /// writes successfully, but no answer will ever arrive.
-    pub fn close_output(self) -> mpsc::Receiver<Inbound> {
+    pub fn close_output(self) -> presa_runtime::transport::Incoming {
         self.channel.incoming
     }
 }

@@ -62,11 +62,7 @@ pub(crate) fn connect(
 
 /// Reads the client's frames until it closes its end, then drops every
 /// request still running and runs `on_close`.
-async fn run(
-    link: Arc<Link>,
-    mut from_client: tokio::sync::mpsc::Receiver<Inbound>,
-    on_close: OnClose,
-) {
+async fn run(link: Arc<Link>, mut from_client: crate::transport::Incoming, on_close: OnClose) {
     while let Some(inbound) = from_client.recv().await {
         let Inbound::Frame(frame) = inbound else {
             continue;

@@ -72,7 +72,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::task::{AbortHandle, JoinSet};
 use tracing::Instrument;
 
@@ -85,7 +85,7 @@ use crate::server::core::reply::{busy_awaiting_answers, invalid_request, server_
 use crate::server::core::stream::ResponseStream;
 use crate::server::legacy::ConnectionSession;
 use crate::server::router::Server;
-use crate::transport::{FrameChannel, FrameSender, Inbound, StopReading};
+use crate::transport::{FrameChannel, FrameSender, Inbound, Incoming, StopReading};
 use crate::util::{BoxFuture, Budget, Charge, lock};
 use crate::wire::{
     FrameError, Message, Method, Notification, Request, RequestId, Response, footprint,
@@ -307,11 +307,7 @@ struct Charged {
 impl Connection {
     /// Serves until the transport's input has ended and everything read is
     /// started or answered, then waits for what runs.
-    async fn run(
-        &mut self,
-        incoming: &mut mpsc::Receiver<Inbound>,
-        mut stop: Pin<&mut impl Future<Output = ()>>,
-    ) {
+    async fn run(&mut self, incoming: &mut Incoming, mut stop: Pin<&mut impl Future<Output = ()>>) {
         while self.step(incoming, stop.as_mut()).await {}
         self.drain().await;
     }
@@ -320,7 +316,7 @@ impl Connection {
     /// ended and nothing is left to start.
     async fn step(
         &mut self,
-        incoming: &mut mpsc::Receiver<Inbound>,
+        incoming: &mut Incoming,
         stop: Pin<&mut impl Future<Output = ()>>,
     ) -> bool {
         if self.ended && self.backlog.is_empty() && self.unpaid.is_none() {

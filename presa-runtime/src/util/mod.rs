@@ -23,6 +23,16 @@ pub(crate) fn random_id<const BYTES: usize>() -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
 }
 
+/// Polls `future` once, in place, on the caller's task: whether it has
+/// finished. A future that answers without waiting is then done with no
+/// task of its own and no wake-up of another thread. A waker that wakes
+/// nothing will do: what is still pending is spawned, and its task's first
+/// poll registers the waker that matters.
+pub(crate) fn finished_in_place(future: &mut BoxFuture<()>) -> bool {
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    future.as_mut().poll(&mut cx).is_ready()
+}
+
 /// Locks `mutex`, recovering the data if a panic poisoned it: every value
 /// guarded in this crate stays consistent between statements, so a panic
 /// elsewhere never leaves it half-written.

@@ -36,7 +36,7 @@ use super::link::TaskLink;
 use super::settings::TaskSettings;
 use super::store::{StoreError, TaskChange, TaskLimits, TaskRecord, TaskStore, TaskWatch};
 use crate::server::core::reply::{internal_error, report_internal};
-use crate::util::{BoxFuture, Charge};
+use crate::util::{BoxFuture, Charge, finished_in_place};
 use crate::wire::{ErrorObject, TaskStatus};
 
 /// Rebuilds the run of a resumable task from its record, tied to the task
@@ -127,11 +127,20 @@ impl Runners {
         )
     }
 
-    /// Runs `run` on its own tokio task, tied to its task through `link`,
-    /// until one of the ends in the module docs. `origin` names the tool
-    /// in logs; the run is traced in a `mcp.task` span with the task id,
-    /// the tool and the owner. `charge` is what the run holds of the
-    /// server's memory budget, given back when it ends.
+    /// Runs `run`, tied to its task through `link`, until one of the ends
+    /// in the module docs. `origin` names the tool in logs; the run is
+    /// traced in a `mcp.task` span with the task id, the tool and the
+    /// owner. `charge` is what the run holds of the server's memory
+    /// budget, given back when it ends.
+    ///
+    /// Its first step runs in place, on the caller's task, as a request's
+    /// does on its connection: a handler that ends without waiting is
+    /// recorded before the call that created its task is answered, with
+    /// no tokio task and no wake-up of another thread; one that waits
+    /// goes on on a tokio task of its own. (Spawned at once instead, it
+    /// would wait in the caller's worker, behind whatever the caller does
+    /// next: a client served in place that polls `tasks/get` straight
+    /// away would hold it there.)
     pub fn spawn(
         &self,
         link: TaskLink,
@@ -147,7 +156,10 @@ impl Runners {
             let _charge = charge;
             runners.follow(link, origin, run).await;
         };
-        tokio::spawn(runner.instrument(span));
+        let mut runner: BoxFuture<()> = Box::pin(runner.instrument(span));
+        if !finished_in_place(&mut runner) {
+            tokio::spawn(runner);
+        }
     }
 
     async fn follow(&self, link: TaskLink, origin: String, run: BoxFuture<TaskEnd>) {

@@ -86,7 +86,7 @@ use crate::server::core::stream::ResponseStream;
 use crate::server::legacy::ConnectionSession;
 use crate::server::router::Server;
 use crate::transport::{FrameChannel, FrameSender, Inbound, Incoming, StopReading};
-use crate::util::{BoxFuture, Budget, Charge, lock};
+use crate::util::{BoxFuture, Budget, Charge, finished_in_place, lock};
 use crate::wire::{
     FrameError, Message, Method, Notification, Request, RequestId, Response, footprint,
     notifications, strict,
@@ -633,14 +633,6 @@ fn answer(mut stream: ResponseStream, outbox: Outbox) -> BoxFuture<()> {
             }
         }
     })
-}
-
-/// Polls `answering` once, in place (see the module docs): whether it has
-/// finished. A waker that wakes nothing will do: what is still pending
-/// moves to a task, whose first poll registers the waker that matters.
-fn finished_in_place(answering: &mut BoxFuture<()>) -> bool {
-    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    answering.as_mut().poll(&mut cx).is_ready()
 }
 
 /// What a parsed request holds: its parsed params, its method and id.

@@ -11,10 +11,11 @@ use std::time::Duration;
 
 use common::{fixture, fixture_with, meta};
 use futures::StreamExt;
-use presa::client::{Client, ClientError, Era};
+use presa::client::{AwaitOptions, Client, ClientError, Era, SubscriptionEvent};
 use presa::prelude::*;
 use presa::server::MAX_SUBSCRIPTIONS;
 use presa::transport::InPlace;
+use presa::wire::SubscriptionFilter;
 use serde_json::{Value, json};
 
 /// How long to wait for what must not come (virtual time).
@@ -192,4 +193,55 @@ async fn subscriptions_past_the_limit_are_refused_busy() {
     let mut again = server.serve(listen(MAX_SUBSCRIPTIONS + 1));
     let ack: Value = serde_json::from_str(&again.next().await.unwrap()).unwrap();
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+}
+
+/// Served in place, a subscription needs no other task to run: opened,
+/// acknowledged and told of a change each in one poll of the client's own
+/// future, where frames would wait for the server's task and the reader's.
+#[tokio::test]
+async fn a_subscription_in_process_is_served_in_place() {
+    use futures::FutureExt;
+    let server = Server::builder("tasks", "1").tool(WhichTaskTool).build();
+    let client = Client::builder().connect(in_process(&server, Caller::anonymous()));
+    // The first request settles the era; from then on, every one is modern.
+    client.list_tools().await.unwrap();
+    let filter = SubscriptionFilter::new().tools_list_changed();
+    let mut subscription = client
+        .listen(filter.clone())
+        .now_or_never()
+        .expect("acknowledged in place, in one poll")
+        .unwrap();
+    assert_eq!(subscription.acknowledged(), &filter);
+    server.remove_tool("which_task");
+    let event = subscription.next().now_or_never();
+    assert_eq!(event, Some(Some(SubscriptionEvent::ToolsListChanged)));
+    // Nothing more: the stream waits, still open.
+    assert_eq!(subscription.next().now_or_never(), None);
+    assert!(subscription.end().is_none());
+}
+
+/// A task listened to in process is followed in place to its end: a
+/// handler that ends without waiting has ended by the time its task is
+/// created, and the stream says so at once.
+#[tokio::test]
+async fn a_task_listened_to_in_process_is_followed_in_place() {
+    use futures::FutureExt;
+    let f = fixture();
+    let client = Client::builder()
+        .tasks(true)
+        .connect(in_process(&f.server, Caller::anonymous()));
+    client.list_tools().await.unwrap();
+    let outcome = client
+        .call_tool("long_job", json!({}))
+        .now_or_never()
+        .expect("created in place, in one poll")
+        .unwrap();
+    let task = outcome.task().expect("a task").clone();
+    let options = AwaitOptions::default().listen(true);
+    let result = client
+        .await_task(&task, options)
+        .now_or_never()
+        .expect("followed to its end in place, in one poll")
+        .unwrap();
+    assert_eq!(result.text(), Some("done"));
 }

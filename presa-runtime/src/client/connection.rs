@@ -26,7 +26,7 @@ use super::error::ClientError;
 use super::routing::{Delivery, NotificationHandler, Reply, Routes, read_messages};
 use super::server_requests::{PingOnly, ServerMessages};
 use super::transport::{ClientTransport, Shutdown};
-use crate::transport::InPlace;
+use crate::transport::{Answers, InPlace};
 use crate::util::lock;
 use crate::wire::{
     FrameError, JSONRPC_VERSION, Message, Notification, Outcome, RequestId, RequestMeta, Response,
@@ -157,7 +157,7 @@ impl Connection {
         waiting: Waiting,
     ) -> Result<Response, ClientError> {
         let id = self.next_request_id();
-        let answers = server.serve(request_line(&id, method, params, Some(meta))?);
+        let answers = self.serve_in_place(server, &id, method, params, meta)?;
         let answered = self.read_in_place(answers, id);
         match waiting.limit {
             Some(limit) => tokio::time::timeout(limit, answered)
@@ -167,34 +167,47 @@ impl Connection {
         }
     }
 
+    /// The server in place, where the transport offers it.
+    pub(super) fn in_place(&self) -> Option<&InPlace> {
+        self.in_place.as_ref()
+    }
+
+    /// Hands request `id` to `server`, in place; its answers, made as
+    /// they are polled.
+    pub(super) fn serve_in_place<P: Serialize + ?Sized>(
+        &self,
+        server: &InPlace,
+        id: &RequestId,
+        method: &str,
+        params: &P,
+        meta: &RequestMeta,
+    ) -> Result<Answers, ClientError> {
+        Ok(server.serve(request_line(id, method, params, Some(meta))?))
+    }
+
     /// Reads the answers of request `id`, served in place, up to its
     /// response; what comes before it is delivered as the reader would.
     async fn read_in_place(
         &self,
-        mut answers: crate::transport::Answers,
+        mut answers: Answers,
         id: RequestId,
     ) -> Result<Response, ClientError> {
         use futures::StreamExt;
         while let Some(frame) = answers.next().await {
-            match frame.parse::<Message>() {
-                Ok(Message::Response(response)) if response.id.as_ref() == Some(&id) => {
-                    return Ok(response);
-                }
-                Ok(Message::Notification(notification)) => self.delivery.notification(notification),
-                Ok(other) => {
-                    tracing::warn!(?other, %id, "the server answered a request in place with a message of no place there")
-                }
-                Err(FrameError::Response { reason, .. }) => {
-                    return Err(ClientError::InvalidResponse(format!(
-                        "malformed response: {reason}"
-                    )));
-                }
-                Err(e) => tracing::warn!(error = ?e, "unparseable message from the server"),
+            match answer_in_place(&frame, &id) {
+                Some(AnswerInPlace::Response(response)) => return Ok(response),
+                Some(AnswerInPlace::Notification(notification)) => self.deliver(notification),
+                Some(AnswerInPlace::Malformed(error)) => return Err(error),
+                None => {}
             }
         }
-        Err(ClientError::InvalidResponse(format!(
-            "the server ended request {id}, served in place, without answering it"
-        )))
+        Err(unanswered_in_place(&id))
+    }
+
+    /// Delivers `notification` as the reader would: to the answers of the
+    /// server's requests, to its stream, or to the user's handler.
+    pub(super) fn deliver(&self, notification: Notification) {
+        self.delivery.notification(notification);
     }
 
     /// A fresh request id.
@@ -300,6 +313,47 @@ impl Drop for CancelOnDrop<'_> {
             None => {}
         }
     }
+}
+
+/// One frame of the answers of a request served in place, as its reader
+/// takes it.
+pub(super) enum AnswerInPlace {
+    /// The response that ends the request.
+    Response(Response),
+    /// A notification sent on the request's stream.
+    Notification(Notification),
+    /// A response that cannot be read: the request's end, as an error.
+    Malformed(ClientError),
+}
+
+/// What `frame`, one of the answers of request `id` served in place, is to
+/// its reader; `None` for a frame it can only log.
+pub(super) fn answer_in_place(frame: &str, id: &RequestId) -> Option<AnswerInPlace> {
+    match frame.parse::<Message>() {
+        Ok(Message::Response(response)) if response.id.as_ref() == Some(id) => {
+            Some(AnswerInPlace::Response(response))
+        }
+        Ok(Message::Notification(notification)) => Some(AnswerInPlace::Notification(notification)),
+        Ok(other) => {
+            tracing::warn!(?other, %id, "the server answered a request in place with a message of no place there");
+            None
+        }
+        Err(FrameError::Response { reason, .. }) => Some(AnswerInPlace::Malformed(
+            ClientError::InvalidResponse(format!("malformed response: {reason}")),
+        )),
+        Err(e) => {
+            tracing::warn!(error = ?e, "unparseable message from the server");
+            None
+        }
+    }
+}
+
+/// Why request `id`, served in place, has no response: its answers ended
+/// without one.
+pub(super) fn unanswered_in_place(id: &RequestId) -> ClientError {
+    ClientError::InvalidResponse(format!(
+        "the server ended request {id}, served in place, without answering it"
+    ))
 }
 
 /// A request as sent, borrowing its params instead of copying them.

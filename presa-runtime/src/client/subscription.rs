@@ -19,6 +19,12 @@
 //! Only a stream the client itself gives up on, by dropping it while the
 //! server still considers it open, is cancelled from this side.
 //!
+//! Where the transport offers the server in place (in process), the stream
+//! is served there, as every 2026-07-28 request is: its notifications and
+//! its response are read from the request's own answers, under the same
+//! rules, with no routing; dropping it drops the server's stream, with no
+//! notification to send.
+//!
 //! A legacy server has no `subscriptions/listen`: it sends the same
 //! notifications on the session. A *session* stream (its state and its
 //! reading are `legacy::listen`'s) takes those its granted filter wants,
@@ -30,11 +36,12 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use super::connection::Connection;
+use super::connection::{AnswerInPlace, Connection, answer_in_place, unanswered_in_place};
 use super::error::ClientError;
 use super::protocol::Protocol;
 use super::result::expect_complete;
-use super::routing::{Reply, cancelled_request};
+use super::routing::{Reply, cancelled_request, stream_of};
+use crate::transport::Answers;
 use crate::wire::{
     AcknowledgedParams, DetailedTask, ListenParams, Method, Notification, Outcome, RequestId,
     ResourceUpdatedParams, SubscriptionFilter, notifications, strict,
@@ -87,7 +94,6 @@ pub struct Subscription {
     pub(super) connection: Arc<Connection>,
     pub(super) id: RequestId,
     pub(super) acknowledged: SubscriptionFilter,
-    pub(super) notifications: mpsc::Receiver<Notification>,
     pub(super) state: StreamState,
 }
 
@@ -101,8 +107,17 @@ pub struct TaskSubscription {
 
 /// Whether the stream still runs.
 pub(super) enum StreamState {
-    /// The server streams; the receiver gets the listen request's response.
-    Open(oneshot::Receiver<Reply>),
+    /// The server streams: the connection routes the stream's
+    /// notifications to the first receiver, and the listen request's
+    /// response to the second.
+    Open {
+        notifications: mpsc::Receiver<Notification>,
+        response: oneshot::Receiver<Reply>,
+    },
+    /// The server streams in place (see the connection's module docs):
+    /// the stream's notifications, then the response, are made as they
+    /// are read here, and dropping them ends the stream on the server.
+    InPlace(Answers),
     /// The stream ended; nothing remains to cancel.
     Ended(SubscriptionEnd),
     /// A legacy session's notifications flow.
@@ -185,20 +200,33 @@ impl Subscription {
         limit: Option<std::time::Duration>,
     ) -> Result<Subscription, ClientError> {
         let id = connection.next_request_id();
-        let (notifications, response) = connection.open_stream(&id);
+        let method = Method::SubscriptionsListen.as_str();
+        let state = match connection.in_place() {
+            Some(server) => {
+                let answers = connection.serve_in_place(server, &id, method, params, &meta)?;
+                StreamState::InPlace(answers)
+            }
+            None => {
+                let (notifications, response) = connection.open_stream(&id);
+                StreamState::Open {
+                    notifications,
+                    response,
+                }
+            }
+        };
         // From here on, dropping the subscription (a timeout, an error
         // below) cancels the request.
         let mut subscription = Subscription {
             connection: Arc::clone(connection),
             id,
             acknowledged: SubscriptionFilter::default(),
-            notifications,
-            state: StreamState::Open(response),
+            state,
         };
-        let method = Method::SubscriptionsListen.as_str();
-        connection
-            .send_request(&subscription.id, method, params, Some(&meta))
-            .await?;
+        if let StreamState::Open { .. } = subscription.state {
+            connection
+                .send_request(&subscription.id, method, params, Some(&meta))
+                .await?;
+        }
         let ack = match limit {
             Some(limit) => tokio::time::timeout(limit, subscription.acknowledgement())
                 .await
@@ -276,34 +304,70 @@ impl Subscription {
     /// `None` once the stream ended. Notifications that arrived before the
     /// response that ends the stream come first.
     async fn next_notification(&mut self) -> Option<Notification> {
-        let response = match &mut self.state {
-            StreamState::Open(response) => response,
+        let end = match &mut self.state {
+            StreamState::Open {
+                notifications,
+                response,
+            } => tokio::select! {
+                biased;
+                Some(n) = notifications.recv() => {
+                    if !is_teardown_of(&self.id, &n) {
+                        return Some(n);
+                    }
+                    // A response may still follow (the server should have
+                    // sent it first); it ends nothing more, so stop waiting
+                    // for it.
+                    self.connection.forget(&self.id);
+                    SubscriptionEnd::CancelledByServer
+                }
+                reply = response => end_of(reply),
+            },
+            StreamState::InPlace(answers) => {
+                match next_in_place(&self.connection, &self.id, answers).await {
+                    Ok(n) => return Some(n),
+                    Err(end) => end,
+                }
+            }
             StreamState::Ended(_) => return None,
             StreamState::Session(session) => {
-                let next = session.next(&mut self.notifications).await;
+                let next = session.next().await;
                 if next.is_none() {
                     self.state = StreamState::Ended(SubscriptionEnd::Failed(ClientError::Closed));
                 }
                 return next;
             }
         };
-        let end = tokio::select! {
-            biased;
-            Some(n) = self.notifications.recv() => {
-                if !is_teardown_of(&self.id, &n) {
-                    return Some(n);
-                }
-                // A response may still follow (the server should have sent
-                // it first); it ends nothing more, so stop waiting for it.
-                self.connection.forget(&self.id);
-                SubscriptionEnd::CancelledByServer
-            }
-            reply = response => end_of(reply),
-        };
         tracing::debug!(id = %self.id, ?end, "subscription ended");
         self.state = StreamState::Ended(end);
         None
     }
+}
+
+/// The next notification of stream `id`, served in place, from its
+/// `answers`, or how the stream ended: the rules of the module docs, with
+/// the answers in place of the connection's routing. A notification of no
+/// concern to the stream is delivered as the reader would deliver it.
+async fn next_in_place(
+    connection: &Connection,
+    id: &RequestId,
+    answers: &mut Answers,
+) -> Result<Notification, SubscriptionEnd> {
+    use futures::StreamExt;
+    while let Some(frame) = answers.next().await {
+        match answer_in_place(&frame, id) {
+            Some(AnswerInPlace::Notification(n)) if is_teardown_of(id, &n) => {
+                return Err(SubscriptionEnd::CancelledByServer);
+            }
+            Some(AnswerInPlace::Notification(n)) if stream_of(&n).as_ref() == Some(id) => {
+                return Ok(n);
+            }
+            Some(AnswerInPlace::Notification(n)) => connection.deliver(n),
+            Some(AnswerInPlace::Response(response)) => return Err(end_of(Ok(Ok(response)))),
+            Some(AnswerInPlace::Malformed(error)) => return Err(SubscriptionEnd::Failed(error)),
+            None => {}
+        }
+    }
+    Err(SubscriptionEnd::Failed(unanswered_in_place(id)))
 }
 
 /// What `notification` reports; `None` for a notification this client does
@@ -357,7 +421,7 @@ impl Drop for Subscription {
     /// unsubscribes from its resources instead (as its state drops).
     fn drop(&mut self) {
         self.connection.close_stream(&self.id);
-        if let StreamState::Open(_) = &self.state {
+        if let StreamState::Open { .. } = &self.state {
             self.connection.abandon(self.id.clone());
         }
     }

@@ -85,13 +85,13 @@ fn over_session(
         connection: Arc::clone(connection),
         streams,
         id: id.clone(),
+        notifications,
         subscribed: Vec::new(),
     };
     Subscription {
         connection: Arc::clone(connection),
         id,
         acknowledged: granted,
-        notifications,
         state: StreamState::Session(state),
     }
 }

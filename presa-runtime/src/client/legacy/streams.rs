@@ -135,18 +135,17 @@ pub(crate) struct SessionStream {
     pub connection: Arc<Connection>,
     pub streams: Arc<SessionStreams>,
     pub id: RequestId,
+    /// What the session routes to this stream.
+    pub notifications: mpsc::Receiver<Notification>,
     pub subscribed: Vec<String>,
 }
 
 impl SessionStream {
     /// The next notification of the stream, a task's status read as the
     /// modern task state; `None` once the connection closed.
-    pub async fn next(
-        &mut self,
-        notifications: &mut mpsc::Receiver<Notification>,
-    ) -> Option<Notification> {
+    pub async fn next(&mut self) -> Option<Notification> {
         loop {
-            let Some(next) = notifications.recv().await else {
+            let Some(next) = self.notifications.recv().await else {
                 // The connection is gone: nothing to unsubscribe from.
                 self.subscribed.clear();
                 return None;

@@ -191,7 +191,17 @@ impl Stream for ResponseStream {
                         this.notifications = None;
                         ending
                     }
-                    _ => return Poll::Pending,
+                    // What the handler sent before it waited is ready
+                    // now: delivered in this poll, not after a wake-up.
+                    _ => {
+                        return match &mut this.notifications {
+                            Some(rx) => match rx.poll_recv(cx) {
+                                Poll::Ready(Some(message)) => Poll::Ready(Some(message)),
+                                _ => Poll::Pending,
+                            },
+                            None => Poll::Pending,
+                        };
+                    }
                 },
             };
             this.pending = None;

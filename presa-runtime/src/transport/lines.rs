@@ -17,24 +17,19 @@ use std::task::{Context, Poll};
 
 use bytes::BytesMut;
 use futures::StreamExt;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
-use tokio::sync::{mpsc, oneshot};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::sync::oneshot;
 use tokio_util::codec::{Decoder, FramedRead, LinesCodec, LinesCodecError};
 use tokio_util::sync::WaitForCancellationFutureOwned;
 
-use super::{
-    CHANNEL_CAPACITY, FrameChannel, FrameSender, Inbound, Incoming, Outgoing, StopReading,
-};
-use crate::util::Charge;
-
-/// A write takes the frames queued behind its first only while they keep
-/// it under this many bytes: a bound on the copy that batching makes.
-const WRITE_BATCH: usize = 64 * 1024;
+use super::writing::write_lines;
+use super::{FrameChannel, FrameSender, Inbound, Incoming, StopReading};
 
 /// Frames `reader` and `writer` as newline-delimited messages of at most
 /// `max_message_size` bytes each. `incoming` reads `reader` as its frames
-/// are taken; one task writes, and closes the writer when every
-/// [`FrameSender`] clone is dropped.
+/// are taken; a sender writes its frame itself while the writer is idle,
+/// and a task while it is busy (see `writing`), which closes the writer
+/// when every [`FrameSender`] clone is dropped.
 pub fn byte_stream<R, W>(reader: R, writer: W, max_message_size: usize) -> FrameChannel
 where
     R: AsyncRead + Send + Unpin + 'static,
@@ -58,12 +53,11 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let (out_tx, out_rx) = mpsc::channel(CHANNEL_CAPACITY);
     let frames = LineFrames::new(reader, max_message_size, stop.clone());
-    let writer = tokio::spawn(write_lines(writer, out_rx, close));
+    let (sender, writer) = write_lines(writer, close);
     FrameChannel {
         incoming: Incoming::read(frames, stop.clone()),
-        outgoing: FrameSender::writer(out_tx),
+        outgoing: FrameSender::stream(sender),
         writer: Some(writer),
         stop_reading: Some(stop),
         in_place: None,
@@ -195,91 +189,10 @@ impl<R: AsyncRead + Unpin> futures::Stream for LineFrames<R> {
     }
 }
 
-async fn write_lines<W: AsyncWrite + Unpin>(
-    mut writer: W,
-    mut rx: mpsc::Receiver<Outgoing>,
-    close: Option<oneshot::Receiver<()>>,
-) {
-    let closed = async {
-        match close {
-            Some(signal) => {
-                let _ = signal.await;
-            }
-            None => std::future::pending().await,
-        }
-    };
-    tokio::pin!(closed);
-    let mut next = None;
-    loop {
-        let frame = match next.take() {
-            Some(frame) => Some(frame),
-            None => tokio::select! {
-                frame = rx.recv() => frame,
-                () = &mut closed => None,
-            },
-        };
-        let Some(first) = frame else {
-            break;
-        };
-        let (batch, left) = Batch::after(first, &mut rx);
-        next = left;
-        if writer.write_all(batch.lines.as_bytes()).await.is_err() || writer.flush().await.is_err()
-        {
-            break;
-        }
-        // The charges are given back once the frames are written.
-        drop(batch);
-    }
-    let _ = writer.shutdown().await;
-}
-
-/// Frames written with one write: the first, and those already queued
-/// behind it that keep the batch under [`WRITE_BATCH`] bytes, each with
-/// its line end.
-struct Batch {
-    lines: String,
-    /// What the frames hold of a memory budget until written: the
-    /// first's, and the others' (no allocation for a frame alone).
-    _charges: (Charge, Vec<Charge>),
-}
-
-impl Batch {
-    /// `first`, in its own buffer, and what `rx` holds at once after it
-    /// while it fits: under load, one write and one flush carry many
-    /// answers, a frame alone is written without a copy, and the copy
-    /// batching makes stays under [`WRITE_BATCH`]. Also the frame taken
-    /// that did not fit, to write next.
-    fn after(first: Outgoing, rx: &mut mpsc::Receiver<Outgoing>) -> (Batch, Option<Outgoing>) {
-        let Outgoing {
-            frame: mut lines,
-            charge,
-        } = first;
-        lines.push('\n');
-        let mut rest = Vec::new();
-        let mut left = None;
-        while lines.len() < WRITE_BATCH
-            && let Ok(queued) = rx.try_recv()
-        {
-            if lines.len() + queued.frame.len() >= WRITE_BATCH {
-                left = Some(queued);
-                break;
-            }
-            lines.push_str(&queued.frame);
-            lines.push('\n');
-            rest.push(queued.charge);
-        }
-        let batch = Batch {
-            lines,
-            _charges: (charge, rest),
-        };
-        (batch, left)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tokio::io::AsyncReadExt;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     #[tokio::test]
     async fn oversized_lines_are_reported_and_skipped() {
@@ -309,29 +222,6 @@ mod tests {
         assert_eq!(&buf, b"{}\n");
         drop(peer);
         assert_eq!(channel.incoming.recv().await, None);
-    }
-
-    /// Frames queued together are written in order, each on its line,
-    /// whether they share a write or one is too big to.
-    #[tokio::test]
-    async fn queued_frames_are_written_in_order() {
-        let (mut peer, ours) = tokio::io::duplex(4 * WRITE_BATCH);
-        let (r, w) = tokio::io::split(ours);
-        let channel = byte_stream(r, w, 64);
-        let frames = [
-            "a".to_owned(),
-            "x".repeat(WRITE_BATCH),
-            "b".into(),
-            "c".into(),
-        ];
-        // The writer first runs once all four are queued.
-        for frame in &frames {
-            channel.outgoing.send(frame.clone()).await.unwrap();
-        }
-        let expected: String = frames.iter().map(|frame| format!("{frame}\n")).collect();
-        let mut written = vec![0u8; expected.len()];
-        peer.read_exact(&mut written).await.unwrap();
-        assert_eq!(written, expected.as_bytes());
     }
 
     /// Stopped, the reader still delivers the lines it has read, drops the

@@ -26,11 +26,14 @@ mod in_place;
 mod incoming;
 mod lines;
 mod stdio;
+mod writing;
 
 pub use in_place::{Answers, InPlace, ServeInPlace};
 pub use incoming::Incoming;
 pub use lines::byte_stream;
 pub use stdio::{StdioChild, stdio};
+
+use writing::{Outgoing, SendNow, StreamSender};
 
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -66,8 +69,10 @@ pub struct FrameChannel {
     pub incoming: Incoming,
     /// Frames to the peer.
     pub outgoing: FrameSender,
-    /// The task writing `outgoing` to a byte stream, if there is one; it
-    /// ends once every sender is dropped and what they queued is written.
+    /// The task that writes `outgoing` to a byte stream while the stream
+    /// is busy (a sender writes an idle one itself), if there is one; it
+    /// ends, with the stream shut, once every sender is dropped and what
+    /// they sent is written.
     pub writer: Option<JoinHandle<()>>,
     /// Stops the reading of a byte stream, if there is one. Without it
     /// (an in-memory pair), closing `incoming` does the same: what was sent
@@ -140,15 +145,9 @@ enum Route {
     /// Straight into the peer's inbox: the two ends of an in-memory pair,
     /// with no task in between.
     Peer(mpsc::Sender<Inbound>),
-    /// To the task that writes frames to a byte stream.
-    Writer(mpsc::Sender<Outgoing>),
-}
-
-/// A frame on its way to the writer, with what it holds of a memory
-/// budget until it is written.
-pub(crate) struct Outgoing {
-    pub frame: String,
-    pub charge: Charge,
+    /// To a byte stream: in place while it is idle, through its writer
+    /// task while it is busy (`writing`).
+    Stream(StreamSender),
 }
 
 /// The peer has closed the connection.
@@ -163,9 +162,9 @@ impl FrameSender {
         }
     }
 
-    pub(crate) fn writer(frames: mpsc::Sender<Outgoing>) -> Self {
+    fn stream(sender: StreamSender) -> Self {
         FrameSender {
-            route: Route::Writer(frames),
+            route: Route::Stream(sender),
         }
     }
 
@@ -177,11 +176,10 @@ impl FrameSender {
     /// Sends one frame that holds `charge` until it is written to the
     /// byte stream (or, on an in-memory pair, until the peer has it).
     pub(crate) async fn send_charged(&self, frame: String, charge: Charge) -> Result<(), Closed> {
-        let sent = match &self.route {
-            Route::Peer(inbox) => inbox.send(Inbound::Frame(frame)).await.is_ok(),
-            Route::Writer(frames) => frames.send(Outgoing { frame, charge }).await.is_ok(),
-        };
-        sent.then_some(()).ok_or(Closed)
+        match &self.route {
+            Route::Peer(inbox) => inbox.send(Inbound::Frame(frame)).await.map_err(|_| Closed),
+            Route::Stream(stream) => stream.send(frame, charge).await,
+        }
     }
 
     /// Sends one frame without waiting: at once when the channel has room,
@@ -190,42 +188,35 @@ impl FrameSender {
     /// cannot wait, such as a `Drop` impl. Outside a runtime, a frame that
     /// does not fit at once is dropped.
     pub fn send_detached(&self, frame: String) {
-        match self.try_reserve() {
-            Ok(slot) => slot.send(frame),
-            Err(mpsc::error::TrySendError::Closed(())) => {}
-            Err(mpsc::error::TrySendError::Full(())) => {
-                let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-                    tracing::debug!("no runtime to send a frame from later; dropping it");
-                    return;
-                };
-                let sender = self.clone();
-                runtime.spawn(async move { sender.send(frame).await });
-            }
-        }
+        let Some(frame) = self.try_send(frame) else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            tracing::debug!("no runtime to send a frame from later; dropping it");
+            return;
+        };
+        let sender = self.clone();
+        runtime.spawn(async move { sender.send(frame).await });
     }
 
-    fn try_reserve(&self) -> Result<Slot<'_>, mpsc::error::TrySendError<()>> {
+    /// Sends `frame` if that needs no wait; hands it back when the channel
+    /// is full. A closed channel takes it, to drop it.
+    fn try_send(&self, frame: String) -> Option<String> {
         match &self.route {
-            Route::Peer(inbox) => inbox.try_reserve().map(Slot::Peer),
-            Route::Writer(frames) => frames.try_reserve().map(Slot::Writer),
-        }
-    }
-}
-
-/// Room for one frame, reserved on either route.
-enum Slot<'a> {
-    Peer(mpsc::Permit<'a, Inbound>),
-    Writer(mpsc::Permit<'a, Outgoing>),
-}
-
-impl Slot<'_> {
-    fn send(self, frame: String) {
-        match self {
-            Slot::Peer(slot) => slot.send(Inbound::Frame(frame)),
-            Slot::Writer(slot) => slot.send(Outgoing {
-                frame,
-                charge: Charge::none(),
-            }),
+            Route::Peer(inbox) => match inbox.try_send(Inbound::Frame(frame)) {
+                Err(mpsc::error::TrySendError::Full(Inbound::Frame(frame))) => Some(frame),
+                _ => None,
+            },
+            Route::Stream(stream) => {
+                let outgoing = Outgoing {
+                    frame,
+                    charge: Charge::none(),
+                };
+                match stream.try_send(outgoing) {
+                    Err(SendNow::Full(outgoing)) => Some(outgoing.frame),
+                    _ => None,
+                }
+            }
         }
     }
 }

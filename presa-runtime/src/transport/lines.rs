@@ -23,7 +23,7 @@ use tokio_util::codec::{Decoder, FramedRead, LinesCodec, LinesCodecError};
 use tokio_util::sync::WaitForCancellationFutureOwned;
 
 use super::writing::write_lines;
-use super::{FrameChannel, FrameSender, Inbound, Incoming, StopReading};
+use super::{CHANNEL_CAPACITY, FrameChannel, FrameSender, Inbound, Incoming, StopReading};
 
 /// Frames `reader` and `writer` as newline-delimited messages of at most
 /// `max_message_size` bytes each. `incoming` reads `reader` as its frames
@@ -54,7 +54,7 @@ where
     W: AsyncWrite + Send + Unpin + 'static,
 {
     let frames = LineFrames::new(reader, max_message_size, stop.clone());
-    let (sender, writer) = write_lines(writer, close);
+    let (sender, writer) = write_lines(writer, CHANNEL_CAPACITY, close);
     FrameChannel {
         incoming: Incoming::read(frames, stop.clone()),
         outgoing: FrameSender::stream(sender),

@@ -22,12 +22,14 @@
 //! that stands on its own is then served on the caller's task, with no
 //! hand-over at all (see `in_place`).
 
+mod closed;
 mod in_place;
 mod incoming;
 mod lines;
 mod stdio;
 mod writing;
 
+pub use closed::Closed;
 pub use in_place::{Answers, InPlace, ServeInPlace};
 pub use incoming::Incoming;
 pub use lines::byte_stream;
@@ -149,11 +151,6 @@ enum Route {
     /// task while it is busy (`writing`).
     Stream(StreamSender),
 }
-
-/// The peer has closed the connection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("the connection is closed")]
-pub struct Closed;
 
 impl FrameSender {
     fn peer(inbox: mpsc::Sender<Inbound>) -> Self {

@@ -15,8 +15,8 @@
 //!    once, under that lock, with a waker that wakes nothing. A stream
 //!    that would block goes to the writer task, with the rest of the
 //!    frame, and the task waits for the stream as a writer must;
-//! 3. while the task holds the stream, frames queue behind it, at most
-//!    [`CHANNEL_CAPACITY`], then senders wait for room; the task writes
+//! 3. while the task holds the stream, frames queue behind it, up to the
+//!    capacity the stream was made with, then senders wait for room; the task writes
 //!    what is queued in batches of up to [`WRITE_BATCH`] bytes, one write
 //!    and one flush each, and gives the stream back once the queue is
 //!    empty;
@@ -36,7 +36,7 @@ use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Notify, mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-use super::{CHANNEL_CAPACITY, Closed};
+use super::closed::Closed;
 use crate::util::{Charge, lock};
 
 /// A write takes the frames queued behind its first only while they keep
@@ -96,9 +96,11 @@ impl std::fmt::Debug for StreamSender {
 
 /// Writes frames to `writer`, each with its line end, as the module docs
 /// say: the senders, and the task that writes while the stream is busy
-/// and shuts it at the end (rule 5), or once `close` fires.
+/// and shuts it at the end (rule 5), or once `close` fires. Up to
+/// `capacity` frames wait behind a busy stream (rule 3).
 pub(crate) fn write_lines<W>(
     writer: W,
+    capacity: usize,
     close: Option<oneshot::Receiver<()>>,
 ) -> (StreamSender, JoinHandle<()>)
 where
@@ -108,7 +110,7 @@ where
         pen: Mutex::new(Pen::Idle(Box::new(writer))),
         handed: Notify::new(),
     });
-    let (queue, queued) = mpsc::channel(CHANNEL_CAPACITY);
+    let (queue, queued) = mpsc::channel(capacity);
     let task = tokio::spawn(write_behind(Arc::clone(&shared), queued, close));
     (StreamSender { shared, queue }, task)
 }
@@ -373,6 +375,9 @@ mod tests {
 
     use super::*;
 
+    /// The queue behind a busy stream, in these tests.
+    const CAPACITY: usize = 4;
+
     fn send(sender: &StreamSender, frame: &str) -> Result<(), Closed> {
         sender
             .send(frame.to_owned(), Charge::none())
@@ -391,7 +396,7 @@ mod tests {
     #[tokio::test]
     async fn a_frame_to_an_idle_stream_is_written_in_place() {
         let (mut peer, ours) = tokio::io::duplex(1024);
-        let (sender, _task) = write_lines(ours, None);
+        let (sender, _task) = write_lines(ours, CAPACITY, None);
         send(&sender, "one").unwrap();
         send(&sender, "two").unwrap();
         let mut now = [0u8; 8];
@@ -405,7 +410,7 @@ mod tests {
     #[tokio::test]
     async fn a_stream_that_would_block_is_written_by_the_task_in_order() {
         let (mut peer, ours) = tokio::io::duplex(8);
-        let (sender, _task) = write_lines(ours, None);
+        let (sender, _task) = write_lines(ours, CAPACITY, None);
         send(&sender, "0123456789").unwrap();
         assert!(matches!(*lock(&sender.shared.pen), Pen::Handed(..)));
         send(&sender, "b").unwrap();
@@ -423,7 +428,7 @@ mod tests {
     #[tokio::test]
     async fn queued_frames_are_batched_in_order() {
         let (mut peer, ours) = tokio::io::duplex(16);
-        let (sender, _task) = write_lines(ours, None);
+        let (sender, _task) = write_lines(ours, CAPACITY, None);
         let frames = [
             "more than the pipe holds".to_owned(),
             "a".into(),
@@ -443,9 +448,9 @@ mod tests {
     #[tokio::test]
     async fn a_full_queue_makes_senders_wait_in_order() {
         let (mut peer, ours) = tokio::io::duplex(1);
-        let (sender, _task) = write_lines(ours, None);
+        let (sender, _task) = write_lines(ours, CAPACITY, None);
         let mut expected = String::new();
-        for i in 0..=CHANNEL_CAPACITY {
+        for i in 0..=CAPACITY {
             let frame = format!("{i}");
             expected.push_str(&frame);
             expected.push('\n');
@@ -463,7 +468,7 @@ mod tests {
     #[tokio::test]
     async fn the_last_sender_gone_the_stream_is_written_and_shut() {
         let (mut peer, ours) = tokio::io::duplex(4);
-        let (sender, task) = write_lines(ours, None);
+        let (sender, task) = write_lines(ours, CAPACITY, None);
         send(&sender, "begun").unwrap();
         send(&sender, "queued").unwrap();
         drop(sender);
@@ -479,7 +484,7 @@ mod tests {
     async fn close_shuts_the_stream_while_senders_live() {
         let (mut peer, ours) = tokio::io::duplex(4);
         let (close, closed) = oneshot::channel();
-        let (sender, task) = write_lines(ours, Some(closed));
+        let (sender, task) = write_lines(ours, CAPACITY, Some(closed));
         send(&sender, "begun").unwrap();
         read(&mut peer, "begun\n").await;
         close.send(()).unwrap();
@@ -494,7 +499,7 @@ mod tests {
     #[tokio::test]
     async fn a_failed_write_closes_the_stream() {
         let (peer, ours) = tokio::io::duplex(64);
-        let (sender, task) = write_lines(ours, None);
+        let (sender, task) = write_lines(ours, CAPACITY, None);
         drop(peer);
         assert_eq!(send(&sender, "lost"), Err(Closed));
         assert_eq!(send(&sender.clone(), "lost too"), Err(Closed));

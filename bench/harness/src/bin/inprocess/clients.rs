@@ -2,7 +2,8 @@
 //! and the few calls the in-process figures make through them.
 //!
 //! presa has one in-process transport, [`presa::in_process`]: serialized
-//! frames over channels, no byte stream. rmcp's fastest is a pair of
+//! frames, no byte stream, and its client's 2026-07-28 requests served in
+//! place on the caller's own task, with no channel. rmcp's fastest is a pair of
 //! channels carrying its typed messages, unserialized; its tests also use
 //! a `tokio::io::duplex` byte pipe with newline-delimited JSON, which is
 //! what presa's `byte_stream` does over the same pipe. Both pairs are

@@ -344,10 +344,10 @@ impl ServerBuilder {
             Arc::new(TaskEngine::new(settings, store, self.max_answer_size))
         });
         let key = self.state_key.unwrap_or_else(request_state::random_key);
-        let result_meta = ResultMeta {
+        let result_meta = Arc::new(ResultMeta {
             server_info: Some(self.info.clone()),
             ..Default::default()
-        };
+        });
         Server::from_shared(Shared {
             info: self.info,
             instructions: self.instructions,

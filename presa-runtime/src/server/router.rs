@@ -70,8 +70,9 @@ pub(super) struct Shared {
     pub(super) max_answer_bytes: usize,
     pub(super) extensions: BTreeMap<String, Value>,
     pub(super) engine: Option<Arc<TaskEngine>>,
-    /// The `_meta` every result carries: `serverInfo`.
-    pub(super) result_meta: ResultMeta,
+    /// The `_meta` every result carries: `serverInfo`. Shared, since a
+    /// task keeps it until its handler ends.
+    pub(super) result_meta: Arc<ResultMeta>,
     pub(super) error_details: ErrorDetails,
     /// The scope hierarchy, and what lists show.
     pub(super) scope_rules: ScopeRules,
@@ -401,7 +402,7 @@ impl TaskOperation {
         engine: &TaskEngine,
         params: Option<Value>,
         caller: &Caller,
-        meta: ResultMeta,
+        meta: Arc<ResultMeta>,
     ) -> Result<Value, ErrorObject> {
         match self {
             TaskOperation::Get => {
@@ -413,12 +414,12 @@ impl TaskOperation {
                 engine
                     .update(&params.task_id, params.input_responses, caller)
                     .await?;
-                Ok(acknowledgement(meta))
+                Ok(acknowledgement(&meta))
             }
             TaskOperation::Cancel => {
                 let TaskIdParams { task_id } = parse_params(params)?;
                 engine.cancel(&task_id, caller).await?;
-                Ok(acknowledgement(meta))
+                Ok(acknowledgement(&meta))
             }
         }
     }
@@ -453,7 +454,7 @@ impl Shared {
             instructions: self.instructions.clone(),
             ttl_ms: self.discover_ttl.as_millis() as u64,
             cache_scope: CacheScope::Public,
-            meta: Some(self.result_meta.clone()),
+            meta: Some(ResultMeta::clone(&self.result_meta)),
         })
     }
 }
@@ -469,10 +470,10 @@ fn list<T: serde::Serialize>(
 }
 
 /// The answer to `tasks/update` and `tasks/cancel`.
-fn acknowledgement(meta: ResultMeta) -> Value {
+fn acknowledgement(meta: &ResultMeta) -> Value {
     to_value(EmptyResult {
         result_type: ResultType::Complete,
-        meta: Some(meta),
+        meta: Some(meta.clone()),
     })
 }
 

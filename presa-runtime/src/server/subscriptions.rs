@@ -73,7 +73,7 @@ const BUFFER: usize = 16;
 pub(crate) struct ListenEnv {
     pub engine: Option<Arc<TaskEngine>>,
     /// The `_meta` of results (`serverInfo`).
-    pub meta: ResultMeta,
+    pub meta: Arc<ResultMeta>,
     /// What the server offers, for the list filters it grants.
     pub offers: Offers,
     /// The server's changes from the moment the request arrived.
@@ -256,12 +256,12 @@ async fn forward(
         let Some(record) = changes.next().await else {
             return;
         };
-        if sent.get(&record.id).is_some_and(|&v| v >= record.version) {
+        if sent.get(record.id()).is_some_and(|&v| v >= record.version) {
             continue;
         }
-        sent.insert(record.id.clone(), record.version);
+        sent.insert(record.id().to_owned(), record.version);
         if record.status.is_terminal() {
-            open.remove(&record.id);
+            open.remove(record.id());
         }
         if tx.send(notification(&record, subscription)).await.is_err() {
             return;

@@ -16,10 +16,10 @@
 //!    that would block goes to the writer task, with the rest of the
 //!    frame, and the task waits for the stream as a writer must;
 //! 3. while the task holds the stream, frames queue behind it, up to the
-//!    capacity the stream was made with, then senders wait for room; the task writes
-//!    what is queued in batches of up to [`WRITE_BATCH`] bytes, one write
-//!    and one flush each, and gives the stream back once the queue is
-//!    empty;
+//!    capacity the stream was made with, then senders wait for room; the
+//!    task writes what is queued in batches of up to [`WRITE_BATCH`]
+//!    bytes, one write and one flush each, and gives the stream back once
+//!    the queue is empty;
 //! 4. a frame holds its charge of a memory budget until it is written,
 //!    so a peer that does not read holds the charges of what waits for
 //!    it;

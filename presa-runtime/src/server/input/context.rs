@@ -36,8 +36,9 @@ pub struct RequestInfo {
     /// requests that declare the same capabilities, as a client's
     /// requests do, hold one copy between them.
     pub client_capabilities: Arc<ClientCapabilities>,
-    /// The client's self-reported identity.
-    pub client_info: Option<Implementation>,
+    /// The client's self-reported identity. Shared, as the capabilities
+    /// are.
+    pub client_info: Option<Arc<Implementation>>,
     /// Who is calling, as the transport vouches: subject, issuer, scopes
     /// and token claims.
     pub caller: Caller,

@@ -77,9 +77,9 @@ use crate::server::core::reply::{answer_too_large, invalid_params, panic_message
 use crate::server::core::state::StateMap;
 use crate::server::tasks::TaskEngine;
 use crate::wire::{
-    CallToolResult, ClientCapabilities, ErrorObject, GetPromptResult, InputRequiredResult,
-    InputResponses, Message, Method, ReadResourceResult, RequestMeta, ResultMeta, ResultType,
-    json_len,
+    CallToolResult, ClientCapabilities, ErrorObject, GetPromptResult, Implementation,
+    InputRequiredResult, InputResponses, Message, Method, ReadResourceResult, RequestMeta,
+    ResultMeta, ResultType, json_len,
 };
 
 /// What a request that runs a handler needs from the server around it:
@@ -92,7 +92,7 @@ pub(crate) struct RequestEnv<'a> {
     /// The task engine, on a server with tasks enabled.
     pub engine: Option<&'a Arc<TaskEngine>>,
     /// The `_meta` of every result (`serverInfo`).
-    pub meta: &'a ResultMeta,
+    pub meta: &'a Arc<ResultMeta>,
     /// What the model reads of errors tools propagate with `?`.
     pub error_details: ErrorDetails,
     /// The largest answer accepted, in bytes of JSON.
@@ -322,28 +322,40 @@ pub(crate) fn with_server_info(
     Some(meta)
 }
 
-/// `capabilities`, shared with the last request this thread saw that
-/// declared the same: a stateless client declares its capabilities on
-/// every request, and a task parked at a question keeps its request's, so
-/// a thousand parked tasks of one client hold one copy instead of a
-/// thousand. One entry per thread, so no lock is shared between workers.
-fn shared_capabilities(capabilities: &ClientCapabilities) -> Arc<ClientCapabilities> {
-    thread_local! {
-        static LAST: RefCell<Option<Arc<ClientCapabilities>>> = const { RefCell::new(None) };
-    }
-    LAST.with_borrow_mut(|last| match last {
-        Some(seen) if **seen == *capabilities => Arc::clone(seen),
-        _ => Arc::clone(last.insert(Arc::new(capabilities.clone()))),
-    })
-}
-
 /// Who sends a request, from its `_meta` and the transport's caller.
+///
+/// The client's capabilities and identity are shared with the last
+/// request this thread saw that declared the same: a stateless client
+/// declares them on every request, and a task parked at a question keeps
+/// its request's, so a thousand parked tasks of one client hold one copy
+/// instead of a thousand. One entry per thread, so no lock is shared
+/// between workers.
 pub(crate) fn request_info(meta: &RequestMeta, caller: &Caller) -> RequestInfo {
+    thread_local! {
+        static CAPABILITIES: LastSeen<ClientCapabilities> = const { RefCell::new(None) };
+        static CLIENT: LastSeen<Implementation> = const { RefCell::new(None) };
+    }
     RequestInfo {
         protocol_version: meta.protocol_version.clone(),
-        client_capabilities: shared_capabilities(&meta.client_capabilities),
-        client_info: meta.client_info.clone(),
+        client_capabilities: CAPABILITIES.with(|last| shared(last, &meta.client_capabilities)),
+        client_info: meta
+            .client_info
+            .as_ref()
+            .map(|info| CLIENT.with(|last| shared(last, info))),
         caller: caller.clone(),
+    }
+}
+
+/// The last value of a kind this thread shared.
+type LastSeen<T> = RefCell<Option<Arc<T>>>;
+
+/// `value`, shared with `last` when they are equal; else it becomes the
+/// last.
+fn shared<T: Clone + PartialEq>(last: &LastSeen<T>, value: &T) -> Arc<T> {
+    let mut last = last.borrow_mut();
+    match &*last {
+        Some(seen) if **seen == *value => Arc::clone(seen),
+        _ => Arc::clone(last.insert(Arc::new(value.clone()))),
     }
 }
 

@@ -47,9 +47,10 @@ pub(crate) struct InputBook {
     /// The first capability an input request needed that the client lacks.
     unanswerable: Option<InputCapability>,
     /// Why the run's input cannot be used, when the tool got it wrong.
-    broken: Option<String>,
+    /// Boxed, as the next: rare, and a parked task keeps its run's book.
+    broken: Option<Box<str>>,
     /// The error of a question a legacy client did not answer usably.
-    refused: Option<ErrorObject>,
+    refused: Option<Box<ErrorObject>>,
 }
 
 /// What a finished run came to; `T` is the result of the method (a
@@ -124,13 +125,13 @@ impl InputBook {
 
     /// Marks the run's input unusable, for the logs to say why.
     pub fn break_with(&mut self, cause: String) {
-        self.broken.get_or_insert(cause);
+        self.broken.get_or_insert(cause.into());
     }
 
     /// Notes that a question asked with a request of the server's own got
     /// no usable answer.
     pub fn refuse(&mut self, error: ErrorObject) {
-        self.refused.get_or_insert(error);
+        self.refused.get_or_insert(Box::new(error));
     }
 
     /// Every answer the run holds, used or not.
@@ -153,7 +154,7 @@ impl InputBook {
             return Verdict::Failed(internal_error(origin.name(), &cause));
         }
         if let Some(error) = self.refused {
-            return Verdict::Failed(error);
+            return Verdict::Failed(*error);
         }
         if let Some(capability) = self.unanswerable {
             let message = format!("{origin} needs input the client cannot give");

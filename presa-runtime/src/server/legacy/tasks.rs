@@ -190,8 +190,8 @@ fn outcome(server: &Server, record: &TaskRecord) -> Result<Value, ErrorObject> {
             Ok(Value::Object(result))
         }
         TaskStatus::Failed => Err(record
-            .error
-            .clone()
+            .error()
+            .cloned()
             .unwrap_or_else(|| internal_error("(task)", "a failed task without its error"))),
         _ => Err(invalid_params(format!(
             "Task `{}` was cancelled: it has no result",

@@ -29,7 +29,7 @@
 //!    set: at once on cancel, or at the next sweep after its expiry.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use super::store::TaskRecord;
@@ -39,7 +39,7 @@ use crate::wire::TaskStatus;
 /// The tasks asleep on this server, each with when it expires.
 #[derive(Default)]
 pub(crate) struct Dormant {
-    tasks: Mutex<HashMap<Box<str>, Option<SystemTime>>>,
+    tasks: Mutex<HashMap<Arc<str>, Option<SystemTime>>>,
 }
 
 /// What waking a task found.
@@ -56,7 +56,7 @@ impl Dormant {
     /// Puts task `record` to sleep: its handler has been dropped.
     pub fn sleep(&self, record: &TaskRecord) {
         let expiry = record.ttl.map(|ttl| record.created_at + ttl);
-        lock(&self.tasks).insert(record.id.as_str().into(), expiry);
+        lock(&self.tasks).insert(Arc::clone(&record.id), expiry);
     }
 
     /// Whether `record`, as it now is, wakes its task: `Run` once, for
@@ -65,12 +65,10 @@ impl Dormant {
     pub fn wake(&self, record: &TaskRecord) -> Wake {
         match record.status {
             TaskStatus::InputRequired => Wake::Nothing,
-            TaskStatus::Working if lock(&self.tasks).remove(record.id.as_str()).is_some() => {
-                Wake::Run
-            }
+            TaskStatus::Working if lock(&self.tasks).remove(record.id()).is_some() => Wake::Run,
             TaskStatus::Working => Wake::Nothing,
             _ => {
-                lock(&self.tasks).remove(record.id.as_str());
+                lock(&self.tasks).remove(record.id());
                 Wake::Nothing
             }
         }

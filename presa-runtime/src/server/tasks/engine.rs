@@ -108,7 +108,11 @@ impl TaskEngine {
         .with_tool(tool);
         record.call = call;
         let created = Arc::new(record.clone());
-        orphan.arm(Arc::clone(&self.store), record.id.clone(), settings.limits);
+        orphan.arm(
+            Arc::clone(&self.store),
+            record.id().to_owned(),
+            settings.limits,
+        );
         match self.store.create(record, &settings.limits).await {
             Ok(()) => Ok(created),
             Err(e) => Err(match e {
@@ -316,8 +320,8 @@ impl TaskEngine {
                 if let Err(e) = runners.store.purge_expired().await {
                     tracing::warn!(error = %e, "purging expired tasks failed");
                 }
-                runners.dormant.sweep(SystemTime::now());
-                if let Some(keeper) = &runners.leases {
+                runners.rules.dormant.sweep(SystemTime::now());
+                if let Some(keeper) = &runners.rules.leases {
                     take_over_lapsed(&runners, keeper).await;
                 }
             }

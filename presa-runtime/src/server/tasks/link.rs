@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
 
-use super::store::{StoredJson, TaskChange, TaskLimits, TaskRecord, TaskStore};
+use super::store::{StoredRequest, TaskChange, TaskLimits, TaskRecord, TaskStore};
 use crate::server::core::error::InputRequired;
 use crate::server::core::reply::{answers_unusable, internal_error};
 use crate::util::lock;
@@ -163,60 +163,66 @@ impl TaskLink {
     /// [`InputRequired`]. Dropping the future withdraws the request, so a
     /// handler that stops waiting (`select!`, a timeout) does not leave the
     /// task `input_required`.
-    pub async fn wait<T>(
+    ///
+    /// A parked task holds this future for as long as nobody answers, so
+    /// it keeps only what the wait needs: the question as text, not the
+    /// parsed request, and the writing of queued changes boxed, since it
+    /// is done before the wait.
+    pub fn wait<T>(
         self,
         key: String,
         request: InputRequest,
         parse: impl Fn(InputResponse) -> Option<T>,
-    ) -> Result<T, InputRequired> {
-        // Kept for the re-asks, which are rare, as text: a parked task
-        // would otherwise hold its question twice, parsed (the record has
-        // it too), and a parsed form schema costs many times its text.
-        let question = StoredJson::new(&request);
+    ) -> impl Future<Output = Result<T, InputRequired>> {
+        // Kept for the re-asks, which are rare, as text: a parsed form
+        // schema costs many times its text.
+        let question = StoredRequest::question(&request);
         drop(request);
-        // Cancellation by drop: while armed, dropping this future withdraws
-        // the key it currently waits for.
-        let mut waiting = Waiting {
-            link: self.clone(),
-            key: Some(key.clone()),
-        };
-        let mut current = key.clone();
-        let mut attempt = 1;
-        loop {
-            if !self.flush().await {
-                return Err(InputRequired);
-            }
-            let (answer, record) = self.answer_to(&current).await.ok_or(InputRequired)?;
-            if let Some(value) = parse(answer) {
-                waiting.key = None;
-                return Ok(value);
-            }
-            if attempt > self.inner.max_reasks {
-                let error = answers_unusable(&key, attempt);
-                let _ = self.apply(TaskChange::Fail(error)).await;
-                waiting.key = None;
-                return Err(InputRequired);
-            }
-            loop {
-                attempt += 1;
-                current = format!("{key}~{attempt}");
-                if !record.asked.contains_key(&current) {
-                    break;
-                }
-            }
-            tracing::debug!(
-                task = self.id(),
-                key = current,
-                "answer did not parse; asking again"
-            );
-            let Ok(request) = question.parse() else {
-                let error = internal_error("(task)", "a stored input request no longer parses");
-                let _ = self.apply(TaskChange::Fail(error)).await;
-                waiting.key = None;
-                return Err(InputRequired);
+        async move {
+            // Cancellation by drop: while armed, dropping this future
+            // withdraws the key it currently waits for.
+            let mut waiting = Waiting {
+                link: self.clone(),
+                key: Some(key.clone()),
             };
-            waiting.key = Some(current.clone());
-            self.register(current.clone(), request);
+            let mut current = key.clone();
+            let mut attempt = 1;
+            loop {
+                if !Box::pin(self.flush()).await {
+                    return Err(InputRequired);
+                }
+                let (answer, record) = self.answer_to(&current).await.ok_or(InputRequired)?;
+                if let Some(value) = parse(answer) {
+                    waiting.key = None;
+                    return Ok(value);
+                }
+                if attempt > self.inner.max_reasks {
+                    let error = answers_unusable(&key, attempt);
+                    let _ = Box::pin(self.apply(TaskChange::Fail(error))).await;
+                    waiting.key = None;
+                    return Err(InputRequired);
+                }
+                loop {
+                    attempt += 1;
+                    current = format!("{key}~{attempt}");
+                    if !record.asked.contains_key(&current) {
+                        break;
+                    }
+                }
+                tracing::debug!(
+                    task = self.id(),
+                    key = current,
+                    "answer did not parse; asking again"
+                );
+                let Ok(request) = question.parse() else {
+                    let error = internal_error("(task)", "a stored input request no longer parses");
+                    let _ = Box::pin(self.apply(TaskChange::Fail(error))).await;
+                    waiting.key = None;
+                    return Err(InputRequired);
+                };
+                waiting.key = Some(current.clone());
+                self.register(current.clone(), request);
+            }
         }
     }
 

@@ -67,40 +67,48 @@ impl From<TaskEnd> for TaskChange {
     }
 }
 
-/// Everything a runner needs; cheap to clone.
+/// Everything a runner needs; cheap to clone. Every running or parked
+/// task keeps a copy, so it is two pointers: the store, and the rest,
+/// which never changes once the server is built.
 #[derive(Clone)]
 pub(crate) struct Runners {
     pub store: Arc<dyn TaskStore>,
+    pub rules: Arc<RunnerRules>,
+}
+
+/// What runners share besides the store.
+pub(crate) struct RunnerRules {
     pub limits: TaskLimits,
     ttl: Option<Duration>,
     max_reasks: u32,
     /// With [`TaskSettings::lease`], how this server holds leases.
-    pub leases: Option<Arc<LeaseKeeper>>,
+    pub leases: Option<LeaseKeeper>,
     /// How the server runs a resumable task again, set once it is built.
-    resume: Arc<OnceLock<Resume>>,
+    resume: OnceLock<Resume>,
     /// The tasks whose handler sleeps.
-    pub dormant: Arc<Dormant>,
+    pub dormant: Dormant,
 }
 
 impl Runners {
     /// Runners on `store`, with the limits, TTL and leases of `settings`.
     pub fn new(settings: &TaskSettings, store: Arc<dyn TaskStore>) -> Self {
-        Runners {
-            store,
+        let rules = RunnerRules {
             limits: settings.limits,
             ttl: settings.ttl,
             max_reasks: settings.max_reasks,
-            leases: settings
-                .lease
-                .map(|length| Arc::new(LeaseKeeper::new(length))),
-            resume: Arc::default(),
-            dormant: Arc::default(),
+            leases: settings.lease.map(LeaseKeeper::new),
+            resume: OnceLock::new(),
+            dormant: Dormant::default(),
+        };
+        Runners {
+            store,
+            rules: Arc::new(rules),
         }
     }
 
     /// Sets how the server runs a resumable task again.
     pub fn set_resume(&self, resume: Resume) {
-        let _ = self.resume.set(resume);
+        let _ = self.rules.resume.set(resume);
     }
 
     /// The same runners without a hold on the store, for the sweeper,
@@ -108,12 +116,7 @@ impl Runners {
     pub fn downgrade(&self) -> WeakRunners {
         WeakRunners {
             store: Arc::downgrade(&self.store),
-            limits: self.limits,
-            ttl: self.ttl,
-            max_reasks: self.max_reasks,
-            leases: self.leases.clone(),
-            resume: Arc::clone(&self.resume),
-            dormant: Arc::clone(&self.dormant),
+            rules: Arc::clone(&self.rules),
         }
     }
 
@@ -122,8 +125,8 @@ impl Runners {
         TaskLink::new(
             id.to_owned(),
             Arc::clone(&self.store),
-            self.limits,
-            self.max_reasks,
+            self.rules.limits,
+            self.rules.max_reasks,
         )
     }
 
@@ -141,6 +144,10 @@ impl Runners {
     /// would wait in the caller's worker, behind whatever the caller does
     /// next: a client served in place that polls `tasks/get` straight
     /// away would hold it there.)
+    ///
+    /// The runner is one block that borrows what it captured: a parked
+    /// task holds it, and every value moved into a nested `async fn`
+    /// would be kept twice.
     pub fn spawn(
         &self,
         link: TaskLink,
@@ -153,26 +160,23 @@ impl Runners {
             tracing::info_span!("mcp.task", task = %link.id(), tool = %origin, subject = owner);
         let runners = self.clone();
         let runner = async move {
-            let _charge = charge;
-            runners.follow(link, origin, run).await;
+            let _charge = &charge;
+            let id = link.id();
+            let rules = &*runners.rules;
+            tokio::select! {
+                biased;
+                () = expiry(rules.ttl) => {
+                    tracing::debug!(task = id, "task expired; dropping its handler");
+                }
+                () = keep_lease(rules.leases.as_ref(), &*runners.store, id) => {
+                    tracing::warn!(task = id, "another server took the task over; dropping its handler");
+                }
+                () = runners.run_to_end(&link, &origin, run) => {}
+            }
         };
         let mut runner: BoxFuture<()> = Box::pin(runner.instrument(span));
         if !finished_in_place(&mut runner) {
             tokio::spawn(runner);
-        }
-    }
-
-    async fn follow(&self, link: TaskLink, origin: String, run: BoxFuture<TaskEnd>) {
-        let id = link.id();
-        tokio::select! {
-            biased;
-            () = expiry(self.ttl) => {
-                tracing::debug!(task = id, "task expired; dropping its handler");
-            }
-            () = keep_lease(self.leases.as_deref(), &*self.store, id) => {
-                tracing::warn!(task = id, "another server took the task over; dropping its handler");
-            }
-            () = self.run_to_end(&link, &origin, run) => {}
         }
     }
 
@@ -181,24 +185,36 @@ impl Runners {
     ///
     /// The retrying steps before and after the handler are boxed: they
     /// are done while the handler waits, so a parked task does not keep
-    /// room for them.
-    async fn run_to_end(&self, link: &TaskLink, origin: &str, run: BoxFuture<TaskEnd>) {
-        let id = link.id();
-        let Some(watch) = Box::pin(self.watch(id)).await else {
-            return;
-        };
-        let sleepy = self.leases.is_none() && self.resume.get().is_some();
-        // The handler is dropped at the end of `select!`, before a
-        // sleeping task looks at its record again.
-        let outcome = tokio::select! {
-            biased;
-            stop = stopped(watch, link, sleepy) => Err(stop),
-            end = run => Ok(end),
-        };
-        match outcome {
-            Ok(end) => Box::pin(self.record(id, origin, end.into())).await,
-            Err(Stop::Ended) => tracing::debug!(task = id, "task ended; dropping its handler"),
-            Err(Stop::Asleep(record)) => Box::pin(self.sleep(&record)).await,
+    /// room for them. (A block, as the runner is: an `async fn` would keep
+    /// its arguments twice.)
+    #[allow(
+        clippy::manual_async_fn,
+        reason = "an `async fn` would keep its arguments twice"
+    )]
+    fn run_to_end<'a>(
+        &'a self,
+        link: &'a TaskLink,
+        origin: &'a str,
+        run: BoxFuture<TaskEnd>,
+    ) -> impl Future<Output = ()> + 'a {
+        async move {
+            let id = link.id();
+            let Some(watch) = Box::pin(self.watch(id)).await else {
+                return;
+            };
+            let sleepy = self.rules.leases.is_none() && self.rules.resume.get().is_some();
+            // The handler is dropped at the end of `select!`, before a
+            // sleeping task looks at its record again.
+            let outcome = tokio::select! {
+                biased;
+                stop = stopped(watch, link, sleepy) => Err(stop),
+                end = run => Ok(end),
+            };
+            match outcome {
+                Ok(end) => Box::pin(self.record(id, origin, end.into())).await,
+                Err(Stop::Ended) => tracing::debug!(task = id, "task ended; dropping its handler"),
+                Err(Stop::Asleep(record)) => Box::pin(self.sleep(&record)).await,
+            }
         }
     }
 
@@ -206,15 +222,18 @@ impl Runners {
     /// sleep; then wakes it if its answers came meanwhile (rule 3 of the
     /// `dormant` module).
     async fn sleep(&self, record: &TaskRecord) {
-        tracing::debug!(task = record.id, "task waits for input; its handler sleeps");
-        self.dormant.sleep(record);
+        tracing::debug!(
+            task = record.id(),
+            "task waits for input; its handler sleeps"
+        );
+        self.rules.dormant.sleep(record);
         loop {
             match self.store.get(&record.id).await {
                 Ok(Some(now)) => return self.wake(&now).await,
                 // Expired: the next sweep forgets it.
                 Ok(None) => return,
                 Err(e) => {
-                    tracing::warn!(task = record.id, error = %e, "cannot read the sleeping task; trying again");
+                    tracing::warn!(task = record.id(), error = %e, "cannot read the sleeping task; trying again");
                     tokio::time::sleep(STORE_RETRY).await;
                 }
             }
@@ -224,15 +243,22 @@ impl Runners {
     /// Runs the handler of a sleeping task again once `record`, as the
     /// task now is, has nothing outstanding; forgets a task that ended.
     pub async fn wake(&self, record: &TaskRecord) {
-        if self.dormant.wake(record) == Wake::Nothing {
+        if self.rules.dormant.wake(record) == Wake::Nothing {
             return;
         }
-        tracing::debug!(task = record.id, "task answered; running its handler again");
+        tracing::debug!(
+            task = record.id(),
+            "task answered; running its handler again"
+        );
         if !self.resume(record) {
             let cause = format!("task {}: its handler could not be run again", record.id);
             let change = TaskChange::Fail(internal_error("(task wake)", &cause));
-            if let Err(e) = self.store.apply(&record.id, change, &self.limits).await {
-                tracing::warn!(task = record.id, error = %e, "could not fail a task that cannot wake");
+            if let Err(e) = self
+                .store
+                .apply(&record.id, change, &self.rules.limits)
+                .await
+            {
+                tracing::warn!(task = record.id(), error = %e, "could not fail a task that cannot wake");
             }
         }
     }
@@ -241,7 +267,7 @@ impl Runners {
     /// with the answers the record holds; `false` when the record keeps
     /// no call this server can run.
     pub fn resume(&self, record: &TaskRecord) -> bool {
-        let Some(resume) = self.resume.get() else {
+        let Some(resume) = self.rules.resume.get() else {
             return false;
         };
         let link = self.link(&record.id);
@@ -269,7 +295,7 @@ impl Runners {
     /// Records the handler's end, once the store answers.
     async fn record(&self, id: &str, origin: &str, end: TaskChange) {
         loop {
-            match self.store.apply(id, end.clone(), &self.limits).await {
+            match self.store.apply(id, end.clone(), &self.rules.limits).await {
                 Ok(_) => return,
                 Err(StoreError::Backend(e)) => {
                     tracing::warn!(task = id, error = %e, "cannot record the task's end; trying again");
@@ -288,12 +314,7 @@ impl Runners {
 #[derive(Clone)]
 pub(crate) struct WeakRunners {
     store: Weak<dyn TaskStore>,
-    limits: TaskLimits,
-    ttl: Option<Duration>,
-    max_reasks: u32,
-    leases: Option<Arc<LeaseKeeper>>,
-    resume: Arc<OnceLock<Resume>>,
-    dormant: Arc<Dormant>,
+    rules: Arc<RunnerRules>,
 }
 
 impl WeakRunners {
@@ -301,12 +322,7 @@ impl WeakRunners {
     pub fn upgrade(&self) -> Option<Runners> {
         Some(Runners {
             store: self.store.upgrade()?,
-            limits: self.limits,
-            ttl: self.ttl,
-            max_reasks: self.max_reasks,
-            leases: self.leases.clone(),
-            resume: Arc::clone(&self.resume),
-            dormant: Arc::clone(&self.dormant),
+            rules: Arc::clone(&self.rules),
         })
     }
 }
@@ -362,17 +378,23 @@ enum Stop {
 /// Follows the task until it ends, or, when `sleepy` (no leases, and a
 /// server that can run tasks again), until its handler may sleep: the
 /// task waits for input, its tool is resumable, and `link` agrees.
-async fn stopped(mut watch: TaskWatch, link: &TaskLink, sleepy: bool) -> Stop {
-    while let Some(record) = watch.next().await {
-        if record.status.is_terminal() {
-            return Stop::Ended;
+#[allow(
+    clippy::manual_async_fn,
+    reason = "an `async fn` would keep its arguments twice"
+)]
+fn stopped(mut watch: TaskWatch, link: &TaskLink, sleepy: bool) -> impl Future<Output = Stop> {
+    async move {
+        while let Some(record) = watch.next().await {
+            if record.status.is_terminal() {
+                return Stop::Ended;
+            }
+            let waits = record.status == TaskStatus::InputRequired && record.call.is_some();
+            if sleepy && waits && link.sleep() {
+                return Stop::Asleep(record);
+            }
         }
-        let waits = record.status == TaskStatus::InputRequired && record.call.is_some();
-        if sleepy && waits && link.sleep() {
-            return Stop::Asleep(record);
-        }
+        Stop::Ended
     }
-    Stop::Ended
 }
 
 /// Keeps the task's lease while the handler runs, when the server takes

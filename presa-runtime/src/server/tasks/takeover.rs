@@ -69,7 +69,7 @@ async fn resumed(runners: &Runners, id: &str) -> bool {
 async fn failed(runners: &Runners, id: &str) -> bool {
     let cause = format!("task {id}: the server running it stopped renewing its lease");
     let change = TaskChange::Fail(internal_error("(task takeover)", &cause));
-    match runners.store.apply(id, change, &runners.limits).await {
+    match runners.store.apply(id, change, &runners.rules.limits).await {
         Ok(_) => true,
         Err(e) => {
             tracing::warn!(task = id, error = %e, "could not fail a task taken over");

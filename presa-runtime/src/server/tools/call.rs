@@ -227,10 +227,10 @@ async fn create_task(env: &RequestEnv<'_>, call: TaskCall<'_>, run: Run) -> Crea
         Arc::clone(tool),
         ctx.clone(),
         run,
-        env.meta.clone(),
+        Arc::clone(env.meta),
         env.error_details,
     );
-    tracing::Span::current().record("task", record.id.as_str());
+    tracing::Span::current().record("task", record.id());
     engine.run(
         link,
         tool.name().to_owned(),
@@ -270,7 +270,7 @@ fn resumable_call(
             arguments: arguments.clone(),
             protocol_version: info.protocol_version.clone(),
             client_capabilities: ClientCapabilities::clone(&info.client_capabilities),
-            client_info: info.client_info.clone(),
+            client_info: info.client_info.as_deref().cloned(),
             subject: info.caller.subject.clone(),
             issuer: info.caller.issuer.as_deref().map(str::to_owned),
             scopes: (!info.caller.scopes.is_every())
@@ -308,7 +308,7 @@ pub(crate) fn resume_task(
     let call = match record.call.as_ref()?.parse() {
         Ok(call) => call,
         Err(e) => {
-            tracing::warn!(task = record.id, error = %e, "a stored call no longer parses");
+            tracing::warn!(task = record.id(), error = %e, "a stored call no longer parses");
             return None;
         }
     };
@@ -326,7 +326,7 @@ pub(crate) fn resume_task(
             caller: resumed_caller(&call),
             protocol_version: call.protocol_version,
             client_capabilities: Arc::new(call.client_capabilities),
-            client_info: call.client_info,
+            client_info: call.client_info.map(Arc::new),
         },
         answers,
         notifier: None,
@@ -343,7 +343,7 @@ pub(crate) fn resume_task(
         Arc::clone(&tool),
         ctx,
         run,
-        env.meta.clone(),
+        Arc::clone(env.meta),
         env.error_details,
     );
     Some((tool.name().to_owned(), Box::pin(end)))
@@ -420,7 +420,7 @@ async fn end_task(
     tool: Arc<RegisteredTool>,
     ctx: Context,
     run: Run,
-    meta: ResultMeta,
+    meta: Arc<ResultMeta>,
     details: ErrorDetails,
 ) -> TaskEnd {
     let outcome = settle(run.await, &tool, details).and_then(|result| tool.check_output(result));

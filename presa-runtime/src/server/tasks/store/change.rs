@@ -22,7 +22,7 @@ use std::time::SystemTime;
 
 use serde_json::{Map, Value};
 
-use super::{StoredAnswers, StoredJson, StoredResult, TaskRecord};
+use super::{StoredAnswers, StoredRequest, StoredResult, TaskRecord};
 use crate::server::core::reply::task_record_full;
 use crate::wire::{ErrorObject, InputRequests, TaskStatus, json_len};
 
@@ -100,7 +100,7 @@ impl TaskChange {
             TaskChange::Fail(error) => {
                 finish(record, TaskStatus::Failed);
                 record.status_message = Some(format!("The tool failed: {}", error.message));
-                record.error = Some(error);
+                record.error = Some(Box::new(error));
                 true
             }
             TaskChange::Cancel => {
@@ -162,7 +162,9 @@ fn request_input(record: &mut TaskRecord, requests: InputRequests) -> bool {
         if record.answers.contains_key(&key) || record.input_requests.contains_key(&key) {
             continue;
         }
-        record.input_requests.insert(key, StoredJson::new(&request));
+        record
+            .input_requests
+            .insert(key, StoredRequest::question(&request));
         changed = true;
     }
     if changed {

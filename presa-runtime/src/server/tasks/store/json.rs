@@ -69,7 +69,7 @@ impl<'de> Deserialize<'de> for TaskRecord {
 impl Form {
     fn of(record: &TaskRecord) -> Result<Form, serde_json::Error> {
         Ok(Form {
-            id: record.id.clone(),
+            id: record.id.to_string(),
             owner: record.owner.clone(),
             status: record.status,
             status_message: record.status_message.clone(),
@@ -81,7 +81,7 @@ impl Form {
             answers: raw_texts(&record.answers)?,
             asked: record.asked.keys().cloned().collect(),
             result: record.result.as_ref().map(|r| raw(r.json())).transpose()?,
-            error: record.error.clone(),
+            error: record.error().cloned(),
             version: record.version,
             call: record.call.as_ref().map(|c| raw(c.json())).transpose()?,
             tool: record.tool.as_deref().map(str::to_owned),
@@ -90,7 +90,7 @@ impl Form {
 
     fn into_record(self) -> Result<TaskRecord, serde_json::Error> {
         Ok(TaskRecord {
-            id: self.id,
+            id: self.id.into(),
             owner: self.owner,
             status: self.status,
             status_message: self.status_message,
@@ -102,7 +102,7 @@ impl Form {
             answers: stored_texts(self.answers)?,
             asked: self.asked.into_iter().map(|key| (key, ())).collect(),
             result: self.result.map(stored).transpose()?,
-            error: self.error,
+            error: self.error.map(Box::new),
             version: self.version,
             call: self.call.map(stored).transpose()?,
             tool: self.tool.map(Into::into),

@@ -33,7 +33,7 @@ pub const RECORD_OVERHEAD: usize = 512;
 /// Everything the server keeps about one task.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskRecord {
-    pub(crate) id: String,
+    pub(crate) id: Arc<str>,
     pub(crate) owner: Option<String>,
     pub(crate) status: TaskStatus,
     pub(crate) status_message: Option<String>,
@@ -45,7 +45,8 @@ pub struct TaskRecord {
     pub(crate) answers: StoredAnswers,
     pub(crate) asked: Keyed<()>,
     pub(crate) result: Option<StoredResult>,
-    pub(crate) error: Option<ErrorObject>,
+    /// Boxed: rare, and large beside the other fields.
+    pub(crate) error: Option<Box<ErrorObject>>,
     pub(crate) version: u64,
     pub(crate) call: Option<StoredCall>,
     pub(crate) tool: Option<Arc<str>>,
@@ -63,7 +64,7 @@ impl TaskRecord {
     ) -> Self {
         let now = SystemTime::now();
         TaskRecord {
-            id,
+            id: id.into(),
             owner,
             status: TaskStatus::Working,
             status_message: None,
@@ -166,7 +167,7 @@ impl TaskRecord {
 
     /// The JSON-RPC error, once `failed`.
     pub fn error(&self) -> Option<&ErrorObject> {
-        self.error.as_ref()
+        self.error.as_deref()
     }
 
     /// Increases with every change, so watchers can drop stale copies.
@@ -189,7 +190,7 @@ impl TaskRecord {
     /// The task's metadata as sent on the wire.
     pub fn to_task(&self) -> Task {
         Task {
-            task_id: self.id.clone(),
+            task_id: self.id.to_string(),
             status: self.status,
             status_message: self.status_message.clone(),
             created_at: iso8601(self.created_at),
@@ -223,7 +224,7 @@ impl TaskRecord {
             result: (self.status == TaskStatus::Completed)
                 .then(|| self.result().unwrap_or_default()),
             error: (self.status == TaskStatus::Failed)
-                .then(|| self.error.clone())
+                .then(|| self.error().cloned())
                 .flatten(),
         }
     }

@@ -11,8 +11,17 @@
 //!
 //! A store that persists records writes [`StoredJson::json`] and reads it
 //! back with [`StoredJson::from_json`]; it never needs the parsed value.
+//!
+//! The text is shared (an `Arc`), so a record changed while someone reads
+//! the previous version copies no text. A question is also shared with
+//! the last identical one its thread stored ([`StoredRequest::question`]):
+//! the tasks of one tool mostly ask the same thing, and a thousand of them
+//! parked at it hold one copy, as does the handler that waits for its
+//! answer.
 
+use std::cell::RefCell;
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -42,71 +51,120 @@ pub type StoredResult = StoredJson<Map<String, Value>>;
 
 /// A `T` kept as its JSON text, parsed back on demand.
 pub struct StoredJson<T> {
-    text: Box<RawValue>,
+    /// Always JSON: made by serializing, or checked when read back.
+    text: Arc<str>,
     of: PhantomData<fn() -> T>,
 }
 
 impl<T: Serialize + DeserializeOwned> StoredJson<T> {
     /// `value` as JSON text.
     pub fn new(value: &T) -> Self {
-        let text =
-            serde_json::value::to_raw_value(value).expect("a stored value always serializes");
-        StoredJson {
-            text,
-            of: PhantomData,
-        }
+        StoredJson::with_text(serialized(value).into())
     }
 
     /// The value, parsed.
     pub fn parse(&self) -> Result<T, serde_json::Error> {
-        serde_json::from_str(self.text.get())
+        serde_json::from_str(&self.text)
+    }
+}
+
+impl StoredRequest {
+    /// `request` as JSON text, shared with the last question this thread
+    /// stored when it is the same.
+    pub fn question(request: &InputRequest) -> Self {
+        thread_local! {
+            static LAST: RefCell<Option<Arc<str>>> = const { RefCell::new(None) };
+        }
+        let text = serialized(request);
+        LAST.with_borrow_mut(|last| match last {
+            Some(seen) if **seen == *text => StoredJson::with_text(Arc::clone(seen)),
+            _ => StoredJson::with_text(Arc::clone(last.insert(text.into()))),
+        })
     }
 }
 
 impl<T> StoredJson<T> {
+    fn with_text(text: Arc<str>) -> Self {
+        StoredJson {
+            text,
+            of: PhantomData,
+        }
+    }
+
     /// A value read back from a store that keeps the text; an error if
     /// `text` is not JSON.
     pub fn from_json(text: String) -> Result<Self, serde_json::Error> {
-        let text = RawValue::from_string(text)?;
-        Ok(StoredJson {
-            text,
-            of: PhantomData,
-        })
+        serde_json::from_str::<&RawValue>(&text)?;
+        Ok(StoredJson::with_text(text.into()))
     }
 
     /// The JSON text.
     pub fn json(&self) -> &str {
-        self.text.get()
+        &self.text
     }
 
     /// Its length in bytes: what the value weighs in its record.
     pub fn len(&self) -> usize {
-        self.text.get().len()
+        self.text.len()
     }
 
     /// Whether the text is empty (never, for a stored value).
     pub fn is_empty(&self) -> bool {
-        self.text.get().is_empty()
+        self.text.is_empty()
     }
+}
+
+/// `value`'s JSON text.
+fn serialized<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value).expect("a stored value always serializes")
 }
 
 impl<T> Clone for StoredJson<T> {
     fn clone(&self) -> Self {
-        StoredJson {
-            text: self.text.clone(),
-            of: PhantomData,
-        }
+        StoredJson::with_text(Arc::clone(&self.text))
     }
 }
 
 impl<T> std::fmt::Debug for StoredJson<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("StoredJson").field(&self.text.get()).finish()
+        f.debug_tuple("StoredJson").field(&&*self.text).finish()
     }
 }
 
 impl<T> PartialEq for StoredJson<T> {
     fn eq(&self, other: &Self) -> bool {
-        self.text.get() == other.text.get()
+        self.text == other.text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::{ElicitRequestParams, InputRequest};
+    use serde_json::json;
+
+    fn confirm(message: &str) -> InputRequest {
+        InputRequest::Elicit(ElicitRequestParams::Form {
+            message: message.into(),
+            requested_schema: json!({"type": "object", "properties": {}}),
+        })
+    }
+
+    #[test]
+    fn the_same_question_twice_is_kept_once_and_another_apart() {
+        let first = StoredRequest::question(&confirm("Build?"));
+        let again = StoredRequest::question(&confirm("Build?"));
+        let other = StoredRequest::question(&confirm("Deploy?"));
+
+        assert!(Arc::ptr_eq(&first.text, &again.text));
+        assert!(!Arc::ptr_eq(&first.text, &other.text));
+        assert_eq!(other.parse().unwrap(), confirm("Deploy?"));
+    }
+
+    #[test]
+    fn text_read_back_must_be_json() {
+        assert!(StoredResult::from_json("{\"content\":[]}".into()).is_ok());
+        let error = StoredResult::from_json("{\"content\":".into()).unwrap_err();
+        assert!(error.is_eof(), "{error}");
     }
 }

@@ -3,8 +3,9 @@
 //! A task's record is an `Arc`, changed in place (`Arc::make_mut`) unless
 //! a reader still holds the previous version, so changing a large record
 //! does not copy it. While someone follows the task it lives in a
-//! `tokio::sync::watch` channel instead, which holds only the current
-//! version: watchers read the newest when they get to it. The channel is
+//! channel instead ([`Versions`](versions::Versions)), which holds only
+//! the current version: watchers read the newest when they get to it. The
+//! channel is
 //! made by the first [`watch`](TaskStore::watch), given up when a read or
 //! a change finds nobody watching, and closed by the task's last (terminal)
 //! change, after which the record is all that is kept: a channel weighs
@@ -20,15 +21,17 @@ use std::time::SystemTime;
 
 use async_trait::async_trait;
 use futures::StreamExt;
-use tokio::sync::watch;
 use tokio::time::Instant;
 
+use self::versions::Versions;
 use super::lease::Lease;
 use super::store::{
     AnswersTooLarge, ListTasks, StoreError, TaskChange, TaskLimits, TaskRecord, TaskStore,
     TaskWatch,
 };
 use crate::util::lock;
+
+mod versions;
 
 /// Tasks in memory. They do not survive a restart, and only this process
 /// sees them.
@@ -60,8 +63,9 @@ struct Tasks {
 
 struct Entry {
     record: Slot,
-    /// The server running the handler, when servers take leases.
-    lease: Option<Lease>,
+    /// The server running the handler, when servers take leases. Boxed:
+    /// most servers take none, and every task has an entry.
+    lease: Option<Box<Lease>>,
     expires: Option<Instant>,
     /// The record's weight as last counted.
     weight: usize,
@@ -71,8 +75,8 @@ struct Entry {
 enum Slot {
     /// Nobody follows the task.
     Alone(Arc<TaskRecord>),
-    /// Followed: the channel holds the record and wakes its receivers.
-    Watched(watch::Sender<Arc<TaskRecord>>),
+    /// Followed: the channel holds the record and wakes its watchers.
+    Watched(Versions),
 }
 
 impl Entry {
@@ -83,7 +87,7 @@ impl Entry {
     fn current(&self) -> Arc<TaskRecord> {
         match &self.record {
             Slot::Alone(record) => Arc::clone(record),
-            Slot::Watched(channel) => Arc::clone(&channel.borrow()),
+            Slot::Watched(channel) => channel.current(),
         }
     }
 
@@ -91,39 +95,39 @@ impl Entry {
         self.current().status.is_terminal()
     }
 
-    /// A receiver of the task's versions, making the channel if there is
+    /// A watch of the task's versions, making the channel if there is
     /// none yet.
-    fn subscribe(&mut self) -> watch::Receiver<Arc<TaskRecord>> {
+    fn subscribe(&mut self) -> TaskWatch {
         if let Slot::Alone(record) = &self.record {
-            self.record = Slot::Watched(watch::Sender::new(Arc::clone(record)));
+            self.record = Slot::Watched(Versions::new(Arc::clone(record)));
         }
         match &self.record {
-            Slot::Watched(channel) => channel.subscribe(),
+            Slot::Watched(channel) => channel.watch(),
             Slot::Alone(_) => unreachable!("the channel was just made"),
         }
     }
 
-    /// Applies `change`, waking the watchers if it changed anything; after
-    /// a terminal change, drops the channel (the watchers still read the
-    /// last version, then their watch ends).
     /// Gives the channel up if nobody watches any more: a handler that
     /// went to sleep dropped its watch, and reads its task right after.
     fn unwatched(&mut self) -> &mut Self {
         if let Slot::Watched(channel) = &self.record
-            && channel.receiver_count() == 0
+            && channel.watchers() == 0
         {
             self.record = Slot::Alone(self.current());
         }
         self
     }
 
+    /// Applies `change`, waking the watchers if it changed anything; after
+    /// a terminal change, drops the channel (the watchers still read the
+    /// last version, then their watch ends).
     fn apply(&mut self, change: TaskChange, room: usize) -> Result<bool, AnswersTooLarge> {
         self.unwatched();
         let outcome = match &mut self.record {
             Slot::Alone(record) => change.apply(Arc::make_mut(record), room),
             Slot::Watched(channel) => {
                 let mut outcome = Ok(false);
-                channel.send_if_modified(|current| {
+                channel.modify(|current| {
                     outcome = change.apply(Arc::make_mut(current), room);
                     matches!(outcome, Ok(true))
                 });
@@ -164,7 +168,7 @@ impl Tasks {
         let weight = record.weight();
         *self.running.entry(record.owner.clone()).or_default() += 1;
         self.bytes += weight;
-        let id: Id = record.id.as_str().into();
+        let id: Id = Arc::clone(&record.id);
         let expires = record.ttl.map(|ttl| Instant::now() + ttl);
         if let Some(at) = expires {
             self.expiries.insert((at, Arc::clone(&id)));
@@ -339,10 +343,7 @@ impl TaskStore for InMemoryTaskStore {
             let last = entry.current();
             return Ok(Some(futures::stream::once(async move { last }).boxed()));
         }
-        let changes = entry.subscribe();
-        Ok(Some(
-            futures::stream::unfold((changes, true), next_version).boxed(),
-        ))
+        Ok(Some(entry.subscribe()))
     }
 
     async fn purge_expired(&self) -> Result<usize, StoreError> {
@@ -361,9 +362,9 @@ impl TaskStore for InMemoryTaskStore {
             return Ok(false);
         };
         let granted =
-            !entry.finished() && Lease::may_hold(entry.lease.as_ref(), &lease.holder, now);
+            !entry.finished() && Lease::may_hold(entry.lease.as_deref(), &lease.holder, now);
         if granted {
-            entry.lease = Some(lease.clone());
+            entry.lease = Some(Box::new(lease.clone()));
         }
         Ok(granted)
     }
@@ -407,19 +408,6 @@ impl ListTasks for InMemoryTaskStore {
         page.truncate(limit);
         Ok(page)
     }
-}
-
-/// The current version at first, then each newer one; ends after the
-/// terminal version, or when the task is removed (either drops the
-/// channel).
-async fn next_version(
-    (mut changes, first): (watch::Receiver<Arc<TaskRecord>>, bool),
-) -> Option<(Arc<TaskRecord>, (watch::Receiver<Arc<TaskRecord>>, bool))> {
-    if !first {
-        changes.changed().await.ok()?;
-    }
-    let current = Arc::clone(&changes.borrow_and_update());
-    Some((current, (changes, false)))
 }
 
 #[cfg(test)]

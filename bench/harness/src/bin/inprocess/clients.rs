@@ -3,11 +3,11 @@
 //!
 //! presa has one in-process transport, [`presa::in_process`]: serialized
 //! frames, no byte stream, and its client's 2026-07-28 requests served in
-//! place on the caller's own task, with no channel. rmcp's fastest is a pair of
-//! channels carrying its typed messages, unserialized; its tests also use
-//! a `tokio::io::duplex` byte pipe with newline-delimited JSON, which is
-//! what presa's `byte_stream` does over the same pipe. Both pairs are
-//! measured, so that the comparison can be read either way.
+//! place on the caller's own task, with no channel. rmcp's fastest is a
+//! pair of channels carrying its typed messages, unserialized; its tests
+//! also use a `tokio::io::duplex` byte pipe with newline-delimited JSON,
+//! which is what presa's `byte_stream` does over the same pipe. Both
+//! pairs are measured, so that the comparison can be read either way.
 
 use bench_harness::presa_server;
 use bench_harness::rmcp_server::RmcpBench;

@@ -1,16 +1,35 @@
-//! `presa` against another implementation: the TypeScript SDK 1.x's
-//! legacy (2025-11-25) server that `scripts/interop.sh` installs
-//! (`tests/interop/ts_legacy_server.mjs`), reached with no flag for its
-//! era. Its question comes as a request of its own, filed under no key,
-//! so the `--answer` is taken by the fields it names.
+//! Every `presa` command against another implementation: the TypeScript
+//! SDK 1.x's legacy (2025-11-25) server that `scripts/interop.sh`
+//! installs (`tests/interop/ts_legacy_server.mjs`), over stdio, reached
+//! with no flag for its era.
 //!
-//! The test needs `PRESA_INTEROP_NODE` and `PRESA_INTEROP_TS_SDK`, which
-//! that script sets; without them it reports so and passes, unless `CI`
-//! and `PRESA_INTEROP` are set, when it fails.
+//! - `tools` and `call`: its question comes as a request of its own,
+//!   filed under no key, so the `--answer` is taken by the fields it names;
+//! - `prompts` and `prompt`, `resources` and `read`, each with the error a
+//!   user can hit (an unknown prompt or a missing argument, an unknown
+//!   URI);
+//! - `discover`: a legacy server has no `server/discover`, so the answer is
+//!   what its `initialize` said, in the same shape, with its task-augmented
+//!   `tools/call` shown as the Tasks extension;
+//! - the tasks: SDK 1.32.2 serves 2025-11-25 tasks (its experimental
+//!   `taskStore`), so `call --task` is followed through `tasks/get` and
+//!   `tasks/result`, on which the task's question comes (answered with
+//!   `--answer`, or not), and `task get`, `cancel` and `watch` find a task by
+//!   id, or name the one they cannot find. Each of them starts the server
+//!   anew, so the server keeps its tasks in a file of each test's own
+//!   (`MCP_TS_TASKS`), as a stdio server must for a task to outlive its
+//!   client; a task left `working` is created with presa's own client, which
+//!   does not follow it.
+//!
+//! The tests need `PRESA_INTEROP_NODE` and `PRESA_INTEROP_TS_SDK`, which
+//! that script sets; without them they report so and pass, unless `CI`
+//! and `PRESA_INTEROP` are set, when they fail.
 
-use std::process::{Command, Stdio};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
 
-use serde_json::Value;
+use presa::client::{Client, ClientTransport};
+use serde_json::{Value, json};
 
 fn interop_setup() -> Option<(String, String)> {
     let node = std::env::var("PRESA_INTEROP_NODE").ok();
@@ -27,52 +46,299 @@ fn interop_setup() -> Option<(String, String)> {
     }
 }
 
+const SCRIPT: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../tests/interop/ts_legacy_server.mjs"
+);
+
+/// The legacy server as one test runs it: how to start it, and the file
+/// where it keeps that test's tasks.
+struct Legacy {
+    node: String,
+    sdk: String,
+    tasks: PathBuf,
+    /// `stdio:` and the command that starts it.
+    server: String,
+}
+
+impl Legacy {
+    /// The server for test `test`, with no tasks yet; `None` when there is
+    /// no SDK to run it (see `interop_setup`).
+    fn for_test(test: &str) -> Option<Self> {
+        let (node, sdk) = interop_setup()?;
+        let tasks =
+            PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ts-tasks-{test}.json"));
+        let _ = std::fs::remove_file(&tasks);
+        let server = format!("stdio:{}", shell_words::join([node.as_str(), SCRIPT]));
+        Some(Legacy {
+            node,
+            sdk,
+            tasks,
+            server,
+        })
+    }
+
+    /// Runs `presa COMMAND SERVER REST...`, stdin no terminal.
+    fn presa(&self, command: &str, rest: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_presa"))
+            .arg(command)
+            .arg(&self.server)
+            .args(rest)
+            .env("MCP_TS_SDK", &self.sdk)
+            .env("MCP_TS_TASKS", &self.tasks)
+            .env("PRESA_CONFIG_DIR", env!("CARGO_TARGET_TMPDIR"))
+            .stdin(Stdio::null())
+            .output()
+            .expect("presa runs")
+    }
+
+    /// The JSON document on stdout of `presa COMMAND SERVER REST... --json`,
+    /// which must succeed.
+    fn json(&self, command: &str, rest: &[&str]) -> Value {
+        let output = self.presa(command, &[rest, &["--json"]].concat());
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is one JSON document ({e}): {}",
+                String::from_utf8_lossy(&output.stdout)
+            )
+        })
+    }
+
+    /// The text on stdout of `presa COMMAND SERVER REST...`, which must
+    /// succeed.
+    fn text(&self, command: &str, rest: &[&str]) -> String {
+        let output = self.presa(command, rest);
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// The stderr of `presa COMMAND SERVER REST...`, which must exit with
+    /// `code`.
+    fn fails(&self, code: i32, command: &str, rest: &[&str]) -> String {
+        let output = self.presa(command, rest);
+        assert_eq!(output.status.code(), Some(code), "{output:?}");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    }
+
+    /// A task of `wait` with no `ms`, which stays `working`: created with
+    /// presa's client, which leaves it when the server's process ends.
+    fn working_task(&self) -> String {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        runtime.block_on(async {
+            let mut command = tokio::process::Command::new(&self.node);
+            command
+                .arg(SCRIPT)
+                .env("MCP_TS_SDK", &self.sdk)
+                .env("MCP_TS_TASKS", &self.tasks);
+            let client = Client::builder()
+                .tasks(true)
+                .connect(ClientTransport::spawn(command).expect("node starts"));
+            let called = client.call_tool("wait", json!({})).await.expect("the call");
+            let id = called.task().expect("a task").id().to_owned();
+            client.close().await.expect("the client closes");
+            id
+        })
+    }
+}
+
+/// Whether `said` names every one of `wanted`.
+fn named(said: &str, wanted: &[&str]) -> bool {
+    wanted.iter().all(|w| said.contains(w))
+}
+
 #[test]
 #[cfg_attr(
     presa_wine,
     ignore = "needs Node, a Linux program here that a test under Wine cannot start"
 )]
 fn presa_lists_and_calls_a_typescript_sdk_legacy_server() {
-    let Some((node, sdk)) = interop_setup() else {
+    let Some(legacy) = Legacy::for_test("tools") else {
         return;
     };
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../tests/interop/ts_legacy_server.mjs"
-    );
-    let server = format!("stdio:{}", shell_words::join([node.as_str(), script]));
-    let presa = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_presa"))
-            .args(args)
-            .env("MCP_TS_SDK", &sdk)
-            .env("PRESA_CONFIG_DIR", env!("CARGO_TARGET_TMPDIR"))
-            .stdin(Stdio::null())
-            .output()
-            .expect("presa runs")
+    let tools = legacy.json("tools", &[]);
+    assert_eq!(tools[0]["name"], "greet", "{tools}");
+    assert_eq!(tools[1]["name"], "wait", "{tools}");
+
+    let result = legacy.json("call", &["greet", "name=Ada", "--answer", "greet.ok=true"]);
+    assert_eq!(result["content"][0]["text"], "Hello, Ada!", "{result}");
+
+    let said = legacy.fails(4, "call", &["greet", "name=Ada"]);
+    assert!(named(&said, &["Greet Ada?", ".ok=true"]), "{said}");
+}
+
+#[test]
+#[cfg_attr(
+    presa_wine,
+    ignore = "needs Node, a Linux program here that a test under Wine cannot start"
+)]
+fn prompts_and_prompt_of_a_typescript_sdk_legacy_server() {
+    let Some(legacy) = Legacy::for_test("prompts") else {
+        return;
     };
-    let listed = presa(&["tools", &server, "--json"]);
-    assert_eq!(listed.status.code(), Some(0), "{listed:?}");
-    let tools: Value = serde_json::from_slice(&listed.stdout).unwrap();
-    assert_eq!(tools[0]["name"], "greet");
+    let prompts = legacy.json("prompts", &[]);
+    assert_eq!(prompts[0]["name"], "welcome", "{prompts}");
+    assert_eq!(prompts[0]["arguments"][0]["name"], "name", "{prompts}");
+    assert_eq!(prompts[0]["arguments"][0]["required"], true, "{prompts}");
 
-    let called = presa(&[
-        "call",
-        &server,
-        "greet",
-        "name=Ada",
-        "--answer",
-        "greet.ok=true",
-        "--json",
-    ]);
-    assert_eq!(called.status.code(), Some(0), "{called:?}");
-    let result: Value = serde_json::from_slice(&called.stdout).unwrap();
-    assert_eq!(result["content"][0]["text"], "Hello, Ada!");
+    let prompt = legacy.json("prompt", &["welcome", "name=Ada"]);
+    let message = &prompt["messages"][0];
+    assert_eq!(message["role"], "user", "{prompt}");
+    assert_eq!(message["content"]["text"], "Welcome, Ada!", "{prompt}");
+    let human = legacy.text("prompt", &["welcome", "name=Ada"]);
+    assert!(human.contains("user: Welcome, Ada!"), "{human}");
 
-    let unanswered = presa(&["call", &server, "greet", "name=Ada"]);
-    assert_eq!(unanswered.status.code(), Some(4), "{unanswered:?}");
-    let said = String::from_utf8_lossy(&unanswered.stderr);
+    let said = legacy.fails(3, "prompt", &["farewell"]);
     assert!(
-        said.contains("Greet Ada?") && said.contains(".ok=true"),
+        named(&said, &["Unknown prompt: farewell", "-32602"]),
         "{said}"
     );
+    let said = legacy.fails(3, "prompt", &["welcome"]);
+    assert!(named(&said, &["Missing required argument: name"]), "{said}");
+}
+
+#[test]
+#[cfg_attr(
+    presa_wine,
+    ignore = "needs Node, a Linux program here that a test under Wine cannot start"
+)]
+fn resources_and_read_of_a_typescript_sdk_legacy_server() {
+    let Some(legacy) = Legacy::for_test("resources") else {
+        return;
+    };
+    let resources = legacy.json("resources", &[]);
+    assert_eq!(resources[0]["uri"], "note://motd", "{resources}");
+    assert_eq!(resources[0]["mimeType"], "text/plain", "{resources}");
+
+    let read = legacy.json("read", &["note://motd"]);
+    let contents = &read["contents"][0];
+    assert_eq!(contents["uri"], "note://motd", "{read}");
+    assert_eq!(contents["text"], "Be kind to one another.", "{read}");
+    let human = legacy.text("read", &["note://motd"]);
+    assert!(human.contains("Be kind to one another."), "{human}");
+
+    let said = legacy.fails(3, "read", &["note://none"]);
+    assert!(named(&said, &["note://none", "-32002"]), "{said}");
+}
+
+#[test]
+#[cfg_attr(
+    presa_wine,
+    ignore = "needs Node, a Linux program here that a test under Wine cannot start"
+)]
+fn discover_of_a_typescript_sdk_legacy_server_tells_what_initialize_said() {
+    let Some(legacy) = Legacy::for_test("discover") else {
+        return;
+    };
+    let discovered = legacy.json("discover", &[]);
+    assert_eq!(discovered["supportedVersions"], json!(["2025-11-25"]));
+    let server = &discovered["_meta"]["io.modelcontextprotocol/serverInfo"];
+    assert_eq!(*server, json!({"name": "ts-legacy", "version": "1.0.0"}));
+    let offered = &discovered["capabilities"];
+    for capability in ["tools", "prompts", "resources"] {
+        assert!(offered.get(capability).is_some(), "{discovered}");
+    }
+    let extensions = &offered["extensions"];
+    assert!(
+        extensions.get("io.modelcontextprotocol/tasks").is_some(),
+        "{discovered}"
+    );
+    assert!(
+        discovered["instructions"]
+            .as_str()
+            .is_some_and(|i| i.contains("TypeScript SDK")),
+        "{discovered}"
+    );
+    let human = legacy.text("discover", &[]);
+    assert!(
+        named(
+            &human,
+            &["ts-legacy 1.0.0", "speaks 2025-11-25 (Legacy era)"]
+        ),
+        "{human}"
+    );
+}
+
+#[test]
+#[cfg_attr(
+    presa_wine,
+    ignore = "needs Node, a Linux program here that a test under Wine cannot start"
+)]
+fn call_as_a_task_then_get_and_watch_it_on_a_typescript_sdk_legacy_server() {
+    let Some(legacy) = Legacy::for_test("finished-task") else {
+        return;
+    };
+    // The task asks first, through tasks/result.
+    let call = ["wait", "ms=100", "confirm=true", "--task"];
+    let said = legacy.fails(4, "call", &call);
+    assert!(named(&said, &["Wait 100 ms?", ".ok=true"]), "{said}");
+    let result = legacy.json("call", &[&call[..], &["--answer", "wait.ok=true"]].concat());
+    assert_eq!(result["content"][0]["text"], "waited 100 ms", "{result}");
+    // tasks/result names the task its result is of.
+    let id = result["_meta"]["io.modelcontextprotocol/related-task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("not a task's result: {result}"))
+        .to_owned();
+
+    let task = legacy.json("task", &["get", &id]);
+    assert_eq!(task["taskId"], id, "{task}");
+    assert_eq!(task["status"], "completed", "{task}");
+    assert_eq!(task["result"]["content"][0]["text"], "waited 100 ms");
+
+    let watched = legacy.json("task", &["watch", &id]);
+    assert_eq!(watched["content"][0]["text"], "waited 100 ms", "{watched}");
+    let human = legacy.text("task", &["watch", &id]);
+    assert!(human.contains("waited 100 ms"), "{human}");
+
+    let said = legacy.fails(3, "task", &["cancel", &id]);
+    assert!(named(&said, &[&id, "terminal status: completed"]), "{said}");
+}
+
+#[test]
+#[cfg_attr(
+    presa_wine,
+    ignore = "needs Node, a Linux program here that a test under Wine cannot start"
+)]
+fn task_get_and_cancel_of_a_working_task_on_a_typescript_sdk_legacy_server() {
+    let Some(legacy) = Legacy::for_test("working-task") else {
+        return;
+    };
+    let id = legacy.working_task();
+    let task = legacy.json("task", &["get", &id]);
+    assert_eq!(task["taskId"], id, "{task}");
+    assert_eq!(task["status"], "working", "{task}");
+    assert_eq!(task["pollIntervalMs"], 50, "{task}");
+    let human = legacy.text("task", &["get", &id]);
+    assert!(human.contains(&format!("task {id}: working")), "{human}");
+
+    let cancelled = legacy.json("task", &["cancel", &id]);
+    assert_eq!(cancelled["taskId"], id, "{cancelled}");
+    assert_eq!(cancelled["status"], "cancelled", "{cancelled}");
+    let task = legacy.json("task", &["get", &id]);
+    assert_eq!(task["status"], "cancelled", "{task}");
+
+    // A cancelled task ends a watch as a cancelled call does.
+    let said = legacy.fails(130, "task", &["watch", &id]);
+    assert!(named(&said, &[&id, "was cancelled"]), "{said}");
+}
+
+#[test]
+#[cfg_attr(
+    presa_wine,
+    ignore = "needs Node, a Linux program here that a test under Wine cannot start"
+)]
+fn an_unknown_task_of_a_typescript_sdk_legacy_server_is_named() {
+    let Some(legacy) = Legacy::for_test("unknown-task") else {
+        return;
+    };
+    for action in ["get", "cancel", "watch"] {
+        let said = legacy.fails(3, "task", &[action, "no-such-task"]);
+        assert!(
+            named(&said, &["task no-such-task", "not found"]),
+            "{action}: {said}"
+        );
+    }
 }

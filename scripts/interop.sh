@@ -5,6 +5,10 @@
 #   client against its legacy-only server, and its client against the
 #   `notes` example, whose tools return structured output of every kind
 #   (tests/interop_ts.rs);
+# - the `presa` command line against that legacy server, every command:
+#   tools and calls with their questions answered, prompts, resources,
+#   discover, and tasks followed, looked up, watched and cancelled
+#   (presa-cli/tests/interop_ts.rs);
 # - the MCP Inspector's CLI with `--strict`, which reports tool schemas
 #   that hosts mapping them onto a narrower dialect would lose: on the
 #   `jobs` and `notes` examples it must list every tool and report nothing.

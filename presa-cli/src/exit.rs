@@ -13,8 +13,9 @@ Exit status:
   1    the tool answered with an error (isError)
   2    usage error: a bad command line or argument
   3    protocol or transport error: the server could not be reached, or
-       answered with a JSON-RPC error, or a task failed, or the call
-       ended on a sampling request that was declined
+       answered with a JSON-RPC error, or a task failed or was cancelled
+       by someone else, or the call ended on a sampling request that was
+       declined
   4    a question went unanswered: no terminal to ask and no --answer for it
   5    detached from a task, which goes on (`presa task SERVER watch ID`)
   130  cancelled with Ctrl-C";
@@ -72,8 +73,12 @@ impl Failure {
         }
     }
 
-    /// The same failure, its message saying what it was about first.
+    /// The same failure, its message saying what it was about first,
+    /// unless it already does.
     pub fn about(self, subject: &str) -> Self {
+        if self.message.starts_with(subject) {
+            return self;
+        }
         Failure {
             message: format!("{subject}: {}", self.message),
             ..self
@@ -84,12 +89,34 @@ impl Failure {
 impl From<ClientError> for Failure {
     fn from(error: ClientError) -> Self {
         match error {
-            ClientError::TaskCancelled { task_id } => Failure {
-                exit: Exit::Cancelled,
-                message: format!("task {task_id} was cancelled"),
-            },
+            ClientError::TaskCancelled { task_id } => {
+                Failure::protocol(format!("task {task_id} was cancelled"))
+            }
             ClientError::InvalidArguments(message) => Failure::usage(message),
             other => Failure::protocol(other.to_string()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_task_cancelled_by_someone_else_is_no_ctrl_c() {
+        let error = ClientError::TaskCancelled {
+            task_id: "t1".into(),
+        };
+        let failure = Failure::from(error);
+        assert_eq!(failure.exit, Exit::Protocol);
+        assert_eq!(failure.message, "task t1 was cancelled");
+    }
+
+    #[test]
+    fn a_failure_says_what_it_was_about_once() {
+        let named = Failure::protocol("not found").about("task t1");
+        assert_eq!(named.message, "task t1: not found");
+        let again = Failure::protocol("task t1 was cancelled").about("task t1");
+        assert_eq!(again.message, "task t1 was cancelled");
     }
 }

@@ -20,7 +20,9 @@
 //! 5. cancelling sends `tasks/cancel`, then the wait goes on until the
 //!    task ends, since a task may still finish otherwise; a cancel the
 //!    server refuses is told, and the wait goes on all the same, to tell
-//!    how the task did end;
+//!    how the task did end. A task that ends cancelled after the person
+//!    cancelled it exits as Ctrl-C does; one cancelled by someone else, as
+//!    a task that failed;
 //! 6. a sampling request the person declined ends the wait: a 2026-07-28
 //!    task cannot be told, and waits for the reply. Of an HTTP server's
 //!    task the failure says how to cancel it or be asked again (a stdio
@@ -29,7 +31,7 @@
 use presa::client::{AwaitOptions, ClientError};
 use presa::wire::{CallToolResult, Task};
 
-use crate::exit::Failure;
+use crate::exit::{Exit, Failure};
 use crate::interrupt::{Interrupt, Interrupts, ask};
 use crate::session::Session;
 use crate::target::Target;
@@ -52,21 +54,31 @@ pub async fn follow(session: &Session, task_id: &str) -> Result<Followed, Failur
         .on_state(move |task| status.show(describe(task)));
     let awaiting = session.client.await_task(task_id, options);
     tokio::pin!(awaiting);
+    let mut cancelled_here = false;
     let followed = loop {
         tokio::select! {
             result = &mut awaiting => break result.map(|r| Followed::Done(Box::new(r))),
             () = interrupts.next() => match ask(&session.answerer).await {
-                Interrupt::Cancel => cancel(session, task_id).await,
+                Interrupt::Cancel => {
+                    cancelled_here = true;
+                    cancel(session, task_id).await;
+                }
                 Interrupt::Detach => break Ok(Followed::Detached),
             },
         }
     };
     session.status.finish();
-    followed.map_err(|error| failure(session, task_id, error))
+    followed.map_err(|error| failure(session, task_id, error, cancelled_here))
 }
 
-/// What to tell of `error` (rule 6).
-fn failure(session: &Session, task_id: &str, error: ClientError) -> Failure {
+/// What to tell of `error` (rules 5 and 6).
+fn failure(session: &Session, task_id: &str, error: ClientError, cancelled_here: bool) -> Failure {
+    if cancelled_here && matches!(error, ClientError::TaskCancelled { .. }) {
+        return Failure {
+            exit: Exit::Cancelled,
+            ..Failure::from(error)
+        };
+    }
     let ClientError::SamplingDeclined { key, .. } = &error else {
         return Failure::from(error);
     };

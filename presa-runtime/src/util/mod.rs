@@ -7,9 +7,10 @@ mod digest;
 pub(crate) use budget::{Budget, Charge};
 pub(crate) use digest::{Digest256, HashWriter, json_digest};
 
+use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// A boxed, sendable future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -21,6 +22,26 @@ pub(crate) fn random_id<const BYTES: usize>() -> String {
     let mut bytes = [0u8; BYTES];
     getrandom::fill(&mut bytes).expect("the OS random number generator is available");
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// The last value of a kind a thread shared, for [`shared_with_last`].
+pub(crate) type LastSeen<T> = RefCell<Option<Arc<T>>>;
+
+/// `value`, shared with `last` when they are equal; otherwise `own(value)`,
+/// which becomes the last. A value many requests or tasks repeat (a
+/// client's capabilities, a tool's question) is then kept once per
+/// thread instead of once per holder, with no lock shared between
+/// threads.
+pub(crate) fn shared_with_last<T: ?Sized + PartialEq>(
+    last: &LastSeen<T>,
+    value: &T,
+    own: impl FnOnce(&T) -> Arc<T>,
+) -> Arc<T> {
+    let mut last = last.borrow_mut();
+    match &*last {
+        Some(seen) if **seen == *value => Arc::clone(seen),
+        _ => Arc::clone(last.insert(own(value))),
+    }
 }
 
 /// Polls `future` once, in place, on the caller's task: whether it has

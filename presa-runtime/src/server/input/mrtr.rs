@@ -76,6 +76,7 @@ use crate::server::core::error::{ErrorDetails, Failure, Origin, ToolError};
 use crate::server::core::reply::{answer_too_large, invalid_params, panic_message, to_value};
 use crate::server::core::state::StateMap;
 use crate::server::tasks::TaskEngine;
+use crate::util::{LastSeen, shared_with_last};
 use crate::wire::{
     CallToolResult, ClientCapabilities, ErrorObject, GetPromptResult, Implementation,
     InputRequiredResult, InputResponses, Message, Method, ReadResourceResult, RequestMeta,
@@ -346,17 +347,9 @@ pub(crate) fn request_info(meta: &RequestMeta, caller: &Caller) -> RequestInfo {
     }
 }
 
-/// The last value of a kind this thread shared.
-type LastSeen<T> = RefCell<Option<Arc<T>>>;
-
-/// `value`, shared with `last` when they are equal; else it becomes the
-/// last.
+/// `value`, shared with the last equal one this thread saw.
 fn shared<T: Clone + PartialEq>(last: &LastSeen<T>, value: &T) -> Arc<T> {
-    let mut last = last.borrow_mut();
-    match &*last {
-        Some(seen) if **seen == *value => Arc::clone(seen),
-        _ => Arc::clone(last.insert(Arc::new(value.clone()))),
-    }
+    shared_with_last(last, value, |value| Arc::new(value.clone()))
 }
 
 /// A handler run, with a caught panic as `Err`.

@@ -29,6 +29,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::Keyed;
+use crate::util::{LastSeen, shared_with_last};
 use crate::wire::{InputRequest, InputResponse};
 
 /// Answers as a task keeps them, by key.
@@ -73,13 +74,12 @@ impl StoredRequest {
     /// stored when it is the same.
     pub fn question(request: &InputRequest) -> Self {
         thread_local! {
-            static LAST: RefCell<Option<Arc<str>>> = const { RefCell::new(None) };
+            static LAST: LastSeen<str> = const { RefCell::new(None) };
         }
         let text = serialized(request);
-        LAST.with_borrow_mut(|last| match last {
-            Some(seen) if **seen == *text => StoredJson::with_text(Arc::clone(seen)),
-            _ => StoredJson::with_text(Arc::clone(last.insert(text.into()))),
-        })
+        StoredJson::with_text(
+            LAST.with(|last| shared_with_last(last, text.as_str(), |text| Arc::from(text))),
+        )
     }
 }
 

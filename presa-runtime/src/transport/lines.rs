@@ -22,8 +22,13 @@ use tokio::sync::oneshot;
 use tokio_util::codec::{Decoder, FramedRead, LinesCodec, LinesCodecError};
 use tokio_util::sync::WaitForCancellationFutureOwned;
 
-use super::writing::write_lines;
+use super::writing::{Gathering, write_lines};
 use super::{CHANNEL_CAPACITY, FrameChannel, FrameSender, Inbound, Incoming, StopReading};
+
+/// What one read from the stream may take at most: as much as one write
+/// batches (`writing`), since what a burst of requests gathers is written
+/// before the next read.
+const READ_BUFFER: usize = super::writing::WRITE_BATCH;
 
 /// Frames `reader` and `writer` as newline-delimited messages of at most
 /// `max_message_size` bytes each. `incoming` reads `reader` as its frames
@@ -53,8 +58,12 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let frames = LineFrames::new(reader, max_message_size, stop.clone());
     let (sender, writer) = write_lines(writer, CHANNEL_CAPACITY, close);
+    let reader = GatheredFirst {
+        reader,
+        gathering: sender.gathering(),
+    };
+    let frames = LineFrames::new(reader, max_message_size, stop.clone());
     FrameChannel {
         incoming: Incoming::read(frames, stop.clone()),
         outgoing: FrameSender::stream(sender),
@@ -89,6 +98,25 @@ impl<R: AsyncRead + Unpin> AsyncRead for UntilStopped<R> {
         if self.stopped.as_mut().poll(cx).is_ready() {
             return Poll::Ready(Ok(()));
         }
+        Pin::new(&mut self.reader).poll_read(cx, buf)
+    }
+}
+
+/// A reader that writes what its connection gathered before each read
+/// (rule 6 of `writing`): the frames answering the input read so far
+/// leave once it is used up, and before the reader can wait on the peer.
+struct GatheredFirst<R> {
+    reader: R,
+    gathering: Gathering,
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for GatheredFirst<R> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        self.gathering.end();
         Pin::new(&mut self.reader).poll_read(cx, buf)
     }
 }
@@ -164,7 +192,7 @@ impl<R: AsyncRead> LineFrames<R> {
             stop,
         };
         LineFrames {
-            frames: FramedRead::new(reader, codec),
+            frames: FramedRead::with_capacity(reader, codec, READ_BUFFER),
             ended: false,
         }
     }
@@ -192,6 +220,7 @@ impl<R: AsyncRead + Unpin> futures::Stream for LineFrames<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use futures::FutureExt;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     #[tokio::test]
@@ -222,6 +251,36 @@ mod tests {
         assert_eq!(&buf, b"{}\n");
         drop(peer);
         assert_eq!(channel.incoming.recv().await, None);
+    }
+
+    /// Frames sent while the connection gathers leave once the lines
+    /// already read are taken, before the reader reads again.
+    #[tokio::test]
+    async fn what_gathered_leaves_before_the_reader_reads_again() {
+        let (mut peer, ours) = tokio::io::duplex(1024);
+        let (r, w) = tokio::io::split(ours);
+        let mut channel = byte_stream(r, w, 64);
+        peer.write_all(b"one\ntwo\n").await.unwrap();
+        let gathering = channel.outgoing.gathering();
+        assert_eq!(
+            channel.incoming.recv().await,
+            Some(Inbound::Frame("one".into()))
+        );
+        gathering.start();
+        channel.outgoing.send("answer".into()).await.unwrap();
+        // "two" was read with "one": taking it reads nothing.
+        assert_eq!(
+            channel.incoming.try_recv(),
+            Some(Inbound::Frame("two".into()))
+        );
+        let mut byte = [0u8; 1];
+        assert!(peer.read(&mut byte).now_or_never().is_none());
+        // Now the reader must read: what gathered leaves first, in place.
+        assert_eq!(channel.incoming.try_recv(), None);
+        let mut answer = [0u8; 7];
+        let written = peer.read_exact(&mut answer).now_or_never();
+        assert!(written.is_some_and(|read| read.is_ok()));
+        assert_eq!(&answer, b"answer\n");
     }
 
     /// Stopped, the reader still delivers the lines it has read, drops the

@@ -35,6 +35,7 @@ pub use incoming::Incoming;
 pub use lines::byte_stream;
 pub use stdio::{StdioChild, stdio};
 
+pub(crate) use writing::Gathering;
 use writing::{Outgoing, SendNow, StreamSender};
 
 use tokio::sync::mpsc;
@@ -176,6 +177,16 @@ impl FrameSender {
         match &self.route {
             Route::Peer(inbox) => inbox.send(Inbound::Frame(frame)).await.map_err(|_| Closed),
             Route::Stream(stream) => stream.send(frame, charge).await,
+        }
+    }
+
+    /// A gathering of the frames sent here, for whoever reads the same
+    /// connection to start while it takes a burst of frames in (rule 6 of
+    /// `writing`). Frames that go to no byte stream never gather.
+    pub(crate) fn gathering(&self) -> Gathering {
+        match &self.route {
+            Route::Peer(_) => Gathering::none(),
+            Route::Stream(stream) => stream.gathering(),
         }
     }
 

@@ -26,7 +26,18 @@
 //! 5. the stream is shut once every sender is gone and everything sent
 //!    is written, or at once when the transport's `close` says so (a
 //!    frame begun is finished first); a failed write closes it too, and
-//!    every later send fails with [`Closed`].
+//!    every later send fails with [`Closed`];
+//! 6. while the peer's requests come in a burst, frames sent to an idle
+//!    stream gather instead, and leave together, with one write: a write
+//!    per frame costs a system call and a wake-up of the peer each, which
+//!    under load is most of what sending costs. Whoever reads the stream
+//!    starts a gathering ([`Gathering::start`]) when it takes a frame in,
+//!    and ends it before it reads again, so what gathered leaves at the
+//!    latest when the input already read is used up, and before anyone
+//!    waits on the peer; also when it stops reading, and when what
+//!    gathered reaches [`WRITE_BATCH`] bytes. A gathering that ends
+//!    writes in place, by rule 2, so a peer that sends one request at a
+//!    time waits for nothing more than it did.
 
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -71,6 +82,9 @@ struct Shared {
 enum Pen {
     /// Nobody: the next sender writes in place.
     Idle(Writer),
+    /// The reader is in a burst: frames gather, to be written together
+    /// (rule 6).
+    Gathering(Writer, Gathered),
     /// A write in place would have blocked: the stream and the rest of
     /// that frame wait for the task, and frames queue behind them.
     Handed(Writer, Rest),
@@ -80,12 +94,40 @@ enum Pen {
     Closed,
 }
 
-/// What is left of a frame a write in place began.
+/// What frames hold of a memory budget until they are written (rule 4):
+/// the first's, and the others' (no allocation for a frame alone).
+type Charges = (Charge, Vec<Charge>);
+
+/// What is left of the lines a write in place began.
 struct Rest {
     line: Vec<u8>,
     written: usize,
     /// Held until the line is written (rule 4).
-    _charge: Charge,
+    _charges: Charges,
+}
+
+/// The frames of a gathering (rule 6), each with its line end.
+#[derive(Default)]
+struct Gathered {
+    lines: Vec<u8>,
+    charges: Vec<Charge>,
+}
+
+impl Gathered {
+    fn push(&mut self, outgoing: Outgoing) {
+        self.lines.extend_from_slice(outgoing.frame.as_bytes());
+        self.lines.push(b'\n');
+        self.charges.push(outgoing.charge);
+    }
+
+    /// The gathered lines as the rest of a write not yet begun.
+    fn into_rest(self) -> Option<Rest> {
+        (!self.lines.is_empty()).then(|| Rest {
+            line: self.lines,
+            written: 0,
+            _charges: (Charge::none(), self.charges),
+        })
+    }
 }
 
 impl std::fmt::Debug for StreamSender {
@@ -129,7 +171,7 @@ impl StreamSender {
             // The stream may have gone idle while this sender waited.
             let mut pen = lock(&self.shared.pen);
             match &mut *pen {
-                Pen::Idle(_) => drop(permit),
+                Pen::Idle(_) | Pen::Gathering(..) => drop(permit),
                 Pen::Handed(..) | Pen::Busy => {
                     permit.send(outgoing);
                     return Ok(());
@@ -144,7 +186,17 @@ impl StreamSender {
     pub fn try_send(&self, outgoing: Outgoing) -> Result<(), SendNow> {
         let mut pen = lock(&self.shared.pen);
         match &mut *pen {
-            Pen::Idle(writer) => match write_in_place(writer, outgoing) {
+            Pen::Gathering(_, gathered) => {
+                gathered.push(outgoing);
+                if gathered.lines.len() < WRITE_BATCH {
+                    return Ok(());
+                }
+                match self.shared.write_gathered(&mut pen, true) {
+                    true => Ok(()),
+                    false => Err(SendNow::Closed),
+                }
+            }
+            Pen::Idle(writer) => match write_in_place(writer, outgoing.into_line()) {
                 InPlace::Written => Ok(()),
                 InPlace::Blocked(rest) => {
                     if let Pen::Idle(writer) = std::mem::replace(&mut *pen, Pen::Busy) {
@@ -168,6 +220,109 @@ impl StreamSender {
             Pen::Closed => Err(SendNow::Closed),
         }
     }
+
+    /// A gathering of the frames sent to this stream, begun by
+    /// [`Gathering::start`] (rule 6).
+    pub(crate) fn gathering(&self) -> Gathering {
+        Gathering {
+            shared: Some(Arc::clone(&self.shared)),
+        }
+    }
+}
+
+/// The frames sent while the peer's requests come in a burst, written
+/// together (rule 6). Dropping it ends the gathering, as
+/// [`end`](Self::end) does, so that nothing gathered is left behind by a
+/// reader that is gone.
+pub(crate) struct Gathering {
+    /// `None` for frames that go to no byte stream: nothing gathers.
+    shared: Option<Arc<Shared>>,
+}
+
+impl Gathering {
+    /// A gathering that gathers nothing, for frames that go to no byte
+    /// stream.
+    pub(crate) fn none() -> Self {
+        Gathering { shared: None }
+    }
+
+    /// Frames sent from now on gather, if the stream is idle; a stream
+    /// being written by the task batches them already (rule 3).
+    pub(crate) fn start(&self) {
+        let Some(shared) = &self.shared else {
+            return;
+        };
+        let mut pen = lock(&shared.pen);
+        if let Pen::Idle(_) = &*pen
+            && let Pen::Idle(writer) = std::mem::replace(&mut *pen, Pen::Busy)
+        {
+            *pen = Pen::Gathering(writer, Gathered::default());
+        }
+    }
+
+    /// Writes what gathered, in place (rule 2), and lets frames be
+    /// written as they are sent again.
+    pub(crate) fn end(&self) {
+        if let Some(shared) = &self.shared {
+            let mut pen = lock(&shared.pen);
+            shared.write_gathered(&mut pen, false);
+        }
+    }
+}
+
+impl Drop for Gathering {
+    fn drop(&mut self) {
+        self.end();
+    }
+}
+
+impl Shared {
+    /// Writes the frames of a gathering in place; the stream then gathers
+    /// on (`again`) or goes idle, or, if it would block, goes to the task
+    /// with the rest. `false` when the write failed: the stream is closed.
+    /// A stream that is not gathering is left as it is.
+    fn write_gathered(&self, pen: &mut Pen, again: bool) -> bool {
+        let (mut writer, gathered) = match std::mem::replace(pen, Pen::Busy) {
+            Pen::Gathering(writer, gathered) => (writer, gathered),
+            other => {
+                *pen = other;
+                return true;
+            }
+        };
+        let next = |writer| match again {
+            true => Pen::Gathering(writer, Gathered::default()),
+            false => Pen::Idle(writer),
+        };
+        let Some(rest) = gathered.into_rest() else {
+            *pen = next(writer);
+            return true;
+        };
+        match write_in_place(&mut writer, rest) {
+            InPlace::Written => *pen = next(writer),
+            InPlace::Blocked(rest) => {
+                *pen = Pen::Handed(writer, rest);
+                self.handed.notify_one();
+            }
+            InPlace::Failed => {
+                *pen = Pen::Closed;
+                return false;
+            }
+        }
+        true
+    }
+}
+
+impl Outgoing {
+    /// The frame with its line end, as the rest of a write not yet begun.
+    fn into_line(self) -> Rest {
+        let mut line = self.frame.into_bytes();
+        line.push(b'\n');
+        Rest {
+            line,
+            written: 0,
+            _charges: (self.charge, Vec::new()),
+        }
+    }
 }
 
 /// Why a frame was not sent at once.
@@ -186,14 +341,15 @@ enum InPlace {
     Failed,
 }
 
-/// Writes `outgoing`'s line to `writer` as far as it goes without waiting
-/// (rule 2), and flushes it.
-fn write_in_place(writer: &mut Writer, outgoing: Outgoing) -> InPlace {
-    let Outgoing { frame, charge } = outgoing;
-    let mut line = frame.into_bytes();
-    line.push(b'\n');
+/// Writes `line` on from where it was left, as far as the stream takes
+/// it without waiting (rule 2), and flushes it.
+fn write_in_place(writer: &mut Writer, line: Rest) -> InPlace {
+    let Rest {
+        line,
+        mut written,
+        _charges,
+    } = line;
     let mut cx = Context::from_waker(std::task::Waker::noop());
-    let mut written = 0;
     while written < line.len() {
         match Pin::new(&mut *writer).poll_write(&mut cx, &line[written..]) {
             Poll::Ready(Ok(0)) | Poll::Ready(Err(_)) => return InPlace::Failed,
@@ -202,7 +358,7 @@ fn write_in_place(writer: &mut Writer, outgoing: Outgoing) -> InPlace {
                 return InPlace::Blocked(Rest {
                     line,
                     written,
-                    _charge: charge,
+                    _charges,
                 });
             }
         }
@@ -214,7 +370,7 @@ fn write_in_place(writer: &mut Writer, outgoing: Outgoing) -> InPlace {
         Poll::Pending => InPlace::Blocked(Rest {
             written: line.len(),
             line,
-            _charge: charge,
+            _charges,
         }),
     }
 }
@@ -279,6 +435,7 @@ fn take(shared: &Shared) -> Option<(Writer, Option<Rest>)> {
     let mut pen = lock(&shared.pen);
     match std::mem::replace(&mut *pen, Pen::Busy) {
         Pen::Idle(writer) => Some((writer, None)),
+        Pen::Gathering(writer, gathered) => Some((writer, gathered.into_rest())),
         Pen::Handed(writer, rest) => Some((writer, Some(rest))),
         Pen::Busy | Pen::Closed => {
             *pen = Pen::Closed;
@@ -331,9 +488,8 @@ async fn drain(
 /// its line end.
 struct Batch {
     lines: String,
-    /// What the frames hold of a memory budget until written: the
-    /// first's, and the others' (no allocation for a frame alone).
-    _charges: (Charge, Vec<Charge>),
+    /// Held until the frames are written (rule 4).
+    _charges: Charges,
 }
 
 impl Batch {
@@ -493,6 +649,79 @@ mod tests {
         peer.read_to_end(&mut rest).await.unwrap();
         assert!(rest.is_empty());
         assert_eq!(send(&sender, "late"), Err(Closed));
+    }
+
+    /// Whether `peer` has anything to read at once.
+    fn nothing_to_read(peer: &mut DuplexStream) -> bool {
+        let mut byte = [0u8; 1];
+        peer.read(&mut byte).now_or_never().is_none()
+    }
+
+    /// Frames sent while gathering leave together when it ends, in the
+    /// order sent, and the stream is idle again.
+    #[tokio::test]
+    async fn gathered_frames_leave_together_when_the_gathering_ends() {
+        let (mut peer, ours) = tokio::io::duplex(1024);
+        let (sender, _task) = write_lines(ours, CAPACITY, None);
+        let gathering = sender.gathering();
+        gathering.start();
+        send(&sender, "one").unwrap();
+        send(&sender, "two").unwrap();
+        assert!(nothing_to_read(&mut peer));
+        gathering.end();
+        let mut now = [0u8; 16];
+        let count = peer.read(&mut now).now_or_never().unwrap().unwrap();
+        assert_eq!(&now[..count], b"one\ntwo\n");
+        assert!(matches!(*lock(&sender.shared.pen), Pen::Idle(_)));
+        send(&sender, "three").unwrap();
+        read(&mut peer, "three\n").await;
+    }
+
+    /// What gathers is written once it reaches the batch size, and the
+    /// gathering goes on; a dropped gathering writes what it holds.
+    #[tokio::test]
+    async fn a_full_or_dropped_gathering_is_written() {
+        let (mut peer, ours) = tokio::io::duplex(4 * WRITE_BATCH);
+        let (sender, _task) = write_lines(ours, CAPACITY, None);
+        let gathering = sender.gathering();
+        gathering.start();
+        let big = "x".repeat(WRITE_BATCH);
+        send(&sender, &big).unwrap();
+        read(&mut peer, &format!("{big}\n")).await;
+        send(&sender, "small").unwrap();
+        assert!(nothing_to_read(&mut peer));
+        drop(gathering);
+        read(&mut peer, "small\n").await;
+    }
+
+    /// A gathering the stream cannot take at once goes to the task with
+    /// what is left, and frames sent after it queue behind, in order.
+    #[tokio::test]
+    async fn a_gathering_that_would_block_goes_to_the_task_in_order() {
+        let (mut peer, ours) = tokio::io::duplex(4);
+        let (sender, _task) = write_lines(ours, CAPACITY, None);
+        let gathering = sender.gathering();
+        gathering.start();
+        send(&sender, "0123456789").unwrap();
+        send(&sender, "b").unwrap();
+        gathering.end();
+        assert!(matches!(*lock(&sender.shared.pen), Pen::Handed(..)));
+        send(&sender, "c").unwrap();
+        read(&mut peer, "0123456789\nb\nc\n").await;
+    }
+
+    /// A gathering started while the task writes gathers nothing: frames
+    /// queue behind the task, which batches them already.
+    #[tokio::test]
+    async fn a_busy_stream_does_not_gather() {
+        let (mut peer, ours) = tokio::io::duplex(4);
+        let (sender, _task) = write_lines(ours, CAPACITY, None);
+        send(&sender, "0123456789").unwrap();
+        let gathering = sender.gathering();
+        gathering.start();
+        assert!(matches!(*lock(&sender.shared.pen), Pen::Handed(..)));
+        send(&sender, "b").unwrap();
+        read(&mut peer, "0123456789\nb\n").await;
     }
 
     /// A write that fails closes the stream for every sender.

@@ -9,7 +9,10 @@
 //! frame is read, with no task and no wake-up of another thread, and
 //! nothing in flight to cancel; only one that waits gets its task. One
 //! poll, never more, so no request holds up those behind it beyond its
-//! first step. JSON-RPC never answers
+//! first step. While requests come in a burst, what the connection sends
+//! gathers, and leaves with one write once the input already read is
+//! taken, or once the connection stops reading (rule 6 of
+//! `transport::writing`). JSON-RPC never answers
 //! a response: one from the client goes to the connection's era, which
 //! logs and drops it unless a request of the server's waits for it.
 //!
@@ -85,7 +88,7 @@ use crate::server::core::reply::{busy_awaiting_answers, invalid_request, server_
 use crate::server::core::stream::ResponseStream;
 use crate::server::legacy::ConnectionSession;
 use crate::server::router::Server;
-use crate::transport::{FrameChannel, FrameSender, Inbound, Incoming, StopReading};
+use crate::transport::{FrameChannel, FrameSender, Gathering, Inbound, Incoming, StopReading};
 use crate::util::{BoxFuture, Budget, Charge, finished_in_place, lock};
 use crate::wire::{
     FrameError, Message, Method, Notification, Request, RequestId, Response, footprint,
@@ -221,6 +224,7 @@ pub async fn serve_until(
         budget: server.connection_budget(),
         server,
         caller,
+        gathering: outgoing.gathering(),
         outgoing,
         in_flight: Arc::default(),
         tasks: JoinSet::new(),
@@ -265,6 +269,10 @@ struct Connection {
     server: Server,
     caller: Caller,
     outgoing: FrameSender,
+    /// Gathers what is sent while requests come in a burst (rule 6 of
+    /// `transport::writing`).
+    /// Dropped with the connection, it writes what it holds.
+    gathering: Gathering,
     in_flight: InFlight,
     tasks: JoinSet<()>,
     subscriptions: JoinSet<()>,
@@ -356,10 +364,18 @@ impl Connection {
                 self.accept(Charged { request, charge, era }).await;
             }
             inbound = incoming.recv(), if reading => match inbound {
-                Some(inbound) => self.receive(inbound).await,
+                Some(inbound) => {
+                    self.gathering.start();
+                    self.receive(inbound).await;
+                }
                 None => self.end_of_input(),
             },
             () = era.asked(), if stalled => {}
+        }
+        // The transport ends a gathering before it reads again; one that
+        // will not read on at once ends it here (rule 6 of `writing`).
+        if self.ended || self.is_full() {
+            self.gathering.end();
         }
         true
     }

@@ -15,6 +15,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::elicit::{Elicit, Elicitation};
 use super::form::FormSchema;
+use super::question::Question;
 use super::verdict::InputBook;
 use crate::server::caller::Caller;
 use crate::server::core::error::{InputRequired, ToolError};
@@ -246,11 +247,11 @@ impl Context {
         form: FormSchema,
         parse: impl Fn(Value) -> Option<T> + Send + 'static,
     ) -> InputFuture<Elicitation<T>> {
-        let request = InputRequest::Elicit(ElicitRequestParams::Form {
+        let question = Question::Form {
             message,
-            requested_schema: form.schema().clone(),
-        });
-        self.ask(key, request, move |response| {
+            form: form.clone(),
+        };
+        self.ask(key, question, move |response| {
             let InputResponse::Elicit(answer) = response else {
                 return None;
             };
@@ -299,7 +300,7 @@ impl Context {
             message: message.into(),
             url,
         });
-        self.ask(key, request, |response| match response {
+        self.ask(key, Question::Request(request), |response| match response {
             InputResponse::Elicit(answer) => Some(answer.action),
             _ => None,
         })
@@ -313,7 +314,7 @@ impl Context {
     ) -> InputFuture<CreateMessageResult> {
         self.ask(
             key.into(),
-            InputRequest::Sample(Box::new(params)),
+            Question::Request(InputRequest::Sample(Box::new(params))),
             |response| match response {
                 InputResponse::Sample(answer) => Some(*answer),
                 _ => None,
@@ -326,7 +327,7 @@ impl Context {
     pub fn list_roots(&self) -> InputFuture<Vec<Root>> {
         self.ask(
             "roots".into(),
-            InputRequest::ListRoots,
+            Question::Request(InputRequest::ListRoots),
             |response| match response {
                 InputResponse::Roots(answer) => Some(answer.roots),
                 _ => None,
@@ -340,11 +341,11 @@ impl Context {
     fn ask<T: Send + 'static>(
         &self,
         key: String,
-        request: InputRequest,
+        question: Question,
         parse: impl Fn(InputResponse) -> Option<T> + Send + 'static,
     ) -> InputFuture<T> {
         let mut book = lock(&self.inner.input);
-        if !book.record(&key, &request) {
+        if !book.record(&key, question.digest()) {
             return InputFuture::ready(Err(InputRequired));
         }
         if let Some(raw) = book.answer(&key).cloned() {
@@ -357,6 +358,7 @@ impl Context {
             );
             book.discard_answer(&key);
         }
+        let request = question.into_request();
         let declared = &self.inner.info.client_capabilities;
         if let Some(capability) = request.required_capability()
             && !capability.is_declared_in(declared)

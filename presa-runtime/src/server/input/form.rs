@@ -22,6 +22,7 @@ use serde_json::{Map, Value};
 
 use super::elicit::Elicit;
 use super::violation::Violation;
+use crate::util::{Digest256, json_digest};
 
 /// A form's `requestedSchema`, checked and compiled. Cheap to clone.
 #[derive(Clone)]
@@ -31,6 +32,9 @@ pub struct FormSchema {
 
 struct Compiled {
     schema: Value,
+    /// The schema's digest, for a run to tell its questions apart
+    /// (`question`).
+    digest: Digest256,
     validator: jsonschema::Validator,
 }
 
@@ -82,14 +86,24 @@ impl FormSchema {
             .should_validate_formats(true)
             .build(&schema)
             .map_err(|e| FormSchemaError(e.to_string()))?;
+        let digest = json_digest(&schema);
         Ok(FormSchema {
-            inner: Arc::new(Compiled { schema, validator }),
+            inner: Arc::new(Compiled {
+                schema,
+                digest,
+                validator,
+            }),
         })
     }
 
     /// The schema, as sent in `requestedSchema`.
     pub fn schema(&self) -> &Value {
         &self.inner.schema
+    }
+
+    /// The digest of the schema's JSON text.
+    pub(crate) fn digest(&self) -> &Digest256 {
+        &self.inner.digest
     }
 
     /// Checks submitted `content` against the schema.

@@ -18,6 +18,7 @@ pub(crate) mod context;
 pub(crate) mod elicit;
 pub(crate) mod form;
 pub(crate) mod mrtr;
+pub(crate) mod question;
 pub(crate) mod request_state;
 pub(crate) mod verdict;
 pub(crate) mod violation;

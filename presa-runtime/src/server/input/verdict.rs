@@ -27,7 +27,7 @@ use litemap::LiteMap;
 
 use crate::server::core::error::{Failure, Origin};
 use crate::server::core::reply::{internal_error, missing_capability, rejected};
-use crate::util::{Digest256, json_digest};
+use crate::util::Digest256;
 use crate::wire::{
     ErrorObject, InputCapability, InputRequest, InputRequests, InputResponse, InputResponses,
 };
@@ -79,11 +79,10 @@ impl InputBook {
         }
     }
 
-    /// Records that the run asks `request` under `key`. A key names one
-    /// request: asking something else under it breaks the run, and this
-    /// returns `false`.
-    pub fn record(&mut self, key: &str, request: &InputRequest) -> bool {
-        let digest = json_digest(request);
+    /// Records that the run asks the question of `digest`
+    /// (`Question::digest`) under `key`. A key names one question: asking
+    /// something else under it breaks the run, and this returns `false`.
+    pub fn record(&mut self, key: &str, digest: Digest256) -> bool {
         match self.used.get(key) {
             Some(earlier) if *earlier != digest => {
                 let cause =
@@ -200,6 +199,7 @@ impl<T> Verdict<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::input::question::Question;
     use crate::wire::{CallToolResult, ElicitResult, codes};
 
     const TOOL: Origin<'static> = Origin::Tool("t");
@@ -208,10 +208,15 @@ mod tests {
         InputRequest::ListRoots
     }
 
+    /// The digest `Context::ask` records `request` by.
+    fn asked(request: &InputRequest) -> Digest256 {
+        Question::Request(request.clone()).digest()
+    }
+
     #[test]
     fn registered_input_wins_over_the_result() {
         let mut book = InputBook::default();
-        assert!(book.record("k", &roots()));
+        assert!(book.record("k", asked(&roots())));
         book.defer("k".into(), roots());
         let verdict = book.verdict(TOOL, Ok(CallToolResult::from_text("ignored")));
         assert!(
@@ -250,8 +255,8 @@ mod tests {
         ]
         .into();
         let mut book = InputBook::with_answers(answers);
-        book.record("used", &roots());
-        book.record("next", &roots());
+        book.record("used", asked(&roots()));
+        book.record("next", asked(&roots()));
         book.defer("next".into(), roots());
         let Verdict::InputRequired { carried, .. } =
             book.verdict::<CallToolResult>(TOOL, Err(Failure::InputRequired))
@@ -276,13 +281,13 @@ mod tests {
     #[test]
     fn a_key_names_one_request() {
         let mut book = InputBook::default();
-        assert!(book.record("k", &roots()));
-        assert!(book.record("k", &roots()));
+        assert!(book.record("k", asked(&roots())));
+        assert!(book.record("k", asked(&roots())));
         let other = InputRequest::Other {
             method: "x".into(),
             params: None,
         };
-        assert!(!book.record("k", &other));
+        assert!(!book.record("k", asked(&other)));
         assert!(book.has_unmet_input());
     }
 }

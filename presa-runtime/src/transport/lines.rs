@@ -27,7 +27,8 @@ use super::{CHANNEL_CAPACITY, FrameChannel, FrameSender, Inbound, Incoming, Stop
 
 /// What one read from the stream may take at most: as much as one write
 /// batches (`writing`), since what a burst of requests gathers is written
-/// before the next read.
+/// before the next read. The buffer is held for the connection's life, so
+/// a byte-stream connection weighs this much at least.
 const READ_BUFFER: usize = super::writing::WRITE_BATCH;
 
 /// Frames `reader` and `writer` as newline-delimited messages of at most

@@ -185,40 +185,35 @@ impl StreamSender {
     /// idle, queued when the queue has room; handed back when it is full.
     pub fn try_send(&self, outgoing: Outgoing) -> Result<(), SendNow> {
         let mut pen = lock(&self.shared.pen);
-        match &mut *pen {
-            Pen::Gathering(_, gathered) => {
+        let written = match std::mem::replace(&mut *pen, Pen::Busy) {
+            Pen::Idle(writer) => {
+                let line = outgoing.into_rest();
+                self.shared.write_now(&mut pen, writer, line, Pen::Idle)
+            }
+            Pen::Gathering(writer, mut gathered) => {
                 gathered.push(outgoing);
                 if gathered.lines.len() < WRITE_BATCH {
+                    *pen = Pen::Gathering(writer, gathered);
                     return Ok(());
                 }
-                match self.shared.write_gathered(&mut pen, true) {
-                    true => Ok(()),
-                    false => Err(SendNow::Closed),
-                }
+                let gather_on = |writer| Pen::Gathering(writer, Gathered::default());
+                self.shared
+                    .write_gathered(&mut pen, writer, gathered, gather_on)
             }
-            Pen::Idle(writer) => match write_in_place(writer, outgoing.into_line()) {
-                InPlace::Written => Ok(()),
-                InPlace::Blocked(rest) => {
-                    if let Pen::Idle(writer) = std::mem::replace(&mut *pen, Pen::Busy) {
-                        *pen = Pen::Handed(writer, rest);
-                    }
-                    // Under the lock: a frame queued after this finds the
-                    // task told already.
-                    self.shared.handed.notify_one();
-                    Ok(())
-                }
-                InPlace::Failed => {
-                    *pen = Pen::Closed;
-                    Err(SendNow::Closed)
-                }
-            },
-            Pen::Handed(..) | Pen::Busy => match self.queue.try_send(outgoing) {
-                Ok(()) => Ok(()),
-                Err(mpsc::error::TrySendError::Full(back)) => Err(SendNow::Full(back)),
-                Err(mpsc::error::TrySendError::Closed(_)) => Err(SendNow::Closed),
-            },
-            Pen::Closed => Err(SendNow::Closed),
-        }
+            queued @ (Pen::Handed(..) | Pen::Busy) => {
+                *pen = queued;
+                return match self.queue.try_send(outgoing) {
+                    Ok(()) => Ok(()),
+                    Err(mpsc::error::TrySendError::Full(back)) => Err(SendNow::Full(back)),
+                    Err(mpsc::error::TrySendError::Closed(_)) => Err(SendNow::Closed),
+                };
+            }
+            Pen::Closed => {
+                *pen = Pen::Closed;
+                Err(Closed)
+            }
+        };
+        written.map_err(|Closed| SendNow::Closed)
     }
 
     /// A gathering of the frames sent to this stream, begun by
@@ -253,19 +248,25 @@ impl Gathering {
             return;
         };
         let mut pen = lock(&shared.pen);
-        if let Pen::Idle(_) = &*pen
-            && let Pen::Idle(writer) = std::mem::replace(&mut *pen, Pen::Busy)
-        {
-            *pen = Pen::Gathering(writer, Gathered::default());
-        }
+        *pen = match std::mem::replace(&mut *pen, Pen::Busy) {
+            Pen::Idle(writer) => Pen::Gathering(writer, Gathered::default()),
+            other => other,
+        };
     }
 
     /// Writes what gathered, in place (rule 2), and lets frames be
     /// written as they are sent again.
     pub(crate) fn end(&self) {
-        if let Some(shared) = &self.shared {
-            let mut pen = lock(&shared.pen);
-            shared.write_gathered(&mut pen, false);
+        let Some(shared) = &self.shared else {
+            return;
+        };
+        let mut pen = lock(&shared.pen);
+        match std::mem::replace(&mut *pen, Pen::Busy) {
+            Pen::Gathering(writer, gathered) => {
+                // A failed write closed the stream; the next send says so.
+                let _ = shared.write_gathered(&mut pen, writer, gathered, Pen::Idle);
+            }
+            other => *pen = other,
         }
     }
 }
@@ -277,44 +278,57 @@ impl Drop for Gathering {
 }
 
 impl Shared {
-    /// Writes the frames of a gathering in place; the stream then gathers
-    /// on (`again`) or goes idle, or, if it would block, goes to the task
-    /// with the rest. `false` when the write failed: the stream is closed.
-    /// A stream that is not gathering is left as it is.
-    fn write_gathered(&self, pen: &mut Pen, again: bool) -> bool {
-        let (mut writer, gathered) = match std::mem::replace(pen, Pen::Busy) {
-            Pen::Gathering(writer, gathered) => (writer, gathered),
-            other => {
-                *pen = other;
-                return true;
+    /// Writes what `gathered` holds with `writer`, in place, as
+    /// [`write_now`](Self::write_now) does; with nothing gathered, the pen
+    /// becomes `then(writer)` at once.
+    fn write_gathered(
+        &self,
+        pen: &mut Pen,
+        writer: Writer,
+        gathered: Gathered,
+        then: impl FnOnce(Writer) -> Pen,
+    ) -> Result<(), Closed> {
+        match gathered.into_rest() {
+            Some(rest) => self.write_now(pen, writer, rest, then),
+            None => {
+                *pen = then(writer);
+                Ok(())
             }
-        };
-        let next = |writer| match again {
-            true => Pen::Gathering(writer, Gathered::default()),
-            false => Pen::Idle(writer),
-        };
-        let Some(rest) = gathered.into_rest() else {
-            *pen = next(writer);
-            return true;
-        };
+        }
+    }
+
+    /// Writes `rest` with `writer` as far as it goes without waiting
+    /// (rule 2), then sets the pen, taken from it by the caller under its
+    /// lock: `then(writer)` once all is written; handed to the task with
+    /// what is left when the stream would block; closed, and `Closed`,
+    /// when the write failed.
+    fn write_now(
+        &self,
+        pen: &mut Pen,
+        mut writer: Writer,
+        rest: Rest,
+        then: impl FnOnce(Writer) -> Pen,
+    ) -> Result<(), Closed> {
         match write_in_place(&mut writer, rest) {
-            InPlace::Written => *pen = next(writer),
+            InPlace::Written => *pen = then(writer),
             InPlace::Blocked(rest) => {
                 *pen = Pen::Handed(writer, rest);
+                // Under the lock: a frame queued after this finds the
+                // task told already.
                 self.handed.notify_one();
             }
             InPlace::Failed => {
                 *pen = Pen::Closed;
-                return false;
+                return Err(Closed);
             }
         }
-        true
+        Ok(())
     }
 }
 
 impl Outgoing {
     /// The frame with its line end, as the rest of a write not yet begun.
-    fn into_line(self) -> Rest {
+    fn into_rest(self) -> Rest {
         let mut line = self.frame.into_bytes();
         line.push(b'\n');
         Rest {

@@ -76,7 +76,11 @@ impl Failure {
     /// The same failure, its message saying what it was about first,
     /// unless it already does.
     pub fn about(self, subject: &str) -> Self {
-        if self.message.starts_with(subject) {
+        let names_it = self
+            .message
+            .strip_prefix(subject)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', ':']));
+        if names_it {
             return self;
         }
         Failure {
@@ -118,5 +122,7 @@ mod tests {
         assert_eq!(named.message, "task t1: not found");
         let again = Failure::protocol("task t1 was cancelled").about("task t1");
         assert_eq!(again.message, "task t1 was cancelled");
+        let other = Failure::protocol("task t10 was cancelled").about("task t1");
+        assert_eq!(other.message, "task t1: task t10 was cancelled");
     }
 }

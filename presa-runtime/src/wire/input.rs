@@ -54,7 +54,7 @@ pub enum InputResponse {
 
 impl<'de> Deserialize<'de> for InputResponse {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let answer: Map<String, Value> = strict::object(deserializer)?;
+        let answer = strict::entries(deserializer)?;
         Ok(InputResponse::read(answer))
     }
 }

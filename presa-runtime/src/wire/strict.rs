@@ -24,7 +24,7 @@
 //!    with `#[serde(deserialize_with = "strict::object")]` ([`object`]):
 //!    the value there must be an object, and what it holds is read by these
 //!    rules again. A type whose shape chooses its variant reads an object
-//!    first and then each candidate with [`from_value`] (as
+//!    first ([`entries`]) and then each candidate with [`from_value`] (as
 //!    [`InputResponse`](super::InputResponse) does).
 //!
 //! The server parses every method's params, the request `_meta`, tool
@@ -55,6 +55,19 @@ where
 {
     match Value::deserialize(deserializer)? {
         Value::Object(entries) => from_value(Value::Object(entries)).map_err(de::Error::custom),
+        other => Err(de::Error::custom(not_an_object(&other))),
+    }
+}
+
+/// [`object`] for a map of JSON values, whose entries no rule applies
+/// to: the value must be an object, and is taken as it was read, without
+/// the second pass [`object`] makes to read a `T` out of it.
+pub fn entries<'de, D>(deserializer: D) -> Result<Map<String, Value>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    match Value::deserialize(deserializer)? {
+        Value::Object(entries) => Ok(entries),
         other => Err(de::Error::custom(not_an_object(&other))),
     }
 }

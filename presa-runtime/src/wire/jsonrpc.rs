@@ -20,9 +20,9 @@
 //! The rules look at six members (`jsonrpc`, `id`, `method`, `params`,
 //! `result`, `error`), so [`Message::from_str`] reads a frame's text
 //! straight into those, skipping the rest, rather than parsing the whole
-//! frame into a map first: on a server, that map was a fifth of the cost
-//! of taking a request in. [`Message::from_value`] applies the same rules
-//! to a frame already parsed.
+//! frame into a map that a server would build and take apart again for
+//! every request. [`Message::from_value`] applies the same rules to a
+//! frame already parsed.
 
 use std::fmt;
 use std::str::FromStr;

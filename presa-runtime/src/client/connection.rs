@@ -29,7 +29,7 @@ use super::transport::{ClientTransport, Shutdown};
 use crate::transport::{Answers, InPlace};
 use crate::util::lock;
 use crate::wire::{
-    FrameError, JSONRPC_VERSION, Message, Notification, Outcome, RequestId, RequestMeta, Response,
+    FrameError, JsonRpcVersion, Message, Notification, Outcome, RequestId, RequestMeta, Response,
     notifications,
 };
 
@@ -359,7 +359,7 @@ pub(super) fn unanswered_in_place(id: &RequestId) -> ClientError {
 /// A request as sent, borrowing its params instead of copying them.
 #[derive(Serialize)]
 struct OutgoingRequest<'a, P: ?Sized> {
-    jsonrpc: &'static str,
+    jsonrpc: JsonRpcVersion,
     id: &'a RequestId,
     method: &'a str,
     params: Shaped<'a, P>,
@@ -373,7 +373,7 @@ pub(super) fn request_line<P: Serialize + ?Sized>(
     meta: Option<&RequestMeta>,
 ) -> Result<String, ClientError> {
     let request = OutgoingRequest {
-        jsonrpc: JSONRPC_VERSION,
+        jsonrpc: JsonRpcVersion,
         id,
         method,
         params: Shaped { params, meta },

@@ -36,6 +36,43 @@ use super::strict;
 /// The only JSON-RPC version MCP speaks.
 pub const JSONRPC_VERSION: &str = "2.0";
 
+/// The `jsonrpc` member of every message: `"2.0"`, the only version MCP
+/// speaks, and the only value this type has. It takes no room and no
+/// allocation, and a message read with serde that names another version
+/// is refused.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct JsonRpcVersion;
+
+impl Serialize for JsonRpcVersion {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(JSONRPC_VERSION)
+    }
+}
+
+impl<'de> Deserialize<'de> for JsonRpcVersion {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_str(VersionVisitor)
+    }
+}
+
+struct VersionVisitor;
+
+impl Visitor<'_> for VersionVisitor {
+    type Value = JsonRpcVersion;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "\"{JSONRPC_VERSION}\"")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, version: &str) -> Result<JsonRpcVersion, E> {
+        if version == JSONRPC_VERSION {
+            Ok(JsonRpcVersion)
+        } else {
+            Err(E::invalid_value(serde::de::Unexpected::Str(version), &self))
+        }
+    }
+}
+
 /// A request id: a string or an integer, never `null` in MCP.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -71,7 +108,7 @@ impl From<&str> for RequestId {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Request {
     /// Always `"2.0"`.
-    pub jsonrpc: String,
+    pub jsonrpc: JsonRpcVersion,
     /// The id the response will echo.
     pub id: RequestId,
     /// The method name, such as `tools/call`.
@@ -85,7 +122,7 @@ impl Request {
     /// Builds a request with the given id, method and params.
     pub fn new(id: impl Into<RequestId>, method: impl Into<String>, params: Value) -> Self {
         Request {
-            jsonrpc: JSONRPC_VERSION.to_owned(),
+            jsonrpc: JsonRpcVersion,
             id: id.into(),
             method: method.into(),
             params: Some(params),
@@ -97,7 +134,7 @@ impl Request {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Notification {
     /// Always `"2.0"`.
-    pub jsonrpc: String,
+    pub jsonrpc: JsonRpcVersion,
     /// The notification method, such as `notifications/progress`.
     pub method: String,
     /// The raw params.
@@ -109,7 +146,7 @@ impl Notification {
     /// Builds a notification from a method and params that serialize to an object.
     pub fn new(method: impl Into<String>, params: impl Serialize) -> Self {
         Notification {
-            jsonrpc: JSONRPC_VERSION.to_owned(),
+            jsonrpc: JsonRpcVersion,
             method: method.into(),
             params: Some(serde_json::to_value(params).unwrap_or(Value::Null)),
         }
@@ -120,7 +157,7 @@ impl Notification {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Response {
     /// Always `"2.0"`.
-    pub jsonrpc: String,
+    pub jsonrpc: JsonRpcVersion,
     /// The id of the request answered; absent (never `null`) when that id
     /// could not be read, as in a parse error.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -144,7 +181,7 @@ impl Response {
     /// A successful response carrying `result`.
     pub fn result(id: RequestId, result: Value) -> Self {
         Response {
-            jsonrpc: JSONRPC_VERSION.to_owned(),
+            jsonrpc: JsonRpcVersion,
             id: Some(id),
             outcome: Outcome::Result(result),
         }
@@ -153,7 +190,7 @@ impl Response {
     /// An error response; `id` is `None` only when the request id was unreadable.
     pub fn error(id: Option<RequestId>, error: ErrorObject) -> Self {
         Response {
-            jsonrpc: JSONRPC_VERSION.to_owned(),
+            jsonrpc: JsonRpcVersion,
             id,
             outcome: Outcome::Error(error),
         }
@@ -455,13 +492,13 @@ impl Members {
         match self.method {
             Some(Value::String(method)) => match id {
                 None => Ok(Message::Notification(Notification {
-                    jsonrpc: JSONRPC_VERSION.to_owned(),
+                    jsonrpc: JsonRpcVersion,
                     method,
                     params,
                 })),
                 Some(None) => Err(invalid(None, "a request id must not be null")),
                 Some(Some(id)) => Ok(Message::Request(Request {
-                    jsonrpc: JSONRPC_VERSION.to_owned(),
+                    jsonrpc: JsonRpcVersion,
                     id,
                     method,
                     params,
@@ -507,7 +544,7 @@ impl Members {
             }
         };
         Ok(Response {
-            jsonrpc: JSONRPC_VERSION.to_owned(),
+            jsonrpc: JsonRpcVersion,
             id,
             outcome,
         })
@@ -688,6 +725,21 @@ mod tests {
                 "{frame}"
             );
         }
+    }
+
+    #[test]
+    fn the_version_is_written_as_2_0_and_read_only_as_2_0() {
+        assert_eq!(serde_json::to_value(JsonRpcVersion).unwrap(), json!("2.0"));
+        assert_eq!(
+            serde_json::from_value::<JsonRpcVersion>(json!("2.0")).unwrap(),
+            JsonRpcVersion
+        );
+        for other in [json!("1.0"), json!(2), json!(null)] {
+            let error = serde_json::from_value::<JsonRpcVersion>(other).unwrap_err();
+            assert!(error.to_string().contains("expected \"2.0\""), "{error}");
+        }
+        let request = r#"{"jsonrpc":"1.0","id":1,"method":"a"}"#;
+        assert!(serde_json::from_str::<Request>(request).is_err());
     }
 
     #[test]

@@ -8,12 +8,12 @@ use serde::Serialize;
 
 use crate::client::connection::{Connection, request_line};
 use crate::client::error::ClientError;
-use crate::wire::JSONRPC_VERSION;
+use crate::wire::JsonRpcVersion;
 
 /// A notification as sent.
 #[derive(Serialize)]
 struct OutgoingNotification<'a, P: ?Sized> {
-    jsonrpc: &'static str,
+    jsonrpc: JsonRpcVersion,
     method: &'a str,
     params: &'a P,
 }
@@ -25,7 +25,7 @@ pub(crate) async fn notify<P: Serialize + ?Sized>(
     params: &P,
 ) -> Result<(), ClientError> {
     let frame = serde_json::to_string(&OutgoingNotification {
-        jsonrpc: JSONRPC_VERSION,
+        jsonrpc: JsonRpcVersion,
         method,
         params,
     })

@@ -89,7 +89,7 @@ fn everything(subscriptions: &Mutex<BTreeSet<String>>) -> Vec<Message> {
 
 fn list_changed(method: &str) -> Message {
     Notification {
-        jsonrpc: crate::wire::JSONRPC_VERSION.to_owned(),
+        jsonrpc: crate::wire::JsonRpcVersion,
         method: method.to_owned(),
         params: None,
     }

@@ -377,7 +377,7 @@ mod tests {
         };
         assert_eq!(request.method, "elicitation/create");
         let response = Response {
-            jsonrpc: "2.0".into(),
+            jsonrpc: crate::wire::JsonRpcVersion,
             id: Some(request.id),
             outcome,
         };

@@ -300,7 +300,7 @@ impl FromStr for Message {
     type Err = FrameError;
 
     /// Reads a frame straight into the members that say what it is
-    /// ([`Members`]): no map of the whole frame is built, and what no rule
+    /// (`Members`): no map of the whole frame is built, and what no rule
     /// reads is skipped, checked only for being JSON.
     fn from_str(frame: &str) -> Result<Self, FrameError> {
         match serde_json::from_str(frame).map_err(|e| FrameError::Parse(e.to_string()))? {

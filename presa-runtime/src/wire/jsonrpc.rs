@@ -346,11 +346,12 @@ enum Frame {
 }
 
 /// The members of a frame the rules in the [module docs](self) look at,
-/// each as it was sent (`null` included); when a member appears twice,
-/// the last one counts, as in a parsed `Value`.
+/// each as it was sent (`null` included), but `jsonrpc`, of which only
+/// whether it is `"2.0"` matters; when a member appears twice, the last
+/// one counts, as in a parsed `Value`.
 #[derive(Default)]
 struct Members {
-    jsonrpc: Option<Value>,
+    speaks_json_rpc_2: bool,
     id: Option<Value>,
     method: Option<Value>,
     params: Option<Value>,
@@ -391,7 +392,10 @@ impl<'de> Visitor<'de> for FrameVisitor {
         let mut members = Members::default();
         while let Some(member) = map.next_key()? {
             let slot = match member {
-                Member::Jsonrpc => &mut members.jsonrpc,
+                Member::Jsonrpc => {
+                    members.speaks_json_rpc_2 = is_json_rpc_2(&map.next_value()?);
+                    continue;
+                }
                 Member::Id => &mut members.id,
                 Member::Method => &mut members.method,
                 Member::Params => &mut members.params,
@@ -441,7 +445,7 @@ impl Members {
     /// The members of an object already parsed.
     fn take(mut obj: Map<String, Value>) -> Self {
         Members {
-            jsonrpc: obj.remove("jsonrpc"),
+            speaks_json_rpc_2: obj.get("jsonrpc").is_some_and(is_json_rpc_2),
             id: obj.remove("id"),
             method: obj.remove("method"),
             params: obj.remove("params"),
@@ -465,13 +469,8 @@ impl Members {
         self.method.is_none() && (self.result.is_some() || self.error.is_some())
     }
 
-    fn speaks_json_rpc_2(&self) -> bool {
-        self.jsonrpc.as_ref().and_then(Value::as_str) == Some(JSONRPC_VERSION)
-    }
-
     /// A request or a notification, from a frame that is no response.
     fn into_call(self) -> Result<Message, FrameError> {
-        let speaks_json_rpc_2 = self.speaks_json_rpc_2();
         let id = match self.id {
             None => None,
             Some(Value::Null) => Some(None),
@@ -480,14 +479,15 @@ impl Members {
                     .map_err(|_| invalid(None, "`id` must be a string or an integer"))?,
             )),
         };
-        let readable_id = id.clone().flatten();
-        if !speaks_json_rpc_2 {
-            return Err(invalid(readable_id, "`jsonrpc` must be \"2.0\""));
+        // Cloned only for an error: a good request moves its id on.
+        let readable_id = || id.clone().flatten();
+        if !self.speaks_json_rpc_2 {
+            return Err(invalid(readable_id(), "`jsonrpc` must be \"2.0\""));
         }
         // `params: null` is read as no params, so it meets the same `_meta` check.
         let params = self.params.filter(|p| !p.is_null());
         if params.as_ref().is_some_and(|p| !p.is_object()) {
-            return Err(invalid(readable_id, "`params` must be an object"));
+            return Err(invalid(readable_id(), "`params` must be an object"));
         }
         match self.method {
             Some(Value::String(method)) => match id {
@@ -504,9 +504,9 @@ impl Members {
                     params,
                 })),
             },
-            Some(_) => Err(invalid(readable_id, "`method` must be a string")),
+            Some(_) => Err(invalid(readable_id(), "`method` must be a string")),
             None => Err(invalid(
-                readable_id,
+                readable_id(),
                 "a message needs `method`, or exactly one of `result` and `error`",
             )),
         }
@@ -514,7 +514,6 @@ impl Members {
 
     /// A response, from a frame shaped like one.
     fn into_response(self) -> Result<Response, FrameError> {
-        let speaks_json_rpc_2 = self.speaks_json_rpc_2();
         let id = match self.id {
             None | Some(Value::Null) => None,
             Some(raw) => Some(
@@ -522,7 +521,7 @@ impl Members {
                     .map_err(|_| malformed(None, "`id` must be a string or an integer"))?,
             ),
         };
-        if !speaks_json_rpc_2 {
+        if !self.speaks_json_rpc_2 {
             return Err(malformed(id, "`jsonrpc` must be \"2.0\""));
         }
         let outcome = match (self.result, self.error) {
@@ -549,6 +548,11 @@ impl Members {
             outcome,
         })
     }
+}
+
+/// Whether a frame's `jsonrpc` member says `"2.0"`.
+fn is_json_rpc_2(version: &Value) -> bool {
+    version.as_str() == Some(JSONRPC_VERSION)
 }
 
 fn not_an_object() -> FrameError {

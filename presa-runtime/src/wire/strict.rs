@@ -53,10 +53,7 @@ where
     D: Deserializer<'de>,
     T: DeserializeOwned,
 {
-    match Value::deserialize(deserializer)? {
-        Value::Object(entries) => from_value(Value::Object(entries)).map_err(de::Error::custom),
-        other => Err(de::Error::custom(not_an_object(&other))),
-    }
+    from_value(Value::Object(entries(deserializer)?)).map_err(de::Error::custom)
 }
 
 /// [`object`] for a map of JSON values, whose entries no rule applies

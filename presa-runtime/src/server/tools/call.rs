@@ -319,7 +319,7 @@ pub(crate) fn resume_task(
     let answers = record
         .answers
         .iter()
-        .filter_map(|(key, answer)| Some((key.clone(), answer.parse().ok()?)))
+        .filter_map(|(key, answer)| Some((key.to_owned(), answer.parse().ok()?)))
         .collect();
     let ctx = Context::new(ContextParts {
         info: RequestInfo {

@@ -150,7 +150,7 @@ pub(super) async fn racing_changes_all_land_once(stores: &dyn SharedTaskStore) {
     }
     let end = first.get("t").await.unwrap().unwrap();
     assert_eq!(end.status(), TaskStatus::Working);
-    assert_eq!(end.answers().keys().cloned().collect::<Vec<_>>(), keys);
+    assert_eq!(end.answers().keys().collect::<Vec<_>>(), keys);
     for key in &keys {
         assert_eq!(end.answers()[key], answer(json!(key)));
     }

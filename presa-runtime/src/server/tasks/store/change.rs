@@ -88,8 +88,8 @@ impl TaskChange {
             TaskChange::Answer(answers) => answer(record, answers),
             TaskChange::Withdraw(keys) => withdraw(record, keys),
             TaskChange::StatusMessage(message) => {
-                let changed = record.status_message != message;
-                record.status_message = message;
+                let changed = record.status_message.as_deref() != message.as_deref();
+                record.status_message = message.map(String::into_boxed_str);
                 changed
             }
             TaskChange::Complete(result) => {
@@ -99,7 +99,7 @@ impl TaskChange {
             }
             TaskChange::Fail(error) => {
                 finish(record, TaskStatus::Failed);
-                record.status_message = Some(format!("The tool failed: {}", error.message));
+                record.status_message = Some(format!("The tool failed: {}", error.message).into());
                 record.error = Some(Box::new(error));
                 true
             }
@@ -158,7 +158,7 @@ impl TaskChange {
 fn request_input(record: &mut TaskRecord, requests: InputRequests) -> bool {
     let mut changed = false;
     for (key, request) in requests {
-        record.asked.insert(key.clone(), ());
+        record.asked.insert(&key, ());
         if record.answers.contains_key(&key) || record.input_requests.contains_key(&key) {
             continue;
         }
@@ -175,7 +175,7 @@ fn request_input(record: &mut TaskRecord, requests: InputRequests) -> bool {
 
 fn answer(record: &mut TaskRecord, answers: StoredAnswers) -> bool {
     let mut changed = false;
-    for (key, answer) in answers {
+    for (key, answer) in answers.into_entries() {
         if record.input_requests.remove(&key).is_some() {
             record.answers.insert(key, answer);
             changed = true;
@@ -278,7 +278,7 @@ mod tests {
             .apply(&mut task, ROOM)
             .unwrap();
         let damaged = StoredRequest::from_json("[1, 2]".into()).unwrap();
-        task.input_requests.insert("a".into(), damaged);
+        task.input_requests.insert("a", damaged);
         assert_eq!(task.requests().keys().collect::<Vec<_>>(), ["b"]);
     }
 

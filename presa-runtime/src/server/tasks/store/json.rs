@@ -72,14 +72,14 @@ impl Form {
             id: record.id.to_string(),
             owner: record.owner.clone(),
             status: record.status,
-            status_message: record.status_message.clone(),
+            status_message: record.status_message.as_deref().map(str::to_owned),
             created_at_ns: since_epoch(record.created_at),
             last_updated_at_ns: since_epoch(record.last_updated_at),
             ttl_ns: record.ttl.map(nanos),
             poll_interval_ns: record.poll_interval.map(nanos),
             input_requests: raw_texts(&record.input_requests)?,
             answers: raw_texts(&record.answers)?,
-            asked: record.asked.keys().cloned().collect(),
+            asked: record.asked.keys().map(str::to_owned).collect(),
             result: record.result.as_ref().map(|r| raw(r.json())).transpose()?,
             error: record.error().cloned(),
             version: record.version,
@@ -93,7 +93,7 @@ impl Form {
             id: self.id.into(),
             owner: self.owner,
             status: self.status,
-            status_message: self.status_message,
+            status_message: self.status_message.map(String::into_boxed_str),
             created_at: at(self.created_at_ns),
             last_updated_at: at(self.last_updated_at_ns),
             ttl: self.ttl_ns.map(Duration::from_nanos),
@@ -116,7 +116,7 @@ fn raw_texts<T>(
 ) -> Result<BTreeMap<String, Box<RawValue>>, serde_json::Error> {
     texts
         .iter()
-        .map(|(key, text)| Ok((key.clone(), raw(text.json())?)))
+        .map(|(key, text)| Ok((key.to_owned(), raw(text.json())?)))
         .collect()
 }
 

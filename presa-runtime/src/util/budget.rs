@@ -116,18 +116,8 @@ impl Budget {
 
     /// Adds `bytes` at every level, all or none; the level without room
     /// when there is none.
-    fn reserve(&self, bytes: usize, force: bool) -> Result<Charge, Arc<Level>> {
-        let levels: Vec<&Arc<Level>> = self.level.chain().collect();
-        let mut used: Vec<_> = levels.iter().map(|level| lock(&level.used)).collect();
-        for (level, used) in levels.iter().zip(&used) {
-            let fits = **used == 0 || used.saturating_add(bytes) <= level.limit;
-            if !force && !fits {
-                return Err(Arc::clone(level));
-            }
-        }
-        for used in &mut used {
-            **used = used.saturating_add(bytes);
-        }
+    fn reserve(&self, bytes: usize, force: bool) -> Result<Charge, &Level> {
+        self.level.reserve(bytes, force)?;
         Ok(Charge {
             bytes,
             level: Some(Arc::clone(&self.level)),
@@ -143,6 +133,23 @@ impl Level {
             freed: Notify::new(),
             outer,
         }
+    }
+
+    /// Adds `bytes` here and at every level around it, all or none: this
+    /// level stays locked while the outer ones are tried (inner first, as
+    /// the module says), and counts the bytes only once they all took
+    /// them. Nothing is allocated: a charge is taken for every request.
+    fn reserve(&self, bytes: usize, force: bool) -> Result<(), &Level> {
+        let mut used = lock(&self.used);
+        let fits = *used == 0 || used.saturating_add(bytes) <= self.limit;
+        if !force && !fits {
+            return Err(self);
+        }
+        if let Some(outer) = &self.outer {
+            outer.reserve(bytes, force)?;
+        }
+        *used = used.saturating_add(bytes);
+        Ok(())
     }
 
     /// This level and every level around it, innermost first.

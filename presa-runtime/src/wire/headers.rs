@@ -19,6 +19,8 @@
 //!    ([`header_params`]); a tool with any other annotation is invalid, and
 //!    a client must not call it.
 
+use std::borrow::Cow;
+
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value};
@@ -82,8 +84,9 @@ pub enum HeaderValueError {
 
 /// Reads a header value: checks its characters, drops the whitespace
 /// around it (which HTTP does not count as part of a field value), and
-/// decodes the Base64 sentinel form.
-pub fn decode_value(raw: &[u8]) -> Result<String, HeaderValueError> {
+/// decodes the Base64 sentinel form. A value that is not encoded is
+/// borrowed, as most are.
+pub fn decode_value(raw: &[u8]) -> Result<Cow<'_, str>, HeaderValueError> {
     let visible = raw
         .iter()
         .all(|&b| b == b'\t' || (0x20..=0x7e).contains(&b));
@@ -93,13 +96,15 @@ pub fn decode_value(raw: &[u8]) -> Result<String, HeaderValueError> {
     let text = std::str::from_utf8(raw).map_err(|_| HeaderValueError::InvalidCharacters)?;
     let text = text.trim_matches([' ', '\t']);
     if !looks_encoded(text) {
-        return Ok(text.to_owned());
+        return Ok(Cow::Borrowed(text));
     }
     let inner = &text[SENTINEL_START.len()..text.len() - SENTINEL_END.len()];
     let bytes = STANDARD
         .decode(inner)
         .map_err(|_| HeaderValueError::InvalidBase64)?;
-    String::from_utf8(bytes).map_err(|_| HeaderValueError::NotUtf8)
+    String::from_utf8(bytes)
+        .map(Cow::Owned)
+        .map_err(|_| HeaderValueError::NotUtf8)
 }
 
 /// A tool parameter mirrored into a `Mcp-Param-{header}` header.

@@ -17,6 +17,8 @@
 //! Values the body lacks are not compared: the request then fails its own
 //! validation (`-32602`), which says more.
 
+use std::borrow::Cow;
+
 use axum::http::HeaderMap;
 use serde_json::{Map, Value};
 
@@ -120,13 +122,13 @@ fn same_value(header: &str, body: &str) -> bool {
 }
 
 /// The decoded value of header `name`; `-32020` when it is missing.
-fn required(headers: &HeaderMap, name: &str) -> Result<String, ErrorObject> {
+fn required<'h>(headers: &'h HeaderMap, name: &str) -> Result<Cow<'h, str>, ErrorObject> {
     optional(headers, name)?.ok_or_else(|| header_mismatch(format!("the {name} header is missing")))
 }
 
 /// The decoded value of header `name`, if present; `-32020` when it is
 /// given twice or cannot be decoded.
-fn optional(headers: &HeaderMap, name: &str) -> Result<Option<String>, ErrorObject> {
+fn optional<'h>(headers: &'h HeaderMap, name: &str) -> Result<Option<Cow<'h, str>>, ErrorObject> {
     let mut values = headers.get_all(name).iter();
     let Some(value) = values.next() else {
         return Ok(None);

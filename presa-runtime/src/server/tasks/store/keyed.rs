@@ -3,7 +3,7 @@
 //! A task holds few keys (the questions of one handler), so a sorted
 //! vector serves it better than a `BTreeMap`, which spends the room of
 //! eleven entries on its first. Keys are short names (`"confirm"`), and
-//! a task keeps each twice (asked, then asked or answered), so a key of
+//! a task keeps each twice (as asked, and as waiting or answered), so a key of
 //! up to 23 bytes is kept inline ([`SmolStr`]) instead of in a heap block
 //! of its own: two blocks less for every parked task. The map is this
 //! crate's own type, so neither collection is part of the store

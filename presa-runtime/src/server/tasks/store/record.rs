@@ -36,7 +36,8 @@ pub struct TaskRecord {
     pub(crate) id: Arc<str>,
     pub(crate) owner: Option<String>,
     pub(crate) status: TaskStatus,
-    /// Boxed, without a `String`'s spare capacity: set once, read often.
+    /// A `Box<str>`: a `String`'s capacity word is room every record
+    /// would keep for growth a message never has.
     pub(crate) status_message: Option<Box<str>>,
     pub(crate) created_at: SystemTime,
     pub(crate) last_updated_at: SystemTime,
@@ -237,10 +238,7 @@ impl TaskRecord {
         RECORD_OVERHEAD
             + self.id.len()
             + self.owner.as_ref().map_or(0, String::len)
-            + self
-                .status_message
-                .as_ref()
-                .map_or(0, |message| message.len())
+            + self.status_message.as_deref().map_or(0, str::len)
             + texts_weight(&self.input_requests)
             + texts_weight(&self.answers)
             + self.asked.keys().map(str::len).sum::<usize>()

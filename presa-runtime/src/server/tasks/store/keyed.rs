@@ -56,14 +56,15 @@ impl<V> Keyed<V> {
         self.0.is_empty()
     }
 
-    /// Room is made for one entry at a time: a task rarely holds more
-    /// than one or two, and a vector's first growth would make room for
-    /// four.
-    pub(crate) fn insert(&mut self, key: impl AsRef<str>, value: V) {
+    /// Sets `key` to `value`. Room is made for one entry at a time: a task
+    /// rarely holds more than one or two, and a vector's first growth
+    /// would make room for four. A key taken out of another map
+    /// ([`into_entries`](Self::into_entries)) moves in without a copy.
+    pub(crate) fn insert(&mut self, key: impl Into<SmolStr>, value: V) {
         if self.0.is_empty() {
             self.0 = LiteMap::with_capacity(1);
         }
-        self.0.insert(SmolStr::new(key), value);
+        self.0.insert(key.into(), value);
     }
 
     /// The entries, taken out in order of key.

@@ -33,7 +33,11 @@ trap 'rm -f "$log"' EXIT
 
 start=$(date +%s)
 echo "== building the harness ($profile)"
+# tower-mcp's server on its own: built together, its feature choices
+# (`serde_json/preserve_order`) would be every server's (bench/harness/Cargo.toml).
 cargo build --profile "$profile" --locked --manifest-path bench/Cargo.toml --bins 2>&1 | tail -1
+cargo build --profile "$profile" --locked --manifest-path bench/Cargo.toml \
+  --bin tower-mcp-server --features tower-mcp 2>&1 | tail -1
 
 run() {
   echo "== $1"

@@ -5,7 +5,8 @@
 //!
 //! Why a crate of its own: rmcp must never enter presa's dependency tree,
 //! so the harness lives in the `bench/` workspace and uses presa by path.
-//! The same holds for tower-mcp.
+//! The same holds for tower-mcp, which is also built apart from the other
+//! two (the `tower-mcp` feature, Cargo.toml says why).
 //!
 //! Why the servers live in the library: each is used twice, served over a
 //! byte stream by the `presa-server` and `rmcp-server` binaries (which the
@@ -17,11 +18,13 @@
 //! presa, rmcp, …), so that drift of the machine (frequency, a neighbour's
 //! load) falls on both frameworks alike and cancels in their ratio.
 
+pub mod cpu;
 pub mod figures;
 pub mod memory;
 pub mod presa_server;
 pub mod rmcp_server;
 pub mod stats;
+#[cfg(feature = "tower-mcp")]
 pub mod tower_mcp_server;
 pub mod wire;
 

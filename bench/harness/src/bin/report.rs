@@ -152,6 +152,16 @@ const DERIVED: &[Derived] = &[
         target: Target::None,
     },
     Derived {
+        key: "http_server_cpu_ratio_vs_rmcp",
+        value: |f| f.ratio("presa_http_server_cpu_us", "rmcp_http_server_cpu_us"),
+        target: Target::None,
+    },
+    Derived {
+        key: "http_server_cpu_ratio_vs_tower_mcp",
+        value: |f| f.ratio("presa_http_server_cpu_us", "tower_mcp_http_server_cpu_us"),
+        target: Target::None,
+    },
+    Derived {
         key: "stdio_mrtr_ratio_vs_tower_mcp",
         value: |f| f.ratio("presa_stdio_mrtr_per_s", "tower_mcp_stdio_mrtr_per_s"),
         target: Target::None,

@@ -6,16 +6,22 @@
 //! before the next; the connections share one counter of requests left,
 //! so a round ends when the last answer is in. Every answer must be a
 //! `200` whose body is a successful result.
+//!
+//! Besides calls per second, each round measures the CPU time the server
+//! and the driver spent per call (Linux only, [`bench_harness::cpu`]): on a
+//! two-core machine the driver shares the cores with the server, so the
+//! throughput is bounded by both; the server's CPU per call is its own.
 
 use std::net::SocketAddr;
 use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bench_harness::Framework;
+use bench_harness::cpu::{own_cpu, process_cpu};
 use bench_harness::figures::Figures;
-use bench_harness::stats::{median, ops_per_sec, rounds, scaled};
+use bench_harness::stats::{median, micros_per_op, ops_per_sec, rounds, scaled};
 use bench_harness::wire::{echo_call_body, echo_call_headers, is_success};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -30,7 +36,7 @@ const CONNECTIONS: usize = 64;
 
 /// One server process and the address it serves on.
 struct HttpServer {
-    _child: Child,
+    child: Child,
     address: SocketAddr,
 }
 
@@ -50,16 +56,15 @@ impl HttpServer {
             .strip_prefix("listening ")
             .and_then(|a| a.parse().ok())
             .ok_or_else(|| std::io::Error::other(format!("no address in {line:?}")))?;
-        Ok(HttpServer {
-            _child: child,
-            address,
-        })
+        Ok(HttpServer { child, address })
     }
 
-    /// Sends `count` calls over [`CONNECTIONS`] connections; calls per second.
-    async fn load(&self, count: usize) -> std::io::Result<f64> {
+    /// Sends `count` calls over [`CONNECTIONS`] connections.
+    async fn load(&self, count: usize) -> std::io::Result<Round> {
         let left = Arc::new(AtomicUsize::new(count));
         let body = Bytes::from(echo_call_body(1));
+        let server_cpu = self.cpu();
+        let driver_cpu = own_cpu();
         let start = Instant::now();
         let mut connections = tokio::task::JoinSet::new();
         for _ in 0..CONNECTIONS {
@@ -69,7 +74,35 @@ impl HttpServer {
         while let Some(done) = connections.join_next().await {
             done.map_err(std::io::Error::other)??;
         }
-        Ok(ops_per_sec(start.elapsed(), count))
+        let elapsed = start.elapsed();
+        Ok(Round {
+            calls_per_s: ops_per_sec(elapsed, count),
+            server_cpu_us: per_call(server_cpu, self.cpu(), count),
+            driver_cpu_us: per_call(driver_cpu, own_cpu(), count),
+        })
+    }
+
+    /// The CPU time the server has used so far.
+    fn cpu(&self) -> Option<Duration> {
+        process_cpu(self.child.id()?)
+    }
+}
+
+/// What one round measured.
+struct Round {
+    calls_per_s: f64,
+    /// The server's CPU time per call, in microseconds (`NaN` if unknown).
+    server_cpu_us: f64,
+    /// The driver's CPU time per call, in microseconds (`NaN` if unknown).
+    driver_cpu_us: f64,
+}
+
+/// Microseconds of CPU per call between two readings; `NaN` if either is
+/// missing.
+fn per_call(before: Option<Duration>, after: Option<Duration>, calls: usize) -> f64 {
+    match (before, after) {
+        (Some(before), Some(after)) => micros_per_op(after.saturating_sub(before), calls),
+        _ => f64::NAN,
     }
 }
 
@@ -129,11 +162,11 @@ pub async fn measure(figures: &mut Figures) -> std::io::Result<()> {
     let mut servers = Vec::new();
     for framework in Framework::SERVED {
         let server = HttpServer::start(framework).await?;
-        server.load(scaled(5_000)).await?;
+        server.load(scaled(5_000)).await?; // warm-up
         servers.push((framework, server));
     }
     let calls = scaled(20_000);
-    let mut samples = vec![Vec::new(); servers.len()];
+    let mut samples: Vec<Vec<Round>> = servers.iter().map(|_| Vec::new()).collect();
     for _ in 0..rounds(7) {
         for (i, (_, server)) in servers.iter().enumerate() {
             samples[i].push(server.load(calls).await?);
@@ -141,11 +174,22 @@ pub async fn measure(figures: &mut Figures) -> std::io::Result<()> {
     }
     for (i, (framework, _)) in servers.iter().enumerate() {
         let name = framework.name();
-        let label = format!("{name}: HTTP throughput, {CONNECTIONS} connections, calls/s");
+        let of =
+            |figure: fn(&Round) -> f64| median(&samples[i].iter().map(figure).collect::<Vec<_>>());
         figures.record(
             &format!("{name}_http_calls_per_s"),
-            &label,
-            median(&samples[i]),
+            &format!("{name}: HTTP throughput, {CONNECTIONS} connections, calls/s"),
+            of(|r| r.calls_per_s),
+        );
+        figures.record(
+            &format!("{name}_http_server_cpu_us"),
+            &format!("{name}: HTTP server's CPU per call, us"),
+            of(|r| r.server_cpu_us),
+        );
+        figures.record(
+            &format!("{name}_http_driver_cpu_us"),
+            &format!("{name}: HTTP driver's CPU per call, us"),
+            of(|r| r.driver_cpu_us),
         );
     }
     Ok(())

@@ -54,7 +54,7 @@ impl RequestStateCodec {
     /// Verifies and decodes `state` for `binding`, as a server does on a
     /// retry: the answers it carries.
     pub fn open(&self, state: &str, binding: &Binding<'_>) -> Result<InputResponses, StateError> {
-        Ok(self.0.open(state, &binding.call())?.answers)
+        self.0.open(state, &binding.call())
     }
 }
 

@@ -270,10 +270,9 @@ fn gather_answers(
     let Some(state) = request_state else {
         return Ok(responses);
     };
-    let payload = codec
+    let mut answers = codec
         .open(&state, binding)
         .map_err(|e| invalid_params(format!("Invalid params: {e}")))?;
-    let mut answers = payload.answers;
     for (key, answer) in responses {
         match answers.entry(key) {
             Entry::Vacant(free) => {

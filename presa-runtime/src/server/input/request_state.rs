@@ -39,6 +39,7 @@
 //! Changing the key in one step instead refuses every state in flight
 //! (`-32602`; the client starts the call again).
 
+use std::borrow::Cow;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine;
@@ -56,23 +57,28 @@ type HmacSha256 = Hmac<Sha256>;
 /// Version of the payload layout.
 const FORMAT: u8 = 2;
 
-/// What a `requestState` proves about the call it came from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct StatePayload {
+/// What a `requestState` proves about the call it came from. Its text
+/// borrows: sealing, from the call's binding; opening, from the decoded
+/// payload (a string with escapes is the one that gets copied).
+#[derive(Debug, Serialize, Deserialize)]
+struct StatePayload<'a> {
     v: u8,
     /// The method the state belongs to, such as `tools/call`.
-    m: String,
+    #[serde(borrow)]
+    m: Cow<'a, str>,
     /// The caller's principal (`Caller::principal`), or `None` for an anonymous caller.
-    sub: Option<String>,
+    #[serde(borrow)]
+    sub: Option<Cow<'a, str>>,
     /// What the request names: a tool or prompt name, or a resource URI.
-    #[serde(rename = "tool")]
-    target: String,
-    /// SHA-256 of the canonical arguments, hex.
-    args: String,
+    #[serde(rename = "tool", borrow)]
+    target: Cow<'a, str>,
+    /// SHA-256 of the canonical arguments, base64url.
+    #[serde(borrow)]
+    args: Cow<'a, str>,
     /// Expiry, milliseconds since the Unix epoch.
     exp: u64,
     /// Every answer the run used so far, by input key.
-    pub answers: InputResponses,
+    answers: InputResponses,
 }
 
 /// Why a `requestState` was refused. Each maps to `-32602`.
@@ -145,10 +151,10 @@ impl StateCodec {
     pub fn seal(&self, call: &CallBinding<'_>, answers: InputResponses) -> String {
         let payload = StatePayload {
             v: FORMAT,
-            m: call.method.as_str().to_owned(),
-            sub: call.subject.clone(),
-            target: call.target.to_owned(),
-            args: call.arguments_digest.clone(),
+            m: Cow::Borrowed(call.method.as_str()),
+            sub: call.subject.as_deref().map(Cow::Borrowed),
+            target: Cow::Borrowed(call.target),
+            args: Cow::Borrowed(&call.arguments_digest),
             exp: now_ms().saturating_add(self.ttl.as_millis() as u64),
             answers,
         };
@@ -162,7 +168,8 @@ impl StateCodec {
         format!("{body}.{tag}")
     }
 
-    pub fn open(&self, state: &str, call: &CallBinding<'_>) -> Result<StatePayload, StateError> {
+    /// Verifies `state` for `call`: the answers it carries.
+    pub fn open(&self, state: &str, call: &CallBinding<'_>) -> Result<InputResponses, StateError> {
         let (body, tag) = state.split_once('.').ok_or(StateError::Tampered)?;
         let tag = URL_SAFE_NO_PAD
             .decode(tag)
@@ -183,13 +190,13 @@ impl StateCodec {
             return Err(StateError::Expired);
         }
         if payload.m != call.method.as_str()
-            || payload.sub != call.subject
+            || payload.sub.as_deref() != call.subject.as_deref()
             || payload.target != call.target
             || payload.args != call.arguments_digest
         {
             return Err(StateError::Foreign);
         }
-        Ok(payload)
+        Ok(payload.answers)
     }
 }
 
@@ -298,7 +305,7 @@ mod tests {
         let answers = BTreeMap::from([("k".to_owned(), ElicitResult::decline().into())]);
         let state = codec.seal(&binding(Some("alice"), &a), answers.clone());
         let opened = codec.open(&state, &binding(Some("alice"), &a)).unwrap();
-        assert_eq!(opened.answers, answers);
+        assert_eq!(opened, answers);
 
         let reordered = args(json!({"n": {"a": 2, "b": 1}, "target": "docs"}));
         assert!(

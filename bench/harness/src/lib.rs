@@ -69,6 +69,22 @@ impl Framework {
     }
 }
 
+/// Why the harness binary `program` did not start, with how to build it:
+/// the usual cause is a binary not built, and `tower-mcp-server` is not
+/// built by a plain `cargo build --bins` (it needs the `tower-mcp`
+/// feature).
+pub fn not_started(program: &std::ffi::OsStr, error: std::io::Error) -> std::io::Error {
+    let program = std::path::Path::new(program).display();
+    std::io::Error::new(
+        error.kind(),
+        format!(
+            "cannot start {program}: {error}; build the harness with scripts/bench.sh, \
+             or `cargo build --release --manifest-path bench/Cargo.toml --bins` and, for \
+             tower-mcp-server, the same with `--bin tower-mcp-server --features tower-mcp`"
+        ),
+    )
+}
+
 /// The path of the harness binary `name`, in the directory of the running
 /// executable (all harness binaries are built into the same one).
 pub fn sibling_binary(name: &str) -> std::path::PathBuf {

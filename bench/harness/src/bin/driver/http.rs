@@ -18,11 +18,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use bench_harness::Framework;
 use bench_harness::cpu::{own_cpu, process_cpu};
 use bench_harness::figures::Figures;
 use bench_harness::stats::{median, micros_per_op, ops_per_sec, rounds, scaled};
 use bench_harness::wire::{echo_call_body, echo_call_headers, is_success};
+use bench_harness::{Framework, not_started};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1;
@@ -43,11 +43,13 @@ struct HttpServer {
 impl HttpServer {
     /// Starts `framework`'s server over HTTP and reads its address.
     async fn start(framework: Framework) -> std::io::Result<HttpServer> {
-        let mut child = Command::new(framework.server_binary())
+        let program = framework.server_binary();
+        let mut child = Command::new(&program)
             .arg("http")
             .stdout(Stdio::piped())
             .kill_on_drop(true)
-            .spawn()?;
+            .spawn()
+            .map_err(|e| not_started(program.as_os_str(), e))?;
         let stdout = child.stdout.take().expect("piped stdout");
         let mut line = String::new();
         BufReader::new(stdout).read_line(&mut line).await?;

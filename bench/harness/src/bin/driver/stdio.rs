@@ -19,7 +19,7 @@ use std::time::Instant;
 use bench_harness::figures::Figures;
 use bench_harness::stats::{median, micros_per_op, ops_per_sec, rounds, scaled};
 use bench_harness::wire::{Workload, ask_call_body, request_state_of};
-use bench_harness::{Framework, sibling_binary};
+use bench_harness::{Framework, not_started, sibling_binary};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, BufWriter};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::Semaphore;
@@ -83,7 +83,8 @@ impl StdioServer {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .kill_on_drop(true)
-            .spawn()?;
+            .spawn()
+            .map_err(|e| not_started(command.as_std().get_program(), e))?;
         let stdin = BufWriter::new(child.stdin.take().expect("piped stdin"));
         let stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
         Ok(StdioServer {

@@ -91,3 +91,21 @@ pub fn sibling_binary(name: &str) -> std::path::PathBuf {
     let me = std::env::current_exe().expect("the path of the running executable");
     me.with_file_name(name)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_that_does_not_start_is_named_with_how_to_build_it() {
+        let missing = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let error = not_started(std::ffi::OsStr::new("target/x/tower-mcp-server"), missing);
+        assert_eq!(error.kind(), std::io::ErrorKind::NotFound);
+        let message = error.to_string();
+        assert!(
+            message.starts_with("cannot start target/x/tower-mcp-server: "),
+            "{message}"
+        );
+        assert!(message.contains("--features tower-mcp"), "{message}");
+    }
+}

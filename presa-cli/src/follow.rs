@@ -13,10 +13,11 @@
 //!    to detach from it, leaving it running (`interrupt`); with no
 //!    terminal to ask, it detaches. While the person chooses, the wait
 //!    stands still. A question's prompt that Ctrl-C cut short ends
-//!    declined, and that answer waits for the choice, so detaching leaves
-//!    the question open for `presa task … watch`; a legacy server, which
-//!    asks with requests of its own that are answered apart from the
-//!    wait, gets it at once;
+//!    declined, and that answer waits for the choice (`answer::Choices`):
+//!    cancelling sends it, detaching drops it with the wait, leaving the
+//!    question open for `presa task … watch`; a legacy server, which asks
+//!    with requests of its own that are answered apart from the wait,
+//!    gets it once the choice is made;
 //! 5. cancelling sends `tasks/cancel`, then the wait goes on until the
 //!    task ends, since a task may still finish otherwise; a cancel the
 //!    server refuses is told, and the wait goes on all the same, to tell

@@ -5,7 +5,8 @@
 //!
 //! 1. SIGINT is caught from the moment following begins, and from then on
 //!    the answerer's prompts read Ctrl-C as a key: it ends the prompt that
-//!    is up, which raises SIGINT, caught here like any other;
+//!    is up, which raises SIGINT, caught here like any other; its refusal
+//!    waits for the choice, counted once made (`answer::Choices`);
 //! 2. with no terminal to ask, Ctrl-C detaches;
 //! 3. otherwise a choice list asks, detaching offered as the default: of
 //!    the two it is the one that loses nothing. A second Ctrl-C ends the
@@ -17,7 +18,7 @@ use dialoguer::Select;
 use dialoguer::console::Term;
 use dialoguer::theme::ColorfulTheme;
 
-use crate::answer::Answerer;
+use crate::answer::{Answerer, Following};
 
 /// What the person chose on Ctrl-C.
 pub enum Interrupt {
@@ -36,6 +37,8 @@ pub struct Interrupts {
     caught: Option<tokio::signal::unix::Signal>,
     #[cfg(windows)]
     caught: Option<tokio::signal::windows::CtrlC>,
+    /// While SIGINT is caught: a choice is asked for each Ctrl-C.
+    _following: Option<Following>,
 }
 
 impl Interrupts {
@@ -47,10 +50,14 @@ impl Interrupts {
         let caught = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok();
         #[cfg(windows)]
         let caught = tokio::signal::windows::ctrl_c().ok();
-        if caught.is_some() {
+        let following = caught.is_some().then(|| {
             answerer.read_ctrl_c_as_a_key();
+            answerer.choices().following()
+        });
+        Interrupts {
+            caught,
+            _following: following,
         }
-        Interrupts { caught }
     }
 
     /// Waits for the next Ctrl-C; forever, where none can be caught.
@@ -75,7 +82,9 @@ pub async fn ask(answerer: &Answerer) -> Interrupt {
     if !answerer.has_terminal() {
         return Interrupt::Detach;
     }
-    match answerer.ask(choose).await {
+    let chosen = answerer.ask(choose).await;
+    answerer.choices().made();
+    match chosen {
         Some(0) => Interrupt::Cancel,
         _ => Interrupt::Detach,
     }

@@ -16,22 +16,27 @@ use presa::wire::{
     Content, CreateMessageParams, CreateMessageResult, ElicitResult, Role, Root, SamplingContent,
 };
 
+use super::ctrl_c::Prompted;
+
 /// Shows a URL elicitation's link, and asks whether the person finished
 /// there: yes accepts, anything else declines.
-pub fn visit(message: &str, url: &str) -> ElicitResult {
+pub fn visit(message: &str, url: &str) -> Prompted<ElicitResult> {
     eprintln!("{message}\n  open: {url}");
     let done = Confirm::with_theme(&ColorfulTheme::default())
         .with_prompt("Done there?")
         .interact_opt();
     match done {
-        Ok(Some(true)) => ElicitResult::accept(serde_json::Value::Null),
-        _ => ElicitResult::decline(),
+        Ok(Some(true)) => Prompted::answered(ElicitResult::accept(serde_json::Value::Null)),
+        Ok(_) => Prompted::answered(ElicitResult::decline()),
+        Err(error) => Prompted::failed(ElicitResult::decline(), &error),
     }
 }
 
 /// Shows a sampling request's messages and, unless the person declines,
 /// takes their reply as the model's.
-pub fn sample(params: &CreateMessageParams) -> Result<CreateMessageResult, SamplingDeclined> {
+pub fn sample(
+    params: &CreateMessageParams,
+) -> Prompted<Result<CreateMessageResult, SamplingDeclined>> {
     eprintln!("the server asks for a model's reply to:");
     for message in &params.messages {
         let who = match message.role {
@@ -48,36 +53,45 @@ pub fn sample(params: &CreateMessageParams) -> Result<CreateMessageResult, Sampl
         Ok(Some(true)) => Input::<String>::with_theme(&theme)
             .with_prompt("Your reply, as the model")
             .interact_text()
-            .ok(),
-        _ => None,
+            .map(Some),
+        Ok(_) => Ok(None),
+        Err(error) => Err(error),
     };
-    let Some(reply) = reply else {
-        eprintln!("presa: declined the sampling request; the server gets no reply from a model");
-        return Err(SamplingDeclined::because(
-            "the person at the terminal said no",
-        ));
+    let reply = match reply {
+        Ok(Some(reply)) => reply,
+        Ok(None) => return Prompted::answered(sampling_declined()),
+        Err(error) => return Prompted::failed(sampling_declined(), &error),
     };
-    Ok(CreateMessageResult {
+    Prompted::answered(Ok(CreateMessageResult {
         role: Role::Assistant,
         content: SamplingContent::One(Content::text(reply)),
         model: "a person at the presa command line".into(),
         stop_reason: Some("endTurn".into()),
-    })
+    }))
+}
+
+/// A sampling request the person declined, with the note that says so.
+fn sampling_declined() -> Result<CreateMessageResult, SamplingDeclined> {
+    eprintln!("presa: declined the sampling request; the server gets no reply from a model");
+    Err(SamplingDeclined::because(
+        "the person at the terminal said no",
+    ))
 }
 
 /// Asks whether to share the working directory as the one root.
-pub fn roots() -> Vec<Root> {
+pub fn roots() -> Prompted<Vec<Root>> {
     let Some(root) = working_directory() else {
         eprintln!("the server asks for roots; presa shares none (no working directory)");
-        return Vec::new();
+        return Prompted::answered(Vec::new());
     };
     let share = Confirm::with_theme(&ColorfulTheme::default())
         .with_prompt(format!("The server asks for roots. Share {}?", root.uri))
         .default(false)
         .interact_opt();
     match share {
-        Ok(Some(true)) => vec![root],
-        _ => Vec::new(),
+        Ok(Some(true)) => Prompted::answered(vec![root]),
+        Ok(_) => Prompted::answered(Vec::new()),
+        Err(error) => Prompted::failed(Vec::new(), &error),
     }
 }
 

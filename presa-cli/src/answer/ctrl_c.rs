@@ -7,6 +7,37 @@
 //! stays up, waiting for a key. Read as a key it always ends the prompt,
 //! which then raises SIGINT itself. Only safe where SIGINT is caught: the
 //! raised signal would otherwise end `presa` with the terminal still so.
+//!
+//! A prompt so ended tells it with its answer ([`Prompted`]), which then
+//! waits for the person's choice of what the Ctrl-C means (`choices`).
+
+/// A prompt's answer, and whether a Ctrl-C read as a key ended the
+/// prompt, its answer then declining.
+pub struct Prompted<R> {
+    /// What the server is told.
+    pub answer: R,
+    /// Whether a Ctrl-C ended the prompt.
+    pub by_ctrl_c: bool,
+}
+
+impl<R> Prompted<R> {
+    /// The person's answer.
+    pub fn answered(answer: R) -> Self {
+        Prompted {
+            answer,
+            by_ctrl_c: false,
+        }
+    }
+
+    /// `declined`, the answer of a prompt that ended in `error`.
+    pub fn failed(declined: R, error: &dialoguer::Error) -> Self {
+        let dialoguer::Error::IO(error) = error;
+        Prompted {
+            answer: declined,
+            by_ctrl_c: error.kind() == std::io::ErrorKind::Interrupted,
+        }
+    }
+}
 
 /// Ctrl-C read as a key until dropped: `ISIG` off on the terminal that is
 /// stdin, and back as it was after.

@@ -7,17 +7,22 @@
 //! line of text checked by `typing` before it is taken, so the server
 //! sees only values its schema allows. A default is offered as the
 //! answer; an optional field may be left empty. Escape on a choice or a
-//! y/n declines the whole question.
+//! y/n declines the whole question, and so does Ctrl-C (`ctrl_c`).
 
 use dialoguer::theme::ColorfulTheme;
 use dialoguer::{Confirm, Input, Select};
 use presa::wire::ElicitResult;
 use serde_json::{Map, Value};
 
+use super::ctrl_c::Prompted;
 use crate::typing::{choices, plain, typed, types};
 
 /// Asks `message` as a form of `schema`'s fields, `given` filled already.
-pub fn fill(message: &str, schema: &Value, mut given: Map<String, Value>) -> ElicitResult {
+pub fn fill(
+    message: &str,
+    schema: &Value,
+    mut given: Map<String, Value>,
+) -> Prompted<ElicitResult> {
     eprintln!("{message}");
     let required: Vec<&str> = schema
         .get("required")
@@ -39,10 +44,10 @@ pub fn fill(message: &str, schema: &Value, mut given: Map<String, Value>) -> Eli
                 given.insert(name.clone(), value);
             }
             Asked::Skipped => {}
-            Asked::Declined => return ElicitResult::decline(),
+            Asked::Declined(declined) => return declined,
         }
     }
-    ElicitResult::accept(Value::Object(given))
+    Prompted::answered(ElicitResult::accept(Value::Object(given)))
 }
 
 /// One field's prompt.
@@ -57,8 +62,20 @@ enum Asked {
     Value(Value),
     /// An optional field left empty.
     Skipped,
-    /// Escape, or the terminal failed: the question is declined.
-    Declined,
+    /// Escape, Ctrl-C, or the terminal failed: the question is declined.
+    Declined(Prompted<ElicitResult>),
+}
+
+impl Asked {
+    /// Escape, or a bad typed answer.
+    fn declined() -> Self {
+        Asked::Declined(Prompted::answered(ElicitResult::decline()))
+    }
+
+    /// A prompt that ended in `error`.
+    fn failed(error: &dialoguer::Error) -> Self {
+        Asked::Declined(Prompted::failed(ElicitResult::decline(), error))
+    }
 }
 
 impl Field<'_> {
@@ -94,7 +111,8 @@ impl Field<'_> {
         match chosen {
             Ok(Some(i)) if i < offset => Asked::Skipped,
             Ok(Some(i)) => Asked::Value(choices[i - offset].0.clone()),
-            _ => Asked::Declined,
+            Ok(None) => Asked::declined(),
+            Err(error) => Asked::failed(&error),
         }
     }
 
@@ -106,7 +124,8 @@ impl Field<'_> {
         }
         match confirm.interact_opt() {
             Ok(Some(yes)) => Asked::Value(Value::Bool(yes)),
-            _ => Asked::Declined,
+            Ok(None) => Asked::declined(),
+            Err(error) => Asked::failed(&error),
         }
     }
 
@@ -128,8 +147,10 @@ impl Field<'_> {
         }
         match input.interact_text() {
             Ok(text) if text.is_empty() && !required => Asked::Skipped,
-            Ok(text) => typed(Some(self.property), &text).map_or(Asked::Declined, Asked::Value),
-            Err(_) => Asked::Declined,
+            Ok(text) => {
+                typed(Some(self.property), &text).map_or_else(|_| Asked::declined(), Asked::Value)
+            }
+            Err(error) => Asked::failed(&error),
         }
     }
 }

@@ -20,9 +20,11 @@
 //! The person is asked on blocking threads, since terminal prompts block.
 //! While something catches SIGINT (a task is followed), prompts read
 //! Ctrl-C as a key (`ctrl_c`): it ends the prompt, declining the
-//! question, and whoever catches SIGINT hears of it.
+//! question, and whoever catches SIGINT hears of it. The refusal waits
+//! for the person's choice of what the Ctrl-C means (`choices`).
 
 mod beyond_forms;
+mod choices;
 mod ctrl_c;
 mod form;
 mod presets;
@@ -35,8 +37,11 @@ use presa::client::{ClientBuilder, PendingInput};
 use presa::wire::{CreateMessageParams, ElicitRequestParams, ElicitResult, Root};
 use serde_json::{Map, Value};
 
+pub use choices::{Choices, Following};
 pub use presets::Presets;
 pub use unanswered::Unanswered;
+
+use ctrl_c::Prompted;
 
 use crate::status_line::StatusLine;
 
@@ -49,6 +54,9 @@ pub struct Answerer {
     asking: Arc<tokio::sync::Mutex<()>>,
     /// Whether prompts read Ctrl-C as a key: SIGINT is caught.
     ctrl_c_is_a_key: AtomicBool,
+    /// The person's choices of what a Ctrl-C means, which answers that a
+    /// Ctrl-C cut short wait for.
+    choices: Choices,
     unanswered: Mutex<Vec<Unanswered>>,
     status: Arc<StatusLine>,
 }
@@ -61,6 +69,7 @@ impl Answerer {
             terminal,
             asking: Arc::default(),
             ctrl_c_is_a_key: AtomicBool::new(false),
+            choices: Choices::default(),
             unanswered: Mutex::new(Vec::new()),
             status,
         })
@@ -88,7 +97,7 @@ impl Answerer {
             let answerer = Arc::clone(&sample);
             async move {
                 let params = input.params;
-                answerer.ask(move || beyond_forms::sample(&params)).await
+                answerer.answer(move || beyond_forms::sample(&params)).await
             }
         })
     }
@@ -102,6 +111,11 @@ impl Answerer {
     /// once SIGINT is caught for good, since the prompt then raises it.
     pub fn read_ctrl_c_as_a_key(&self) {
         self.ctrl_c_is_a_key.store(true, Ordering::Release);
+    }
+
+    /// The count of the person's choices of what a Ctrl-C means.
+    pub fn choices(&self) -> &Choices {
+        &self.choices
     }
 
     /// The questions declined for want of a person, so far.
@@ -129,6 +143,23 @@ impl Answerer {
         .expect("a prompt does not panic")
     }
 
+    /// Asks the person a server's question through `prompt`, as
+    /// [`ask`](Self::ask) does. An answer that a Ctrl-C cut short is given
+    /// only after the person chose what the Ctrl-C means; the count it
+    /// waits from is read before the terminal is let go, so that no choice
+    /// comes in between.
+    async fn answer<R: Send + 'static>(
+        &self,
+        prompt: impl FnOnce() -> Prompted<R> + Send + 'static,
+    ) -> R {
+        let choices = self.choices.clone();
+        let (prompted, mark) = self.ask(move || (prompt(), choices.mark())).await;
+        if prompted.by_ctrl_c {
+            self.choices.after(mark).await;
+        }
+        prompted.answer
+    }
+
     async fn elicit(&self, input: PendingInput<ElicitRequestParams>) -> ElicitResult {
         match input.params {
             ElicitRequestParams::Form {
@@ -144,7 +175,8 @@ impl Answerer {
                     });
                 }
                 let url = url.to_string();
-                self.ask(move || beyond_forms::visit(&message, &url)).await
+                self.answer(move || beyond_forms::visit(&message, &url))
+                    .await
             }
             _ => ElicitResult::decline(),
         }
@@ -162,12 +194,13 @@ impl Answerer {
         if !self.terminal {
             return self.decline(Unanswered::form(key, &message, &schema, &given));
         }
-        self.ask(move || form::fill(&message, &schema, given)).await
+        self.answer(move || form::fill(&message, &schema, given))
+            .await
     }
 
     async fn roots(&self) -> Vec<Root> {
         match self.terminal {
-            true => self.ask(beyond_forms::roots).await,
+            true => self.answer(beyond_forms::roots).await,
             false => beyond_forms::no_roots(),
         }
     }

@@ -23,7 +23,8 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use super::error::ClientError;
-use super::routing::{Delivery, NotificationHandler, Reply, Routes, read_messages};
+use super::reading::Reading;
+use super::routing::{Delivery, NotificationHandler, Reply, Routes};
 use super::server_requests::{PingOnly, ServerMessages};
 use super::transport::{ClientTransport, Shutdown};
 use crate::transport::{Answers, InPlace};
@@ -54,6 +55,9 @@ pub(super) struct Connection {
     pub(super) answers: Arc<dyn ServerMessages>,
     /// Where the notifications of a request served in place go.
     delivery: Delivery,
+    /// Who reads the frames: a request waiting for its response, or the
+    /// reader task.
+    reading: Arc<Reading>,
     /// The server, in place, where the transport offers it.
     in_place: Option<InPlace>,
     next_id: AtomicI64,
@@ -66,7 +70,7 @@ impl Connection {
     /// notifications to their streams or `on_notification`, and the
     /// server's own requests to what `answers` makes of the modern
     /// answers. Must be called inside a tokio runtime: the reader is a
-    /// task of its own.
+    /// task of its own, which requests that wait stand in for (`reading`).
     pub(super) fn open(
         transport: ClientTransport,
         on_notification: Option<NotificationHandler>,
@@ -80,8 +84,10 @@ impl Connection {
             answers: Arc::clone(&answers),
             on_notification,
         };
-        tokio::spawn(read_messages(channel.incoming, delivery.clone()));
+        let reading = Reading::new(channel.incoming, delivery.clone());
+        tokio::spawn(Arc::clone(&reading).run());
         Connection {
+            reading,
             outgoing: channel.outgoing,
             routes,
             answers,
@@ -117,8 +123,8 @@ impl Connection {
         }
     }
 
-    /// [`request`](Self::request) over the frame channel: the reader
-    /// brings the response.
+    /// [`request`](Self::request) over the frame channel: the request
+    /// reads its response itself while no one else reads (`reading`).
     async fn request_by_frames<P: Serialize + ?Sized>(
         &self,
         method: &str,
@@ -134,13 +140,13 @@ impl Connection {
             cancels: waiting.cancels,
         };
         self.send_request(&id, method, params, meta).await?;
+        let response = self.reading.response(response);
         let response = match waiting.limit {
             Some(limit) => tokio::time::timeout(limit, response)
                 .await
                 .map_err(|_| ClientError::Timeout(limit))?,
             None => response.await,
-        };
-        let response = response.map_err(|_| ClientError::Closed)??;
+        }?;
         unanswered.id = None;
         Ok(response)
     }

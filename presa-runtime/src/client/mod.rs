@@ -111,7 +111,8 @@
 //! | `handlers` | the input handlers, [`PendingInput`], and the capabilities they imply |
 //! | `call` | [`ToolCall`], [`CallStep`], [`CallOutcome`], [`TaskHandle`]: a call and what it came to |
 //! | `server_requests` | the interface for what the server sends of its own, and its modern side: `ping`, `-32601` |
-//! | `routing` | the reader task: responses to their waiters, notifications to their streams, the rest to `server_requests` |
+//! | `routing` | delivering what the server sends: responses to their waiters, notifications to their streams, the rest to `server_requests` |
+//! | `reading` | who reads it: a request waiting for its response, or the reader task |
 //! | `connection` | ids, sending a request and waiting for it, cancel on drop |
 //! | `legacy/answerer`, `legacy/send`, `legacy/streams`, `legacy/peer` | the legacy side of the connection: a legacy server's own requests, sending within a session, its session's notifications |
 //! | `legacy/handshake`, `legacy/tools`, `legacy/session` | opening a legacy session; a legacy tool call's params and answer; the session kept, opened anew, and the fall back |
@@ -149,6 +150,7 @@ pub mod oauth;
 pub mod prelude;
 mod probe;
 mod protocol;
+mod reading;
 mod result;
 mod routing;
 mod sampling;

@@ -6,12 +6,14 @@
 //! server's own requests, their cancellation and its session's
 //! notifications reach the legacy side).
 //!
-//! One reader task per connection does the delivering; the requests and
-//! streams register in [`Routes`] before they send anything, so no answer
-//! can arrive for a waiter that does not exist yet. When the reader ends
-//! (the server closed its output), it closes the tables: every waiter
-//! wakes with [`ClientError::Closed`], every stream ends, and a request
-//! registered afterwards fails at once instead of waiting forever.
+//! Whoever reads the server's frames delivers them, one at a time (see
+//! `reading`: a request waiting for its response, or the connection's
+//! reader task); the requests and streams register in [`Routes`] before
+//! they send anything, so no answer can arrive for a waiter that does not
+//! exist yet. When the frames end (the server closed its output), the
+//! tables close: every waiter wakes with [`ClientError::Closed`], every
+//! stream ends, and a request registered afterwards fails at once instead
+//! of waiting forever.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -21,7 +23,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::error::ClientError;
 use super::server_requests::ServerMessages;
-use crate::transport::{Inbound, Incoming};
+use crate::transport::Inbound;
 use crate::util::lock;
 use crate::wire::{
     FrameError, META_SUBSCRIPTION_ID, Message, Notification, RequestId, Response, notifications,
@@ -204,6 +206,43 @@ pub(super) struct Delivery {
 }
 
 impl Delivery {
+    /// Delivers one frame as it was read: a message to whom it is for; a
+    /// message too large fails every waiter, since which one it answered
+    /// is unknowable; one that cannot be read is logged.
+    pub(super) fn inbound(&self, inbound: Inbound) {
+        let frame = match inbound {
+            Inbound::Frame(frame) => frame,
+            Inbound::Oversized { limit } => {
+                tracing::warn!(limit, "discarded a server message over the size limit");
+                self.routes
+                    .fail_all(&ClientError::ResponseTooLarge { limit });
+                return;
+            }
+            Inbound::NotUtf8 => {
+                tracing::warn!("discarded a server message that is not UTF-8");
+                return;
+            }
+        };
+        match frame.parse::<Message>() {
+            Ok(message) => self.message(message),
+            Err(FrameError::Response {
+                id: Some(id),
+                reason,
+            }) => {
+                tracing::warn!(%id, reason, "malformed response from the server");
+                self.routes.deliver_malformed(&id, &reason);
+            }
+            Err(e) => tracing::warn!(error = ?e, "unparseable message from the server"),
+        }
+    }
+
+    /// The server closed its output: what answers its requests stops, and
+    /// the tables close.
+    pub(super) fn ended(&self) {
+        self.answers.closed();
+        self.routes.close();
+    }
+
     /// Delivers one message: a response to its waiter, a request to the
     /// answers, a notification through [`notification`](Self::notification).
     fn message(&self, message: Message) {
@@ -225,37 +264,4 @@ impl Delivery {
             }
         }
     }
-}
-
-/// Reads the server's messages until it closes its output, delivering each
-/// through `delivery`.
-pub(super) async fn read_messages(mut incoming: Incoming, delivery: Delivery) {
-    let routes = &delivery.routes;
-    while let Some(inbound) = incoming.recv().await {
-        let frame = match inbound {
-            Inbound::Frame(frame) => frame,
-            Inbound::Oversized { limit } => {
-                tracing::warn!(limit, "discarded a server message over the size limit");
-                routes.fail_all(&ClientError::ResponseTooLarge { limit });
-                continue;
-            }
-            Inbound::NotUtf8 => {
-                tracing::warn!("discarded a server message that is not UTF-8");
-                continue;
-            }
-        };
-        match frame.parse::<Message>() {
-            Ok(message) => delivery.message(message),
-            Err(FrameError::Response {
-                id: Some(id),
-                reason,
-            }) => {
-                tracing::warn!(%id, reason, "malformed response from the server");
-                routes.deliver_malformed(&id, &reason);
-            }
-            Err(e) => tracing::warn!(error = ?e, "unparseable message from the server"),
-        }
-    }
-    delivery.answers.closed();
-    routes.close();
 }

@@ -99,16 +99,24 @@ mod tests {
         assert!(ready(choices.after(choices.mark())));
     }
 
-    #[test]
-    fn a_follower_holds_the_answer_until_the_next_choice() {
+    /// Checks that an answer marked while someone follows waits, and
+    /// goes once `release` has run (what it returns kept until then).
+    fn held_until(release: impl FnOnce(&Choices, Following) -> Option<Following>) {
         let choices = Choices::default();
-        let _following = choices.following();
-        let mark = choices.mark();
-        let mut waiting = pin!(choices.after(mark));
+        let following = choices.following();
+        let mut waiting = pin!(choices.after(choices.mark()));
         let mut context = Context::from_waker(Waker::noop());
         assert!(waiting.as_mut().poll(&mut context).is_pending());
-        choices.made();
+        let _kept = release(&choices, following);
         assert!(waiting.as_mut().poll(&mut context).is_ready());
+    }
+
+    #[test]
+    fn a_follower_holds_the_answer_until_the_next_choice() {
+        held_until(|choices, following| {
+            choices.made();
+            Some(following)
+        });
     }
 
     #[test]
@@ -121,13 +129,9 @@ mod tests {
 
     #[test]
     fn a_follower_gone_gives_the_answer() {
-        let choices = Choices::default();
-        let following = choices.following();
-        let mark = choices.mark();
-        let mut waiting = pin!(choices.after(mark));
-        let mut context = Context::from_waker(Waker::noop());
-        assert!(waiting.as_mut().poll(&mut context).is_pending());
-        drop(following);
-        assert!(waiting.as_mut().poll(&mut context).is_ready());
+        held_until(|_, following| {
+            drop(following);
+            None
+        });
     }
 }

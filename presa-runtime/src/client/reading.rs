@@ -472,6 +472,20 @@ mod tests {
         assert!(frames.notified.try_recv().is_ok());
     }
 
+    /// [`frames`], its reader task running.
+    async fn frames_with_reader_task() -> Frames {
+        let frames = frames();
+        tokio::spawn(Arc::clone(&frames.reading).run());
+        tokio::task::yield_now().await;
+        frames
+    }
+
+    /// Polls `waiting` once, which must wait.
+    fn polled_once<F: Future>(waiting: Pin<&mut F>) {
+        let mut cx = Context::from_waker(Waker::noop());
+        assert!(waiting.poll(&mut cx).is_pending());
+    }
+
     /// Waits for the next notification, and says how long it took.
     async fn next_notification(notified: &mut mpsc::UnboundedReceiver<Notification>) -> Duration {
         let start = Instant::now();
@@ -481,9 +495,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn an_answered_request_hands_the_reading_back_at_once() {
-        let mut frames = frames();
-        tokio::spawn(Arc::clone(&frames.reading).run());
-        tokio::task::yield_now().await;
+        let mut frames = frames_with_reader_task().await;
         let reply = frames.request(1);
         frames.respond(1);
         answered(frames.reading.response(reply).await, 1);
@@ -493,13 +505,10 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_dropped_request_hands_the_reading_back_at_once() {
-        let mut frames = frames();
-        tokio::spawn(Arc::clone(&frames.reading).run());
-        tokio::task::yield_now().await;
+        let mut frames = frames_with_reader_task().await;
         let reply = frames.request(1);
         let mut waiting = Box::pin(frames.reading.response(reply));
-        let mut cx = Context::from_waker(Waker::noop());
-        assert!(waiting.as_mut().poll(&mut cx).is_pending());
+        polled_once(waiting.as_mut());
         drop(waiting);
         frames.notify();
         assert!(next_notification(&mut frames.notified).await < WATCH);
@@ -507,13 +516,10 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_request_no_longer_polled_loses_the_reading_at_a_look() {
-        let mut frames = frames();
-        tokio::spawn(Arc::clone(&frames.reading).run());
-        tokio::task::yield_now().await;
+        let mut frames = frames_with_reader_task().await;
         let reply = frames.request(1);
         let mut waiting = pin!(frames.reading.response(reply));
-        let mut cx = Context::from_waker(Waker::noop());
-        assert!(waiting.as_mut().poll(&mut cx).is_pending());
+        polled_once(waiting.as_mut());
         frames.notify();
         let waited = next_notification(&mut frames.notified).await;
         assert!(waited >= WATCH && waited <= 2 * WATCH, "{waited:?}");

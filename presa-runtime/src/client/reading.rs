@@ -347,8 +347,9 @@ impl<'a> RequestReads<'a> {
         };
         match incoming {
             Some(incoming) => self.hand_back_holding(self.reading.taken(incoming)),
-            // Only the reader task takes the frames from a request that is
-            // still their reader, and it makes itself the reader as it does.
+            // Whoever else takes the frames makes itself their reader as it
+            // does: frames gone while this request is still the reader
+            // have ended.
             None => self.number = None,
         }
     }

@@ -17,8 +17,6 @@
 //! 3. when no one follows (any more), no choice is coming, and the
 //!    answer is given at once.
 
-use std::sync::Arc;
-
 use tokio::sync::watch;
 
 /// How many choices were made, and how many followers would ask for one.
@@ -30,11 +28,11 @@ struct Count {
 
 /// The count of choices made, shared by the answerer and the follower.
 #[derive(Clone)]
-pub struct Choices(Arc<watch::Sender<Count>>);
+pub struct Choices(watch::Sender<Count>);
 
 impl Default for Choices {
     fn default() -> Self {
-        Choices(Arc::new(watch::Sender::new(Count::default())))
+        Choices(watch::Sender::new(Count::default()))
     }
 }
 

@@ -65,12 +65,11 @@ struct Slot {
     next_request: u64,
     /// The reader task's waker, once it ran.
     reader_task: Option<Waker>,
-    /// The reader task's next look at a request that reads (rule 4), set
-    /// by the request that takes the reading with the reader task's
-    /// waker, so that taking it wakes no one.
+    /// The reader task's next look at the request that reads (rule 4),
+    /// set by the request that takes the reading, with the reader task's
+    /// waker, so that taking it wakes no one; `None` while the reader
+    /// task reads.
     look: Option<Look>,
-    /// Whether a look is set for the request that reads.
-    watching: bool,
     /// The frames ended (rule 5).
     ended: bool,
 }
@@ -96,7 +95,6 @@ impl Reading {
                 next_request: 0,
                 reader_task: None,
                 look: None,
-                watching: false,
                 ended: false,
             }),
             delivery,
@@ -135,13 +133,19 @@ impl Reading {
         if slot.reader != Reader::ReaderTask {
             let polls = slot.request_polls;
             let polling = slot.incoming.is_none();
-            let look = slot.look.get_or_insert_with(|| Look::from(polls));
-            if look.keeps_reading(cx, polls, polling) {
-                slot.watching = true;
-                return Poll::Pending;
+            match &mut slot.look {
+                Some(look) => {
+                    if look.keeps_reading(cx, polls, polling) {
+                        return Poll::Pending;
+                    }
+                }
+                None => {
+                    slot.look = Some(Look::new(polls, cx.waker()));
+                    return Poll::Pending;
+                }
             }
         }
-        slot.watching = false;
+        slot.look = None;
         slot.reader = Reader::ReaderTask;
         let Some(incoming) = slot.incoming.take() else {
             // A request that is handing the reading back holds the frames:
@@ -224,23 +228,19 @@ struct Look {
 }
 
 impl Look {
-    /// A look a [`WATCH`] from now, the count at `polls`.
-    fn from(polls: u64) -> Self {
-        Look {
+    /// A look a [`WATCH`] from now, the count at `polls`, that wakes
+    /// `reader_task` when due.
+    fn new(polls: u64, reader_task: &Waker) -> Self {
+        let mut look = Look {
             timer: Box::pin(tokio::time::sleep(WATCH)),
             seen: polls,
-        }
-    }
-
-    /// Sets the look a [`WATCH`] from now, the count at `polls`, to wake
-    /// `reader_task` when due.
-    fn set(&mut self, polls: u64, reader_task: &Waker) {
-        self.seen = polls;
-        self.timer.as_mut().reset(Instant::now() + WATCH);
-        let _ = self
+        };
+        // Registers the timer; a look due at once is a bug, not a hang.
+        let _ = look
             .timer
             .as_mut()
             .poll(&mut Context::from_waker(reader_task));
+        look
     }
 
     /// Whether the request keeps the reading: the look is not due, or the
@@ -320,14 +320,10 @@ impl<'a> RequestReads<'a> {
         });
         slot.reader = Reader::Request(number);
         slot.request_polls += 1;
-        if !slot.watching
-            && let Some(reader_task) = slot.reader_task.clone()
+        if slot.look.is_none()
+            && let Some(reader_task) = &slot.reader_task
         {
-            let polls = slot.request_polls;
-            slot.look
-                .get_or_insert_with(|| Look::from(polls))
-                .set(polls, &reader_task);
-            slot.watching = true;
+            slot.look = Some(Look::new(slot.request_polls, reader_task));
         }
         Some(self.reading.taken(incoming))
     }

@@ -4,7 +4,9 @@
 //! A request is checked in this order, each step answering on its own
 //! when it fails:
 //!
-//! 1. `Host` and `Origin` against the [`AllowedHosts`] (`403`);
+//! 1. `Host` and `Origin` against the [`AllowedHosts`] (`403`): the
+//!    request names its host (`Host`, or HTTP/2's `:authority`), and every
+//!    host and origin it carries can be read and is allowed (see `guard`);
 //! 2. the caller, by the [`Authenticator`] (`401` with a
 //!    `WWW-Authenticate` challenge, or `503` when credentials cannot be
 //!    checked now: see `auth`);
@@ -402,7 +404,7 @@ async fn checked_caller(
     endpoint: &Endpoint,
     parts: &axum::http::request::Parts,
 ) -> Result<Caller, Response> {
-    if let Some(refused) = guard(&endpoint.hosts, &parts.headers) {
+    if let Some(refused) = guard(&endpoint.hosts, parts) {
         return Err(refused);
     }
     endpoint
@@ -433,27 +435,17 @@ async fn handle_delete(State(endpoint): State<Arc<Endpoint>>, request: Request) 
     }
 }
 
-/// `403` for a request whose `Host` or `Origin` is not allowed.
-fn guard(hosts: &AllowedHosts, headers: &axum::http::HeaderMap) -> Option<Response> {
-    let text = |name| {
-        headers
-            .get(name)
-            .and_then(|v: &HeaderValue| v.to_str().ok())
-    };
-    let host_ok = text(header::HOST).is_none_or(|host| hosts.allows_host(host));
-    let origin_ok = text(header::ORIGIN).is_none_or(|origin| hosts.allows_origin(origin));
-    if host_ok && origin_ok {
-        return None;
-    }
+/// `403` for a request whose `Host` or `Origin` the guard refuses.
+fn guard(hosts: &AllowedHosts, parts: &axum::http::request::Parts) -> Option<Response> {
+    let forbidden = hosts.check(parts).err()?;
     tracing::warn!(
-        host = text(header::HOST),
-        origin = text(header::ORIGIN),
+        reason = ?forbidden,
+        host = ?parts.headers.get(header::HOST),
+        authority = ?parts.uri.authority(),
+        origin = ?parts.headers.get(header::ORIGIN),
         "refused a request for a host or from an origin that is not allowed"
     );
-    let error = ErrorObject::new(
-        codes::INVALID_REQUEST,
-        "Forbidden: the request's Host or Origin is not allowed",
-    );
+    let error = ErrorObject::new(codes::INVALID_REQUEST, forbidden.message());
     Some(with_status(StatusCode::FORBIDDEN, error))
 }
 
@@ -543,6 +535,7 @@ mod tests {
         let body = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
             "params": {"_meta": meta, "notifications": {"toolsListChanged": true}}});
         axum::http::Request::post("/mcp")
+            .header(header::HOST, "localhost:3000")
             .header(header::CONTENT_TYPE, "application/json")
             .header(header::ACCEPT, "application/json, text/event-stream")
             .header("mcp-protocol-version", "2026-07-28")
@@ -569,5 +562,135 @@ mod tests {
         assert_eq!(endpoint.admission.accounts(), 0, "the slot came back");
         let again = handle(State(Arc::clone(&endpoint)), listen(3)).await;
         assert_eq!(again.status(), StatusCode::OK);
+    }
+
+    /// A `server/discover` with the headers a modern client sends.
+    fn discover() -> axum::http::request::Builder {
+        axum::http::Request::post("/mcp")
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "server/discover")
+    }
+
+    fn discover_body() -> Body {
+        let meta = serde_json::json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        });
+        let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+            "params": {"_meta": meta}});
+        Body::from(body.to_string())
+    }
+
+    /// The status of a `server/discover` over `version` to `uri`, with
+    /// each `Host` and `Origin` given (raw bytes, as a client may send).
+    async fn guarded(
+        endpoint: &Arc<Endpoint>,
+        version: axum::http::Version,
+        uri: &str,
+        hosts: &[&[u8]],
+        origins: &[&[u8]],
+    ) -> StatusCode {
+        let mut request = discover().version(version).uri(uri);
+        for host in hosts {
+            request = request.header(header::HOST, HeaderValue::from_bytes(host).unwrap());
+        }
+        for origin in origins {
+            request = request.header(header::ORIGIN, HeaderValue::from_bytes(origin).unwrap());
+        }
+        let request = request.body(discover_body()).unwrap();
+        handle(State(Arc::clone(endpoint)), request).await.status()
+    }
+
+    /// The `Host` and `Origin` values of a request.
+    type Headers<'a> = (&'a [&'a [u8]], &'a [&'a [u8]]);
+
+    /// [`guarded`] over HTTP/1.1 to `/mcp`.
+    async fn h1(endpoint: &Arc<Endpoint>, hosts: &[&[u8]], origins: &[&[u8]]) -> StatusCode {
+        let version = axum::http::Version::HTTP_11;
+        guarded(endpoint, version, "/mcp", hosts, origins).await
+    }
+
+    fn loopback() -> Arc<Endpoint> {
+        Arc::new(StreamableHttp::new(Server::builder("guard", "1").build()).endpoint)
+    }
+
+    #[tokio::test]
+    async fn an_http2_request_names_its_host_by_its_authority() {
+        use axum::http::Version;
+        let endpoint = loopback();
+        let h2 = |uri| guarded(&endpoint, Version::HTTP_2, uri, &[], &[]);
+        assert_eq!(h2("http://localhost:3000/mcp").await, StatusCode::OK);
+        assert_eq!(h2("https://[::1]/mcp").await, StatusCode::OK);
+        assert_eq!(h2("http://evil.example/mcp").await, StatusCode::FORBIDDEN);
+        assert_eq!(h2("/mcp").await, StatusCode::FORBIDDEN, "no host at all");
+
+        // HTTP/1.1 in absolute form: the target's authority is checked too.
+        let absolute = guarded(
+            &endpoint,
+            Version::HTTP_11,
+            "http://evil.example/mcp",
+            &[b"localhost"],
+            &[],
+        );
+        assert_eq!(absolute.await, StatusCode::FORBIDDEN);
+    }
+
+    #[tokio::test]
+    async fn the_guard_refuses_a_host_or_origin_it_cannot_read() {
+        let endpoint = loopback();
+        assert_eq!(
+            h1(&endpoint, &[b"localhost:3000"], &[]).await,
+            StatusCode::OK
+        );
+        let local: &[u8] = b"http://localhost:5173";
+        assert_eq!(
+            h1(&endpoint, &[b"localhost"], &[local]).await,
+            StatusCode::OK
+        );
+
+        let refused: [Headers; 10] = [
+            (&[], &[]),
+            (&[b"l\xc3\xb6calhost"], &[]),
+            (&[b"localhost\xff"], &[]),
+            (&[b"localhost", b"evil.example"], &[]),
+            (&[b"localhost"], &[b"null"]),
+            (&[b"localhost"], &[b"http://localhost\xff"]),
+            (&[b"localhost"], &[b"http://l\xc3\xb6calhost"]),
+            (&[b"localhost"], &[local, b"http://evil.example"]),
+            (&[b"localhost"], &[b"http://localhost/path"]),
+            (&[b"localhost"], &[b"http://evil@localhost"]),
+        ];
+        for (hosts, origins) in refused {
+            let status = h1(&endpoint, hosts, origins).await;
+            assert_eq!(status, StatusCode::FORBIDDEN, "{hosts:?} {origins:?}");
+        }
+        let get = axum::http::Request::get("/mcp")
+            .body(Body::empty())
+            .unwrap();
+        let status = handle_get(State(Arc::clone(&endpoint)), get).await.status();
+        assert_eq!(status, StatusCode::FORBIDDEN, "a GET without a host");
+    }
+
+    #[tokio::test]
+    async fn any_host_still_needs_a_host_and_a_real_origin() {
+        let server = Server::builder("guard", "1").build();
+        let http = StreamableHttp::new(server).allowed_hosts(AllowedHosts::any());
+        let endpoint = Arc::new(http.endpoint);
+        let evil: &[u8] = b"https://evil.example";
+        assert_eq!(
+            h1(&endpoint, &[b"evil.example"], &[evil]).await,
+            StatusCode::OK
+        );
+        assert_eq!(h1(&endpoint, &[], &[]).await, StatusCode::FORBIDDEN);
+        assert_eq!(
+            h1(&endpoint, &[b"\xffevil"], &[]).await,
+            StatusCode::FORBIDDEN
+        );
+        assert_eq!(
+            h1(&endpoint, &[b"evil"], &[b"null"]).await,
+            StatusCode::FORBIDDEN
+        );
     }
 }

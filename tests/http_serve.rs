@@ -187,6 +187,46 @@ async fn past_max_connections_a_new_connection_waits_for_a_free_slot() {
     );
 }
 
+/// The start of a POST that announces a 4 MiB body, or a chunked one,
+/// and sends a few bytes of it.
+fn slow_body_start(address: SocketAddr, chunked: bool) -> Vec<u8> {
+    let framing = if chunked {
+        "Transfer-Encoding: chunked\r\n\r\n4\r\n{\"js\r\n"
+    } else {
+        "Content-Length: 4194304\r\n\r\n{\"js"
+    };
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {}\r\n\
+         Mcp-Method: server/discover\r\n{framing}",
+        common::VERSION,
+    )
+    .into_bytes()
+}
+
+/// A body that does not arrive in time is answered `408`, and its
+/// connection closed, announced or chunked; so is one that falls behind
+/// the minimum pace. Slow bodies used to be read for ever.
+#[tokio::test]
+async fn a_slow_body_is_answered_408_and_its_connection_closed() {
+    let f = common::fixture();
+    let timed = serve(StreamableHttp::new(f.server.clone()).body_timeout(SHORT)).await;
+    let paced = serve(StreamableHttp::new(f.server.clone()).min_body_rate(1 << 20, SHORT)).await;
+    for (address, chunked, says) in [
+        (timed, false, "did not arrive within"),
+        (timed, true, "did not arrive within"),
+        (paced, false, "slower than 1048576 bytes per second"),
+    ] {
+        let mut slow = TcpStream::connect(address).await.unwrap();
+        slow.write_all(&slow_body_start(address, chunked))
+            .await
+            .unwrap();
+        let answer = String::from_utf8(until_closed(&mut slow).await).unwrap();
+        assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+        assert!(answer.contains(says), "{answer}");
+    }
+}
+
 /// A raw `server/discover` over `version` (`HTTP/1.1`, `HTTP/1.0`),
 /// whose connection closes after it, with `headers` (raw lines, each
 /// ending in CRLF) and no others of its own: no `Host` unless given.

@@ -187,6 +187,105 @@ async fn past_max_connections_a_new_connection_waits_for_a_free_slot() {
     );
 }
 
+/// The start of a POST that announces a 4 MiB body, or a chunked one,
+/// and sends a few bytes of it.
+fn slow_body_start(address: SocketAddr, chunked: bool) -> Vec<u8> {
+    let framing = if chunked {
+        "Transfer-Encoding: chunked\r\n\r\n4\r\n{\"js\r\n"
+    } else {
+        "Content-Length: 4194304\r\n\r\n{\"js"
+    };
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {}\r\n\
+         Mcp-Method: server/discover\r\n{framing}",
+        common::VERSION,
+    )
+    .into_bytes()
+}
+
+/// A body that does not arrive in time is answered `408`, and its
+/// connection closed, announced or chunked; so is one that falls behind
+/// the minimum pace. Slow bodies used to be read for ever.
+#[tokio::test]
+async fn a_slow_body_is_answered_408_and_its_connection_closed() {
+    let f = common::fixture();
+    let timed = serve(StreamableHttp::new(f.server.clone()).body_timeout(SHORT)).await;
+    let paced = serve(StreamableHttp::new(f.server.clone()).min_body_rate(1 << 20, SHORT)).await;
+    for (address, chunked, says) in [
+        (timed, false, "did not arrive within"),
+        (timed, true, "did not arrive within"),
+        (paced, false, "slower than 1048576 bytes per second"),
+    ] {
+        let mut slow = TcpStream::connect(address).await.unwrap();
+        slow.write_all(&slow_body_start(address, chunked))
+            .await
+            .unwrap();
+        let answer = String::from_utf8(until_closed(&mut slow).await).unwrap();
+        assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+        assert!(answer.contains(says), "{answer}");
+    }
+}
+
+/// A raw `server/discover` over `version` (`HTTP/1.1`, `HTTP/1.0`),
+/// whose connection closes after it, with `headers` (raw lines, each
+/// ending in CRLF) and no others of its own: no `Host` unless given.
+fn discover_with(version: &str, headers: &[u8]) -> Vec<u8> {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+                      "params": {"_meta": common::meta(json!({}))}})
+    .to_string();
+    let mut request = format!(
+        "POST /mcp {version}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {}\r\n\
+         Mcp-Method: server/discover\r\nConnection: close\r\nContent-Length: {}\r\n",
+        common::VERSION,
+        body.len()
+    )
+    .into_bytes();
+    request.extend_from_slice(headers);
+    request.extend_from_slice(b"\r\n");
+    request.extend_from_slice(body.as_bytes());
+    request
+}
+
+/// The status code the server at `address` answers `request` with.
+async fn status_of(address: SocketAddr, request: &[u8]) -> String {
+    let mut stream = TcpStream::connect(address).await.unwrap();
+    stream.write_all(request).await.unwrap();
+    let (status, _) = read_response(&mut stream).await;
+    status.split(' ').nth(1).unwrap().to_owned()
+}
+
+/// Over real connections, the guard refuses a request that names no host
+/// (HTTP/1.1 and HTTP/1.0 alike), a `Host` or an `Origin` that is not
+/// ASCII, and `Origin: null`; a request without `Origin` is served.
+#[tokio::test]
+async fn the_guard_refuses_a_host_or_origin_it_cannot_read() {
+    let f = common::fixture();
+    let address = serve(StreamableHttp::new(f.server.clone())).await;
+    let host = format!("Host: {address}\r\n");
+    let served = discover_with("HTTP/1.1", host.as_bytes());
+    assert_eq!(status_of(address, &served).await, "200");
+
+    let mut refused: Vec<(&str, Vec<u8>)> = vec![
+        ("HTTP/1.1", b"".to_vec()),
+        ("HTTP/1.0", b"".to_vec()),
+        ("HTTP/1.1", b"Host: l\xc3\xb6calhost\r\n".to_vec()),
+    ];
+    for origin in [&b"null"[..], b"http://localhost\xff", b"http://127.0.0.1/x"] {
+        let mut headers = host.clone().into_bytes();
+        headers.extend_from_slice(b"Origin: ");
+        headers.extend_from_slice(origin);
+        headers.extend_from_slice(b"\r\n");
+        refused.push(("HTTP/1.1", headers));
+    }
+    for (version, headers) in refused {
+        let status = status_of(address, &discover_with(version, &headers)).await;
+        let shown = String::from_utf8_lossy(&headers);
+        assert_eq!(status, "403", "{version} {shown}");
+    }
+}
+
 /// A raw POST of `body` to the endpoint at `address`.
 async fn post(address: SocketAddr, body: Value) -> reqwest::Response {
     let method = body["method"].as_str().unwrap().to_owned();

@@ -14,6 +14,9 @@
 //! 2. [`Budget::try_charge`] is the same without waiting: a transport that
 //!    cannot make its peer wait (HTTP) answers "busy" instead, and a
 //!    connection starts a request in the step that read it when it fits.
+//!    [`Charge::try_grow`] adds to a charge the same way, for bytes that
+//!    arrive a piece at a time (an HTTP body): a charge alone on its
+//!    levels may grow past them, as rule 1 lets it start past them.
 //! 3. [`Budget::force`] never waits and may go over the limit: for memory
 //!    that is already allocated and must be kept, such as a response on
 //!    its way out. Readers then wait until it has gone.
@@ -106,6 +109,15 @@ impl Budget {
             .map_err(|full| Exhausted { limit: full.limit })
     }
 
+    /// A charge of nothing yet on this budget, to grow with
+    /// [`Charge::try_grow`] as its bytes arrive.
+    pub fn empty_charge(&self) -> Charge {
+        Charge {
+            bytes: 0,
+            level: Some(Arc::clone(&self.level)),
+        }
+    }
+
     /// Charges `bytes` whether or not there is room (rule 3).
     pub fn force(&self, bytes: usize) -> Charge {
         match self.reserve(bytes, true) {
@@ -117,7 +129,7 @@ impl Budget {
     /// Adds `bytes` at every level, all or none; the level without room
     /// when there is none.
     fn reserve(&self, bytes: usize, force: bool) -> Result<Charge, &Level> {
-        self.level.reserve(bytes, force)?;
+        self.level.reserve(bytes, force, 0)?;
         Ok(Charge {
             bytes,
             level: Some(Arc::clone(&self.level)),
@@ -139,14 +151,16 @@ impl Level {
     /// level stays locked while the outer ones are tried (inner first, as
     /// the module says), and counts the bytes only once they all took
     /// them. Nothing is allocated: a charge is taken for every request.
-    fn reserve(&self, bytes: usize, force: bool) -> Result<(), &Level> {
+    /// `held` is what the charge that grows already holds at each level:
+    /// a level that holds nothing else has room for it (rule 1).
+    fn reserve(&self, bytes: usize, force: bool, held: usize) -> Result<(), &Level> {
         let mut used = lock(&self.used);
-        let fits = *used == 0 || used.saturating_add(bytes) <= self.limit;
+        let fits = *used <= held || used.saturating_add(bytes) <= self.limit;
         if !force && !fits {
             return Err(self);
         }
         if let Some(outer) = &self.outer {
-            outer.reserve(bytes, force)?;
+            outer.reserve(bytes, force, held)?;
         }
         *used = used.saturating_add(bytes);
         Ok(())
@@ -178,6 +192,20 @@ impl Charge {
     #[cfg(test)]
     pub fn bytes(&self) -> usize {
         self.bytes
+    }
+
+    /// Adds `bytes` to this charge if there is room for them now at every
+    /// level (rule 2), or the charge is alone on them (rule 1); otherwise
+    /// it stays as it was. A charge on no budget ([`Charge::none`]) counts
+    /// nothing, and grows without limit.
+    pub fn try_grow(&mut self, bytes: usize) -> Result<(), Exhausted> {
+        if let Some(level) = &self.level {
+            level
+                .reserve(bytes, false, self.bytes)
+                .map_err(|full| Exhausted { limit: full.limit })?;
+        }
+        self.bytes = self.bytes.saturating_add(bytes);
+        Ok(())
     }
 
     /// Gives the bytes back at the innermost level and keeps them at the
@@ -258,6 +286,27 @@ mod tests {
         assert_eq!((connection.used(), server.used()), (0, 30));
         drop(kept);
         assert_eq!(server.used(), 0);
+    }
+
+    #[test]
+    fn a_charge_grows_while_there_is_room_or_it_is_alone() {
+        let server = Budget::new(100);
+        let connection = server.nested(60);
+        let mut growing = connection.empty_charge();
+        growing.try_grow(40).unwrap();
+        let other = server.try_charge(50).unwrap();
+        assert_eq!(growing.try_grow(20).unwrap_err().limit, 100);
+        assert_eq!(growing.bytes(), 40, "a refused growth takes nothing");
+        assert_eq!((connection.used(), server.used()), (40, 90));
+        drop(other);
+
+        // Alone on its levels, it grows past them, as one charge may start
+        // past them.
+        growing.try_grow(500).unwrap();
+        assert_eq!((connection.used(), server.used()), (540, 540));
+        assert!(server.try_charge(1).is_err());
+        drop(growing);
+        assert_eq!((connection.used(), server.used()), (0, 0));
     }
 
     #[tokio::test]

@@ -257,6 +257,19 @@ pub(crate) fn too_many_requests(who: &str, limit: usize) -> ErrorObject {
     )
 }
 
+/// `-31001` over HTTP: `who` already sends `limit` request bodies at once.
+#[cfg(feature = "http-server")]
+pub(crate) fn too_many_bodies(who: &str, limit: usize) -> ErrorObject {
+    ErrorObject::new(
+        codes::SERVER_BUSY,
+        format!(
+            "Server busy: {who} are already sending {limit} request {}, the most one caller \
+             may send at once; finish sending one, then retry",
+            if limit == 1 { "body" } else { "bodies" }
+        ),
+    )
+}
+
 /// `-31001`: a task followed by as many listeners as it may have.
 pub(crate) fn too_many_listeners(limit: usize) -> ErrorObject {
     ErrorObject::new(

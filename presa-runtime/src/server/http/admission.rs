@@ -8,19 +8,39 @@
 //!
 //! 1. the account is the caller's subject; an anonymous caller's is the
 //!    network it comes from (below);
-//! 2. a `subscriptions/listen` stream, or a legacy session's `GET` stream,
-//!    takes one of the account's
+//! 2. a POST takes one of the account's [`MAX_BODY_READS_PER_SUBJECT`]
+//!    body slots while its body is read, before a byte of the body is
+//!    charged to the memory budget, and gives it back once the body is in
+//!    (see `body`, which bounds how long that takes). The request in the
+//!    body then takes the slot its method needs: a `subscriptions/listen`
+//!    stream, or a legacy session's `GET` stream, one of the account's
 //!    [`MAX_LISTEN_STREAMS_PER_SUBJECT`] stream slots; any other request
-//!    one of its [`MAX_REQUESTS_PER_SUBJECT`] request slots. Past either,
-//!    the request is refused with `-31001` (`503` with `Retry-After`),
-//!    saying which limit and how to free room, before it is charged to the
-//!    memory budget or run: a refused request holds nothing;
+//!    one of its [`MAX_REQUESTS_PER_SUBJECT`] request slots. Past any of
+//!    them, the request is refused with `-31001` (`503` with
+//!    `Retry-After`), saying which limit and how to free room, before it
+//!    is charged to the memory budget or run: a refused request holds
+//!    nothing;
 //! 3. a slot is an [`Admitted`] guard, held by the answer until it is out
 //!    (a modern request's response, a legacy request's task, a `GET`
-//!    stream's connection); dropping it gives the slot back, whatever ends
-//!    the request: its end, the client hanging up, a cancellation;
+//!    stream's connection; a body slot, by the read of the body); dropping
+//!    it gives the slot back, whatever ends the request: its end, the
+//!    client hanging up, a cancellation;
 //! 4. an account's entry goes once it holds nothing, so the table holds no
 //!    more entries than there are requests in flight.
+//!
+//! # Why a body has a slot of its own
+//!
+//! The body is read before anything else about the request is known, and
+//! a body that arrives slowly holds its connection and its bytes all that
+//! time. Without a per-subject bound on bodies being read, one caller
+//! could open hundreds of slow ones and fill the memory budget that every
+//! caller shares. The body cannot take a request slot instead, for two
+//! reasons: which slot a request needs (a stream or a request) is written
+//! in its body; and a caller whose requests all run must still be able to
+//! send what ends them, such as a legacy client's answer to the server's
+//! question, or its `notifications/cancelled`. So the body takes a slot of
+//! its own kind, held only while its bytes arrive, and handed back before
+//! the request takes its slot: a request never holds both at once.
 //!
 //! # Anonymous callers
 //!
@@ -51,7 +71,7 @@ use axum::extract::ConnectInfo;
 use axum::http::request::Parts;
 
 use crate::server::caller::Caller;
-use crate::server::core::reply::{too_many_requests, too_many_streams};
+use crate::server::core::reply::{too_many_bodies, too_many_requests, too_many_streams};
 use crate::util::lock;
 use crate::wire::ErrorObject;
 
@@ -62,6 +82,11 @@ pub const MAX_LISTEN_STREAMS_PER_SUBJECT: usize = 64;
 /// How many requests one subject may have in progress at once over HTTP,
 /// by default.
 pub const MAX_REQUESTS_PER_SUBJECT: usize = 256;
+
+/// How many request bodies one subject may be sending at once over HTTP,
+/// by default. With the default body limit (4 MiB), one subject's bodies
+/// hold at most 64 MiB of the memory budget while they arrive.
+pub const MAX_BODY_READS_PER_SUBJECT: usize = 16;
 
 /// Whom a request is counted against (rule 1).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -101,6 +126,8 @@ pub(super) enum Slot {
     Stream,
     /// A request in progress.
     Request,
+    /// A request body being read.
+    Body,
 }
 
 /// What one account holds.
@@ -108,6 +135,7 @@ pub(super) enum Slot {
 struct Held {
     streams: usize,
     requests: usize,
+    bodies: usize,
 }
 
 impl Held {
@@ -115,6 +143,7 @@ impl Held {
         match slot {
             Slot::Stream => self.streams,
             Slot::Request => self.requests,
+            Slot::Body => self.bodies,
         }
     }
 
@@ -122,6 +151,7 @@ impl Held {
         match slot {
             Slot::Stream => &mut self.streams,
             Slot::Request => &mut self.requests,
+            Slot::Body => &mut self.bodies,
         }
     }
 }
@@ -134,6 +164,8 @@ pub(super) struct Admission {
     pub max_streams: usize,
     /// The most requests one account may have in progress.
     pub max_requests: usize,
+    /// The most bodies one account may be sending at once.
+    pub max_bodies: usize,
     table: Table,
     /// Whether the logs were told that anonymous callers share one quota.
     warned_shared: AtomicBool,
@@ -144,6 +176,7 @@ impl Admission {
         Admission {
             max_streams: MAX_LISTEN_STREAMS_PER_SUBJECT,
             max_requests: MAX_REQUESTS_PER_SUBJECT,
+            max_bodies: MAX_BODY_READS_PER_SUBJECT,
             table: Arc::default(),
             warned_shared: AtomicBool::new(false),
         }
@@ -174,6 +207,7 @@ impl Admission {
         let limit = match slot {
             Slot::Stream => self.max_streams,
             Slot::Request => self.max_requests,
+            Slot::Body => self.max_bodies,
         };
         let mut table = lock(&self.table);
         let held = table.get(account).copied().unwrap_or_default();
@@ -188,6 +222,7 @@ impl Admission {
             return Err(match slot {
                 Slot::Stream => too_many_streams(who, limit),
                 Slot::Request => too_many_requests(who, limit),
+                Slot::Body => too_many_bodies(who, limit),
             });
         }
         *table.entry(account.clone()).or_default().count_mut(slot) += 1;
@@ -269,6 +304,25 @@ mod tests {
         let again = admission.admit(&alice, Slot::Stream).unwrap();
         drop((second, again, request, bobs));
         assert_eq!(admission.accounts(), 0, "no entry outlives its slots");
+    }
+
+    #[test]
+    fn a_body_slot_is_a_kind_of_its_own() {
+        let mut admission = Admission::new();
+        admission.max_bodies = 1;
+        admission.max_requests = 1;
+        let alice = Account::Network("192.0.2.7".parse().unwrap());
+        let reading = admission.admit(&alice, Slot::Body).unwrap();
+        let refused = admission.admit(&alice, Slot::Body).err().unwrap();
+        assert_eq!(refused.code, crate::wire::codes::SERVER_BUSY);
+        assert_eq!(
+            refused.message,
+            "Server busy: callers from your address are already sending 1 request body, the \
+             most one caller may send at once; finish sending one, then retry"
+        );
+        let running = admission.admit(&alice, Slot::Request).unwrap();
+        drop((reading, running));
+        assert_eq!(admission.accounts(), 0);
     }
 
     #[test]

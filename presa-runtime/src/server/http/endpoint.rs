@@ -4,40 +4,54 @@
 //! A request is checked in this order, each step answering on its own
 //! when it fails:
 //!
-//! 1. `Host` and `Origin` against the [`AllowedHosts`] (`403`);
+//! 1. `Host` and `Origin` against the [`AllowedHosts`] (`403`): the
+//!    request names its host (`Host`, or HTTP/2's `:authority`), and every
+//!    host and origin it carries can be read and is allowed (see `guard`);
 //! 2. the caller, by the [`Authenticator`] (`401` with a
 //!    `WWW-Authenticate` challenge, or `503` when credentials cannot be
 //!    checked now: see `auth`);
-//! 3. the body: its size (`413`), room for it in the server's memory
-//!    budget (`503` with `Retry-After`), then JSON-RPC framing (`400` with
-//!    `-32700` or `-32600`); a notification is accepted with `202`. Then
-//!    the scopes of the tool, prompt or resource the request names,
+//! 3. one of the caller's body slots (`503` with `Retry-After` and
+//!    `-31001` past its limit: see `admission`). It comes before a byte of
+//!    the body is read or charged to the memory budget, so that one
+//!    caller's bodies cannot fill the budget that every caller shares;
+//! 4. the body, as it arrives (see `body`): its size (`413`), its time
+//!    and its pace (`408`, and the connection is closed), room for each
+//!    piece in the server's memory budget (`503` with `Retry-After`). Then
+//!    the body slot is given back, and the JSON-RPC framing checked (`400`
+//!    with `-32700` or `-32600`); a notification is accepted with `202`.
+//!    Then the scopes of the tool, prompt or resource the request names,
 //!    against the caller's (`403` with the step-up challenge, in either
 //!    era: see `server::authorize`);
-//! 4. a slot of the caller's own: one of its listen streams for
-//!    `subscriptions/listen`, one of its requests in progress for anything
-//!    else (`503` with `Retry-After` and `-31001` past its limit, so that
-//!    one caller cannot starve the others: see `admission`). The answer
-//!    holds the slot until it is out;
-//! 5. room in the budget for the request as parsed (`503` again: see
-//!    [`ServerBuilder::memory_limit`](crate::server::ServerBuilder::memory_limit));
-//! 6. the mirrored headers against the body (`400` with `-32020`);
-//! 7. the server core, whose answer becomes JSON or an event stream. The
+//! 5. a slot of the caller's own for the request: one of its listen
+//!    streams for `subscriptions/listen`, one of its requests in progress
+//!    for anything else (`503` with `Retry-After` and `-31001` past its
+//!    limit, so that one caller cannot starve the others: see
+//!    `admission`). The answer holds the slot until it is out;
+//! 6. room in the budget for the request as parsed (`503` again: see
+//!    [`ServerBuilder::memory_limit`](crate::server::ServerBuilder::memory_limit)),
+//!    which takes the place of the body's charge;
+//! 7. the mirrored headers against the body (`400` with `-32020`);
+//! 8. the server core, whose answer becomes JSON or an event stream. The
 //!    request holds its charge until its handler ends; the answer is
 //!    produced as the client reads it, so a slow reader holds nothing more
 //!    than its slot.
 //!
-//! Between steps 3 and 4, the endpoint's era may take the POST instead
+//! A request never holds two slots: its body slot goes (step 4) before
+//! its request takes the slot its method needs (step 5), which is written
+//! in the body, so it cannot be known sooner.
+//!
+//! Between steps 4 and 5, the endpoint's era may take the POST instead
 //! (see `era`), and it answers every `GET` and `DELETE` once steps 1 and
 //! 2 pass. The modern era takes no POST and answers `GET` and `DELETE`
 //! with `405`, as the modern revision asks; the legacy transport, served
 //! by default ([`StreamableHttp::legacy_sessions`]), takes a POST that
 //! opens a session (`initialize`) or names one (`Mcp-Session-Id`, without
 //! `Mcp-Method`), and `GET` and `DELETE` naming a session (see `legacy`,
-//! whose requests and streams take the same slots).
+//! whose requests and streams take the same slots). A legacy POST's body
+//! is read by steps 1 to 4, as a modern one's is.
 //!
 //! Served on its own ([`StreamableHttp::serve`], see `serve`), the endpoint
-//! ends with the server: each request in step 7 is bounded by its shutdown
+//! ends with the server: each request in step 8 is bounded by its shutdown
 //! (see `server::shutdown`), and one that arrives once the drain period is
 //! over gets `-31003` without being run.
 
@@ -46,19 +60,20 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::{Body, to_bytes};
+use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get, post};
 use tracing::Instrument;
 
-use super::admission::{Admission, Slot};
+use super::admission::{Account, Admission, Slot};
 use super::auth::{Anonymous, Authenticator, ProtectedResourceMetadata, Refusal, challenge};
+use super::body::{BodyLimits, read_body};
 use super::era::{Endpoint, Modern};
 use super::guard::AllowedHosts;
 use super::headers;
-use super::respond::{json_response, method_not_allowed, respond};
+use super::respond::{json_response, method_not_allowed, respond, with_status};
 use super::serve::{Listen, Serve, Settings, Standalone};
 use crate::server::caller::{Caller, without_credentials};
 use crate::server::core::reply::{invalid_request, memory_busy};
@@ -99,13 +114,13 @@ impl StreamableHttp {
     /// Serves `server` anonymously to loopback hosts, with bodies up to the
     /// server's message limit.
     pub fn new(server: Server) -> Self {
-        let body_limit = server.max_message_size();
+        let body = BodyLimits::new(server.max_message_size());
         StreamableHttp {
             endpoint: Endpoint {
                 server,
                 hosts: AllowedHosts::loopback(),
                 authenticator: Arc::new(Anonymous),
-                body_limit,
+                body,
                 metadata: None,
                 era: Box::new(Modern),
                 admission: Admission::new(),
@@ -132,9 +147,35 @@ impl StreamableHttp {
     }
 
     /// The largest request body accepted, in bytes (default: the server's
-    /// message limit); larger ones get `413`.
+    /// message limit); larger ones get `413`, as soon as they announce it
+    /// or grow past it.
     pub fn body_limit(self, bytes: usize) -> Self {
-        self.configure(|e| e.body_limit = bytes)
+        self.configure(|e| e.body.max_bytes = bytes)
+    }
+
+    /// How long a request body has to arrive whole, from when the endpoint
+    /// starts to read it (default [`BODY_TIMEOUT`](super::BODY_TIMEOUT),
+    /// 30 s). Past it, the request gets `408` and its connection is
+    /// closed. This bounds bodies that keep up
+    /// [`min_body_rate`](Self::min_body_rate) but never end.
+    pub fn body_timeout(self, timeout: Duration) -> Self {
+        self.configure(|e| e.body.timeout = timeout)
+    }
+
+    /// The least average pace, in bytes per second, a request body must
+    /// keep up once `grace` has passed since its reading started (default
+    /// [`MIN_BODY_RATE`](super::MIN_BODY_RATE), 1 KiB per second, after
+    /// [`BODY_RATE_GRACE`](super::BODY_RATE_GRACE), 10 s): `t` seconds in,
+    /// a body must have sent `(t - grace) * bytes_per_second` bytes. A body
+    /// that falls behind gets `408` and its connection is closed, so that a
+    /// client that trickles its bodies holds nothing for long. A small body
+    /// sent whole within `grace` never falls behind. `0` checks no pace;
+    /// [`body_timeout`](Self::body_timeout) still holds.
+    pub fn min_body_rate(self, bytes_per_second: u32, grace: Duration) -> Self {
+        self.configure(|e| {
+            e.body.min_rate = bytes_per_second;
+            e.body.grace = grace;
+        })
     }
 
     /// Publishes `metadata` at its well-known path and names it in every
@@ -162,6 +203,20 @@ impl StreamableHttp {
         self.configure(|e| e.admission.max_streams = streams.max(1))
     }
 
+    /// How many request bodies one subject may be sending at once (default
+    /// [`MAX_BODY_READS_PER_SUBJECT`](super::MAX_BODY_READS_PER_SUBJECT),
+    /// 16; at least 1). A body takes its slot before a byte of it is
+    /// charged to the memory budget, and gives it back once it has
+    /// arrived, so one subject's bodies hold at most this many times
+    /// [`body_limit`](Self::body_limit) of the budget that every caller
+    /// shares. Past it, a request gets `-31001` with `503` and
+    /// `Retry-After` without being read. Anonymous callers count by
+    /// network, as for
+    /// [`max_requests_per_subject`](Self::max_requests_per_subject).
+    pub fn max_body_reads_per_subject(self, bodies: usize) -> Self {
+        self.configure(|e| e.admission.max_bodies = bodies.max(1))
+    }
+
     /// How many requests one subject may have in progress at once, listen
     /// streams aside (default
     /// [`MAX_REQUESTS_PER_SUBJECT`](super::MAX_REQUESTS_PER_SUBJECT), 256;
@@ -184,11 +239,13 @@ impl StreamableHttp {
     /// Protected Resource Metadata at its well-known path. Merge it into an
     /// application with [`Router::merge`].
     ///
-    /// Mounted in your own server, the endpoint has the limits that server
-    /// sets, and `axum::serve` sets none: a client that opens connections
-    /// and never finishes its headers holds them for ever. Set what
-    /// [`serve`](Self::serve) sets: a timer and a header read timeout on
-    /// hyper's connection builder (which also closes idle keep-alive
+    /// The endpoint's own limits hold wherever it is mounted: a request
+    /// body's size, time and pace, and what each caller may hold at once.
+    /// Mounted in your own server, the endpoint has the connection limits
+    /// that server sets, and `axum::serve` sets none: a client that opens
+    /// connections and never finishes its headers holds them for ever. Set
+    /// what [`serve`](Self::serve) sets: a timer and a header read timeout
+    /// on hyper's connection builder (which also closes idle keep-alive
     /// connections), and a bound on open connections, as below (with
     /// `hyper` and `hyper-util` in your `Cargo.toml`); or put a proxy that
     /// has them in front. The endpoint does not hear of your server's
@@ -330,21 +387,10 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
     let request_headers = Arc::new(without_credentials(std::mem::take(&mut parts.headers)));
     let caller = caller.with_shared_headers(Arc::clone(&request_headers));
     let account = endpoint.admission.account(&caller, &parts);
-    let budget = endpoint.server.budget();
-    let announced = request_headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok()?.parse::<usize>().ok())
-        .unwrap_or(endpoint.body_limit)
-        .min(endpoint.body_limit);
-    let Ok(body_charge) = budget.try_charge(announced) else {
-        return busy(None);
-    };
-    let message = match read_message(body, endpoint.body_limit).await {
+    let message = match read_message(&endpoint, &account, body).await {
         Ok(message) => message,
         Err(reply) => return reply,
     };
-    // The text is gone once parsed: the parsed form takes its place.
-    drop(body_charge);
     if let Message::Request(request) = &message
         && let Some(scopes) = endpoint.server.lacking_scopes(request, &caller)
     {
@@ -375,7 +421,11 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         Ok(admitted) => admitted,
         Err(error) => return json_response(&JsonRpcResponse::error(Some(request.id), error)),
     };
-    let Ok(charge) = budget.try_charge(request_footprint(&request)) else {
+    let Ok(charge) = endpoint
+        .server
+        .budget()
+        .try_charge(request_footprint(&request))
+    else {
         return busy(Some(request.id));
     };
     if let Err(error) = headers::check(&request_headers, &request, &endpoint.server) {
@@ -402,7 +452,7 @@ async fn checked_caller(
     endpoint: &Endpoint,
     parts: &axum::http::request::Parts,
 ) -> Result<Caller, Response> {
-    if let Some(refused) = guard(&endpoint.hosts, &parts.headers) {
+    if let Some(refused) = guard(&endpoint.hosts, parts) {
         return Err(refused);
     }
     endpoint
@@ -433,27 +483,17 @@ async fn handle_delete(State(endpoint): State<Arc<Endpoint>>, request: Request) 
     }
 }
 
-/// `403` for a request whose `Host` or `Origin` is not allowed.
-fn guard(hosts: &AllowedHosts, headers: &axum::http::HeaderMap) -> Option<Response> {
-    let text = |name| {
-        headers
-            .get(name)
-            .and_then(|v: &HeaderValue| v.to_str().ok())
-    };
-    let host_ok = text(header::HOST).is_none_or(|host| hosts.allows_host(host));
-    let origin_ok = text(header::ORIGIN).is_none_or(|origin| hosts.allows_origin(origin));
-    if host_ok && origin_ok {
-        return None;
-    }
+/// `403` for a request whose `Host` or `Origin` the guard refuses.
+fn guard(hosts: &AllowedHosts, parts: &axum::http::request::Parts) -> Option<Response> {
+    let forbidden = hosts.check(parts).err()?;
     tracing::warn!(
-        host = text(header::HOST),
-        origin = text(header::ORIGIN),
+        reason = ?forbidden,
+        host = ?parts.headers.get(header::HOST),
+        authority = ?parts.uri.authority(),
+        origin = ?parts.headers.get(header::ORIGIN),
         "refused a request for a host or from an origin that is not allowed"
     );
-    let error = ErrorObject::new(
-        codes::INVALID_REQUEST,
-        "Forbidden: the request's Host or Origin is not allowed",
-    );
+    let error = ErrorObject::new(codes::INVALID_REQUEST, forbidden.message());
     Some(with_status(StatusCode::FORBIDDEN, error))
 }
 
@@ -484,16 +524,32 @@ pub(super) fn refuse(refusal: &Refusal, metadata: Option<&ProtectedResourceMetad
     reply
 }
 
-/// Reads one JSON-RPC message of at most `limit` bytes; otherwise the
-/// response that says why not.
-async fn read_message(body: Body, limit: usize) -> Result<Message, Response> {
-    let bytes = to_bytes(body, limit).await.map_err(|_| {
-        let error = invalid_request(format!("the body exceeds the {limit}-byte limit"));
-        with_status(StatusCode::PAYLOAD_TOO_LARGE, error)
-    })?;
-    let frame = std::str::from_utf8(&bytes)
+/// Steps 3 and 4: reads the one JSON-RPC message of `body`, sent by `account`,
+/// with one of its body slots (see `admission`) and within the body's
+/// limits (see `body`); otherwise the response that says why not.
+async fn read_message(
+    endpoint: &Endpoint,
+    account: &Account,
+    body: Body,
+) -> Result<Message, Response> {
+    let reading = endpoint
+        .admission
+        .admit(account, Slot::Body)
+        .map_err(|error| json_response(&JsonRpcResponse::error(None, error)))?;
+    let read = read_body(body, &endpoint.body, endpoint.server.budget())
+        .await
+        .map_err(|refused| {
+            tracing::warn!(?account, reason = ?refused, "refused a request body");
+            refused.response()
+        })?;
+    drop(reading);
+    let frame = std::str::from_utf8(&read.bytes)
         .map_err(|_| refuse_frame(FrameError::Parse("the body is not UTF-8".into())))?;
-    frame.parse::<Message>().map_err(refuse_frame)
+    let message = frame.parse::<Message>().map_err(refuse_frame);
+    // The text is gone once parsed: the parsed form is charged in its
+    // place (step 6).
+    drop(read.charge);
+    message
 }
 
 /// The answer to a body that is no JSON-RPC message. A malformed response
@@ -523,15 +579,9 @@ fn busy(id: Option<RequestId>) -> Response {
     reply
 }
 
-/// A JSON-RPC error without an id, with an explicit HTTP status.
-fn with_status(status: StatusCode, error: ErrorObject) -> Response {
-    let mut reply = json_response(&JsonRpcResponse::error(None, error));
-    *reply.status_mut() = status;
-    reply
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::admission::MAX_BODY_READS_PER_SUBJECT;
     use super::*;
 
     /// A `subscriptions/listen` for list changes, which stays open.
@@ -543,6 +593,7 @@ mod tests {
         let body = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
             "params": {"_meta": meta, "notifications": {"toolsListChanged": true}}});
         axum::http::Request::post("/mcp")
+            .header(header::HOST, "localhost:3000")
             .header(header::CONTENT_TYPE, "application/json")
             .header(header::ACCEPT, "application/json, text/event-stream")
             .header("mcp-protocol-version", "2026-07-28")
@@ -569,5 +620,346 @@ mod tests {
         assert_eq!(endpoint.admission.accounts(), 0, "the slot came back");
         let again = handle(State(Arc::clone(&endpoint)), listen(3)).await;
         assert_eq!(again.status(), StatusCode::OK);
+    }
+
+    /// A `server/discover` with the headers a modern client sends.
+    fn discover() -> axum::http::request::Builder {
+        axum::http::Request::post("/mcp")
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "server/discover")
+    }
+
+    fn discover_body() -> Body {
+        let meta = serde_json::json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        });
+        let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+            "params": {"_meta": meta}});
+        Body::from(body.to_string())
+    }
+
+    /// A body that sends one byte now and one every 2 s after, for ever;
+    /// it says `index` on `settled` when it is first read.
+    fn slow_body(index: usize, settled: tokio::sync::mpsc::UnboundedSender<usize>) -> Body {
+        let pieces = futures::stream::unfold(Some(settled), move |settled| async move {
+            match settled {
+                Some(settled) => {
+                    let _ = settled.send(index);
+                }
+                None => tokio::time::sleep(Duration::from_secs(2)).await,
+            }
+            Some((
+                Ok::<_, std::io::Error>(axum::body::Bytes::from_static(b" ")),
+                None,
+            ))
+        });
+        Body::from_stream(pieces)
+    }
+
+    /// The attack of a slow-body flood: `attacker` opens 300 POSTs that each
+    /// announce 4 MiB and send a byte every 2 s. `victim`'s request is then
+    /// answered at once, and every slow request is over (its connection
+    /// closed) within 60 s. Time is paused, so the test waits for nothing.
+    async fn slow_bodies_leave_the_others_served(
+        endpoint: Arc<Endpoint>,
+        attacker: impl Fn(axum::http::request::Builder) -> axum::http::request::Builder,
+        victim: Request,
+    ) {
+        const SLOW: usize = 300;
+        let begun = tokio::time::Instant::now();
+        let (settled, mut settling) = tokio::sync::mpsc::unbounded_channel();
+        let mut slow = tokio::task::JoinSet::new();
+        for index in 0..SLOW {
+            let request = attacker(axum::http::Request::post("/mcp"))
+                .header(header::HOST, "localhost:3000")
+                .header(header::CONTENT_TYPE, "application/json")
+                .header(header::CONTENT_LENGTH, "4194304")
+                .body(slow_body(index, settled.clone()))
+                .unwrap();
+            let (endpoint, settled) = (Arc::clone(&endpoint), settled.clone());
+            slow.spawn(async move {
+                let reply = handle(State(endpoint), request).await;
+                let _ = settled.send(index);
+                (begun.elapsed(), reply.status())
+            });
+        }
+        // Every slow request is reading its body, or was refused.
+        let mut seen = std::collections::HashSet::new();
+        while seen.len() < SLOW {
+            seen.insert(settling.recv().await.unwrap());
+        }
+
+        let asked = tokio::time::Instant::now();
+        let reply = handle(State(Arc::clone(&endpoint)), victim).await;
+        let status = reply.status();
+        let body = axum::body::to_bytes(reply.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+        assert!(asked.elapsed() < Duration::from_secs(2));
+
+        let ended = tokio::time::timeout(Duration::from_secs(60), slow.join_all())
+            .await
+            .expect("every slow request is over within 60 s");
+        let timed_out = ended
+            .iter()
+            .filter(|(_, status)| *status == StatusCode::REQUEST_TIMEOUT)
+            .count();
+        let refused = ended
+            .iter()
+            .filter(|(_, status)| *status == StatusCode::SERVICE_UNAVAILABLE)
+            .count();
+        assert_eq!(
+            (timed_out, refused),
+            (
+                MAX_BODY_READS_PER_SUBJECT,
+                SLOW - MAX_BODY_READS_PER_SUBJECT
+            ),
+            "the caller's body slots read slowly, then time out; the rest are refused"
+        );
+        let last = ended.iter().map(|(at, _)| *at).max().unwrap();
+        assert!(last <= Duration::from_secs(60), "{last:?}");
+        assert_eq!(endpoint.server.budget().used(), 0, "no charge is left");
+        assert_eq!(endpoint.admission.accounts(), 0, "no slot is left");
+    }
+
+    fn with_tokens() -> Arc<Endpoint> {
+        let tokens = super::super::BearerTokens::new()
+            .token("t-alice", "alice")
+            .token("t-bob", "bob");
+        let server = Server::builder("slow", "1").build();
+        Arc::new(StreamableHttp::new(server).authenticator(tokens).endpoint)
+    }
+
+    fn bob() -> Request {
+        discover()
+            .header(header::HOST, "localhost:3000")
+            .header(header::AUTHORIZATION, "Bearer t-bob")
+            .body(discover_body())
+            .unwrap()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn one_subjects_slow_bodies_leave_another_served() {
+        let alice = |request: axum::http::request::Builder| {
+            request.header(header::AUTHORIZATION, "Bearer t-alice")
+        };
+        slow_bodies_leave_the_others_served(with_tokens(), alice, bob()).await;
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn slow_legacy_bodies_leave_another_served() {
+        let alice = |request: axum::http::request::Builder| {
+            request
+                .header(header::AUTHORIZATION, "Bearer t-alice")
+                .header("mcp-session-id", "a-session")
+        };
+        slow_bodies_leave_the_others_served(with_tokens(), alice, bob()).await;
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn one_addresss_slow_bodies_leave_another_address_served() {
+        let server = Server::builder("slow", "1").build();
+        let endpoint = Arc::new(StreamableHttp::new(server).endpoint);
+        let from = |peer: &str| axum::extract::ConnectInfo(peer.parse::<SocketAddr>().unwrap());
+        let attacker =
+            move |request: axum::http::request::Builder| request.extension(from("192.0.2.7:4000"));
+        let victim = discover()
+            .header(header::HOST, "localhost:3000")
+            .extension(from("192.0.2.8:4000"))
+            .body(discover_body())
+            .unwrap();
+        slow_bodies_leave_the_others_served(endpoint, attacker, victim).await;
+    }
+
+    /// A body that sends `bytes` at once, then stalls; it says `index` on
+    /// `settled` once the first piece has been taken.
+    fn stalled_body(
+        index: usize,
+        bytes: usize,
+        settled: tokio::sync::mpsc::UnboundedSender<usize>,
+    ) -> Body {
+        use futures::StreamExt as _;
+        let first = futures::stream::once(async move {
+            Ok::<_, std::io::Error>(axum::body::Bytes::from(vec![b' '; bytes]))
+        });
+        let then = futures::stream::once(async move {
+            let _ = settled.send(index);
+            futures::future::pending::<Result<axum::body::Bytes, std::io::Error>>().await
+        });
+        Body::from_stream(first.chain(then))
+    }
+
+    /// Bodies sent fast and then stalled hold what they sent. One subject
+    /// may send only so many at once, so its share of the memory budget is
+    /// bounded, and another subject's large request still fits.
+    #[tokio::test(start_paused = true)]
+    async fn one_subjects_stalled_bodies_hold_no_more_than_its_share() {
+        let tokens = super::super::BearerTokens::new()
+            .token("t-alice", "alice")
+            .token("t-bob", "bob");
+        let server = Server::builder("stalled", "1")
+            .memory_limit(1 << 20)
+            .build();
+        let http = StreamableHttp::new(server)
+            .authenticator(tokens)
+            .body_limit(64 << 10)
+            .max_body_reads_per_subject(4);
+        let endpoint = Arc::new(http.endpoint);
+        let (settled, mut settling) = tokio::sync::mpsc::unbounded_channel();
+        let mut stalled = tokio::task::JoinSet::new();
+        for index in 0..20 {
+            let request = axum::http::Request::post("/mcp")
+                .header(header::HOST, "localhost")
+                .header(header::AUTHORIZATION, "Bearer t-alice")
+                .body(stalled_body(index, 60_000, settled.clone()))
+                .unwrap();
+            let (endpoint, settled) = (Arc::clone(&endpoint), settled.clone());
+            stalled.spawn(async move {
+                let reply = handle(State(endpoint), request).await;
+                let _ = settled.send(index);
+                reply.status()
+            });
+        }
+        let mut seen = std::collections::HashSet::new();
+        while seen.len() < 20 {
+            seen.insert(settling.recv().await.unwrap());
+        }
+        assert_eq!(endpoint.server.budget().used(), 4 * 60_000);
+
+        let meta = serde_json::json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "com.example/pad": "p".repeat(50_000),
+        });
+        let large = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+            "params": {"_meta": meta}});
+        let bob = discover()
+            .header(header::HOST, "localhost")
+            .header(header::AUTHORIZATION, "Bearer t-bob")
+            .body(Body::from(large.to_string()))
+            .unwrap();
+        let reply = handle(State(Arc::clone(&endpoint)), bob).await;
+        assert_eq!(reply.status(), StatusCode::OK);
+
+        let statuses = stalled.join_all().await;
+        let count = |status| statuses.iter().filter(|s| **s == status).count();
+        assert_eq!(count(StatusCode::REQUEST_TIMEOUT), 4);
+        assert_eq!(count(StatusCode::SERVICE_UNAVAILABLE), 16);
+        assert_eq!(endpoint.server.budget().used(), 0);
+    }
+
+    /// The status of a `server/discover` over `version` to `uri`, with
+    /// each `Host` and `Origin` given (raw bytes, as a client may send).
+    async fn guarded(
+        endpoint: &Arc<Endpoint>,
+        version: axum::http::Version,
+        uri: &str,
+        hosts: &[&[u8]],
+        origins: &[&[u8]],
+    ) -> StatusCode {
+        let mut request = discover().version(version).uri(uri);
+        for host in hosts {
+            request = request.header(header::HOST, HeaderValue::from_bytes(host).unwrap());
+        }
+        for origin in origins {
+            request = request.header(header::ORIGIN, HeaderValue::from_bytes(origin).unwrap());
+        }
+        let request = request.body(discover_body()).unwrap();
+        handle(State(Arc::clone(endpoint)), request).await.status()
+    }
+
+    /// The `Host` and `Origin` values of a request.
+    type Headers<'a> = (&'a [&'a [u8]], &'a [&'a [u8]]);
+
+    /// [`guarded`] over HTTP/1.1 to `/mcp`.
+    async fn h1(endpoint: &Arc<Endpoint>, hosts: &[&[u8]], origins: &[&[u8]]) -> StatusCode {
+        let version = axum::http::Version::HTTP_11;
+        guarded(endpoint, version, "/mcp", hosts, origins).await
+    }
+
+    fn loopback() -> Arc<Endpoint> {
+        Arc::new(StreamableHttp::new(Server::builder("guard", "1").build()).endpoint)
+    }
+
+    #[tokio::test]
+    async fn an_http2_request_names_its_host_by_its_authority() {
+        use axum::http::Version;
+        let endpoint = loopback();
+        let h2 = |uri| guarded(&endpoint, Version::HTTP_2, uri, &[], &[]);
+        assert_eq!(h2("http://localhost:3000/mcp").await, StatusCode::OK);
+        assert_eq!(h2("https://[::1]/mcp").await, StatusCode::OK);
+        assert_eq!(h2("http://evil.example/mcp").await, StatusCode::FORBIDDEN);
+        assert_eq!(h2("/mcp").await, StatusCode::FORBIDDEN, "no host at all");
+
+        // HTTP/1.1 in absolute form: the target's authority is checked too.
+        let absolute = guarded(
+            &endpoint,
+            Version::HTTP_11,
+            "http://evil.example/mcp",
+            &[b"localhost"],
+            &[],
+        );
+        assert_eq!(absolute.await, StatusCode::FORBIDDEN);
+    }
+
+    #[tokio::test]
+    async fn the_guard_refuses_a_host_or_origin_it_cannot_read() {
+        let endpoint = loopback();
+        assert_eq!(
+            h1(&endpoint, &[b"localhost:3000"], &[]).await,
+            StatusCode::OK
+        );
+        let local: &[u8] = b"http://localhost:5173";
+        assert_eq!(
+            h1(&endpoint, &[b"localhost"], &[local]).await,
+            StatusCode::OK
+        );
+
+        let refused: [Headers; 10] = [
+            (&[], &[]),
+            (&[b"l\xc3\xb6calhost"], &[]),
+            (&[b"localhost\xff"], &[]),
+            (&[b"localhost", b"evil.example"], &[]),
+            (&[b"localhost"], &[b"null"]),
+            (&[b"localhost"], &[b"http://localhost\xff"]),
+            (&[b"localhost"], &[b"http://l\xc3\xb6calhost"]),
+            (&[b"localhost"], &[local, b"http://evil.example"]),
+            (&[b"localhost"], &[b"http://localhost/path"]),
+            (&[b"localhost"], &[b"http://evil@localhost"]),
+        ];
+        for (hosts, origins) in refused {
+            let status = h1(&endpoint, hosts, origins).await;
+            assert_eq!(status, StatusCode::FORBIDDEN, "{hosts:?} {origins:?}");
+        }
+        let get = axum::http::Request::get("/mcp")
+            .body(Body::empty())
+            .unwrap();
+        let status = handle_get(State(Arc::clone(&endpoint)), get).await.status();
+        assert_eq!(status, StatusCode::FORBIDDEN, "a GET without a host");
+    }
+
+    #[tokio::test]
+    async fn any_host_still_needs_a_host_and_a_real_origin() {
+        let server = Server::builder("guard", "1").build();
+        let http = StreamableHttp::new(server).allowed_hosts(AllowedHosts::any());
+        let endpoint = Arc::new(http.endpoint);
+        let evil: &[u8] = b"https://evil.example";
+        assert_eq!(
+            h1(&endpoint, &[b"evil.example"], &[evil]).await,
+            StatusCode::OK
+        );
+        assert_eq!(h1(&endpoint, &[], &[]).await, StatusCode::FORBIDDEN);
+        assert_eq!(
+            h1(&endpoint, &[b"\xffevil"], &[]).await,
+            StatusCode::FORBIDDEN
+        );
+        assert_eq!(
+            h1(&endpoint, &[b"evil"], &[b"null"]).await,
+            StatusCode::FORBIDDEN
+        );
     }
 }

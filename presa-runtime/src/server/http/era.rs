@@ -28,7 +28,8 @@ pub(super) struct Endpoint {
     pub(super) server: Server,
     pub(super) hosts: AllowedHosts,
     pub(super) authenticator: Arc<dyn Authenticator>,
-    pub(super) body_limit: usize,
+    /// What a request body may be: its size, its time and its pace.
+    pub(super) body: super::body::BodyLimits,
     pub(super) metadata: Option<ProtectedResourceMetadata>,
     /// The era served beside the modern one, asked at each point where
     /// they differ.

@@ -6,10 +6,41 @@
 //! where the page came from: its `Origin` names the page's site, and its
 //! `Host` names the domain it resolved. The guard admits a request only
 //! when both name an allowed host; by default, loopback names only.
-//! Programs that are not browsers send no `Origin`, and need none.
+//!
+//! A header the guard cannot read is not a header it may skip: a guard
+//! that passed what it could not parse would pass whatever an attacker
+//! can make unparseable. So a request goes through these rules, in order,
+//! and the first it breaks refuses it with `403`:
+//!
+//! 1. it names its host: a `Host` header, or the authority of its target.
+//!    HTTP/2 sends the host as `:authority`, which the HTTP server puts in
+//!    the request's URI rather than in a `Host` header; an HTTP/1.1
+//!    request may also name it in an absolute-form target. Each that is
+//!    present is checked; a request with neither is refused (HTTP/1.1
+//!    requires `Host`), and so is one with two `Host` headers;
+//! 2. each host is `name[:port]` in ASCII, as a URI writes it: a name or
+//!    an IPv4 address, or an IPv6 address in brackets, with no user info,
+//!    and a port of digits;
+//! 3. each host's name is allowed (compared without case, without port);
+//! 4. an `Origin` is optional: programs that are not browsers send none,
+//!    and need none. One that is present must be a single origin,
+//!    `scheme://name[:port]` in ASCII, with the host of rule 2 and no
+//!    path. `null`, the opaque origin of a sandboxed frame or a local file,
+//!    names no site to check, and is refused;
+//! 5. the origin's scheme is `http` or `https`, and its name is allowed.
+//!
+//! [`AllowedHosts::any`] skips rules 3 and 5 only: a request must still
+//! name its host, and an origin it sends must still be one.
 
-/// The host names a request may address (`Host`) and come from
-/// (`Origin`). Compared without case and without the port.
+use axum::http::header::{HOST, ORIGIN};
+use axum::http::request::Parts;
+use axum::http::uri::Authority;
+use axum::http::{HeaderMap, HeaderName, HeaderValue};
+
+/// The host names a request may address (`Host`, or HTTP/2's
+/// `:authority`) and come from (`Origin`). Compared without case and
+/// without the port. A request must name its host, and an `Origin` it
+/// sends must be a real origin, whatever is allowed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AllowedHosts {
     hosts: Vec<String>,
@@ -34,8 +65,10 @@ impl AllowedHosts {
         }
     }
 
-    /// Every host: for a server behind a proxy that checks `Host` and
-    /// `Origin` itself. Without such a proxy this turns the guard off.
+    /// Every host name: for a server behind a proxy that checks `Host` and
+    /// `Origin` itself. Without such a proxy this turns the check of names
+    /// off. A request must still name its host, in ASCII, and an `Origin`
+    /// it sends must still be a real origin (not `null`).
     pub fn any() -> Self {
         AllowedHosts {
             hosts: Vec::new(),
@@ -49,21 +82,52 @@ impl AllowedHosts {
         self
     }
 
-    /// Whether a `Host` header value (`name[:port]`) is allowed.
-    pub(crate) fn allows_host(&self, host: &str) -> bool {
-        self.any || self.allows_name(strip_port(host))
+    /// Whether the request of `parts` passes the guard; if not, why not.
+    pub(super) fn check(&self, parts: &Parts) -> Result<(), Forbidden> {
+        let mut named = false;
+        if let Some(host) = single(&parts.headers, HOST).map_err(|()| Forbidden::TwoHosts)? {
+            let host = host.to_str().map_err(|_| Forbidden::MalformedHost)?;
+            self.check_host(host)?;
+            named = true;
+        }
+        if let Some(authority) = parts.uri.authority() {
+            self.check_host(authority.as_str())?;
+            named = true;
+        }
+        if !named {
+            return Err(Forbidden::NoHost);
+        }
+        match single(&parts.headers, ORIGIN).map_err(|()| Forbidden::TwoOrigins)? {
+            Some(origin) => self.check_origin(origin),
+            None => Ok(()),
+        }
     }
 
-    /// Whether an `Origin` header value (`scheme://name[:port]`) is allowed.
-    /// An opaque origin (`null`) never is.
-    pub(crate) fn allows_origin(&self, origin: &str) -> bool {
-        if self.any {
-            return true;
+    /// Rules 2 and 3 for one host.
+    fn check_host(&self, host: &str) -> Result<(), Forbidden> {
+        let name = host_name(host).ok_or(Forbidden::MalformedHost)?;
+        if self.any || self.allows_name(name) {
+            return Ok(());
         }
-        let Some((scheme, authority)) = origin.split_once("://") else {
-            return false;
-        };
-        matches!(scheme, "http" | "https") && self.allows_name(strip_port(authority))
+        Err(Forbidden::HostNotAllowed(host.to_owned()))
+    }
+
+    /// Rules 4 and 5 for an `Origin` that is present.
+    fn check_origin(&self, origin: &HeaderValue) -> Result<(), Forbidden> {
+        let origin = origin.to_str().map_err(|_| Forbidden::MalformedOrigin)?;
+        if origin == "null" {
+            return Err(Forbidden::OpaqueOrigin);
+        }
+        let (scheme, authority) = origin.split_once("://").ok_or(Forbidden::MalformedOrigin)?;
+        if !is_scheme(scheme) {
+            return Err(Forbidden::MalformedOrigin);
+        }
+        let name = host_name(authority).ok_or(Forbidden::MalformedOrigin)?;
+        let web = scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https");
+        if self.any || (web && self.allows_name(name)) {
+            return Ok(());
+        }
+        Err(Forbidden::OriginNotAllowed(origin.to_owned()))
     }
 
     fn allows_name(&self, name: &str) -> bool {
@@ -71,54 +135,229 @@ impl AllowedHosts {
     }
 }
 
-/// `name` of `name:port`, keeping an IPv6 literal's brackets.
-fn strip_port(authority: &str) -> &str {
-    if authority.starts_with('[') {
-        return match authority.find(']') {
-            Some(end) => &authority[..=end],
-            None => authority,
+/// Why the guard refused a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Forbidden {
+    /// No `Host` header, and no authority in the target (rule 1).
+    NoHost,
+    /// More than one `Host` header (rule 1).
+    TwoHosts,
+    /// A host that is not `name[:port]` in ASCII (rule 2).
+    MalformedHost,
+    /// A host whose name is not allowed (rule 3).
+    HostNotAllowed(String),
+    /// More than one `Origin` header (rule 4).
+    TwoOrigins,
+    /// An `Origin` that is not `scheme://name[:port]` in ASCII (rule 4).
+    MalformedOrigin,
+    /// `Origin: null` (rule 4).
+    OpaqueOrigin,
+    /// An origin whose scheme or name is not allowed (rule 5).
+    OriginNotAllowed(String),
+}
+
+impl Forbidden {
+    /// What the `403` says: what was wrong, and what to do.
+    pub fn message(&self) -> String {
+        let what = match self {
+            Forbidden::NoHost => "the request names no host; send a Host header".to_owned(),
+            Forbidden::TwoHosts => "the request has more than one Host header".to_owned(),
+            Forbidden::MalformedHost => {
+                "the request's host is not a host name (name or name:port, in ASCII)".to_owned()
+            }
+            Forbidden::HostNotAllowed(host) => {
+                format!("this server does not answer for the host {host:?}")
+            }
+            Forbidden::TwoOrigins => "the request has more than one Origin header".to_owned(),
+            Forbidden::MalformedOrigin => {
+                "the Origin header is not an origin (scheme://name or scheme://name:port, in \
+                 ASCII)"
+                    .to_owned()
+            }
+            Forbidden::OpaqueOrigin => {
+                "requests from an opaque origin (Origin: null) are not allowed".to_owned()
+            }
+            Forbidden::OriginNotAllowed(origin) => {
+                format!("requests from the origin {origin:?} are not allowed")
+            }
         };
+        format!("Forbidden: {what}")
     }
-    match authority.rsplit_once(':') {
-        Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name,
-        _ => authority,
+}
+
+/// The one value of header `name`, if any; `Err` when it is given twice.
+fn single(headers: &HeaderMap, name: HeaderName) -> Result<Option<&HeaderValue>, ()> {
+    let mut values = headers.get_all(name).into_iter();
+    let first = values.next();
+    match values.next() {
+        Some(_) => Err(()),
+        None => Ok(first),
     }
+}
+
+/// The name of `authority` (`name[:port]`), keeping an IPv6 literal's
+/// brackets; `None` when it is not one (rule 2).
+fn host_name(authority: &str) -> Option<&str> {
+    if authority.contains('@') {
+        return None;
+    }
+    let parsed: Authority = authority.parse().ok()?;
+    let name = parsed.host();
+    if name.is_empty() {
+        return None;
+    }
+    // Without user info, the name starts the authority.
+    let (name, rest) = authority.split_at(name.len());
+    match rest.strip_prefix(':') {
+        None if rest.is_empty() => Some(name),
+        Some(port) if port.parse::<u16>().is_ok() && port.bytes().all(|b| b.is_ascii_digit()) => {
+            Some(name)
+        }
+        _ => None,
+    }
+}
+
+/// Whether `scheme` is a URI scheme: a letter, then letters, digits, `+`,
+/// `-` and `.`.
+fn is_scheme(scheme: &str) -> bool {
+    let mut bytes = scheme.bytes();
+    bytes.next().is_some_and(|b| b.is_ascii_alphabetic())
+        && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The verdict on a request with each `Host` and `Origin` given, to
+    /// the target `uri`.
+    fn check(
+        hosts: &AllowedHosts,
+        uri: &str,
+        host: &[&str],
+        origin: &[&str],
+    ) -> Result<(), Forbidden> {
+        let mut request = axum::http::Request::builder().uri(uri);
+        for value in host {
+            request = request.header(HOST, *value);
+        }
+        for value in origin {
+            request = request.header(ORIGIN, *value);
+        }
+        hosts.check(&request.body(()).unwrap().into_parts().0)
+    }
+
     #[test]
     fn loopback_by_default() {
         let hosts = AllowedHosts::default();
         for host in ["localhost", "127.0.0.1:8080", "[::1]:3000", "LOCALHOST:1"] {
-            assert!(hosts.allows_host(host), "{host}");
+            assert_eq!(check(&hosts, "/mcp", &[host], &[]), Ok(()), "{host}");
         }
         for host in [
             "evil.example",
             "127.0.0.1.evil.example",
             "localhost.evil:80",
         ] {
-            assert!(!hosts.allows_host(host), "{host}");
+            let refused = check(&hosts, "/mcp", &[host], &[]);
+            assert_eq!(refused, Err(Forbidden::HostNotAllowed(host.into())));
         }
-        assert!(hosts.allows_origin("http://localhost:5173"));
-        assert!(hosts.allows_origin("https://127.0.0.1"));
-        for origin in [
-            "http://evil.example",
-            "null",
-            "file://localhost",
-            "localhost",
-        ] {
-            assert!(!hosts.allows_origin(origin), "{origin}");
+        for origin in ["http://localhost:5173", "https://127.0.0.1", "HTTP://[::1]"] {
+            assert_eq!(
+                check(&hosts, "/", &["localhost"], &[origin]),
+                Ok(()),
+                "{origin}"
+            );
+        }
+        for origin in ["http://evil.example", "file://localhost", "ws://localhost"] {
+            let refused = check(&hosts, "/", &["localhost"], &[origin]);
+            assert_eq!(refused, Err(Forbidden::OriginNotAllowed(origin.into())));
         }
     }
 
     #[test]
-    fn hosts_can_be_added_or_the_guard_turned_off() {
+    fn a_host_must_be_named_once_and_be_a_host() {
+        let hosts = AllowedHosts::loopback();
+        assert_eq!(check(&hosts, "/mcp", &[], &[]), Err(Forbidden::NoHost));
+        assert_eq!(check(&hosts, "http://localhost:1/mcp", &[], &[]), Ok(()));
+        let two = check(&hosts, "/mcp", &["localhost", "localhost"], &[]);
+        assert_eq!(two, Err(Forbidden::TwoHosts));
+        for host in [
+            "",
+            "localhost:",
+            "localhost:abc",
+            "localhost:99999",
+            "localhost:+80",
+            "user@localhost",
+            "local host",
+            "localhost/x",
+            "[::1",
+            ":80",
+        ] {
+            let refused = check(&hosts, "/mcp", &[host], &[]);
+            assert_eq!(refused, Err(Forbidden::MalformedHost), "{host:?}");
+        }
+        // The target's authority is a host too, checked like the header.
+        let refused = check(&hosts, "http://evil.example/mcp", &["localhost"], &[]);
+        assert_eq!(
+            refused,
+            Err(Forbidden::HostNotAllowed("evil.example".into()))
+        );
+    }
+
+    #[test]
+    fn an_origin_when_present_must_be_one_origin() {
+        let hosts = AllowedHosts::loopback();
+        let with = |origins: &[&str]| check(&hosts, "/", &["localhost"], origins);
+        assert_eq!(with(&[]), Ok(()), "no Origin: not a browser");
+        assert_eq!(with(&["null"]), Err(Forbidden::OpaqueOrigin));
+        let two = with(&["http://localhost", "http://localhost"]);
+        assert_eq!(two, Err(Forbidden::TwoOrigins));
+        for origin in [
+            "localhost",
+            "http://",
+            "http://localhost/",
+            "http://localhost/path",
+            "http://user@localhost",
+            "http://localhost:port",
+            "1http://localhost",
+            "://localhost",
+            "NULL",
+        ] {
+            assert_eq!(
+                with(&[origin]),
+                Err(Forbidden::MalformedOrigin),
+                "{origin:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn hosts_can_be_added_or_their_names_all_allowed() {
         let hosts = AllowedHosts::loopback().with("mcp.Example.com");
-        assert!(hosts.allows_host("mcp.example.com:443"));
-        assert!(hosts.allows_origin("https://MCP.example.com"));
-        assert!(AllowedHosts::any().allows_origin("null"));
+        let ok = check(
+            &hosts,
+            "/",
+            &["mcp.example.com:443"],
+            &["https://MCP.example.com"],
+        );
+        assert_eq!(ok, Ok(()));
+        let any = AllowedHosts::any();
+        let ok = check(&any, "/", &["evil.example"], &["chrome-extension://abc"]);
+        assert_eq!(ok, Ok(()));
+        assert_eq!(check(&any, "/", &[], &[]), Err(Forbidden::NoHost));
+        let null = check(&any, "/", &["evil.example"], &["null"]);
+        assert_eq!(null, Err(Forbidden::OpaqueOrigin));
+        let bad = check(&any, "/", &["evil.example"], &["http://a b"]);
+        assert_eq!(bad, Err(Forbidden::MalformedOrigin));
+    }
+
+    #[test]
+    fn the_messages_say_what_was_wrong() {
+        assert_eq!(
+            Forbidden::NoHost.message(),
+            "Forbidden: the request names no host; send a Host header"
+        );
+        let message = Forbidden::OriginNotAllowed("http://evil.example".into()).message();
+        assert!(message.contains("\"http://evil.example\""), "{message}");
     }
 }

@@ -15,7 +15,8 @@
 //! |---|---|
 //! | `guard` | [`AllowedHosts`]: the DNS-rebinding check of `Host` and `Origin` |
 //! | `auth` | [`Authenticator`], [`BearerTokens`], [`ProtectedResourceMetadata`] |
-//! | `admission` | what one caller may hold at once: listen streams and requests in progress, counted by subject (anonymous callers by network) |
+//! | `admission` | what one caller may hold at once: bodies being read, listen streams and requests in progress, counted by subject (anonymous callers by network) |
+//! | `body` | reading a request body within its size, its time and its pace, charged to the memory budget as it arrives |
 //! | `headers` | the `Mcp-*` headers checked against the body |
 //! | `respond` | JSON or an event stream, and the status of each error |
 //! | `era` | what the endpoint holds, what it asks of the era it serves beside the modern one, and the modern answers |
@@ -25,6 +26,7 @@
 
 mod admission;
 mod auth;
+mod body;
 mod endpoint;
 mod era;
 mod guard;
@@ -32,10 +34,13 @@ mod headers;
 mod respond;
 mod serve;
 
-pub use admission::{MAX_LISTEN_STREAMS_PER_SUBJECT, MAX_REQUESTS_PER_SUBJECT};
+pub use admission::{
+    MAX_BODY_READS_PER_SUBJECT, MAX_LISTEN_STREAMS_PER_SUBJECT, MAX_REQUESTS_PER_SUBJECT,
+};
 pub use auth::{Anonymous, Authenticator, BearerTokens, ProtectedResourceMetadata, Refusal};
 #[cfg(feature = "oauth")]
 pub use auth::{Introspection, KeySettings, OAuth, OAuthBuilder, OAuthError};
+pub use body::{BODY_RATE_GRACE, BODY_TIMEOUT, MIN_BODY_RATE};
 pub use endpoint::StreamableHttp;
 pub use guard::AllowedHosts;
 pub use serve::{HEADER_READ_TIMEOUT, MAX_CONNECTIONS, Serve};

@@ -71,6 +71,13 @@ pub(super) fn json_response(response: &JsonRpcResponse) -> Response {
     reply
 }
 
+/// A JSON-RPC error without an id, with an explicit HTTP status.
+pub(super) fn with_status(status: StatusCode, error: ErrorObject) -> Response {
+    let mut reply = json_response(&JsonRpcResponse::error(None, error));
+    *reply.status_mut() = status;
+    reply
+}
+
 /// The HTTP status of a JSON-RPC error: what the transport spec gives for
 /// each, `400` for a request the server cannot accept, `500` for a failure
 /// of its own.

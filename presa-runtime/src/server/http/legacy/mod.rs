@@ -6,8 +6,11 @@
 //! A POST is legacy when it opens a session (`initialize` without the
 //! modern `_meta`), or names one (`Mcp-Session-Id`) without the
 //! modern `Mcp-Method` header; everything else is modern, as before. `GET` and `DELETE` with a session
-//! id are legacy; without one they are `405`, as for a modern client. A
-//! legacy request goes, in order:
+//! id are legacy; without one they are `405`, as for a modern client.
+//! Whether a POST is legacy is written in its body, so its body is read
+//! first, as a modern POST's is: with one of its caller's body slots, and
+//! within the body's size, time and pace (see `endpoint`, steps 1 to 4).
+//! A legacy request then goes, in order:
 //!
 //! 1. `initialize` opens a session (see `session`, which says how many
 //!    one caller may hold) and is answered with JSON and its

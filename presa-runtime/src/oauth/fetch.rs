@@ -2,12 +2,25 @@
 //! loopback only), small, quickly, or not at all: what a resource server
 //! reads from its authorization server, and what a client reads from
 //! both and posts to the authorization server.
+//!
+//! A fetcher is made for one of two kinds of URL:
+//!
+//! - [`HttpFetch::new`]: URLs an operator configured, such as a resource
+//!   server's issuer. They go wherever they point.
+//! - [`HttpFetch::restricted`] (the client): URLs a remote server named.
+//!   Each must lead where its `Destinations` allow; see `destinations`
+//!   for the rules. The check comes before anything is sent, and the
+//!   resolver checks each address a name resolves to, so that the
+//!   connection goes to an address that was checked.
 
 use std::time::Duration;
 
 use async_trait::async_trait;
 use futures::StreamExt;
 use reqwest::header::{ACCEPT, CACHE_CONTROL};
+
+#[cfg(feature = "oauth-client")]
+use super::destinations::{CheckingResolver, Destinations, Lookup, Refusal};
 
 /// The longest document read: key sets and metadata are a few KB.
 const MAX_DOCUMENT: usize = 256 * 1024;
@@ -35,6 +48,11 @@ pub(crate) struct Answer {
 /// Why a document could not be had.
 #[derive(Debug, Clone, thiserror::Error)]
 pub(crate) enum FetchError {
+    /// A remote server named a URL its destinations do not allow: nothing
+    /// was sent.
+    #[cfg(feature = "oauth-client")]
+    #[error("{url} was not fetched: {refusal}")]
+    Refused { url: String, refusal: Refusal },
     /// The server could not be reached, or did not answer in time.
     #[error("{url} could not be reached: {reason}")]
     Unreachable { url: String, reason: String },
@@ -76,24 +94,77 @@ pub(crate) trait Fetch: Send + Sync + 'static {
 /// Fetching with reqwest.
 pub(crate) struct HttpFetch {
     client: reqwest::Client,
+    /// Where the URLs may lead: `None` for URLs an operator configured.
+    #[cfg(feature = "oauth-client")]
+    destinations: Option<Destinations>,
 }
 
 impl HttpFetch {
+    /// A fetcher for URLs an operator configured: they go wherever they
+    /// point.
     pub fn new() -> Result<Self, reqwest::Error> {
-        let client = reqwest::Client::builder()
+        Ok(HttpFetch {
+            client: Self::builder().build()?,
+            #[cfg(feature = "oauth-client")]
+            destinations: None,
+        })
+    }
+
+    /// A fetcher for URLs a remote server named: each must lead where
+    /// `destinations` allow, or it is refused before anything is sent.
+    #[cfg(feature = "oauth-client")]
+    pub fn restricted(destinations: Destinations) -> Result<Self, reqwest::Error> {
+        Self::restricted_with(destinations, Lookup::System, Self::builder())
+    }
+
+    /// `restricted`, with the DNS and the client builder given: a test's.
+    #[cfg(feature = "oauth-client")]
+    fn restricted_with(
+        destinations: Destinations,
+        lookup: Lookup,
+        builder: reqwest::ClientBuilder,
+    ) -> Result<Self, reqwest::Error> {
+        let resolver = CheckingResolver::new(destinations, lookup);
+        Ok(HttpFetch {
+            client: builder
+                .dns_resolver(std::sync::Arc::new(resolver))
+                .build()?,
+            destinations: Some(destinations),
+        })
+    }
+
+    /// What every fetcher shares: timeouts, and no redirects.
+    fn builder() -> reqwest::ClientBuilder {
+        reqwest::Client::builder()
             .timeout(FETCH_TIMEOUT)
             .connect_timeout(FETCH_TIMEOUT / 2)
             // A document found by following another server's redirect is
             // not the authorization server's: refuse it.
             .redirect(reqwest::redirect::Policy::none())
-            .build()?;
-        Ok(HttpFetch { client })
     }
 
-    /// The client requests are built on.
+    /// Refuses `url` when it leads where the destinations do not allow
+    /// (the rules that need no lookup; the resolver checks the rest).
+    pub fn check(&self, url: &str) -> Result<(), FetchError> {
+        #[cfg(feature = "oauth-client")]
+        if let Some(destinations) = self.destinations {
+            destinations
+                .check_url(url)
+                .map_err(|refusal| FetchError::Refused {
+                    url: url.to_owned(),
+                    refusal,
+                })?;
+        }
+        let _ = url;
+        Ok(())
+    }
+
+    /// A `POST` to `url`, once `url` passes the destinations: its answer
+    /// is read with [`answer`](Self::answer).
     #[cfg(feature = "oauth-client")]
-    pub fn client(&self) -> &reqwest::Client {
-        &self.client
+    pub fn post(&self, url: &str) -> Result<reqwest::RequestBuilder, FetchError> {
+        self.check(url)?;
+        Ok(self.client.post(url))
     }
 
     async fn read(url: &str, sent: reqwest::RequestBuilder) -> Result<Fetched, FetchError> {
@@ -118,10 +189,7 @@ impl HttpFetch {
     /// What `url` answers to `sent`, whatever its status: a token
     /// endpoint's errors are `400`s with a body to read.
     pub async fn answer(url: &str, sent: reqwest::RequestBuilder) -> Result<Answer, FetchError> {
-        let unreachable = |e: reqwest::Error| FetchError::Unreachable {
-            url: url.to_owned(),
-            reason: e.to_string(),
-        };
+        let unreachable = |e: reqwest::Error| unreachable(url, &e);
         let response = sent
             .header(ACCEPT, "application/json")
             .send()
@@ -150,9 +218,33 @@ impl HttpFetch {
     }
 }
 
+/// Why `url` could not be reached: the resolver's refusal when it
+/// refused every address of the name (nothing was sent), else reqwest's
+/// error.
+fn unreachable(url: &str, error: &reqwest::Error) -> FetchError {
+    #[cfg(feature = "oauth-client")]
+    {
+        let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
+        while let Some(error) = cause {
+            if let Some(refusal) = error.downcast_ref::<Refusal>() {
+                return FetchError::Refused {
+                    url: url.to_owned(),
+                    refusal: refusal.clone(),
+                };
+            }
+            cause = error.source();
+        }
+    }
+    FetchError::Unreachable {
+        url: url.to_owned(),
+        reason: error.to_string(),
+    }
+}
+
 #[async_trait]
 impl Fetch for HttpFetch {
     async fn get(&self, url: &str) -> Result<Fetched, FetchError> {
+        self.check(url)?;
         Self::read(url, self.client.get(url)).await
     }
 

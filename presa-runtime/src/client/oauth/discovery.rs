@@ -13,12 +13,18 @@
 //!    `crate::oauth::server_metadata` says, naming that issuer exactly;
 //! 4. that metadata must name a token endpoint and, for a client that
 //!    signs users in, an authorization endpoint and PKCE with S256 (the
-//!    MCP spec has clients refuse a server that does not offer it).
+//!    MCP spec has clients refuse a server that does not offer it);
+//! 5. every URL a server names here (the challenge's `resource_metadata`,
+//!    the authorization server, its token and authorization endpoints)
+//!    must lead where the fetcher's destinations allow
+//!    (`crate::oauth::destinations`), or discovery fails before anything
+//!    is sent to it. The authorization endpoint is opened by the
+//!    authorizer, not fetched, and is held to the same rule.
 
 use super::challenge::Challenge;
 use super::discovered::Discovered;
 use super::error::{OAuthError, Step};
-use crate::oauth::fetch::{Fetch, HttpFetch};
+use crate::oauth::fetch::{Fetch, FetchError, HttpFetch};
 use crate::oauth::resource_metadata::ProtectedResourceMetadata;
 use crate::oauth::server_metadata::{ServerMetadata, discover};
 use crate::oauth::well_known::{resource_metadata_urls, split_origin};
@@ -35,7 +41,7 @@ pub(crate) async fn discover_for(
         Some(metadata) => from_resource_metadata(fetch, endpoint, metadata).await?,
         None => super::discovery_2025_03_26::discover(fetch, endpoint).await?,
     };
-    check_endpoints(&discovered.server, signs_users_in)?;
+    check_endpoints(fetch, &discovered.server, signs_users_in)?;
     Ok(discovered)
 }
 
@@ -57,9 +63,13 @@ async fn from_resource_metadata(
             "the resource metadata of `{endpoint}` names no authorization server"
         )));
     };
-    let server = discover(fetch, issuer)
-        .await
-        .map_err(|e| failed(e.to_string()))?;
+    let named = |e: FetchError| {
+        failed(format!(
+            "the resource metadata names authorization server `{issuer}`: {e}"
+        ))
+    };
+    fetch.check(issuer).map_err(named)?;
+    let server = discover(fetch, issuer).await.map_err(named)?;
     Ok(Discovered {
         resource: metadata.resource,
         resource_scopes: metadata.scopes_supported,
@@ -67,13 +77,22 @@ async fn from_resource_metadata(
     })
 }
 
-/// Rule 4.
-fn check_endpoints(server: &ServerMetadata, signs_users_in: bool) -> Result<(), OAuthError> {
+/// Rules 4 and 5.
+fn check_endpoints(
+    fetch: &HttpFetch,
+    server: &ServerMetadata,
+    signs_users_in: bool,
+) -> Result<(), OAuthError> {
     let issuer = &server.issuer;
     let failed = |reason: String| Err(OAuthError::new(Step::Discovery, reason));
-    if server.token_endpoint.is_none() {
+    let Some(token_endpoint) = &server.token_endpoint else {
         return failed(format!(
             "authorization server `{issuer}` names no token endpoint"
+        ));
+    };
+    if let Err(refused) = fetch.check(token_endpoint) {
+        return failed(format!(
+            "authorization server `{issuer}` names a token endpoint it may not: {refused}"
         ));
     }
     if !signs_users_in {
@@ -88,9 +107,14 @@ fn check_endpoints(server: &ServerMetadata, signs_users_in: bool) -> Result<(), 
             "authorization server `{issuer}` does not offer PKCE with S256 (code_challenge_methods_supported)"
         ));
     }
-    if server.authorization_endpoint.is_none() {
+    let Some(authorization_endpoint) = &server.authorization_endpoint else {
         return failed(format!(
             "authorization server `{issuer}` names no authorization endpoint"
+        ));
+    };
+    if let Err(refused) = fetch.check(authorization_endpoint) {
+        return failed(format!(
+            "authorization server `{issuer}` names an authorization endpoint it may not: {refused}"
         ));
     }
     Ok(())

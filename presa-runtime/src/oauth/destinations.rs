@@ -247,7 +247,7 @@ impl Resolve for CheckingResolver {
                 .collect();
             if passed.is_empty() {
                 let refusal = refused.unwrap_or(Refusal::NoAddress(name));
-                return Err(Box::new(refusal).into());
+                return Err(refusal.into());
             }
             Ok(Box::new(passed.into_iter()) as Addrs)
         })

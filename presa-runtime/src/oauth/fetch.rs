@@ -51,7 +51,7 @@ pub(crate) enum FetchError {
     /// A remote server named a URL its destinations do not allow: nothing
     /// was sent.
     #[cfg(feature = "oauth-client")]
-    #[error("{url} was not fetched: {refusal}")]
+    #[error("{url} is refused: {refusal}")]
     Refused { url: String, refusal: Refusal },
     /// The server could not be reached, or did not answer in time.
     #[error("{url} could not be reached: {reason}")]
@@ -119,7 +119,7 @@ impl HttpFetch {
 
     /// `restricted`, with the DNS and the client builder given: a test's.
     #[cfg(feature = "oauth-client")]
-    fn restricted_with(
+    pub(super) fn restricted_with(
         destinations: Destinations,
         lookup: Lookup,
         builder: reqwest::ClientBuilder,
@@ -134,7 +134,7 @@ impl HttpFetch {
     }
 
     /// What every fetcher shares: timeouts, and no redirects.
-    fn builder() -> reqwest::ClientBuilder {
+    pub(super) fn builder() -> reqwest::ClientBuilder {
         reqwest::Client::builder()
             .timeout(FETCH_TIMEOUT)
             .connect_timeout(FETCH_TIMEOUT / 2)
@@ -327,6 +327,122 @@ mod tests {
     #[test]
     fn client_credentials_are_form_encoded_before_basic_auth() {
         assert_eq!(encode("a b+c/d:e"), "a+b%2Bc%2Fd%3Ae");
+    }
+
+    #[cfg(feature = "oauth-client")]
+    mod refused {
+        use super::super::super::destinations::Destinations;
+        use super::super::super::trap::Trap;
+        use super::*;
+
+        /// The destinations of a client of a public MCP server.
+        fn public(private_networks: bool) -> Destinations {
+            Destinations::of_endpoint("https://mcp.example.com/mcp", private_networks)
+        }
+
+        /// The refusal `fetched` is, as its message.
+        fn refusal<T: std::fmt::Debug>(fetched: Result<T, FetchError>) -> String {
+            match fetched {
+                Err(error @ FetchError::Refused { .. }) => error.to_string(),
+                other => panic!("not refused: {other:?}"),
+            }
+        }
+
+        #[tokio::test]
+        async fn an_address_a_server_may_not_name_is_never_connected_to() {
+            let trap = Trap::start().await;
+            let fetch = trap.fetcher(public(false), &[]);
+            let metadata_service = "https://169.254.169.254/latest/meta-data/iam";
+            assert_eq!(
+                refusal(fetch.get(metadata_service).await),
+                "https://169.254.169.254/latest/meta-data/iam is refused: \
+                 169.254.169.254 is a link-local address (where cloud metadata services \
+                 answer) (169.254.0.0/16): no setting allows it"
+            );
+            let mapped = refusal(fetch.get("https://[::ffff:10.0.0.1]/token").await);
+            assert!(mapped.contains("allow_private_networks()"), "{mapped}");
+            let nat64 = refusal(fetch.post("https://[64:ff9b::a9fe:a9fe]/token"));
+            assert!(nat64.contains("by way of NAT64"), "{nat64}");
+            let plain = refusal(fetch.post("http://as.example.com/token"));
+            assert!(plain.contains("must be https"), "{plain}");
+            assert_eq!(trap.seen(), Vec::<String>::new());
+
+            // The trap does see what gets through: the check is what kept
+            // the others away.
+            let public_address = fetch.get("https://93.184.216.34/x").await.unwrap_err();
+            assert!(matches!(public_address, FetchError::Unreachable { .. }));
+            assert_eq!(trap.seen(), ["CONNECT 93.184.216.34:443 HTTP/1.1"]);
+        }
+
+        #[tokio::test]
+        async fn allowing_private_networks_lets_a_private_address_through() {
+            let trap = Trap::start().await;
+            let fetch = trap.fetcher(public(true), &[]);
+            let reached = fetch.get("https://10.0.0.1/token").await.unwrap_err();
+            assert!(
+                matches!(reached, FetchError::Unreachable { .. }),
+                "{reached}"
+            );
+            let metadata_service = fetch.get("https://169.254.169.254/").await;
+            assert!(refusal(metadata_service).contains("no setting allows it"));
+            assert_eq!(trap.seen(), ["CONNECT 10.0.0.1:443 HTTP/1.1"]);
+        }
+
+        #[tokio::test]
+        async fn a_name_is_connected_to_at_an_address_that_was_checked() {
+            let trap = Trap::start().await;
+            let port = trap.address.port();
+            let names = [("rebound.example.com", "127.0.0.1")];
+            let url = format!("https://rebound.example.com:{port}/.well-known/x");
+            // A public server's name that resolves to this machine.
+            let fetch = Trap::direct_fetcher(public(true), &names);
+            assert_eq!(
+                refusal(fetch.get(&url).await),
+                format!(
+                    "{url} is refused: `rebound.example.com` resolves to 127.0.0.1, \
+                     a loopback address (this machine) (127.0.0.0/8): a server may name \
+                     loopback only when the MCP server itself is on loopback (local development)"
+                )
+            );
+            assert_eq!(trap.seen(), Vec::<String>::new());
+            // For a server on loopback, the same name reaches the trap.
+            let local = Destinations::of_endpoint("http://127.0.0.1:3000/mcp", false);
+            let fetch = Trap::direct_fetcher(local, &names);
+            let reached = fetch.get(&url).await.unwrap_err();
+            assert!(
+                matches!(reached, FetchError::Unreachable { .. }),
+                "{reached}"
+            );
+            assert_eq!(trap.seen(), ["TLS"]);
+        }
+
+        #[tokio::test]
+        async fn a_name_given_to_a_proxy_is_the_proxys_to_resolve() {
+            let trap = Trap::start().await;
+            let fetch = trap.fetcher(public(false), &[("intranet.example.com", "10.1.2.3")]);
+            // The proxy, not the client, resolves the name (rule 5).
+            let proxied = fetch
+                .get("https://intranet.example.com/x")
+                .await
+                .unwrap_err();
+            assert!(
+                matches!(proxied, FetchError::Unreachable { .. }),
+                "{proxied}"
+            );
+            // What needs no lookup is refused before the proxy hears of it.
+            let literal = fetch.get("https://10.1.2.3/x").await;
+            assert!(refusal(literal).contains("private-network"));
+            let localhost = fetch.get("https://localhost/x").await;
+            assert!(refusal(localhost).contains("loopback"));
+            assert_eq!(trap.seen(), ["CONNECT intranet.example.com:443 HTTP/1.1"]);
+        }
+
+        #[tokio::test]
+        async fn an_operators_urls_go_wherever_they_point() {
+            let fetch = HttpFetch::new().unwrap();
+            assert!(fetch.check("https://10.0.0.1/jwks").is_ok());
+            assert!(fetch.check("http://127.0.0.1:8080/jwks").is_ok());
+        }
     }
 
     #[test]

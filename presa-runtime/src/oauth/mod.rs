@@ -33,4 +33,6 @@ pub(crate) mod fetch;
 pub(crate) mod resource_metadata;
 #[cfg(any(feature = "oauth", feature = "oauth-client"))]
 pub(crate) mod server_metadata;
+#[cfg(all(test, feature = "oauth-client"))]
+pub(crate) mod trap;
 pub(crate) mod well_known;

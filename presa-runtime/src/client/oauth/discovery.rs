@@ -24,7 +24,7 @@
 use super::challenge::Challenge;
 use super::discovered::Discovered;
 use super::error::{OAuthError, Step};
-use crate::oauth::fetch::{Fetch, FetchError, HttpFetch};
+use crate::oauth::fetch::{Fetch, HttpFetch};
 use crate::oauth::resource_metadata::ProtectedResourceMetadata;
 use crate::oauth::server_metadata::{ServerMetadata, discover};
 use crate::oauth::well_known::{resource_metadata_urls, split_origin};
@@ -63,13 +63,14 @@ async fn from_resource_metadata(
             "the resource metadata of `{endpoint}` names no authorization server"
         )));
     };
-    let named = |e: FetchError| {
+    fetch.check(issuer).map_err(|e| {
         failed(format!(
-            "the resource metadata names authorization server `{issuer}`: {e}"
+            "the authorization server the resource metadata names: {e}"
         ))
-    };
-    fetch.check(issuer).map_err(named)?;
-    let server = discover(fetch, issuer).await.map_err(named)?;
+    })?;
+    let server = discover(fetch, issuer)
+        .await
+        .map_err(|e| failed(e.to_string()))?;
     Ok(Discovered {
         resource: metadata.resource,
         resource_scopes: metadata.scopes_supported,
@@ -92,7 +93,7 @@ fn check_endpoints(
     };
     if let Err(refused) = fetch.check(token_endpoint) {
         return failed(format!(
-            "authorization server `{issuer}` names a token endpoint it may not: {refused}"
+            "the token endpoint of authorization server `{issuer}`: {refused}"
         ));
     }
     if !signs_users_in {
@@ -114,7 +115,7 @@ fn check_endpoints(
     };
     if let Err(refused) = fetch.check(authorization_endpoint) {
         return failed(format!(
-            "authorization server `{issuer}` names an authorization endpoint it may not: {refused}"
+            "the authorization endpoint of authorization server `{issuer}`: {refused}"
         ));
     }
     Ok(())
@@ -176,6 +177,102 @@ fn names_endpoint(resource: &str, endpoint: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::oauth::destinations::Destinations;
+    use crate::oauth::trap::Trap;
+
+    #[tokio::test]
+    async fn a_challenge_naming_the_metadata_service_is_refused_before_any_connection() {
+        let trap = Trap::start().await;
+        // Loopback and private networks allowed: the metadata service
+        // stays out of reach all the same.
+        let endpoint = "http://127.0.0.1:3000/mcp";
+        let fetch = trap.fetcher(Destinations::of_endpoint(endpoint, true), &[]);
+        let named = r#"Bearer resource_metadata="https://169.254.169.254/latest/meta-data/iam""#;
+        let challenge = Challenge::find([named]).unwrap();
+        let error = discover_for(&fetch, endpoint, Some(&challenge), true)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "OAuth discovery failed: https://169.254.169.254/latest/meta-data/iam is refused: \
+             169.254.169.254 is a link-local address (where cloud metadata services answer) \
+             (169.254.0.0/16): no setting allows it"
+        );
+        assert_eq!(trap.seen(), Vec::<String>::new());
+    }
+
+    #[tokio::test]
+    async fn an_authorization_server_a_server_may_not_name_is_refused_before_any_connection() {
+        let trap = Trap::start().await;
+        let endpoint = "https://mcp.example.com/mcp";
+        let fetch = trap.fetcher(Destinations::of_endpoint(endpoint, false), &[]);
+        for (issuer, why) in [
+            ("https://10.0.0.1", "10.0.0.1 is a private-network address"),
+            (
+                "https://[::ffff:10.0.0.1]",
+                "::ffff:10.0.0.1 is a private-network address",
+            ),
+            ("http://127.0.0.1:8080", "127.0.0.1 is a loopback address"),
+            ("https://localhost", "`localhost` is this machine"),
+            ("http://as.example.com", "its scheme is `http`"),
+        ] {
+            let metadata = ProtectedResourceMetadata::new(endpoint, issuer);
+            let error = from_resource_metadata(&fetch, endpoint, metadata)
+                .await
+                .unwrap_err()
+                .to_string();
+            let expected = format!(
+                "OAuth discovery failed: the authorization server the resource metadata \
+                 names: {issuer} is refused: {why}"
+            );
+            assert!(error.starts_with(&expected), "{error}");
+        }
+        assert_eq!(trap.seen(), Vec::<String>::new());
+
+        // With private networks allowed, the private one is asked.
+        let fetch = trap.fetcher(Destinations::of_endpoint(endpoint, true), &[]);
+        let metadata = ProtectedResourceMetadata::new(endpoint, "https://10.0.0.1");
+        let error = from_resource_metadata(&fetch, endpoint, metadata).await;
+        assert!(error.is_err(), "the trap refuses every connection");
+        assert_eq!(trap.seen(), ["CONNECT 10.0.0.1:443 HTTP/1.1"]);
+    }
+
+    #[test]
+    fn endpoints_a_server_may_not_name_fail_discovery() {
+        let destinations = Destinations::of_endpoint("https://mcp.example.com/mcp", false);
+        let fetch = HttpFetch::restricted(destinations).unwrap();
+        let server = |token: &str, authorize: &str| ServerMetadata {
+            issuer: "https://as.example.com".into(),
+            token_endpoint: Some(token.into()),
+            authorization_endpoint: Some(authorize.into()),
+            code_challenge_methods_supported: Some(vec!["S256".into()]),
+            ..ServerMetadata::default()
+        };
+        let public = server(
+            "https://as.example.com/token",
+            "https://as.example.com/authorize",
+        );
+        assert!(check_endpoints(&fetch, &public, true).is_ok());
+        let private_token = server("https://192.168.0.10/token", "https://as.example.com/a");
+        assert_eq!(
+            check_endpoints(&fetch, &private_token, false)
+                .unwrap_err()
+                .to_string(),
+            "OAuth discovery failed: the token endpoint of authorization server \
+             `https://as.example.com`: https://192.168.0.10/token is refused: 192.168.0.10 is \
+             a private-network address (192.168.0.0/16): call \
+             `OAuthClient::allow_private_networks()` to let servers name private networks \
+             (an intranet deployment)"
+        );
+        let plain_authorize = server("https://as.example.com/token", "http://as.example.com/a");
+        let error = check_endpoints(&fetch, &plain_authorize, true).unwrap_err();
+        assert!(
+            error.to_string().contains("the authorization endpoint of"),
+            "{error}"
+        );
+        // A machine client opens no authorization endpoint.
+        assert!(check_endpoints(&fetch, &plain_authorize, false).is_ok());
+    }
 
     #[test]
     fn a_resource_names_its_endpoint_or_a_prefix_of_it_on_the_same_origin() {

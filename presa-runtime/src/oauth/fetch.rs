@@ -155,6 +155,7 @@ impl HttpFetch {
                     refusal,
                 })?;
         }
+        #[cfg(not(feature = "oauth-client"))]
         let _ = url;
         Ok(())
     }
@@ -331,9 +332,9 @@ mod tests {
 
     #[cfg(feature = "oauth-client")]
     mod refused {
-        use super::super::super::destinations::Destinations;
-        use super::super::super::trap::Trap;
         use super::*;
+        use crate::oauth::destinations::Destinations;
+        use crate::oauth::trap::Trap;
 
         /// The destinations of a client of a public MCP server.
         fn public(private_networks: bool) -> Destinations {

@@ -17,11 +17,22 @@
 //!    it was asked for, exactly;
 //! 3. how it is fetched (`fetch`): over HTTPS, or plain HTTP to loopback
 //!    only; small; with a timeout; never by following a redirect, since a
-//!    document found elsewhere is not the one asked for.
+//!    document found elsewhere is not the one asked for;
+//! 4. where a URL a remote server named may lead the client
+//!    (`destinations`, judging addresses by `addresses`): public
+//!    addresses, loopback for a server on loopback, private networks when
+//!    the user allows them. URLs an operator configured are not held to
+//!    this.
 
+#[cfg(feature = "oauth-client")]
+pub(crate) mod addresses;
+#[cfg(feature = "oauth-client")]
+pub(crate) mod destinations;
 #[cfg(any(feature = "oauth", feature = "oauth-client"))]
 pub(crate) mod fetch;
 pub(crate) mod resource_metadata;
 #[cfg(any(feature = "oauth", feature = "oauth-client"))]
 pub(crate) mod server_metadata;
+#[cfg(all(test, feature = "oauth-client"))]
+pub(crate) mod trap;
 pub(crate) mod well_known;

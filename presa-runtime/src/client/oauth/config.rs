@@ -92,6 +92,7 @@ pub struct OAuthClient {
     pub(crate) client_name: String,
     pub(crate) step_ups: u32,
     pub(crate) dpop: bool,
+    pub(crate) private_networks: bool,
 }
 
 impl OAuthClient {
@@ -106,6 +107,7 @@ impl OAuthClient {
             client_name: "presa client".into(),
             step_ups: DEFAULT_STEP_UPS,
             dpop: false,
+            private_networks: false,
         }
     }
 
@@ -224,6 +226,22 @@ impl OAuthClient {
         self
     }
 
+    /// Lets the servers this client signs in to name URLs on private
+    /// networks (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16,
+    /// 100.64.0.0/10, fc00::/7): for an intranet deployment, where the
+    /// MCP server, its metadata or its authorization server are there.
+    ///
+    /// Without it, a URL that a server names (its resource metadata, its
+    /// authorization server, that server's endpoints) must be https to a
+    /// public address, or lead to loopback when the MCP server itself is
+    /// on loopback; the client refuses any other before sending anything.
+    /// Link-local addresses, where cloud metadata services answer, stay
+    /// refused even with this setting.
+    pub fn allow_private_networks(mut self) -> Self {
+        self.private_networks = true;
+        self
+    }
+
     /// How many times one request may step up to more scopes (2 unless
     /// told; 0 never steps up).
     pub fn step_ups(mut self, times: u32) -> Self {
@@ -248,6 +266,7 @@ impl fmt::Debug for OAuthClient {
             .field("client_name", &self.client_name)
             .field("step_ups", &self.step_ups)
             .field("dpop", &self.dpop)
+            .field("private_networks", &self.private_networks)
             .finish_non_exhaustive()
     }
 }

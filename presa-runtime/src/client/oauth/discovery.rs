@@ -13,7 +13,13 @@
 //!    `crate::oauth::server_metadata` says, naming that issuer exactly;
 //! 4. that metadata must name a token endpoint and, for a client that
 //!    signs users in, an authorization endpoint and PKCE with S256 (the
-//!    MCP spec has clients refuse a server that does not offer it).
+//!    MCP spec has clients refuse a server that does not offer it);
+//! 5. every URL a server names here (the challenge's `resource_metadata`,
+//!    the authorization server, its token and authorization endpoints)
+//!    must lead where the fetcher's destinations allow
+//!    (`crate::oauth::destinations`), or discovery fails before anything
+//!    is sent to it. The authorization endpoint is opened by the
+//!    authorizer, not fetched, and is held to the same rule.
 
 use super::challenge::Challenge;
 use super::discovered::Discovered;
@@ -35,7 +41,7 @@ pub(crate) async fn discover_for(
         Some(metadata) => from_resource_metadata(fetch, endpoint, metadata).await?,
         None => super::discovery_2025_03_26::discover(fetch, endpoint).await?,
     };
-    check_endpoints(&discovered.server, signs_users_in)?;
+    check_endpoints(fetch, &discovered.server, signs_users_in)?;
     Ok(discovered)
 }
 
@@ -57,6 +63,11 @@ async fn from_resource_metadata(
             "the resource metadata of `{endpoint}` names no authorization server"
         )));
     };
+    fetch.check(issuer).map_err(|e| {
+        failed(format!(
+            "the authorization server the resource metadata names: {e}"
+        ))
+    })?;
     let server = discover(fetch, issuer)
         .await
         .map_err(|e| failed(e.to_string()))?;
@@ -67,13 +78,22 @@ async fn from_resource_metadata(
     })
 }
 
-/// Rule 4.
-fn check_endpoints(server: &ServerMetadata, signs_users_in: bool) -> Result<(), OAuthError> {
+/// Rules 4 and 5.
+fn check_endpoints(
+    fetch: &HttpFetch,
+    server: &ServerMetadata,
+    signs_users_in: bool,
+) -> Result<(), OAuthError> {
     let issuer = &server.issuer;
     let failed = |reason: String| Err(OAuthError::new(Step::Discovery, reason));
-    if server.token_endpoint.is_none() {
+    let Some(token_endpoint) = &server.token_endpoint else {
         return failed(format!(
             "authorization server `{issuer}` names no token endpoint"
+        ));
+    };
+    if let Err(refused) = fetch.check(token_endpoint) {
+        return failed(format!(
+            "the token endpoint of authorization server `{issuer}`: {refused}"
         ));
     }
     if !signs_users_in {
@@ -88,9 +108,14 @@ fn check_endpoints(server: &ServerMetadata, signs_users_in: bool) -> Result<(), 
             "authorization server `{issuer}` does not offer PKCE with S256 (code_challenge_methods_supported)"
         ));
     }
-    if server.authorization_endpoint.is_none() {
+    let Some(authorization_endpoint) = &server.authorization_endpoint else {
         return failed(format!(
             "authorization server `{issuer}` names no authorization endpoint"
+        ));
+    };
+    if let Err(refused) = fetch.check(authorization_endpoint) {
+        return failed(format!(
+            "the authorization endpoint of authorization server `{issuer}`: {refused}"
         ));
     }
     Ok(())
@@ -152,6 +177,102 @@ fn names_endpoint(resource: &str, endpoint: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::oauth::destinations::Destinations;
+    use crate::oauth::trap::Trap;
+
+    #[tokio::test]
+    async fn a_challenge_naming_the_metadata_service_is_refused_before_any_connection() {
+        let trap = Trap::start().await;
+        // Loopback and private networks allowed: the metadata service
+        // stays out of reach all the same.
+        let endpoint = "http://127.0.0.1:3000/mcp";
+        let fetch = trap.fetcher(Destinations::of_endpoint(endpoint, true), &[]);
+        let named = r#"Bearer resource_metadata="https://169.254.169.254/latest/meta-data/iam""#;
+        let challenge = Challenge::find([named]).unwrap();
+        let error = discover_for(&fetch, endpoint, Some(&challenge), true)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "OAuth discovery failed: https://169.254.169.254/latest/meta-data/iam is refused: \
+             169.254.169.254 is a link-local address (where cloud metadata services answer) \
+             (169.254.0.0/16): no setting allows it"
+        );
+        assert_eq!(trap.seen(), Vec::<String>::new());
+    }
+
+    #[tokio::test]
+    async fn an_authorization_server_a_server_may_not_name_is_refused_before_any_connection() {
+        let trap = Trap::start().await;
+        let endpoint = "https://mcp.example.com/mcp";
+        let fetch = trap.fetcher(Destinations::of_endpoint(endpoint, false), &[]);
+        for (issuer, why) in [
+            ("https://10.0.0.1", "10.0.0.1 is a private-network address"),
+            (
+                "https://[::ffff:10.0.0.1]",
+                "::ffff:10.0.0.1 is a private-network address",
+            ),
+            ("http://127.0.0.1:8080", "127.0.0.1 is a loopback address"),
+            ("https://localhost", "`localhost` is this machine"),
+            ("http://as.example.com", "its scheme is `http`"),
+        ] {
+            let metadata = ProtectedResourceMetadata::new(endpoint, issuer);
+            let error = from_resource_metadata(&fetch, endpoint, metadata)
+                .await
+                .unwrap_err()
+                .to_string();
+            let expected = format!(
+                "OAuth discovery failed: the authorization server the resource metadata \
+                 names: {issuer} is refused: {why}"
+            );
+            assert!(error.starts_with(&expected), "{error}");
+        }
+        assert_eq!(trap.seen(), Vec::<String>::new());
+
+        // With private networks allowed, the private one is asked.
+        let fetch = trap.fetcher(Destinations::of_endpoint(endpoint, true), &[]);
+        let metadata = ProtectedResourceMetadata::new(endpoint, "https://10.0.0.1");
+        let error = from_resource_metadata(&fetch, endpoint, metadata).await;
+        assert!(error.is_err(), "the trap refuses every connection");
+        assert_eq!(trap.seen(), ["CONNECT 10.0.0.1:443 HTTP/1.1"]);
+    }
+
+    #[test]
+    fn endpoints_a_server_may_not_name_fail_discovery() {
+        let destinations = Destinations::of_endpoint("https://mcp.example.com/mcp", false);
+        let fetch = HttpFetch::restricted(destinations).unwrap();
+        let server = |token: &str, authorize: &str| ServerMetadata {
+            issuer: "https://as.example.com".into(),
+            token_endpoint: Some(token.into()),
+            authorization_endpoint: Some(authorize.into()),
+            code_challenge_methods_supported: Some(vec!["S256".into()]),
+            ..ServerMetadata::default()
+        };
+        let public = server(
+            "https://as.example.com/token",
+            "https://as.example.com/authorize",
+        );
+        assert!(check_endpoints(&fetch, &public, true).is_ok());
+        let private_token = server("https://192.168.0.10/token", "https://as.example.com/a");
+        assert_eq!(
+            check_endpoints(&fetch, &private_token, false)
+                .unwrap_err()
+                .to_string(),
+            "OAuth discovery failed: the token endpoint of authorization server \
+             `https://as.example.com`: https://192.168.0.10/token is refused: 192.168.0.10 is \
+             a private-network address (192.168.0.0/16): call \
+             `OAuthClient::allow_private_networks()` to let servers name private networks \
+             (an intranet deployment)"
+        );
+        let plain_authorize = server("https://as.example.com/token", "http://as.example.com/a");
+        let error = check_endpoints(&fetch, &plain_authorize, true).unwrap_err();
+        assert!(
+            error.to_string().contains("the authorization endpoint of"),
+            "{error}"
+        );
+        // A machine client opens no authorization endpoint.
+        assert!(check_endpoints(&fetch, &plain_authorize, false).is_ok());
+    }
 
     #[test]
     fn a_resource_names_its_endpoint_or_a_prefix_of_it_on_the_same_origin() {

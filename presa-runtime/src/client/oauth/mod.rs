@@ -7,7 +7,11 @@
 //! until a server answers `401`; then, in order:
 //!
 //! 1. discovery (`discovery`): the `WWW-Authenticate` challenge
-//!    (`challenge`), the resource's metadata, its authorization server's;
+//!    (`challenge`), the resource's metadata, its authorization server's.
+//!    Every URL a server names must be https to a public address, or
+//!    loopback for a server on loopback, or a private network with
+//!    [`OAuthClient::allow_private_networks`]; the client refuses any
+//!    other before sending anything (`crate::oauth::destinations`);
 //! 2. registration (`registration`): pre-registered, a Client ID Metadata
 //!    Document, or dynamic registration;
 //! 3. the authorization code grant with PKCE (`pkce`), the user-agent step

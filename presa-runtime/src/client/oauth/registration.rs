@@ -97,8 +97,8 @@ pub(crate) async fn register(
         "application_type": application_type(redirect_uri),
     });
     let sent = fetch
-        .client()
         .post(endpoint)
+        .map_err(|e| failed(e.to_string()))?
         .header(reqwest::header::CONTENT_TYPE, "application/json")
         .body(body.to_string());
     let answer = HttpFetch::answer(endpoint, sent)

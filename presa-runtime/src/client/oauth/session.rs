@@ -41,6 +41,7 @@ use super::pkce::{Pkce, random_text};
 use super::registration::{Registration, register};
 use super::store::SignedIn;
 use super::token::{ClientAuth, Endpoint, Grant, Issued, request};
+use crate::oauth::destinations::Destinations;
 use crate::oauth::fetch::HttpFetch;
 
 /// How long before its expiry a token is refreshed.
@@ -85,7 +86,9 @@ pub(crate) struct OAuthSession {
 impl OAuthSession {
     /// The session of `config` for the MCP endpoint `endpoint`.
     pub fn new(config: OAuthClient, endpoint: String) -> Result<Self, OAuthError> {
-        let fetch = HttpFetch::new()
+        // Every URL it fetches was named by the endpoint's server.
+        let destinations = Destinations::of_endpoint(&endpoint, config.private_networks);
+        let fetch = HttpFetch::restricted(destinations)
             .map_err(|e| OAuthError::new(Step::Discovery, format!("no HTTP client: {e}")))?;
         let dpop = if config.dpop {
             Some(Dpop::new()?)
@@ -437,7 +440,10 @@ impl OAuthSession {
             id_token: &id_token,
             audience: &discovered.server.issuer,
         };
-        let issued = request(&self.fetch, &to, grant, &client).await?;
+        // The user configured this endpoint: no server named it.
+        let configured = HttpFetch::new()
+            .map_err(|e| OAuthError::new(Step::Token, format!("no HTTP client: {e}")))?;
+        let issued = request(&configured, &to, grant, &client).await?;
         Ok(issued.access_token.expose_secret().to_owned())
     }
 

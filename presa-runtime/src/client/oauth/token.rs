@@ -161,7 +161,9 @@ async fn send(
     if let Some(scope) = scope {
         form.push(("scope", scope));
     }
-    let mut sent = fetch.client().post(endpoint);
+    let mut sent = fetch
+        .post(endpoint)
+        .map_err(|e| OAuthError::new(step, e.to_string()))?;
     let assertion = match (client.method, client.key) {
         ("private_key_jwt", Some(key)) => Some(key.assertion(client.client_id, client.issuer)?),
         _ => None,

@@ -96,9 +96,12 @@ impl HttpOptions {
     /// Signs in with OAuth when the server asks (a `401`), as `oauth`
     /// says; see [`oauth`](super::oauth). A
     /// [`bearer_token`](Self::bearer_token) given too is sent until then.
+    /// `oauth` is an [`OAuthClient`](super::oauth::OAuthClient): one that
+    /// holds credentials must name their authorization server first
+    /// ([`UnboundOAuthClient::registered_with`](super::oauth::UnboundOAuthClient::registered_with)).
     #[cfg(feature = "oauth-client")]
-    pub fn oauth(mut self, oauth: super::oauth::OAuthClient) -> Self {
-        self.oauth = Some(oauth);
+    pub fn oauth(mut self, oauth: impl super::oauth::BoundOAuthClient) -> Self {
+        self.oauth = Some(oauth.into_client());
         self
     }
 

@@ -9,7 +9,8 @@
 //! 2. its `resource` must be this endpoint, or an origin-and-path prefix
 //!    of it (a server's metadata for its whole origin): a document naming
 //!    another resource would have the client ask for tokens for it;
-//! 3. its first authorization server's metadata is found as
+//! 3. its first authorization server (or the one the client is bound to,
+//!    as `binding` says) has its metadata found as
 //!    `crate::oauth::server_metadata` says, naming that issuer exactly;
 //! 4. that metadata must name a token endpoint and, for a client that
 //!    signs users in, an authorization endpoint and PKCE with S256 (the
@@ -24,16 +25,18 @@ use crate::oauth::server_metadata::{ServerMetadata, discover};
 use crate::oauth::well_known::{resource_metadata_urls, split_origin};
 
 /// Discovers the authorization server of `endpoint`, which answered
-/// `challenge`.
+/// `challenge`; only issuer `bound`, when the client is bound to one
+/// (see `binding`).
 pub(crate) async fn discover_for(
     fetch: &HttpFetch,
     endpoint: &str,
     challenge: Option<&Challenge>,
     signs_users_in: bool,
+    bound: Option<&str>,
 ) -> Result<Discovered, OAuthError> {
     let discovered = match resource_metadata(fetch, endpoint, challenge).await? {
-        Some(metadata) => from_resource_metadata(fetch, endpoint, metadata).await?,
-        None => super::discovery_2025_03_26::discover(fetch, endpoint).await?,
+        Some(metadata) => from_resource_metadata(fetch, endpoint, metadata, bound).await?,
+        None => super::discovery_2025_03_26::discover(fetch, endpoint, bound).await?,
     };
     check_endpoints(&discovered.server, signs_users_in)?;
     Ok(discovered)
@@ -44,6 +47,7 @@ async fn from_resource_metadata(
     fetch: &HttpFetch,
     endpoint: &str,
     metadata: ProtectedResourceMetadata,
+    bound: Option<&str>,
 ) -> Result<Discovered, OAuthError> {
     let failed = |reason: String| OAuthError::new(Step::Discovery, reason);
     if !names_endpoint(&metadata.resource, endpoint) {
@@ -52,7 +56,8 @@ async fn from_resource_metadata(
             metadata.resource
         )));
     }
-    let Some(issuer) = metadata.authorization_servers.first() else {
+    let listed = &metadata.authorization_servers;
+    let Some(issuer) = super::binding::choose(listed, bound, &metadata.resource)? else {
         return Err(failed(format!(
             "the resource metadata of `{endpoint}` names no authorization server"
         )));

@@ -66,7 +66,8 @@ impl std::fmt::Debug for OnClose {
 }
 
 /// How the client speaks HTTP: [`ClientTransport::http_with`](super::ClientTransport::http_with).
-#[derive(Debug, Clone)]
+/// Its `Debug` shows whether a bearer token is set, never the token.
+#[derive(Clone)]
 pub struct HttpOptions {
     pub(crate) bearer_token: Option<String>,
     pub(crate) max_message_size: usize,
@@ -83,6 +84,19 @@ impl Default for HttpOptions {
             #[cfg(feature = "oauth-client")]
             oauth: None,
         }
+    }
+}
+
+impl std::fmt::Debug for HttpOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let token = self.bearer_token.as_ref().map(|_| "[redacted]");
+        let mut options = f.debug_struct("HttpOptions");
+        options
+            .field("bearer_token", &token)
+            .field("max_message_size", &self.max_message_size);
+        #[cfg(feature = "oauth-client")]
+        options.field("oauth", &self.oauth);
+        options.finish()
     }
 }
 
@@ -109,5 +123,38 @@ impl HttpOptions {
     pub fn max_message_size(mut self, bytes: usize) -> Self {
         self.max_message_size = bytes;
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_shows_that_a_token_is_set_and_never_the_token() {
+        let options = HttpOptions::default().bearer_token("static-token-4f2a");
+        let shown = format!("{options:?}");
+        assert!(!shown.contains("static-token-4f2a"), "{shown}");
+        assert!(
+            shown.contains(r#"bearer_token: Some("[redacted]")"#),
+            "{shown}"
+        );
+        let shown = format!("{:?}", HttpOptions::default());
+        assert!(shown.contains("bearer_token: None"), "{shown}");
+    }
+
+    #[cfg(feature = "oauth-client")]
+    #[test]
+    fn debug_shows_no_oauth_secret_either() {
+        let oauth = crate::client::oauth::OAuthClient::client_credentials("job")
+            .client_secret("client-secret-9b1c")
+            .registered_with("https://auth.example.com");
+        let options = HttpOptions::default()
+            .bearer_token("static-token-4f2a")
+            .oauth(oauth);
+        let shown = format!("{options:#?}");
+        assert!(!shown.contains("client-secret-9b1c"), "{shown}");
+        assert!(!shown.contains("static-token-4f2a"), "{shown}");
+        assert!(shown.contains("https://auth.example.com"), "{shown}");
     }
 }

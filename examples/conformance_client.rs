@@ -34,7 +34,7 @@ async fn main() -> ExitCode {
         .ok()
         .and_then(|text| serde_json::from_str(&text).ok())
         .unwrap_or(Value::Null);
-    let options = match http_options(&scenario, &context) {
+    let options = match http_options(&scenario, &context, &url).await {
         Ok(options) => options,
         Err(error) => {
             eprintln!("cannot configure the client: {error}");
@@ -68,10 +68,12 @@ type Outcome = Result<(), Box<dyn std::error::Error>>;
 const METADATA_DOCUMENT: &str = "https://conformance-test.local/client-metadata.json";
 
 /// The HTTP options of `scenario`: OAuth for the `auth/` ones, with the
-/// credentials the scenario's context gives, if any.
-fn http_options(
+/// credentials the scenario's context gives, if any, bound to the
+/// scenario's authorization server.
+async fn http_options(
     scenario: &str,
     context: &Value,
+    url: &str,
 ) -> Result<HttpOptions, Box<dyn std::error::Error>> {
     if !scenario.starts_with("auth/") {
         return Ok(HttpOptions::default());
@@ -85,6 +87,7 @@ fn http_options(
         if let Some(client_id) = context["client_id"].as_str() {
             oauth = oauth.client_id(client_id);
         }
+        let oauth = oauth.registered_with(scenario_issuer(context, url).await?);
         return Ok(HttpOptions::default().oauth(oauth));
     }
     if scenario == "auth/enterprise-managed-authorization" {
@@ -101,7 +104,8 @@ fn http_options(
             id_token: Box::new(move || Ok(id_token.clone())),
         };
         let oauth = OAuthClient::enterprise(provider, field("client_id")?)
-            .client_secret(field("client_secret")?);
+            .client_secret(field("client_secret")?)
+            .registered_with(scenario_issuer(context, url).await?);
         return Ok(HttpOptions::default().oauth(oauth));
     }
     if scenario.starts_with("auth/client-credentials") {
@@ -115,6 +119,7 @@ fn http_options(
         if let Some(pem) = context["private_key_pem"].as_str() {
             oauth = oauth.private_key_jwt(ClientKey::es256_pem(pem)?);
         }
+        let oauth = oauth.registered_with(scenario_issuer(context, url).await?);
         return Ok(HttpOptions::default().oauth(oauth));
     }
     let mut oauth = OAuthClient::new(Redirected::new()?)
@@ -124,15 +129,44 @@ fn http_options(
         oauth = oauth.dpop();
     }
     if let Some(client_id) = context["client_id"].as_str() {
+        let issuer = scenario_issuer(context, url).await?;
         oauth = oauth.client_id(client_id);
-        if let Some(secret) = context["client_secret"].as_str() {
-            oauth = oauth.client_secret(secret);
-        }
-        if let Some(issuer) = context["issuer"].as_str() {
-            oauth = oauth.registered_with(issuer);
-        }
+        oauth = match context["client_secret"].as_str() {
+            Some(secret) => oauth.client_secret(secret).registered_with(issuer),
+            None => oauth.registered_with(issuer),
+        };
     }
     Ok(HttpOptions::default().oauth(oauth))
+}
+
+/// The issuer of the authorization server the suite started for this
+/// scenario: the context's `issuer`, else the first one the scenario's
+/// resource metadata names.
+///
+/// The suite hands out credentials for that server without always naming
+/// it, so this harness asks the scenario's server: the suite stands in
+/// for the configuration a real client is given. A real client never
+/// learns its issuer from the server it calls; that is the attack
+/// `registered_with` stops.
+async fn scenario_issuer(context: &Value, url: &str) -> Result<String, Box<dyn std::error::Error>> {
+    if let Some(issuer) = context["issuer"].as_str() {
+        return Ok(issuer.to_owned());
+    }
+    let url = reqwest::Url::parse(url)?;
+    let path = url.path().trim_end_matches('/');
+    let mut places = vec![url.join(&format!("/.well-known/oauth-protected-resource{path}"))?];
+    places.push(url.join("/.well-known/oauth-protected-resource")?);
+    for place in places {
+        let reply = reqwest::get(place).await?;
+        if !reply.status().is_success() {
+            continue;
+        }
+        let metadata: Value = serde_json::from_slice(&reply.bytes().await?)?;
+        if let Some(issuer) = metadata["authorization_servers"][0].as_str() {
+            return Ok(issuer.to_owned());
+        }
+    }
+    Err("the scenario's server names no authorization server".into())
 }
 
 /// The user-agent step without a user: the suite's authorization endpoint

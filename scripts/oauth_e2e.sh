@@ -95,7 +95,8 @@ E2E_ISSUER="$ISSUER" E2E_RESOURCE="$RESOURCE" E2E_CLIENT_ID="$CLIENT_ID" \
   timeout 120 "$NODE" scripts/oauth/client.mjs || status=$?
 
 echo "== presa's client (tests/oauth_provider.rs)"
-E2E_RESOURCE="$RESOURCE" E2E_CLIENT_ID="$CLIENT_ID" E2E_CLIENT_SECRET="$CLIENT_SECRET" \
+E2E_ISSUER="$ISSUER" E2E_RESOURCE="$RESOURCE" E2E_CLIENT_ID="$CLIENT_ID" \
+  E2E_CLIENT_SECRET="$CLIENT_SECRET" \
   timeout 120 cargo test --locked --test oauth_provider || status=$?
 elapsed_ms=$(( ($(date +%s%N) - started) / 1000000 ))
 if [[ $status -ne 0 ]]; then

@@ -178,7 +178,7 @@ async fn a_refused_token_is_refreshed_once_for_every_request_that_met_the_refusa
 }
 
 #[tokio::test]
-async fn a_server_without_registration_for_an_unregistered_client_fails_at_registration() {
+async fn a_client_registered_with_another_issuer_is_refused_at_discovery() {
     let key = TestKey::rsa("k1", Algorithm::RS256);
     let authorization = SignInServer::start(&key, 600).await;
     let url = resource_server(&authorization).await;
@@ -192,7 +192,7 @@ async fn a_server_without_registration_for_an_unregistered_client_fails_at_regis
         .await
         .unwrap_err()
         .to_string();
-    assert!(error.contains("OAuth registration failed"), "{error}");
+    assert!(error.contains("OAuth discovery failed"), "{error}");
     assert!(error.contains("https://other-issuer.example"), "{error}");
     assert!(!error.contains("elsewhere-secret"), "{error}");
     assert_eq!(authorization.asked().authorizations, 0);

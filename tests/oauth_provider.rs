@@ -15,8 +15,8 @@
 //! - A machine client does the same by the client credentials grant.
 //!
 //! Environment (the script sets it): `E2E_RESOURCE`, the example's MCP
-//! endpoint; `E2E_CLIENT_ID` and `E2E_CLIENT_SECRET`, the machine client
-//! registered at the provider.
+//! endpoint; `E2E_ISSUER`, the provider's issuer; `E2E_CLIENT_ID` and
+//! `E2E_CLIENT_SECRET`, the machine client registered there.
 #![cfg(all(feature = "oauth-client", feature = "http-client"))]
 
 use std::collections::HashMap;
@@ -259,8 +259,9 @@ async fn a_user_signs_in_refreshes_and_steps_up_to_run_a_task() {
 #[tokio::test]
 async fn a_machine_client_gets_tokens_by_client_credentials_and_steps_up_to_run_a_task() {
     let client_id = env("E2E_CLIENT_ID");
-    let oauth =
-        OAuthClient::client_credentials(client_id.clone()).client_secret(env("E2E_CLIENT_SECRET"));
+    let oauth = OAuthClient::client_credentials(client_id.clone())
+        .client_secret(env("E2E_CLIENT_SECRET"))
+        .registered_with(env("E2E_ISSUER"));
     let client = client(oauth);
     assert_eq!(whoami(&client).await, format!("{client_id} jobs:read"));
     assert_eq!(build_as_task(&client, "all").await, "built all");

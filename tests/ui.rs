@@ -1,6 +1,7 @@
 //! Compile-fail tests: each misuse of `#[tool]`, `#[prompt]`, `#[resource]`
-//! or `#[derive(Elicit)]`, or a client's sampling handler that answers with
-//! something else than a sampling answer, must
+//! or `#[derive(Elicit)]`, a client's sampling handler that answers with
+//! something else than a sampling answer, or an OAuth client whose
+//! credentials name no authorization server, must
 //! fail with a helpful error at the right place. Regenerate the expected
 //! output with `TRYBUILD=overwrite cargo test --test ui`, then read it.
 

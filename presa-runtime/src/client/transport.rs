@@ -60,6 +60,11 @@ impl ClientTransport {
     /// Speaks Streamable HTTP to the MCP endpoint at `endpoint` (such as
     /// `http://127.0.0.1:3000/mcp`), anonymously. Must be called inside a
     /// tokio runtime.
+    ///
+    /// A redirect is never followed: the request fails with an error
+    /// that names where the server pointed. Requests carry credentials,
+    /// which a redirect would carry elsewhere; if you trust the new URL,
+    /// use it as the endpoint.
     pub fn http(endpoint: impl Into<String>) -> io::Result<Self> {
         Self::http_with(endpoint, super::http::HttpOptions::default())
     }

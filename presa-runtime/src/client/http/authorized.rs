@@ -6,10 +6,25 @@
 //! request is then sent again with the new token: once after a `401`, and
 //! at most the configured number of step-ups after `403`s, so that a
 //! server that keeps refusing ends in its refusal, never in a loop.
+//!
+//! A redirect is never followed: it ends the request with an error that
+//! says where the server pointed, and to use that URL as the endpoint if
+//! you trust it. Every request carries credentials: `Authorization`, with
+//! DPoP its proof, and in a legacy session `Mcp-Session-Id`. Following
+//! would carry them to wherever the server points. reqwest's own policy
+//! drops `Authorization` on a change of host or port, but not on a
+//! change from https to http, and it forwards `DPoP` and `Mcp-Session-Id`
+//! anywhere. Dropping every credential on a change of origin would not
+//! make the redirect work either: a DPoP proof names the URL it was made
+//! for, an OAuth token the resource it was issued for (the endpoint
+//! configured), and a session the server that opened it. An endpoint is
+//! configured once, so a redirect is a configuration to fix, not a path
+//! to take on every request.
 
 use std::fmt;
 
-use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use reqwest::StatusCode;
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue, LOCATION};
 
 use super::link::Link;
 
@@ -17,6 +32,9 @@ use super::link::Link;
 pub(super) enum SendError {
     /// The server could not be reached.
     Unreachable(reqwest::Error),
+    /// The server redirected the request, to the URL shown, if it said
+    /// where; never followed (see the module).
+    Redirected { status: u16, to: Option<String> },
     /// Signing in failed.
     #[cfg(feature = "oauth-client")]
     SignIn(crate::client::oauth::OAuthError),
@@ -26,6 +44,23 @@ impl fmt::Display for SendError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SendError::Unreachable(error) => write!(f, "could not reach the server: {error}"),
+            SendError::Redirected { status, to } => {
+                match to {
+                    Some(to) => write!(
+                        f,
+                        "the server redirected the request (HTTP {status}) to `{to}`"
+                    )?,
+                    None => write!(
+                        f,
+                        "the server redirected the request (HTTP {status}) without saying where"
+                    )?,
+                }
+                f.write_str("; presa does not follow redirects, which would carry the request's credentials there")?;
+                if to.is_some() {
+                    f.write_str(": if you trust it, use that URL as the endpoint")?;
+                }
+                Ok(())
+            }
             #[cfg(feature = "oauth-client")]
             SendError::SignIn(error) => write!(f, "could not sign in to the server: {error}"),
         }
@@ -78,7 +113,8 @@ impl Link {
         if let Some(value) = self.configured_bearer() {
             request = request.header(AUTHORIZATION, value);
         }
-        request.send().await.map_err(SendError::Unreachable)
+        let reply = request.send().await.map_err(SendError::Unreachable)?;
+        refuse_redirect(reply)
     }
 
     /// `Authorization` for the bearer token the options give, if any.
@@ -120,6 +156,7 @@ impl Link {
                 .execute(request)
                 .await
                 .map_err(SendError::Unreachable)?;
+            let reply = refuse_redirect(reply)?;
             let status = reply.status().as_u16();
             if status != 401 && status != 403 {
                 return Ok(reply);
@@ -161,5 +198,95 @@ impl Link {
                 .await
                 .map_err(SendError::SignIn)?;
         }
+    }
+}
+
+/// The longest part of a redirect's location an error shows.
+const SHOWN_LOCATION: usize = 300;
+
+/// `reply`, unless it is a redirect (module docs): then where it pointed.
+fn refuse_redirect(reply: reqwest::Response) -> Result<reqwest::Response, SendError> {
+    let status = reply.status();
+    let redirect = [
+        StatusCode::MULTIPLE_CHOICES,
+        StatusCode::MOVED_PERMANENTLY,
+        StatusCode::FOUND,
+        StatusCode::SEE_OTHER,
+        StatusCode::TEMPORARY_REDIRECT,
+        StatusCode::PERMANENT_REDIRECT,
+    ];
+    if !redirect.contains(&status) {
+        return Ok(reply);
+    }
+    let to = reply
+        .headers()
+        .get(LOCATION)
+        .map(|location| shown_location(reply.url(), location));
+    Err(SendError::Redirected {
+        status: status.as_u16(),
+        to,
+    })
+}
+
+/// `location`, resolved against `from` (it may be relative), as an error
+/// shows it: at most [`SHOWN_LOCATION`] characters.
+fn shown_location(from: &reqwest::Url, location: &HeaderValue) -> String {
+    let Ok(location) = location.to_str() else {
+        return "a location that is not plain ASCII".into();
+    };
+    let resolved = from
+        .join(location)
+        .map_or_else(|_| location.to_owned(), String::from);
+    match resolved.char_indices().nth(SHOWN_LOCATION) {
+        Some((cut, _)) => format!("{}…", &resolved[..cut]),
+        None => resolved,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shown(location: &[u8]) -> String {
+        let from = reqwest::Url::parse("https://mcp.example.com/v1/mcp").unwrap();
+        shown_location(&from, &HeaderValue::from_bytes(location).unwrap())
+    }
+
+    #[test]
+    fn a_redirect_shows_where_it_points_resolved_and_bounded() {
+        assert_eq!(shown(b"https://new.example/mcp"), "https://new.example/mcp");
+        // Relative: resolved against the request's URL.
+        assert_eq!(shown(b"/v2/mcp"), "https://mcp.example.com/v2/mcp");
+        assert_eq!(shown(b"mcp/"), "https://mcp.example.com/v1/mcp/");
+        let long = format!("https://new.example/{}", "a".repeat(1000));
+        let shown_long = shown(long.as_bytes());
+        assert_eq!(shown_long.chars().count(), SHOWN_LOCATION + 1);
+        assert!(shown_long.ends_with('…'));
+        assert_eq!(
+            shown(b"https://new.example/\xe9"),
+            "a location that is not plain ASCII"
+        );
+    }
+
+    #[test]
+    fn the_error_says_what_happened_and_what_to_do() {
+        let to = Some("https://new.example/mcp".to_owned());
+        let error = SendError::Redirected { status: 308, to }.to_string();
+        assert_eq!(
+            error,
+            "the server redirected the request (HTTP 308) to `https://new.example/mcp`; presa \
+             does not follow redirects, which would carry the request's credentials there: if \
+             you trust it, use that URL as the endpoint"
+        );
+        let error = SendError::Redirected {
+            status: 302,
+            to: None,
+        }
+        .to_string();
+        assert_eq!(
+            error,
+            "the server redirected the request (HTTP 302) without saying where; presa does not \
+             follow redirects, which would carry the request's credentials there"
+        );
     }
 }

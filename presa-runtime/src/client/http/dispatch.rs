@@ -51,6 +51,9 @@ pub(crate) fn connect(
     options: HttpOptions,
 ) -> std::io::Result<(FrameChannel, OnClose)> {
     let http = reqwest::Client::builder()
+        // A redirect would carry the request's credentials elsewhere:
+        // `authorized` refuses it, and says where it pointed.
+        .redirect(reqwest::redirect::Policy::none())
         .build()
         .map_err(std::io::Error::other)?;
     let (client_end, link_end) = FrameChannel::pair();

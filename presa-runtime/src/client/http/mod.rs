@@ -66,7 +66,8 @@ impl std::fmt::Debug for OnClose {
 }
 
 /// How the client speaks HTTP: [`ClientTransport::http_with`](super::ClientTransport::http_with).
-#[derive(Debug, Clone)]
+/// Its `Debug` shows whether a bearer token is set, never the token.
+#[derive(Clone)]
 pub struct HttpOptions {
     pub(crate) bearer_token: Option<String>,
     pub(crate) max_message_size: usize,
@@ -86,6 +87,19 @@ impl Default for HttpOptions {
     }
 }
 
+impl std::fmt::Debug for HttpOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let token = self.bearer_token.as_ref().map(|_| "[redacted]");
+        let mut options = f.debug_struct("HttpOptions");
+        options
+            .field("bearer_token", &token)
+            .field("max_message_size", &self.max_message_size);
+        #[cfg(feature = "oauth-client")]
+        options.field("oauth", &self.oauth);
+        options.finish()
+    }
+}
+
 impl HttpOptions {
     /// Sends `Authorization: Bearer {token}` with every request.
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
@@ -96,9 +110,12 @@ impl HttpOptions {
     /// Signs in with OAuth when the server asks (a `401`), as `oauth`
     /// says; see [`oauth`](super::oauth). A
     /// [`bearer_token`](Self::bearer_token) given too is sent until then.
+    /// `oauth` is an [`OAuthClient`](super::oauth::OAuthClient): one that
+    /// holds credentials must name their authorization server first
+    /// ([`UnboundOAuthClient::registered_with`](super::oauth::UnboundOAuthClient::registered_with)).
     #[cfg(feature = "oauth-client")]
-    pub fn oauth(mut self, oauth: super::oauth::OAuthClient) -> Self {
-        self.oauth = Some(oauth);
+    pub fn oauth(mut self, oauth: impl super::oauth::BoundOAuthClient) -> Self {
+        self.oauth = Some(oauth.into_client());
         self
     }
 
@@ -106,5 +123,38 @@ impl HttpOptions {
     pub fn max_message_size(mut self, bytes: usize) -> Self {
         self.max_message_size = bytes;
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_shows_that_a_token_is_set_and_never_the_token() {
+        let options = HttpOptions::default().bearer_token("static-token-4f2a");
+        let shown = format!("{options:?}");
+        assert!(!shown.contains("static-token-4f2a"), "{shown}");
+        assert!(
+            shown.contains(r#"bearer_token: Some("[redacted]")"#),
+            "{shown}"
+        );
+        let shown = format!("{:?}", HttpOptions::default());
+        assert!(shown.contains("bearer_token: None"), "{shown}");
+    }
+
+    #[cfg(feature = "oauth-client")]
+    #[test]
+    fn debug_shows_no_oauth_secret_either() {
+        let oauth = crate::client::oauth::OAuthClient::client_credentials("job")
+            .client_secret("client-secret-9b1c")
+            .registered_with("https://auth.example.com");
+        let options = HttpOptions::default()
+            .bearer_token("static-token-4f2a")
+            .oauth(oauth);
+        let shown = format!("{options:#?}");
+        assert!(!shown.contains("client-secret-9b1c"), "{shown}");
+        assert!(!shown.contains("static-token-4f2a"), "{shown}");
+        assert!(shown.contains("https://auth.example.com"), "{shown}");
     }
 }

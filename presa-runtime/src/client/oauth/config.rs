@@ -7,6 +7,7 @@ use std::sync::Arc;
 use secrecy::SecretString;
 
 use super::authorizer::Authorizer;
+use super::binding::UnboundOAuthClient;
 use super::client_key::ClientKey;
 use super::store::{MemoryTokenStore, TokenStore};
 
@@ -14,12 +15,10 @@ use super::store::{MemoryTokenStore, TokenStore};
 /// `insufficient_scope` is final.
 const DEFAULT_STEP_UPS: u32 = 2;
 
-/// Client credentials registered with an authorization server beforehand.
+/// A client id registered with an authorization server beforehand, and
+/// what proves it (the issuer is [`OAuthClient::issuer`]'s).
 #[derive(Clone)]
 pub(crate) struct PreRegistered {
-    /// The authorization server (its issuer) that issued them; `None`
-    /// trusts them for whichever the resource names.
-    pub issuer: Option<String>,
     pub client_id: String,
     pub client_secret: Option<SecretString>,
     /// The key it authenticates with by `private_key_jwt`, if it does.
@@ -71,6 +70,14 @@ pub(crate) type AssertionSource =
 /// How a client signs in to the OAuth-protected MCP servers it calls:
 /// its registration, the user-agent step, and where tokens are kept.
 ///
+/// A client that holds a credential (a client secret, a private key, a
+/// workload's assertion, an enterprise sign-in) is built as an
+/// [`UnboundOAuthClient`] first. It becomes an `OAuthClient` only once
+/// [`registered_with`](UnboundOAuthClient::registered_with) names the
+/// authorization server its credentials belong to, so the credentials
+/// never go to a server that a resource names instead; see
+/// [`UnboundOAuthClient`] for why.
+///
 /// ```no_run
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// use presa_runtime::client::oauth::{LoopbackAuthorizer, OAuthClient};
@@ -87,6 +94,10 @@ pub(crate) type AssertionSource =
 pub struct OAuthClient {
     pub(crate) flow: Flow,
     pub(crate) store: Arc<dyn TokenStore>,
+    /// The authorization server (its issuer) the client signs in at, and
+    /// only there. Set whenever the client holds a credential: only
+    /// [`UnboundOAuthClient::registered_with`] makes such a client.
+    pub(crate) issuer: Option<String>,
     pub(crate) pre_registered: Option<PreRegistered>,
     pub(crate) metadata_document: Option<String>,
     pub(crate) client_name: String,
@@ -102,6 +113,7 @@ impl OAuthClient {
         OAuthClient {
             flow,
             store: Arc::new(MemoryTokenStore::default()),
+            issuer: None,
             pre_registered: None,
             metadata_document: None,
             client_name: "presa client".into(),
@@ -123,53 +135,67 @@ impl OAuthClient {
     /// Gets tokens for the client itself, by the client credentials grant
     /// (RFC 6749 section 4.4; the MCP extension for machine clients), as
     /// `client_id`, registered beforehand, authenticating with
-    /// [`client_secret`](Self::client_secret) or
-    /// [`private_key_jwt`](Self::private_key_jwt).
-    pub fn client_credentials(client_id: impl Into<String>) -> Self {
-        Self::with_flow(Flow::Machine).client_id(client_id)
+    /// [`client_secret`](UnboundOAuthClient::client_secret) or
+    /// [`private_key_jwt`](UnboundOAuthClient::private_key_jwt), at the
+    /// authorization server that
+    /// [`registered_with`](UnboundOAuthClient::registered_with) names.
+    pub fn client_credentials(client_id: impl Into<String>) -> UnboundOAuthClient {
+        UnboundOAuthClient::new(Self::with_flow(Flow::Machine).client_id(client_id))
     }
 
     /// Gets tokens for a workload by the JWT-bearer grant (RFC 7523; the
     /// MCP workload identity extension): `assertion` gives the identity
     /// token the platform issued (a Kubernetes service account token, a
-    /// cloud identity token), read afresh for each token request. A
-    /// client id is sent only when [`client_id`](Self::client_id) gives
-    /// one. A refused assertion is not retried, nor another grant tried.
+    /// cloud identity token), read afresh for each token request, and
+    /// sent only to the authorization server that
+    /// [`registered_with`](UnboundOAuthClient::registered_with) names. A
+    /// client id is sent only when
+    /// [`client_id`](UnboundOAuthClient::client_id) gives one. A refused
+    /// assertion is not retried, nor another grant tried.
     pub fn jwt_bearer(
         assertion: impl Fn() -> Result<String, super::authorizer::AuthorizerError>
         + Send
         + Sync
         + 'static,
-    ) -> Self {
-        Self::with_flow(Flow::Workload(Arc::new(assertion)))
+    ) -> UnboundOAuthClient {
+        UnboundOAuthClient::new(Self::with_flow(Flow::Workload(Arc::new(assertion))))
     }
 
     /// Signs in a user of an enterprise identity provider without a
     /// browser (RFC 8693 token exchange for an Identity Assertion JWT
     /// Authorization Grant, then RFC 7523): `provider` exchanges the
-    /// user's ID token for an assertion for the MCP server's authorization
-    /// server, which this client, `client_id` there (with
-    /// [`client_secret`](Self::client_secret)), trades for a token.
-    pub fn enterprise(provider: IdentityProvider, client_id: impl Into<String>) -> Self {
-        Self::with_flow(Flow::Enterprise(Arc::new(provider))).client_id(client_id)
+    /// user's ID token for an assertion for the authorization server that
+    /// [`registered_with`](UnboundOAuthClient::registered_with) names,
+    /// which this client, `client_id` there (with
+    /// [`client_secret`](UnboundOAuthClient::client_secret)), trades for a
+    /// token. The provider is asked for no assertion for any other server.
+    pub fn enterprise(
+        provider: IdentityProvider,
+        client_id: impl Into<String>,
+    ) -> UnboundOAuthClient {
+        UnboundOAuthClient::new(
+            Self::with_flow(Flow::Enterprise(Arc::new(provider))).client_id(client_id),
+        )
     }
 
-    /// Authenticates the pre-registered client by `private_key_jwt`: an
-    /// assertion signed with `key`, for the authorization server's
-    /// issuer, in place of a secret.
-    pub fn private_key_jwt(mut self, key: ClientKey) -> Self {
-        if let Some(registered) = &mut self.pre_registered {
-            registered.key = Some(key);
-        }
-        self
+    /// Authenticates the pre-registered [`client_id`](Self::client_id) by
+    /// `private_key_jwt`: an assertion signed with `key`, for the
+    /// authorization server's issuer, in place of a secret. A key is a
+    /// credential: name its authorization server with
+    /// [`registered_with`](UnboundOAuthClient::registered_with).
+    pub fn private_key_jwt(self, key: ClientKey) -> UnboundOAuthClient {
+        UnboundOAuthClient::new(self).private_key_jwt(key)
     }
 
     /// Uses the client id `client_id`, registered beforehand, instead of
-    /// registering: a public client unless [`client_secret`](Self::client_secret)
-    /// is given too.
+    /// registering: a public client unless
+    /// [`client_secret`](Self::client_secret) or
+    /// [`private_key_jwt`](Self::private_key_jwt) is given too. A public
+    /// client id proves nothing, so it needs no binding; bind it with
+    /// [`registered_with`](Self::registered_with) all the same to sign
+    /// users in only there.
     pub fn client_id(mut self, client_id: impl Into<String>) -> Self {
         let registered = self.pre_registered.get_or_insert(PreRegistered {
-            issuer: None,
             client_id: String::new(),
             client_secret: None,
             key: None,
@@ -179,20 +205,17 @@ impl OAuthClient {
     }
 
     /// The secret of the pre-registered [`client_id`](Self::client_id).
-    pub fn client_secret(mut self, secret: impl Into<String>) -> Self {
-        if let Some(registered) = &mut self.pre_registered {
-            registered.client_secret = Some(SecretString::from(secret.into()));
-        }
-        self
+    /// A secret is a credential: name its authorization server with
+    /// [`registered_with`](UnboundOAuthClient::registered_with).
+    pub fn client_secret(self, secret: impl Into<String>) -> UnboundOAuthClient {
+        UnboundOAuthClient::new(self).client_secret(secret)
     }
 
-    /// The authorization server (its issuer) the pre-registered client id
-    /// belongs to: a resource that names another is refused rather than
-    /// given these credentials.
+    /// Signs in only at the authorization server whose issuer is
+    /// `issuer`, exactly as its metadata names it (RFC 8414): a resource
+    /// that names another is refused before anything is sent to it.
     pub fn registered_with(mut self, issuer: impl Into<String>) -> Self {
-        if let Some(registered) = &mut self.pre_registered {
-            registered.issuer = Some(issuer.into());
-        }
+        self.issuer = Some(issuer.into());
         self
     }
 
@@ -262,6 +285,7 @@ impl fmt::Debug for OAuthClient {
                 "client_id",
                 &self.pre_registered.as_ref().map(|r| r.client_id.as_str()),
             )
+            .field("registered_with", &self.issuer)
             .field("metadata_document", &self.metadata_document)
             .field("client_name", &self.client_name)
             .field("step_ups", &self.step_ups)

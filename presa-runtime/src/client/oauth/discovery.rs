@@ -9,7 +9,8 @@
 //! 2. its `resource` must be this endpoint, or an origin-and-path prefix
 //!    of it (a server's metadata for its whole origin): a document naming
 //!    another resource would have the client ask for tokens for it;
-//! 3. its first authorization server's metadata is found as
+//! 3. its first authorization server (or the one the client is bound to,
+//!    as `binding` says) has its metadata found as
 //!    `crate::oauth::server_metadata` says, naming that issuer exactly;
 //! 4. that metadata must name a token endpoint and, for a client that
 //!    signs users in, an authorization endpoint and PKCE with S256 (the
@@ -30,16 +31,18 @@ use crate::oauth::server_metadata::{ServerMetadata, discover};
 use crate::oauth::well_known::{resource_metadata_urls, split_origin};
 
 /// Discovers the authorization server of `endpoint`, which answered
-/// `challenge`.
+/// `challenge`; only issuer `bound`, when the client is bound to one
+/// (see `binding`).
 pub(crate) async fn discover_for(
     fetch: &HttpFetch,
     endpoint: &str,
     challenge: Option<&Challenge>,
     signs_users_in: bool,
+    bound: Option<&str>,
 ) -> Result<Discovered, OAuthError> {
     let discovered = match resource_metadata(fetch, endpoint, challenge).await? {
-        Some(metadata) => from_resource_metadata(fetch, endpoint, metadata).await?,
-        None => super::discovery_2025_03_26::discover(fetch, endpoint).await?,
+        Some(metadata) => from_resource_metadata(fetch, endpoint, metadata, bound).await?,
+        None => super::discovery_2025_03_26::discover(fetch, endpoint, bound).await?,
     };
     check_endpoints(fetch, &discovered.server, signs_users_in)?;
     Ok(discovered)
@@ -50,6 +53,7 @@ async fn from_resource_metadata(
     fetch: &HttpFetch,
     endpoint: &str,
     metadata: ProtectedResourceMetadata,
+    bound: Option<&str>,
 ) -> Result<Discovered, OAuthError> {
     let failed = |reason: String| OAuthError::new(Step::Discovery, reason);
     if !names_endpoint(&metadata.resource, endpoint) {
@@ -58,7 +62,8 @@ async fn from_resource_metadata(
             metadata.resource
         )));
     }
-    let Some(issuer) = metadata.authorization_servers.first() else {
+    let listed = &metadata.authorization_servers;
+    let Some(issuer) = super::binding::choose(listed, bound, &metadata.resource)? else {
         return Err(failed(format!(
             "the resource metadata of `{endpoint}` names no authorization server"
         )));
@@ -189,7 +194,7 @@ mod tests {
         let fetch = trap.fetcher(Destinations::of_endpoint(endpoint, true), &[]);
         let named = r#"Bearer resource_metadata="https://169.254.169.254/latest/meta-data/iam""#;
         let challenge = Challenge::find([named]).unwrap();
-        let error = discover_for(&fetch, endpoint, Some(&challenge), true)
+        let error = discover_for(&fetch, endpoint, Some(&challenge), true, None)
             .await
             .unwrap_err();
         assert_eq!(
@@ -217,7 +222,7 @@ mod tests {
             ("http://as.example.com", "its scheme is `http`"),
         ] {
             let metadata = ProtectedResourceMetadata::new(endpoint, issuer);
-            let error = from_resource_metadata(&fetch, endpoint, metadata)
+            let error = from_resource_metadata(&fetch, endpoint, metadata, None)
                 .await
                 .unwrap_err()
                 .to_string();
@@ -232,7 +237,7 @@ mod tests {
         // With private networks allowed, the private one is asked.
         let fetch = trap.fetcher(Destinations::of_endpoint(endpoint, true), &[]);
         let metadata = ProtectedResourceMetadata::new(endpoint, "https://10.0.0.1");
-        let error = from_resource_metadata(&fetch, endpoint, metadata).await;
+        let error = from_resource_metadata(&fetch, endpoint, metadata, None).await;
         assert!(error.is_err(), "the trap refuses every connection");
         assert_eq!(trap.seen(), ["CONNECT 10.0.0.1:443 HTTP/1.1"]);
     }

@@ -3,7 +3,8 @@
 //! authorization server.
 //!
 //! 1. the issuer is the endpoint's origin (its path dropped), and the
-//!    resource the endpoint itself;
+//!    resource the endpoint itself; a client bound to another issuer
+//!    stops here;
 //! 2. its metadata is looked for as any issuer's;
 //! 3. where there is none, the 2025-03-26 defaults stand in:
 //!    `/authorize`, `/token` and `/register` at the origin, with PKCE S256
@@ -19,9 +20,16 @@ use crate::oauth::fetch::HttpFetch;
 use crate::oauth::server_metadata::{ServerMetadata, discover as discover_server};
 use crate::oauth::well_known::split_origin;
 
-/// What `endpoint`'s origin says of itself as an authorization server.
-pub(crate) async fn discover(fetch: &HttpFetch, endpoint: &str) -> Result<Discovered, OAuthError> {
+/// What `endpoint`'s origin says of itself as an authorization server;
+/// refused before anything is fetched when the client is bound to
+/// another issuer (`binding`).
+pub(crate) async fn discover(
+    fetch: &HttpFetch,
+    endpoint: &str,
+    bound: Option<&str>,
+) -> Result<Discovered, OAuthError> {
     let (origin, _) = split_origin(endpoint);
+    super::binding::choose(&[origin.to_owned()], bound, endpoint)?;
     let server = match discover_server(fetch, origin).await {
         Ok(server) => server,
         Err(error) if error.is_absent() => default_endpoints(origin),

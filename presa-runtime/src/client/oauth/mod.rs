@@ -8,6 +8,7 @@
 //!
 //! 1. discovery (`discovery`): the `WWW-Authenticate` challenge
 //!    (`challenge`), the resource's metadata, its authorization server's.
+//!    A client bound to an issuer (`binding`) signs in there or nowhere.
 //!    Every URL a server names must be https to a public address, or
 //!    loopback for a server on loopback, or a private network with
 //!    [`OAuthClient::allow_private_networks`]; the client refuses any
@@ -21,11 +22,19 @@
 //!    and `403`s do (refresh, sign in again, step up), once for all the
 //!    requests that meet them.
 //!
+//! A client that holds a credential (a client secret, a private key, a
+//! workload's assertion, an enterprise sign-in) is an
+//! [`UnboundOAuthClient`] until
+//! [`registered_with`](UnboundOAuthClient::registered_with) names the
+//! authorization server the credential belongs to: its credentials go
+//! there and nowhere else, whatever a resource names.
+//!
 //! Tokens are kept by a [`TokenStore`] (in memory unless told), keyed by
 //! the endpoint. No token, secret or code appears in a log line, an
 //! error or a `Debug` output.
 
 mod authorizer;
+mod binding;
 mod challenge;
 mod client_key;
 mod config;
@@ -42,6 +51,7 @@ mod token;
 
 pub use async_trait::async_trait;
 pub use authorizer::{Authorizer, AuthorizerError, LoopbackAuthorizer, SIGN_IN_TIMEOUT};
+pub use binding::{BoundOAuthClient, UnboundOAuthClient};
 pub(crate) use challenge::Challenge;
 pub use client_key::ClientKey;
 pub use config::{IdentityProvider, OAuthClient};

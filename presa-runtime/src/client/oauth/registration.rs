@@ -1,7 +1,7 @@
 //! A client id at the authorization server, by the MCP spec's priority:
 //!
-//! 1. pre-registered credentials, when configured; credentials bound to
-//!    another issuer are refused, never sent elsewhere;
+//! 1. pre-registered credentials, when configured (discovery found only
+//!    the issuer they are bound to, as `binding` says);
 //! 2. the client's metadata document URL as its id, when it has one and
 //!    the server advertises `client_id_metadata_document_supported`;
 //! 3. dynamic registration (RFC 7591) at the `registration_endpoint`,
@@ -52,14 +52,6 @@ pub(crate) async fn register(
 ) -> Result<Registration, OAuthError> {
     let failed = |reason: String| OAuthError::new(Step::Registration, reason);
     if let Some(registered) = &config.pre_registered {
-        if let Some(issuer) = &registered.issuer
-            && issuer != &server.issuer
-        {
-            return Err(failed(format!(
-                "the client is registered with `{issuer}`, but the resource's authorization server is `{}`",
-                server.issuer
-            )));
-        }
         let method = match registered.key {
             Some(_) => "private_key_jwt".to_owned(),
             None => auth_method(server, registered.client_secret.is_some(), None),

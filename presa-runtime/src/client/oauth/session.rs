@@ -14,7 +14,8 @@
 //! 3. a `401` refreshes the token when there is a refresh token, and signs
 //!    in again otherwise (or when refreshing fails); discovery runs again
 //!    each time, so a resource that moved to another authorization server
-//!    is followed, with a new registration there;
+//!    is followed, with a new registration there (a client bound to its
+//!    issuer, as `binding` says, is refused instead);
 //! 4. a `403` with `insufficient_scope` signs in again asking for the
 //!    scopes asked for so far and those challenged; the link retries a
 //!    request at most [`OAuthClient::step_ups`] times;
@@ -267,7 +268,8 @@ impl OAuthSession {
     async fn refresh(&self, signed_in: &SignedIn) -> Option<SignedIn> {
         let refresh_token = signed_in.refresh_token.as_ref()?;
         let user = matches!(self.config.flow, Flow::User(_));
-        let discovered = discover_for(&self.fetch, &self.endpoint, None, user)
+        let bound = self.config.issuer.as_deref();
+        let discovered = discover_for(&self.fetch, &self.endpoint, None, user, bound)
             .await
             .ok()?;
         if discovered.server.issuer != signed_in.issuer {
@@ -314,8 +316,16 @@ impl OAuthSession {
             Flow::User(authorizer) => Some(authorizer),
             Flow::Machine | Flow::Workload(_) | Flow::Enterprise(_) => None,
         };
-        let discovered =
-            discover_for(&self.fetch, &self.endpoint, challenge, authorizer.is_some()).await?;
+        let bound = self.config.issuer.as_deref();
+        let signs_users_in = authorizer.is_some();
+        let discovered = discover_for(
+            &self.fetch,
+            &self.endpoint,
+            challenge,
+            signs_users_in,
+            bound,
+        )
+        .await?;
         let registration = match previous.filter(|p| p.issuer == discovered.server.issuer) {
             Some(previous) => Registration {
                 client_id: previous.client_id.clone(),

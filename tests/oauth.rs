@@ -673,3 +673,50 @@ async fn provider_shapes_entra_roles_and_cognito_client_ids_are_configurable() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn id_tokens_are_refused_though_their_audience_is_one_configured() {
+    let key = TestKey::rsa("k1", Algorithm::RS256);
+    let authorization = AuthServer::start(&[&key]).await;
+    // The API's client id is an audience here, as Entra ID and Keycloak
+    // set-ups have it: the ID tokens issued to that client name it in
+    // `aud`.
+    let (url, _) = resource_server(&authorization, |b| b.audience("jobs-client")).await;
+    let valid = authorization.claims("jobs-client", "alice", "jobs:build");
+    let with = |changes: Value| {
+        let mut claims = valid.clone();
+        for (name, value) in changes.as_object().unwrap() {
+            claims[name] = value.clone();
+        }
+        let mut header = key.header();
+        header.typ = Some("JWT".into());
+        key.sign_with(header, &claims)
+    };
+    assert_eq!(whoami_as(&url, &with(json!({}))).await, "alice jobs:build");
+    let id_tokens = [
+        json!({"nonce": "n-0S6_WzA2Mj", "at_hash": "77QmUPtjPfzWtF2AnpK9RQ"}),
+        json!({"typ": "ID", "azp": "jobs-client"}),
+        json!({"token_use": "id"}),
+        json!({"tid": "t", "ver": "2.0", "oid": "o"}),
+    ];
+    for claims in id_tokens {
+        assert_refused(&url, &with(claims), "the token is not an access token").await;
+    }
+    // Keycloak's access tokens say `Bearer`, even with a nonce copied in.
+    let keycloak = with(json!({"typ": "Bearer", "nonce": "n", "azp": "jobs-client"}));
+    assert_eq!(whoami_as(&url, &keycloak).await, "alice jobs:build");
+}
+
+#[tokio::test]
+async fn an_audience_of_null_is_refused_even_where_client_ids_stand_in_for_it() {
+    let key = TestKey::rsa("k1", Algorithm::RS256);
+    let authorization = AuthServer::start(&[&key]).await;
+    let (url, _) = resource_server(&authorization, |b| b.client_ids(["app-client-1"])).await;
+    let mut claims = authorization.claims(&url, "carla", "jobs:read");
+    claims["client_id"] = json!("app-client-1");
+    claims["aud"] = Value::Null;
+    assert_refused(&url, &key.sign(&claims), "the token lacks a required claim").await;
+    // Without `aud` at all, the client id stands in for it.
+    claims.as_object_mut().unwrap().remove("aud");
+    assert_eq!(whoami_as(&url, &key.sign(&claims)).await, "carla jobs:read");
+}

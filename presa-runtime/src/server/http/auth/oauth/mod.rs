@@ -17,7 +17,8 @@
 //!
 //! A token refused gets `401` with `error="invalid_token"`; keys or an
 //! introspection endpoint that cannot be reached give `503` with
-//! `Retry-After` (see [`Refusal`]).
+//! `Retry-After` (see [`Refusal`]), and so does a token whose key is not
+//! held once the key set was fetched as often as its pace allows.
 //!
 //! ```no_run
 //! # fn run(server: presa_runtime::server::Server) -> Result<(), presa_runtime::server::http::OAuthError> {
@@ -30,6 +31,7 @@
 //! # Ok(()) }
 //! ```
 
+mod bucket;
 mod introspection;
 mod jwt;
 mod keys;
@@ -202,6 +204,10 @@ impl OAuth {
                 tracing::warn!(%error, "refused a token: the authorization server's keys cannot be fetched");
                 return Err(Refusal::Unavailable { retry_after });
             }
+            Err(KeyError::Throttled { retry_after }) => {
+                tracing::info!(kid = ?header.kid, "refused a token for now: its key is not held, and the key set was fetched as often as allowed");
+                return Err(Refusal::Unavailable { retry_after });
+            }
         };
         jwt::verify(token, &header, &keys, rules).map_err(invalid)
     }
@@ -357,7 +363,7 @@ impl OAuthBuilder {
         self
     }
 
-    /// How the key cache refreshes.
+    /// How the key cache refreshes and paces its fetches.
     pub fn key_settings(mut self, settings: KeySettings) -> Self {
         self.keys = settings;
         self
@@ -425,7 +431,7 @@ impl OAuthBuilder {
         let metadata = Arc::new(Metadata::new(
             Arc::clone(&fetch),
             self.issuer.clone(),
-            self.keys.cooldown,
+            DISCOVERY_RETRY,
         ));
         let locate: Locate = match self.jwks_uri {
             Some(uri) => Box::new(move || {
@@ -483,8 +489,12 @@ impl OAuthBuilder {
     }
 }
 
+/// How long a failed discovery is remembered before it is tried again.
+const DISCOVERY_RETRY: Duration = Duration::from_secs(30);
+
 /// The issuer's metadata, discovered on first need and kept; a failed
-/// discovery is tried again once per cool-down, not per request.
+/// discovery is tried again once per [`DISCOVERY_RETRY`], not per
+/// request.
 struct Metadata {
     fetch: Arc<dyn Fetch>,
     issuer: String,

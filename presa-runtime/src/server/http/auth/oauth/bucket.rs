@@ -8,7 +8,9 @@
 //!    refused, as its caller decides;
 //! 3. one token comes back every `refill`, up to the capacity: a bucket
 //!    left alone fills again, and a steady stream of uses runs at one per
-//!    `refill`.
+//!    `refill`;
+//! 4. a use that turns out not to count (a success, where only failures
+//!    are limited) gives its token back.
 //!
 //! Time is tokio's, so that tests run it paused. A bucket is a few words
 //! and holds no timer: it settles what it has earned when it is asked.
@@ -59,6 +61,18 @@ impl TokenBucket {
     pub fn ready_at(&mut self, now: Instant) -> Instant {
         self.settle(now);
         if self.tokens > 0 { now } else { self.next_at() }
+    }
+
+    /// Gives back a token taken for a use that did not count (rule 4).
+    pub fn give_back(&mut self, now: Instant) {
+        self.settle(now);
+        self.tokens = (self.tokens + 1).min(self.capacity);
+    }
+
+    /// Whether the bucket is full at `now`: it holds nothing worth keeping.
+    pub fn is_full(&mut self, now: Instant) -> bool {
+        self.settle(now);
+        self.tokens == self.capacity
     }
 
     /// When the next token comes back.
@@ -112,10 +126,26 @@ mod tests {
         assert!(bucket.take(earned).is_err(), "one token, not two");
         // Left alone, it fills up to its capacity and no further.
         let idle = start + Duration::from_secs(3600);
+        assert!(bucket.is_full(idle));
         for _ in 0..3 {
             bucket.take(idle).unwrap();
         }
         assert!(bucket.take(idle).is_err());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_token_given_back_can_be_taken_again() {
+        let mut bucket = TokenBucket::full(1, Duration::from_secs(60));
+        let now = Instant::now();
+        bucket.take(now).unwrap();
+        assert!(bucket.take(now).is_err());
+        bucket.give_back(now);
+        assert!(bucket.is_full(now));
+        bucket.take(now).unwrap();
+        bucket.give_back(now);
+        bucket.give_back(now);
+        assert!(bucket.take(now).is_ok());
+        assert!(bucket.take(now).is_err(), "never past its capacity");
     }
 
     #[tokio::test(start_paused = true)]

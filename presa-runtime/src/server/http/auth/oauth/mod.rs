@@ -11,7 +11,8 @@
 //!    `jwks_uri` given directly;
 //! 3. any other token is introspected (`introspection`), when
 //!    [`OAuthBuilder::introspection`] is configured, and refused
-//!    otherwise;
+//!    otherwise; failed introspections are limited per network the
+//!    requests come from (`failures`);
 //! 4. the caller is the token's subject, vouched for by the issuer, with
 //!    the token's scopes and claims.
 //!
@@ -32,6 +33,7 @@
 //! ```
 
 mod bucket;
+mod failures;
 mod introspection;
 mod jwt;
 mod keys;
@@ -49,6 +51,7 @@ use tokio::time::Instant;
 pub use introspection::Introspection;
 pub use keys::KeySettings;
 
+use self::failures::Peer;
 use self::introspection::{Introspector, Refused};
 use self::jwt::{Invalid, TokenRules, Verified};
 use self::keys::{KeyCache, KeyError, Locate};
@@ -163,12 +166,20 @@ impl OAuth {
     }
 
     /// The caller `token` speaks for, or why it is refused: what
-    /// [`Authenticator::authenticate`] does once it has the token.
+    /// [`Authenticator::authenticate`] does once it has the token. The
+    /// token's failed introspections count against every caller whose
+    /// address is not known, as one (`authenticate` counts them against
+    /// the request's network).
     pub async fn validate(&self, token: &str) -> Result<Caller, Refusal> {
+        self.validate_from(token, Peer::Unknown).await
+    }
+
+    /// [`OAuth::validate`], for a token sent from `peer`.
+    async fn validate_from(&self, token: &str, peer: Peer) -> Result<Caller, Refusal> {
         let verified = if looks_like_jwt(token) {
             self.validate_jwt(token).await?
         } else if let Some(introspector) = &self.inner.introspector {
-            self.introspect(introspector, token).await?
+            self.introspect(introspector, token, peer).await?
         } else {
             return Err(invalid(Invalid::new(
                 "the token is not valid",
@@ -216,6 +227,7 @@ impl OAuth {
         &self,
         introspector: &Introspector,
         token: &str,
+        peer: Peer,
     ) -> Result<Verified, Refusal> {
         let endpoint = match &introspector.settings.endpoint {
             Some(endpoint) => endpoint.clone(),
@@ -235,11 +247,12 @@ impl OAuth {
                 })?,
         };
         introspector
-            .check(token, &endpoint)
+            .check(token, &endpoint, peer)
             .await
             .map_err(|refused| match refused {
                 Refused::Invalid(reason) => invalid(reason),
                 Refused::Unavailable(error) => unavailable(error),
+                Refused::Throttled(retry_after) => Refusal::Unavailable { retry_after },
             })
     }
 }
@@ -282,7 +295,8 @@ impl Authenticator for OAuth {
             scope: self.inner.sign_in_scope.clone(),
         };
         let token = bearer_token(request)?.ok_or_else(unauthorized)?;
-        self.validate(token).await
+        let peer = Peer::from(crate::server::http::admission::peer_network(request));
+        self.validate_from(token, peer).await
     }
 }
 

@@ -295,13 +295,14 @@ async fn a_shared_hmac_secret_configured_on_purpose_verifies_hs256() {
 }
 
 #[tokio::test]
-async fn made_up_kids_cost_one_fetch_per_cooldown_and_a_rotation_is_picked_up() {
+async fn made_up_kids_are_paced_and_a_rotation_is_picked_up_at_once() {
     let old = TestKey::rsa("old", Algorithm::RS256);
     let authorization = AuthServer::start(&[&old]).await;
-    // A cool-down longer than the test: every fetch after the first is
+    // One fetch, and no other for an hour: every fetch after the first is
     // the one a new `kid` may cause.
     let mut hour = KeySettings::default();
-    hour.cooldown = std::time::Duration::from_secs(3600);
+    hour.burst = 1;
+    hour.refill = std::time::Duration::from_secs(3600);
     let (url, oauth) = resource_server(&authorization, |b| b.key_settings(hour)).await;
     let claims = authorization.claims(&url, "alice", "a");
     assert_eq!(whoami_as(&url, &old.sign(&claims)).await, "alice a");
@@ -319,19 +320,22 @@ async fn made_up_kids_cost_one_fetch_per_cooldown_and_a_rotation_is_picked_up() 
             format!("{header}.{body}.{signature}")
         })
         .collect();
-    let flood = forged.iter().map(|token| call_with(&url, token));
-    for (status, _) in futures::future::join_all(flood).await {
-        assert_eq!(status, 401);
+    // Their keys may exist: the server cannot tell until it may fetch
+    // again, so it answers 503 and when to try, not 401.
+    let flood = forged
+        .iter()
+        .map(|token| call_tool_raw(&url, "whoami", Some(token), &[]));
+    for (status, challenge, _) in futures::future::join_all(flood).await {
+        assert_eq!(status, 503);
+        assert_eq!(challenge, None);
     }
     assert_eq!(authorization.key_fetches(), 1, "200 made-up kids, no fetch");
     assert_eq!(oauth.key_fetches(), 1);
 
-    // With no cool-down, the authorization server rotates and the next
-    // token under the new key is accepted without a restart.
+    // With the default pace, the authorization server rotates and its
+    // first token under the new key is accepted without a restart.
     let authorization = AuthServer::start(&[&old]).await;
-    let mut no_wait = KeySettings::default();
-    no_wait.cooldown = std::time::Duration::ZERO;
-    let (url, _) = resource_server(&authorization, |b| b.key_settings(no_wait)).await;
+    let (url, _) = resource_server(&authorization, |b| b).await;
     let claims = authorization.claims(&url, "alice", "a");
     assert_eq!(whoami_as(&url, &old.sign(&claims)).await, "alice a");
     let new = TestKey::p256("new");
@@ -672,4 +676,51 @@ async fn provider_shapes_entra_roles_and_cognito_client_ids_are_configurable() {
         "the token is not for this resource",
     )
     .await;
+}
+
+#[tokio::test]
+async fn id_tokens_are_refused_though_their_audience_is_one_configured() {
+    let key = TestKey::rsa("k1", Algorithm::RS256);
+    let authorization = AuthServer::start(&[&key]).await;
+    // The API's client id is an audience here, as Entra ID and Keycloak
+    // set-ups have it: the ID tokens issued to that client name it in
+    // `aud`.
+    let (url, _) = resource_server(&authorization, |b| b.audience("jobs-client")).await;
+    let valid = authorization.claims("jobs-client", "alice", "jobs:build");
+    let with = |changes: Value| {
+        let mut claims = valid.clone();
+        for (name, value) in changes.as_object().unwrap() {
+            claims[name] = value.clone();
+        }
+        let mut header = key.header();
+        header.typ = Some("JWT".into());
+        key.sign_with(header, &claims)
+    };
+    assert_eq!(whoami_as(&url, &with(json!({}))).await, "alice jobs:build");
+    let id_tokens = [
+        json!({"nonce": "n-0S6_WzA2Mj", "at_hash": "77QmUPtjPfzWtF2AnpK9RQ"}),
+        json!({"typ": "ID", "azp": "jobs-client"}),
+        json!({"token_use": "id"}),
+        json!({"tid": "t", "ver": "2.0", "oid": "o"}),
+    ];
+    for claims in id_tokens {
+        assert_refused(&url, &with(claims), "the token is not an access token").await;
+    }
+    // Keycloak's access tokens say `Bearer`, even with a nonce copied in.
+    let keycloak = with(json!({"typ": "Bearer", "nonce": "n", "azp": "jobs-client"}));
+    assert_eq!(whoami_as(&url, &keycloak).await, "alice jobs:build");
+}
+
+#[tokio::test]
+async fn an_audience_of_null_is_refused_even_where_client_ids_stand_in_for_it() {
+    let key = TestKey::rsa("k1", Algorithm::RS256);
+    let authorization = AuthServer::start(&[&key]).await;
+    let (url, _) = resource_server(&authorization, |b| b.client_ids(["app-client-1"])).await;
+    let mut claims = authorization.claims(&url, "carla", "jobs:read");
+    claims["client_id"] = json!("app-client-1");
+    claims["aud"] = Value::Null;
+    assert_refused(&url, &key.sign(&claims), "the token lacks a required claim").await;
+    // Without `aud` at all, the client id stands in for it.
+    claims.as_object_mut().unwrap().remove("aud");
+    assert_eq!(whoami_as(&url, &key.sign(&claims)).await, "carla jobs:read");
 }

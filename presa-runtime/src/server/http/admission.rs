@@ -119,6 +119,15 @@ fn network(address: IpAddr) -> IpAddr {
     }
 }
 
+/// The network of the peer a request comes from, when the request
+/// carries its address (the `ConnectInfo` that `serve` records): what
+/// the OAuth resource server limits failed introspections by.
+#[cfg(feature = "oauth")]
+pub(crate) fn peer_network(parts: &Parts) -> Option<IpAddr> {
+    let ConnectInfo(peer) = parts.extensions.get::<ConnectInfo<SocketAddr>>()?;
+    Some(network(peer.ip()))
+}
+
 /// What a request takes of its account (rule 2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Slot {

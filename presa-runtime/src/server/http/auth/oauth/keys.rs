@@ -7,21 +7,34 @@
 //! 2. a key set is kept as long as its `Cache-Control: max-age` says,
 //!    within [`KeySettings::min_age`] and [`KeySettings::max_age`]
 //!    ([`KeySettings::default_age`] without the header); the first token
-//!    after that has it fetched again, so keys follow the server's
-//!    schedule;
-//! 3. a token whose `kid` the set lacks has it fetched again (a rotated
-//!    key, picked up without a restart), but at most once per
-//!    [`KeySettings::cooldown`] since the last fetch: a flood of tokens
-//!    with made-up `kid`s costs one fetch per cool-down, never one per
-//!    token. Fetches are single-flight: requests that need one while it
-//!    runs wait for its outcome;
-//! 4. a key set that cannot be fetched again is kept, stale, for the keys
+//!    after that has it fetched again in the background, while the keys
+//!    held still verify, so keys follow the server's schedule;
+//! 3. a token whose `kid` the set lacks has the set fetched again, so that
+//!    a rotated key is accepted at once, without a restart. The token
+//!    waits for a fetch that began after it arrived: the issuer published
+//!    its key before it signed the token, so that fetch holds the key if
+//!    the key exists. Fetches are single-flight: every token waiting for
+//!    one shares it;
+//! 4. fetches are paced, whatever asks for them: two are at least
+//!    [`KeySettings::cooldown`] apart, and a token bucket lets
+//!    [`KeySettings::burst`] happen back to back, then one per
+//!    [`KeySettings::refill`]. A token that would wait more than a second
+//!    for its fetch is not made to wait: it is refused as the server's
+//!    failure (`Throttled`, a `503` with `Retry-After`), not the caller's,
+//!    since its key may exist. So a flood of tokens with made-up `kid`s
+//!    costs the authorization server a few fetches a minute, never one per
+//!    token;
+//! 5. a key set that cannot be fetched again is kept, stale, for the keys
 //!    it holds; a token that needs a key the server does not hold while
 //!    the authorization server cannot be reached is the server's failure
 //!    (`Unavailable`), not the caller's;
-//! 5. only public signature keys are kept: RSA, EC (P-256, P-384) and
+//! 6. only public signature keys are kept: RSA, EC (P-256, P-384) and
 //!    Ed25519, not marked for encryption. A symmetric (`oct`) key in a key
 //!    set is ignored, so that no published key ever verifies an HMAC.
+//!
+//! A token that gives up waiting (its client hung up) drops its place:
+//! a fetch it began and did not finish counts against the pace, but
+//! answers no one, and the next token in line fetches again.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,16 +44,25 @@ use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, JwkSet, PublicK
 use jsonwebtoken::{Algorithm, DecodingKey};
 use tokio::time::Instant;
 
+use super::bucket::TokenBucket;
 use crate::oauth::fetch::{Fetch, FetchError};
 use crate::util::lock;
 
-/// How the key cache refreshes.
+/// The longest a token waits for the fetch it needs (rule 4).
+const MAX_WAIT: Duration = Duration::from_secs(1);
+
+/// How the key cache refreshes and paces its fetches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct KeySettings {
     /// The shortest time between two fetches of the key set, whatever
-    /// asks for them (rule 3).
+    /// asks for them (rule 4).
     pub cooldown: Duration,
+    /// How many fetches may happen back to back (each `cooldown` apart)
+    /// before `refill` paces them; 0 counts as 1.
+    pub burst: u32,
+    /// How often one more fetch is earned back, up to `burst`.
+    pub refill: Duration,
     /// The shortest time a key set is kept, whatever its headers say.
     pub min_age: Duration,
     /// The longest time a key set is kept, whatever its headers say.
@@ -50,11 +72,14 @@ pub struct KeySettings {
 }
 
 impl Default for KeySettings {
-    /// A 30 s cool-down; key sets kept between 1 minute and 1 day, 1 hour
+    /// Fetches at least 1 s apart, 3 back to back and then 4 a minute
+    /// (one per 15 s); key sets kept between 1 minute and 1 day, 1 hour
     /// without a header.
     fn default() -> Self {
         KeySettings {
-            cooldown: Duration::from_secs(30),
+            cooldown: Duration::from_secs(1),
+            burst: 3,
+            refill: Duration::from_secs(15),
             min_age: Duration::from_secs(60),
             max_age: Duration::from_secs(24 * 3600),
             default_age: Duration::from_secs(3600),
@@ -83,13 +108,20 @@ impl Key {
 /// Why no key was found.
 #[derive(Debug, Clone, thiserror::Error)]
 pub(crate) enum KeyError {
-    /// No key of the set verifies such a token.
+    /// A fetch begun after the token arrived holds no key that verifies
+    /// it.
     #[error("no key of the authorization server verifies this token")]
     Unknown,
     /// The key set could not be fetched.
     #[error("the key set could not be fetched: {error}")]
     Unavailable {
         error: FetchError,
+        /// When a fetch may be tried again.
+        retry_after: Duration,
+    },
+    /// The key set may not be fetched again yet (rule 4).
+    #[error("the key set was fetched as often as its pace allows")]
+    Throttled {
         /// When a fetch may be tried again.
         retry_after: Duration,
     },
@@ -107,21 +139,27 @@ pub(crate) struct KeyCache {
     settings: KeySettings,
     /// Held for microseconds at a time, never across a fetch.
     state: std::sync::Mutex<KeyState>,
-    /// Held across a fetch: what makes fetches single-flight.
+    /// Held across a fetch, and the wait before it: what makes fetches
+    /// single-flight. Dropping the guard (a cancelled request) lets the
+    /// next in line take over.
     fetching: tokio::sync::Mutex<()>,
     /// Fetches made, for the figures and the tests.
     fetches: AtomicU64,
 }
 
-#[derive(Default)]
 struct KeyState {
     keys: Arc<Vec<Key>>,
     /// Whether a fetch ever succeeded.
     fetched: bool,
     fresh_until: Option<Instant>,
-    /// When the last fetch was started, and what became of it.
-    attempted: Option<Instant>,
+    /// When the last fetch began, ended or not: the next begins
+    /// `cooldown` later at the soonest.
+    began: Option<Instant>,
+    /// When the last fetch that ended began, and how it failed, if it did.
+    answered: Option<Instant>,
     failure: Option<FetchError>,
+    /// What paces fetches (rule 4).
+    budget: TokenBucket,
     /// A background refresh of stale keys is on its way.
     refreshing: bool,
 }
@@ -130,9 +168,8 @@ struct KeyState {
 enum Lookup {
     Found(Arc<Vec<Key>>),
     Missing(KeyError),
-    /// Fetch, then look again; the instant is the attempt's, to tell
-    /// whether another request fetched meanwhile.
-    Fetch(Option<Instant>),
+    /// No fetch begun since the token arrived has answered: fetch.
+    Fetch,
 }
 
 impl KeyCache {
@@ -141,7 +178,16 @@ impl KeyCache {
             fetch,
             locate,
             settings,
-            state: Default::default(),
+            state: std::sync::Mutex::new(KeyState {
+                keys: Arc::default(),
+                fetched: false,
+                fresh_until: None,
+                began: None,
+                answered: None,
+                failure: None,
+                budget: TokenBucket::full(settings.burst, settings.refill),
+                refreshing: false,
+            }),
             fetching: Default::default(),
             fetches: AtomicU64::new(0),
         }
@@ -159,75 +205,136 @@ impl KeyCache {
         kid: Option<&str>,
         alg: Algorithm,
     ) -> Result<Arc<Vec<Key>>, KeyError> {
-        let seen = match self.look(kid, alg, true) {
-            Lookup::Found(keys) => return Ok(keys),
-            Lookup::Missing(error) => return Err(error),
-            Lookup::Fetch(seen) => seen,
-        };
-        let _flight = self.fetching.lock().await;
-        if lock(&self.state).attempted == seen {
+        let arrived = Instant::now();
+        loop {
+            match self.look(kid, alg, arrived) {
+                Lookup::Found(keys) => return Ok(keys),
+                Lookup::Missing(error) => return Err(error),
+                Lookup::Fetch => {}
+            }
+            let _flight = self.fetching.lock().await;
+            // While this token waited for its turn, another may have
+            // fetched for it.
+            match self.look(kid, alg, arrived) {
+                Lookup::Found(keys) => return Ok(keys),
+                Lookup::Missing(error) => return Err(error),
+                Lookup::Fetch => {}
+            }
+            let start = self.next_fetch()?;
+            tokio::time::sleep_until(start).await;
             self.refresh().await;
-        }
-        // Fetched, by this request or by the one it waited for.
-        match self.look(kid, alg, false) {
-            Lookup::Found(keys) => Ok(keys),
-            Lookup::Missing(error) => Err(error),
-            Lookup::Fetch(_) => Err(KeyError::Unknown),
         }
     }
 
-    /// Rules 2 to 4 on the state as it is: a key held is used at once
-    /// (refreshed in the background when stale); one missing is fetched
-    /// when the cool-down allows and `may_fetch`.
-    fn look(self: &Arc<Self>, kid: Option<&str>, alg: Algorithm, may_fetch: bool) -> Lookup {
+    /// Rules 2, 3 and 5 on the state as it is: a key held is used at once
+    /// (refreshed in the background when stale); a missing one is missing
+    /// for good once a fetch begun after `arrived` has answered.
+    fn look(self: &Arc<Self>, kid: Option<&str>, alg: Algorithm, arrived: Instant) -> Lookup {
         let mut state = lock(&self.state);
-        let now = Instant::now();
-        let cooled = state
-            .attempted
-            .is_none_or(|at| now >= at + self.settings.cooldown);
-        let stale = state.fresh_until.is_none_or(|until| now >= until);
         if matching(&state.keys, kid, alg).next().is_some() {
-            if stale && cooled && may_fetch && !state.refreshing {
+            let now = Instant::now();
+            let stale = state.fresh_until.is_none_or(|until| now >= until);
+            let paced = state
+                .began
+                .is_none_or(|at| now >= at + self.settings.cooldown)
+                && state.budget.ready_at(now) <= now;
+            if stale && paced && !state.refreshing {
                 state.refreshing = true;
                 let cache = Arc::clone(self);
-                tokio::spawn(async move {
-                    let _flight = cache.fetching.lock().await;
-                    cache.refresh().await;
-                });
+                tokio::spawn(async move { cache.refresh_in_background().await });
             }
             return Lookup::Found(Arc::clone(&state.keys));
         }
-        if cooled && may_fetch {
-            return Lookup::Fetch(state.attempted);
+        if state.answered.is_some_and(|at| at >= arrived) {
+            return Lookup::Missing(self.missing(&mut state));
         }
-        Lookup::Missing(self.missing(&state, now))
+        Lookup::Fetch
     }
 
-    /// Why a key is missing: the set lacks it, or there is no set to ask.
-    fn missing(&self, state: &KeyState, now: Instant) -> KeyError {
-        match &state.failure {
-            Some(error) => KeyError::Unavailable {
-                error: error.clone(),
-                retry_after: state
-                    .attempted
-                    .map_or(Duration::ZERO, |at| {
-                        (at + self.settings.cooldown).saturating_duration_since(now)
-                    })
-                    .max(Duration::from_secs(1)),
-            },
-            None => KeyError::Unknown,
+    /// When the next fetch may begin, with its token of the budget taken;
+    /// or the refusal of a token that would wait longer than [`MAX_WAIT`]
+    /// (rule 4). Called with `fetching` held, so that no one else takes
+    /// from the budget meanwhile.
+    fn next_fetch(&self) -> Result<Instant, KeyError> {
+        let mut state = lock(&self.state);
+        let now = Instant::now();
+        let spaced = state
+            .began
+            .map_or(now, |at| (at + self.settings.cooldown).max(now));
+        let start = state.budget.ready_at(spaced).max(spaced);
+        let wait = start - now;
+        if wait > MAX_WAIT {
+            tracing::debug!(
+                ?wait,
+                "a token needs keys the server does not hold, and the key set was fetched as often as allowed"
+            );
+            return Err(match &state.failure {
+                Some(error) => KeyError::Unavailable {
+                    error: error.clone(),
+                    retry_after: wait,
+                },
+                None => KeyError::Throttled { retry_after: wait },
+            });
+        }
+        state
+            .budget
+            .take(start)
+            .expect("ready at `start`, and no one else takes meanwhile");
+        Ok(start)
+    }
+
+    /// Why a key is missing after a fetch that answered: the set lacks it,
+    /// or there is no set to ask.
+    fn missing(&self, state: &mut KeyState) -> KeyError {
+        let Some(error) = &state.failure else {
+            return KeyError::Unknown;
+        };
+        let now = Instant::now();
+        let spaced = state
+            .began
+            .map_or(now, |at| (at + self.settings.cooldown).max(now));
+        let retry = state.budget.ready_at(spaced).max(spaced) - now;
+        KeyError::Unavailable {
+            error: error.clone(),
+            retry_after: retry.max(Duration::from_secs(1)),
         }
     }
 
-    /// Fetches the set and keeps what it brings (rule 4 on failure: the
-    /// keys held stay). Called with `fetching` held, so that a changed
-    /// `attempted` means a fetch has ended.
+    /// Refreshes stale keys while the keys held keep verifying; skipped
+    /// when the pace allows no fetch now.
+    async fn refresh_in_background(&self) {
+        let _flight = self.fetching.lock().await;
+        let start = {
+            let mut state = lock(&self.state);
+            let now = Instant::now();
+            let spaced = state
+                .began
+                .map_or(now, |at| (at + self.settings.cooldown).max(now));
+            if state.budget.ready_at(spaced) > spaced {
+                state.refreshing = false;
+                return;
+            }
+            state
+                .budget
+                .take(spaced)
+                .expect("ready at `spaced`, and no one else takes meanwhile");
+            spaced
+        };
+        tokio::time::sleep_until(start).await;
+        self.refresh().await;
+    }
+
+    /// Fetches the set and keeps what it brings (rule 5 on failure: the
+    /// keys held stay). Called with `fetching` held and a token of the
+    /// budget taken.
     async fn refresh(&self) {
-        lock(&self.state).attempted = Some(Instant::now());
+        let began = Instant::now();
+        lock(&self.state).began = Some(began);
         self.fetches.fetch_add(1, Ordering::Relaxed);
         let outcome = self.fetch_keys().await;
         let mut state = lock(&self.state);
         state.refreshing = false;
+        state.answered = Some(began);
         match outcome {
             Ok((keys, max_age)) => {
                 let age = max_age
@@ -277,7 +384,7 @@ pub(crate) fn matching<'k>(
 }
 
 /// `jwk` as a verification key, if it is a public signature key presa
-/// verifies with (rule 5).
+/// verifies with (rule 6).
 fn verification_key(jwk: &Jwk) -> Option<Key> {
     if jwk.common.public_key_use == Some(PublicKeyUse::Encryption) {
         return None;

@@ -11,13 +11,15 @@
 //!    `jwks_uri` given directly;
 //! 3. any other token is introspected (`introspection`), when
 //!    [`OAuthBuilder::introspection`] is configured, and refused
-//!    otherwise;
+//!    otherwise; failed introspections are limited per network the
+//!    requests come from (`failures`);
 //! 4. the caller is the token's subject, vouched for by the issuer, with
 //!    the token's scopes and claims.
 //!
 //! A token refused gets `401` with `error="invalid_token"`; keys or an
 //! introspection endpoint that cannot be reached give `503` with
-//! `Retry-After` (see [`Refusal`]).
+//! `Retry-After` (see [`Refusal`]), and so does a token whose key is not
+//! held once the key set was fetched as often as its pace allows.
 //!
 //! ```no_run
 //! # fn run(server: presa_runtime::server::Server) -> Result<(), presa_runtime::server::http::OAuthError> {
@@ -30,6 +32,8 @@
 //! # Ok(()) }
 //! ```
 
+mod bucket;
+mod failures;
 mod introspection;
 mod jwt;
 mod keys;
@@ -47,6 +51,7 @@ use tokio::time::Instant;
 pub use introspection::Introspection;
 pub use keys::KeySettings;
 
+use self::failures::Peer;
 use self::introspection::{Introspector, Refused};
 use self::jwt::{Invalid, TokenRules, Verified};
 use self::keys::{KeyCache, KeyError, Locate};
@@ -161,12 +166,20 @@ impl OAuth {
     }
 
     /// The caller `token` speaks for, or why it is refused: what
-    /// [`Authenticator::authenticate`] does once it has the token.
+    /// [`Authenticator::authenticate`] does once it has the token. The
+    /// token's failed introspections count against every caller whose
+    /// address is not known, as one (`authenticate` counts them against
+    /// the request's network).
     pub async fn validate(&self, token: &str) -> Result<Caller, Refusal> {
+        self.validate_from(token, Peer::Unknown).await
+    }
+
+    /// [`OAuth::validate`], for a token sent from `peer`.
+    async fn validate_from(&self, token: &str, peer: Peer) -> Result<Caller, Refusal> {
         let verified = if looks_like_jwt(token) {
             self.validate_jwt(token).await?
         } else if let Some(introspector) = &self.inner.introspector {
-            self.introspect(introspector, token).await?
+            self.introspect(introspector, token, peer).await?
         } else {
             return Err(invalid(Invalid::new(
                 "the token is not valid",
@@ -202,6 +215,10 @@ impl OAuth {
                 tracing::warn!(%error, "refused a token: the authorization server's keys cannot be fetched");
                 return Err(Refusal::Unavailable { retry_after });
             }
+            Err(KeyError::Throttled { retry_after }) => {
+                tracing::info!(kid = ?header.kid, "refused a token for now: its key is not held, and the key set was fetched as often as allowed");
+                return Err(Refusal::Unavailable { retry_after });
+            }
         };
         jwt::verify(token, &header, &keys, rules).map_err(invalid)
     }
@@ -210,6 +227,7 @@ impl OAuth {
         &self,
         introspector: &Introspector,
         token: &str,
+        peer: Peer,
     ) -> Result<Verified, Refusal> {
         let endpoint = match &introspector.settings.endpoint {
             Some(endpoint) => endpoint.clone(),
@@ -229,11 +247,12 @@ impl OAuth {
                 })?,
         };
         introspector
-            .check(token, &endpoint)
+            .check(token, &endpoint, peer)
             .await
             .map_err(|refused| match refused {
                 Refused::Invalid(reason) => invalid(reason),
                 Refused::Unavailable(error) => unavailable(error),
+                Refused::Throttled(retry_after) => Refusal::Unavailable { retry_after },
             })
     }
 }
@@ -276,7 +295,8 @@ impl Authenticator for OAuth {
             scope: self.inner.sign_in_scope.clone(),
         };
         let token = bearer_token(request)?.ok_or_else(unauthorized)?;
-        self.validate(token).await
+        let peer = Peer::from(crate::server::http::admission::peer_network(request));
+        self.validate_from(token, peer).await
     }
 }
 
@@ -357,7 +377,7 @@ impl OAuthBuilder {
         self
     }
 
-    /// How the key cache refreshes.
+    /// How the key cache refreshes and paces its fetches.
     pub fn key_settings(mut self, settings: KeySettings) -> Self {
         self.keys = settings;
         self
@@ -425,7 +445,7 @@ impl OAuthBuilder {
         let metadata = Arc::new(Metadata::new(
             Arc::clone(&fetch),
             self.issuer.clone(),
-            self.keys.cooldown,
+            DISCOVERY_RETRY,
         ));
         let locate: Locate = match self.jwks_uri {
             Some(uri) => Box::new(move || {
@@ -483,8 +503,12 @@ impl OAuthBuilder {
     }
 }
 
+/// How long a failed discovery is remembered before it is tried again.
+const DISCOVERY_RETRY: Duration = Duration::from_secs(30);
+
 /// The issuer's metadata, discovered on first need and kept; a failed
-/// discovery is tried again once per cool-down, not per request.
+/// discovery is tried again once per [`DISCOVERY_RETRY`], not per
+/// request.
 struct Metadata {
     fetch: Arc<dyn Fetch>,
     issuer: String,

@@ -11,6 +11,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use jsonwebtoken::Algorithm;
 use serde_json::{Value, json};
+use tokio::time::Instant;
 
 use super::keys::{KeyCache, KeyError, KeySettings, Locate};
 use super::*;
@@ -25,6 +26,8 @@ type Post = (Vec<(String, String)>, Option<(String, String)>);
 #[derive(Default)]
 struct FakeServer {
     documents: Mutex<HashMap<String, Result<Fetched, FetchError>>>,
+    /// Introspection answers for particular tokens, before `documents`.
+    by_token: Mutex<HashMap<String, Value>>,
     gets: AtomicUsize,
     posts: Mutex<Vec<Post>>,
 }
@@ -81,13 +84,28 @@ impl Fetch for FakeServer {
         form: &[(&str, &str)],
         basic_auth: Option<(&str, &str)>,
     ) -> Result<Fetched, FetchError> {
-        let form = form
+        let form: Vec<(String, String)> = form
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         let basic = basic_auth.map(|(u, p)| (u.to_owned(), p.to_owned()));
+        let token = form
+            .iter()
+            .find(|(name, _)| name == "token")
+            .map(|(_, token)| token.clone());
         self.posts.lock().unwrap().push((form, basic));
-        self.get(url).await
+        let answer = token.and_then(|token| self.by_token.lock().unwrap().get(&token).cloned());
+        match answer {
+            Some(answer) => {
+                self.gets.fetch_add(1, Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                Ok(Fetched {
+                    body: answer.to_string().into_bytes(),
+                    max_age: None,
+                })
+            }
+            None => self.get(url).await,
+        }
     }
 }
 
@@ -115,15 +133,64 @@ async fn held(cache: &Arc<KeyCache>, kid: &str) -> Result<(), KeyError> {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_flood_of_unknown_kids_costs_one_fetch_per_cooldown() {
+async fn a_rotation_right_after_a_fetch_is_accepted_and_made_up_kids_cost_few_fetches() {
     let server = Arc::new(FakeServer::default());
-    server.serve(JWKS, key_set(&["a"]), None);
+    server.serve(JWKS, key_set(&["old"]), None);
     let cache = cache(&server, KeySettings::default());
-    held(&cache, "a").await.unwrap();
+    held(&cache, "old").await.unwrap();
     assert_eq!(server.gets(), 1);
 
-    // 1,000 made-up kids at once, then spread over the cool-down: none is
-    // held, and none fetches again.
+    // The issuer adds a key right after that fetch, and signs with it.
+    tokio::time::advance(Duration::from_millis(100)).await;
+    server.serve(JWKS, key_set(&["old", "new"]), None);
+    let signed = Instant::now();
+    held(&cache, "new").await.unwrap();
+    let accepted_after = signed.elapsed();
+    assert!(
+        accepted_after <= Duration::from_secs(1),
+        "accepted after {accepted_after:?}"
+    );
+    assert_eq!(server.gets(), 2);
+
+    // 40 made-up kids, one a second: a few fetches, then the pace refuses
+    // them as the server's failure, not the token's.
+    let before = server.gets();
+    let mut throttled = 0;
+    for n in 0..40 {
+        match held(&cache, &format!("made-up-{n}")).await {
+            Err(KeyError::Unknown) => {}
+            Err(KeyError::Throttled { retry_after }) => {
+                assert!(retry_after > Duration::ZERO && retry_after <= Duration::from_secs(15));
+                throttled += 1;
+            }
+            other => panic!("{other:?}"),
+        }
+        tokio::time::advance(Duration::from_secs(1)).await;
+    }
+    let made_up = server.gets() - before;
+    assert!(made_up <= 5, "{made_up} fetches for 40 made-up kids");
+    assert_eq!(throttled, 40 - made_up);
+    // The keys held still verify throughout.
+    held(&cache, "old").await.unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn tokens_waiting_for_the_same_kid_share_one_fetch() {
+    let server = Arc::new(FakeServer::default());
+    server.serve(JWKS, key_set(&["old"]), None);
+    let cache = cache(&server, KeySettings::default());
+    held(&cache, "old").await.unwrap();
+    server.serve(JWKS, key_set(&["new"]), None);
+    let burst = (0..50).map(|_| {
+        let cache = Arc::clone(&cache);
+        tokio::spawn(async move { held(&cache, "new").await })
+    });
+    for outcome in futures::future::join_all(burst).await {
+        outcome.unwrap().unwrap();
+    }
+    assert_eq!(server.gets(), 2, "one fetch for 50 tokens");
+
+    // And 1,000 made-up kids at once share one too.
     let flood = (0..1000).map(|n| {
         let cache = Arc::clone(&cache);
         tokio::spawn(async move { held(&cache, &format!("forged-{n}")).await })
@@ -131,38 +198,60 @@ async fn a_flood_of_unknown_kids_costs_one_fetch_per_cooldown() {
     for outcome in futures::future::join_all(flood).await {
         assert!(matches!(outcome.unwrap(), Err(KeyError::Unknown)));
     }
-    assert_eq!(server.gets(), 1);
-    tokio::time::advance(Duration::from_secs(29)).await;
-    assert!(held(&cache, "forged").await.is_err());
-    assert_eq!(server.gets(), 1);
-
-    // Past it, one more: concurrent requests share a single fetch.
-    tokio::time::advance(Duration::from_secs(2)).await;
-    let burst = (0..50).map(|n| {
-        let cache = Arc::clone(&cache);
-        tokio::spawn(async move { held(&cache, &format!("again-{n}")).await })
-    });
-    futures::future::join_all(burst).await;
-    assert_eq!(server.gets(), 2);
+    assert_eq!(server.gets(), 3);
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_rotated_key_is_picked_up_without_a_restart() {
+async fn a_flood_of_made_up_kids_costs_a_few_fetches_a_minute() {
     let server = Arc::new(FakeServer::default());
-    server.serve(JWKS, key_set(&["old"]), None);
-    let cache = cache(&server, KeySettings::default());
-    held(&cache, "old").await.unwrap();
+    server.serve(JWKS, key_set(&["a"]), None);
+    let settings = KeySettings::default();
+    let cache = cache(&server, settings);
+    held(&cache, "a").await.unwrap();
+    let started = Instant::now();
+    // Ten an instant for ten minutes and more, each batch 100 ms after
+    // the last is answered.
+    for batch in 0..6000 {
+        let flood = (0..10).map(|n| {
+            let cache = Arc::clone(&cache);
+            tokio::spawn(async move { held(&cache, &format!("forged-{batch}-{n}")).await })
+        });
+        for outcome in futures::future::join_all(flood).await {
+            assert!(outcome.unwrap().is_err());
+        }
+        tokio::time::advance(Duration::from_millis(100)).await;
+    }
+    // The burst, then one per refill, and the first.
+    let minutes = started.elapsed().as_secs_f64() / 60.0;
+    assert!(minutes >= 10.0);
+    let allowed =
+        1 + u64::from(settings.burst) + started.elapsed().as_secs() / settings.refill.as_secs();
+    assert!(
+        server.gets() as u64 <= allowed,
+        "{} fetches, {allowed} allowed",
+        server.gets()
+    );
+    held(&cache, "a").await.unwrap();
+}
 
-    // The authorization server rotates; its first token under the new key
-    // comes later than the cool-down, as rotations do.
-    server.serve(JWKS, key_set(&["new"]), None);
-    tokio::time::advance(Duration::from_secs(31)).await;
-    held(&cache, "new").await.unwrap();
+#[tokio::test(start_paused = true)]
+async fn a_cancelled_fetch_lets_the_next_token_fetch() {
+    let server = Arc::new(FakeServer::default());
+    server.serve(JWKS, key_set(&["a"]), None);
+    let cache = cache(&server, KeySettings::default());
+    // The first token gives up while its fetch is on its way.
+    let first = {
+        let cache = Arc::clone(&cache);
+        tokio::spawn(async move { held(&cache, "a").await })
+    };
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    assert_eq!(server.gets(), 1, "the fetch is on its way");
+    first.abort();
+    assert!(first.await.unwrap_err().is_cancelled());
+    // The next is not told the key is missing: it fetches, a cool-down
+    // after the fetch that never answered.
+    held(&cache, "a").await.unwrap();
     assert_eq!(server.gets(), 2);
-    // The old key went with its set.
-    tokio::time::advance(Duration::from_secs(31)).await;
-    server.serve(JWKS, key_set(&["new"]), None);
-    assert!(held(&cache, "old").await.is_err());
 }
 
 #[tokio::test(start_paused = true)]
@@ -203,14 +292,19 @@ async fn an_unreachable_server_is_the_servers_failure_but_held_keys_still_verify
     let Err(KeyError::Unavailable { retry_after, .. }) = first else {
         panic!("{first:?}");
     };
-    // The rest of the cool-down, counted from when the fetch began.
-    assert!(retry_after <= Duration::from_secs(30) && retry_after >= Duration::from_secs(29));
-    // Asked again at once: the same answer, with no new fetch.
-    assert!(matches!(
-        held(&cache, "a").await,
-        Err(KeyError::Unavailable { .. })
-    ));
-    assert_eq!(server.gets(), 1);
+    // The rest of the cool-down, counted from when the fetch began, and a
+    // second at least.
+    assert_eq!(retry_after, Duration::from_secs(1));
+    // Asked again and again for a minute: the server's failure each time,
+    // and the fetches paced (the burst of 3, then one per 15 s).
+    for _ in 0..60 {
+        assert!(matches!(
+            held(&cache, "a").await,
+            Err(KeyError::Unavailable { .. })
+        ));
+        tokio::time::advance(Duration::from_secs(1)).await;
+    }
+    assert!(server.gets() <= 3 + 4, "{} fetches", server.gets());
 
     // Back up: the keys arrive; then down again past their age: the
     // stale keys still verify, and a key not held is unavailable.
@@ -432,4 +526,206 @@ fn only_three_base64url_parts_look_like_a_jwt() {
     assert!(!looks_like_jwt("a.b"));
     assert!(!looks_like_jwt("a.b.c.d"));
     assert!(!looks_like_jwt("a+b.c.d"));
+}
+
+/// A request carrying `token`, from `peer` as `serve` records it.
+fn request_from(token: &str, peer: Option<&str>) -> axum::http::request::Parts {
+    let mut request = axum::http::Request::builder()
+        .header("authorization", format!("Bearer {token}"))
+        .body(())
+        .unwrap();
+    if let Some(peer) = peer {
+        let peer: std::net::SocketAddr = peer.parse().unwrap();
+        request
+            .extensions_mut()
+            .insert(axum::extract::ConnectInfo(peer));
+    }
+    request.into_parts().0
+}
+
+/// An authorization server that calls every token inactive but `real`,
+/// Alice's.
+fn inactive_but(real: &str) -> Arc<FakeServer> {
+    let server = Arc::new(FakeServer::default());
+    server.serve(
+        "https://as.example/introspect",
+        json!({"active": false}),
+        None,
+    );
+    let alice = json!({
+        "active": true, "sub": "alice", "iss": "https://as.example/",
+        "aud": "https://mcp.example/mcp", "exp": in_an_hour(),
+    });
+    server.by_token.lock().unwrap().insert(real.into(), alice);
+    server
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_refused_token_is_asked_about_once_for_a_while() {
+    let server = inactive_but("real");
+    let oauth = introspecting(&server, Introspection::client_secret_basic("rs", "s"));
+    for _ in 0..100 {
+        assert_eq!(
+            oauth.validate("revoked").await,
+            Err(Refusal::InvalidToken {
+                description: "the token is not active"
+            })
+        );
+    }
+    assert_eq!(server.gets(), 1);
+    tokio::time::advance(introspection::REFUSAL_CACHED_FOR).await;
+    assert!(oauth.validate("revoked").await.is_err());
+    assert_eq!(server.gets(), 2, "asked again once its time is over");
+
+    // Requests that need the same token at once share one introspection.
+    let at_once = (0..50).map(|_| {
+        let oauth = oauth.clone();
+        tokio::spawn(async move { oauth.validate("real").await })
+    });
+    for caller in futures::future::join_all(at_once).await {
+        assert_eq!(caller.unwrap().unwrap().subject.as_deref(), Some("alice"));
+    }
+    assert_eq!(server.gets(), 3);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_flood_of_made_up_tokens_from_one_network_leaves_others_served_at_once() {
+    let server = inactive_but("real");
+    let oauth = introspecting(&server, Introspection::client_secret_basic("rs", "s"));
+    let sent = Arc::new(AtomicUsize::new(0));
+    let flood: Vec<_> = (0..10_000)
+        .map(|n| {
+            let oauth = oauth.clone();
+            let sent = Arc::clone(&sent);
+            tokio::spawn(async move {
+                let request = request_from(&format!("made-up-{n}"), Some("198.51.100.7:40000"));
+                let mut checked = oauth.authenticate(&request);
+                // Polled once, the request has had its turn or waits for
+                // it.
+                let first = futures::poll!(&mut checked);
+                sent.fetch_add(1, Ordering::SeqCst);
+                match first {
+                    std::task::Poll::Ready(outcome) => outcome,
+                    std::task::Poll::Pending => checked.await,
+                }
+            })
+        })
+        .collect();
+    // The real user asks once every request of the flood has been sent.
+    while sent.load(Ordering::SeqCst) < 10_000 {
+        tokio::task::yield_now().await;
+    }
+
+    let asked = Instant::now();
+    let alice = oauth
+        .authenticate(&request_from("real", Some("[2001:db8::9]:50000")))
+        .await
+        .unwrap();
+    assert_eq!(alice.subject.as_deref(), Some("alice"));
+    let waited = asked.elapsed();
+    assert_eq!(
+        waited,
+        Duration::from_millis(50),
+        "one introspection's time, and no queue"
+    );
+
+    let mut invalid = 0;
+    let mut unavailable = 0;
+    for refused in futures::future::join_all(flood).await {
+        match refused.unwrap() {
+            Err(Refusal::InvalidToken { .. }) => invalid += 1,
+            Err(Refusal::Unavailable { retry_after }) => {
+                assert!(retry_after >= Duration::from_secs(1));
+                unavailable += 1;
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    // As many as one network may have under way were introspected; the
+    // rest were refused with 503 and never reached the authorization
+    // server.
+    assert_eq!(invalid, failures::MAX_IN_FLIGHT_PER_PEER);
+    assert_eq!(unavailable, 10_000 - invalid);
+    assert_eq!(server.gets(), invalid + 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn requests_without_an_address_share_one_limit() {
+    let server = inactive_but("real");
+    let oauth = introspecting(&server, Introspection::client_secret_basic("rs", "s"));
+    for n in 0..failures::FAILURE_BURST {
+        let refused = oauth
+            .authenticate(&request_from(&format!("made-up-{n}"), None))
+            .await;
+        assert!(matches!(refused, Err(Refusal::InvalidToken { .. })));
+    }
+    // The shared limit is spent: a good token without an address waits
+    // with the others, and one with an address does not.
+    assert!(matches!(
+        oauth.authenticate(&request_from("real", None)).await,
+        Err(Refusal::Unavailable { .. })
+    ));
+    assert!(matches!(
+        oauth.validate("real").await,
+        Err(Refusal::Unavailable { .. })
+    ));
+    assert!(
+        oauth
+            .authenticate(&request_from("real", Some("192.0.2.1:1")))
+            .await
+            .is_ok()
+    );
+    // And a second later, one more failure is allowed.
+    tokio::time::advance(failures::FAILURE_REFILL).await;
+    assert!(oauth.validate("real").await.is_ok(), "cached by now");
+    assert!(matches!(
+        oauth.validate("made-up-again").await,
+        Err(Refusal::InvalidToken { .. })
+    ));
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_answer_without_exp_is_kept_for_the_cache_time() {
+    let server = Arc::new(FakeServer::default());
+    let answer = json!({
+        "active": true, "sub": "alice", "iss": "https://as.example/",
+        "aud": "https://mcp.example/mcp",
+    });
+    server.serve("https://as.example/introspect", answer, None);
+    let oauth = introspecting(&server, Introspection::client_secret_basic("rs", "s"));
+    oauth.validate("no-exp").await.unwrap();
+    oauth.validate("no-exp").await.unwrap();
+    assert_eq!(server.gets(), 1);
+    tokio::time::advance(Duration::from_secs(61)).await;
+    oauth.validate("no-exp").await.unwrap();
+    assert_eq!(server.gets(), 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_introspection_given_up_by_every_request_leaves_nothing_behind() {
+    let server = inactive_but("real");
+    let oauth = introspecting(&server, Introspection::client_secret_basic("rs", "s"));
+    let waiting: Vec<_> = (0..3)
+        .map(|_| {
+            let oauth = oauth.clone();
+            tokio::spawn(async move { oauth.validate("real").await })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    let introspector = oauth.inner.introspector.as_ref().unwrap();
+    assert_eq!(introspector.flights(), 1, "one flight for the three");
+    // Each that gives up leaves it to the next, which introspects in its
+    // place; the last leaves nothing.
+    for request in waiting {
+        request.abort();
+        assert!(request.await.unwrap_err().is_cancelled());
+    }
+    assert_eq!(introspector.flights(), 0);
+    let before = server.gets();
+    oauth.validate("real").await.unwrap();
+    assert_eq!(
+        server.gets(),
+        before + 1,
+        "the next request introspects afresh"
+    );
 }

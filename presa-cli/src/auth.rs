@@ -14,6 +14,7 @@ use presa::client::HttpOptions;
 use presa::client::oauth::{FileTokenStore, LoopbackAuthorizer, OAuthClient};
 
 use crate::exit::Failure;
+use crate::shown::note;
 
 /// The environment variable that moves the config directory.
 const CONFIG_DIR: &str = "PRESA_CONFIG_DIR";
@@ -38,7 +39,7 @@ pub async fn http_options(url: &str, token: Option<String>) -> Result<HttpOption
             Ok(options.oauth(oauth))
         }
         Err(e) => {
-            eprintln!("presa: no loopback port for an OAuth sign-in ({e}); going on without");
+            note!("presa: no loopback port for an OAuth sign-in ({e}); going on without");
             Ok(options)
         }
     }
@@ -50,11 +51,11 @@ pub fn logout(url: &str) -> Result<(), Failure> {
     let file = token_file(url)?;
     match std::fs::remove_file(&file) {
         Ok(()) => {
-            eprintln!("signed out of {url}");
+            note!("signed out of {url}");
             Ok(())
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            eprintln!("no sign-in to {url} was kept");
+            note!("no sign-in to {url} was kept");
             Ok(())
         }
         Err(e) => Err(Failure::protocol(format!(

@@ -8,6 +8,7 @@
 //!
 //! | module | what it holds |
 //! |---|---|
+//! | `shown` | server text made safe to show on a terminal, and the macros that print |
 //! | `exit` | the exit statuses, and the failure that sets one |
 //! | `target` | `SERVER`: a URL, or `stdio:COMMAND ...` split as a shell would |
 //! | `typing` | text typed into JSON by a schema property, and checked |
@@ -32,6 +33,7 @@ mod follow;
 mod interrupt;
 mod render;
 mod session;
+mod shown;
 mod status_line;
 mod target;
 mod typing;
@@ -39,6 +41,7 @@ mod typing;
 use clap::Parser;
 
 use exit::Exit;
+use shown::{line, note};
 
 #[tokio::main]
 async fn main() {
@@ -51,7 +54,7 @@ async fn main() {
         }
     };
     let exit = commands::run(cli).await.unwrap_or_else(|failure| {
-        eprintln!("presa: {}", failure.message);
+        note!("presa: {}", line(&failure.message));
         failure.exit
     });
     std::process::exit(exit.code());

@@ -10,6 +10,7 @@ use crate::answer::{Answerer, Presets};
 use crate::args::Common;
 use crate::auth::http_options;
 use crate::exit::{Exit, Failure};
+use crate::shown::{line, note};
 use crate::status_line::StatusLine;
 use crate::target::Target;
 
@@ -63,7 +64,7 @@ impl Session {
     pub fn settle(&self, exit: Exit) -> Exit {
         let unanswered = self.answerer.unanswered();
         for question in &unanswered {
-            eprintln!("presa: {}", question.explain());
+            note!("presa: {}", question.explain());
         }
         match unanswered.is_empty() {
             true => exit,
@@ -74,7 +75,7 @@ impl Session {
     /// Closes the connection (a stdio server's process ends).
     pub async fn close(self) {
         if let Err(e) = self.client.close().await {
-            eprintln!("presa: closing the connection: {e}");
+            note!("presa: closing the connection: {}", line(&e.to_string()));
         }
     }
 }

@@ -14,7 +14,9 @@
 //! | `typing` | text typed into JSON by a schema property, and checked |
 //! | `arguments` | `KEY=VALUE` and `--args` into a tool's or prompt's arguments |
 //! | `args` | the command line (clap) |
-//! | `auth` | `--token`, the OAuth sign-in and its token files, `logout` |
+//! | `token` | the bearer token: `--token`, `--token-file` or `PRESA_TOKEN` |
+//! | `token_folder` | where OAuth sign-ins are kept: a private folder, a file per server |
+//! | `auth` | the bearer token and the OAuth sign-in, `logout` |
 //! | `status_line` | the progress line while a task runs |
 //! | `answer/` | the server's questions: `--answer`, the terminal form, the rest, and what went unanswered |
 //! | `interrupt` | what Ctrl-C means while a task is followed: cancel or detach |
@@ -36,6 +38,8 @@ mod session;
 mod shown;
 mod status_line;
 mod target;
+mod token;
+mod token_folder;
 mod typing;
 
 use clap::Parser;

@@ -13,6 +13,7 @@ use crate::exit::{Exit, Failure};
 use crate::shown::{line, note};
 use crate::status_line::StatusLine;
 use crate::target::Target;
+use crate::token::bearer_token;
 
 /// A connected client, and how it answers and shows progress.
 pub struct Session {
@@ -35,13 +36,9 @@ impl Session {
         let status = Arc::new(StatusLine::default());
         let terminal = std::io::stdin().is_terminal();
         let answerer = Answerer::new(presets, terminal, Arc::clone(&status));
+        let token = bearer_token(common, target)?;
         let options = match target {
-            Target::Http(url) => http_options(url, common.token.clone()).await?,
-            Target::Stdio(_) if common.token.is_some() => {
-                return Err(Failure::usage(
-                    "--token goes with an http:// or https:// server",
-                ));
-            }
+            Target::Http(url) => http_options(url, token).await?,
             Target::Stdio(_) => HttpOptions::default(),
         };
         let builder = Client::builder()

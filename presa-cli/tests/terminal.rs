@@ -68,6 +68,7 @@ impl Terminal {
         let mut child = Command::new("script")
             .args(["-qfec", &command, "/dev/null"])
             .env("PRESA_CONFIG_DIR", env!("CARGO_TARGET_TMPDIR"))
+            .env_remove("PRESA_TOKEN")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

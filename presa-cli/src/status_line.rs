@@ -58,3 +58,28 @@ impl StatusLine {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(line: &StatusLine) -> String {
+        line.lock()
+            .as_ref()
+            .map(ProgressBar::message)
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn the_server_s_words_are_shown_on_one_line_escaped() {
+        let line = StatusLine::default();
+        line.start("task t\x1b[2J");
+        assert_eq!(message(&line), r"task t\x1b[2J");
+        line.show("task t: working: \x1b]52;c;eA==\x07\nnext\u{202e}");
+        assert_eq!(
+            message(&line),
+            r"task t: working: \x1b]52;c;eA==\x07\nnext\u{202e}"
+        );
+        line.finish();
+    }
+}

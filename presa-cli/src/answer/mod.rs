@@ -45,7 +45,7 @@ pub use unanswered::Unanswered;
 
 use ctrl_c::Prompted;
 
-use crate::shown::note;
+use crate::shown::{self, note};
 use crate::status_line::StatusLine;
 use link::Link;
 
@@ -195,7 +195,7 @@ impl Answerer {
     /// A form question (rules 1 to 3).
     async fn form(&self, key: &str, message: String, schema: Value) -> ElicitResult {
         let given = self.presets.for_question(key, &schema).unwrap_or_else(|e| {
-            note!("presa: {e}; not taken");
+            note!("presa: {}; not taken", shown::line(&e));
             Map::new()
         });
         if !given.is_empty() && fills_required(&schema, &given) {

@@ -12,8 +12,10 @@
 //! presa logout    SERVER
 //! ```
 //!
-//! `--json`, `--token` and `--answer` are accepted by every command that
-//! talks to a server, anywhere on the line.
+//! `--json`, `--token`, `--token-file` and `--answer` are accepted by
+//! every command that talks to a server, anywhere on the line.
+
+use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -30,7 +32,7 @@ const SERVER_HELP: &str = "An http:// or https:// URL, or stdio:COMMAND ARGS... 
     version,
     about = "The command line for any MCP server: call tools, answer the server's \
              questions in the terminal, follow tasks.",
-    after_help = EXIT_STATUSES
+    after_help = format!("{EXIT_STATUSES}\n\n{ENVIRONMENT}")
 )]
 pub struct Cli {
     /// What to do.
@@ -41,15 +43,29 @@ pub struct Cli {
     pub common: Common,
 }
 
+/// The environment variables `presa` reads, as `presa --help` shows them.
+const ENVIRONMENT: &str = "\
+Environment:
+  PRESA_TOKEN       the bearer token for an HTTP server, when neither --token
+                    nor --token-file gives one
+  PRESA_CONFIG_DIR  the folder for OAuth sign-ins (they go in tokens/ inside);
+                    by default, presa/ in your config directory";
+
 /// Options every command that talks to a server takes.
 #[derive(Debug, Args)]
 pub struct Common {
     /// Print one JSON document on stdout, and nothing else.
     #[arg(long, global = true)]
     pub json: bool,
-    /// Send `Authorization: Bearer TOKEN` (HTTP servers).
+    /// Send `Authorization: Bearer TOKEN` (HTTP servers). Other users of
+    /// this computer can see it (in `ps`), and your shell may keep it in
+    /// its history: prefer --token-file or PRESA_TOKEN.
     #[arg(long, global = true, value_name = "TOKEN")]
     pub token: Option<String>,
+    /// Read the bearer token from the file at PATH: the token on one line.
+    /// `-` reads the first line of stdin.
+    #[arg(long, global = true, value_name = "PATH", conflicts_with = "token")]
+    pub token_file: Option<PathBuf>,
     /// Answer the server's question KEY ahead: field FIELD is VALUE.
     #[arg(long = "answer", global = true, value_name = "KEY.FIELD=VALUE")]
     pub answers: Vec<String>,
@@ -171,6 +187,32 @@ mod tests {
         };
         assert_eq!(pairs, ["target=all"]);
         assert!(task);
+    }
+
+    #[test]
+    fn the_token_is_given_once_and_the_refusal_does_not_show_it() {
+        let error = Cli::try_parse_from([
+            "presa",
+            "tools",
+            "http://h/mcp",
+            "--token",
+            "s3cret",
+            "--token-file",
+            "f",
+        ])
+        .unwrap_err();
+        assert_eq!(error.kind(), clap::error::ErrorKind::ArgumentConflict);
+        let said = error.to_string();
+        assert!(said.contains("--token-file"), "{said}");
+        assert!(!said.contains("s3cret"), "{said}");
+    }
+
+    #[test]
+    fn help_says_where_else_a_token_may_come_from() {
+        let help = Cli::command().render_long_help().to_string();
+        for said in ["can see it (in `ps`)", "--token-file <PATH>", "PRESA_TOKEN"] {
+            assert!(help.contains(said), "{said}: {help}");
+        }
     }
 
     #[test]

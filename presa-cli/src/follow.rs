@@ -35,6 +35,7 @@ use presa::wire::{CallToolResult, Task};
 use crate::exit::{Exit, Failure};
 use crate::interrupt::{Interrupt, Interrupts, ask};
 use crate::session::Session;
+use crate::shown::{line, note};
 use crate::target::Target;
 
 /// How following a task ended.
@@ -48,11 +49,11 @@ pub enum Followed {
 /// Follows task `task_id` of `session`'s server to its end.
 pub async fn follow(session: &Session, task_id: &str) -> Result<Followed, Failure> {
     let mut interrupts = Interrupts::catch(&session.answerer);
-    session.status.start(format!("task {task_id}"));
+    session.status.start(&format!("task {task_id}"));
     let status = std::sync::Arc::clone(&session.status);
     let options = AwaitOptions::default()
         .listen(true)
-        .on_state(move |task| status.show(describe(task)));
+        .on_state(move |task| status.show(&describe(task)));
     let awaiting = session.client.await_task(task_id, options);
     tokio::pin!(awaiting);
     let mut cancelled_here = false;
@@ -86,25 +87,30 @@ fn failure(session: &Session, task_id: &str, error: ClientError, cancelled_here:
     if !matches!(session.target, Target::Http(_)) {
         return Failure::from(error);
     }
-    let server = shell_words::quote(&session.target.to_string()).into_owned();
     Failure::protocol(format!(
         "the sampling request `{key}` of task {task_id} was declined, and the task still \
-         waits for a reply: `presa task {server} cancel {task_id}` cancels it, \
-         `presa task {server} watch {task_id}` asks again"
+         waits for a reply: `{}` cancels it, `{}` asks again",
+        session.target.task_command("cancel", task_id),
+        session.target.task_command("watch", task_id)
     ))
 }
 
 /// Asks the server to cancel the task (rule 5).
 async fn cancel(session: &Session, task_id: &str) {
-    session.status.show(format!("task {task_id}: cancelling"));
+    session.status.show(&format!("task {task_id}: cancelling"));
     if let Err(e) = session.client.cancel_task(task_id).await {
         session.status.suspend(|| {
-            eprintln!("presa: cancelling task {task_id}: {e}; waiting for it to end");
+            note!(
+                "presa: cancelling task {}: {}; waiting for it to end",
+                line(task_id),
+                line(&e.to_string())
+            );
         });
     }
 }
 
-/// The progress line's text for a state: `task ID: STATUS: MESSAGE`.
+/// The progress line's text for a state: `task ID: STATUS: MESSAGE`, as
+/// the server wrote it; the progress line escapes it.
 fn describe(task: &Task) -> String {
     match &task.status_message {
         Some(message) => format!("task {}: {}: {message}", task.task_id, task.status),

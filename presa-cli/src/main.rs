@@ -8,12 +8,15 @@
 //!
 //! | module | what it holds |
 //! |---|---|
+//! | `shown` | server text made safe to show on a terminal, and the macros that print |
 //! | `exit` | the exit statuses, and the failure that sets one |
 //! | `target` | `SERVER`: a URL, or `stdio:COMMAND ...` split as a shell would |
 //! | `typing` | text typed into JSON by a schema property, and checked |
 //! | `arguments` | `KEY=VALUE` and `--args` into a tool's or prompt's arguments |
 //! | `args` | the command line (clap) |
-//! | `auth` | `--token`, the OAuth sign-in and its token files, `logout` |
+//! | `token` | the bearer token: `--token`, `--token-file` or `PRESA_TOKEN` |
+//! | `token_folder` | where OAuth sign-ins are kept: a private folder, a file per server |
+//! | `auth` | the bearer token and the OAuth sign-in, `logout` |
 //! | `status_line` | the progress line while a task runs |
 //! | `answer/` | the server's questions: `--answer`, the terminal form, the rest, and what went unanswered |
 //! | `interrupt` | what Ctrl-C means while a task is followed: cancel or detach |
@@ -32,13 +35,17 @@ mod follow;
 mod interrupt;
 mod render;
 mod session;
+mod shown;
 mod status_line;
 mod target;
+mod token;
+mod token_folder;
 mod typing;
 
 use clap::Parser;
 
 use exit::Exit;
+use shown::{line, note};
 
 #[tokio::main]
 async fn main() {
@@ -51,7 +58,7 @@ async fn main() {
         }
     };
     let exit = commands::run(cli).await.unwrap_or_else(|failure| {
-        eprintln!("presa: {}", failure.message);
+        note!("presa: {}", line(&failure.message));
         failure.exit
     });
     std::process::exit(exit.code());

@@ -6,15 +6,23 @@
 //! tool's text content as text, its structured content pretty-printed,
 //! images and audio summarized by type and size, lists one item a line.
 //! Notes for the person (progress, questions, errors) go to stderr.
+//!
+//! Both hold nothing a terminal acts on (`shown`): the JSON escapes every
+//! such character, and still reads back as the server's exact answer; the
+//! text shows them escaped. A text block, a resource's text and a
+//! prompt's message may run over several lines; a name, a URI, a MIME
+//! type or a description's first line is shown on one.
 
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::shown::{self, line, note, say};
+
 /// Prints `value` as the one JSON document of `--json`.
 pub fn json(value: &impl Serialize) {
-    match serde_json::to_string_pretty(value) {
-        Ok(text) => println!("{text}"),
-        Err(e) => eprintln!("presa: cannot print the answer as JSON: {e}"),
+    match shown::json(value) {
+        Ok(text) => say!("{text}"),
+        Err(e) => note!("presa: cannot print the answer as JSON: {e}"),
     }
 }
 
@@ -30,27 +38,32 @@ pub fn result(result: &Value) {
     let blocks = result.get("content").and_then(Value::as_array);
     let texts: Vec<String> = blocks.into_iter().flatten().map(block).collect();
     for text in &texts {
-        println!("{text}");
+        say!("{text}");
     }
     if let Some(structured) = result.get("structuredContent") {
         let restated = texts
             .iter()
             .any(|t| serde_json::from_str::<Value>(t).ok().as_ref() == Some(structured));
         if !restated {
-            println!("{}", pretty(structured));
+            say!("{}", pretty(structured));
         }
     }
 }
 
-/// One content block: text as it is, the rest summarized.
+/// One content block: text as the server wrote it (escaped when
+/// printed), the rest summarized on one line.
 pub fn block(block: &Value) -> String {
     let field = |name: &str| block.get(name).and_then(Value::as_str).unwrap_or("");
     match field("type") {
         "text" => field("text").to_owned(),
         kind @ ("image" | "audio") => {
-            format!("[{kind}: {}, {}]", field("mimeType"), size(field("data")))
+            format!(
+                "[{kind}: {}, {}]",
+                line(field("mimeType")),
+                size(field("data"))
+            )
         }
-        "resource_link" => format!("[link: {} <{}>]", field("name"), field("uri")),
+        "resource_link" => format!("[link: {} <{}>]", line(field("name")), line(field("uri"))),
         "resource" => block.get("resource").map_or_else(String::new, contents),
         _ => pretty(block),
     }
@@ -63,8 +76,8 @@ pub fn contents(contents: &Value) -> String {
         (Some(text), _) => text.to_owned(),
         (None, Some(blob)) => format!(
             "[{}: {}, {}]",
-            field("uri").unwrap_or(""),
-            field("mimeType").unwrap_or("binary"),
+            line(field("uri").unwrap_or("")),
+            line(field("mimeType").unwrap_or("binary")),
             size(blob)
         ),
         (None, None) => pretty(contents),
@@ -75,16 +88,16 @@ pub fn contents(contents: &Value) -> String {
 /// item's parameters beneath when it has some.
 pub fn list(items: &[Value], name: &str, noun: &str) {
     if items.is_empty() {
-        println!("no {noun}");
+        say!("no {noun}");
     }
     for item in items {
-        let title = item.get(name).and_then(Value::as_str).unwrap_or("?");
+        let title = line(item.get(name).and_then(Value::as_str).unwrap_or("?"));
         match item.get("description").and_then(Value::as_str) {
-            Some(description) => println!("{title}  {}", first_line(description)),
-            None => println!("{title}"),
+            Some(description) => say!("{title}  {}", line(first_line(description))),
+            None => say!("{title}"),
         }
         for parameter in parameters(item) {
-            println!("    {parameter}");
+            say!("    {parameter}");
         }
     }
 }
@@ -120,18 +133,20 @@ fn parameters(item: &Value) -> Vec<String> {
         .collect()
 }
 
+/// One parameter's line, `NAME: TYPES (optional)  DESCRIPTION`, the
+/// server's words escaped.
 fn described(name: &str, required: bool, types: &str, item: &Value) -> String {
-    let mut line = name.to_owned();
+    let mut shown = line(name).to_string();
     if !types.is_empty() {
-        line.push_str(&format!(": {types}"));
+        shown.push_str(&format!(": {}", line(types)));
     }
     if !required {
-        line.push_str(" (optional)");
+        shown.push_str(" (optional)");
     }
     if let Some(description) = item.get("description").and_then(Value::as_str) {
-        line.push_str(&format!("  {}", first_line(description)));
+        shown.push_str(&format!("  {}", line(first_line(description))));
     }
-    line
+    shown
 }
 
 fn first_line(text: &str) -> &str {
@@ -148,9 +163,9 @@ fn size(data: &str) -> String {
     }
 }
 
-/// `value` pretty-printed.
+/// `value` pretty-printed, nothing in it a terminal acts on.
 pub fn pretty(value: &Value) -> String {
-    serde_json::to_string_pretty(value).unwrap_or_default()
+    shown::json(value).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -164,6 +179,27 @@ mod tests {
         assert_eq!(block(&image), "[image: image/png, 3 bytes]");
         let link = json!({"type": "resource_link", "name": "log", "uri": "file:///log"});
         assert_eq!(block(&link), "[link: log <file:///log>]");
+    }
+
+    #[test]
+    fn a_summary_shows_the_server_s_escapes_as_text() {
+        let image = json!({"type": "image", "mimeType": "image/png\x1b[2J\n", "data": ""});
+        assert_eq!(block(&image), r"[image: image/png\x1b[2J\n, 0 bytes]");
+        let link = json!({"type": "resource_link", "name": "a\u{9b}", "uri": "b\r"});
+        assert_eq!(block(&link), r"[link: a\u{9b} <b\r>]");
+        let odd = json!({"type": "odd", "said": "\u{202e}"});
+        assert!(block(&odd).contains(r"\u202e"), "{}", block(&odd));
+    }
+
+    #[test]
+    fn a_parameter_line_shows_the_server_s_escapes_as_text() {
+        let tool = json!({"inputSchema": {"properties": {
+            "a\x1b]8;;x\x07": {"type": "string\n", "description": "d\x08\nsecond line"}
+        }}});
+        assert_eq!(
+            parameters(&tool),
+            [r"a\x1b]8;;x\x07: string\n (optional)  d\x08"]
+        );
     }
 
     #[test]

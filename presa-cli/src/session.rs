@@ -10,8 +10,10 @@ use crate::answer::{Answerer, Presets};
 use crate::args::Common;
 use crate::auth::http_options;
 use crate::exit::{Exit, Failure};
+use crate::shown::{line, note};
 use crate::status_line::StatusLine;
 use crate::target::Target;
+use crate::token::bearer_token;
 
 /// A connected client, and how it answers and shows progress.
 pub struct Session {
@@ -34,13 +36,9 @@ impl Session {
         let status = Arc::new(StatusLine::default());
         let terminal = std::io::stdin().is_terminal();
         let answerer = Answerer::new(presets, terminal, Arc::clone(&status));
+        let token = bearer_token(common, target)?;
         let options = match target {
-            Target::Http(url) => http_options(url, common.token.clone()).await?,
-            Target::Stdio(_) if common.token.is_some() => {
-                return Err(Failure::usage(
-                    "--token goes with an http:// or https:// server",
-                ));
-            }
+            Target::Http(url) => http_options(url, token).await?,
             Target::Stdio(_) => HttpOptions::default(),
         };
         let builder = Client::builder()
@@ -63,7 +61,7 @@ impl Session {
     pub fn settle(&self, exit: Exit) -> Exit {
         let unanswered = self.answerer.unanswered();
         for question in &unanswered {
-            eprintln!("presa: {}", question.explain());
+            note!("presa: {}", question.explain());
         }
         match unanswered.is_empty() {
             true => exit,
@@ -74,7 +72,7 @@ impl Session {
     /// Closes the connection (a stdio server's process ends).
     pub async fn close(self) {
         if let Err(e) = self.client.close().await {
-            eprintln!("presa: closing the connection: {e}");
+            note!("presa: closing the connection: {}", line(&e.to_string()));
         }
     }
 }

@@ -1,11 +1,15 @@
 //! The progress line on stderr while a task runs: a spinner, the time
 //! since it started, and the task's status message. It draws only on a
 //! terminal, and steps aside whenever `presa` asks the person something.
+//! Its text holds the server's words (a task's id and status message), so
+//! it is shown as one line, escaped (`shown::line`).
 
 use std::sync::Mutex;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::shown;
 
 /// The line, shown between [`start`](Self::start) and
 /// [`finish`](Self::finish).
@@ -16,8 +20,8 @@ pub struct StatusLine {
 
 impl StatusLine {
     /// Shows the spinner, with `text` beside it.
-    pub fn start(&self, text: impl Into<String>) {
-        let bar = ProgressBar::new_spinner().with_message(text.into());
+    pub fn start(&self, text: &str) {
+        let bar = ProgressBar::new_spinner().with_message(shown::line(text).to_string());
         if let Ok(style) = ProgressStyle::with_template("{spinner} {elapsed:>4} {msg}") {
             bar.set_style(style);
         }
@@ -26,9 +30,9 @@ impl StatusLine {
     }
 
     /// Changes the text beside the spinner.
-    pub fn show(&self, text: impl Into<String>) {
+    pub fn show(&self, text: &str) {
         if let Some(bar) = self.lock().as_ref() {
-            bar.set_message(text.into());
+            bar.set_message(shown::line(text).to_string());
         }
     }
 
@@ -52,5 +56,30 @@ impl StatusLine {
         self.bar
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(line: &StatusLine) -> String {
+        line.lock()
+            .as_ref()
+            .map(ProgressBar::message)
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn the_server_s_words_are_shown_on_one_line_escaped() {
+        let line = StatusLine::default();
+        line.start("task t\x1b[2J");
+        assert_eq!(message(&line), r"task t\x1b[2J");
+        line.show("task t: working: \x1b]52;c;eA==\x07\nnext\u{202e}");
+        assert_eq!(
+            message(&line),
+            r"task t: working: \x1b]52;c;eA==\x07\nnext\u{202e}"
+        );
+        line.finish();
     }
 }

@@ -14,6 +14,7 @@ use std::str::FromStr;
 use presa::client::{ClientTransport, HttpOptions};
 
 use crate::exit::Failure;
+use crate::shown;
 
 /// The server a command talks to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,6 +60,15 @@ impl fmt::Display for Target {
 }
 
 impl Target {
+    /// `presa task SERVER ACTION TASK_ID` for this server, to paste into a
+    /// shell: each word quoted for one (the server chose the task's id),
+    /// and the whole shown escaped.
+    pub fn task_command(&self, action: &str, task_id: &str) -> String {
+        let server = self.to_string();
+        let words = ["presa", "task", &server, action, task_id];
+        shown::line(&shell_words::join(words)).to_string()
+    }
+
     /// The transport to this server, over HTTP with `options`.
     pub fn transport(&self, options: HttpOptions) -> Result<ClientTransport, Failure> {
         match self {
@@ -112,6 +122,19 @@ mod tests {
         assert_eq!(
             target.to_string(),
             "stdio:cargo run -q --example 'my jobs' -- stdio"
+        );
+    }
+
+    #[test]
+    fn a_task_command_quotes_the_server_s_id_for_a_shell() {
+        let target = Target::Http("http://h/mcp".into());
+        assert_eq!(
+            target.task_command("watch", "t-1"),
+            "presa task http://h/mcp watch t-1"
+        );
+        assert_eq!(
+            target.task_command("cancel", "x; rm -rf ~\x1b[2J"),
+            r"presa task http://h/mcp cancel 'x; rm -rf ~\x1b[2J'"
         );
     }
 

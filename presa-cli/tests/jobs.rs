@@ -61,6 +61,7 @@ fn presa(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_presa"))
         .args(args)
         .env("PRESA_CONFIG_DIR", env!("CARGO_TARGET_TMPDIR"))
+        .env_remove("PRESA_TOKEN")
         .stdin(Stdio::null())
         .output()
         .expect("presa runs")
@@ -186,12 +187,13 @@ fn an_unknown_tool_is_a_protocol_error() {
 
 #[test]
 fn usage_errors_exit_2() {
-    let cases: [&[&str]; 5] = [
+    let cases: [&[&str]; 6] = [
         &["call"],
         &["tools", "localhost:3000"],
         &["frobnicate"],
         &["call", "stdio:true", "build", "--answer", "confirm=true"],
         &["tools", "stdio:true", "--token", "t"],
+        &["tools", "stdio:true", "--token-file", "t"],
     ];
     for args in cases {
         let output = presa(args);
@@ -214,6 +216,10 @@ fn help_documents_the_exit_statuses() {
     let help = String::from_utf8_lossy(&output.stdout);
     assert!(
         help.contains("Exit status") && help.contains("130"),
+        "{help}"
+    );
+    assert!(
+        help.contains("Environment:") && help.contains("PRESA_TOKEN"),
         "{help}"
     );
 }

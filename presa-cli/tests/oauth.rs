@@ -1,8 +1,9 @@
 //! `presa` against a server that wants OAuth: the first command signs in
 //! through the loopback redirect (the test plays the browser of a user
-//! who consents), the next is signed in already from the kept tokens, and
-//! `presa logout` forgets them. The authorization server is the
-//! workspace's test one (`tests/common/oauth.rs`).
+//! who consents), the next is signed in already from the kept tokens, in
+//! a private folder, and `presa logout` forgets them. And a bearer token
+//! read from a file, from stdin or from `PRESA_TOKEN`. The authorization
+//! server is the workspace's test one (`tests/common/oauth.rs`).
 
 #[path = "../../tests/common/oauth.rs"]
 mod issuer;
@@ -11,22 +12,23 @@ use std::path::Path;
 use std::process::{Output, Stdio};
 use std::time::Duration;
 
-use issuer::{SignInServer, TestKey, WhoamiTool};
+use issuer::{AuthServer, SignInServer, TestKey, WhoamiTool};
 use jsonwebtoken::Algorithm;
 use presa::prelude::*;
 use presa::server::http::{OAuth, StreamableHttp};
-use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
 
 /// Longer than any command here takes; a command that waits for a
 /// sign-in nobody gives fails the test instead of hanging it.
 const PATIENCE: Duration = Duration::from_secs(60);
 
-/// A resource server taking `authorization`'s tokens; its URL.
-async fn resource_server(authorization: &SignInServer) -> String {
+/// A resource server taking the tokens of the authorization server at
+/// `issuer`; its URL.
+async fn resource_server(issuer: &str) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let oauth = OAuth::issuer(authorization.issuer.clone())
+    let oauth = OAuth::issuer(issuer.to_owned())
         .resource(url.clone())
         .build()
         .unwrap();
@@ -43,6 +45,7 @@ fn presa(config: &Path, args: &[&str]) -> Command {
     command
         .args(args)
         .env("PRESA_CONFIG_DIR", config)
+        .env_remove("PRESA_TOKEN")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -76,7 +79,7 @@ async fn consent(url: &str) {
 async fn presa_signs_in_keeps_its_tokens_and_logs_out() {
     let key = TestKey::rsa("k1", Algorithm::RS256);
     let authorization = SignInServer::start(&key, 600).await;
-    let url = resource_server(&authorization).await;
+    let url = resource_server(&authorization.issuer).await;
     let config = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oauth-sign-in");
     let _ = std::fs::remove_dir_all(&config);
 
@@ -107,8 +110,23 @@ async fn presa_signs_in_keeps_its_tokens_and_logs_out() {
     assert!(first.status.success(), "{}: {said}{text}", first.status);
     assert!(text.contains("alice"), "{text}");
     assert_eq!(authorization.asked().authorizations, 1);
-    let kept = std::fs::read_dir(config.join("tokens")).unwrap().count();
-    assert_eq!(kept, 1, "one file of tokens for the one server");
+    let kept: Vec<_> = std::fs::read_dir(config.join("tokens"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(kept.len(), 1, "one file of tokens for the one server");
+    let digest = kept[0].strip_suffix(".json").unwrap();
+    assert!(
+        digest.len() == 64 && digest.bytes().all(|b| b.is_ascii_hexdigit()),
+        "the file is named by the URL's digest: {kept:?}"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&config.join("tokens")), 0o700, "the folder is private");
+        assert_eq!(mode(&config.join("tokens").join(&kept[0])), 0o600);
+    }
 
     // The next command is signed in already.
     let second = finished(presa(&config, &["call", &url, "whoami", "--json"])).await;
@@ -126,4 +144,98 @@ async fn presa_signs_in_keeps_its_tokens_and_logs_out() {
     let again = finished(presa(&config, &["logout", &url])).await;
     let said = String::from_utf8_lossy(&again.stderr);
     assert_eq!(said.trim(), format!("no sign-in to {url} was kept"));
+}
+
+/// Runs `command`, writing `input` to its stdin first.
+async fn fed(mut command: Command, input: &[u8]) -> Output {
+    let mut child = command.stdin(Stdio::piped()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input).await.unwrap();
+    drop(stdin);
+    tokio::time::timeout(PATIENCE, child.wait_with_output())
+        .await
+        .expect("presa finished")
+        .expect("presa ran")
+}
+
+/// Checks that `output` is of a command that ran as `alice`.
+fn ran_as_alice(output: &Output, how: &str) {
+    let text = String::from_utf8_lossy(&output.stdout);
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{how}: {}: {said}", output.status);
+    assert!(text.contains("alice"), "{how}: {text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_from_a_file_stdin_or_the_environment_is_sent() {
+    let key = TestKey::rsa("k1", Algorithm::RS256);
+    let authorization = AuthServer::start(&[&key]).await;
+    let url = resource_server(&authorization.issuer).await;
+    let token = key.sign(&authorization.claims(&url, "alice", ""));
+    let config = Path::new(env!("CARGO_TARGET_TMPDIR")).join("token-sources");
+    let _ = std::fs::remove_dir_all(&config);
+    std::fs::create_dir_all(&config).unwrap();
+    let file = config.join("token");
+    std::fs::write(&file, format!("{token}\n")).unwrap();
+    let file = file.to_str().unwrap();
+    let call = ["call", url.as_str(), "whoami", "--json"];
+
+    let mut from_file = presa(&config, &call);
+    from_file.args(["--token-file", file]);
+    ran_as_alice(&finished(from_file).await, "--token-file");
+
+    let mut from_stdin = presa(&config, &call);
+    from_stdin.args(["--token-file", "-"]);
+    ran_as_alice(
+        &fed(from_stdin, format!("{token}\n").as_bytes()).await,
+        "stdin",
+    );
+
+    let mut from_environment = presa(&config, &call);
+    from_environment.env("PRESA_TOKEN", &token);
+    ran_as_alice(&finished(from_environment).await, "PRESA_TOKEN");
+
+    // An option wins over the environment, whose token is not even read.
+    let mut over = presa(&config, &call);
+    over.env("PRESA_TOKEN", "not a token")
+        .args(["--token-file", file]);
+    ran_as_alice(&finished(over).await, "--token-file over PRESA_TOKEN");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_that_cannot_be_read_is_a_usage_error_that_says_why() {
+    let config = Path::new(env!("CARGO_TARGET_TMPDIR")).join("token-errors");
+    let _ = std::fs::remove_dir_all(&config);
+    std::fs::create_dir_all(&config).unwrap();
+    let empty = config.join("empty");
+    std::fs::write(&empty, "").unwrap();
+    let missing = config.join("missing");
+    let server = "http://127.0.0.1:9/mcp";
+    let cases: [(&[&str], Option<&str>, &str); 5] = [
+        (&["--token-file", empty.to_str().unwrap()], None, "is empty"),
+        (
+            &["--token-file", missing.to_str().unwrap()],
+            None,
+            "cannot read the token file",
+        ),
+        (
+            &["--token", "s3cret", "--token-file", "f"],
+            None,
+            "--token-file",
+        ),
+        (&[], Some(""), "PRESA_TOKEN is set but empty"),
+        (&[], Some("s3cret two"), "PRESA_TOKEN has a space"),
+    ];
+    for (args, environment, says) in cases {
+        let mut command = presa(&config, &["tools", server]);
+        command.args(args);
+        if let Some(value) = environment {
+            command.env("PRESA_TOKEN", value);
+        }
+        let output = finished(command).await;
+        let said = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {said}");
+        assert!(said.contains(says), "{args:?}: {said}");
+        assert!(!said.contains("s3cret"), "{args:?} shows the token: {said}");
+    }
 }

@@ -105,6 +105,7 @@ fn presa(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_presa"))
         .args(args)
         .env("PRESA_CONFIG_DIR", env!("CARGO_TARGET_TMPDIR"))
+        .env_remove("PRESA_TOKEN")
         .stdin(Stdio::null())
         .output()
         .expect("presa runs")

@@ -1,7 +1,8 @@
 //! The server's requests that are no form: a URL to visit, a message to
 //! sample, the client's roots. Each is shown to the person at the
 //! terminal to answer; `presa` declares sampling only when there is one,
-//! and without one shares no roots and declines a URL, saying so.
+//! and without one shares no roots and declines a URL, saying so. A URL
+//! is shown as `link` checks it; the server's text, escaped (`shown`).
 //!
 //! A sampling request is first put as a question, whether to reply as the
 //! model at all: no (or Escape) declines it, with a note. A 2026-07-28
@@ -17,11 +18,13 @@ use presa::wire::{
 };
 
 use super::ctrl_c::Prompted;
+use super::link::Link;
+use crate::shown::{self, note};
 
-/// Shows a URL elicitation's link, and asks whether the person finished
-/// there: yes accepts, anything else declines.
-pub fn visit(message: &str, url: &str) -> Prompted<ElicitResult> {
-    eprintln!("{message}\n  open: {url}");
+/// Shows a URL elicitation's message and link, and asks whether the
+/// person finished there: yes accepts, anything else declines.
+pub fn visit(message: &str, link: &Link) -> Prompted<ElicitResult> {
+    note!("{message}\n{}", link.shown());
     let done = Confirm::with_theme(&ColorfulTheme::default())
         .with_prompt("Done there?")
         .interact_opt();
@@ -37,13 +40,13 @@ pub fn visit(message: &str, url: &str) -> Prompted<ElicitResult> {
 pub fn sample(
     params: &CreateMessageParams,
 ) -> Prompted<Result<CreateMessageResult, SamplingDeclined>> {
-    eprintln!("the server asks for a model's reply to:");
+    note!("the server asks for a model's reply to:");
     for message in &params.messages {
         let who = match message.role {
             Role::User => "user",
             Role::Assistant => "assistant",
         };
-        eprintln!("  {who}: {}", shown(&message.content));
+        note!("  {who}: {}", content(&message.content));
     }
     let theme = ColorfulTheme::default();
     let reply_at_all = Confirm::with_theme(&theme)
@@ -72,7 +75,7 @@ pub fn sample(
 
 /// A sampling request the person declined, with the note that says so.
 fn sampling_declined() -> Result<CreateMessageResult, SamplingDeclined> {
-    eprintln!("presa: declined the sampling request; the server gets no reply from a model");
+    note!("presa: declined the sampling request; the server gets no reply from a model");
     Err(SamplingDeclined::because(
         "the person at the terminal said no",
     ))
@@ -81,11 +84,14 @@ fn sampling_declined() -> Result<CreateMessageResult, SamplingDeclined> {
 /// Asks whether to share the working directory as the one root.
 pub fn roots() -> Prompted<Vec<Root>> {
     let Some(root) = working_directory() else {
-        eprintln!("the server asks for roots; presa shares none (no working directory)");
+        note!("the server asks for roots; presa shares none (no working directory)");
         return Prompted::answered(Vec::new());
     };
     let share = Confirm::with_theme(&ColorfulTheme::default())
-        .with_prompt(format!("The server asks for roots. Share {}?", root.uri))
+        .with_prompt(format!(
+            "The server asks for roots. Share {}?",
+            shown::line(&root.uri)
+        ))
         .default(false)
         .interact_opt();
     match share {
@@ -97,7 +103,7 @@ pub fn roots() -> Prompted<Vec<Root>> {
 
 /// The note when roots are asked with no one to ask.
 pub fn no_roots() -> Vec<Root> {
-    eprintln!("the server asks for roots; with no terminal to ask, presa shares none");
+    note!("the server asks for roots; with no terminal to ask, presa shares none");
     Vec::new()
 }
 
@@ -114,7 +120,8 @@ fn working_directory() -> Option<Root> {
     })
 }
 
-fn shown(content: &SamplingContent) -> String {
+/// A sampled message's text, as the server sent it: `note!` escapes it.
+fn content(content: &SamplingContent) -> String {
     let text = |c: &Content| c.as_text().map_or("[not text]".to_owned(), str::to_owned);
     match content {
         SamplingContent::One(c) => text(c),

@@ -8,6 +8,10 @@
 //! sees only values its schema allows. A default is offered as the
 //! answer; an optional field may be left empty. Escape on a choice or a
 //! y/n declines the whole question, and so does Ctrl-C (`ctrl_c`).
+//!
+//! Every text the server wrote (the message, a field's title and
+//! description, a choice's label, a default) is shown escaped
+//! (`shown`); the values sent back are the server's own, unescaped.
 
 use dialoguer::theme::ColorfulTheme;
 use dialoguer::{Confirm, Input, Select};
@@ -15,6 +19,7 @@ use presa::wire::ElicitResult;
 use serde_json::{Map, Value};
 
 use super::ctrl_c::Prompted;
+use crate::shown::{self, note};
 use crate::typing::{choices, plain, typed, types};
 
 /// Asks `message` as a form of `schema`'s fields, `given` filled already.
@@ -23,7 +28,7 @@ pub fn fill(
     schema: &Value,
     mut given: Map<String, Value>,
 ) -> Prompted<ElicitResult> {
-    eprintln!("{message}");
+    note!("{message}");
     let required: Vec<&str> = schema
         .get("required")
         .and_then(Value::as_array)
@@ -95,7 +100,7 @@ impl Field<'_> {
         let items: Vec<String> = skip
             .iter()
             .cloned()
-            .chain(choices.iter().map(|c| c.1.clone()))
+            .chain(choices.iter().map(|c| shown::line(&c.1).to_string()))
             .collect();
         let offset = usize::from(skip.is_some());
         let default = self
@@ -140,10 +145,17 @@ impl Field<'_> {
                 if text.is_empty() && !required {
                     return Ok(());
                 }
-                typed(Some(&property), text).map(drop)
+                typed(Some(&property), text)
+                    .map(drop)
+                    .map_err(|e| shown::line(&e).to_string())
             });
         if let Some(default) = self.property.get("default") {
-            input = input.default(plain(default));
+            // Shown escaped in the prompt; given back as it is.
+            let default = plain(default);
+            input = input
+                .with_prompt(format!("{} [{}]", self.label, shown::line(&default)))
+                .default(default)
+                .show_default(false);
         }
         match input.interact_text() {
             Ok(text) if text.is_empty() && !required => Asked::Skipped,
@@ -155,14 +167,28 @@ impl Field<'_> {
     }
 }
 
-/// `title (description)`, or the field's name for a title.
+/// `title (description)`, or the field's name for a title, escaped.
 fn label(name: &str, property: &Value) -> String {
     let title = property
         .get("title")
         .and_then(Value::as_str)
         .unwrap_or(name);
+    let title = shown::line(title);
     match property.get("description").and_then(Value::as_str) {
-        Some(description) => format!("{title} ({description})"),
-        None => title.to_owned(),
+        Some(description) => format!("{title} ({})", shown::line(description)),
+        None => title.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_label_shows_the_server_s_escapes_as_text() {
+        let property = json!({"title": "OK\x1b]52;c;eA==\x07", "description": "a\nb\u{9b}"});
+        assert_eq!(label("ok", &property), r"OK\x1b]52;c;eA==\x07 (a\nb\u{9b})");
+        assert_eq!(label("ok\x1b[2J", &json!({})), r"ok\x1b[2J");
     }
 }

@@ -5,7 +5,8 @@
 //!
 //! 1. `--answer KEY.FIELD=VALUE` fills fields ahead (`presets`); a form
 //!    whose required fields they all fill (at least one answer given) is
-//!    accepted without asking;
+//!    accepted without asking; a URL that is not http or https is
+//!    declined without asking, with a note (`link`);
 //! 2. otherwise, with a terminal (stdin is one), the person answers the
 //!    rest field by field (`form`), or visits the URL, or writes the
 //!    sampled reply or declines to, or chooses whether to share a root
@@ -27,6 +28,7 @@ mod beyond_forms;
 mod choices;
 mod ctrl_c;
 mod form;
+mod link;
 mod presets;
 mod unanswered;
 
@@ -43,7 +45,9 @@ pub use unanswered::Unanswered;
 
 use ctrl_c::Prompted;
 
+use crate::shown::{self, note};
 use crate::status_line::StatusLine;
+use link::Link;
 
 /// Answers the questions of one command's server.
 pub struct Answerer {
@@ -167,15 +171,21 @@ impl Answerer {
                 requested_schema,
             } => self.form(&input.key, message, requested_schema).await,
             ElicitRequestParams::Url { message, url } => {
+                let link = match Link::parse(url.as_str()) {
+                    Ok(link) => link,
+                    Err(refused) => {
+                        self.ask(move || note!("presa: {refused}; declined")).await;
+                        return ElicitResult::decline();
+                    }
+                };
                 if !self.terminal {
                     return self.decline(Unanswered {
                         key: input.key,
-                        message: format!("{message} (at {url})"),
+                        message: format!("{message} (at {})", link.summary()),
                         answers: Vec::new(),
                     });
                 }
-                let url = url.to_string();
-                self.answer(move || beyond_forms::visit(&message, &url))
+                self.answer(move || beyond_forms::visit(&message, &link))
                     .await
             }
             _ => ElicitResult::decline(),
@@ -185,7 +195,7 @@ impl Answerer {
     /// A form question (rules 1 to 3).
     async fn form(&self, key: &str, message: String, schema: Value) -> ElicitResult {
         let given = self.presets.for_question(key, &schema).unwrap_or_else(|e| {
-            eprintln!("presa: {e}; not taken");
+            note!("presa: {}; not taken", shown::line(&e));
             Map::new()
         });
         if !given.is_empty() && fills_required(&schema, &given) {

@@ -1,8 +1,14 @@
 //! A question `presa` could not put to anyone, and what to tell the user:
 //! which question it was, and the `--answer` that would answer it.
+//!
+//! The server wrote the question's key, message and field names, so they
+//! are shown escaped (`shown`), and each suggested `--answer` is quoted
+//! for a shell: a field named `ok; rm -rf ~` makes a suggestion that a
+//! person can paste, and that runs nothing.
 
 use serde_json::{Map, Value};
 
+use crate::shown;
 use crate::typing::{choices, plain, types};
 
 /// A question declined because no one could be asked.
@@ -32,7 +38,11 @@ impl Unanswered {
             .flatten()
             .filter(|(name, _)| required.is_empty() || required.contains(&name.as_str()))
             .filter(|(name, _)| !given.contains_key(*name))
-            .map(|(name, property)| format!("--answer {key}.{name}={}", example(property)))
+            .map(|(name, property)| {
+                let field = shell_words::quote(&format!("{key}.{name}")).into_owned();
+                let value = shell_words::quote(&example(property)).into_owned();
+                format!("--answer {field}={value}")
+            })
             .collect();
         Unanswered {
             key: key.to_owned(),
@@ -41,16 +51,18 @@ impl Unanswered {
         }
     }
 
-    /// What to print on stderr.
+    /// What to print on stderr, on one line.
     pub fn explain(&self) -> String {
         let asked = format!(
             "the server asked `{}`: \"{}\"; with no terminal to ask, presa declined",
-            self.key, self.message
+            shown::line(&self.key),
+            shown::line(&self.message)
         );
         if self.answers.is_empty() {
             return format!("{asked}; run presa in a terminal to answer it");
         }
-        format!("{asked}; answer it ahead with {}", self.answers.join(" "))
+        let answers = self.answers.join(" ");
+        format!("{asked}; answer it ahead with {}", shown::line(&answers))
     }
 }
 
@@ -87,5 +99,21 @@ mod tests {
             "{text}"
         );
         assert!(text.ends_with("--answer confirm.ok=true"), "{text}");
+    }
+
+    #[test]
+    fn a_hostile_question_is_told_on_one_line_and_its_answer_quoted() {
+        let schema = json!({
+            "properties": {"ok; touch pwned": {"enum": ["a b", "c"]}},
+            "required": ["ok; touch pwned"]
+        });
+        let unanswered = Unanswered::form("k\x1b[2J", "line\nfake\x07", &schema, &Map::new());
+        let text = unanswered.explain();
+        assert!(!text.contains(['\n', '\x1b', '\x07']), "{text}");
+        assert!(text.contains(r#"`k\x1b[2J`: "line\nfake\x07""#), "{text}");
+        assert!(
+            text.ends_with(r"--answer 'k\x1b[2J.ok; touch pwned'='a b'"),
+            "{text}"
+        );
     }
 }

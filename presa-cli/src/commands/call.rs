@@ -10,6 +10,7 @@ use crate::exit::{Exit, Failure};
 use crate::follow::{Followed, follow};
 use crate::render;
 use crate::session::Session;
+use crate::shown::{line, note, say};
 use crate::target::Target;
 
 /// `presa call`.
@@ -41,7 +42,7 @@ pub fn finished(session: &Session, result: &CallToolResult) -> Exit {
         false => render::result(&render::wire(result)),
     }
     if result.is_error() {
-        eprintln!("presa: the tool answered with an error");
+        note!("presa: the tool answered with an error");
         return Exit::ToolError;
     }
     Exit::Success
@@ -49,24 +50,22 @@ pub fn finished(session: &Session, result: &CallToolResult) -> Exit {
 
 /// Tells how to pick a detached task up again. A stdio server's process
 /// ends with `presa`'s, so its task goes on only where the server keeps
-/// its tasks outside that process, which the note says.
+/// its tasks outside that process, which the note says. The server chose
+/// the task's id: the command to paste quotes it for a shell.
 pub fn detached(session: &Session, task_id: &str) -> Exit {
-    let watch = format!(
-        "presa task {} watch {task_id}",
-        shell_quoted(&session.target.to_string())
-    );
+    let watch = session.target.task_command("watch", task_id);
     match session.target {
         Target::Http(_) => {
-            eprintln!("presa: detached; the task goes on. Follow it again with: {watch}")
+            note!("presa: detached; the task goes on. Follow it again with: {watch}")
         }
-        Target::Stdio(_) => eprintln!(
+        Target::Stdio(_) => note!(
             "presa: detached; the server's process ends with presa's, so the task goes on \
              only if the server keeps its tasks outside it. Follow it again with: {watch}"
         ),
     }
     match session.json {
         true => render::json(&json!({"taskId": task_id, "detached": true})),
-        false => println!("{task_id}"),
+        false => say!("{}", line(task_id)),
     }
     Exit::Detached
 }
@@ -80,8 +79,4 @@ async fn input_schema(session: &Session, tool: &str, pairs: &[String]) -> Result
     let tools = session.client.list_tools().await?;
     let listed = tools.into_iter().find(|t| t.name == tool);
     Ok(listed.map_or_else(|| json!({}), |t| render::wire(&t.input_schema)))
-}
-
-fn shell_quoted(word: &str) -> String {
-    shell_words::quote(word).into_owned()
 }

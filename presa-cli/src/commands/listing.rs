@@ -6,6 +6,7 @@ use serde_json::Value;
 use crate::exit::{Exit, Failure};
 use crate::render;
 use crate::session::Session;
+use crate::shown::{line, say};
 
 /// `presa tools`.
 pub async fn tools(session: &Session) -> Result<Exit, Failure> {
@@ -37,16 +38,16 @@ pub async fn discover(session: &Session) -> Result<Exit, Failure> {
     }
     let era = session.client.era().await?;
     if let Some(server) = discovered.server_info() {
-        println!("{} {}", server.name, server.version);
+        say!("{} {}", line(&server.name), line(&server.version));
     }
-    println!(
+    say!(
         "speaks {} ({era:?} era)",
-        discovered.supported_versions.join(", ")
+        line(&discovered.supported_versions.join(", "))
     );
     if let Some(instructions) = &discovered.instructions {
-        println!("instructions: {instructions}");
+        say!("instructions: {instructions}");
     }
-    println!(
+    say!(
         "capabilities: {}",
         render::pretty(&render::wire(&discovered.capabilities))
     );

@@ -12,6 +12,7 @@ use crate::args::{Cli, Command};
 use crate::auth::logout;
 use crate::exit::{Exit, Failure};
 use crate::session::Session;
+use crate::shown::{line, note};
 use crate::target::Target;
 
 /// Runs the command `cli` gives.
@@ -49,7 +50,7 @@ pub async fn run(cli: Cli) -> Result<Exit, Failure> {
     let settled = match ran {
         Ok(exit) => Ok(session.settle(exit)),
         Err(failure) if !session.answerer.unanswered().is_empty() => {
-            eprintln!("presa: {}", failure.message);
+            note!("presa: {}", line(&failure.message));
             Ok(session.settle(failure.exit))
         }
         Err(failure) => Err(failure),

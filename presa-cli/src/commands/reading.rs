@@ -7,6 +7,7 @@ use crate::arguments::arguments;
 use crate::exit::{Exit, Failure};
 use crate::render;
 use crate::session::Session;
+use crate::shown::{line, say};
 
 /// `presa prompt`: its arguments are strings, as prompts take them.
 pub async fn prompt(session: &Session, name: &str, pairs: &[String]) -> Result<Exit, Failure> {
@@ -21,7 +22,7 @@ pub async fn prompt(session: &Session, name: &str, pairs: &[String]) -> Result<E
     }
     let prompt = render::wire(&prompt);
     if let Some(description) = prompt.get("description").and_then(Value::as_str) {
-        println!("{description}");
+        say!("{description}");
     }
     for message in prompt
         .get("messages")
@@ -29,12 +30,12 @@ pub async fn prompt(session: &Session, name: &str, pairs: &[String]) -> Result<E
         .into_iter()
         .flatten()
     {
-        let role = message.get("role").and_then(Value::as_str).unwrap_or("?");
+        let role = line(message.get("role").and_then(Value::as_str).unwrap_or("?"));
         let content = message
             .get("content")
             .map(render::block)
             .unwrap_or_default();
-        println!("{role}: {content}");
+        say!("{role}: {content}");
     }
     Ok(Exit::Success)
 }
@@ -53,7 +54,7 @@ pub async fn read(session: &Session, uri: &str) -> Result<Exit, Failure> {
         .into_iter()
         .flatten()
     {
-        println!("{}", render::contents(contents));
+        say!("{}", render::contents(contents));
     }
     Ok(Exit::Success)
 }

@@ -9,6 +9,7 @@ use crate::exit::{Exit, Failure};
 use crate::follow::{Followed, follow};
 use crate::render;
 use crate::session::Session;
+use crate::shown::{line, say};
 
 /// `presa task`.
 pub async fn task(session: &Session, action: TaskAction, task_id: &str) -> Result<Exit, Failure> {
@@ -42,15 +43,16 @@ fn show(session: &Session, task: &DetailedTask) -> Exit {
         return Exit::Success;
     }
     let state = &task.task;
+    let id = line(&state.task_id);
     match &state.status_message {
-        Some(message) => println!("task {}: {}: {message}", state.task_id, state.status),
-        None => println!("task {}: {}", state.task_id, state.status),
+        Some(message) => say!("task {id}: {}: {}", state.status, line(message)),
+        None => say!("task {id}: {}", state.status),
     }
     if let Some(result) = &task.result {
         render::result(&serde_json::Value::Object(result.clone()));
     }
     if let Some(error) = &task.error {
-        println!("error {}: {}", error.code, error.message);
+        say!("error {}: {}", error.code, line(&error.message));
     }
     match state.status {
         TaskStatus::Failed => Exit::Protocol,

@@ -206,8 +206,12 @@ const expectStatus = (answer, status) => {
     throw new Error(`expected ${status}, saw ${answer.status} (WWW-Authenticate: ${answer.challenge}; body: ${answer.text.slice(0, 300)})`);
   }
 };
+// The resource takes bearer and DPoP-bound tokens: each challenge comes
+// under both schemes, the DPoP one naming the algorithms it accepts.
+const dpopAlgs = 'ES256 ES384 EdDSA PS256 PS384 PS512 RS256 RS384 RS512';
+const challenges = (parameters) => `Bearer ${parameters}, DPoP ${parameters}, algs="${dpopAlgs}"`;
 const refused = (description) =>
-  `Bearer error="invalid_token", error_description="${description}", resource_metadata="${metadataUrl}"`;
+  challenges(`error="invalid_token", error_description="${description}", resource_metadata="${metadataUrl}"`);
 
 await check('a raw tools/call of whoami with the jobs:build token is answered', async () => {
   const answer = await call('whoami', builder);
@@ -222,7 +226,7 @@ await check('no token: 401 naming the sign-in scope and the Protected Resource M
   expectEqual(
     'WWW-Authenticate',
     answer.challenge,
-    `Bearer scope="jobs:read", resource_metadata="${metadataUrl}"`,
+    challenges(`scope="jobs:read", resource_metadata="${metadataUrl}"`),
   );
   return `401, ${answer.challenge}`;
 });
@@ -282,7 +286,7 @@ await check('the jobs:read token calls build: 403 insufficient_scope naming jobs
   expectEqual(
     'WWW-Authenticate',
     answer.challenge,
-    `Bearer error="insufficient_scope", scope="jobs:build", resource_metadata="${metadataUrl}"`,
+    challenges(`error="insufficient_scope", scope="jobs:build", resource_metadata="${metadataUrl}"`),
   );
   return `403, ${answer.challenge}`;
 });

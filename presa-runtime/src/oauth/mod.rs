@@ -17,8 +17,12 @@
 //!    it was asked for, exactly;
 //! 3. how it is fetched (`fetch`): over HTTPS, or plain HTTP to loopback
 //!    only; small; with a timeout; never by following a redirect, since a
-//!    document found elsewhere is not the one asked for.
+//!    document found elsewhere is not the one asked for;
+//! 4. what a DPoP proof binds (`dpop`): the access token's hash, the URL,
+//!    and the key's thumbprint, computed the same way on both sides.
 
+#[cfg(any(feature = "oauth", feature = "oauth-client"))]
+pub(crate) mod dpop;
 #[cfg(any(feature = "oauth", feature = "oauth-client"))]
 pub(crate) mod fetch;
 pub(crate) mod resource_metadata;

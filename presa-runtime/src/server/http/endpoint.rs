@@ -462,9 +462,9 @@ fn guard(hosts: &AllowedHosts, headers: &axum::http::HeaderMap) -> Option<Respon
 /// rules are in `auth`).
 pub(super) fn refuse(refusal: &Refusal, metadata: Option<&ProtectedResourceMetadata>) -> Response {
     let (status, message) = match refusal {
-        Refusal::Unauthorized { .. } | Refusal::InvalidToken { .. } => {
-            (StatusCode::UNAUTHORIZED, "Unauthorized")
-        }
+        Refusal::Unauthorized { .. }
+        | Refusal::InvalidToken { .. }
+        | Refusal::InvalidDpopProof { .. } => (StatusCode::UNAUTHORIZED, "Unauthorized"),
         Refusal::InsufficientScope { .. } => (StatusCode::FORBIDDEN, "Insufficient scope"),
         Refusal::Unavailable { .. } => (
             StatusCode::SERVICE_UNAVAILABLE,

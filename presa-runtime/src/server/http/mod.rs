@@ -35,7 +35,10 @@ mod serve;
 pub use admission::{MAX_LISTEN_STREAMS_PER_SUBJECT, MAX_REQUESTS_PER_SUBJECT};
 pub use auth::{Anonymous, Authenticator, BearerTokens, ProtectedResourceMetadata, Refusal};
 #[cfg(feature = "oauth")]
-pub use auth::{Introspection, KeySettings, OAuth, OAuthBuilder, OAuthError};
+pub use auth::{
+    DpopProofId, DpopReplayCache, DpopSettings, Introspection, KeySettings, OAuth, OAuthBuilder,
+    OAuthError,
+};
 pub use endpoint::StreamableHttp;
 pub use guard::AllowedHosts;
 pub use serve::{HEADER_READ_TIMEOUT, MAX_CONNECTIONS, Serve};

@@ -4,8 +4,8 @@
 //! The user names the issuer and the resource (the MCP endpoint's
 //! canonical URL); the rest is found and checked. A request's path:
 //!
-//! 1. no `Authorization: Bearer` header: `401` naming the Protected
-//!    Resource Metadata;
+//! 1. no `Authorization: Bearer` or `Authorization: DPoP` header: `401`
+//!    naming the Protected Resource Metadata;
 //! 2. a token shaped as a JWT is checked as one (`jwt`), with the issuer's
 //!    keys (`keys`), found through its metadata (`crate::oauth`) or at a
 //!    `jwks_uri` given directly;
@@ -13,7 +13,10 @@
 //!    [`OAuthBuilder::introspection`] is configured, and refused
 //!    otherwise;
 //! 4. the caller is the token's subject, vouched for by the issuer, with
-//!    the token's scopes and claims.
+//!    the token's scopes and claims;
+//! 5. a token bound to a key (`cnf`) is taken only under the `DPoP`
+//!    scheme, with a proof signed by that key (`dpop`); the proof is
+//!    checked before the token, so that a made-up proof costs nothing.
 //!
 //! A token refused gets `401` with `error="invalid_token"`; keys or an
 //! introspection endpoint that cannot be reached give `503` with
@@ -30,9 +33,11 @@
 //! # Ok(()) }
 //! ```
 
+mod dpop;
 mod introspection;
 mod jwt;
 mod keys;
+mod replay;
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -44,13 +49,16 @@ use jsonwebtoken::DecodingKey;
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 
+pub use dpop::DpopSettings;
 pub use introspection::Introspection;
 pub use keys::KeySettings;
+pub use replay::{DpopProofId, DpopReplayCache};
 
+use self::dpop::{Binding, ProofChecker, binding};
 use self::introspection::{Introspector, Refused};
 use self::jwt::{Invalid, TokenRules, Verified};
 use self::keys::{KeyCache, KeyError, Locate};
-use super::{Authenticator, ProtectedResourceMetadata, Refusal, bearer_token};
+use super::{Authenticator, ProtectedResourceMetadata, Refusal, Scheme, presented_token};
 use crate::oauth::fetch::{Fetch, FetchError, HttpFetch, allowed_url};
 use crate::oauth::server_metadata::{ServerMetadata, discover};
 use crate::server::caller::Caller;
@@ -71,6 +79,7 @@ struct Inner {
     keys: Arc<KeyCache>,
     introspector: Option<Introspector>,
     metadata: Arc<Metadata>,
+    dpop: ProofChecker,
 }
 
 /// How an [`OAuth`] validator is configured; from [`OAuth::issuer`].
@@ -90,6 +99,7 @@ pub struct OAuthBuilder {
     scope_claims: Vec<String>,
     client_ids: HashSet<String>,
     fetch: Option<Arc<dyn Fetch>>,
+    dpop: DpopSettings,
 }
 
 /// A configuration [`OAuthBuilder::build`] refuses.
@@ -137,16 +147,19 @@ impl OAuth {
             scope_claims: Vec::new(),
             client_ids: HashSet::new(),
             fetch: None,
+            dpop: DpopSettings::default(),
         }
     }
 
     /// The Protected Resource Metadata of the resource: its URL, this
-    /// issuer, and the scopes configured.
+    /// issuer, the scopes configured, and the DPoP algorithms it accepts.
     pub fn protected_resource(&self) -> ProtectedResourceMetadata {
-        let metadata = ProtectedResourceMetadata::new(
+        let mut metadata = ProtectedResourceMetadata::new(
             self.inner.resource.clone(),
             self.inner.rules.issuer.clone(),
         );
+        metadata.dpop_signing_alg_values_supported = Some(ProofChecker::algorithm_names());
+        metadata.dpop_bound_access_tokens_required = self.inner.dpop.required;
         if self.inner.scopes_supported.is_empty() {
             metadata
         } else {
@@ -161,8 +174,72 @@ impl OAuth {
     }
 
     /// The caller `token` speaks for, or why it is refused: what
-    /// [`Authenticator::authenticate`] does once it has the token.
+    /// [`Authenticator::authenticate`] does with a bearer token. A token
+    /// bound to a key (`cnf`) is refused here: it needs its proof, which
+    /// only the request carries.
     pub async fn validate(&self, token: &str) -> Result<Caller, Refusal> {
+        let verified = self.verify(token).await?;
+        match binding(&verified.claims).map_err(invalid)? {
+            Binding::Key(_) => Err(invalid(Invalid::new(
+                "the token is DPoP-bound: send it with the DPoP scheme and a proof",
+                "cnf.jkt, sent as a bearer token",
+            ))),
+            Binding::Unbound if self.inner.dpop.required => Err(invalid(Invalid::new(
+                "this resource takes DPoP-bound tokens only",
+                "no cnf.jkt, and DPoP is required",
+            ))),
+            Binding::Unbound => Ok(self.caller(verified)),
+        }
+    }
+
+    /// The caller of a request that sends `token` under the `DPoP` scheme,
+    /// or why it is refused (the rules are in `dpop`).
+    async fn validate_bound(&self, request: &Parts, token: &str) -> Result<Caller, Refusal> {
+        let proof = self
+            .inner
+            .dpop
+            .check(request, token, dpop::unix_now())
+            .map_err(invalid_proof)?;
+        let verified = self.verify(token).await?;
+        match binding(&verified.claims).map_err(invalid)? {
+            Binding::Key(jkt) if jkt == proof.thumbprint => {}
+            Binding::Key(_) => {
+                return Err(invalid(Invalid::new(
+                    "the token is bound to another key",
+                    "cnf.jkt is not the thumbprint of the proof's key",
+                )));
+            }
+            Binding::Unbound => {
+                return Err(invalid(Invalid::new(
+                    "the token is not DPoP-bound",
+                    "no cnf.jkt, sent under the DPoP scheme",
+                )));
+            }
+        }
+        match self.inner.dpop.first_use(&proof).await {
+            Ok(true) => Ok(self.caller(verified)),
+            Ok(false) => Err(invalid_proof(Invalid::new(
+                "the DPoP proof was used before",
+                "its jti is in the replay cache",
+            ))),
+            Err(error) => {
+                tracing::warn!(%error, "refused a DPoP proof: the replay cache cannot be reached");
+                Err(Refusal::Unavailable {
+                    retry_after: Duration::from_secs(5),
+                })
+            }
+        }
+    }
+
+    fn caller(&self, verified: Verified) -> Caller {
+        Caller::subject(verified.subject)
+            .issuer(self.inner.rules.issuer.as_str())
+            .scopes(verified.scopes)
+            .claims(verified.claims)
+    }
+
+    /// The token checked by its issuer's rules, whatever binds it.
+    async fn verify(&self, token: &str) -> Result<Verified, Refusal> {
         let verified = if looks_like_jwt(token) {
             self.validate_jwt(token).await?
         } else if let Some(introspector) = &self.inner.introspector {
@@ -173,10 +250,7 @@ impl OAuth {
                 "not a JWT, and no introspection is configured",
             )));
         };
-        Ok(Caller::subject(verified.subject)
-            .issuer(self.inner.rules.issuer.as_str())
-            .scopes(verified.scopes)
-            .claims(verified.claims))
+        Ok(verified)
     }
 
     async fn validate_jwt(&self, token: &str) -> Result<Verified, Refusal> {
@@ -250,6 +324,19 @@ fn invalid(reason: Invalid) -> Refusal {
     }
 }
 
+/// A refusal of a DPoP proof for `reason`, whose cause goes to `tracing`
+/// only.
+fn invalid_proof(reason: Invalid) -> Refusal {
+    tracing::info!(
+        cause = reason.cause,
+        "refused a DPoP proof: {}",
+        reason.description
+    );
+    Refusal::InvalidDpopProof {
+        description: reason.description,
+    }
+}
+
 /// The authorization server could not be asked: the server's failure.
 fn unavailable(error: FetchError) -> Refusal {
     tracing::warn!(%error, "could not check an access token with the authorization server");
@@ -275,8 +362,10 @@ impl Authenticator for OAuth {
         let unauthorized = || Refusal::Unauthorized {
             scope: self.inner.sign_in_scope.clone(),
         };
-        let token = bearer_token(request)?.ok_or_else(unauthorized)?;
-        self.validate(token).await
+        match presented_token(request)?.ok_or_else(unauthorized)? {
+            (Scheme::Bearer, token) => self.validate(token).await,
+            (Scheme::Dpop, token) => self.validate_bound(request, token).await,
+        }
     }
 }
 
@@ -360,6 +449,14 @@ impl OAuthBuilder {
     /// How the key cache refreshes.
     pub fn key_settings(mut self, settings: KeySettings) -> Self {
         self.keys = settings;
+        self
+    }
+
+    /// How DPoP-bound tokens are taken (RFC 9449): whether they are
+    /// required, how long a proof lives, how used proofs are remembered.
+    /// DPoP is accepted by default, beside bearer tokens.
+    pub fn dpop(mut self, settings: DpopSettings) -> Self {
+        self.dpop = settings;
         self
     }
 
@@ -468,6 +565,7 @@ impl OAuthBuilder {
                 self.scope_claims,
             )
         });
+        let dpop = ProofChecker::new(self.dpop, &resource);
         Ok(OAuth {
             inner: Arc::new(Inner {
                 rules,
@@ -478,6 +576,7 @@ impl OAuthBuilder {
                 keys: Arc::new(KeyCache::new(fetch, locate, self.keys)),
                 introspector,
                 metadata,
+                dpop,
             }),
         })
     }

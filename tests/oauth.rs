@@ -307,12 +307,36 @@ fn thumbprint(key: &TestKey) -> String {
 async fn a_dpop_bound_token_needs_its_proof_and_is_refused_as_bearer() {
     let key = TestKey::rsa("k1", Algorithm::RS256);
     let authorization = AuthServer::start(&[&key]).await;
-    let (url, _) = resource_server(&authorization, |b| b).await;
+    let (url, oauth) = resource_server(&authorization, |b| b).await;
     let published = url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
     let client_key = TestKey::p256("client");
     let mut claims = authorization.claims(&url, "alice", "jobs:build");
     claims["cnf"] = json!({ "jkt": thumbprint(&client_key) });
     let token = key.sign(&claims);
+
+    // Made-up proofs are refused before the token is read: they cost no
+    // key fetch.
+    let authorization_header = format!("DPoP {token}");
+    for n in 0..20 {
+        let proof = dpop_proof(
+            &client_key,
+            "https://elsewhere.example/mcp",
+            &token,
+            &n.to_string(),
+        );
+        let headers = [
+            ("authorization", authorization_header.as_str()),
+            ("dpop", proof.as_str()),
+        ];
+        let (status, challenge, _) = call_tool_raw(&url, "whoami", None, &headers).await;
+        assert_eq!(status, 401);
+        assert!(
+            challenge
+                .unwrap()
+                .contains("the DPoP proof is for another URL")
+        );
+    }
+    assert_eq!(oauth.key_fetches(), 0);
 
     // Stolen, and sent as a bearer token: refused.
     let (status, challenge) = call_with(&url, &token).await;
@@ -325,7 +349,6 @@ async fn a_dpop_bound_token_needs_its_proof_and_is_refused_as_bearer() {
     );
 
     // With its proof: the caller; the same proof again: a replay.
-    let authorization_header = format!("DPoP {token}");
     let proof = dpop_proof(&client_key, &url, &token, "p-1");
     let with_proof = [
         ("authorization", authorization_header.as_str()),

@@ -21,7 +21,7 @@
 //! 4. the signature verifies under that `jwk`;
 //! 5. the claims `jti`, `htm`, `htu`, `iat` and `ath` are present;
 //! 6. `htm` is the request's method;
-//! 7. `htu` is the resource URL, the one [`OAuthBuilder::resource`] names
+//! 7. `htu` is the resource URL, the one [`OAuthBuilder::resource`](super::OAuthBuilder::resource) names
 //!    and the Protected Resource Metadata publishes, compared after RFC
 //!    3986 normalization, query and fragment ignored. It is not the URL
 //!    the request arrived at: behind a proxy or a load balancer the server
@@ -89,11 +89,18 @@ const MIN_RSA_BITS: usize = 2048;
 /// RSA's primes and CRT values, and a symmetric key's `k`.
 const PRIVATE_MEMBERS: [&str; 8] = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"];
 
-/// How DPoP-bound tokens are taken (the rules are in the module docs).
-/// The default takes bearer and DPoP-bound tokens alike.
+/// How an [`OAuth`](super::OAuth) validator takes DPoP-bound tokens (RFC
+/// 9449), given to [`OAuthBuilder::dpop`](super::OAuthBuilder::dpop).
+///
+/// The default takes bearer and DPoP-bound tokens alike. A token whose
+/// `cnf.jkt` binds it to a key of the client's must come as
+/// `Authorization: DPoP …`, with one `DPoP` header: a proof signed by that
+/// key, for the request's method and the resource URL, made within the
+/// proof lifetime, and never used before. Sent as `Bearer`, such a token
+/// is refused. The guide's "Authorization" chapter says more.
 #[derive(Clone)]
 pub struct DpopSettings {
-    pub(crate) required: bool,
+    required: bool,
     proof_lifetime: Duration,
     clock_skew: Duration,
     replay_entries: usize,

@@ -3,12 +3,15 @@
 //! validator whose tokens are signed with a shared secret, so that no
 //! authorization server is needed.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use axum::http::Request;
 use jsonwebtoken::EncodingKey;
 use serde_json::json;
 
 use super::*;
-use crate::server::http::auth::oauth::OAuth;
+use crate::oauth::fetch::{Fetch, FetchError, Fetched};
+use crate::server::http::auth::oauth::{Introspection, OAuth};
 use crate::server::http::auth::{Authenticator, Refusal};
 
 const RESOURCE: &str = "https://mcp.example.com/mcp";
@@ -634,4 +637,73 @@ async fn replicas_that_share_a_replay_cache_take_a_proof_once_between_them() {
         subject(&down, &request).await,
         Err(Refusal::Unavailable { .. })
     ));
+}
+
+/// An authorization server whose introspection finds every token active,
+/// for `bob`, bound to the P-256 test key; it counts what it is asked.
+#[derive(Default)]
+struct Introspecting {
+    posts: AtomicUsize,
+}
+
+#[async_trait::async_trait]
+impl Fetch for Introspecting {
+    async fn get(&self, url: &str) -> Result<Fetched, FetchError> {
+        Err(FetchError::Status {
+            url: url.into(),
+            status: 404,
+        })
+    }
+
+    async fn post_form(
+        &self,
+        _: &str,
+        _: &[(&str, &str)],
+        _: Option<(&str, &str)>,
+    ) -> Result<Fetched, FetchError> {
+        self.posts.fetch_add(1, Ordering::SeqCst);
+        let answer = json!({
+            "active": true, "iss": ISSUER, "aud": RESOURCE, "sub": "bob", "scope": "a",
+            "exp": unix_now() + 600, "token_type": "DPoP",
+            "cnf": { "jkt": p256_thumbprint() },
+        });
+        Ok(Fetched {
+            body: answer.to_string().into_bytes(),
+            max_age: None,
+        })
+    }
+}
+
+#[tokio::test]
+async fn an_introspected_token_is_bound_by_the_answers_cnf() {
+    let server = Arc::new(Introspecting::default());
+    let introspection = Introspection::client_secret_basic("rs", "rs-secret")
+        .endpoint("https://as.example/introspect");
+    let oauth = OAuth::issuer(ISSUER)
+        .resource(RESOURCE)
+        .introspection(introspection)
+        .fetch(Arc::clone(&server) as Arc<dyn Fetch>)
+        .build()
+        .unwrap();
+    let token = "an-opaque-token";
+    // Made-up proofs are refused before the token is introspected.
+    let (header, mut claims) = valid();
+    claims["htm"] = "DELETE".into();
+    let made_up = es256(&header, &claims);
+    assert_eq!(
+        subject(&oauth, &presenting("DPoP", token, &[&made_up])).await,
+        refused_proof("the DPoP proof is for another method")
+    );
+    assert_eq!(server.posts.load(Ordering::SeqCst), 0);
+    // The answer's cnf binds the token: with its proof, the caller.
+    let proof = fresh_proof(token, "i-1");
+    assert_eq!(
+        subject(&oauth, &presenting("DPoP", token, &[&proof])).await,
+        Ok("bob".into())
+    );
+    // As a bearer token, refused, though introspection finds it active.
+    assert_eq!(
+        subject(&oauth, &presenting("Bearer", token, &[])).await,
+        refused("the token is DPoP-bound: send it with the DPoP scheme and a proof")
+    );
 }

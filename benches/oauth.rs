@@ -1,5 +1,6 @@
-//! What validating an access token costs, with the keys cached, and what a
-//! flood of tokens with made-up `kid`s costs the authorization server.
+//! What validating an access token costs, with the keys cached, with a
+//! DPoP proof beside it, and what a flood of tokens with made-up `kid`s
+//! costs the authorization server.
 //!
 //! Run with `cargo bench --bench oauth`. It prints one line per
 //! measurement; the figures go in issue notes and docs/oauth.md, not in
@@ -12,7 +13,7 @@ mod issuer;
 use std::time::Instant;
 
 use jsonwebtoken::Algorithm;
-use presa::server::http::OAuth;
+use presa::server::http::{Authenticator, OAuth};
 
 use issuer::{AuthServer, TestKey};
 
@@ -50,6 +51,51 @@ async fn main() {
             each.as_secs_f64() * 1e6
         );
     }
+
+    // A DPoP-bound RS256 token, each request with a fresh ES256 proof (made
+    // beforehand, each `jti` new): the token's cost and the proof's.
+    let client_key = TestKey::p256("client");
+    let jwk =
+        jsonwebtoken::jwk::Jwk::from_encoding_key(&client_key.encoding, Algorithm::ES256).unwrap();
+    let mut claims = authorization.claims(resource, "alice", "jobs:build");
+    claims["cnf"] = serde_json::json!({
+        "jkt": jwk.thumbprint(jsonwebtoken::jwk::ThumbprintHash::SHA256).unwrap()
+    });
+    let token = keys[0].sign(&claims);
+    let ath = {
+        use base64::Engine;
+        use sha2::Digest;
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(&token))
+    };
+    let requests: Vec<_> = (0..=rounds)
+        .map(|n| {
+            let mut header = jsonwebtoken::Header::new(Algorithm::ES256);
+            header.typ = Some("dpop+jwt".into());
+            header.jwk = Some(jwk.clone());
+            let proof = client_key.sign_with(
+                header,
+                &serde_json::json!({"jti": format!("bench-{n}"), "htm": "POST",
+                    "htu": resource, "iat": issuer::now(), "ath": ath}),
+            );
+            axum::http::Request::post(resource)
+                .header("authorization", format!("DPoP {token}"))
+                .header("dpop", proof)
+                .body(())
+                .unwrap()
+                .into_parts()
+                .0
+        })
+        .collect();
+    oauth.authenticate(&requests[0]).await.unwrap();
+    let started = Instant::now();
+    for request in &requests[1..] {
+        oauth.authenticate(request).await.unwrap();
+    }
+    let each = started.elapsed() / rounds;
+    println!(
+        "validate an RS256 token bound by DPoP, with its ES256 proof: {:.1} µs",
+        each.as_secs_f64() * 1e6
+    );
 
     // Made-up kids, one after another: the first that the cache lacks may
     // fetch once the cool-down allows, no other.

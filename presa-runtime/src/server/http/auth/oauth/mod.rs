@@ -231,6 +231,7 @@ impl OAuth {
         }
     }
 
+    /// The caller a token that passed every rule speaks for.
     fn caller(&self, verified: Verified) -> Caller {
         Caller::subject(verified.subject)
             .issuer(self.inner.rules.issuer.as_str())

@@ -71,6 +71,16 @@ async fn resource_server(
     (url, oauth)
 }
 
+/// The algorithms a resource takes DPoP proofs signed with, as its
+/// challenges name them.
+const DPOP_ALGS: &str = "ES256 ES384 EdDSA PS256 PS384 PS512 RS256 RS384 RS512";
+
+/// The challenges of a resource that takes bearer and DPoP-bound tokens:
+/// `parameters` under each scheme, and the DPoP algorithms.
+fn challenges(parameters: &str) -> String {
+    format!(r#"Bearer {parameters}, DPoP {parameters}, algs="{DPOP_ALGS}""#)
+}
+
 /// A raw `tools/call` of `whoami` with `token`: the status and the
 /// challenge.
 async fn call_with(url: &str, token: &str) -> (u16, Option<String>) {
@@ -269,6 +279,116 @@ async fn forged_tokens_are_refused() {
     let (status, challenge, _) = call_tool_raw(&url, "whoami", None, &[]).await;
     assert_eq!(status, 401);
     assert!(!challenge.unwrap().contains("error="));
+}
+
+/// A DPoP proof by `key` of a POST to `url` with `token`, as `jti`.
+fn dpop_proof(key: &TestKey, url: &str, token: &str, jti: &str) -> String {
+    use base64::Engine;
+    use sha2::Digest;
+    let mut header = Header::new(key.alg);
+    header.typ = Some("dpop+jwt".into());
+    header.jwk = Some(jsonwebtoken::jwk::Jwk::from_encoding_key(&key.encoding, key.alg).unwrap());
+    let ath = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode(sha2::Sha256::digest(token.as_bytes()));
+    let claims = json!({"jti": jti, "htm": "POST", "htu": url, "iat": now(), "ath": ath});
+    key.sign_with(header, &claims)
+}
+
+/// The RFC 7638 thumbprint of `key`'s public half: what an authorization
+/// server writes in `cnf.jkt`.
+fn thumbprint(key: &TestKey) -> String {
+    jsonwebtoken::jwk::Jwk::from_encoding_key(&key.encoding, key.alg)
+        .unwrap()
+        .thumbprint(jsonwebtoken::jwk::ThumbprintHash::SHA256)
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_dpop_bound_token_needs_its_proof_and_is_refused_as_bearer() {
+    let key = TestKey::rsa("k1", Algorithm::RS256);
+    let authorization = AuthServer::start(&[&key]).await;
+    let (url, oauth) = resource_server(&authorization, |b| b).await;
+    let published = url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
+    let client_key = TestKey::p256("client");
+    let mut claims = authorization.claims(&url, "alice", "jobs:build");
+    claims["cnf"] = json!({ "jkt": thumbprint(&client_key) });
+    let token = key.sign(&claims);
+
+    // Made-up proofs are refused before the token is read: they cost no
+    // key fetch.
+    let authorization_header = format!("DPoP {token}");
+    for n in 0..20 {
+        let proof = dpop_proof(
+            &client_key,
+            "https://elsewhere.example/mcp",
+            &token,
+            &n.to_string(),
+        );
+        let headers = [
+            ("authorization", authorization_header.as_str()),
+            ("dpop", proof.as_str()),
+        ];
+        let (status, challenge, _) = call_tool_raw(&url, "whoami", None, &headers).await;
+        assert_eq!(status, 401);
+        assert!(
+            challenge
+                .unwrap()
+                .contains("the DPoP proof is for another URL")
+        );
+    }
+    assert_eq!(oauth.key_fetches(), 0);
+
+    // Stolen, and sent as a bearer token: refused.
+    let (status, challenge) = call_with(&url, &token).await;
+    assert_eq!(status, 401);
+    assert_eq!(
+        challenge.unwrap(),
+        challenges(&format!(
+            r#"error="invalid_token", error_description="the token is DPoP-bound: send it with the DPoP scheme and a proof", resource_metadata="{published}""#
+        ))
+    );
+
+    // With its proof: the caller; the same proof again: a replay.
+    let proof = dpop_proof(&client_key, &url, &token, "p-1");
+    let with_proof = [
+        ("authorization", authorization_header.as_str()),
+        ("dpop", proof.as_str()),
+    ];
+    let (status, _, body) = call_tool_raw(&url, "whoami", None, &with_proof).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["result"]["content"][0]["text"], "alice jobs:build");
+    let (status, challenge, _) = call_tool_raw(&url, "whoami", None, &with_proof).await;
+    assert_eq!(status, 401);
+    assert_eq!(
+        challenge.unwrap(),
+        format!(
+            r#"DPoP error="invalid_dpop_proof", error_description="the DPoP proof was used before", resource_metadata="{published}", algs="{DPOP_ALGS}""#
+        )
+    );
+
+    // A proof by another key than the token's: the token is at fault.
+    let thief = TestKey::ed25519("thief");
+    let proof = dpop_proof(&thief, &url, &token, "p-2");
+    let by_thief = [
+        ("authorization", authorization_header.as_str()),
+        ("dpop", proof.as_str()),
+    ];
+    let (status, challenge, _) = call_tool_raw(&url, "whoami", None, &by_thief).await;
+    assert_eq!(status, 401);
+    assert!(challenge.unwrap().contains(
+        r#"error="invalid_token", error_description="the token is bound to another key""#
+    ));
+
+    // The metadata says DPoP is taken, not required.
+    let document = reqwest::get(&published)
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let document: Value = serde_json::from_str(&document).unwrap();
+    assert_eq!(document["dpop_signing_alg_values_supported"][0], "ES256");
+    assert!(document.get("dpop_bound_access_tokens_required").is_none());
 }
 
 #[tokio::test]
@@ -478,9 +598,9 @@ async fn a_token_without_the_tools_scope_gets_the_step_up_challenge() {
     let published = url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
     assert_eq!(
         challenge.unwrap(),
-        format!(
-            r#"Bearer error="insufficient_scope", scope="jobs:deploy", resource_metadata="{published}""#
-        )
+        challenges(&format!(
+            r#"error="insufficient_scope", scope="jobs:deploy", resource_metadata="{published}""#
+        ))
     );
     // Stepped up: the same subject, a token with the scope.
     let deployer = key.sign(&authorization.claims(&url, "rita", "jobs:read jobs:deploy"));
@@ -541,10 +661,10 @@ async fn a_request_without_a_token_is_told_the_sign_in_scopes_when_they_are_conf
     assert_eq!(status, 401);
     assert_eq!(
         challenge.unwrap(),
-        format!(
-            r#"Bearer scope="jobs:read profile", resource_metadata="{}""#,
+        challenges(&format!(
+            r#"scope="jobs:read profile", resource_metadata="{}""#,
             published(&url)
-        )
+        ))
     );
     // A refused token is told why, not the scopes.
     let (status, challenge) = call_with(&url, "opaque-token").await;
@@ -555,7 +675,7 @@ async fn a_request_without_a_token_is_told_the_sign_in_scopes_when_they_are_conf
     let (_, challenge, _) = call_tool_raw(&url, "whoami", None, &[]).await;
     assert_eq!(
         challenge.unwrap(),
-        format!(r#"Bearer resource_metadata="{}""#, published(&url))
+        challenges(&format!(r#"resource_metadata="{}""#, published(&url)))
     );
 }
 

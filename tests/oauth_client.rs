@@ -121,6 +121,43 @@ async fn requests_that_meet_one_challenge_sign_in_once() {
     );
 }
 
+#[tokio::test]
+async fn a_client_with_dpop_uses_its_bound_token_which_is_useless_without_its_key() {
+    let key = TestKey::rsa("k1", Algorithm::RS256);
+    let authorization = SignInServer::start(&key, 600).await;
+    let url = resource_server(&authorization).await;
+    let client = client(&url, OAuthClient::new(Consenting::new()).dpop());
+    // Every request carries a fresh proof: none is a replay of another.
+    for _ in 0..3 {
+        let whoami = client.call_tool("whoami", json!({})).await.unwrap();
+        assert_eq!(whoami.text(), Some("alice jobs:deploy jobs:read"));
+    }
+    let asked = authorization.asked();
+    assert_eq!(
+        (asked.authorizations, asked.code_grants, asked.dpop_bound),
+        (1, 1, 1),
+        "{asked:?}"
+    );
+    // The token, stolen: as a bearer token, and under DPoP without a
+    // proof of the client's key, it is refused.
+    let stolen = authorization.last_access_token().unwrap();
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": "whoami", "arguments": {}, "_meta": common::meta(json!({}))}});
+    for (authorization, error) in [
+        (format!("Bearer {stolen}"), "invalid_token"),
+        (format!("DPoP {stolen}"), "invalid_dpop_proof"),
+    ] {
+        let headers = [("authorization", authorization.as_str())];
+        let refused = common::raw_http::post(&url, call.clone(), &headers).await;
+        assert_eq!(refused.status().as_u16(), 401);
+        let challenge = refused.headers()["www-authenticate"].to_str().unwrap();
+        assert!(
+            challenge.contains(&format!(r#"error="{error}""#)),
+            "{challenge}"
+        );
+    }
+}
+
 /// A store holding, for `url`, a registration at `authorization`, the
 /// access token `access_token`, and a refresh token it accepts; due for
 /// refresh when `due`.

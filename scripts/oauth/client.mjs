@@ -10,6 +10,7 @@
 // issuer; E2E_RESOURCE, the MCP endpoint's URL, which is also the audience;
 // E2E_CLIENT_ID and E2E_CLIENT_SECRET; MCP_TS_SDK, the folder of
 // @modelcontextprotocol/sdk 1.x.
+import crypto from 'node:crypto';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { pathToFileURL } from 'node:url';
@@ -76,24 +77,47 @@ await check('the authorization server publishes its metadata', async () => {
   return `token endpoint ${tokenEndpoint}`;
 });
 
-/** A client-credentials token for `scope`, naming `audience` as resource when given. */
-const requestToken = async (scope, audience) => {
+/**
+ * A client-credentials token for `scope`, naming `audience` as resource
+ * when given; bound to the key of `dpop`, a DPoP proof, when given.
+ */
+const requestToken = async (scope, audience, dpop) => {
   const form = new URLSearchParams({ grant_type: 'client_credentials', scope });
   if (audience) form.set('resource', audience);
   const basic = Buffer.from(
     `${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`,
   ).toString('base64');
+  const headers = { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' };
+  if (dpop) headers.dpop = dpop;
   const response = await fetch(tokenEndpoint, {
     method: 'POST',
-    headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
+    headers,
     body: form,
     signal: AbortSignal.timeout(TIMEOUT),
   });
   const body = await response.text();
   if (response.status !== 200) throw new Error(`token endpoint answered ${response.status}: ${body}`);
   const parsed = JSON.parse(body);
-  expectEqual('token_type', parsed.token_type, 'Bearer');
+  expectEqual('token_type', parsed.token_type, dpop ? 'DPoP' : 'Bearer');
   return parsed.access_token;
+};
+
+/** A P-256 key for DPoP (RFC 9449): its public JWK and its RFC 7638 thumbprint. */
+const dpopKey = () => {
+  const { publicKey, privateKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const { crv, kty, x, y } = publicKey.export({ format: 'jwk' });
+  const jwk = { crv, kty, x, y };
+  const thumbprint = crypto.createHash('sha256').update(JSON.stringify(jwk)).digest('base64url');
+  return { jwk, privateKey, thumbprint };
+};
+/** A DPoP proof by `key` of a `htm` request to `htu`, with `accessToken` when given. */
+const dpopProof = (key, htm, htu, accessToken) => {
+  const header = { typ: 'dpop+jwt', alg: 'ES256', jwk: key.jwk };
+  const claims = { jti: crypto.randomUUID(), htm, htu, iat: Math.floor(Date.now() / 1000) };
+  if (accessToken) claims.ath = crypto.createHash('sha256').update(accessToken).digest('base64url');
+  const input = `${base64url.encode(JSON.stringify(header))}.${base64url.encode(JSON.stringify(claims))}`;
+  const signature = crypto.sign('sha256', Buffer.from(input), { key: key.privateKey, dsaEncoding: 'ieee-p1363' });
+  return `${input}.${signature.toString('base64url')}`;
 };
 
 /** Asserts `token` is a JWT access token for the resource with exactly `scope`. */
@@ -159,7 +183,7 @@ await check('the TypeScript SDK calls whoami and build with the jobs:build token
 // Raw requests, as any client (or attacker) can send them: a stateless
 // 2026-07-28 tools/call.
 const VERSION = '2026-07-28';
-const call = async (tool, token, args = {}) => {
+const call = async (tool, token, args = {}, extra = {}) => {
   const headers = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
@@ -168,6 +192,7 @@ const call = async (tool, token, args = {}) => {
     'mcp-name': tool,
   };
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  Object.assign(headers, extra);
   const body = {
     jsonrpc: '2.0',
     id: 1,
@@ -206,8 +231,12 @@ const expectStatus = (answer, status) => {
     throw new Error(`expected ${status}, saw ${answer.status} (WWW-Authenticate: ${answer.challenge}; body: ${answer.text.slice(0, 300)})`);
   }
 };
+// The resource takes bearer and DPoP-bound tokens: each challenge comes
+// under both schemes, the DPoP one naming the algorithms it accepts.
+const dpopAlgs = 'ES256 ES384 EdDSA PS256 PS384 PS512 RS256 RS384 RS512';
+const challenges = (parameters) => `Bearer ${parameters}, DPoP ${parameters}, algs="${dpopAlgs}"`;
 const refused = (description) =>
-  `Bearer error="invalid_token", error_description="${description}", resource_metadata="${metadataUrl}"`;
+  challenges(`error="invalid_token", error_description="${description}", resource_metadata="${metadataUrl}"`);
 
 await check('a raw tools/call of whoami with the jobs:build token is answered', async () => {
   const answer = await call('whoami', builder);
@@ -222,7 +251,7 @@ await check('no token: 401 naming the sign-in scope and the Protected Resource M
   expectEqual(
     'WWW-Authenticate',
     answer.challenge,
-    `Bearer scope="jobs:read", resource_metadata="${metadataUrl}"`,
+    challenges(`scope="jobs:read", resource_metadata="${metadataUrl}"`),
   );
   return `401, ${answer.challenge}`;
 });
@@ -282,7 +311,7 @@ await check('the jobs:read token calls build: 403 insufficient_scope naming jobs
   expectEqual(
     'WWW-Authenticate',
     answer.challenge,
-    `Bearer error="insufficient_scope", scope="jobs:build", resource_metadata="${metadataUrl}"`,
+    challenges(`error="insufficient_scope", scope="jobs:build", resource_metadata="${metadataUrl}"`),
   );
   return `403, ${answer.challenge}`;
 });
@@ -296,6 +325,56 @@ await check('the Protected Resource Metadata names the resource, the issuer and 
   // The scopes the server's tools declare: `build`'s.
   expectEqual('scopes_supported', document.scopes_supported, ['jobs:build']);
   return JSON.stringify(document);
+});
+
+// DPoP (RFC 9449): oidc-provider binds a token to the key of the proof
+// its token request carries, and presa takes it with a proof by that key
+// only.
+const clientKey = dpopKey();
+let bound;
+await check('a token requested with a DPoP proof is bound to the proof\'s key', async () => {
+  bound = await requestToken('jobs:build', resource, dpopProof(clientKey, 'POST', tokenEndpoint));
+  const { claims } = decodeJwt(bound);
+  expectEqual('cnf', claims.cnf, { jkt: clientKey.thumbprint });
+  return `cnf ${JSON.stringify(claims.cnf)}`;
+});
+
+let proof;
+await check('the bound token with a proof by its key calls whoami: 200', async () => {
+  proof = dpopProof(clientKey, 'POST', resource, bound);
+  const answer = await call('whoami', undefined, {}, { authorization: `DPoP ${bound}`, dpop: proof });
+  expectStatus(answer, 200);
+  expectEqual('whoami', toolText(answer), `${clientId} jobs:build`);
+  return `200, "${toolText(answer)}"`;
+});
+
+await check('the same proof again: 401 invalid_dpop_proof', async () => {
+  const answer = await call('whoami', undefined, {}, { authorization: `DPoP ${bound}`, dpop: proof });
+  expectStatus(answer, 401);
+  expectEqual(
+    'WWW-Authenticate',
+    answer.challenge,
+    `DPoP error="invalid_dpop_proof", error_description="the DPoP proof was used before", resource_metadata="${metadataUrl}", algs="${dpopAlgs}"`,
+  );
+  return `401, ${answer.challenge}`;
+});
+
+await check('the bound token, stolen, as a bearer token: 401 invalid_token', async () => {
+  const answer = await call('whoami', bound);
+  expectStatus(answer, 401);
+  expectEqual('WWW-Authenticate', answer.challenge, refused('the token is DPoP-bound: send it with the DPoP scheme and a proof'));
+  return `401, ${answer.challenge}`;
+});
+
+await check("the bound token, stolen, with a proof by the thief's key: 401 invalid_token", async () => {
+  const thief = dpopKey();
+  const answer = await call('whoami', undefined, {}, {
+    authorization: `DPoP ${bound}`,
+    dpop: dpopProof(thief, 'POST', resource, bound),
+  });
+  expectStatus(answer, 401);
+  expectEqual('WWW-Authenticate', answer.challenge, refused('the token is bound to another key'));
+  return `401, ${answer.challenge}`;
 });
 
 console.log(failures === 0 ? 'all checks passed' : `${failures} check(s) failed`);

@@ -191,6 +191,9 @@ pub struct Asked {
     pub registrations: usize,
     /// The `scope` of each authorization request.
     pub scopes: Vec<String>,
+    /// Access tokens bound to a DPoP key, for token requests that carried
+    /// a proof.
+    pub dpop_bound: usize,
 }
 
 #[derive(Default)]
@@ -203,13 +206,38 @@ struct SignInState {
     issued: u64,
     /// The scopes the user consents to the first time, whatever is asked.
     first_consent: Option<String>,
+    /// Every access token issued, in order.
+    access_tokens: Vec<String>,
+}
+
+/// The SHA-256 thumbprint of the key of `proof`, a DPoP proof of a POST
+/// to `endpoint` (RFC 9449 section 4.3, as much as an authorization
+/// server for tests needs); `None` for a proof that does not hold.
+fn dpop_thumbprint(proof: &str, endpoint: &str) -> Option<String> {
+    use jsonwebtoken::jwk::ThumbprintHash;
+    let header = jsonwebtoken::decode_header(proof).ok()?;
+    if header.typ.as_deref() != Some("dpop+jwt") {
+        return None;
+    }
+    let jwk = header.jwk?;
+    let key = jsonwebtoken::DecodingKey::from_jwk(&jwk).ok()?;
+    let mut validation = jsonwebtoken::Validation::new(header.alg);
+    validation.required_spec_claims.clear();
+    validation.validate_exp = false;
+    let claims = jsonwebtoken::decode::<Value>(proof, &key, &validation)
+        .ok()?
+        .claims;
+    (claims["htm"] == "POST" && claims["htu"] == endpoint && claims["jti"].is_string())
+        .then(|| jwk.thumbprint(ThumbprintHash::SHA256).ok())?
 }
 
 /// An authorization server that signs clients in: the metadata naming
 /// every endpoint, dynamic registration, an authorization endpoint that
 /// redirects at once (as if the user consented), and a token endpoint
 /// that checks PKCE and issues JWT access tokens for subject `alice`
-/// signed by its key, living `lifetime` seconds, with refresh tokens.
+/// signed by its key, living `lifetime` seconds, with refresh tokens; a
+/// token request with a DPoP proof gets a token bound to the proof's key
+/// (`cnf.jkt`, `token_type` `DPoP`).
 pub struct SignInServer {
     pub issuer: String,
     state: Arc<Mutex<SignInState>>,
@@ -237,6 +265,7 @@ impl SignInServer {
             "code_challenge_methods_supported": ["S256"],
             "authorization_response_iss_parameter_supported": true,
             "token_endpoint_auth_methods_supported": ["none"],
+            "dpop_signing_alg_values_supported": ["ES256"],
         });
         let jwks = JwkSet {
             keys: vec![key.jwk()],
@@ -266,8 +295,18 @@ impl SignInServer {
             let state = Arc::clone(&state);
             let key = key.clone();
             let issuer = issuer.clone();
-            move |Form(form): Form<HashMap<String, String>>| {
+            let endpoint = format!("{issuer}/token");
+            move |headers: axum::http::HeaderMap, Form(form): Form<HashMap<String, String>>| {
                 let mut state = state.lock().unwrap();
+                let proof = headers
+                    .get("dpop")
+                    .map(|proof| proof.to_str().unwrap_or(""));
+                let jkt = proof.map(|proof| dpop_thumbprint(proof, &endpoint));
+                if jkt == Some(None) {
+                    let refused = json!({"error": "invalid_dpop_proof"});
+                    return std::future::ready((StatusCode::BAD_REQUEST, axum::Json(refused)));
+                }
+                let jkt = jkt.flatten();
                 let scope = match form.get("grant_type").map(String::as_str) {
                     Some("authorization_code") => {
                         state.asked.code_grants += 1;
@@ -300,14 +339,24 @@ impl SignInServer {
                 };
                 state.issued += 1;
                 let resource = form.get("resource").cloned().unwrap_or_default();
-                let claims = json!({
+                let mut claims = json!({
                     "iss": issuer, "sub": "alice", "aud": resource, "scope": scope,
                     "iat": now(), "exp": now() + lifetime, "jti": format!("t-{}", state.issued),
                 });
+                let token_type = match jkt {
+                    Some(jkt) => {
+                        state.asked.dpop_bound += 1;
+                        claims["cnf"] = json!({ "jkt": jkt });
+                        "DPoP"
+                    }
+                    None => "Bearer",
+                };
                 let refresh_token = format!("refresh-{}", state.issued);
                 state.refresh_tokens.insert(refresh_token.clone(), scope);
+                let access_token = key.sign(&claims);
+                state.access_tokens.push(access_token.clone());
                 let issued = json!({
-                    "access_token": key.sign(&claims), "token_type": "Bearer",
+                    "access_token": access_token, "token_type": token_type,
                     "expires_in": lifetime, "refresh_token": refresh_token,
                 });
                 std::future::ready((StatusCode::OK, axum::Json(issued)))
@@ -352,5 +401,10 @@ impl SignInServer {
     /// What it has been asked so far.
     pub fn asked(&self) -> Asked {
         self.state.lock().unwrap().asked.clone()
+    }
+
+    /// The access token it issued last, if any.
+    pub fn last_access_token(&self) -> Option<String> {
+        self.state.lock().unwrap().access_tokens.last().cloned()
     }
 }

@@ -52,7 +52,11 @@ pub(crate) enum FetchError {
     /// was sent.
     #[cfg(feature = "oauth-client")]
     #[error("{url} is refused: {refusal}")]
-    Refused { url: String, refusal: Refusal },
+    Refused {
+        url: String,
+        /// Boxed: it is large, and rare.
+        refusal: Box<Refusal>,
+    },
     /// The server could not be reached, or did not answer in time.
     #[error("{url} could not be reached: {reason}")]
     Unreachable { url: String, reason: String },
@@ -152,7 +156,7 @@ impl HttpFetch {
                 .check_url(url)
                 .map_err(|refusal| FetchError::Refused {
                     url: url.to_owned(),
-                    refusal,
+                    refusal: Box::new(refusal),
                 })?;
         }
         #[cfg(not(feature = "oauth-client"))]
@@ -230,7 +234,7 @@ fn unreachable(url: &str, error: &reqwest::Error) -> FetchError {
             if let Some(refusal) = error.downcast_ref::<Refusal>() {
                 return FetchError::Refused {
                     url: url.to_owned(),
-                    refusal: refusal.clone(),
+                    refusal: Box::new(refusal.clone()),
                 };
             }
             cause = error.source();

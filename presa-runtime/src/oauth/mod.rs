@@ -23,11 +23,15 @@
 //!    addresses, loopback for a server on loopback, private networks when
 //!    the user allows them. URLs an operator configured are not held to
 //!    this.
+//! 5. what a DPoP proof binds (`dpop`): the access token's hash, the URL,
+//!    and the key's thumbprint, computed the same way on both sides.
 
 #[cfg(feature = "oauth-client")]
 pub(crate) mod addresses;
 #[cfg(feature = "oauth-client")]
 pub(crate) mod destinations;
+#[cfg(any(feature = "oauth", feature = "oauth-client"))]
+pub(crate) mod dpop;
 #[cfg(any(feature = "oauth", feature = "oauth-client"))]
 pub(crate) mod fetch;
 pub(crate) mod resource_metadata;

@@ -21,6 +21,14 @@ pub struct ProtectedResourceMetadata {
     /// How tokens may be presented; MCP allows the header only.
     #[serde(default)]
     pub bearer_methods_supported: Vec<String>,
+    /// The algorithms the resource accepts DPoP proofs signed with (RFC
+    /// 9728, RFC 9449); `None` when it takes no DPoP-bound tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
+    /// Whether the resource takes DPoP-bound tokens only, and refuses
+    /// bearer tokens (RFC 9728); left out when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dpop_bound_access_tokens_required: bool,
 }
 
 // A client-only build reads these documents and never makes one.
@@ -34,6 +42,8 @@ impl ProtectedResourceMetadata {
             authorization_servers: vec![authorization_server.into()],
             scopes_supported: None,
             bearer_methods_supported: vec!["header".into()],
+            dpop_signing_alg_values_supported: None,
+            dpop_bound_access_tokens_required: false,
         }
     }
 

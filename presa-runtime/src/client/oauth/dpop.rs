@@ -15,16 +15,14 @@
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::jwk::Jwk;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use p256::pkcs8::EncodePrivateKey;
 use serde_json::json;
-use sha2::{Digest, Sha256};
 
 use super::error::{OAuthError, Step};
 use super::pkce::random_text;
+use crate::oauth::dpop::{access_token_hash, target_uri};
 use crate::util::lock;
 
 /// The header a server sends its nonce in.
@@ -83,15 +81,13 @@ impl Dpop {
         url: &str,
         access_token: Option<&str>,
     ) -> Result<String, OAuthError> {
-        let htu = url.split(['?', '#']).next().unwrap_or(url);
+        let htu = target_uri(url);
         let iat = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
         let mut claims = json!({"jti": random_text(16), "htm": method, "htu": htu, "iat": iat});
         if let Some(token) = access_token {
-            claims["ath"] = URL_SAFE_NO_PAD
-                .encode(Sha256::digest(token.as_bytes()))
-                .into();
+            claims["ath"] = access_token_hash(token).into();
         }
         if let Some(nonce) = self.nonce(party) {
             claims["nonce"] = nonce.into();
@@ -153,10 +149,7 @@ mod tests {
             .claims;
         assert_eq!(claims["htm"], "POST");
         assert_eq!(claims["htu"], "https://mcp.example.com/mcp");
-        assert_eq!(
-            claims["ath"],
-            URL_SAFE_NO_PAD.encode(Sha256::digest(b"tok"))
-        );
+        assert_eq!(claims["ath"], access_token_hash("tok"));
         assert!(claims.get("nonce").is_none());
         let again = dpop
             .proof(Party::Resource, "POST", "https://mcp.example.com/mcp", None)

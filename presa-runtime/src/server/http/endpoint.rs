@@ -502,9 +502,9 @@ fn guard(hosts: &AllowedHosts, parts: &axum::http::request::Parts) -> Option<Res
 /// rules are in `auth`).
 pub(super) fn refuse(refusal: &Refusal, metadata: Option<&ProtectedResourceMetadata>) -> Response {
     let (status, message) = match refusal {
-        Refusal::Unauthorized { .. } | Refusal::InvalidToken { .. } => {
-            (StatusCode::UNAUTHORIZED, "Unauthorized")
-        }
+        Refusal::Unauthorized { .. }
+        | Refusal::InvalidToken { .. }
+        | Refusal::InvalidDpopProof { .. } => (StatusCode::UNAUTHORIZED, "Unauthorized"),
         Refusal::InsufficientScope { .. } => (StatusCode::FORBIDDEN, "Insufficient scope"),
         Refusal::Unavailable { .. } => (
             StatusCode::SERVICE_UNAVAILABLE,

@@ -39,7 +39,10 @@ pub use admission::{
 };
 pub use auth::{Anonymous, Authenticator, BearerTokens, ProtectedResourceMetadata, Refusal};
 #[cfg(feature = "oauth")]
-pub use auth::{Introspection, KeySettings, OAuth, OAuthBuilder, OAuthError};
+pub use auth::{
+    DpopProofId, DpopReplayCache, DpopSettings, Introspection, KeySettings, OAuth, OAuthBuilder,
+    OAuthError,
+};
 pub use body::{BODY_RATE_GRACE, BODY_TIMEOUT, MIN_BODY_RATE};
 pub use endpoint::StreamableHttp;
 pub use guard::AllowedHosts;

@@ -6,7 +6,8 @@
 //! presents its credentials, and an [`Authenticator`] maps them to the
 //! [`Caller`] whose principal owns tasks and `requestState` and whose
 //! scopes the handlers require. A refusal is answered by these rules
-//! (RFC 6750 section 3, and the MCP authorization spec):
+//! (RFC 6750 section 3, RFC 9449 section 7.1, and the MCP authorization
+//! spec):
 //!
 //! 1. no credentials: `401` with a `WWW-Authenticate: Bearer` challenge
 //!    whose `resource_metadata` names the server's Protected Resource
@@ -21,7 +22,14 @@
 //!    (the step-up challenge);
 //! 4. the server cannot check the token now (its authorization server is
 //!    unreachable for keys it does not hold): `503` with `Retry-After`, a
-//!    failure of the server's, not the caller's.
+//!    failure of the server's, not the caller's;
+//! 5. a resource that takes DPoP-bound tokens (its metadata names
+//!    `dpop_signing_alg_values_supported`) adds a `DPoP` challenge with
+//!    the same parameters and `algs`, the algorithms it accepts; one that
+//!    takes nothing else (`dpop_bound_access_tokens_required`) sends the
+//!    `DPoP` challenge alone;
+//! 6. a DPoP proof that does not hold (RFC 9449 section 4.3): `401` with a
+//!    `DPoP` challenge alone, `error="invalid_dpop_proof"`.
 //!
 //! [`BearerTokens`] covers fixed tokens issued out of band;
 //! `OAuth` (feature `oauth`) validates the access tokens of
@@ -40,7 +48,10 @@ use axum::http::request::Parts;
 pub use crate::oauth::resource_metadata::ProtectedResourceMetadata;
 pub use bearer::BearerTokens;
 #[cfg(feature = "oauth")]
-pub use oauth::{Introspection, KeySettings, OAuth, OAuthBuilder, OAuthError};
+pub use oauth::{
+    DpopProofId, DpopReplayCache, DpopSettings, Introspection, KeySettings, OAuth, OAuthBuilder,
+    OAuthError,
+};
 
 use crate::server::caller::{Caller, Scopes};
 
@@ -70,6 +81,12 @@ pub enum Refusal {
         /// What the client is told: the kind of failure, never its detail.
         description: &'static str,
     },
+    /// A DPoP proof that does not hold: `401` with a `DPoP` challenge and
+    /// `error="invalid_dpop_proof"`.
+    InvalidDpopProof {
+        /// What the client is told: the kind of failure, never its detail.
+        description: &'static str,
+    },
     /// Valid credentials without the scope this needs: `403`.
     InsufficientScope {
         /// The scopes the request needs, space-separated.
@@ -94,10 +111,22 @@ impl Authenticator for Anonymous {
     }
 }
 
-/// The token of a request's `Authorization: Bearer …` header (the scheme
-/// is compared without case); `Ok(None)` without the header, and a refusal
-/// for a header that is not a bearer token.
-pub(crate) fn bearer_token(request: &Parts) -> Result<Option<&str>, Refusal> {
+/// How a request presents its access token: the scheme of its
+/// `Authorization` header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scheme {
+    /// `Bearer` (RFC 6750): whoever holds the token may use it.
+    Bearer,
+    /// `DPoP` (RFC 9449): the token is bound to a key, and the request's
+    /// `DPoP` header proves that it holds the key.
+    #[cfg_attr(not(feature = "oauth"), allow(dead_code))]
+    Dpop,
+}
+
+/// The scheme and token of a request's `Authorization: Bearer …` or
+/// `Authorization: DPoP …` header (the scheme is compared without case);
+/// `Ok(None)` without the header, and a refusal for any other header.
+pub(crate) fn presented_token(request: &Parts) -> Result<Option<(Scheme, &str)>, Refusal> {
     let Some(value) = request.headers.get(AUTHORIZATION) else {
         return Ok(None);
     };
@@ -107,24 +136,49 @@ pub(crate) fn bearer_token(request: &Parts) -> Result<Option<&str>, Refusal> {
     let value = value.to_str().map_err(|_| malformed.clone())?;
     let (scheme, token) = value.split_once(' ').ok_or(malformed.clone())?;
     let token = token.trim();
-    if scheme.eq_ignore_ascii_case("bearer") && !token.is_empty() {
-        Ok(Some(token))
+    if token.is_empty() {
+        return Err(malformed);
+    }
+    if scheme.eq_ignore_ascii_case("bearer") {
+        Ok(Some((Scheme::Bearer, token)))
+    } else if scheme.eq_ignore_ascii_case("dpop") {
+        Ok(Some((Scheme::Dpop, token)))
     } else {
         Err(malformed)
     }
 }
 
-/// The `WWW-Authenticate` value of a refusal; `None` for one that is not
-/// about credentials.
+/// The token of a request's `Authorization: Bearer …` header; `Ok(None)`
+/// without the header, and a refusal for a header that is not a bearer
+/// token, `DPoP` included.
+pub(crate) fn bearer_token(request: &Parts) -> Result<Option<&str>, Refusal> {
+    match presented_token(request)? {
+        None => Ok(None),
+        Some((Scheme::Bearer, token)) => Ok(Some(token)),
+        Some((Scheme::Dpop, _)) => Err(Refusal::InvalidToken {
+            description: "the Authorization header is not a bearer token",
+        }),
+    }
+}
+
+/// The `WWW-Authenticate` value of a refusal (rules 1 to 6); `None` for
+/// one that is not about credentials.
 pub(crate) fn challenge(
     refusal: &Refusal,
     metadata: Option<&ProtectedResourceMetadata>,
 ) -> Option<String> {
     let mut parts = Vec::new();
+    let mut proof_at_fault = false;
     let scope = match refusal {
         Refusal::Unauthorized { scope } => scope.as_deref(),
         Refusal::InvalidToken { description } => {
             parts.push(r#"error="invalid_token""#.to_owned());
+            parts.push(format!("error_description=\"{description}\""));
+            None
+        }
+        Refusal::InvalidDpopProof { description } => {
+            proof_at_fault = true;
+            parts.push(r#"error="invalid_dpop_proof""#.to_owned());
             parts.push(format!("error_description=\"{description}\""));
             None
         }
@@ -140,11 +194,31 @@ pub(crate) fn challenge(
     if let Some(metadata) = metadata {
         parts.push(format!("resource_metadata=\"{}\"", metadata.url()));
     }
-    Some(if parts.is_empty() {
-        "Bearer".into()
+    let dpop_algs = metadata
+        .and_then(|m| m.dpop_signing_alg_values_supported.as_ref())
+        .filter(|algs| !algs.is_empty());
+    let dpop_only =
+        dpop_algs.is_some() && metadata.is_some_and(|m| m.dpop_bound_access_tokens_required);
+    let mut challenges = Vec::new();
+    if !proof_at_fault && !dpop_only {
+        challenges.push(with_parameters("Bearer", &parts));
+    }
+    if dpop_algs.is_some() || proof_at_fault {
+        if let Some(algs) = dpop_algs {
+            parts.push(format!("algs=\"{}\"", algs.join(" ")));
+        }
+        challenges.push(with_parameters("DPoP", &parts));
+    }
+    Some(challenges.join(", "))
+}
+
+/// One challenge: `scheme`, then its parameters.
+fn with_parameters(scheme: &str, parameters: &[String]) -> String {
+    if parameters.is_empty() {
+        scheme.to_owned()
     } else {
-        format!("Bearer {}", parts.join(", "))
-    })
+        format!("{scheme} {}", parameters.join(", "))
+    }
 }
 
 #[cfg(test)]
@@ -186,5 +260,73 @@ mod tests {
             retry_after: Duration::from_secs(5),
         };
         assert_eq!(challenge(&unavailable, Some(&metadata)), None);
+    }
+
+    #[test]
+    fn a_resource_that_takes_dpop_adds_its_challenge_and_the_algorithms() {
+        let mut metadata =
+            ProtectedResourceMetadata::new("https://mcp.example.com/mcp", "https://as.example");
+        metadata.dpop_signing_alg_values_supported = Some(vec!["ES256".into(), "PS256".into()]);
+        let published = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";
+        assert_eq!(
+            challenge(&Refusal::Unauthorized { scope: None }, Some(&metadata)).unwrap(),
+            format!(
+                r#"Bearer resource_metadata="{published}", DPoP resource_metadata="{published}", algs="ES256 PS256""#
+            )
+        );
+        let invalid = Refusal::InvalidToken {
+            description: "the token is DPoP-bound",
+        };
+        assert_eq!(
+            challenge(&invalid, Some(&metadata)).unwrap(),
+            format!(
+                r#"Bearer error="invalid_token", error_description="the token is DPoP-bound", resource_metadata="{published}", DPoP error="invalid_token", error_description="the token is DPoP-bound", resource_metadata="{published}", algs="ES256 PS256""#
+            )
+        );
+        // The proof at fault: the DPoP challenge alone.
+        let proof = Refusal::InvalidDpopProof {
+            description: "the DPoP proof is too old",
+        };
+        assert_eq!(
+            challenge(&proof, Some(&metadata)).unwrap(),
+            format!(
+                r#"DPoP error="invalid_dpop_proof", error_description="the DPoP proof is too old", resource_metadata="{published}", algs="ES256 PS256""#
+            )
+        );
+        assert_eq!(
+            challenge(&proof, None).unwrap(),
+            r#"DPoP error="invalid_dpop_proof", error_description="the DPoP proof is too old""#
+        );
+        // DPoP required: no Bearer challenge at all.
+        metadata.dpop_bound_access_tokens_required = true;
+        let step_up = Refusal::InsufficientScope { scope: "a".into() };
+        assert_eq!(
+            challenge(&step_up, Some(&metadata)).unwrap(),
+            format!(
+                r#"DPoP error="insufficient_scope", scope="a", resource_metadata="{published}", algs="ES256 PS256""#
+            )
+        );
+    }
+
+    #[test]
+    fn the_scheme_of_a_token_is_read_without_case() {
+        let parts = |value: &str| {
+            axum::http::Request::builder()
+                .header(AUTHORIZATION, value)
+                .body(())
+                .unwrap()
+                .into_parts()
+                .0
+        };
+        let presented = |value: &str| presented_token(&parts(value)).map(|p| p.map(|(s, _)| s));
+        assert_eq!(presented("Bearer t"), Ok(Some(Scheme::Bearer)));
+        assert_eq!(presented("dpop t"), Ok(Some(Scheme::Dpop)));
+        assert_eq!(presented("DPoP t"), Ok(Some(Scheme::Dpop)));
+        for refused in ["Basic t", "DPoP ", "DPoP", "Bearer"] {
+            assert!(presented(refused).is_err(), "{refused}");
+        }
+        // Fixed bearer tokens take no DPoP.
+        assert!(bearer_token(&parts("DPoP t")).is_err());
+        assert_eq!(bearer_token(&parts("bearer t")), Ok(Some("t")));
     }
 }

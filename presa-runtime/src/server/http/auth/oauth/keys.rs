@@ -385,7 +385,7 @@ pub(crate) fn matching<'k>(
 
 /// `jwk` as a verification key, if it is a public signature key presa
 /// verifies with (rule 6).
-fn verification_key(jwk: &Jwk) -> Option<Key> {
+pub(crate) fn verification_key(jwk: &Jwk) -> Option<Key> {
     if jwk.common.public_key_use == Some(PublicKeyUse::Encryption) {
         return None;
     }

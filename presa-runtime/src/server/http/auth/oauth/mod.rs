@@ -4,8 +4,8 @@
 //! The user names the issuer and the resource (the MCP endpoint's
 //! canonical URL); the rest is found and checked. A request's path:
 //!
-//! 1. no `Authorization: Bearer` header: `401` naming the Protected
-//!    Resource Metadata;
+//! 1. no `Authorization: Bearer` or `Authorization: DPoP` header: `401`
+//!    naming the Protected Resource Metadata;
 //! 2. a token shaped as a JWT is checked as one (`jwt`), with the issuer's
 //!    keys (`keys`), found through its metadata (`crate::oauth`) or at a
 //!    `jwks_uri` given directly;
@@ -14,7 +14,10 @@
 //!    otherwise; failed introspections are limited per network the
 //!    requests come from (`failures`);
 //! 4. the caller is the token's subject, vouched for by the issuer, with
-//!    the token's scopes and claims.
+//!    the token's scopes and claims;
+//! 5. a token bound to a key (`cnf`) is taken only under the `DPoP`
+//!    scheme, with a proof signed by that key (`dpop`); the proof is
+//!    checked before the token, so that a made-up proof costs nothing.
 //!
 //! A token refused gets `401` with `error="invalid_token"`; keys or an
 //! introspection endpoint that cannot be reached give `503` with
@@ -33,10 +36,12 @@
 //! ```
 
 mod bucket;
+mod dpop;
 mod failures;
 mod introspection;
 mod jwt;
 mod keys;
+mod replay;
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -48,14 +53,17 @@ use jsonwebtoken::DecodingKey;
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 
+pub use dpop::DpopSettings;
 pub use introspection::Introspection;
 pub use keys::KeySettings;
+pub use replay::{DpopProofId, DpopReplayCache};
 
+use self::dpop::{Binding, ProofChecker, binding};
 use self::failures::Peer;
 use self::introspection::{Introspector, Refused};
 use self::jwt::{Invalid, TokenRules, Verified};
 use self::keys::{KeyCache, KeyError, Locate};
-use super::{Authenticator, ProtectedResourceMetadata, Refusal, bearer_token};
+use super::{Authenticator, ProtectedResourceMetadata, Refusal, Scheme, presented_token};
 use crate::oauth::fetch::{Fetch, FetchError, HttpFetch, allowed_url};
 use crate::oauth::server_metadata::{ServerMetadata, discover};
 use crate::server::caller::Caller;
@@ -76,6 +84,7 @@ struct Inner {
     keys: Arc<KeyCache>,
     introspector: Option<Introspector>,
     metadata: Arc<Metadata>,
+    dpop: ProofChecker,
 }
 
 /// How an [`OAuth`] validator is configured; from [`OAuth::issuer`].
@@ -95,6 +104,7 @@ pub struct OAuthBuilder {
     scope_claims: Vec<String>,
     client_ids: HashSet<String>,
     fetch: Option<Arc<dyn Fetch>>,
+    dpop: DpopSettings,
 }
 
 /// A configuration [`OAuthBuilder::build`] refuses.
@@ -142,16 +152,19 @@ impl OAuth {
             scope_claims: Vec::new(),
             client_ids: HashSet::new(),
             fetch: None,
+            dpop: DpopSettings::default(),
         }
     }
 
     /// The Protected Resource Metadata of the resource: its URL, this
-    /// issuer, and the scopes configured.
+    /// issuer, the scopes configured, and the DPoP algorithms it accepts.
     pub fn protected_resource(&self) -> ProtectedResourceMetadata {
-        let metadata = ProtectedResourceMetadata::new(
+        let mut metadata = ProtectedResourceMetadata::new(
             self.inner.resource.clone(),
             self.inner.rules.issuer.clone(),
         );
+        metadata.dpop_signing_alg_values_supported = Some(ProofChecker::algorithm_names());
+        metadata.dpop_bound_access_tokens_required = self.inner.dpop.required;
         if self.inner.scopes_supported.is_empty() {
             metadata
         } else {
@@ -166,16 +179,86 @@ impl OAuth {
     }
 
     /// The caller `token` speaks for, or why it is refused: what
-    /// [`Authenticator::authenticate`] does once it has the token. The
-    /// token's failed introspections count against every caller whose
-    /// address is not known, as one (`authenticate` counts them against
-    /// the request's network).
+    /// [`Authenticator::authenticate`] does with a bearer token. A token
+    /// bound to a key (`cnf`) is refused here: it needs its proof, which
+    /// only the request carries. The token's failed introspections count
+    /// against every caller whose address is not known, as one
+    /// (`authenticate` counts them against the request's network).
     pub async fn validate(&self, token: &str) -> Result<Caller, Refusal> {
-        self.validate_from(token, Peer::Unknown).await
+        self.validate_bearer(token, Peer::Unknown).await
     }
 
     /// [`OAuth::validate`], for a token sent from `peer`.
-    async fn validate_from(&self, token: &str, peer: Peer) -> Result<Caller, Refusal> {
+    async fn validate_bearer(&self, token: &str, peer: Peer) -> Result<Caller, Refusal> {
+        let verified = self.verify(token, peer).await?;
+        match binding(&verified.claims).map_err(invalid)? {
+            Binding::Key(_) => Err(invalid(Invalid::new(
+                "the token is DPoP-bound: send it with the DPoP scheme and a proof",
+                "cnf.jkt, sent as a bearer token",
+            ))),
+            Binding::Unbound if self.inner.dpop.required => Err(invalid(Invalid::new(
+                "this resource takes DPoP-bound tokens only",
+                "no cnf.jkt, and DPoP is required",
+            ))),
+            Binding::Unbound => Ok(self.caller(verified)),
+        }
+    }
+
+    /// The caller of a request that sends `token` under the `DPoP` scheme,
+    /// or why it is refused (the rules are in `dpop`).
+    async fn validate_bound(
+        &self,
+        request: &Parts,
+        token: &str,
+        peer: Peer,
+    ) -> Result<Caller, Refusal> {
+        let proof = self
+            .inner
+            .dpop
+            .check(request, token, dpop::unix_now())
+            .map_err(invalid_proof)?;
+        let verified = self.verify(token, peer).await?;
+        match binding(&verified.claims).map_err(invalid)? {
+            Binding::Key(jkt) if jkt == proof.thumbprint => {}
+            Binding::Key(_) => {
+                return Err(invalid(Invalid::new(
+                    "the token is bound to another key",
+                    "cnf.jkt is not the thumbprint of the proof's key",
+                )));
+            }
+            Binding::Unbound => {
+                return Err(invalid(Invalid::new(
+                    "the token is not DPoP-bound",
+                    "no cnf.jkt, sent under the DPoP scheme",
+                )));
+            }
+        }
+        match self.inner.dpop.first_use(&proof).await {
+            Ok(true) => Ok(self.caller(verified)),
+            Ok(false) => Err(invalid_proof(Invalid::new(
+                "the DPoP proof was used before",
+                "its jti is in the replay cache",
+            ))),
+            Err(error) => {
+                tracing::warn!(%error, "refused a DPoP proof: the replay cache cannot be reached");
+                Err(Refusal::Unavailable {
+                    retry_after: Duration::from_secs(5),
+                })
+            }
+        }
+    }
+
+    /// The caller a token that passed every rule speaks for.
+    fn caller(&self, verified: Verified) -> Caller {
+        Caller::subject(verified.subject)
+            .issuer(self.inner.rules.issuer.as_str())
+            .scopes(verified.scopes)
+            .claims(verified.claims)
+    }
+
+    /// The token checked by its issuer's rules, whatever binds it; its
+    /// failed introspections count against `peer`.
+    async fn verify(&self, token: &str, peer: Peer) -> Result<Verified, Refusal> {
         let verified = if looks_like_jwt(token) {
             self.validate_jwt(token).await?
         } else if let Some(introspector) = &self.inner.introspector {
@@ -186,10 +269,7 @@ impl OAuth {
                 "not a JWT, and no introspection is configured",
             )));
         };
-        Ok(Caller::subject(verified.subject)
-            .issuer(self.inner.rules.issuer.as_str())
-            .scopes(verified.scopes)
-            .claims(verified.claims))
+        Ok(verified)
     }
 
     async fn validate_jwt(&self, token: &str) -> Result<Verified, Refusal> {
@@ -269,6 +349,19 @@ fn invalid(reason: Invalid) -> Refusal {
     }
 }
 
+/// A refusal of a DPoP proof for `reason`, whose cause goes to `tracing`
+/// only.
+fn invalid_proof(reason: Invalid) -> Refusal {
+    tracing::info!(
+        cause = reason.cause,
+        "refused a DPoP proof: {}",
+        reason.description
+    );
+    Refusal::InvalidDpopProof {
+        description: reason.description,
+    }
+}
+
 /// The authorization server could not be asked: the server's failure.
 fn unavailable(error: FetchError) -> Refusal {
     tracing::warn!(%error, "could not check an access token with the authorization server");
@@ -294,9 +387,11 @@ impl Authenticator for OAuth {
         let unauthorized = || Refusal::Unauthorized {
             scope: self.inner.sign_in_scope.clone(),
         };
-        let token = bearer_token(request)?.ok_or_else(unauthorized)?;
         let peer = Peer::from(crate::server::http::admission::peer_network(request));
-        self.validate_from(token, peer).await
+        match presented_token(request)?.ok_or_else(unauthorized)? {
+            (Scheme::Bearer, token) => self.validate_bearer(token, peer).await,
+            (Scheme::Dpop, token) => self.validate_bound(request, token, peer).await,
+        }
     }
 }
 
@@ -380,6 +475,14 @@ impl OAuthBuilder {
     /// How the key cache refreshes and paces its fetches.
     pub fn key_settings(mut self, settings: KeySettings) -> Self {
         self.keys = settings;
+        self
+    }
+
+    /// How DPoP-bound tokens are taken (RFC 9449): whether they are
+    /// required, how long a proof lives, how used proofs are remembered.
+    /// DPoP is accepted by default, beside bearer tokens.
+    pub fn dpop(mut self, settings: DpopSettings) -> Self {
+        self.dpop = settings;
         self
     }
 
@@ -488,6 +591,7 @@ impl OAuthBuilder {
                 self.scope_claims,
             )
         });
+        let dpop = ProofChecker::new(self.dpop, &resource);
         Ok(OAuth {
             inner: Arc::new(Inner {
                 rules,
@@ -498,6 +602,7 @@ impl OAuthBuilder {
                 keys: Arc::new(KeyCache::new(fetch, locate, self.keys)),
                 introspector,
                 metadata,
+                dpop,
             }),
         })
     }

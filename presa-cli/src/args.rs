@@ -69,6 +69,13 @@ pub struct Common {
     /// Answer the server's question KEY ahead: field FIELD is VALUE.
     #[arg(long = "answer", global = true, value_name = "KEY.FIELD=VALUE")]
     pub answers: Vec<String>,
+    /// Let an OAuth sign-in reach addresses on private networks (10.0.0.0/8,
+    /// 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10, fc00::/7). Use it for
+    /// a server on your intranet. Without it, presa refuses any URL that
+    /// the server names there, so a hostile server cannot point the
+    /// sign-in at machines on your network.
+    #[arg(long, global = true)]
+    pub allow_private_networks: bool,
 }
 
 /// The commands.

@@ -14,8 +14,14 @@ use crate::exit::Failure;
 use crate::shown::note;
 use crate::token_folder::TokenFolder;
 
-/// The HTTP options for `url`: the bearer `token`, and the OAuth sign-in.
-pub async fn http_options(url: &str, token: Option<String>) -> Result<HttpOptions, Failure> {
+/// The HTTP options for `url`: the bearer `token`, and the OAuth sign-in,
+/// which may reach private networks when `private_networks`
+/// (`--allow-private-networks`).
+pub async fn http_options(
+    url: &str,
+    token: Option<String>,
+    private_networks: bool,
+) -> Result<HttpOptions, Failure> {
     let mut options = HttpOptions::default();
     if let Some(token) = token {
         options = options.bearer_token(token);
@@ -24,15 +30,29 @@ pub async fn http_options(url: &str, token: Option<String>) -> Result<HttpOption
     match LoopbackAuthorizer::bind().await {
         Ok(authorizer) => {
             folder.make_private()?;
-            let oauth = OAuthClient::new(authorizer)
-                .client_name("presa")
-                .token_store(FileTokenStore::new(folder.file_for(url)));
-            Ok(options.oauth(oauth))
+            let store = FileTokenStore::new(folder.file_for(url));
+            Ok(options.oauth(sign_in(authorizer, store, private_networks)))
         }
         Err(e) => {
             note!("presa: no loopback port for an OAuth sign-in ({e}); going on without");
             Ok(options)
         }
+    }
+}
+
+/// The OAuth client of a sign-in whose redirect `authorizer` takes and
+/// whose tokens `store` keeps.
+fn sign_in(
+    authorizer: LoopbackAuthorizer,
+    store: FileTokenStore,
+    private_networks: bool,
+) -> OAuthClient {
+    let oauth = OAuthClient::new(authorizer)
+        .client_name("presa")
+        .token_store(store);
+    match private_networks {
+        true => oauth.allow_private_networks(),
+        false => oauth,
     }
 }
 
@@ -44,4 +64,22 @@ pub fn logout(url: &str) -> Result<(), Failure> {
         false => note!("no sign-in to {url} was kept"),
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn private_networks_are_reached_only_when_the_flag_says_so() {
+        for allowed in [false, true] {
+            let authorizer = LoopbackAuthorizer::bind().await.unwrap();
+            let store = FileTokenStore::new("unused.json");
+            let shown = format!("{:?}", sign_in(authorizer, store, allowed));
+            assert!(
+                shown.contains(&format!("private_networks: {allowed}")),
+                "{shown}"
+            );
+        }
+    }
 }

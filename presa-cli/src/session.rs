@@ -38,7 +38,7 @@ impl Session {
         let answerer = Answerer::new(presets, terminal, Arc::clone(&status));
         let token = bearer_token(common, target)?;
         let options = match target {
-            Target::Http(url) => http_options(url, token).await?,
+            Target::Http(url) => http_options(url, token, common.allow_private_networks).await?,
             Target::Stdio(_) => HttpOptions::default(),
         };
         let builder = Client::builder()

@@ -1,5 +1,33 @@
 //! [`OAuthClient`]: how a client signs in, configured in one place and
 //! given to [`HttpOptions::oauth`](crate::client::HttpOptions::oauth).
+//!
+//! Credentials belong to one authorization server. An MCP server names
+//! its authorization server itself, so a hostile one could name the
+//! attacker's, who would replay what it received at the real one. So:
+//!
+//! 1. a client that holds a credential is an [`UnboundOAuthClient`] until
+//!    [`registered_with`](UnboundOAuthClient::registered_with) names the
+//!    issuer its credentials were registered with. Only then is it an
+//!    [`OAuthClient`], the only type that
+//!    [`HttpOptions::oauth`](crate::client::HttpOptions::oauth) takes
+//!    ([`BoundOAuthClient`]). The credentials are a client secret, a
+//!    `private_key_jwt` key, a workload's assertion (`jwt_bearer`) and an
+//!    enterprise sign-in;
+//! 2. a public client id, or none at all, needs no binding: it proves
+//!    nothing an attacker could replay;
+//! 3. at discovery, a bound client signs in at its issuer or nowhere (see
+//!    `binding`).
+//!
+//! Why a type and not a check at the first sign-in: the binding is part
+//! of the credentials, as their value is, and a client built without it
+//! does not compile, with a message that says to call `registered_with`.
+//! A check would surface only when a server first answers `401`.
+//!
+//! Assertions whose audience is the issuer (`private_key_jwt`, and the
+//! ID-JAG an enterprise's identity provider issues) could not be replayed
+//! elsewhere even unbound. They are bound all the same: a client secret
+//! may sit beside them, and the identity provider is asked for an ID-JAG
+//! for the bound issuer only, never for one a resource chose.
 
 use std::fmt;
 use std::sync::Arc;
@@ -7,7 +35,6 @@ use std::sync::Arc;
 use secrecy::SecretString;
 
 use super::authorizer::Authorizer;
-use super::binding::UnboundOAuthClient;
 use super::client_key::ClientKey;
 use super::store::{MemoryTokenStore, TokenStore};
 
@@ -293,4 +320,96 @@ impl fmt::Debug for OAuthClient {
             .field("private_networks", &self.private_networks)
             .finish_non_exhaustive()
     }
+}
+
+/// An [`OAuthClient`] that holds credentials (a client secret, a
+/// `private_key_jwt` key, a workload's assertion, an enterprise
+/// sign-in) but does not yet say which authorization server they belong
+/// to. [`registered_with`](Self::registered_with) says so, and gives the
+/// `OAuthClient`:
+///
+/// ```
+/// use presa_runtime::client::oauth::OAuthClient;
+///
+/// let oauth = OAuthClient::client_credentials("reporting-job")
+///     .client_secret("s3cret")
+///     .registered_with("https://auth.example.com");
+/// # let _: OAuthClient = oauth;
+/// ```
+///
+/// The client then sends its credentials to that issuer only: a resource
+/// whose metadata names another authorization server is refused before
+/// anything is sent there. The other settings (`token_store`, `dpop`, …)
+/// are [`OAuthClient`]'s, after `registered_with`.
+#[derive(Clone)]
+#[must_use = "an unbound client signs nobody in: call `.registered_with(issuer)`"]
+pub struct UnboundOAuthClient(OAuthClient);
+
+impl UnboundOAuthClient {
+    fn new(client: OAuthClient) -> Self {
+        UnboundOAuthClient(client)
+    }
+
+    /// Uses the client id `client_id`, registered beforehand (for a
+    /// workload, whose assertion names it otherwise).
+    pub fn client_id(self, client_id: impl Into<String>) -> Self {
+        UnboundOAuthClient(self.0.client_id(client_id))
+    }
+
+    /// The secret of the pre-registered client id.
+    pub fn client_secret(mut self, secret: impl Into<String>) -> Self {
+        if let Some(registered) = &mut self.0.pre_registered {
+            registered.client_secret = Some(SecretString::from(secret.into()));
+        }
+        self
+    }
+
+    /// Authenticates the pre-registered client id by `private_key_jwt`:
+    /// an assertion signed with `key`, for the authorization server's
+    /// issuer, in place of a secret.
+    pub fn private_key_jwt(mut self, key: ClientKey) -> Self {
+        if let Some(registered) = &mut self.0.pre_registered {
+            registered.key = Some(key);
+        }
+        self
+    }
+
+    /// The authorization server (its issuer, exactly as its metadata
+    /// names it) the credentials were registered with: the only one they
+    /// are sent to.
+    pub fn registered_with(self, issuer: impl Into<String>) -> OAuthClient {
+        self.0.registered_with(issuer)
+    }
+}
+
+impl fmt::Debug for UnboundOAuthClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("UnboundOAuthClient").field(&self.0).finish()
+    }
+}
+
+/// What [`HttpOptions::oauth`](crate::client::HttpOptions::oauth) takes:
+/// an [`OAuthClient`], whose credentials, if it holds any, are bound to
+/// their authorization server. Only `OAuthClient` is one.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an OAuth client bound to its authorization server",
+    label = "call `.registered_with(issuer)` on it first",
+    note = "a client secret, a private key, a workload's assertion or an enterprise sign-in goes only to the authorization server that `registered_with` names"
+)]
+pub trait BoundOAuthClient: sealed::Sealed {
+    /// The client.
+    fn into_client(self) -> OAuthClient;
+}
+
+impl BoundOAuthClient for OAuthClient {
+    fn into_client(self) -> OAuthClient {
+        self
+    }
+}
+
+mod sealed {
+    /// Keeps [`BoundOAuthClient`](super::BoundOAuthClient) to presa's
+    /// types.
+    pub trait Sealed {}
+    impl Sealed for super::OAuthClient {}
 }

@@ -51,10 +51,9 @@ mod token;
 
 pub use async_trait::async_trait;
 pub use authorizer::{Authorizer, AuthorizerError, LoopbackAuthorizer, SIGN_IN_TIMEOUT};
-pub use binding::{BoundOAuthClient, UnboundOAuthClient};
 pub(crate) use challenge::Challenge;
 pub use client_key::ClientKey;
-pub use config::{IdentityProvider, OAuthClient};
+pub use config::{BoundOAuthClient, IdentityProvider, OAuthClient, UnboundOAuthClient};
 pub use error::{OAuthError, Step};
 pub(crate) use session::OAuthSession;
 pub use store::{FileTokenStore, MemoryTokenStore, SignedIn, StoreError, TokenStore};

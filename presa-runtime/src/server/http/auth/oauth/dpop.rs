@@ -46,7 +46,7 @@
 //! replay cache bound replays, and a proof's `nonce` claim is ignored.
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use axum::http::request::Parts;
 use base64::Engine;
@@ -475,13 +475,6 @@ fn normalized(url: &str) -> Option<url::Url> {
     url::Url::parse(target_uri(url))
         .ok()
         .filter(|url| url.has_host())
-}
-
-/// Seconds since the Unix epoch.
-pub(crate) fn unix_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
 }
 
 #[cfg(test)]

@@ -42,8 +42,9 @@ use tokio::time::Instant;
 use super::bucket::TokenBucket;
 use crate::util::lock;
 
-/// The most introspections one peer may have under way (rule 2).
-pub(crate) const MAX_IN_FLIGHT_PER_PEER: usize = super::introspection::MAX_IN_FLIGHT / 4;
+/// The most introspections one peer may have under way (rule 2): a
+/// quarter of the turns `introspection` has, which checks that it is.
+pub(crate) const MAX_IN_FLIGHT_PER_PEER: usize = 4;
 /// The failed introspections one peer may have back to back (rule 3).
 pub(crate) const FAILURE_BURST: u32 = 10;
 /// How often one more failure is allowed once the burst is spent.

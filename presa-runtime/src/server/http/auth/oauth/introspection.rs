@@ -53,6 +53,9 @@ use crate::util::lock;
 pub(crate) const MAX_CACHED: usize = 10_000;
 /// The most introspections under way at once.
 pub(crate) const MAX_IN_FLIGHT: usize = 16;
+// One peer's failures hold at most a quarter of the turns (`failures`,
+// rule 2), so that three more peers are still served at once.
+const _: () = assert!(super::failures::MAX_IN_FLIGHT_PER_PEER * 4 == MAX_IN_FLIGHT);
 /// How long a refusal is kept (rule 4).
 pub(crate) const REFUSAL_CACHED_FOR: Duration = Duration::from_secs(30);
 

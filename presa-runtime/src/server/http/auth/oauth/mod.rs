@@ -215,7 +215,7 @@ impl OAuth {
         let proof = self
             .inner
             .dpop
-            .check(request, token, dpop::unix_now())
+            .check(request, token, replay::unix_now())
             .map_err(invalid_proof)?;
         let verified = self.verify(token, peer).await?;
         match binding(&verified.claims).map_err(invalid)? {

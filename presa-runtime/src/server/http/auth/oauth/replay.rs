@@ -21,7 +21,6 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use async_trait::async_trait;
 
-use super::dpop::unix_now;
 use crate::util::lock;
 
 /// How many proofs the replay cache in memory holds at most (rule 2).
@@ -146,6 +145,14 @@ impl DpopReplayCache for MemoryReplayCache {
     ) -> Result<bool, Box<dyn std::error::Error + Send + Sync>> {
         Ok(self.first_use_at(proof, unix_now()))
     }
+}
+
+/// Seconds since the Unix epoch: the clock of proofs' `iat` and of
+/// their lifetimes.
+pub(crate) fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use serde_json::json;
 
 use super::*;
 use crate::oauth::fetch::{Fetch, FetchError, Fetched};
+use crate::server::http::auth::oauth::replay::unix_now;
 use crate::server::http::auth::oauth::{Introspection, OAuth};
 use crate::server::http::auth::{Authenticator, Refusal};
 

@@ -15,7 +15,7 @@
 //!    as `\u{9b}`;
 //! 2. text that may run over several lines ([`lines`]: a tool's output, a
 //!    question's message) keeps its line breaks (`\n`, and `\r\n` read as
-//!    `\n`) and tabs. Text that is one item of a line ([`line`]: a name, a
+//!    `\n`) and tabs. Text that is one item of a line ([`line()`]: a name, a
 //!    title, an error) has them escaped too, so one item cannot pose as
 //!    two, or as `presa`'s own words;
 //! 3. the bidi controls that can disguise text are escaped as
@@ -38,8 +38,8 @@
 //! (stderr), which show the whole text by rule 2; clippy's
 //! `disallowed_macros` (the crate's `clippy.toml`) forbids `println!`
 //! and `eprintln!` anywhere else. A server's single-line text goes
-//! through [`line`] first. Prompts and the progress line draw by
-//! themselves, and are given text that went through [`line`].
+//! through [`line()`] first. Prompts and the progress line draw by
+//! themselves, and are given text that went through [`line()`].
 
 use std::fmt::{self, Write as _};
 use std::io;

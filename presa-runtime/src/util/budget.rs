@@ -110,7 +110,8 @@ impl Budget {
     }
 
     /// A charge of nothing yet on this budget, to grow with
-    /// [`Charge::try_grow`] as its bytes arrive.
+    /// [`Charge::try_grow`] as its bytes arrive (an HTTP body).
+    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
     pub fn empty_charge(&self) -> Charge {
         Charge {
             bytes: 0,
@@ -198,6 +199,7 @@ impl Charge {
     /// level (rule 2), or the charge is alone on them (rule 1); otherwise
     /// it stays as it was. A charge on no budget ([`Charge::none`]) counts
     /// nothing, and grows without limit.
+    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
     pub fn try_grow(&mut self, bytes: usize) -> Result<(), Exhausted> {
         if let Some(level) = &self.level {
             level

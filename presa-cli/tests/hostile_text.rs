@@ -13,14 +13,15 @@
 //! The server runs in this test's process over HTTP, listening before any
 //! `presa` starts, so nothing waits on a clock.
 
-use std::net::SocketAddr;
-use std::process::{Command, Output, Stdio};
+mod common;
+
+use std::process::Output;
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use common::{Served, presa};
 use presa::client::prelude::*;
 use presa::prelude::*;
-use presa::server::http::StreamableHttp;
 use presa::server::{
     BoxFuture, FormSchema, PromptHandler, PromptResult, ReadRequest, ReadResult,
     ResourceDefinition, ResourceHandler, TaskSettings, ToolHandler, ToolResult,
@@ -184,21 +185,9 @@ impl ResourceHandler for LoudResource {
     }
 }
 
-/// The hostile server, served over HTTP for the whole test binary.
-struct Served {
-    server: Server,
-    url: String,
-    runtime: tokio::runtime::Runtime,
-}
-
 fn served() -> &'static Served {
     static SERVED: OnceLock<Served> = OnceLock::new();
     SERVED.get_or_init(|| {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .expect("a runtime for the server");
         let server = Server::builder(HOSTILE, HOSTILE)
             .instructions(HOSTILE)
             .tool(LoudTool)
@@ -211,34 +200,8 @@ fn served() -> &'static Served {
             .resource(LoudResource)
             .tasks(TaskSettings::default().poll_interval(Duration::from_millis(20)))
             .build();
-        let listener = runtime
-            .block_on(tokio::net::TcpListener::bind(SocketAddr::from((
-                [127, 0, 0, 1],
-                0,
-            ))))
-            .expect("a free port");
-        let port = listener.local_addr().expect("its address").port();
-        runtime.spawn(
-            StreamableHttp::new(server.clone())
-                .serve_on(listener)
-                .into_future(),
-        );
-        Served {
-            server,
-            url: format!("http://127.0.0.1:{port}/mcp"),
-            runtime,
-        }
+        Served::new(server)
     })
-}
-
-fn presa(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_presa"))
-        .args(args)
-        .env("PRESA_CONFIG_DIR", env!("CARGO_TARGET_TMPDIR"))
-        .env_remove("PRESA_TOKEN")
-        .stdin(Stdio::null())
-        .output()
-        .expect("presa runs")
 }
 
 /// `presa ARGS` for a person, then with `--json`: the text shows every

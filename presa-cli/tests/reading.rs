@@ -3,19 +3,17 @@
 //! own process: a prompt, a resource, and two tools that run as tasks
 //! (one finishes at once, one never does), whose tasks the test creates
 //! with presa's client so that `presa task` finds them by id.
-//!
-//! The server is listening before any `presa` starts (its listener is
-//! bound first), so nothing waits on a clock.
 
-use std::net::SocketAddr;
-use std::process::{Command, Output, Stdio};
+mod common;
+
+use std::process::Output;
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use common::{Served, presa};
 use presa::client::prelude::*;
 use presa::prelude::*;
 use presa::server::TaskSettings;
-use presa::server::http::StreamableHttp;
 use serde_json::{Value, json};
 
 /// Greets someone.
@@ -42,22 +40,10 @@ async fn forever() -> String {
     std::future::pending().await
 }
 
-/// The test's server: built once, served over HTTP on a runtime of its
-/// own for the whole test binary.
-struct Served {
-    server: Server,
-    url: String,
-    runtime: tokio::runtime::Runtime,
-}
-
+/// The test's server, served once for the whole test binary.
 fn served() -> &'static Served {
     static SERVED: OnceLock<Served> = OnceLock::new();
     SERVED.get_or_init(|| {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .expect("a runtime for the server");
         let server = Server::builder("reading", "1")
             .instructions("A prompt, a resource and two task tools, for presa's tests.")
             .prompt(GreetPrompt)
@@ -66,23 +52,7 @@ fn served() -> &'static Served {
             .tool(ForeverTool)
             .tasks(TaskSettings::default().poll_interval(Duration::from_millis(20)))
             .build();
-        let listener = runtime
-            .block_on(tokio::net::TcpListener::bind(SocketAddr::from((
-                [127, 0, 0, 1],
-                0,
-            ))))
-            .expect("a free port");
-        let port = listener.local_addr().expect("its address").port();
-        runtime.spawn(
-            StreamableHttp::new(server.clone())
-                .serve_on(listener)
-                .into_future(),
-        );
-        Served {
-            server,
-            url: format!("http://127.0.0.1:{port}/mcp"),
-            runtime,
-        }
+        Served::new(server)
     })
 }
 
@@ -99,16 +69,6 @@ fn new_task(tool: &str) -> String {
         client.close().await.expect("the client closes");
         id
     })
-}
-
-fn presa(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_presa"))
-        .args(args)
-        .env("PRESA_CONFIG_DIR", env!("CARGO_TARGET_TMPDIR"))
-        .env_remove("PRESA_TOKEN")
-        .stdin(Stdio::null())
-        .output()
-        .expect("presa runs")
 }
 
 /// The JSON document on stdout of a run that succeeded.

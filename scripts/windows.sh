@@ -50,7 +50,7 @@ took check
 echo "== cargo clippy for $target -D warnings (default features, then without)"
 cargo clippy --target "$target" --workspace --all-targets --locked -- -D warnings
 took "clippy (default features)"
-cargo clippy --target "$target" -p presa --no-default-features --all-targets --locked -- -D warnings
+cargo clippy --target "$target" -p presa-mcp --no-default-features --all-targets --locked -- -D warnings
 took "clippy (no default features)"
 
 echo "== cargo test for $target, under Wine"

@@ -3,6 +3,12 @@
 //! Build [MCP](https://modelcontextprotocol.io) servers and clients in Rust,
 //! on the stateless 2026-07-28 revision, with tools that can run as tasks.
 //!
+//! The package is [`presa-mcp`](https://crates.io/crates/presa-mcp), and
+//! its library is `presa`. So you add `presa-mcp = "0.1"` to your
+//! `[dependencies]`, and your code says `use presa::…`. (The name `presa`
+//! on crates.io belongs to another project.) These docs live at
+//! [docs.rs/presa-mcp](https://docs.rs/presa-mcp).
+//!
 //! ```no_run
 //! use presa::prelude::*;
 //!

@@ -39,8 +39,8 @@ fn manifest(dependencies: &str) -> String {
     let presa = repository().display().to_string().replace('\\', "/");
     let dependencies = dependencies
         .lines()
-        .map(|line| match line.strip_prefix("presa = ") {
-            Some(_) => format!("presa = {{ path = {presa:?} }}"),
+        .map(|line| match line.strip_prefix("presa-mcp = ") {
+            Some(_) => format!("presa-mcp = {{ path = {presa:?} }}"),
             None => line.to_owned(),
         })
         .collect::<Vec<_>>()
@@ -71,7 +71,7 @@ fn the_getting_started_lines_are_enough() {
         "one Cargo.toml and one main.rs"
     );
     assert!(
-        toml[0].lines().any(|l| l.starts_with("presa = ")),
+        toml[0].lines().any(|l| l.starts_with("presa-mcp = ")),
         "{}",
         toml[0]
     );

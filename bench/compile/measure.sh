@@ -42,7 +42,7 @@ edition = "2024"
 publish = false
 
 [dependencies]
-presa = { path = "$root", default-features = false }
+presa-mcp = { path = "$root", default-features = false }
 tokio = { version = "1.48", features = ["macros", "rt-multi-thread"] }
 serde = { version = "1", features = ["derive"] }
 schemars = "1"

@@ -1,9 +1,10 @@
 //! Procedural macros for presa: `#[tool]`, `#[prompt]`, `#[resource]` and
 //! `#[derive(Elicit)]`.
 //!
-//! Use them through the `presa` facade (`use presa::prelude::*;`); the
-//! expansions name runtime items only as `::presa::__private::…`, so this
-//! crate is not useful on its own.
+//! Use them through the facade, [`presa-mcp`](https://docs.rs/presa-mcp),
+//! whose library is `presa` (`use presa::prelude::*;`). The expansions name
+//! runtime items only as `::presa::__private::…`, the library's name, so
+//! this crate is not useful on its own.
 //!
 //! Each macro follows the same three steps, in its own module, and each
 //! step knows only the ones before it:

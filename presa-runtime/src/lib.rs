@@ -1,8 +1,10 @@
 //! The presa runtime: MCP 2026-07-28 wire types, the server core, the
 //! client and the transports.
 //!
-//! Most users depend on the `presa` facade crate instead, which re-exports
-//! this crate and the `#[tool]`, `#[prompt]` and `#[resource]` macros.
+//! Most users depend on the facade instead:
+//! [`presa-mcp`](https://docs.rs/presa-mcp), whose library is `presa`. It
+//! re-exports this crate and the `#[tool]`, `#[prompt]` and `#[resource]`
+//! macros.
 //!
 //! # Layers
 //!

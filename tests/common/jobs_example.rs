@@ -1,5 +1,6 @@
 //! The `jobs` example, or another of presa's, as a binary that tests run
-//! as a process of their own, presa's and presa-redis's (hence `-p presa`).
+//! as a process of their own, presa's and presa-redis's (hence `-p
+//! presa-mcp`, the facade's package).
 //!
 //! Cargo builds examples for integration tests but does not say where, so
 //! the first test that needs one builds it (once per test binary) and
@@ -45,14 +46,14 @@ fn build(name: &str) -> PathBuf {
     path
 }
 
-/// `cargo build`s example `name` of presa, with the environment that
+/// `cargo build`s example `name` of the facade, with the environment that
 /// the outer `cargo test` saw (see the module docs).
 #[cfg(not(presa_wine))]
 fn run_cargo_build(name: &str) {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut build = std::process::Command::new(cargo);
     build
-        .args(["build", "--quiet", "-p", "presa", "--example", name])
+        .args(["build", "--quiet", "-p", "presa-mcp", "--example", name])
         .current_dir(env!("CARGO_MANIFEST_DIR"));
     for (variable, _) in std::env::vars_os() {
         if variable.to_str().is_some_and(describes_the_test_package) {

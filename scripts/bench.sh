@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# The benchmarks of issues 11 and 22: presa against rmcp 3.11, tower-mcp
-# 0.25 and a framework-free floor (docs/benchmarks.md says what each
-# figure measures).
+# The benchmarks: presa against rmcp 3.11, tower-mcp 0.25 and a
+# framework-free floor (docs/benchmarks.md says what each figure measures).
 #
 # Builds the harness (bench/, a workspace of its own) in release mode, then
 # runs one process per section, each measuring the frameworks in
@@ -10,6 +9,12 @@
 # Prints every figure as a row as it is measured, then the issue's
 # targets with a verdict each; the last line is one JSON object with
 # every figure.
+#
+# After a full run in the release profile, it also writes the run to
+# bench/results/latest.json and updates the figures that README.md and
+# docs/benchmarks.md quote from it (tests/bench_figures.rs). Commit the
+# three files together. BENCH_RESULTS=path writes the results file of any
+# run to that path instead, and leaves the documents alone.
 #
 #   scripts/bench.sh                          everything (about 10 minutes)
 #   BENCH_SECTIONS="stdio http" scripts/bench.sh    only those sections
@@ -20,8 +25,9 @@
 # BENCH_ROUNDS (rounds per framework), BENCH_SCALE (a factor on calls per
 # round), BENCH_RMCP_100K=1 (rmcp's scale figures at 100k tasks too),
 # BENCH_PROFILE (the cargo profile: release, unless CI's cheaper `ci`,
-# whose figures mean nothing), and CARGO_TARGET_DIR (where the harness is
-# built; bench/target otherwise).
+# whose figures mean nothing), CARGO_TARGET_DIR (where the harness is
+# built; bench/target otherwise) and BENCH_MACHINE (how the results file
+# names the machine: the system and its core count otherwise).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -55,5 +61,28 @@ for section in $sections; do
   esac
 done
 
-echo "== all sections took $(( $(date +%s) - start )) s"
-"$bin/report" < "$log"
+seconds=$(( $(date +%s) - start ))
+echo "== all sections took $seconds s"
+
+# A full release run is the one the documents quote.
+full=no
+if [ "$sections" = "stdio http latency lifecycle scale redis compile" ] && [ "$profile" = release ]; then
+  full=yes
+fi
+results="${BENCH_RESULTS:-}"
+if [ -z "$results" ] && [ "$full" = yes ]; then
+  results=bench/results/latest.json
+fi
+BENCH_RESULTS="$results" \
+BENCH_RUN_DATE="$(date -u +%Y-%m-%d)" \
+BENCH_RUN_COMMIT="$(git rev-parse HEAD 2>/dev/null || echo unknown)" \
+BENCH_RUN_MACHINE="${BENCH_MACHINE:-$(uname -sm), $(nproc) cores}" \
+BENCH_RUN_PROFILE="$profile" \
+BENCH_RUN_SECTIONS="$sections" \
+BENCH_RUN_SECONDS="$seconds" \
+  "$bin/report" < "$log"
+
+if [ "$full" = yes ] && [ -z "${BENCH_RESULTS:-}" ]; then
+  echo "== writing the figures into README.md and docs/benchmarks.md"
+  BENCH_FIGURES=write cargo test --quiet --test bench_figures
+fi

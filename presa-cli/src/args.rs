@@ -22,16 +22,16 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::exit::EXIT_STATUSES;
 use crate::target::Target;
 
-const SERVER_HELP: &str = "An http:// or https:// URL, or stdio:COMMAND ARGS... \
-                           (split as a shell would), such as \"stdio:my-server --flag\"";
+const SERVER_HELP: &str = "An http:// or https:// URL, or stdio:COMMAND ARGS..., such as \
+                           \"stdio:my-server --flag\". presa splits the command as a shell would";
 
 /// The command line of `presa`.
 #[derive(Debug, Parser)]
 #[command(
     name = "presa",
     version,
-    about = "The command line for any MCP server: call tools, answer the server's \
-             questions in the terminal, follow tasks.",
+    about = "Call any MCP server's tools from the terminal. presa asks you the server's \
+             questions and follows its tasks.",
     after_help = format!("{EXIT_STATUSES}\n\n{ENVIRONMENT}")
 )]
 pub struct Cli {
@@ -48,8 +48,8 @@ const ENVIRONMENT: &str = "\
 Environment:
   PRESA_TOKEN       the bearer token for an HTTP server, when neither --token
                     nor --token-file gives one
-  PRESA_CONFIG_DIR  the folder for OAuth sign-ins (they go in tokens/ inside);
-                    by default, presa/ in your config directory";
+  PRESA_CONFIG_DIR  the folder where presa keeps OAuth sign-ins, in tokens/
+                    inside it. By default, presa/ in your config directory";
 
 /// Options every command that talks to a server takes.
 #[derive(Debug, Args)]
@@ -57,23 +57,24 @@ pub struct Common {
     /// Print one JSON document on stdout, and nothing else.
     #[arg(long, global = true)]
     pub json: bool,
-    /// Send `Authorization: Bearer TOKEN` (HTTP servers). Other users of
-    /// this computer can see it (in `ps`), and your shell may keep it in
-    /// its history: prefer --token-file or PRESA_TOKEN.
+    /// Send `Authorization: Bearer TOKEN` to an HTTP server. Other users
+    /// of this computer can see it (in `ps`), and your shell may keep it
+    /// in its history. Prefer --token-file or PRESA_TOKEN.
     #[arg(long, global = true, value_name = "TOKEN")]
     pub token: Option<String>,
-    /// Read the bearer token from the file at PATH: the token on one line.
-    /// `-` reads the first line of stdin.
+    /// Read the bearer token from the file at PATH, with the token on one
+    /// line. `-` reads the first line of stdin.
     #[arg(long, global = true, value_name = "PATH", conflicts_with = "token")]
     pub token_file: Option<PathBuf>,
-    /// Answer the server's question KEY ahead: field FIELD is VALUE.
+    /// Answer the server's question KEY in advance: its field FIELD is
+    /// VALUE. presa then does not ask you.
     #[arg(long = "answer", global = true, value_name = "KEY.FIELD=VALUE")]
     pub answers: Vec<String>,
     /// Let an OAuth sign-in reach addresses on private networks (10.0.0.0/8,
     /// 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10, fc00::/7). Use it for
-    /// a server on your intranet. Without it, presa refuses any URL that
-    /// the server names there, so a hostile server cannot point the
-    /// sign-in at machines on your network.
+    /// a server on your intranet. Without it, presa refuses any such URL
+    /// that the server names. So a hostile server cannot point the sign-in
+    /// at machines on your network.
     #[arg(long, global = true)]
     pub allow_private_networks: bool,
 }
@@ -86,20 +87,21 @@ pub enum Command {
         #[arg(help = SERVER_HELP)]
         server: Target,
     },
-    /// Call a tool, answering its questions, following its task.
+    /// Call a tool. presa asks you the tool's questions and follows its task.
     Call {
         #[arg(help = SERVER_HELP)]
         server: Target,
         /// The tool's name.
         tool: String,
-        /// Arguments, typed through the tool's input schema (seconds=5 is a number
-        /// where the schema says integer).
+        /// The tool's arguments. presa types them by the tool's input schema:
+        /// seconds=5 is a number if the schema says integer.
         #[arg(value_name = "KEY=VALUE")]
         pairs: Vec<String>,
-        /// All the arguments as one JSON object (KEY=VALUE pairs override its keys).
+        /// All the arguments as one JSON object. KEY=VALUE pairs override its keys.
         #[arg(long = "args", value_name = "JSON")]
         json_args: Option<String>,
-        /// Ask for a task, where the tool allows one, and follow it.
+        /// Ask the server to run the call as a task, if the tool allows
+        /// one, and follow the task.
         #[arg(long)]
         task: bool,
     },

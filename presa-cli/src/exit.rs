@@ -17,7 +17,9 @@ Exit status:
        by someone else, or the call ended on a sampling request that was
        declined
   4    a question went unanswered: no terminal to ask and no --answer for it
-  5    detached from a task, which goes on (`presa task SERVER watch ID`)
+  5    detached from a task. An HTTP server's task goes on (follow it
+       again with `presa task SERVER watch ID`); a stdio server's task
+       stops with the server
   130  cancelled with Ctrl-C";
 
 /// An exit status of `presa`.
@@ -33,7 +35,8 @@ pub enum Exit {
     Protocol = 3,
     /// A question needed a person and none could be asked.
     Unanswered = 4,
-    /// The user detached from a task that goes on.
+    /// The user detached from a task. An HTTP server's task goes on; a
+    /// stdio server's stops with the server, which ends with `presa`.
     Detached = 5,
     /// The user cancelled with Ctrl-C.
     Cancelled = 130,

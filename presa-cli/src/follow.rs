@@ -10,7 +10,7 @@
 //! 3. questions the task asks (`input_required`) go through the same
 //!    answerer as a plain call's;
 //! 4. Ctrl-C, caught from the start, asks whether to cancel the task or
-//!    to detach from it, leaving it running (`interrupt`); with no
+//!    to detach from it, which leaves it to its server (`interrupt`); with no
 //!    terminal to ask, it detaches. While the person chooses, the wait
 //!    stands still. A question's prompt that Ctrl-C cut short ends
 //!    declined, and that answer waits for the choice (`answer::Choices`):
@@ -42,7 +42,7 @@ use crate::target::Target;
 pub enum Followed {
     /// The task completed with this result.
     Done(Box<CallToolResult>),
-    /// The person detached; the task goes on.
+    /// The person detached. The task goes on if its server does.
     Detached,
 }
 

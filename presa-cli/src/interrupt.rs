@@ -94,7 +94,7 @@ pub async fn ask(answerer: &Answerer) -> Interrupt {
 /// for Escape, Ctrl-C and a terminal that failed.
 fn choose() -> Option<usize> {
     let chosen = Select::with_theme(&ColorfulTheme::default())
-        .with_prompt("Interrupted: cancel the task, or detach and leave it running?")
+        .with_prompt("Interrupted: cancel the task, or detach from it?")
         .items(CHOICES)
         .default(DETACH)
         .interact_opt();

@@ -159,8 +159,9 @@ fn followed_task(screen: &str) -> &str {
     line.split([':', ' ']).next().unwrap()
 }
 
-/// Checks that `presa` detached from its task: exit status 5, and the
-/// way to follow the task again, named.
+/// Checks that `presa` detached from its task: exit status 5, the way to
+/// follow the task again, named, and, since the server is a stdio child
+/// that ends with `presa`, the note that its task stops too.
 fn detached(terminal: Terminal) {
     let (status, screen) = terminal.finish();
     assert_eq!(status.code(), Some(5), "{screen}");
@@ -168,6 +169,10 @@ fn detached(terminal: Terminal) {
     let watch = format!("watch {task}");
     assert!(
         screen.contains("presa task ") && screen.contains(&watch),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("the task stops with it") && !screen.contains("the task goes on"),
         "{screen}"
     );
 }

@@ -48,19 +48,24 @@ pub fn finished(session: &Session, result: &CallToolResult) -> Exit {
     Exit::Success
 }
 
-/// Tells how to pick a detached task up again. A stdio server's process
-/// ends with `presa`'s, so its task goes on only where the server keeps
-/// its tasks outside that process, which the note says. The server chose
-/// the task's id: the command to paste quotes it for a shell.
+/// Tells how to pick a detached task up again. An HTTP server goes on
+/// running the task. A stdio server is `presa`'s child and ends with it,
+/// so its task's handler stops; the note says so. A server that keeps its
+/// tasks in a shared store keeps the record, and another server on that
+/// store fails the task once its lease lapses, or runs it again if its
+/// tool is resumable. The server chose the task's id: the command to
+/// paste quotes it for a shell.
 pub fn detached(session: &Session, task_id: &str) -> Exit {
     let watch = session.target.task_command("watch", task_id);
     match session.target {
         Target::Http(_) => {
-            note!("presa: detached; the task goes on. Follow it again with: {watch}")
+            note!("presa: detached. The task goes on. Follow it again with: {watch}")
         }
         Target::Stdio(_) => note!(
-            "presa: detached; the server's process ends with presa's, so the task goes on \
-             only if the server keeps its tasks outside it. Follow it again with: {watch}"
+            "presa: detached. The server's process ends with presa's, and the task stops \
+             with it. If the server keeps its tasks in a shared store, another server on \
+             that store reports the task as failed once its lease lapses, or runs it again \
+             if the tool is resumable. To see the task: {watch}"
         ),
     }
     match session.json {

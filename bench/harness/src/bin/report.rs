@@ -12,6 +12,13 @@
 //! The `redis` section's figures have a table of their own, with ratios
 //! redis / memory and no targets: they tell what the Redis task store
 //! costs, not whether presa keeps a promise.
+//!
+//! When `BENCH_RESULTS` names a file, `report` also writes the run there
+//! as JSON: a `run` object (what ran, from the `BENCH_RUN_*` variables
+//! `scripts/bench.sh` sets) and a `figures` object (the same figures as
+//! the last line). `scripts/bench.sh` names `bench/results/latest.json`
+//! after a full release run. The README and `docs/benchmarks.md` quote
+//! that file, and `tests/bench_figures.rs` checks that they do.
 
 use std::io::BufRead;
 
@@ -234,8 +241,45 @@ fn main() {
         all.insert(derived.key.to_owned(), json_number(value));
     }
     store_table(&figures, &mut all);
+    if let Ok(path) = std::env::var("BENCH_RESULTS")
+        && !path.is_empty()
+    {
+        write_results(&path, &all);
+    }
     println!();
     println!("{}", Value::Object(all));
+}
+
+/// Writes the run and its figures to `path`, as `tests/bench_figures.rs`
+/// reads them. Exits with a message if the file cannot be written, so that
+/// a run never ends with stale results in place.
+fn write_results(path: &str, figures: &Map<String, Value>) {
+    let mut run = Map::new();
+    for (key, variable) in [
+        ("date", "BENCH_RUN_DATE"),
+        ("commit", "BENCH_RUN_COMMIT"),
+        ("machine", "BENCH_RUN_MACHINE"),
+        ("profile", "BENCH_RUN_PROFILE"),
+        ("sections", "BENCH_RUN_SECTIONS"),
+    ] {
+        let value = std::env::var(variable).unwrap_or_default();
+        run.insert(key.to_owned(), Value::String(value));
+    }
+    let seconds = std::env::var("BENCH_RUN_SECONDS")
+        .ok()
+        .and_then(|text| text.parse::<u64>().ok());
+    run.insert(
+        "seconds".to_owned(),
+        seconds.map_or(Value::Null, Value::from),
+    );
+    let results = serde_json::json!({ "run": run, "figures": figures });
+    let text = serde_json::to_string_pretty(&results).expect("a JSON value serializes");
+    if let Err(error) = std::fs::write(path, text + "\n") {
+        eprintln!("report: cannot write the results to {path}: {error}");
+        std::process::exit(1);
+    }
+    println!();
+    println!("results written to {path}");
 }
 
 /// One row of the target table.

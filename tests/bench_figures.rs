@@ -1,0 +1,702 @@
+//! The benchmark figures in `README.md` and `docs/benchmarks.md` come from
+//! one file: `bench/results/latest.json`, which `scripts/bench.sh` writes
+//! after a full run. This test keeps the documents and that file in step.
+//!
+//! Rules, in order:
+//!
+//! 1. Every figure a document quotes sits in a block that starts with
+//!    `<!-- bench-figures: NAME -->` and ends with
+//!    `<!-- /bench-figures: NAME -->`. No figure of a run is typed by hand
+//!    outside a block.
+//! 2. This test renders each block from the results file. The block in
+//!    the document must hold exactly that text, so a figure cannot drift
+//!    from the run it came from.
+//! 3. A figure a block needs must be in the results file as a number. A
+//!    missing or `null` figure fails the test and names its key.
+//! 4. After a new run, write the blocks with
+//!    `BENCH_FIGURES=write cargo test --test bench_figures`, then commit
+//!    the results file and the documents together. `scripts/bench.sh`
+//!    does this for you after a full run.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+/// The results file, relative to the repository's root.
+const RESULTS: &str = "bench/results/latest.json";
+
+/// One run's results: what ran, and every figure it measured.
+struct Results {
+    run: Map<String, Value>,
+    figures: Map<String, Value>,
+}
+
+impl Results {
+    fn read(root: &Path) -> Results {
+        let text = fs::read_to_string(root.join(RESULTS))
+            .unwrap_or_else(|error| panic!("cannot read {RESULTS}: {error}"));
+        let json: Value = serde_json::from_str(&text)
+            .unwrap_or_else(|error| panic!("{RESULTS} is not JSON: {error}"));
+        let object = |name: &str| {
+            json.get(name)
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_else(|| panic!("{RESULTS} has no `{name}` object"))
+        };
+        Results {
+            run: object("run"),
+            figures: object("figures"),
+        }
+    }
+
+    /// The figure `key`. Panics with the key's name if the run did not
+    /// measure it (rule 3).
+    fn get(&self, key: &str) -> f64 {
+        self.figures
+            .get(key)
+            .and_then(Value::as_f64)
+            .unwrap_or_else(|| panic!("{RESULTS} has no number for the figure `{key}`"))
+    }
+
+    /// A text field of the `run` object.
+    fn run_text(&self, key: &str) -> String {
+        match self.run.get(key) {
+            Some(Value::String(text)) => text.clone(),
+            Some(Value::Number(number)) => number.to_string(),
+            _ => panic!("{RESULTS} has no `run.{key}`"),
+        }
+    }
+}
+
+/// `value` rounded to a whole number, with a comma every three digits.
+fn whole(value: f64) -> String {
+    let digits = format!("{:.0}", value.round());
+    let mut out = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+/// A time in microseconds: two decimals below 1 µs, one below 100 µs,
+/// none above.
+fn micros(value: f64) -> String {
+    if value < 1.0 {
+        format!("{value:.2} µs")
+    } else if value < 100.0 {
+        format!("{value:.1} µs")
+    } else {
+        format!("{} µs", whole(value))
+    }
+}
+
+fn rate(value: f64, unit: &str) -> String {
+    format!("{} {unit}", whole(value))
+}
+
+fn bytes(value: f64) -> String {
+    format!("{} B", whole(value))
+}
+
+fn ratio(value: f64) -> String {
+    format!("{value:.2}")
+}
+
+fn times(value: f64) -> String {
+    format!("{value:.2}×")
+}
+
+/// A share as a percentage: one decimal below 10 %, none above.
+fn percent(value: f64) -> String {
+    let hundred = value * 100.0;
+    if hundred < 10.0 {
+        format!("{hundred:.1} %")
+    } else {
+        format!("{hundred:.0} %")
+    }
+}
+
+/// A figure's target, as `report` holds it.
+#[derive(Clone, Copy)]
+enum Target {
+    AtLeast(f64),
+    AtMost(f64),
+}
+
+impl Target {
+    fn holds(self, value: f64) -> bool {
+        match self {
+            Target::AtLeast(bound) => value >= bound,
+            Target::AtMost(bound) => value <= bound,
+        }
+    }
+
+    fn verdict(self, value: f64) -> String {
+        let (sign, bound) = match self {
+            Target::AtLeast(bound) => ("≥", bound),
+            Target::AtMost(bound) => ("≤", bound),
+        };
+        let word = if self.holds(value) { "holds" } else { "misses" };
+        format!("{sign} {bound}: {word}")
+    }
+}
+
+/// The sixteen targets `report` checks, by the key of their figure.
+const TARGETS: [(&str, Target); 16] = [
+    ("stdio_throughput_ratio_vs_rmcp", Target::AtLeast(2.0)),
+    ("stdio_floor_over_presa_list", Target::AtMost(3.0)),
+    ("stdio_floor_over_presa_mrtr", Target::AtMost(3.0)),
+    ("http_throughput_ratio_vs_rmcp", Target::AtLeast(1.5)),
+    ("seq_latency_ratio_vs_rmcp_stdio", Target::AtMost(0.8)),
+    ("seq_latency_ratio_vs_rmcp_duplex", Target::AtMost(0.8)),
+    ("poll_completion_ratio_vs_rmcp", Target::AtMost(1.0)),
+    ("listen_completion_ms_inprocess", Target::AtMost(0.1)),
+    ("tasks_get_100k_over_1k", Target::AtMost(1.5)),
+    ("bytes_per_finished_task", Target::AtMost(1024.0)),
+    ("bytes_per_idle_task", Target::AtMost(4096.0)),
+    ("bytes_per_parked_resumable_task", Target::AtMost(1024.0)),
+    ("compile_clean_ratio_vs_rmcp", Target::AtMost(1.1)),
+    ("compile_incremental_ratio_vs_rmcp", Target::AtMost(1.0)),
+    ("stdio_throughput_ratio_vs_tower_mcp", Target::AtLeast(1.5)),
+    ("seq_latency_ratio_vs_tower_mcp_stdio", Target::AtMost(0.8)),
+];
+
+fn target(key: &str) -> Target {
+    TARGETS
+        .iter()
+        .find(|(name, _)| *name == key)
+        .map(|(_, target)| *target)
+        .unwrap_or_else(|| panic!("no target for `{key}`"))
+}
+
+/// `value`'s verdict against the target of `key`.
+fn verdict(results: &Results, key: &str) -> String {
+    target(key).verdict(results.get(key))
+}
+
+/// One markdown table row.
+fn row(cells: &[String]) -> String {
+    format!("| {} |\n", cells.join(" | "))
+}
+
+/// The README's table: presa against rmcp.
+fn readme_block(r: &Results) -> String {
+    let mut out = String::new();
+    writeln!(
+        out,
+        "`scripts/bench.sh` measured these on {date}: one run of release \
+         builds on {machine}. [docs/benchmarks.md](docs/benchmarks.md#the-latest-run) \
+         has every figure of the run, including tower-mcp and a \
+         framework-free floor. The figures come from \
+         [{RESULTS}]({RESULTS}), which the script writes.",
+        date = r.run_text("date"),
+        machine = r.run_text("machine"),
+    )
+    .unwrap();
+    out.push('\n');
+    out.push_str("| figure | presa | rmcp 3.11 | presa / rmcp |\n|---|---|---|---|\n");
+    let mut add = |label: &str, presa: String, rmcp: String, ratio: String| {
+        out.push_str(&row(&[label.to_owned(), presa, rmcp, ratio]));
+    };
+    add(
+        "stdio throughput, 64 calls in flight",
+        rate(r.get("presa_stdio_calls_per_s"), "calls/s"),
+        rate(r.get("rmcp_stdio_calls_per_s"), "calls/s"),
+        times(r.get("stdio_throughput_ratio_vs_rmcp")),
+    );
+    add(
+        "Streamable HTTP throughput, 64 connections",
+        rate(r.get("presa_http_calls_per_s"), "calls/s"),
+        rate(r.get("rmcp_http_calls_per_s"), "calls/s"),
+        times(r.get("http_throughput_ratio_vs_rmcp")),
+    );
+    add(
+        "Streamable HTTP, the server's CPU time per call",
+        micros(r.get("presa_http_server_cpu_us")),
+        micros(r.get("rmcp_http_server_cpu_us")),
+        ratio(r.get("http_server_cpu_ratio_vs_rmcp")),
+    );
+    add(
+        "stdio, one call at a time, latency",
+        micros(r.get("presa_stdio_seq_us")),
+        micros(r.get("rmcp_stdio_seq_us")),
+        ratio(r.get("seq_latency_ratio_vs_rmcp_stdio")),
+    );
+    add(
+        "one call at a time over an in-memory byte pipe, latency",
+        micros(r.get("presa_duplex_seq_us")),
+        micros(r.get("rmcp_duplex_seq_us")),
+        ratio(r.get("seq_latency_ratio_vs_rmcp_duplex")),
+    );
+    add(
+        "task to `completed`, polling `tasks/get`",
+        micros(r.get("presa_poll_completion_us")),
+        micros(r.get("rmcp_poll_completion_us")),
+        ratio(r.get("poll_completion_ratio_vs_rmcp")),
+    );
+    add(
+        "memory per finished task",
+        bytes(r.get("presa_bytes_per_finished_task")),
+        bytes(r.get("rmcp_bytes_per_finished_task")),
+        ratio(r.get("presa_bytes_per_finished_task") / r.get("rmcp_bytes_per_finished_task")),
+    );
+    add(
+        "memory per task waiting for input",
+        bytes(r.get("presa_bytes_per_parked_task")),
+        bytes(r.get("rmcp_bytes_per_parked_task")),
+        ratio(r.get("presa_bytes_per_parked_task") / r.get("rmcp_bytes_per_parked_task")),
+    );
+    add(
+        "clean debug build of a 20-tool stdio server",
+        seconds(r.get("presa_compile_clean_ms"), 1),
+        seconds(r.get("rmcp_compile_clean_ms"), 1),
+        ratio(r.get("compile_clean_ratio_vs_rmcp")),
+    );
+    add(
+        "rebuild after you edit one tool",
+        seconds(r.get("presa_compile_incremental_ms"), 2),
+        seconds(r.get("rmcp_compile_incremental_ms"), 2),
+        ratio(r.get("compile_incremental_ratio_vs_rmcp")),
+    );
+    out
+}
+
+/// Milliseconds shown as seconds with `decimals` decimals.
+fn seconds(millis: f64, decimals: usize) -> String {
+    format!("{:.*} s", decimals, millis / 1000.0)
+}
+
+/// The first lines of docs/benchmarks.md's latest run: which run it was.
+fn run_block(r: &Results) -> String {
+    let held = TARGETS
+        .iter()
+        .filter(|(key, target)| target.holds(r.get(key)))
+        .count();
+    format!(
+        "Date: {date}. Code: commit `{commit}`. Machine: {machine}. \
+         Build profile: `{profile}`. The sections took {seconds} s. \
+         {held} of the {total} targets hold.\n",
+        date = r.run_text("date"),
+        commit = &r.run_text("commit")[..7],
+        machine = r.run_text("machine"),
+        profile = r.run_text("profile"),
+        seconds = r.run_text("seconds"),
+        total = TARGETS.len(),
+    )
+}
+
+/// docs/benchmarks.md: presa against rmcp, with the targets.
+fn rmcp_block(r: &Results) -> String {
+    let mut out =
+        String::from("| figure | presa | rmcp | presa / rmcp | target |\n|---|---|---|---|---|\n");
+    let mut add = |cells: [String; 5]| out.push_str(&row(&cells));
+    add([
+        "stdio throughput, `echo`, 64 calls in flight".into(),
+        rate(r.get("presa_stdio_calls_per_s"), "calls/s"),
+        rate(r.get("rmcp_stdio_calls_per_s"), "calls/s"),
+        times(r.get("stdio_throughput_ratio_vs_rmcp")),
+        verdict(r, "stdio_throughput_ratio_vs_rmcp"),
+    ]);
+    add([
+        "HTTP throughput, 64 connections".into(),
+        rate(r.get("presa_http_calls_per_s"), "calls/s"),
+        rate(r.get("rmcp_http_calls_per_s"), "calls/s"),
+        times(r.get("http_throughput_ratio_vs_rmcp")),
+        verdict(r, "http_throughput_ratio_vs_rmcp"),
+    ]);
+    add([
+        "HTTP, the server's CPU time per call".into(),
+        micros(r.get("presa_http_server_cpu_us")),
+        micros(r.get("rmcp_http_server_cpu_us")),
+        ratio(r.get("http_server_cpu_ratio_vs_rmcp")),
+        String::new(),
+    ]);
+    add([
+        "HTTP, the driver's CPU time per call".into(),
+        micros(r.get("presa_http_driver_cpu_us")),
+        micros(r.get("rmcp_http_driver_cpu_us")),
+        String::new(),
+        String::new(),
+    ]);
+    add([
+        "stdio, one `tools/call` at a time, latency".into(),
+        micros(r.get("presa_stdio_seq_us")),
+        micros(r.get("rmcp_stdio_seq_us")),
+        ratio(r.get("seq_latency_ratio_vs_rmcp_stdio")),
+        verdict(r, "seq_latency_ratio_vs_rmcp_stdio"),
+    ]);
+    add([
+        "the same over a `tokio::io::duplex` pipe, both with JSON".into(),
+        micros(r.get("presa_duplex_seq_us")),
+        micros(r.get("rmcp_duplex_seq_us")),
+        ratio(r.get("seq_latency_ratio_vs_rmcp_duplex")),
+        verdict(r, "seq_latency_ratio_vs_rmcp_duplex"),
+    ]);
+    add([
+        "in process, one call at a time (rmcp: typed channels, no JSON)".into(),
+        micros(r.get("presa_inprocess_seq_us")),
+        micros(r.get("rmcp_inprocess_seq_us")),
+        ratio(r.get("seq_latency_ratio_vs_rmcp_inprocess")),
+        String::new(),
+    ]);
+    add([
+        "task to `completed`, polling `tasks/get`".into(),
+        micros(r.get("presa_poll_completion_us")),
+        micros(r.get("rmcp_poll_completion_us")),
+        ratio(r.get("poll_completion_ratio_vs_rmcp")),
+        verdict(r, "poll_completion_ratio_vs_rmcp"),
+    ]);
+    add([
+        "task to `completed`, `subscriptions/listen` (target in ms)".into(),
+        micros(r.get("presa_listen_completion_us")),
+        "not offered".into(),
+        String::new(),
+        verdict(r, "listen_completion_ms_inprocess"),
+    ]);
+    add([
+        "`tasks/get` with 1k and 100k live tasks, finished".into(),
+        format!(
+            "{} and {}",
+            micros(r.get("presa_finished_tasks_get_1k_us")),
+            micros(r.get("presa_finished_tasks_get_100k_us"))
+        ),
+        format!(
+            "{} at 1k, {} at 10k",
+            micros(r.get("rmcp_finished_tasks_get_1k_us")),
+            micros(r.get("rmcp_finished_tasks_get_10k_us"))
+        ),
+        String::new(),
+        String::new(),
+    ]);
+    add([
+        "the same, tasks waiting for input".into(),
+        format!(
+            "{} and {}",
+            micros(r.get("presa_parked_tasks_get_1k_us")),
+            micros(r.get("presa_parked_tasks_get_100k_us"))
+        ),
+        String::new(),
+        String::new(),
+        String::new(),
+    ]);
+    add([
+        "`tasks/get`, 100k over 1k, the worse of the two".into(),
+        ratio(r.get("tasks_get_100k_over_1k")),
+        String::new(),
+        String::new(),
+        verdict(r, "tasks_get_100k_over_1k"),
+    ]);
+    add([
+        "resident memory per finished task (presa at 100k, rmcp at 10k)".into(),
+        bytes(r.get("presa_bytes_per_finished_task")),
+        bytes(r.get("rmcp_bytes_per_finished_task")),
+        ratio(r.get("presa_bytes_per_finished_task") / r.get("rmcp_bytes_per_finished_task")),
+        verdict(r, "bytes_per_finished_task"),
+    ]);
+    add([
+        "resident memory per task waiting for input".into(),
+        bytes(r.get("presa_bytes_per_parked_task")),
+        bytes(r.get("rmcp_bytes_per_parked_task")),
+        ratio(r.get("presa_bytes_per_parked_task") / r.get("rmcp_bytes_per_parked_task")),
+        verdict(r, "bytes_per_idle_task"),
+    ]);
+    add([
+        "the same, for a `resumable` tool (presa only)".into(),
+        bytes(r.get("presa_bytes_per_parked_resumable_task")),
+        String::new(),
+        String::new(),
+        verdict(r, "bytes_per_parked_resumable_task"),
+    ]);
+    add([
+        "clean debug build, 20-tool stdio server".into(),
+        format!(
+            "{}, {} crates",
+            seconds(r.get("presa_compile_clean_ms"), 1),
+            whole(r.get("presa_compile_crates"))
+        ),
+        format!(
+            "{}, {} crates",
+            seconds(r.get("rmcp_compile_clean_ms"), 1),
+            whole(r.get("rmcp_compile_crates"))
+        ),
+        ratio(r.get("compile_clean_ratio_vs_rmcp")),
+        verdict(r, "compile_clean_ratio_vs_rmcp"),
+    ]);
+    add([
+        "rebuild after you edit one tool body".into(),
+        seconds(r.get("presa_compile_incremental_ms"), 2),
+        seconds(r.get("rmcp_compile_incremental_ms"), 2),
+        ratio(r.get("compile_incremental_ratio_vs_rmcp")),
+        verdict(r, "compile_incremental_ratio_vs_rmcp"),
+    ]);
+    out
+}
+
+/// docs/benchmarks.md: presa against tower-mcp and the floors.
+fn others_block(r: &Results) -> String {
+    let mut out = String::from("| figure | value | target |\n|---|---|---|\n");
+    let mut add = |cells: [String; 3]| out.push_str(&row(&cells));
+    add([
+        "stdio throughput, presa over tower-mcp".into(),
+        format!(
+            "{} (tower-mcp: {})",
+            times(r.get("stdio_throughput_ratio_vs_tower_mcp")),
+            rate(r.get("tower_mcp_stdio_calls_per_s"), "calls/s")
+        ),
+        verdict(r, "stdio_throughput_ratio_vs_tower_mcp"),
+    ]);
+    add([
+        "stdio latency, presa over tower-mcp".into(),
+        format!(
+            "{} (tower-mcp: {})",
+            ratio(r.get("seq_latency_ratio_vs_tower_mcp_stdio")),
+            micros(r.get("tower_mcp_stdio_seq_us"))
+        ),
+        verdict(r, "seq_latency_ratio_vs_tower_mcp_stdio"),
+    ]);
+    add([
+        "HTTP throughput, presa over tower-mcp".into(),
+        times(r.get("http_throughput_ratio_vs_tower_mcp")),
+        String::new(),
+    ]);
+    add([
+        "HTTP, server CPU time per call, presa over tower-mcp".into(),
+        format!(
+            "{} (tower-mcp: {})",
+            ratio(r.get("http_server_cpu_ratio_vs_tower_mcp")),
+            micros(r.get("tower_mcp_http_server_cpu_us"))
+        ),
+        String::new(),
+    ]);
+    add([
+        "MRTR calls over stdio, presa over tower-mcp".into(),
+        times(r.get("stdio_mrtr_ratio_vs_tower_mcp")),
+        String::new(),
+    ]);
+    add([
+        "`tools/list` over stdio, the floor over presa".into(),
+        format!(
+            "{} ({} against {})",
+            ratio(r.get("stdio_floor_over_presa_list")),
+            rate(r.get("floor_stdio_list_per_s"), "/s"),
+            rate(r.get("presa_stdio_list_per_s"), "/s")
+        ),
+        verdict(r, "stdio_floor_over_presa_list"),
+    ]);
+    add([
+        "MRTR calls over stdio, the floor over presa".into(),
+        format!(
+            "{} ({} against {})",
+            ratio(r.get("stdio_floor_over_presa_mrtr")),
+            rate(r.get("floor_stdio_mrtr_per_s"), "/s"),
+            rate(r.get("presa_stdio_mrtr_per_s"), "/s")
+        ),
+        verdict(r, "stdio_floor_over_presa_mrtr"),
+    ]);
+    add([
+        "in-process call, presa over the channel floor".into(),
+        format!(
+            "{} (floor: {})",
+            ratio(r.get("inprocess_latency_over_floor")),
+            micros(r.get("floor_us"))
+        ),
+        String::new(),
+    ]);
+    out
+}
+
+/// docs/benchmarks.md: the task stores, memory against Redis.
+fn stores_block(r: &Results) -> String {
+    let mut out =
+        String::from("| figure | in memory | Redis | Redis / memory |\n|---|---|---|---|\n");
+    let mut add = |cells: [String; 4]| out.push_str(&row(&cells));
+    for (name, label) in [
+        ("create", "`create`"),
+        ("get", "`get`"),
+        ("apply", "`apply` (a status message)"),
+    ] {
+        add([
+            format!("{label}, one caller"),
+            micros(r.get(&format!("memory_{name}_us"))),
+            micros(r.get(&format!("redis_{name}_us"))),
+            whole(r.get(&format!("redis_{name}_us_ratio_vs_memory"))),
+        ]);
+    }
+    for (name, label) in [
+        ("create", "`create`"),
+        ("get", "`get`"),
+        ("apply", "`apply`"),
+    ] {
+        add([
+            format!("{label}, 16 callers"),
+            rate(r.get(&format!("memory_{name}_per_s")), "ops/s"),
+            rate(r.get(&format!("redis_{name}_per_s")), "ops/s"),
+            percent(r.get(&format!("redis_{name}_per_s_ratio_vs_memory"))),
+        ]);
+    }
+    add([
+        "task call to `completed`, polling `tasks/get`, in process".into(),
+        micros(r.get("memory_task_call_us")),
+        micros(r.get("redis_task_call_us")),
+        format!("{:.1}", r.get("redis_task_call_us_ratio_vs_memory")),
+    ]);
+    add([
+        "Redis `used_memory` per finished task".into(),
+        String::new(),
+        bytes(r.get("redis_bytes_per_finished_task")),
+        String::new(),
+    ]);
+    add([
+        "Redis `used_memory` per task waiting for input".into(),
+        String::new(),
+        bytes(r.get("redis_bytes_per_parked_task")),
+        String::new(),
+    ]);
+    out
+}
+
+/// docs/benchmarks.md: Redis through TLS and on a cluster node.
+fn shapes_block(r: &Results) -> String {
+    let mut out = String::from("| figure | TLS / plain | cluster node / plain |\n|---|---|---|\n");
+    for name in ["create", "get", "apply"] {
+        out.push_str(&row(&[
+            format!("`{name}`, one caller, latency"),
+            ratio(r.get(&format!("redis_tls_{name}_us_ratio_vs_plain"))),
+            ratio(r.get(&format!("redis_cluster_{name}_us_ratio_vs_plain"))),
+        ]));
+    }
+    for name in ["create", "get", "apply"] {
+        out.push_str(&row(&[
+            format!("`{name}`, 16 callers, throughput"),
+            percent(r.get(&format!("redis_tls_{name}_per_s_ratio_vs_plain"))),
+            percent(r.get(&format!("redis_cluster_{name}_per_s_ratio_vs_plain"))),
+        ]));
+    }
+    out
+}
+
+/// Each document and the blocks it holds, with their renderers.
+type Render = fn(&Results) -> String;
+const DOCUMENTS: [(&str, &[(&str, Render)]); 2] = [
+    ("README.md", &[("readme", readme_block)]),
+    (
+        "docs/benchmarks.md",
+        &[
+            ("run", run_block),
+            ("rmcp", rmcp_block),
+            ("others", others_block),
+            ("stores", stores_block),
+            ("shapes", shapes_block),
+        ],
+    ),
+];
+
+/// The block `name` of `text`: the byte range between its markers.
+fn block(text: &str, name: &str, document: &str) -> std::ops::Range<usize> {
+    let start_marker = format!("<!-- bench-figures: {name} -->\n");
+    let end_marker = format!("<!-- /bench-figures: {name} -->");
+    let start = text
+        .find(&start_marker)
+        .unwrap_or_else(|| panic!("{document} has no `{}` line", start_marker.trim()))
+        + start_marker.len();
+    let end = text[start..]
+        .find(&end_marker)
+        .unwrap_or_else(|| panic!("{document} has no `{end_marker}` line"))
+        + start;
+    start..end
+}
+
+#[test]
+fn the_docs_quote_the_committed_bench_results() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let results = Results::read(root);
+    let write = std::env::var("BENCH_FIGURES").is_ok_and(|value| value == "write");
+    let mut stale = Vec::new();
+    for (document, blocks) in DOCUMENTS {
+        let path = root.join(document);
+        let mut text = fs::read_to_string(&path).unwrap();
+        for (name, render) in blocks {
+            let range = block(&text, name, document);
+            let expected = render(&results);
+            if text[range.clone()] != expected {
+                stale.push(format!(
+                    "{document}, block `{name}`, should read:\n{expected}"
+                ));
+                text.replace_range(range, &expected);
+            }
+        }
+        if write {
+            fs::write(&path, text).unwrap();
+        }
+    }
+    assert!(
+        write || stale.is_empty(),
+        "The figures differ from {RESULTS}. Write them with \
+         `BENCH_FIGURES=write cargo test --test bench_figures`.\n\n{}",
+        stale.join("\n")
+    );
+}
+
+#[test]
+fn figures_outside_blocks_are_not_run_figures() {
+    // Rule 1: a run's figure typed by hand outside a block would drift.
+    // Every rate and latency of the results file is looked for outside
+    // the blocks, in the form the blocks print it.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let results = Results::read(root);
+    let mut quoted = Vec::new();
+    for (key, value) in &results.figures {
+        let Some(value) = value.as_f64() else {
+            continue;
+        };
+        let shown = if key.ends_with("_per_s") && value >= 10_000.0 {
+            whole(value)
+        } else if key.ends_with("_us") && value >= 10.0 {
+            micros(value)
+        } else {
+            continue;
+        };
+        quoted.push((key.clone(), shown));
+    }
+    assert!(
+        quoted.len() > 20,
+        "only {} figures to look for",
+        quoted.len()
+    );
+    let mut found = Vec::new();
+    for (document, blocks) in DOCUMENTS {
+        let mut text = fs::read_to_string(root.join(document)).unwrap();
+        for (name, _) in blocks {
+            let range = block(&text, name, document);
+            text.replace_range(range, "");
+        }
+        for (key, shown) in &quoted {
+            if text.contains(shown.as_str()) {
+                found.push(format!(
+                    "{document} quotes `{key}` ({shown}) outside a block"
+                ));
+            }
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+#[test]
+fn numbers_are_shown_as_the_blocks_show_them() {
+    assert_eq!(whole(192_944.4), "192,944");
+    assert_eq!(whole(999.0), "999");
+    assert_eq!(whole(1_395_795.0), "1,395,795");
+    assert_eq!(micros(0.44), "0.44 µs");
+    assert_eq!(micros(40.7), "40.7 µs");
+    assert_eq!(micros(339.0), "339 µs");
+    assert_eq!(percent(0.027), "2.7 %");
+    assert_eq!(percent(0.6), "60 %");
+    assert_eq!(seconds(47_600.0, 1), "47.6 s");
+    assert!(Target::AtMost(1.0).verdict(1.1).ends_with("misses"));
+    assert!(Target::AtLeast(2.0).verdict(9.83).ends_with("holds"));
+}

@@ -1,14 +1,22 @@
 //! A notes server whose tools return structured output of every kind: a
 //! number, a list, an object, an object or nothing, and an enum.
 //!
-//! `cargo run --example notes` serves it over stdio, to any host:
-//! `claude mcp add notes -- cargo run --example notes`, say, or
-//! `npx @modelcontextprotocol/inspector --cli cargo run --example notes
-//! --method tools/list`. Hosts of 2026-07-28 read each output as it is;
-//! hosts of 2025-11-25, which take only objects, read a non-object output
-//! as `{"result": …}`, with an `outputSchema` to match (see the guide's
-//! "Legacy hosts" chapter). The interop tests run it against the
-//! TypeScript SDK's client.
+//! `cargo run --example notes` serves it over stdio. To give it to a
+//! host, build it first, and give the host the path of the binary, as
+//! `docs/hosts.md` explains (a host gives up on a server that takes too
+//! long to start, and `cargo run` may compile first):
+//!
+//! ```text
+//! cargo build --release --example notes
+//! claude mcp add notes -- "$(realpath target/release/examples/notes)"
+//! npx @modelcontextprotocol/inspector --cli target/release/examples/notes --method tools/list
+//! ```
+//!
+//! Hosts of 2026-07-28 read each output as it is. Hosts of 2025-11-25
+//! accept only objects, so they read an output that is not an object as
+//! `{"result": …}`, with an `outputSchema` to match (see the guide's
+//! "Legacy hosts" chapter). The interop tests run this server against the
+//! client of the TypeScript SDK.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};

@@ -1,28 +1,30 @@
-//! The guide: presa taught chapter by chapter, from a first tool to
+//! The guide: presa taught one chapter at a time, from a first tool to
 //! replicas on Redis.
 //!
-//! Each chapter shows the common path with code that compiles (every
-//! example is a doctest), says why things work as they do, and links to
-//! the module docs where the exact rules live, in order. Read them in
-//! this order the first time; later, jump to the one you need.
+//! Each chapter shows the common path with code that compiles: every
+//! example is a doctest. Each chapter also says why things work as they
+//! do, and links to the module docs, which list the exact rules in order.
+//! Read the chapters in this order the first time. Later, jump to the one
+//! you need.
 //!
 //! | chapter | what it covers |
 //! |---|---|
 //! | [Tools and extractors](tools) | `#[tool]`, schemas, results and errors, shared state, extractors |
 //! | [Asking the user](asking_the_user) | `ctx.elicit`, forms built at run time, URLs, sampling, roots; MRTR and its re-run rule |
-//! | [Tasks](tasks) | task policies, parking input, TTL and caps, cancellation, the task store |
-//! | [Prompts, resources and completion](prompts_and_resources) | `#[prompt]`, `#[resource]`, templates, completers, a catalog that changes while it runs |
+//! | [Tasks](tasks) | task policies, what a long-running tool meets (TTL, poll interval, cancellation, status messages), limits, the task store |
+//! | [Prompts, resources and completion](prompts_and_resources) | `#[prompt]`, `#[resource]`, templates, completers, a catalog that changes while the server runs |
 //! | [Transports and HTTP](transports) | in-process, stdio, Streamable HTTP standalone or mounted in axum, shutdown |
 //! | [Authorization](authorization) | bearer tokens, an OAuth resource server, scopes, signing in as a client |
 //! | [Legacy hosts](legacy_hosts) | serving hosts that speak 2025-11-25 and earlier from the same server |
 //! | [The client](client) | connecting, calling, answering input, following tasks, servers of either era |
 //! | [Replicas on Redis](replicas) | a shared task store, leases and takeover, resumable tools, shared signing keys |
-//! | [Limits and bad input](limits) | what a peer can make the server hold, and what it answers to bad input |
+//! | [Limits and bad input](limits) | what a peer can make the server hold, and what the server answers to bad input |
+//! | [Coming from rmcp](from_rmcp) | the same server written with rmcp and with presa, and what changes |
 //!
-//! The wire itself is described in the repository's `docs/tasks-extension.md`
-//! (the Tasks extension, for a client in any language), `docs/oauth.md`
-//! (authorization servers) and `docs/bad-input.md` (every kind of bad
-//! input and its answer).
+//! The repository also describes the wire itself, for clients in any
+//! language. `docs/tasks-extension.md` covers the Tasks extension,
+//! `docs/oauth.md` covers authorization servers, and `docs/bad-input.md`
+//! lists every kind of bad input and the server's answer.
 
 #[doc = include_str!("tools.md")]
 pub mod tools {}
@@ -53,6 +55,9 @@ pub mod replicas {}
 
 #[doc = include_str!("limits.md")]
 pub mod limits {}
+
+#[doc = include_str!("from_rmcp.md")]
+pub mod from_rmcp {}
 
 /// The example of the repository's `docs/oauth.md`, compiled with the
 /// guide's doctests so that the page cannot drift from the API.

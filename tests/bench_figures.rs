@@ -266,6 +266,27 @@ fn readme_block(r: &Results) -> String {
     out
 }
 
+/// The README's Getting started: what the stdio-only feature set costs
+/// to build.
+fn build_block(r: &Results) -> String {
+    let mut out = String::new();
+    writeln!(
+        out,
+        "On {machine}, a clean debug build of a stdio-only server with 20 \
+         tools compiles {crates} crates and takes {clean}. A rebuild after \
+         you edit one tool takes {rebuild}. `scripts/bench.sh` measured \
+         this on {date}; [docs/benchmarks.md](docs/benchmarks.md#the-latest-run) \
+         has the method.",
+        machine = r.run_text("machine"),
+        crates = whole(r.get("presa_compile_crates")),
+        clean = seconds(r.get("presa_compile_clean_ms"), 1),
+        rebuild = seconds(r.get("presa_compile_incremental_ms"), 2),
+        date = r.run_text("date"),
+    )
+    .unwrap();
+    out
+}
+
 /// Milliseconds shown as seconds with `decimals` decimals.
 fn seconds(millis: f64, decimals: usize) -> String {
     format!("{:.*} s", decimals, millis / 1000.0)
@@ -583,7 +604,7 @@ fn shapes_block(r: &Results) -> String {
 /// Each document and the blocks it holds, with their renderers.
 type Render = fn(&Results) -> String;
 const DOCUMENTS: [(&str, &[(&str, Render)]); 2] = [
-    ("README.md", &[("readme", readme_block)]),
+    ("README.md", &[("build", build_block), ("readme", readme_block)]),
     (
         "docs/benchmarks.md",
         &[

@@ -9,16 +9,27 @@
 //! probe: it sets cfg `redis_cross` instead, and its Redis tests are
 //! reported ignored for that reason, whatever this machine's `PATH` holds.
 //!
-//! `PATH` is not watched: this crate, and every crate above it, would
-//! rebuild whenever two callers' `PATH`s differ (an editor's and a
-//! shell's; on Windows, cargo's and the one it gives the test processes
-//! that build the jobs example). So the probe runs once: removing the
-//! server it found makes it run again, and a server installed after it
-//! found none fails one test per test binary, which says how to run it
-//! again.
+//! When the probe runs again, in order:
+//!
+//! 1. It found a server: cargo watches that file, so removing it runs the
+//!    probe again. `PATH` itself is not watched. Otherwise this crate, and
+//!    every test built on it, would rebuild each time two callers' `PATH`s
+//!    differ (an editor's and a shell's).
+//! 2. It found none: cargo watches each folder on `PATH`, and `PATH`
+//!    itself. Installing `redis-server` adds a file to one of those
+//!    folders, or a folder to `PATH`, so the next `cargo test` probes
+//!    again and runs the Redis tests. You need no `cargo clean`. The cost:
+//!    while you have no server, a different `PATH` rebuilds this crate.
+//!
+//! Cargo reads a watched folder's whole tree for changes. So the probe
+//! does not watch a folder that does not exist (cargo would run it on
+//! every build), a relative one, or, on Windows, the system's own folders
+//! (`SystemRoot`, tens of thousands of files where nobody installs Redis).
 
 #[path = "tests/stores/on_path.rs"]
 mod on_path;
+
+use std::path::Path;
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(no_redis, redis_cross)");
@@ -30,9 +41,12 @@ fn main() {
     // nothing, and a server found on it is no program they can start.
     let target_os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     let cross = target_os != std::env::consts::OS;
-    if !cross && let Some(found) = on_path::redis_server() {
-        println!("cargo::rerun-if-changed={}", found.display());
-        return;
+    if !cross {
+        if let Some(found) = on_path::redis_server() {
+            println!("cargo::rerun-if-changed={}", found.display());
+            return;
+        }
+        watch_path();
     }
     if std::env::var_os("PRESA_REQUIRE_REDIS").is_some_and(|v| v == "1") {
         return;
@@ -50,7 +64,28 @@ fn main() {
         println!(
             "cargo::warning=no redis-server on PATH: the presa-redis tests that need one \
              are reported ignored. To run them, install it (apt-get install redis-server, \
-             brew install redis), then `cargo clean -p presa-redis` and `cargo test` again"
+             brew install redis) and run `cargo test` again"
         );
+    }
+}
+
+/// Has cargo run the probe again when `PATH`, or a folder on it, changes.
+fn watch_path() {
+    println!("cargo::rerun-if-env-changed=PATH");
+    let Some(path) = std::env::var_os("PATH") else {
+        return;
+    };
+    // Windows compares paths without regard to case.
+    let lower = |path: &Path| path.to_string_lossy().to_lowercase();
+    let system = std::env::var_os("SystemRoot")
+        .filter(|_| cfg!(windows))
+        .map(|root| lower(Path::new(&root)));
+    for dir in std::env::split_paths(&path) {
+        let system_folder = system
+            .as_ref()
+            .is_some_and(|root| Path::new(&lower(&dir)).starts_with(root));
+        if dir.is_absolute() && dir.is_dir() && !system_folder {
+            println!("cargo::rerun-if-changed={}", dir.display());
+        }
     }
 }

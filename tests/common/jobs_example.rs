@@ -69,7 +69,7 @@ fn run_cargo_build(name: &str) {
 /// target under test, or the output of its build script (`OUT_DIR`, which
 /// ring's build script watches).
 #[cfg(not(presa_wine))]
-fn describes_the_test_package(name: &str) -> bool {
+pub fn describes_the_test_package(name: &str) -> bool {
     const PREFIXES: [&str; 4] = [
         "CARGO_PKG_",
         "CARGO_MANIFEST_",

@@ -20,9 +20,9 @@ const ATTEMPTS: u32 = 500;
 ///
 /// Where the build found no `redis-server` (presa-redis's build script
 /// sets cfg `no_redis`), the tests are reported ignored, with how to run
-/// them, rather than passing without running. Since the build looks only
-/// once, one more test then checks that there is still none, so that one
-/// installed since is not ignored unnoticed. Built for another system
+/// them, rather than passing without running. The build looks again when
+/// a file is added to a folder on `PATH`, so a server installed since is
+/// found by the next `cargo test`. Built for another system
 /// than the build's (cfg `redis_cross`: Windows, from Linux, run under
 /// Wine), they are reported ignored for that: Wine starts a Linux
 /// `redis-server` without a process handle, so a test could neither wait
@@ -40,7 +40,7 @@ macro_rules! redis_tests {
                 #[cfg_attr(
                     no_redis,
                     ignore = "needs redis-server, which was not on PATH when this was built: \
-                              install it, then `cargo clean -p presa-redis` and test again"
+                              install it and test again"
                 )]
                 #[cfg_attr(
                     redis_cross,
@@ -52,28 +52,8 @@ macro_rules! redis_tests {
                     super::$test(<$fixture>::start()).await;
                 }
             )+
-
-            #[cfg(no_redis)]
-            #[test]
-            fn redis_server_is_still_not_on_path() {
-                let ignored = [$(stringify!($test)),+].len();
-                $crate::redis_server::assert_still_missing(ignored);
-            }
         }
     };
-}
-
-/// Fails if a `redis-server` is on `PATH` although the build found none,
-/// so that `ignored` tests are not ignored for a stale reason.
-#[cfg(no_redis)]
-pub fn assert_still_missing(ignored: usize) {
-    if let Some(found) = on_path::redis_server() {
-        panic!(
-            "{} is on PATH, but was not when these tests were built, so {ignored} of them \
-             were ignored: `cargo clean -p presa-redis` and test again to run them",
-            found.display()
-        );
-    }
 }
 
 /// A running `redis-server` that keeps nothing on disk: no snapshots, no

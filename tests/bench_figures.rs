@@ -604,7 +604,10 @@ fn shapes_block(r: &Results) -> String {
 /// Each document and the blocks it holds, with their renderers.
 type Render = fn(&Results) -> String;
 const DOCUMENTS: [(&str, &[(&str, Render)]); 2] = [
-    ("README.md", &[("build", build_block), ("readme", readme_block)]),
+    (
+        "README.md",
+        &[("build", build_block), ("readme", readme_block)],
+    ),
     (
         "docs/benchmarks.md",
         &[

@@ -1,6 +1,10 @@
 //! The README's Getting started works as written. A new crate with exactly
 //! its `[dependencies]` lines and its `src/main.rs` builds, with the
 //! presa crates taken from this repository through `[patch.crates-io]`.
+//! With `PRESA_PACKAGES` set to a folder of unpacked `.crate` files (as
+//! `cargo package` writes them, one `NAME-VERSION` folder each), the
+//! crates come from there instead: CI builds it that way, so a file the
+//! packages leave out fails here, as it would for a user.
 //! Then the test runs the server it built, lists its tools over stdio,
 //! and calls them. Its tasks example is a doctest of the guide's Tasks
 //! chapter, word for word, so it compiles and runs with the crate's
@@ -63,18 +67,40 @@ fn toml_path(path: &Path) -> String {
     format!("{:?}", path.display().to_string().replace('\\', "/"))
 }
 
+/// The folders of the presa crates that stand in for crates.io's: the
+/// unpacked packages under `PRESA_PACKAGES` if it is set, or else this
+/// repository's.
+fn presa_crates() -> [(&'static str, PathBuf); 3] {
+    const NAMES: [&str; 3] = ["presa-mcp", "presa-runtime", "presa-macros"];
+    match std::env::var_os("PRESA_PACKAGES") {
+        Some(packages) => NAMES.map(|name| {
+            let folder = Path::new(&packages).join(format!("{name}-{}", env!("CARGO_PKG_VERSION")));
+            assert!(
+                folder.join("Cargo.toml").is_file(),
+                "PRESA_PACKAGES names no unpacked package at {}. Unpack the \
+                 `.crate` files that `cargo package` writes into that folder.",
+                folder.display()
+            );
+            (name, folder)
+        }),
+        None => {
+            let repository = repository();
+            [
+                ("presa-mcp", repository.clone()),
+                ("presa-runtime", repository.join("presa-runtime")),
+                ("presa-macros", repository.join("presa-macros")),
+            ]
+        }
+    }
+}
+
 /// The crate's manifest: the README's `dependencies` block as it is, and
-/// the presa crates of this repository in place of those on crates.io.
+/// the presa crates of [`presa_crates`] in place of those on crates.io.
 fn manifest(dependencies: &str) -> String {
-    let repository = repository();
-    let patch = [
-        ("presa-mcp", repository.clone()),
-        ("presa-runtime", repository.join("presa-runtime")),
-        ("presa-macros", repository.join("presa-macros")),
-    ]
-    .iter()
-    .map(|(name, path)| format!("{name} = {{ path = {} }}\n", toml_path(path)))
-    .collect::<String>();
+    let patch = presa_crates()
+        .iter()
+        .map(|(name, path)| format!("{name} = {{ path = {} }}\n", toml_path(path)))
+        .collect::<String>();
     format!(
         "[package]\nname = \"readme-getting-started\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\
          publish = false\n\n[workspace]\n\n{dependencies}\n\n[patch.crates-io]\n{patch}"

@@ -262,7 +262,9 @@ impl StreamableHttp {
     /// [`serve`](Self::serve) provides, and an application mounting
     /// [`router`](Self::router) provides by serving it with
     /// `into_make_service_with_connect_info::<SocketAddr>()`. Without it,
-    /// anonymous callers share one quota.
+    /// anonymous callers share one quota. Behind a reverse proxy, name it
+    /// with [`trusted_proxies`](Self::trusted_proxies), so that each
+    /// client behind it is counted by its own address.
     pub fn max_requests_per_subject(self, requests: usize) -> Self {
         self.configure(|e| e.admission.max_requests = requests.max(1))
     }

@@ -286,6 +286,81 @@ async fn the_guard_refuses_a_host_or_origin_it_cannot_read() {
     }
 }
 
+/// The warnings logged, as text, by what a [`Warnings`] subscriber saw.
+#[derive(Clone, Default)]
+struct Warnings(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Warnings {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        struct Message<'a>(&'a mut String);
+        impl tracing::field::Visit for Message<'_> {
+            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+                if field.name() == "message" {
+                    *self.0 = format!("{value:?}");
+                }
+            }
+        }
+        if *event.metadata().level() == tracing::Level::WARN {
+            let mut message = String::new();
+            event.record(&mut Message(&mut message));
+            self.0.lock().unwrap().push(message);
+        }
+    }
+}
+
+/// The warnings the server logs at start when it serves `http` on
+/// `bound`: its start is over once it has answered a request.
+async fn start_warnings(http: StreamableHttp, bound: &str) -> Vec<String> {
+    use tracing::instrument::WithSubscriber;
+    use tracing_subscriber::layer::SubscriberExt;
+    let warnings = Warnings::default();
+    let subscriber = tracing_subscriber::registry().with(warnings.clone());
+    let listener = tokio::net::TcpListener::bind(bound).await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(http.serve_on(listener).with_subscriber(subscriber));
+    let address = SocketAddr::from(([127, 0, 0, 1], port));
+    assert_eq!(status_of(address, &discover(address, true)).await, "200");
+    warnings.0.lock().unwrap().clone()
+}
+
+/// A server that other machines can reach but that allows loopback names
+/// only warns at start, naming the setting to change; it still serves
+/// (a container reached as localhost through a forwarded port is right).
+/// Bound to loopback, or with a name allowed, it says nothing.
+#[tokio::test]
+async fn serving_beyond_loopback_with_loopback_names_only_warns_at_start() {
+    use presa::server::http::{AllowedHosts, ProtectedResourceMetadata};
+    let f = common::fixture();
+    let warned = start_warnings(StreamableHttp::new(f.server.clone()), "0.0.0.0:0").await;
+    assert_eq!(warned.len(), 1, "{warned:?}");
+    let warning = &warned[0];
+    assert!(warning.starts_with("serving on 0.0.0.0:"), "{warning}");
+    assert!(
+        warning.contains(
+            "StreamableHttp::allowed_hosts(AllowedHosts::loopback().with(\"mcp.example.com\"))"
+        ),
+        "{warning}"
+    );
+
+    let local = start_warnings(StreamableHttp::new(f.server.clone()), "127.0.0.1:0").await;
+    assert_eq!(local, Vec::<String>::new());
+    let named = StreamableHttp::new(f.server.clone())
+        .allowed_hosts(AllowedHosts::loopback().with("mcp.example.com"));
+    assert_eq!(
+        start_warnings(named, "0.0.0.0:0").await,
+        Vec::<String>::new()
+    );
+    let any = StreamableHttp::new(f.server.clone()).allowed_hosts(AllowedHosts::any());
+    assert_eq!(start_warnings(any, "0.0.0.0:0").await, Vec::<String>::new());
+    let metadata =
+        ProtectedResourceMetadata::new("https://mcp.example.com/mcp", "https://as.example");
+    let published = StreamableHttp::new(f.server.clone()).protected_resource(metadata);
+    assert_eq!(
+        start_warnings(published, "0.0.0.0:0").await,
+        Vec::<String>::new()
+    );
+}
+
 /// A raw POST of `body` to the endpoint at `address`.
 async fn post(address: SocketAddr, body: Value) -> reqwest::Response {
     let method = body["method"].as_str().unwrap().to_owned();

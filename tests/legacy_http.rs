@@ -247,6 +247,59 @@ async fn a_closed_stream_resumes_with_last_event_id() {
     assert_eq!(unknown.status().as_u16(), 400);
 }
 
+/// Every event stream, in either era, tells a buffering proxy (nginx) to
+/// pass its events on as they come: `X-Accel-Buffering: no`. Without it,
+/// nginx holds a task's notifications until its buffer fills.
+#[tokio::test]
+async fn every_event_stream_asks_proxies_not_to_buffer_it() {
+    use common::raw_http::post;
+    fn unbuffered(response: &reqwest::Response, what: &str) {
+        assert_eq!(response.status().as_u16(), 200, "{what}");
+        let headers = response.headers();
+        assert_eq!(headers["content-type"], "text/event-stream", "{what}");
+        let buffering = headers.get("x-accel-buffering").map(|v| v.as_bytes());
+        assert_eq!(buffering, Some(&b"no"[..]), "{what}");
+    }
+    let f = common::fixture();
+    let http = StreamableHttp::new(f.server.clone())
+        .legacy_sessions(LegacySessions::new().close_streams_after(Duration::ZERO));
+    let url = serve(http).await;
+
+    // The modern era: a call's answer with progress, a task, and the
+    // subscriptions/listen stream of its notifications.
+    let meta = common::meta(
+        json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}),
+    );
+    let mut chatty = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                            "params": {"name": "chatty", "arguments": {}, "_meta": meta}});
+    chatty["params"]["_meta"]["progressToken"] = json!("p1");
+    unbuffered(&post(&url, chatty, &[]).await, "a modern answer");
+    let build = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                       "params": {"name": "build", "arguments": {"target": "all"}, "_meta": meta}});
+    let (_, created) = common::raw_http::status_and_body(post(&url, build, &[]).await).await;
+    let task = created["result"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    let listen = json!({"jsonrpc": "2.0", "id": 3, "method": "subscriptions/listen",
+                        "params": {"_meta": meta, "notifications": {"taskIds": [task]}}});
+    unbuffered(&post(&url, listen, &[]).await, "a task's listen stream");
+
+    // The legacy era: a POST's answer, its resumption, the GET stream.
+    let legacy = Legacy::open(&url, json!({}), None).await;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": "gated", "arguments": {}}});
+    let answer = legacy.post(body).await;
+    unbuffered(&answer, "a legacy answer");
+    let priming = Events::new(answer, Some("tools/call".into()))
+        .next()
+        .await
+        .unwrap();
+    unbuffered(&legacy.get(priming.id.as_deref()).await, "a resumed stream");
+    unbuffered(&legacy.get(None).await, "the GET stream");
+    f.probe.release.notify_one();
+}
+
 #[tokio::test]
 async fn the_standalone_stream_carries_list_changes_to_one_reader() {
     let f = common::fixture();

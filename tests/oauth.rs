@@ -511,6 +511,56 @@ async fn an_authorization_server_that_cannot_be_reached_is_a_503_not_a_401() {
     );
 }
 
+/// The guide's deployment: `https://mcp.example.com/mcp` behind a proxy
+/// that passes `Host: mcp.example.com`. `.oauth()` allows the resource's
+/// host, so the request reaches the authenticator (`401`, the sign-in
+/// challenge) instead of the host guard (`403`). Another host is still
+/// refused, and the refusal names it and the setting that allows it.
+#[tokio::test]
+async fn oauth_allows_the_host_of_the_resource_it_publishes() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let oauth = OAuth::issuer("https://auth.example.com")
+        .resource("https://mcp.example.com/mcp")
+        .build()
+        .unwrap();
+    let f = common::fixture_with(|b| b.tool(WhoamiTool));
+    tokio::spawn(
+        StreamableHttp::new(f.server)
+            .oauth(oauth)
+            .serve_on(listener),
+    );
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                      "params": {"_meta": common::meta(json!({}))}});
+    for host in ["mcp.example.com", "MCP.example.com:443", "localhost"] {
+        let response = post(&url, list.clone(), &[("host", host)]).await;
+        assert_eq!(response.status().as_u16(), 401, "{host}");
+        let challenge = response.headers()["www-authenticate"].to_str().unwrap();
+        assert!(
+            challenge.contains("https://mcp.example.com/.well-known/oauth-protected-resource/mcp"),
+            "{challenge}"
+        );
+    }
+    let origin = [
+        ("host", "mcp.example.com"),
+        ("origin", "https://mcp.example.com"),
+    ];
+    assert_eq!(
+        post(&url, list.clone(), &origin).await.status().as_u16(),
+        401
+    );
+
+    let other = post(&url, list, &[("host", "api.example.com")]).await;
+    let (status, body) = status_and_body(other).await;
+    assert_eq!(status, 403);
+    assert_eq!(
+        body["error"]["message"],
+        "Forbidden: this server does not answer for the host \"api.example.com\". If it should, \
+         allow it in the server's settings: \
+         StreamableHttp::allowed_hosts(AllowedHosts::loopback().with(\"api.example.com\"))"
+    );
+}
+
 #[tokio::test]
 async fn two_issuers_subjects_of_the_same_name_own_different_tasks() {
     let key = TestKey::rsa("k1", Algorithm::RS256);

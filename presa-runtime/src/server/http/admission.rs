@@ -52,24 +52,27 @@
 //! may pick any address in), gets the limits of one subject. Clients behind
 //! one proxy or NAT share its address, and with it one quota.
 //!
-//! The address is the [`ConnectInfo`] of the request.
+//! The address is the request's [`ClientAddress`] (see `forwarded`): the
+//! socket peer's, or, behind a proxy named in
+//! [`trusted_proxies`](super::StreamableHttp::trusted_proxies), the client
+//! that proxy names. So clients behind one trusted proxy each get their
+//! own quota, and a header sent by anyone else cannot move a client to
+//! another quota. The peer comes from axum's `ConnectInfo`:
 //! [`StreamableHttp::serve`](super::StreamableHttp::serve) provides it; an
 //! application that mounts the router itself provides it by serving with
-//! `into_make_service_with_connect_info::<SocketAddr>()`, or, behind a
-//! reverse proxy, by inserting the client's address (from the proxy's
-//! header it trusts) as `ConnectInfo<SocketAddr>` before the endpoint.
-//! Without it, the endpoint cannot tell anonymous callers apart: they
-//! share one quota, as one subject, and the endpoint says so once in the
-//! logs. Authenticating callers is the way to give each its own.
+//! `into_make_service_with_connect_info::<SocketAddr>()`. Without it, the
+//! endpoint cannot tell anonymous callers apart: they share one quota, as
+//! one subject, and the endpoint says so once in the logs. Authenticating
+//! callers is the way to give each its own.
 
 use std::collections::HashMap;
-use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+use std::net::{IpAddr, Ipv6Addr};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use axum::extract::ConnectInfo;
 use axum::http::request::Parts;
 
+use super::forwarded::ClientAddress;
 use crate::server::caller::Caller;
 use crate::server::core::reply::{too_many_bodies, too_many_requests, too_many_streams};
 use crate::util::lock;
@@ -119,13 +122,12 @@ fn network(address: IpAddr) -> IpAddr {
     }
 }
 
-/// The network of the peer a request comes from, when the request
-/// carries its address (the `ConnectInfo` that `serve` records): what
-/// the OAuth resource server limits failed introspections by.
+/// The network of the client a request comes from, when the endpoint
+/// knows its address ([`ClientAddress`]): what the OAuth resource server
+/// limits failed introspections by.
 #[cfg(feature = "oauth")]
-pub(crate) fn peer_network(parts: &Parts) -> Option<IpAddr> {
-    let ConnectInfo(peer) = parts.extensions.get::<ConnectInfo<SocketAddr>>()?;
-    Some(network(peer.ip()))
+pub(crate) fn client_network(parts: &Parts) -> Option<IpAddr> {
+    ClientAddress::of(parts).map(network)
 }
 
 /// What a request takes of its account (rule 2).
@@ -196,8 +198,8 @@ impl Admission {
         if let Some(subject) = caller.principal() {
             return Account::Subject(subject);
         }
-        match parts.extensions.get::<ConnectInfo<SocketAddr>>() {
-            Some(ConnectInfo(peer)) => Account::Network(network(peer.ip())),
+        match ClientAddress::of(parts) {
+            Some(client) => Account::Network(network(client)),
             None => {
                 if !self.warned_shared.swap(true, Ordering::Relaxed) {
                     tracing::warn!(
@@ -272,6 +274,10 @@ impl Drop for Admitted {
 
 #[cfg(test)]
 mod tests {
+    use std::net::SocketAddr;
+
+    use axum::extract::ConnectInfo;
+
     use super::*;
 
     fn parts(peer: Option<&str>) -> Parts {

@@ -71,7 +71,8 @@ use super::admission::{Account, Admission, Slot};
 use super::auth::{Anonymous, Authenticator, ProtectedResourceMetadata, Refusal, challenge};
 use super::body::{BodyLimits, read_body};
 use super::era::{Endpoint, Modern};
-use super::guard::AllowedHosts;
+use super::forwarded::{ClientAddress, TrustedProxies};
+use super::guard::{AllowedHosts, url_host};
 use super::headers;
 use super::respond::{json_response, method_not_allowed, respond, with_status};
 use super::serve::{Listen, Serve, Settings, Standalone};
@@ -119,6 +120,8 @@ impl StreamableHttp {
             endpoint: Endpoint {
                 server,
                 hosts: AllowedHosts::loopback(),
+                published_host: None,
+                proxies: TrustedProxies::none(),
                 authenticator: Arc::new(Anonymous),
                 body,
                 metadata: None,
@@ -137,8 +140,31 @@ impl StreamableHttp {
     }
 
     /// The hosts requests may address and come from (default: loopback).
+    /// The host of the resource URL the endpoint publishes
+    /// ([`oauth`](Self::oauth), [`protected_resource`](Self::protected_resource))
+    /// is allowed too. A request for any other host gets `403`, whose body
+    /// names the host and this setting.
     pub fn allowed_hosts(self, hosts: AllowedHosts) -> Self {
         self.configure(|e| e.hosts = hosts)
+    }
+
+    /// The reverse proxies whose forwarded header names the client
+    /// (default [`TrustedProxies::none`]: the client is the socket peer,
+    /// and no header is read). The client's address is what the limits
+    /// per address count by, and what an [`Authenticator`] reads with
+    /// [`ClientAddress::of`]. Name only the proxies in front of this
+    /// server: any peer you name here can claim to be any client.
+    ///
+    /// ```
+    /// # fn build(server: presa_runtime::server::Server) -> presa_runtime::server::http::StreamableHttp {
+    /// use presa_runtime::server::http::{StreamableHttp, TrustedProxies};
+    ///
+    /// // nginx on the same machine, passing X-Forwarded-For.
+    /// StreamableHttp::new(server).trusted_proxies(TrustedProxies::loopback())
+    /// # }
+    /// ```
+    pub fn trusted_proxies(self, proxies: TrustedProxies) -> Self {
+        self.configure(|e| e.proxies = proxies)
     }
 
     /// Who the caller of each request is (default: anonymous).
@@ -179,9 +205,15 @@ impl StreamableHttp {
     }
 
     /// Publishes `metadata` at its well-known path and names it in every
-    /// `WWW-Authenticate` challenge.
+    /// `WWW-Authenticate` challenge. Requests may name the host of its
+    /// `resource` URL, at any port, beside the
+    /// [`allowed_hosts`](Self::allowed_hosts): that is the name clients
+    /// are told to use.
     pub fn protected_resource(self, metadata: ProtectedResourceMetadata) -> Self {
-        self.configure(|e| e.metadata = Some(metadata))
+        self.configure(|e| {
+            e.published_host = url_host(&metadata.resource);
+            e.metadata = Some(metadata);
+        })
     }
 
     /// How the legacy transport keeps its sessions and streams (see
@@ -230,7 +262,9 @@ impl StreamableHttp {
     /// [`serve`](Self::serve) provides, and an application mounting
     /// [`router`](Self::router) provides by serving it with
     /// `into_make_service_with_connect_info::<SocketAddr>()`. Without it,
-    /// anonymous callers share one quota.
+    /// anonymous callers share one quota. Behind a reverse proxy, name it
+    /// with [`trusted_proxies`](Self::trusted_proxies), so that each
+    /// client behind it is counted by its own address.
     pub fn max_requests_per_subject(self, requests: usize) -> Self {
         self.configure(|e| e.admission.max_requests = requests.max(1))
     }
@@ -354,7 +388,10 @@ impl StreamableHttp {
     /// Accepts the access tokens of `oauth`'s authorization server, and
     /// publishes the Protected Resource Metadata that names it: the
     /// [`authenticator`](Self::authenticator) and
-    /// [`protected_resource`](Self::protected_resource) in one.
+    /// [`protected_resource`](Self::protected_resource) in one. So requests
+    /// may name the host of the resource URL (`mcp.example.com` for
+    /// `https://mcp.example.com/mcp`), beside the
+    /// [`allowed_hosts`](Self::allowed_hosts).
     #[cfg(feature = "oauth")]
     pub fn oauth(self, oauth: super::auth::OAuth) -> Self {
         let metadata = oauth.protected_resource();
@@ -367,10 +404,13 @@ impl StreamableHttp {
         let switch = ShutdownSwitch::new(self.endpoint.server.drain_period());
         self.endpoint.shutdown = switch.watch();
         let settings = self.standalone;
+        let published = self.endpoint.published_host.as_deref();
+        let loopback_only = self.endpoint.hosts.loopback_only(published);
         Standalone {
             app: self.router("/mcp"),
             settings,
             switch,
+            loopback_only,
         }
     }
 }
@@ -378,7 +418,7 @@ impl StreamableHttp {
 /// One POST to the MCP endpoint.
 async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (mut parts, body) = request.into_parts();
-    let caller = match checked_caller(&endpoint, &parts).await {
+    let caller = match checked_caller(&endpoint, &mut parts).await {
         Ok(caller) => caller,
         Err(refused) => return refused,
     };
@@ -447,14 +487,17 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         .await
 }
 
-/// Steps 1 and 2: the host guard and the caller.
+/// Steps 1 and 2: the host guard and the caller, once the client's
+/// address is recorded for every reader (see `forwarded`).
 async fn checked_caller(
     endpoint: &Endpoint,
-    parts: &axum::http::request::Parts,
+    parts: &mut axum::http::request::Parts,
 ) -> Result<Caller, Response> {
-    if let Some(refused) = guard(&endpoint.hosts, parts) {
+    if let Some(refused) = guard(endpoint, parts) {
         return Err(refused);
     }
+    ClientAddress::record(&endpoint.proxies, parts);
+    let parts = &*parts;
     endpoint
         .authenticator
         .authenticate(parts)
@@ -464,8 +507,8 @@ async fn checked_caller(
 
 /// A GET, answered by the era.
 async fn handle_get(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
-    let (parts, _) = request.into_parts();
-    match checked_caller(&endpoint, &parts).await {
+    let (mut parts, _) = request.into_parts();
+    match checked_caller(&endpoint, &mut parts).await {
         Ok(caller) => {
             let account = endpoint.admission.account(&caller, &parts);
             endpoint.era.get(&endpoint, &parts.headers, caller, account)
@@ -476,16 +519,17 @@ async fn handle_get(State(endpoint): State<Arc<Endpoint>>, request: Request) -> 
 
 /// A DELETE, answered by the era.
 async fn handle_delete(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
-    let (parts, _) = request.into_parts();
-    match checked_caller(&endpoint, &parts).await {
+    let (mut parts, _) = request.into_parts();
+    match checked_caller(&endpoint, &mut parts).await {
         Ok(caller) => endpoint.era.delete(&endpoint, &parts.headers, caller),
         Err(refused) => refused,
     }
 }
 
 /// `403` for a request whose `Host` or `Origin` the guard refuses.
-fn guard(hosts: &AllowedHosts, parts: &axum::http::request::Parts) -> Option<Response> {
-    let forbidden = hosts.check(parts).err()?;
+fn guard(endpoint: &Endpoint, parts: &axum::http::request::Parts) -> Option<Response> {
+    let published = endpoint.published_host.as_deref();
+    let forbidden = endpoint.hosts.check(parts, published).err()?;
     tracing::warn!(
         reason = ?forbidden,
         host = ?parts.headers.get(header::HOST),
@@ -940,6 +984,155 @@ mod tests {
             .unwrap();
         let status = handle_get(State(Arc::clone(&endpoint)), get).await.status();
         assert_eq!(status, StatusCode::FORBIDDEN, "a GET without a host");
+    }
+
+    /// The guide's server publishes `https://mcp.example.com/mcp`, and its
+    /// proxy passes `Host: mcp.example.com`: the resource's host is allowed
+    /// beside the loopback names. Another host gets `403`, whose body names
+    /// it and the setting that allows it.
+    #[tokio::test]
+    async fn the_published_resource_host_is_allowed() {
+        let server = Server::builder("guard", "1").build();
+        let metadata =
+            ProtectedResourceMetadata::new("https://mcp.example.com/mcp", "https://as.example");
+        let http = StreamableHttp::new(server).protected_resource(metadata);
+        let endpoint = Arc::new(http.endpoint);
+        for host in [
+            &b"mcp.example.com"[..],
+            b"mcp.example.com:443",
+            b"localhost:3000",
+        ] {
+            let status = h1(&endpoint, &[host], &[]).await;
+            assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(host));
+        }
+        let origin: &[u8] = b"https://mcp.example.com";
+        let status = h1(&endpoint, &[b"mcp.example.com"], &[origin]).await;
+        assert_eq!(status, StatusCode::OK);
+
+        let request = discover()
+            .header(header::HOST, "api.example.com")
+            .body(discover_body())
+            .unwrap();
+        let refused = handle(State(Arc::clone(&endpoint)), request).await;
+        assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+        let body = axum::body::to_bytes(refused.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("the host \"api.example.com\""),
+            "{message}"
+        );
+        assert!(
+            message.contains("AllowedHosts::loopback().with(\"api.example.com\")"),
+            "{message}"
+        );
+    }
+
+    /// A `subscriptions/listen` from `peer` whose `X-Forwarded-For` is
+    /// `forwarded`, as a proxy or a client sends it.
+    fn listen_via(id: i64, peer: &str, forwarded: &str) -> Request {
+        let mut request = listen(id);
+        let peer: SocketAddr = peer.parse().unwrap();
+        request
+            .extensions_mut()
+            .insert(axum::extract::ConnectInfo(peer));
+        let forwarded = HeaderValue::from_str(forwarded).unwrap();
+        request.headers_mut().insert("x-forwarded-for", forwarded);
+        request
+    }
+
+    /// An anonymous caller that sends its own `X-Forwarded-For` stays at
+    /// its own address, whatever the header says: it cannot dodge its
+    /// per-address limit with made-up addresses.
+    #[tokio::test]
+    async fn a_spoofed_forwarded_header_does_not_move_the_address() {
+        for proxies in [TrustedProxies::none(), TrustedProxies::loopback()] {
+            let server = Server::builder("limits", "1").build();
+            let http = StreamableHttp::new(server)
+                .trusted_proxies(proxies)
+                .max_listen_streams_per_subject(1);
+            let endpoint = Arc::new(http.endpoint);
+            let first = listen_via(1, "198.51.100.7:40000", "192.0.2.1");
+            let open = handle(State(Arc::clone(&endpoint)), first).await;
+            assert_eq!(open.status(), StatusCode::OK);
+            let second = listen_via(2, "198.51.100.7:40001", "192.0.2.2");
+            let refused = handle(State(Arc::clone(&endpoint)), second).await;
+            assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
+            let other = listen_via(3, "198.51.100.8:40000", "192.0.2.1");
+            let served = handle(State(Arc::clone(&endpoint)), other).await;
+            assert_eq!(served.status(), StatusCode::OK, "another address");
+        }
+    }
+
+    /// Behind a trusted proxy, each client the proxy names has its own
+    /// per-address limit: one user's flood behind nginx does not lock out
+    /// every other user behind the same nginx.
+    #[tokio::test]
+    async fn behind_a_trusted_proxy_each_client_has_its_own_limit() {
+        let server = Server::builder("limits", "1").build();
+        let http = StreamableHttp::new(server)
+            .trusted_proxies(TrustedProxies::loopback())
+            .max_listen_streams_per_subject(1);
+        let endpoint = Arc::new(http.endpoint);
+        let flooder = listen_via(1, "127.0.0.1:40000", "198.51.100.7");
+        let open = handle(State(Arc::clone(&endpoint)), flooder).await;
+        assert_eq!(open.status(), StatusCode::OK);
+        let again = listen_via(2, "127.0.0.1:40001", "198.51.100.7");
+        let refused = handle(State(Arc::clone(&endpoint)), again).await;
+        assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
+        let spoofing = listen_via(3, "127.0.0.1:40002", "192.0.2.9, 198.51.100.7");
+        let refused = handle(State(Arc::clone(&endpoint)), spoofing).await;
+        assert_eq!(
+            refused.status(),
+            StatusCode::SERVICE_UNAVAILABLE,
+            "what the client wrote left of the proxy's entry is not read"
+        );
+        let neighbour = listen_via(4, "127.0.0.1:40003", "192.0.2.9");
+        let served = handle(State(Arc::clone(&endpoint)), neighbour).await;
+        assert_eq!(served.status(), StatusCode::OK, "another client");
+        assert_eq!(endpoint.admission.accounts(), 2);
+    }
+
+    /// The client's address is recorded before the authenticator runs, so
+    /// an authenticator of your own reads the same address the limits do.
+    #[tokio::test]
+    async fn an_authenticator_reads_the_client_address() {
+        struct ByAddress;
+        #[async_trait::async_trait]
+        impl Authenticator for ByAddress {
+            async fn authenticate(
+                &self,
+                request: &axum::http::request::Parts,
+            ) -> Result<Caller, Refusal> {
+                let address =
+                    ClientAddress::of(request).ok_or(Refusal::Unauthorized { scope: None })?;
+                Ok(Caller::subject(address.to_string()))
+            }
+        }
+        let server = Server::builder("limits", "1").build();
+        let http = StreamableHttp::new(server)
+            .trusted_proxies(TrustedProxies::loopback())
+            .authenticator(ByAddress)
+            .max_listen_streams_per_subject(1);
+        let endpoint = Arc::new(http.endpoint);
+        let first = listen_via(1, "127.0.0.1:40000", "192.0.2.1");
+        let open = handle(State(Arc::clone(&endpoint)), first).await;
+        assert_eq!(open.status(), StatusCode::OK);
+        let same = listen_via(2, "[::1]:40000", "192.0.2.1");
+        let refused = handle(State(Arc::clone(&endpoint)), same).await;
+        assert_eq!(
+            refused.status(),
+            StatusCode::SERVICE_UNAVAILABLE,
+            "subject 192.0.2.1"
+        );
+        let no_peer = handle(State(Arc::clone(&endpoint)), listen(3)).await;
+        assert_eq!(
+            no_peer.status(),
+            StatusCode::UNAUTHORIZED,
+            "no address at all"
+        );
     }
 
     #[tokio::test]

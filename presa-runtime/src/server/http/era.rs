@@ -16,6 +16,7 @@ use axum::response::Response;
 
 use super::admission::{Account, Admission};
 use super::auth::{Authenticator, ProtectedResourceMetadata};
+use super::forwarded::TrustedProxies;
 use super::guard::AllowedHosts;
 use super::respond::method_not_allowed;
 use crate::server::caller::Caller;
@@ -27,6 +28,12 @@ use crate::wire::Message;
 pub(super) struct Endpoint {
     pub(super) server: Server,
     pub(super) hosts: AllowedHosts,
+    /// The host of the resource URL the endpoint publishes, allowed beside
+    /// `hosts` (see `guard`).
+    pub(super) published_host: Option<String>,
+    /// The proxies whose forwarded header names the client (see
+    /// `forwarded`).
+    pub(super) proxies: TrustedProxies,
     pub(super) authenticator: Arc<dyn Authenticator>,
     /// What a request body may be: its size, its time and its pace.
     pub(super) body: super::body::BodyLimits,

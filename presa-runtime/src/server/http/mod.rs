@@ -14,6 +14,7 @@
 //! | file | what it holds |
 //! |---|---|
 //! | `guard` | [`AllowedHosts`]: the DNS-rebinding check of `Host` and `Origin` |
+//! | `forwarded` | [`TrustedProxies`] and [`ClientAddress`]: who the client is behind a reverse proxy |
 //! | `auth` | [`Authenticator`], [`BearerTokens`], [`ProtectedResourceMetadata`] |
 //! | `admission` | what one caller may hold at once: bodies being read, listen streams and requests in progress, counted by subject (anonymous callers by network) |
 //! | `body` | reading a request body within its size, its time and its pace, charged to the memory budget as it arrives |
@@ -29,6 +30,7 @@ mod auth;
 mod body;
 mod endpoint;
 mod era;
+mod forwarded;
 mod guard;
 mod headers;
 mod respond;
@@ -45,6 +47,9 @@ pub use auth::{
 };
 pub use body::{BODY_RATE_GRACE, BODY_TIMEOUT, MIN_BODY_RATE};
 pub use endpoint::StreamableHttp;
+pub use forwarded::{
+    ClientAddress, ForwardedHeader, MAX_FORWARDED_HOPS, ProxyNetworkError, TrustedProxies,
+};
 pub use guard::AllowedHosts;
 pub use serve::{HEADER_READ_TIMEOUT, MAX_CONNECTIONS, Serve};
 

@@ -31,6 +31,14 @@
 //!
 //! Each request carries its peer's address as axum's `ConnectInfo`, by
 //! which the endpoint tells anonymous callers apart (see `admission`).
+//!
+//! At start, a server that listens on an address other machines can reach
+//! (`0.0.0.0`, a public address) while it allows loopback host names only
+//! logs a warning that names the setting to change
+//! ([`AllowedHosts`](super::AllowedHosts)): every request that names it by
+//! a domain would get `403`. It stays a warning, since a container binds
+//! `0.0.0.0` and is reached as `localhost` through a forwarded port, which
+//! is a correct setup.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -127,6 +135,8 @@ pub(super) struct Standalone {
     pub app: Router,
     pub settings: Settings,
     pub switch: ShutdownSwitch,
+    /// Whether the endpoint allows loopback host names only.
+    pub loopback_only: bool,
 }
 
 impl Serve {
@@ -219,8 +229,13 @@ async fn run(
         app,
         settings,
         switch,
+        loopback_only,
     } = endpoint;
-    tracing::info!(address = %listener.local_addr()?, "serving MCP at /mcp");
+    let address = listener.local_addr()?;
+    tracing::info!(%address, "serving MCP at /mcp");
+    if loopback_only && !address.ip().to_canonical().is_loopback() {
+        warn_loopback_only(address);
+    }
     let slots = Arc::new(Semaphore::new(settings.max_connections));
     let mut connections = JoinSet::new();
     loop {
@@ -251,6 +266,19 @@ async fn run(
         }
     }
     Ok(())
+}
+
+/// The warning of a server that other machines can reach but that allows
+/// loopback host names only.
+fn warn_loopback_only(address: SocketAddr) {
+    tracing::warn!(
+        %address,
+        "serving on {address}, which other machines can reach, but only the host names \
+         localhost, 127.0.0.1 and [::1] are allowed: a request that names this server by any \
+         other name gets 403. If clients reach it by a domain, allow that name with \
+         StreamableHttp::allowed_hosts(AllowedHosts::loopback().with(\"mcp.example.com\")). If \
+         they reach it as localhost (a container's forwarded port), nothing needs to change"
+    );
 }
 
 /// The next connection and its peer's address, once there is room for it

@@ -6,9 +6,11 @@
 //! a call. The caches cannot help against tokens that are each new, so
 //! what is limited is who sends them. The rules:
 //!
-//! 1. a request counts against its [`Peer`]: the network of its peer
-//!    address, grouped as the endpoint's admission groups anonymous
-//!    callers (each IPv4 address, each IPv6 `/64`). A request without a
+//! 1. a request counts against its [`Peer`]: the network of its client's
+//!    address ([`ClientAddress`](crate::server::http::ClientAddress): the
+//!    socket peer, or the client a trusted proxy names), grouped as the
+//!    endpoint's admission groups anonymous callers (each IPv4 address,
+//!    each IPv6 `/64`). A request without a
 //!    peer address (a router served without `ConnectInfo`, or
 //!    [`OAuth::validate`](super::OAuth::validate) called directly) counts
 //!    against one shared peer, `Unknown`; the logs say so once, the first

@@ -387,7 +387,7 @@ impl Authenticator for OAuth {
         let unauthorized = || Refusal::Unauthorized {
             scope: self.inner.sign_in_scope.clone(),
         };
-        let peer = Peer::from(crate::server::http::admission::peer_network(request));
+        let peer = Peer::from(crate::server::http::admission::client_network(request));
         match presented_token(request)?.ok_or_else(unauthorized)? {
             (Scheme::Bearer, token) => self.validate_bearer(token, peer).await,
             (Scheme::Dpop, token) => self.validate_bound(request, token, peer).await,

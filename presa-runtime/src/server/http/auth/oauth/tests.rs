@@ -649,6 +649,57 @@ async fn a_flood_of_made_up_tokens_from_one_network_leaves_others_served_at_once
     assert_eq!(server.gets(), invalid + 1);
 }
 
+/// A request carrying `token` from `peer`, whose `X-Forwarded-For` is
+/// `forwarded`, with its client found as the endpoint finds it behind a
+/// proxy on loopback.
+fn request_via(token: &str, peer: &str, forwarded: &str) -> axum::http::request::Parts {
+    let mut parts = request_from(token, Some(peer));
+    let forwarded = axum::http::HeaderValue::from_str(forwarded).unwrap();
+    parts.headers.insert("x-forwarded-for", forwarded);
+    let proxies = crate::server::http::TrustedProxies::loopback();
+    crate::server::http::ClientAddress::record(&proxies, &mut parts);
+    parts
+}
+
+/// Behind a trusted proxy, failed introspections count against the client
+/// the proxy names: one client's flood does not spend the limit of every
+/// user behind the same proxy. From a peer that is not trusted, the
+/// header is ignored: a flooder cannot spread its failures over made-up
+/// addresses.
+#[tokio::test(start_paused = true)]
+async fn failed_introspections_count_against_the_client_a_trusted_proxy_names() {
+    let server = inactive_but("real");
+    let oauth = introspecting(&server, Introspection::client_secret_basic("rs", "s"));
+    let behind_nginx = |token: &str, client: &str| request_via(token, "127.0.0.1:40000", client);
+    for n in 0..failures::FAILURE_BURST {
+        let made_up = behind_nginx(&format!("made-up-{n}"), "198.51.100.7");
+        let refused = oauth.authenticate(&made_up).await;
+        assert!(matches!(refused, Err(Refusal::InvalidToken { .. })));
+    }
+    let more = oauth
+        .authenticate(&behind_nginx("made-up-more", "198.51.100.7"))
+        .await;
+    assert!(matches!(more, Err(Refusal::Unavailable { .. })), "{more:?}");
+    let alice = oauth.authenticate(&behind_nginx("real", "192.0.2.9")).await;
+    assert_eq!(alice.unwrap().subject.as_deref(), Some("alice"));
+
+    // The same flood straight from its own address, with a new made-up
+    // X-Forwarded-For on every request.
+    let server = inactive_but("real");
+    let oauth = introspecting(&server, Introspection::client_secret_basic("rs", "s"));
+    let spoofed = |n: u32| {
+        let forwarded = format!("203.0.113.{}", n % 250);
+        request_via(&format!("made-up-{n}"), "198.51.100.7:40000", &forwarded)
+    };
+    for n in 0..failures::FAILURE_BURST {
+        let refused = oauth.authenticate(&spoofed(n)).await;
+        assert!(matches!(refused, Err(Refusal::InvalidToken { .. })));
+    }
+    let more = oauth.authenticate(&spoofed(failures::FAILURE_BURST)).await;
+    assert!(matches!(more, Err(Refusal::Unavailable { .. })), "{more:?}");
+    assert_eq!(server.gets(), failures::FAILURE_BURST as usize);
+}
+
 #[tokio::test(start_paused = true)]
 async fn requests_without_an_address_share_one_limit() {
     let server = inactive_but("real");

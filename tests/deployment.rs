@@ -60,20 +60,34 @@ const RECIPE_UPSTREAM: &str = "127.0.0.1:3000";
 /// it fails instead of hanging: generous, for a loaded machine.
 const PATIENCE: Duration = Duration::from_secs(20);
 
+/// The address a client claims in `X-Forwarded-For`, which no proxy
+/// recipe passes on.
+const FORGED_ADDRESS: &str = "203.0.113.7";
+
 /// The modern protocol version.
 const VERSION: &str = "2026-07-28";
 
 // ---------------------------------------------------------------------
 // The server behind the proxy
 
-/// Says which `Host` the request named when it reached presa.
+/// Says what the request named when it reached presa: its `Host`, and
+/// the `X-Forwarded-For` and `X-Forwarded-Proto` the proxy set, each
+/// value of a header repeated.
 #[tool]
 async fn addressed(Headers(headers): Headers) -> String {
-    headers
-        .get("host")
-        .and_then(|host| host.to_str().ok())
-        .unwrap_or("(none)")
-        .to_owned()
+    let values = |name: &str| -> Vec<String> {
+        headers
+            .get_all(name)
+            .iter()
+            .map(|value| value.to_str().unwrap_or("(not ASCII)").to_owned())
+            .collect()
+    };
+    json!({
+        "host": values("host"),
+        "forwarded_for": values("x-forwarded-for"),
+        "forwarded_proto": values("x-forwarded-proto"),
+    })
+    .to_string()
 }
 
 /// The answer `confirm` asks for.
@@ -559,11 +573,14 @@ impl Peer {
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
             .header("mcp-protocol-version", VERSION)
-            .header("mcp-method", method);
+            .header("mcp-method", method)
+            // Made up, as a client could: the proxy must not pass them on.
+            .header("x-forwarded-for", FORGED_ADDRESS)
+            .header("x-forwarded-proto", "http");
         if let Some(name) = name {
             request = request.header("mcp-name", name);
         }
-        request.body(body.to_string()).send().await.unwrap()
+        answered(request.body(body.to_string()), method).await
     }
 
     /// A `tools/call` of `tool`, answered in full: JSON, or an event
@@ -602,8 +619,17 @@ impl Peer {
                 .header("mcp-session-id", session)
                 .header("mcp-protocol-version", "2025-11-25");
         }
-        request.body(body.to_string()).send().await.unwrap()
+        answered(request.body(body.to_string()), "a 2025-11-25 POST").await
     }
+}
+
+/// The answer to `request` (its status and headers), within [`PATIENCE`]:
+/// a proxy that holds back the start of an event stream fails here.
+async fn answered(request: reqwest::RequestBuilder, what: &str) -> reqwest::Response {
+    tokio::time::timeout(PATIENCE, request.send())
+        .await
+        .unwrap_or_else(|_| panic!("{what}: no answer within {PATIENCE:?}"))
+        .unwrap_or_else(|e| panic!("{what}: {e}"))
 }
 
 /// The body of `response`, as JSON.
@@ -677,19 +703,28 @@ impl Events {
 // ---------------------------------------------------------------------
 // The checks
 
-/// 1. A modern call arrives with the public host.
+/// 1. A modern call arrives with the public host, the client's address
+/// and the scheme, whatever forwarded headers the client made up.
 async fn modern_call(peer: &Peer) {
     let answer = peer
         .call(1, json!({}), json!({"name": "addressed", "arguments": {}}))
         .await;
-    let host = answer["result"]["content"][0]["text"]
+    let text = answer["result"]["content"][0]["text"]
         .as_str()
         .unwrap_or_else(|| panic!("a text result: {answer}"));
-    let name = host.split(':').next().unwrap();
+    let seen: Value = serde_json::from_str(text).unwrap();
+    let host = seen["host"][0].as_str().unwrap();
     assert_eq!(
-        name, PUBLIC_HOST,
+        host.split(':').next(),
+        Some(PUBLIC_HOST),
         "presa saw Host {host:?}: the proxy must pass the client's Host on"
     );
+    assert_eq!(
+        seen["forwarded_for"],
+        json!(["127.0.0.1"]),
+        "the proxy must replace the client's X-Forwarded-For with its address"
+    );
+    assert_eq!(seen["forwarded_proto"], json!(["https"]));
 }
 
 /// 2. MRTR: `input_required`, then the retry with `requestState`.
@@ -784,16 +819,14 @@ async fn legacy_get_stream(peer: &Peer, server: &Server) {
     let accepted = peer.legacy(Some(&session), initialized).await;
     assert_eq!(accepted.status(), 202);
 
-    let stream = peer
+    let get = peer
         .http
         .get(&peer.url)
         .bearer_auth(&peer.token)
         .header("accept", "text/event-stream")
         .header("mcp-session-id", &session)
-        .header("mcp-protocol-version", "2025-11-25")
-        .send()
-        .await
-        .unwrap();
+        .header("mcp-protocol-version", "2025-11-25");
+    let stream = answered(get, "the GET stream").await;
     assert_eq!(stream.status(), 200);
     let mut events = Events::new(stream);
     let priming = tokio::time::timeout(PATIENCE, events.next_data())
@@ -807,23 +840,21 @@ async fn legacy_get_stream(peer: &Peer, server: &Server) {
 
 /// 5. The OAuth challenge names the public address.
 async fn oauth_challenge(client: &reqwest::Client, port: u16, upstream: SocketAddr) {
-    let refused = client
+    let unsigned = client
         .post(public_url(port))
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", VERSION)
         .header("mcp-method", "tools/list")
-        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#)
-        .send()
-        .await
-        .unwrap();
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#);
+    let refused = answered(unsigned, "a request without a token").await;
     assert_eq!(refused.status(), 401);
     let challenge = refused.headers()["www-authenticate"].to_str().unwrap();
     let named = format!("resource_metadata=\"{}\"", metadata_url(port));
     assert!(challenge.contains(&named), "{challenge}");
     assert!(!challenge.contains(&upstream.to_string()), "{challenge}");
 
-    let document = json_of(client.get(metadata_url(port)).send().await.unwrap()).await;
+    let document = json_of(answered(client.get(metadata_url(port)), "the metadata").await).await;
     assert_eq!(document["resource"], public_url(port), "{document}");
 }
 

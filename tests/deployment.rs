@@ -889,16 +889,149 @@ async fn through(kind: Kind) {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    presa_wine,
+    ignore = "needs nginx, a Linux program here that a test under Wine cannot start"
+)]
 async fn presa_behind_nginx() {
     through(Kind::Nginx).await;
 }
 
 #[tokio::test]
+#[cfg_attr(
+    presa_wine,
+    ignore = "needs caddy, a Linux program here that a test under Wine cannot start"
+)]
 async fn presa_behind_caddy() {
     through(Kind::Caddy).await;
 }
 
 #[tokio::test]
+#[cfg_attr(
+    presa_wine,
+    ignore = "needs haproxy, a Linux program here that a test under Wine cannot start"
+)]
 async fn presa_behind_haproxy() {
     through(Kind::Haproxy).await;
+}
+
+// ---------------------------------------------------------------------
+// The guide, the systemd unit and the container recipe
+
+/// The guide's Deployment chapter shows each file of `deploy/` as it is,
+/// so that what a reader copies is what this test runs.
+#[test]
+fn the_guide_shows_each_deploy_file_as_it_is() {
+    let guide = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("src/guide/deployment.md"),
+    )
+    .unwrap();
+    for name in [
+        "nginx.conf",
+        "Caddyfile",
+        "haproxy.cfg",
+        "presa.service",
+        "Dockerfile",
+    ] {
+        let file = deploy_file(name);
+        let block = format!("\n{}```\n", file);
+        assert!(
+            guide.contains(&block),
+            "src/guide/deployment.md does not show deploy/{name} as it is: copy the file \
+             into its code block"
+        );
+    }
+}
+
+/// The value of `name=` in a systemd unit.
+fn unit_setting<'a>(unit: &'a str, name: &str) -> &'a str {
+    let prefix = format!("{name}=");
+    unit.lines()
+        .find_map(|line| line.strip_prefix(&prefix))
+        .unwrap_or_else(|| panic!("deploy/presa.service sets no {name}"))
+}
+
+/// The longest presa may take to stop after SIGTERM with the default
+/// drain period: the drain, then the last answers' write.
+fn longest_stop() -> Duration {
+    presa::server::CLOSE_DRAIN + presa::server::FINAL_WRITE
+}
+
+/// The unit stops presa with SIGTERM and waits longer than its drain
+/// before SIGKILL; it sets what the guide's server reads; and systemd
+/// accepts it, where `systemd-analyze` is installed.
+#[test]
+fn the_systemd_unit_gives_the_drain_its_time() {
+    let unit = deploy_file("presa.service");
+    assert_eq!(unit_setting(&unit, "KillSignal"), "SIGTERM");
+    let timeout: u64 = unit_setting(&unit, "TimeoutStopSec").parse().unwrap();
+    assert!(
+        Duration::from_secs(timeout) > longest_stop(),
+        "TimeoutStopSec={timeout} leaves presa less than its drain of {:?}",
+        longest_stop()
+    );
+    for variable in ["MCP_LISTEN=127.0.0.1:", "MCP_HOST=", "MCP_ISSUER="] {
+        assert!(
+            unit.contains(&format!("Environment={variable}")),
+            "the unit sets no {variable}"
+        );
+    }
+    assert!(unit_setting(&unit, "ExecStart").starts_with("/usr/local/bin/mcp-server"));
+
+    let Some(analyze) = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|folder| folder.join("systemd-analyze"))
+        .find(|path| path.is_file())
+    else {
+        eprintln!("not checked by systemd: systemd-analyze is not on PATH");
+        return;
+    };
+    // systemd checks that the program exists: this test's own stands in.
+    let folder = std::env::temp_dir().join(format!("presa-deploy-unit-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).unwrap();
+    let folder = Folder(folder);
+    let program = std::env::current_exe().unwrap().display().to_string();
+    let unit = replaced(
+        &unit,
+        "ExecStart=/usr/local/bin/mcp-server",
+        &format!("ExecStart={program}"),
+    );
+    let path = folder.write("mcp-server.service", &unit);
+    let verified = Command::new(analyze)
+        .args(["verify", "--man=no", &path])
+        .output()
+        .unwrap();
+    assert!(
+        verified.status.success() && verified.stderr.is_empty(),
+        "systemd-analyze verify: {}",
+        String::from_utf8_lossy(&verified.stderr)
+    );
+}
+
+/// The container recipe listens on every interface, stops with SIGTERM,
+/// and asks for a stop timeout longer than presa's drain.
+#[test]
+fn the_container_recipe_listens_everywhere_and_waits_for_the_drain() {
+    let dockerfile = deploy_file("Dockerfile");
+    for line in [
+        "ENV MCP_LISTEN=0.0.0.0:3000",
+        "ENV MCP_HOST=",
+        "ENV MCP_ISSUER=",
+        "STOPSIGNAL SIGTERM",
+        "EXPOSE 3000",
+    ] {
+        assert!(dockerfile.contains(line), "the Dockerfile lacks {line:?}");
+    }
+    for setting in ["--stop-timeout ", "terminationGracePeriodSeconds: "] {
+        let seconds: u64 = dockerfile
+            .split(setting)
+            .nth(1)
+            .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|digits| digits.parse().ok())
+            .unwrap_or_else(|| panic!("the Dockerfile names no {setting:?}"));
+        assert!(
+            Duration::from_secs(seconds) > longest_stop(),
+            "{setting}{seconds} leaves presa less than its drain of {:?}",
+            longest_stop()
+        );
+    }
 }

@@ -18,6 +18,7 @@
 //! | [The client](client) | connecting, calling, answering input, following tasks, servers of either era |
 //! | [Replicas on Redis](replicas) | a shared task store, leases and takeover, resumable tools, shared signing keys |
 //! | [Limits and bad input](limits) | what a peer can make the server hold, and what it answers to bad input |
+//! | [Deployment](deployment) | behind nginx, Caddy or HAProxy, under systemd, a small release build, containers |
 //!
 //! The wire itself is described in the repository's `docs/tasks-extension.md`
 //! (the Tasks extension, for a client in any language), `docs/oauth.md`
@@ -53,6 +54,9 @@ pub mod replicas {}
 
 #[doc = include_str!("limits.md")]
 pub mod limits {}
+
+#[doc = include_str!("deployment.md")]
+pub mod deployment {}
 
 /// The example of the repository's `docs/oauth.md`, compiled with the
 /// guide's doctests so that the page cannot drift from the API.

@@ -154,6 +154,8 @@ impl Upstream {
             .build();
         let http = StreamableHttp::new(server.clone())
             .allowed_hosts(AllowedHosts::loopback().with(PUBLIC_HOST))
+            // AFTER i42/server-deploy merges: as the guide's server,
+            // `.trusted_proxies(TrustedProxies::loopback())` here.
             .oauth(oauth);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
@@ -703,8 +705,8 @@ impl Events {
 // ---------------------------------------------------------------------
 // The checks
 
-/// 1. A modern call arrives with the public host, the client's address
-/// and the scheme, whatever forwarded headers the client made up.
+/// Check 1: a modern call arrives with the public host, the client's
+/// address and the scheme, whatever forwarded headers the client made up.
 async fn modern_call(peer: &Peer) {
     let answer = peer
         .call(1, json!({}), json!({"name": "addressed", "arguments": {}}))
@@ -727,7 +729,7 @@ async fn modern_call(peer: &Peer) {
     assert_eq!(seen["forwarded_proto"], json!(["https"]));
 }
 
-/// 2. MRTR: `input_required`, then the retry with `requestState`.
+/// Check 2, MRTR: `input_required`, then the retry with `requestState`.
 async fn elicitation_over_mrtr(peer: &Peer) {
     let call = json!({"name": "confirm", "arguments": {}});
     let first = peer.call(2, with_elicitation(), call.clone()).await;
@@ -757,8 +759,8 @@ struct Delays {
     completed: Duration,
 }
 
-/// 3. A task, then `subscriptions/listen`: its notifications come while
-/// the task runs, so while the stream is still open.
+/// Check 3: a task, then `subscriptions/listen`. Its notifications come
+/// while the task runs, so while the stream is still open.
 async fn task_notifications(peer: &Peer, gate: &Gate) -> Delays {
     let created = peer
         .call(4, with_tasks(), json!({"name": "gated", "arguments": {}}))
@@ -804,7 +806,7 @@ async fn task_notifications(peer: &Peer, gate: &Gate) -> Delays {
     Delays { first, completed }
 }
 
-/// 4. A 2025-11-25 session, and an event on its GET stream.
+/// Check 4: a 2025-11-25 session, and an event on its GET stream.
 async fn legacy_get_stream(peer: &Peer, server: &Server) {
     let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
@@ -838,7 +840,7 @@ async fn legacy_get_stream(peer: &Peer, server: &Server) {
     assert_eq!(notice["method"], "notifications/tools/list_changed");
 }
 
-/// 5. The OAuth challenge names the public address.
+/// Check 5: the OAuth challenge names the public address.
 async fn oauth_challenge(client: &reqwest::Client, port: u16, upstream: SocketAddr) {
     let unsigned = client
         .post(public_url(port))

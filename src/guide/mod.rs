@@ -19,6 +19,7 @@
 //! | [The client](client) | connecting, calling, answering input, following tasks, servers of either era |
 //! | [Replicas on Redis](replicas) | a shared task store, leases and takeover, resumable tools, shared signing keys |
 //! | [Limits and bad input](limits) | what a peer can make the server hold, and what the server answers to bad input |
+//! | [Deployment](deployment) | behind nginx, Caddy or HAProxy, under systemd, a small release build, containers |
 //! | [Coming from rmcp](from_rmcp) | the same server written with rmcp and with presa, and what changes |
 //!
 //! The repository also describes the wire itself, for clients in any
@@ -55,6 +56,9 @@ pub mod replicas {}
 
 #[doc = include_str!("limits.md")]
 pub mod limits {}
+
+#[doc = include_str!("deployment.md")]
+pub mod deployment {}
 
 #[doc = include_str!("from_rmcp.md")]
 pub mod from_rmcp {}

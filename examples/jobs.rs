@@ -1,4 +1,4 @@
-//! The `jobs` server from presa's seed: one `build` tool that asks for
+//! The `jobs` demo server: one `build` tool that asks for
 //! confirmation before it builds, and runs as a task for clients that
 //! declare the Tasks extension.
 //!
@@ -72,7 +72,7 @@ async fn build(
     Ok(format!("built {target}"))
 }
 
-/// The jobs server, with the seed's task settings: a one-hour TTL, a 20 ms
+/// The jobs server, with its task settings: a one-hour TTL, a 20 ms
 /// poll interval and at most 1 000 tasks kept, in this process's memory.
 fn server() -> Server {
     builder().build()
@@ -132,7 +132,7 @@ fn lease_length(seconds: &str) -> Result<Duration, String> {
 
 const INSTRUCTIONS: &str = "Builds targets on request; every build asks for confirmation.";
 
-/// The seed's task settings.
+/// The demo's task settings, spelled out (they are also the defaults).
 fn settings() -> TaskSettings {
     TaskSettings::default()
         .ttl(Some(Duration::from_millis(3_600_000)))

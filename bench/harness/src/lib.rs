@@ -1,4 +1,4 @@
-//! The benchmark harness of issues 11 and 22: the same MCP servers written
+//! The benchmark harness: the same MCP servers written
 //! with presa, rmcp and tower-mcp, a framework-free floor server, and the
 //! shared pieces of the programs that measure them (docs/benchmarks.md says
 //! what each figure means).

@@ -1,6 +1,7 @@
 //! Gathers the `FIGURES` lines of every section (read from stdin), derives
-//! the ratios issue 22 sets targets for, prints the summary table, and
-//! ends with one JSON object holding every figure, on the last line.
+//! the ratios that have targets (docs/benchmarks.md lists them), prints
+//! the summary table, and ends with one JSON object holding every figure,
+//! on the last line.
 //!
 //! A ratio is presa / its peer (rmcp or tower-mcp), except throughput,
 //! which is presa's calls per second over the peer's (so above 1 is better
@@ -55,8 +56,8 @@ impl Figures {
     }
 }
 
-/// The derived figures: first the targets of issue 22, in the order of its
-/// table, then figures reported for information.
+/// The derived figures: first those with targets, in the order of the
+/// targets table of docs/benchmarks.md, then figures for information.
 const DERIVED: &[Derived] = &[
     Derived {
         key: "stdio_throughput_ratio_vs_rmcp",
@@ -233,7 +234,7 @@ fn main() {
     println!();
     println!(
         "{:<38} {:>12}  {:<10} verdict",
-        "issue 22 figure", "value", "target"
+        "figure", "value", "target"
     );
     for derived in DERIVED {
         let value = (derived.value)(&figures);

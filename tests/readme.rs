@@ -176,8 +176,8 @@ fn write(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
 }
 
-/// Builds the Getting started crate in a target folder that every run
-/// shares, so that only what changed is built again; returns its binary.
+/// Builds the Getting started crate in the workspace's target folder, so
+/// that only what changed is built again; returns its binary.
 fn build(dependencies: &str, main_rs: &str) -> PathBuf {
     let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("readme");
     let krate = work.join("crate");
@@ -192,7 +192,13 @@ fn build(dependencies: &str, main_rs: &str) -> PathBuf {
         write(&work.join("repository.lock"), &lock);
     }
 
-    let target = work.join("target");
+    // The workspace's own target folder: the crate's dependencies that
+    // match the workspace's (the presa crates among them, when they come
+    // from this repository) are built already, so only the rest is built.
+    let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("the temporary folder lies inside the target folder")
+        .to_owned();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut build = Command::new(cargo);
     build

@@ -232,10 +232,7 @@ fn main() {
     }
     let mut all = figures.0.clone();
     println!();
-    println!(
-        "{:<38} {:>12}  {:<10} verdict",
-        "figure", "value", "target"
-    );
+    println!("{:<38} {:>12}  {:<10} verdict", "figure", "value", "target");
     for derived in DERIVED {
         let value = (derived.value)(&figures);
         println!("{}", target_row(derived, value));

@@ -280,7 +280,7 @@ fn last_elements(line: &str, room: usize) -> Vec<Option<IpAddr>> {
     let mut kept = VecDeque::with_capacity(room.min(MAX_FORWARDED_HOPS));
     let mut rest = Some(line);
     while let Some(text) = rest {
-        let Ok((element, after)) = split_element(text) else {
+        let Ok((element, after)) = split_unquoted(text, b',') else {
             // A quoted string without its end runs to the end of the
             // line: the last element, the nearest proxy's, is unreadable.
             return vec![None];
@@ -296,10 +296,11 @@ fn last_elements(line: &str, room: usize) -> Vec<Option<IpAddr>> {
     kept.into_iter().map(for_address).collect()
 }
 
-/// The first element of `text` and what follows its comma, if any; a
-/// comma inside a quoted string is the element's. `Err` for a quoted
-/// string without its end.
-fn split_element(text: &str) -> Result<(&str, Option<&str>), ()> {
+/// The part of `text` before its first `separator` that is not inside a
+/// quoted string, and what follows that separator, if any. `Err` for a
+/// quoted string without its end. It splits a header into its elements
+/// (`,`) and an element into its `name=value` pairs (`;`).
+fn split_unquoted(text: &str, separator: u8) -> Result<(&str, Option<&str>), ()> {
     let mut quoted = false;
     let mut escaped = false;
     for (at, byte) in text.bytes().enumerate() {
@@ -307,7 +308,9 @@ fn split_element(text: &str) -> Result<(&str, Option<&str>), ()> {
             _ if escaped => escaped = false,
             b'\\' if quoted => escaped = true,
             b'"' => quoted = !quoted,
-            b',' if !quoted => return Ok((&text[..at], Some(&text[at + 1..]))),
+            _ if byte == separator && !quoted => {
+                return Ok((&text[..at], Some(&text[at + 1..])));
+            }
             _ => {}
         }
     }
@@ -321,7 +324,7 @@ fn for_address(element: &str) -> Option<IpAddr> {
     let mut found = None;
     let mut rest = element;
     loop {
-        let (pair, after) = split_pair(rest);
+        let (pair, after) = split_unquoted(rest, b';').ok()?;
         let (name, value) = pair.split_once('=')?;
         if name.trim().eq_ignore_ascii_case("for") {
             if found.is_some() {
@@ -335,22 +338,6 @@ fn for_address(element: &str) -> Option<IpAddr> {
         }
     }
     node_address(&found?)
-}
-
-/// The first `name=value` pair of an element and what follows its `;`.
-fn split_pair(text: &str) -> (&str, Option<&str>) {
-    let mut quoted = false;
-    let mut escaped = false;
-    for (at, byte) in text.bytes().enumerate() {
-        match byte {
-            _ if escaped => escaped = false,
-            b'\\' if quoted => escaped = true,
-            b'"' => quoted = !quoted,
-            b';' if !quoted => return (&text[..at], Some(&text[at + 1..])),
-            _ => {}
-        }
-    }
-    (text, None)
 }
 
 /// A parameter's value: a token as it is, a quoted string without its

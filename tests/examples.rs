@@ -12,6 +12,8 @@
 
 #[path = "common/jobs_example.rs"]
 mod jobs_example;
+#[path = "common/process_start.rs"]
+mod process_start;
 
 use std::process::{Output, Stdio};
 use std::time::Duration;
@@ -24,6 +26,7 @@ use tokio::process::{Child, Command};
 use tokio::time::timeout;
 
 use jobs_example::example_binary;
+use process_start::started;
 
 /// How long a test waits for any one thing before it fails.
 const GUARD: Duration = Duration::from_secs(60);
@@ -38,14 +41,14 @@ impl HttpServer {
     /// Starts example `name` with `args` and reads its URL from the first
     /// line it writes to stderr, which begins with `prefix`.
     async fn start(name: &'static str, args: &[&str], prefix: &str) -> HttpServer {
-        let mut child = Command::new(example_binary(name))
+        let mut command = Command::new(example_binary(name));
+        command
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("the example starts");
+            .kill_on_drop(true);
+        let mut child = started(name, || command.spawn());
         let mut stderr = BufReader::new(child.stderr.take().expect("piped"));
         let mut line = String::new();
         timeout(GUARD, stderr.read_line(&mut line))
@@ -84,8 +87,9 @@ async fn text_of(client: &Client, tool: &str, arguments: serde_json::Value) -> S
 
 #[tokio::test]
 async fn hello_serves_its_two_tools_over_stdio() {
-    let command = Command::new(example_binary("hello"));
-    let hello = client(ClientTransport::spawn(command).unwrap());
+    let hello = client(started("hello", || {
+        ClientTransport::spawn(Command::new(example_binary("hello")))
+    }));
     let mut names = tool_names(&hello).await;
     names.sort();
     assert_eq!(names, ["add", "greet"]);
@@ -158,14 +162,14 @@ async fn http_axum_serves_its_own_route_and_mcp_behind_tokens() {
 /// Runs the `client` example with `args`, writing `stdin` to it, and
 /// returns what it printed once it exits.
 async fn run_client(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(example_binary("client"))
+    let mut command = Command::new(example_binary("client"));
+    command
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the client example starts");
+        .kill_on_drop(true);
+    let mut child = started("the client example", || command.spawn());
     let mut input = child.stdin.take().expect("piped");
     input.write_all(stdin.as_bytes()).await.unwrap();
     drop(input);

@@ -2,6 +2,8 @@
 
 #[path = "common/jobs_example.rs"]
 mod jobs_example;
+#[path = "common/process_start.rs"]
+mod process_start;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -12,6 +14,15 @@ use presa::wire::ElicitResult;
 use serde_json::{Value, json};
 
 use jobs_example::jobs_binary;
+use process_start::started;
+
+/// `jobs stdio` with `options` after the mode, for presa's client side,
+/// its stderr discarded.
+fn jobs_stdio(options: &[&str]) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(jobs_binary());
+    command.arg("stdio").args(options).stderr(Stdio::null());
+    command
+}
 
 struct Session {
     child: std::process::Child,
@@ -26,14 +37,14 @@ impl Session {
 
     /// A session of `jobs stdio` with `options` after the mode.
     fn start_with(options: &[&str]) -> Self {
-        let mut child = Command::new(jobs_binary())
+        let mut command = Command::new(jobs_binary());
+        command
             .arg("stdio")
             .args(options)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+            .stderr(Stdio::null());
+        let mut child = started("the jobs server", || command.spawn());
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().unwrap());
         Session {
@@ -186,9 +197,9 @@ fn malformed_and_oversized_lines_are_answered_and_survived() {
 
 #[tokio::test]
 async fn the_client_spawns_drives_and_shuts_down_a_server() {
-    let mut command = tokio::process::Command::new(jobs_binary());
-    command.arg("stdio").stderr(Stdio::null());
-    let transport = ClientTransport::spawn(command).unwrap();
+    let transport = started("the jobs server", || {
+        ClientTransport::spawn(jobs_stdio(&[]))
+    });
     let c = presa::client::Client::builder()
         .on_elicitation(|_| async { ElicitResult::accept(json!({"ok": true})) })
         .connect(transport);
@@ -205,9 +216,9 @@ async fn the_client_spawns_drives_and_shuts_down_a_server() {
 /// server that ends on end of input is only closed, and exits by itself.
 #[tokio::test]
 async fn a_spawned_server_exits_by_itself_once_its_stdin_closes() {
-    let mut command = tokio::process::Command::new(jobs_binary());
-    command.arg("stdio").stderr(Stdio::null());
-    let (_channel, child) = StdioChild::spawn(command, DEFAULT_MAX_MESSAGE_SIZE).unwrap();
+    let (_channel, child) = started("the jobs server", || {
+        StdioChild::spawn(jobs_stdio(&[]), DEFAULT_MAX_MESSAGE_SIZE)
+    });
     let grace = std::time::Duration::from_secs(60);
     let closed = std::time::Instant::now();
     let status = child.grace_period(grace).shutdown().await.unwrap();
@@ -219,9 +230,9 @@ async fn a_spawned_server_exits_by_itself_once_its_stdin_closes() {
 /// `jobs stdio 600` busy with a build of 600 s once confirmed: a server
 /// that closing its stdin does not end, as the drain waits for the build.
 async fn a_busy_server() -> (FrameChannel, StdioChild) {
-    let mut command = tokio::process::Command::new(jobs_binary());
-    command.args(["stdio", "600"]).stderr(Stdio::null());
-    let (mut channel, child) = StdioChild::spawn(command, DEFAULT_MAX_MESSAGE_SIZE).unwrap();
+    let (mut channel, child) = started("the jobs server", || {
+        StdioChild::spawn(jobs_stdio(&["600"]), DEFAULT_MAX_MESSAGE_SIZE)
+    });
     let arguments = r#"{"target":"slowly","seconds":600}"#;
     let asked = exchange(&mut channel, format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"build","arguments":{arguments},{META}}}}}"#
@@ -404,9 +415,9 @@ fn poll_until(s: &mut Session, get: &str, status: &str) -> Value {
 #[tokio::test]
 async fn the_seed_clients_work_against_the_process() {
     let spawn = || {
-        let mut command = tokio::process::Command::new(jobs_binary());
-        command.arg("stdio").stderr(Stdio::null());
-        ClientTransport::spawn(command).unwrap()
+        started("the jobs server", || {
+            ClientTransport::spawn(jobs_stdio(&[]))
+        })
     };
     let confirming = || {
         presa::client::Client::builder()
@@ -539,13 +550,13 @@ fn exit_within(
 /// second it exits soon after.
 #[test]
 fn a_server_whose_output_is_never_read_exits_after_its_drain_period() {
-    let mut child = Command::new(jobs_binary())
+    let mut command = Command::new(jobs_binary());
+    command
         .args(["stdio", "1"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+        .stderr(Stdio::null());
+    let mut child = started("the jobs server", || command.spawn());
     let mut stdin = child.stdin.take().unwrap();
     let target = "w".repeat(256 * 1024);
     for id in 0..8 {

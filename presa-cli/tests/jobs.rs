@@ -6,6 +6,10 @@
 
 #[path = "../../tests/common/jobs_example.rs"]
 mod jobs_example;
+#[path = "../../tests/common/process_start.rs"]
+mod process_start;
+
+use process_start::started;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Output, Stdio};
@@ -29,13 +33,13 @@ struct HttpJobs {
 
 impl HttpJobs {
     fn start() -> Self {
-        let mut child = Command::new(jobs_example::jobs_binary())
+        let mut command = Command::new(jobs_example::jobs_binary());
+        command
             .args(["http", "127.0.0.1:0"])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the jobs example starts");
+            .stderr(Stdio::piped());
+        let mut child = started("the jobs example", || command.spawn());
         let stderr = child.stderr.take().unwrap();
         let mut lines = BufReader::new(stderr).lines();
         let url = loop {
@@ -58,13 +62,13 @@ impl Drop for HttpJobs {
 /// Runs `presa` with `args`, stdin no terminal, the config directory a
 /// temporary one.
 fn presa(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_presa"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_presa"));
+    command
         .args(args)
         .env("PRESA_CONFIG_DIR", env!("CARGO_TARGET_TMPDIR"))
         .env_remove("PRESA_TOKEN")
-        .stdin(Stdio::null())
-        .output()
-        .expect("presa runs")
+        .stdin(Stdio::null());
+    started("presa", || command.output())
 }
 
 fn stdout_json(output: &Output) -> Value {

@@ -134,8 +134,8 @@ fn quoted(names: &[&String]) -> String {
         .join(", ")
 }
 
-/// Where a name that `face` re-exports comes from, as a path below its
-/// folder (`["meta", "RequestMeta"]`), read from the face's `pub use` lines.
+/// Where a name that `face` re-exports comes from, as a path from the
+/// crate root, read from the face's `pub use` lines.
 fn defining_path(krate: &Crate, face: &SourceFile, name: &str) -> Option<Vec<String>> {
     let g = &face.module;
     let dir = folder_of(face);
@@ -150,13 +150,12 @@ fn defining_path(krate: &Crate, face: &SourceFile, name: &str) -> Option<Vec<Str
         let Some(target) = krate.resolve(g, &u.path, &none) else {
             continue;
         };
-        if target.len() <= g.len() || !target.starts_with(g) {
-            continue;
-        }
         if u.glob {
-            globbed.push(target[g.len()].clone());
+            if target.len() > g.len() && target.starts_with(g) {
+                globbed.push(target[g.len()].clone());
+            }
         } else if u.binds.as_deref() == Some(name) {
-            return Some(target[g.len()..].to_vec());
+            return Some(target);
         }
     }
     let room = globbed.into_iter().find(|room| {
@@ -167,7 +166,9 @@ fn defining_path(krate: &Crate, face: &SourceFile, name: &str) -> Option<Vec<Str
                 && f.scan.items.iter().any(|i| i.name == name)
         })
     })?;
-    Some(vec![room, name.to_owned()])
+    let mut path = g.clone();
+    path.extend([room, name.to_owned()]);
+    Some(path)
 }
 
 /// Checks every folder of `krate` whose face declares its layers, and that
@@ -346,25 +347,13 @@ fn check_import(
     };
     if !rooms.contains(to_room) {
         let name = to_room;
-        let better = defining_path(krate, face, name).map_or_else(
-            || {
-                format!(
-                    "from the room of {} that defines it",
-                    if dir.is_empty() { "the crate" } else { dir }
-                )
-            },
-            |path| {
-                if direct {
-                    format!("from `super::{}` instead", path.join("::"))
-                } else {
-                    format!(
-                        "from `crate::{}::{}` instead",
-                        g.join("::"),
-                        path.join("::")
-                    )
-                }
-            },
-        );
+        let better = match defining_path(krate, face, name) {
+            Some(path) if direct && path.starts_with(g) => {
+                format!("from `super::{}` instead", path[g.len()..].join("::"))
+            }
+            Some(path) => format!("from `crate::{}` instead", path.join("::")),
+            None => "from the module that defines it instead".to_owned(),
+        };
         problems.insert(format!(
             "{here}: imports `{name}` through {face_name}, the face of its own folder (`{}`); import it {better}",
             import.written
@@ -811,16 +800,17 @@ mod more;
 #[test]
 fn an_import_through_the_own_folders_face_is_reported() {
     let tree = Tree::new(&[
-        LIB,
+        ("lib.rs", "pub mod a;\npub mod b;\n"),
+        ("b.rs", "pub struct Outside;\n"),
         (
             "a/mod.rs",
-            "//! Layers, bottom up: meta, names, user, sub.\n\nmod meta;\nmod names;\nmod sub;\nmod user;\n\npub use meta::*;\npub use names::{Named as Renamed};\n",
+            "//! Layers, bottom up: meta, names, user, sub.\n\nmod meta;\nmod names;\nmod sub;\nmod user;\n\npub use meta::*;\npub use names::{Named as Renamed};\npub use crate::b::Outside;\n",
         ),
         ("a/meta.rs", "pub struct RequestMeta;\n"),
         ("a/names.rs", "pub struct Named;\n"),
         (
             "a/user.rs",
-            "use super::RequestMeta;\nuse super::*;\n\nfn f() -> super::Renamed { todo!() }\n",
+            "use super::RequestMeta;\nuse super::*;\n\nfn f() -> super::Renamed { todo!() }\nuse super::{Outside, Unknown};\n",
         ),
         ("a/sub/mod.rs", "mod deep;\n"),
         ("a/sub/deep.rs", "use crate::a::RequestMeta;\n"),
@@ -828,6 +818,16 @@ fn an_import_through_the_own_folders_face_is_reported() {
     assert_reports(
         &tree.layers(&[]),
         &[
+            &[
+                "src/a/user.rs:5:",
+                "imports `Outside`",
+                "from `crate::b::Outside` instead",
+            ],
+            &[
+                "src/a/user.rs:5:",
+                "imports `Unknown`",
+                "from the module that defines it instead",
+            ],
             &[
                 "src/a/user.rs:1:",
                 "imports `RequestMeta` through src/a/mod.rs",
@@ -853,34 +853,29 @@ fn an_import_through_the_own_folders_face_is_reported() {
 
 #[test]
 fn a_folder_holds_at_most_twelve_files() {
-    let mut files: Vec<(String, String)> = (1..=12)
-        .map(|n| (format!("a/f{n:02}.rs"), String::new()))
-        .collect();
-    let line = (1..=12)
-        .map(|n| format!("f{n:02}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let decls: String = (1..=12).map(|n| format!("mod f{n:02};\n")).collect();
-    files.push((
-        "a/mod.rs".into(),
-        format!("//! Layers, bottom up: {line}.\n\n{decls}"),
-    ));
-    files.push(("lib.rs".into(), "pub mod a;\n".into()));
-    let files: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
+    // A folder `a` whose root holds `mod.rs` and `rooms` more files.
+    let folder = |rooms: usize| {
+        let names: Vec<String> = (1..=rooms).map(|n| format!("f{n:02}")).collect();
+        let decls: String = names.iter().map(|n| format!("mod {n};\n")).collect();
+        let mut files = vec![
+            ("lib.rs".to_owned(), "pub mod a;\n".to_owned()),
+            (
+                "a/mod.rs".to_owned(),
+                format!("//! Layers, bottom up: {}.\n\n{decls}", names.join(", ")),
+            ),
+        ];
+        files.extend(names.iter().map(|n| (format!("a/{n}.rs"), String::new())));
+        let files: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        Tree::new(&files).layers(&[])
+    };
     assert_reports(
-        &Tree::new(&files).layers(&[]),
+        &folder(12),
         &[&["src/a/:", "13 .rs files at its root", "at most 12"]],
     );
-    assert_clean(
-        Tree::new(&files[1..])
-            .layers(&[])
-            .into_iter()
-            .filter(|p| p.contains("at most"))
-            .collect(),
-    );
+    assert_clean(folder(11));
 }
 
 #[test]

@@ -23,6 +23,8 @@
 //! | [`server`] | turning one request into notifications and a response: tools, prompts and resources, the input a handler asks for, the request core, the task engine, the transports that carry a server, Streamable HTTP, legacy sessions | `util`, `wire`, `schema`, `transport`, `oauth` |
 //! | [`client`] | the mirror image: requests out, MRTR and tasks driven to the end, legacy servers | `util`, `wire`, `transport`, `oauth` |
 //! | `testing` | test kits for users' own task stores (feature `testing`) | `wire`, `server` |
+//! | `__private` (hidden) | what the `#[tool]`, `#[prompt]` and `#[resource]` macros expand to; no API | `wire`, `schema`, `server` |
+//! | `__fuzz` (hidden) | entry points for the fuzz targets to private parts (feature `fuzzing`); no API | `util`, `wire`, `server` |
 //!
 //! The server and the client know nothing of each other; they meet only on
 //! the wire (or on an in-memory channel, [`server::in_process`]).

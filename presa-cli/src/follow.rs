@@ -34,8 +34,8 @@ use presa::wire::{CallToolResult, Task};
 
 use crate::exit::{Exit, Failure};
 use crate::interrupt::{Interrupt, Interrupts, ask};
+use crate::output::shown::{line, note};
 use crate::session::Session;
-use crate::shown::{line, note};
 use crate::target::Target;
 
 /// How following a task ended.

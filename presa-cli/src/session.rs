@@ -7,13 +7,12 @@ use std::sync::Arc;
 use presa::client::{Client, HttpOptions};
 
 use crate::answer::{Answerer, Presets};
-use crate::args::Common;
-use crate::auth::http_options;
+use crate::auth::{bearer_token, http_options};
+use crate::command_line::Common;
 use crate::exit::{Exit, Failure};
-use crate::shown::{line, note};
-use crate::status_line::StatusLine;
+use crate::output::shown::{line, note};
+use crate::output::status_line::StatusLine;
 use crate::target::Target;
-use crate::token::bearer_token;
 
 /// A connected client, and how it answers and shows progress.
 pub struct Session {

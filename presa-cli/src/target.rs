@@ -14,7 +14,7 @@ use std::str::FromStr;
 use presa::client::{ClientTransport, HttpOptions};
 
 use crate::exit::Failure;
-use crate::shown;
+use crate::output::shown;
 
 /// The server a command talks to.
 #[derive(Debug, Clone, PartialEq, Eq)]

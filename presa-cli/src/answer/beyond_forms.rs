@@ -19,7 +19,7 @@ use presa::wire::{
 
 use super::ctrl_c::Prompted;
 use super::link::Link;
-use crate::shown::{self, note};
+use crate::output::shown::{self, note};
 
 /// Shows a URL elicitation's message and link, and asks whether the
 /// person finished there: yes accepts, anything else declines.

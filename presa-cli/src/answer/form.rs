@@ -19,7 +19,7 @@ use presa::wire::ElicitResult;
 use serde_json::{Map, Value};
 
 use super::ctrl_c::Prompted;
-use crate::shown::{self, note};
+use crate::output::shown::{self, note};
 use crate::typing::{choices, plain, typed, types};
 
 /// Asks `message` as a form of `schema`'s fields, `given` filled already.

@@ -21,7 +21,7 @@ use std::fmt;
 
 use url::Url;
 
-use crate::shown;
+use crate::output::shown;
 
 /// An `http` or `https` URL to offer the person (rule 1).
 pub struct Link {

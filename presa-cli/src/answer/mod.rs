@@ -45,8 +45,8 @@ pub use unanswered::Unanswered;
 
 use ctrl_c::Prompted;
 
-use crate::shown::{self, note};
-use crate::status_line::StatusLine;
+use crate::output::shown::{self, note};
+use crate::output::status_line::StatusLine;
 use link::Link;
 
 /// Answers the questions of one command's server.

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::arguments::split_pair;
+use crate::tool_arguments::split_pair;
 use crate::typing::typed;
 
 /// Every `--answer`, by question key, then field, as typed on the line.

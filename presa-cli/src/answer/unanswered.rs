@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::shown;
+use crate::output::shown;
 use crate::typing::{choices, plain, types};
 
 /// A question declined because no one could be asked.

@@ -5,13 +5,13 @@ use presa::client::CallOutcome;
 use presa::wire::CallToolResult;
 use serde_json::{Value, json};
 
-use crate::arguments::arguments;
 use crate::exit::{Exit, Failure};
 use crate::follow::{Followed, follow};
-use crate::render;
+use crate::output::render;
+use crate::output::shown::{line, note, say};
 use crate::session::Session;
-use crate::shown::{line, note, say};
 use crate::target::Target;
+use crate::tool_arguments::arguments;
 
 /// `presa call`.
 pub async fn call(

@@ -4,9 +4,9 @@
 use serde_json::Value;
 
 use crate::exit::{Exit, Failure};
-use crate::render;
+use crate::output::render;
+use crate::output::shown::{line, say};
 use crate::session::Session;
-use crate::shown::{line, say};
 
 /// `presa tools`.
 pub async fn tools(session: &Session) -> Result<Exit, Failure> {

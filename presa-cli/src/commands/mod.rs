@@ -8,11 +8,11 @@ mod listing;
 mod reading;
 mod task;
 
-use crate::args::{Cli, Command};
 use crate::auth::logout;
+use crate::command_line::{Cli, Command};
 use crate::exit::{Exit, Failure};
+use crate::output::shown::{line, note};
 use crate::session::Session;
-use crate::shown::{line, note};
 use crate::target::Target;
 
 /// Runs the command `cli` gives.

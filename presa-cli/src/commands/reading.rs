@@ -3,11 +3,11 @@
 
 use serde_json::Value;
 
-use crate::arguments::arguments;
 use crate::exit::{Exit, Failure};
-use crate::render;
+use crate::output::render;
+use crate::output::shown::{line, say};
 use crate::session::Session;
-use crate::shown::{line, say};
+use crate::tool_arguments::arguments;
 
 /// `presa prompt`: its arguments are strings, as prompts take them.
 pub async fn prompt(session: &Session, name: &str, pairs: &[String]) -> Result<Exit, Failure> {

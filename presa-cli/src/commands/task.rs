@@ -4,12 +4,12 @@
 use presa::wire::{DetailedTask, TaskStatus};
 
 use super::call::{detached, finished};
-use crate::args::TaskAction;
+use crate::command_line::TaskAction;
 use crate::exit::{Exit, Failure};
 use crate::follow::{Followed, follow};
-use crate::render;
+use crate::output::render;
+use crate::output::shown::{line, say};
 use crate::session::Session;
-use crate::shown::{line, say};
 
 /// `presa task`.
 pub async fn task(session: &Session, action: TaskAction, task_id: &str) -> Result<Exit, Failure> {

@@ -125,7 +125,7 @@ macro_rules! say {
     ($($arg:tt)*) => {{
         #[allow(clippy::disallowed_macros)]
         {
-            println!("{}", $crate::shown::lines(&format!($($arg)*)))
+            println!("{}", $crate::output::shown::lines(&format!($($arg)*)))
         }
     }};
 }
@@ -136,7 +136,7 @@ macro_rules! note {
     ($($arg:tt)*) => {{
         #[allow(clippy::disallowed_macros)]
         {
-            eprintln!("{}", $crate::shown::lines(&format!($($arg)*)))
+            eprintln!("{}", $crate::output::shown::lines(&format!($($arg)*)))
         }
     }};
 }

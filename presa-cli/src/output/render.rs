@@ -16,7 +16,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::shown::{self, line, note, say};
+use super::shown::{self, line, note, say};
 
 /// Prints `value` as the one JSON document of `--json`.
 pub fn json(value: &impl Serialize) {

@@ -26,9 +26,9 @@ use std::fmt;
 use std::io::{BufRead, Read};
 use std::path::Path;
 
-use crate::args::Common;
+use crate::command_line::Common;
 use crate::exit::Failure;
-use crate::shown;
+use crate::output::shown;
 use crate::target::Target;
 
 /// The environment variable that holds the token (rule 5).

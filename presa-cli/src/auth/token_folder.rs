@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use crate::exit::Failure;
-use crate::shown;
+use crate::output::shown;
 
 /// The environment variable that moves the config directory.
 pub const CONFIG_DIR: &str = "PRESA_CONFIG_DIR";

@@ -27,44 +27,44 @@
 //! `docs/oauth.md` covers authorization servers, and `docs/bad-input.md`
 //! lists every kind of bad input and the server's answer.
 
-#[doc = include_str!("tools.md")]
+#[doc = include_str!("guide/tools.md")]
 pub mod tools {}
 
-#[doc = include_str!("asking_the_user.md")]
+#[doc = include_str!("guide/asking_the_user.md")]
 pub mod asking_the_user {}
 
-#[doc = include_str!("tasks.md")]
+#[doc = include_str!("guide/tasks.md")]
 pub mod tasks {}
 
-#[doc = include_str!("prompts_and_resources.md")]
+#[doc = include_str!("guide/prompts_and_resources.md")]
 pub mod prompts_and_resources {}
 
-#[doc = include_str!("transports.md")]
+#[doc = include_str!("guide/transports.md")]
 pub mod transports {}
 
-#[doc = include_str!("authorization.md")]
+#[doc = include_str!("guide/authorization.md")]
 pub mod authorization {}
 
-#[doc = include_str!("legacy_hosts.md")]
+#[doc = include_str!("guide/legacy_hosts.md")]
 pub mod legacy_hosts {}
 
-#[doc = include_str!("client.md")]
+#[doc = include_str!("guide/client.md")]
 pub mod client {}
 
-#[doc = include_str!("replicas.md")]
+#[doc = include_str!("guide/replicas.md")]
 pub mod replicas {}
 
-#[doc = include_str!("limits.md")]
+#[doc = include_str!("guide/limits.md")]
 pub mod limits {}
 
-#[doc = include_str!("deployment.md")]
+#[doc = include_str!("guide/deployment.md")]
 pub mod deployment {}
 
-#[doc = include_str!("from_rmcp.md")]
+#[doc = include_str!("guide/from_rmcp.md")]
 pub mod from_rmcp {}
 
 /// The example of the repository's `docs/oauth.md`, compiled with the
 /// guide's doctests so that the page cannot drift from the API.
 #[cfg(doctest)]
-#[doc = include_str!("../../docs/oauth.md")]
+#[doc = include_str!("../docs/oauth.md")]
 pub struct OAuthPage;

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::shown;
+use super::shown;
 
 /// The line, shown between [`start`](Self::start) and
 /// [`finish`](Self::finish).

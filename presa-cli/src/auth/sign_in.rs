@@ -1,18 +1,12 @@
-//! Authentication to HTTP servers: a bearer token (`token`), or an OAuth
-//! sign-in when the server asks for one.
-//!
-//! The sign-in takes the redirect on a loopback port, printing the URL to
-//! open, and keeps what it got (registration, tokens) in a file of its
-//! own per server in the token folder (`token_folder`), so that the next
-//! command is signed in already; `presa logout SERVER` deletes that file.
-//! A bearer token is sent first, and never kept.
+//! The OAuth sign-in, set in one command's HTTP options next to the bearer
+//! token, and `presa logout`, which forgets what a sign-in kept.
 
 use presa::client::HttpOptions;
 use presa::client::oauth::{FileTokenStore, LoopbackAuthorizer, OAuthClient};
 
+use super::token_folder::TokenFolder;
 use crate::exit::Failure;
-use crate::shown::note;
-use crate::token_folder::TokenFolder;
+use crate::output::shown::note;
 
 /// The HTTP options for `url`: the bearer `token`, and the OAuth sign-in,
 /// which may reach private networks when `private_networks`

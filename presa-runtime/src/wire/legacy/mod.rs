@@ -51,12 +51,12 @@ pub fn negotiate_version(requested: &str) -> &'static str {
 /// modern per-request `_meta`. One that carries it is a modern request
 /// (which has no `initialize`), served statelessly as the 2026-07-28
 /// versioning rules ask.
-pub fn opens_session(request: &crate::wire::Request) -> bool {
+pub fn opens_session(request: &crate::wire::jsonrpc::Request) -> bool {
     let modern = request
         .params
         .as_ref()
         .and_then(|p| p.get("_meta"))
-        .and_then(|meta| meta.get(crate::wire::META_PROTOCOL_VERSION))
+        .and_then(|meta| meta.get(crate::wire::protocol::META_PROTOCOL_VERSION))
         .is_some();
     request.method == INITIALIZE && !modern
 }
@@ -112,7 +112,7 @@ pub enum LegacyMethod {
     /// `resources/unsubscribe`.
     Unsubscribe,
     /// A method both eras share, such as `tools/call`.
-    Shared(super::Method),
+    Shared(crate::wire::protocol::Method),
     /// `tasks/result`.
     TasksResult,
     /// `tasks/list`.
@@ -124,7 +124,7 @@ impl LegacyMethod {
     /// `subscriptions/listen` and `tasks/update`, which only the modern era
     /// has, are not legacy methods.
     pub fn parse(name: &str) -> Option<LegacyMethod> {
-        use super::Method;
+        use crate::wire::protocol::Method;
         Some(match name {
             INITIALIZE => LegacyMethod::Initialize,
             PING => LegacyMethod::Ping,

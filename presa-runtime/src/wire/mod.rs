@@ -11,50 +11,31 @@
 //!   params; a request without its required fields is a `-32602`;
 //! - what the peer sends is read [`strict`]ly: where the schema says
 //!   object, an array is an error, never a struct read by position.
+//!
+//! Each folder is one layer and uses only the folders below it. JSON-RPC
+//! framing is the floor; the values messages carry sit on it; the
+//! 2026-07-28 envelope (`_meta`, `resultType`, paging, MRTR) sits on those;
+//! the core methods add their params and results to the envelope; each
+//! extension (Tasks today) sits on the core; the legacy shapes are
+//! rendered from all of them. The HTTP headers both sides read stand
+//! apart. Every type is re-exported here, so you name it
+//! `presa::wire::Tool`, whichever folder defines it.
+//!
+//! Layers, bottom up: jsonrpc, values, protocol, methods, extensions, legacy, headers.
 
-pub mod codes;
-mod completion;
-mod content;
-mod discover;
-mod error_data;
+mod extensions;
 pub mod headers;
-mod icon;
-mod input;
 mod jsonrpc;
 pub mod legacy;
-mod meta;
-mod method;
-pub mod notifications;
-mod page;
-mod prompts;
-mod resources;
-pub(crate) mod result;
-mod scope;
-mod size;
-pub mod strict;
-mod subscriptions;
-mod tasks;
-mod tools;
-mod uri_template;
-mod url;
+mod methods;
+mod protocol;
+mod values;
 
-pub use completion::*;
-pub use content::*;
-pub use discover::*;
-pub use error_data::*;
-pub use icon::*;
-pub use input::*;
+pub use extensions::*;
 pub use jsonrpc::*;
-pub use meta::*;
-pub use method::*;
-pub use page::*;
-pub use prompts::*;
-pub use resources::*;
-pub use result::*;
-pub(crate) use scope::scope_token;
-pub use size::{footprint, json_len};
-pub use subscriptions::*;
-pub use tasks::*;
-pub use tools::*;
-pub use uri_template::*;
-pub use url::*;
+pub use jsonrpc::{codes, strict};
+pub use methods::*;
+pub use protocol::notifications;
+pub use protocol::*;
+pub(crate) use values::scope_token;
+pub use values::*;

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::wire::{
+use crate::wire::protocol::{
     ClientCapabilities, ElicitationCapability, Implementation, LoggingLevel, PromptsCapability,
     ResourcesCapability, ServerCapabilities, ToolsCapability,
 };

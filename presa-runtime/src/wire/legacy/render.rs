@@ -41,10 +41,12 @@
 use serde_json::{Map, Value};
 
 use super::tasks::{CreateTaskResult, LegacyTask, TaskSupport, ToolExecution};
-use crate::wire::CreateTaskResult as ModernCreated;
-use crate::wire::{
-    ErrorObject, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION,
-    META_SERVER_INFO, META_SUBSCRIPTION_ID, RESOURCE_NOT_FOUND_MESSAGE, ResultType, codes,
+use crate::wire::extensions::CreateTaskResult as ModernCreated;
+use crate::wire::jsonrpc::{ErrorObject, codes};
+use crate::wire::methods::RESOURCE_NOT_FOUND_MESSAGE;
+use crate::wire::protocol::{
+    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION,
+    META_SERVER_INFO, META_SUBSCRIPTION_ID, ResultType,
 };
 
 /// Result members only the modern era has.

@@ -16,7 +16,7 @@
 use serde_json::{Map, Value, json};
 
 use super::tasks::RelatedTask;
-use crate::wire::{ElicitRequestParams, InputRequest};
+use crate::wire::protocol::{ElicitRequestParams, InputRequest};
 
 /// A server-to-client request, ready to be given an id and sent.
 #[derive(Debug, Clone, PartialEq)]

@@ -15,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::wire::{Task, TaskStatus};
+use crate::wire::extensions::{Task, TaskStatus};
 
 /// `_meta` key tying a message to its task.
 pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
@@ -85,7 +85,7 @@ impl From<LegacyTask> for Task {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CreateTaskResult {
     /// The task.
-    #[serde(deserialize_with = "crate::wire::strict::object")]
+    #[serde(deserialize_with = "crate::wire::jsonrpc::strict::object")]
     pub task: LegacyTask,
     /// Metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -96,7 +96,7 @@ pub struct CreateTaskResult {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GetTaskResult {
     /// The task.
-    #[serde(flatten, deserialize_with = "crate::wire::strict::object")]
+    #[serde(flatten, deserialize_with = "crate::wire::jsonrpc::strict::object")]
     pub task: LegacyTask,
     /// Metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -161,7 +161,7 @@ impl RelatedTask {
     /// The task a `_meta` object names, if any.
     pub fn in_meta(meta: &Map<String, Value>) -> Option<String> {
         let related = meta.get(RELATED_TASK)?.clone();
-        crate::wire::strict::from_value::<RelatedTask>(related)
+        crate::wire::jsonrpc::strict::from_value::<RelatedTask>(related)
             .ok()
             .map(|r| r.task_id)
     }
@@ -195,7 +195,7 @@ pub struct ToolExecution {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskStatusParams {
     /// The task.
-    #[serde(flatten, deserialize_with = "crate::wire::strict::object")]
+    #[serde(flatten, deserialize_with = "crate::wire::jsonrpc::strict::object")]
     pub task: LegacyTask,
     /// Metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]

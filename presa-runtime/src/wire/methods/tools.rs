@@ -3,9 +3,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{
-    Content, InputResponses, ListResult, PaginatedParams, RequestMeta, ResultMeta, ResultType,
+use crate::wire::protocol::{
+    InputResponses, ListResult, PaginatedParams, RequestMeta, ResultMeta, ResultType,
 };
+use crate::wire::values::Content;
 
 /// A tool as listed by `tools/list`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

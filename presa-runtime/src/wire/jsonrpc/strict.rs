@@ -25,7 +25,7 @@
 //!    the value there must be an object, and what it holds is read by these
 //!    rules again. A type whose shape chooses its variant reads an object
 //!    first ([`entries`]) and then each candidate with [`from_value`] (as
-//!    [`InputResponse`](super::InputResponse) does).
+//!    [`InputResponse`](crate::wire::InputResponse) does).
 //!
 //! The server parses every method's params, the request `_meta`, tool
 //! arguments and elicited content this way; the client parses every

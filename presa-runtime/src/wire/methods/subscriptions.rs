@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::RequestId;
+use crate::wire::jsonrpc::RequestId;
 
 /// Which notifications a `subscriptions/listen` stream asks for, and, in
 /// the acknowledgement, which the server agreed to send.

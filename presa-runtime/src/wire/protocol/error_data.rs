@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::ClientCapabilities;
+use super::meta::ClientCapabilities;
 
 /// `data` of `-32022` (unsupported protocol version).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -23,7 +23,7 @@ pub struct MissingCapabilityData {
     pub required_capabilities: ClientCapabilities,
 }
 
-/// `data` of presa's [`TOO_MANY_TASKS`](super::codes::TOO_MANY_TASKS).
+/// `data` of presa's [`TOO_MANY_TASKS`](crate::wire::codes::TOO_MANY_TASKS).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TooManyTasksData {
     /// The limit that was reached.
@@ -44,7 +44,7 @@ pub enum TaskLimitScope {
 }
 
 /// `data` of presa's
-/// [`TASK_STORE_UNAVAILABLE`](super::codes::TASK_STORE_UNAVAILABLE).
+/// [`TASK_STORE_UNAVAILABLE`](crate::wire::codes::TASK_STORE_UNAVAILABLE).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TaskStoreUnavailableData {
     /// How long to wait before retrying, in milliseconds; over HTTP the
@@ -53,7 +53,7 @@ pub struct TaskStoreUnavailableData {
     pub retry_after_ms: u64,
 }
 
-/// `data` of presa's [`SHUTTING_DOWN`](super::codes::SHUTTING_DOWN).
+/// `data` of presa's [`SHUTTING_DOWN`](crate::wire::codes::SHUTTING_DOWN).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShuttingDownData {
     /// Whether the request had started: `false`, it never ran and may be
@@ -62,7 +62,7 @@ pub struct ShuttingDownData {
     pub started: bool,
 }
 
-/// `data` of presa's [`INSUFFICIENT_SCOPE`](super::codes::INSUFFICIENT_SCOPE).
+/// `data` of presa's [`INSUFFICIENT_SCOPE`](crate::wire::codes::INSUFFICIENT_SCOPE).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InsufficientScopeData {
     /// Every scope the handler requires, of which the caller lacks some.

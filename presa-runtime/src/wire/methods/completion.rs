@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{RequestMeta, ResultMeta, ResultType};
+use crate::wire::protocol::{RequestMeta, ResultMeta, ResultType};
 
 /// The most values one completion carries.
 pub const MAX_COMPLETION_VALUES: usize = 100;
@@ -14,14 +14,17 @@ pub const MAX_COMPLETION_VALUES: usize = 100;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompleteParams {
     /// What the argument belongs to.
-    #[serde(rename = "ref", deserialize_with = "super::strict::object")]
+    #[serde(
+        rename = "ref",
+        deserialize_with = "crate::wire::jsonrpc::strict::object"
+    )]
     pub reference: CompletionReference,
     /// The argument being typed, and what has been typed so far.
     pub argument: CompletionArgument,
     /// The values of the other arguments, as far as they are known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<CompletionRequestContext>,
-    /// Request metadata; see [`PaginatedParams::meta`](super::PaginatedParams::meta).
+    /// Request metadata; see [`PaginatedParams::meta`](crate::wire::PaginatedParams::meta).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<RequestMeta>,
 }

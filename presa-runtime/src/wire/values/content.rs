@@ -6,7 +6,7 @@ use base64::engine::general_purpose::STANDARD;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::Icon;
+use super::icon::Icon;
 
 /// One block of tool output.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -14,20 +14,20 @@ use super::Icon;
 #[non_exhaustive]
 pub enum Content {
     /// Plain text.
-    #[serde(deserialize_with = "super::strict::object")]
+    #[serde(deserialize_with = "crate::wire::jsonrpc::strict::object")]
     Text(TextContent),
     /// A base64-encoded image.
-    #[serde(deserialize_with = "super::strict::object")]
+    #[serde(deserialize_with = "crate::wire::jsonrpc::strict::object")]
     Image(MediaContent),
     /// Base64-encoded audio.
-    #[serde(deserialize_with = "super::strict::object")]
+    #[serde(deserialize_with = "crate::wire::jsonrpc::strict::object")]
     Audio(MediaContent),
     /// A link to a resource the client may read (boxed: it is much the
     /// largest).
-    #[serde(deserialize_with = "super::strict::object")]
+    #[serde(deserialize_with = "crate::wire::jsonrpc::strict::object")]
     ResourceLink(Box<ResourceLink>),
     /// A resource embedded inline.
-    #[serde(deserialize_with = "super::strict::object")]
+    #[serde(deserialize_with = "crate::wire::jsonrpc::strict::object")]
     Resource(EmbeddedResource),
 }
 
@@ -198,7 +198,7 @@ pub struct ResourceContents {
     #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
     /// The text or the bytes.
-    #[serde(flatten, deserialize_with = "super::strict::object")]
+    #[serde(flatten, deserialize_with = "crate::wire::jsonrpc::strict::object")]
     pub body: ResourceBody,
     /// Metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]

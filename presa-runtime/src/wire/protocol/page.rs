@@ -7,7 +7,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{CacheScope, RequestMeta, ResultMeta, ResultType};
+use super::meta::{RequestMeta, ResultMeta};
+use super::result::{CacheScope, ResultType};
 
 /// Params of the paginated list requests: `tools/list`, `prompts/list`,
 /// `resources/list` and `resources/templates/list`.
@@ -35,7 +36,7 @@ pub struct ListResult<L> {
     #[serde(rename = "resultType", default)]
     pub result_type: ResultType,
     /// This page's items, in a stable order.
-    #[serde(flatten, deserialize_with = "super::strict::object")]
+    #[serde(flatten, deserialize_with = "crate::wire::jsonrpc::strict::object")]
     pub items: L,
     /// The cursor of the next page; absent on the last page.
     #[serde(

@@ -85,5 +85,5 @@ pub struct EmptyResult {
     pub result_type: ResultType,
     /// Carries `serverInfo`, and on a subscription its id.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<super::ResultMeta>,
+    pub meta: Option<super::meta::ResultMeta>,
 }

@@ -5,7 +5,10 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{Content, Icon, InputResponses, ListResult, RequestMeta, ResultMeta, ResultType, Role};
+use crate::wire::protocol::{
+    InputResponses, ListResult, RequestMeta, ResultMeta, ResultType, Role,
+};
+use crate::wire::values::{Content, Icon};
 
 /// A prompt as listed by `prompts/list`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -106,7 +109,7 @@ pub struct GetPromptParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub request_state: Option<String>,
-    /// Request metadata; see [`PaginatedParams::meta`](super::PaginatedParams::meta).
+    /// Request metadata; see [`PaginatedParams::meta`](crate::wire::PaginatedParams::meta).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<RequestMeta>,
 }

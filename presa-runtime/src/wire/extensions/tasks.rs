@@ -1,6 +1,6 @@
 //! The Tasks extension (`io.modelcontextprotocol/tasks`); its
 //! notifications travel on a `subscriptions/listen` stream (see
-//! [`SubscriptionFilter::task_ids`](super::SubscriptionFilter::task_ids)).
+//! [`SubscriptionFilter::task_ids`](crate::wire::SubscriptionFilter::task_ids)).
 //!
 //! A task is described by one flat object: the [`Task`] fields, plus, in a
 //! [`DetailedTask`], the payload of its current status (`inputRequests`,
@@ -11,7 +11,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{ErrorObject, InputRequests, InputResponses, ResultMeta, ResultType, SubscriptionMeta};
+use crate::wire::jsonrpc::ErrorObject;
+use crate::wire::methods::SubscriptionMeta;
+use crate::wire::protocol::{InputRequests, InputResponses, ResultMeta, ResultType};
 
 /// The extension identifier.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
@@ -99,7 +101,7 @@ pub struct Task {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DetailedTask {
     /// The task's metadata.
-    #[serde(flatten, deserialize_with = "super::strict::object")]
+    #[serde(flatten, deserialize_with = "crate::wire::jsonrpc::strict::object")]
     pub task: Task,
     /// Outstanding requests, when `input_required`.
     #[serde(
@@ -124,7 +126,7 @@ pub struct CreateTaskResult {
     #[serde(rename = "resultType")]
     pub result_type: ResultType,
     /// The new task.
-    #[serde(flatten, deserialize_with = "super::strict::object")]
+    #[serde(flatten, deserialize_with = "crate::wire::jsonrpc::strict::object")]
     pub task: Task,
     /// Carries `serverInfo`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -139,7 +141,7 @@ pub struct GetTaskResult {
     #[serde(rename = "resultType")]
     pub result_type: ResultType,
     /// The task.
-    #[serde(flatten, deserialize_with = "super::strict::object")]
+    #[serde(flatten, deserialize_with = "crate::wire::jsonrpc::strict::object")]
     pub task: DetailedTask,
     /// Carries `serverInfo`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -172,7 +174,7 @@ pub struct TaskNotificationParams {
     #[serde(rename = "_meta")]
     pub meta: SubscriptionMeta,
     /// The task, as `tasks/get` would return it.
-    #[serde(flatten, deserialize_with = "super::strict::object")]
+    #[serde(flatten, deserialize_with = "crate::wire::jsonrpc::strict::object")]
     pub task: DetailedTask,
 }
 

@@ -11,9 +11,10 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use super::{
-    AbsoluteUrl, ClientCapabilities, Content, ElicitationCapability, ResultMeta, ResultType, strict,
-};
+use super::meta::{ClientCapabilities, ElicitationCapability, ResultMeta};
+use super::result::ResultType;
+use crate::wire::jsonrpc::strict;
+use crate::wire::values::{AbsoluteUrl, Content};
 
 /// Method name of an elicitation input request.
 pub const ELICITATION_CREATE: &str = "elicitation/create";
@@ -34,7 +35,7 @@ pub type InputResponses = BTreeMap<String, InputResponse>;
 /// fails the request it came in (`-32602`). The object carries no tag, so
 /// its shape decides: `action` makes an elicitation answer, `roots` a roots
 /// answer, `model` a sampling answer, each read
-/// [strictly](super::strict). An object that does not read as the answer
+/// [strictly](crate::wire::strict). An object that does not read as the answer
 /// its shape promises is kept as [`InputResponse::Other`] rather than
 /// failing the whole request, so that one malformed answer only gets its
 /// question asked again.

@@ -4,10 +4,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{
-    Annotations, CacheScope, Icon, InputResponses, ListResult, RequestMeta, ResourceContents,
-    ResultMeta, ResultType, SubscriptionMeta,
+use super::subscriptions::SubscriptionMeta;
+use crate::wire::protocol::{
+    CacheScope, InputResponses, ListResult, RequestMeta, ResultMeta, ResultType,
 };
+use crate::wire::values::{Annotations, Icon, ResourceContents};
 
 /// How the message of a "no such resource" error starts, in both eras:
 /// the one `-32602` with a `uri` that a legacy peer reads as `-32002`.
@@ -145,7 +146,7 @@ pub struct ReadResourceParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub request_state: Option<String>,
-    /// Request metadata; see [`PaginatedParams::meta`](super::PaginatedParams::meta).
+    /// Request metadata; see [`PaginatedParams::meta`](crate::wire::PaginatedParams::meta).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<RequestMeta>,
 }
@@ -162,11 +163,14 @@ pub struct ReadResourceResult {
     #[serde(
         rename = "ttlMs",
         default,
-        deserialize_with = "super::result::lenient_ttl"
+        deserialize_with = "crate::wire::protocol::result::lenient_ttl"
     )]
     pub ttl_ms: u64,
     /// Who may share the cached contents.
-    #[serde(rename = "cacheScope", default = "super::result::public")]
+    #[serde(
+        rename = "cacheScope",
+        default = "crate::wire::protocol::result::public"
+    )]
     pub cache_scope: CacheScope,
     /// Carries `serverInfo`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]

@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{CacheScope, Implementation, ResultMeta, ResultType};
+use super::meta::{Implementation, ResultMeta};
+use super::result::{CacheScope, ResultType};
 
 /// What the server offers.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -3,7 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{LoggingLevel, ProgressToken, RequestId};
+use super::meta::{LoggingLevel, ProgressToken};
+use crate::wire::jsonrpc::RequestId;
 
 /// Method name of [`CancelledParams`].
 pub const CANCELLED: &str = "notifications/cancelled";
@@ -12,22 +13,22 @@ pub const PROGRESS: &str = "notifications/progress";
 /// Method name of [`LoggingMessageParams`].
 pub const MESSAGE: &str = "notifications/message";
 /// A task's status changed (Tasks extension); params are a
-/// [`TaskNotificationParams`](super::TaskNotificationParams).
+/// [`TaskNotificationParams`](crate::wire::TaskNotificationParams).
 pub const TASKS: &str = "notifications/tasks";
 /// The first message of a subscription stream; params are
-/// [`AcknowledgedParams`](super::AcknowledgedParams).
+/// [`AcknowledgedParams`](crate::wire::AcknowledgedParams).
 pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 /// The tools changed; params are
-/// [`ListChangedParams`](super::ListChangedParams).
+/// [`ListChangedParams`](crate::wire::ListChangedParams).
 pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
 /// The prompts changed; params are
-/// [`ListChangedParams`](super::ListChangedParams).
+/// [`ListChangedParams`](crate::wire::ListChangedParams).
 pub const PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
 /// The resources or resource templates changed; params are
-/// [`ListChangedParams`](super::ListChangedParams).
+/// [`ListChangedParams`](crate::wire::ListChangedParams).
 pub const RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
 /// A resource changed; params are
-/// [`ResourceUpdatedParams`](super::ResourceUpdatedParams).
+/// [`ResourceUpdatedParams`](crate::wire::ResourceUpdatedParams).
 pub const RESOURCES_UPDATED: &str = "notifications/resources/updated";
 
 /// `notifications/cancelled`: stop work on a request.

@@ -133,7 +133,7 @@ pub enum LoggingLevel {
 }
 
 /// A progress token: a string or an integer chosen by the client.
-pub type ProgressToken = super::RequestId;
+pub type ProgressToken = crate::wire::jsonrpc::RequestId;
 
 /// The `_meta` of a client request, with the fields presa reads pulled out.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -186,7 +186,7 @@ pub struct ResultMeta {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub subscription_id: Option<super::RequestId>,
+    pub subscription_id: Option<crate::wire::jsonrpc::RequestId>,
     /// Any other keys.
     #[serde(flatten)]
     pub other: Map<String, Value>,

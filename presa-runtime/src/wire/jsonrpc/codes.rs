@@ -46,14 +46,14 @@ pub const SERVER_BUSY: i64 = -31001;
 pub const TASK_STORE_UNAVAILABLE: i64 = -31002;
 /// presa's own: the server is shutting down, and answers a request it
 /// took but will not finish. `data.started`
-/// ([`ShuttingDownData`](super::ShuttingDownData)) says whether it ran:
+/// ([`ShuttingDownData`](crate::wire::ShuttingDownData)) says whether it ran:
 /// `false`, it never started, and may be sent again as it is (to another
 /// server, or once this one is back); `true`, it was cut short at the end
 /// of the drain period, and may have done part of its work. Outside the
 /// JSON-RPC reserved range.
 pub const SHUTTING_DOWN: i64 = -31003;
 /// presa: the caller lacks an OAuth scope the tool, prompt or resource
-/// requires ([`InsufficientScopeData`](super::InsufficientScopeData) lists
+/// requires ([`InsufficientScopeData`](crate::wire::InsufficientScopeData) lists
 /// them). Over Streamable HTTP the same refusal is `403` with the
 /// `insufficient_scope` challenge instead. Outside the JSON-RPC reserved
 /// range.

@@ -1,0 +1,12 @@
+//! The wire types of protocol extensions, one file per extension.
+//!
+//! An extension adds methods, notifications and fields on top of the core
+//! protocol, under an identifier a peer declares. It may use every core
+//! folder below it, and no core folder uses it, so an extension can be
+//! added or dropped without touching the core.
+//!
+//! Layers, bottom up: tasks.
+
+mod tasks;
+
+pub use tasks::*;

@@ -13,11 +13,11 @@ use super::api::Client;
 use super::connection::Connection;
 use super::era::{Era, Versions};
 use super::handlers::{Handlers, PendingInput, boxed};
+use super::link::ClientTransport;
 use super::protocol::{Protocol, ProtocolSettings};
 use super::routing::NotificationHandler;
 use super::sampling::SamplingAnswer;
 use super::settlement::Detection;
-use super::transport::ClientTransport;
 use crate::wire::{
     CreateMessageParams, ElicitRequestParams, ElicitResult, Implementation, LoggingLevel,
     Notification, PROTOCOL_VERSION, RequestMeta, Root, TASKS_EXTENSION,

@@ -23,10 +23,10 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use super::error::ClientError;
+use super::link::{ClientTransport, Shutdown};
 use super::reading::Reading;
 use super::routing::{Delivery, NotificationHandler, Reply, Routes};
 use super::server_requests::{PingOnly, ServerMessages};
-use super::transport::{ClientTransport, Shutdown};
 use crate::transport::{Answers, InPlace};
 use crate::util::lock;
 use crate::wire::{

@@ -140,10 +140,8 @@ mod era_client;
 mod era_side;
 mod error;
 mod handlers;
-#[cfg(feature = "http-client")]
-mod http;
 mod legacy;
-mod link_error;
+mod link;
 mod modern;
 #[cfg(feature = "oauth-client")]
 pub mod oauth;
@@ -160,7 +158,6 @@ mod subscription;
 mod surface;
 mod tasks;
 mod tools;
-mod transport;
 
 pub use api::Client;
 pub use await_options::AwaitOptions;
@@ -169,8 +166,8 @@ pub use call::{CallOutcome, CallStep, TaskHandle, ToolCall};
 pub use era::Era;
 pub use error::ClientError;
 pub use handlers::PendingInput;
+pub use link::ClientTransport;
 #[cfg(feature = "http-client")]
-pub use http::HttpOptions;
+pub use link::HttpOptions;
 pub use sampling::{SamplingAnswer, SamplingDeclined};
 pub use subscription::{Subscription, SubscriptionEnd, SubscriptionEvent, TaskSubscription};
-pub use transport::ClientTransport;

@@ -26,7 +26,7 @@
 use serde_json::Value;
 
 use super::error::ClientError;
-use super::link_error::LinkFailure;
+use super::link::LinkFailure;
 use super::result::parse_complete;
 use crate::wire::{DiscoverResult, ErrorObject, Method, codes};
 

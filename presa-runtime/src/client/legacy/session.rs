@@ -26,7 +26,7 @@ use super::tools::ToolTasks;
 use crate::client::connection::{Connection, Waiting};
 use crate::client::era::Versions;
 use crate::client::error::ClientError;
-use crate::client::link_error::LinkFailure;
+use crate::client::link::LinkFailure;
 use crate::util::lock;
 use crate::wire::legacy::lifecycle::InitializeResult;
 use crate::wire::{ErrorObject, RequestMeta};

@@ -28,82 +28,86 @@ use std::sync::Arc;
 
 use reqwest::StatusCode;
 
-use super::session::{Position, SESSION_ID, expired};
-use crate::client::http::OnClose;
-use crate::client::http::link::{Link, is_event_stream};
-use crate::client::http::reply::{answering, failure};
-use crate::client::http::sse::EventReader;
+use super::session::{LegacyLink, Position, SESSION_ID, expired};
+use crate::client::link::http::link::is_event_stream;
+use crate::client::link::http::options::OnClose;
+use crate::client::link::http::reply::{answering, failure};
+use crate::client::link::http::sse::EventReader;
 use crate::wire::legacy::{INITIALIZE, INITIALIZED};
 use crate::wire::{Message, Outcome, Request, RequestId, Response, notifications};
 
 /// Takes what the client sends that belongs to a legacy session, or hands
 /// it back for the modern link.
-pub(crate) async fn forward(link: &Arc<Link>, message: Message, frame: &str) -> Option<Message> {
+pub(crate) async fn forward(
+    legacy: &Arc<LegacyLink>,
+    message: Message,
+    frame: &str,
+) -> Option<Message> {
     match message {
-        Message::Request(request) if request.method == INITIALIZE || link.session.is_legacy() => {
+        Message::Request(request) if request.method == INITIALIZE || legacy.session.is_legacy() => {
             let id = request.id.clone();
-            let task = tokio::spawn(exchange(Arc::clone(link), request, frame.to_owned()));
-            link.track(id, task.abort_handle());
+            let task = tokio::spawn(exchange(Arc::clone(legacy), request, frame.to_owned()));
+            legacy.link.track(id, task.abort_handle());
             None
         }
         Message::Notification(note) if note.method == INITIALIZED => {
             // In order: no request of the session may overtake it, and
             // the GET stream is open before the first one goes (rule 2).
-            if post_within_session(Arc::clone(link), frame.to_owned()).await {
-                link.open_listener().await;
+            if post_within_session(Arc::clone(legacy), frame.to_owned()).await {
+                legacy.open_listener().await;
             }
             None
         }
         Message::Notification(note) if note.method == notifications::CANCELLED => {
-            if link.session.is_open() {
-                tokio::spawn(post_within_session(Arc::clone(link), frame.to_owned()));
+            if legacy.session.is_open() {
+                tokio::spawn(post_within_session(Arc::clone(legacy), frame.to_owned()));
             }
             Some(Message::Notification(note))
         }
-        Message::Notification(_) if link.session.is_legacy() => {
-            tokio::spawn(post_within_session(Arc::clone(link), frame.to_owned()));
+        Message::Notification(_) if legacy.session.is_legacy() => {
+            tokio::spawn(post_within_session(Arc::clone(legacy), frame.to_owned()));
             None
         }
-        Message::Response(_) if link.session.is_open() => {
-            tokio::spawn(post_within_session(Arc::clone(link), frame.to_owned()));
+        Message::Response(_) if legacy.session.is_open() => {
+            tokio::spawn(post_within_session(Arc::clone(legacy), frame.to_owned()));
             None
         }
         other => Some(other),
     }
 }
 
-/// What closing the client ends on `link`: the session, if one is open,
+/// What closing the client ends on `legacy`: the session, if one is open,
 /// with `DELETE` (rule 5 of `session`).
-pub(crate) fn on_close(link: &Arc<Link>) -> OnClose {
-    let link = Arc::clone(link);
+pub(crate) fn on_close(legacy: &Arc<LegacyLink>) -> OnClose {
+    let legacy = Arc::clone(legacy);
     OnClose::new(move || {
-        let link = Arc::clone(&link);
-        Box::pin(async move { link.delete_session().await })
+        let legacy = Arc::clone(&legacy);
+        Box::pin(async move { legacy.delete_session().await })
     })
 }
 
 /// One request of the session: its POST and the messages that answer it.
-async fn exchange(link: Arc<Link>, request: Request, frame: String) {
-    let response = link.post_in_session(&request, &frame).await;
-    link.deliver(Message::Response(response)).await;
+async fn exchange(legacy: Arc<LegacyLink>, request: Request, frame: String) {
+    let response = legacy.post_in_session(&request, &frame).await;
+    legacy.link.deliver(Message::Response(response)).await;
 }
 
 /// Posts a notification, or a response to the server's request, within
 /// the session (rule 3); the server's `202` needs no relaying. Whether the
 /// server accepted it.
-async fn post_within_session(link: Arc<Link>, frame: String) -> bool {
-    if link.session.is_between_sessions() {
+async fn post_within_session(legacy: Arc<LegacyLink>, frame: String) -> bool {
+    if legacy.session.is_between_sessions() {
         tracing::debug!("dropping a message sent between two sessions");
         return false;
     }
-    let mut headers = link.base_headers();
-    if let Some((session, _)) = link.session.headers() {
+    let mut headers = legacy.link.base_headers();
+    if let Some((session, _)) = legacy.session.headers() {
         headers.extend(session);
     }
-    link.post_message(&headers, &frame).await
+    legacy.link.post_message(&headers, &frame).await
 }
 
-impl Link {
+impl LegacyLink {
     /// Sends `request` in the session (rule 1) and relays what comes
     /// before its response; returns the response, or an error response
     /// saying why there is none.
@@ -114,11 +118,11 @@ impl Link {
             return expired(id);
         }
         let session = self.session.headers().filter(|_| !initialize);
-        let mut headers = self.base_headers();
+        let mut headers = self.link.base_headers();
         if let Some((session, _)) = &session {
             headers.extend(session.clone());
         }
-        let sent = self.post_frame(&headers, frame).await;
+        let sent = self.link.post_frame(&headers, frame).await;
         let reply = match sent {
             Ok(reply) => reply,
             Err(error) => return failure(id, None, error.to_string()),
@@ -132,7 +136,7 @@ impl Link {
         let response = if is_event_stream(reply.headers()) {
             self.read_events_resuming(id.clone(), reply).await
         } else {
-            self.read_json(id.clone(), reply).await
+            self.link.read_json(id.clone(), reply).await
         };
         if let Outcome::Result(result) = &response.outcome
             && initialize
@@ -149,9 +153,9 @@ impl Link {
         let mut position = Position::default();
         let mut reply = reply;
         loop {
-            let limit = self.options.max_message_size;
+            let limit = self.link.options.max_message_size;
             let mut events = EventReader::new(reply.bytes_stream(), limit);
-            let relayed = self.relay_until_response(&id, &mut events).await;
+            let relayed = self.link.relay_until_response(&id, &mut events).await;
             position.update(&events);
             let ended = match relayed {
                 Ok(response) => return answering(response, id),

@@ -25,7 +25,7 @@ use reqwest::StatusCode;
 
 use super::link::{Link, is_event_stream};
 use super::sse::EventReader;
-use crate::client::link_error::LinkFailure;
+use crate::client::link::link_error::LinkFailure;
 use crate::wire::{FrameError, Message, Method, Outcome, Request, RequestId, Response};
 
 impl Link {

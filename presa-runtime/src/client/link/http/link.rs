@@ -1,7 +1,7 @@
 //! What every task of the HTTP link shares (see `dispatch` for what the
 //! link does with each message): the HTTP client, the endpoint, the
-//! tools' header parameters, the legacy session (`legacy::session`), and
-//! the headers of every POST and of a modern one.
+//! tools' header parameters, and the headers of every POST and of a modern
+//! one. The legacy session is not here: `legacy::session` keeps it.
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::AtomicU64;
@@ -10,7 +10,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde_json::{Map, Value};
 use tokio::task::AbortHandle;
 
-use super::HttpOptions;
+use super::options::HttpOptions;
 use super::tools::{Known, ToolHeaders};
 use crate::transport::FrameSender;
 use crate::util::lock;
@@ -26,8 +26,6 @@ pub(super) struct Link {
     to_client: FrameSender,
     /// Numbers the link's own `tools/list` requests.
     pub(super) refreshes: AtomicU64,
-    /// The legacy session, once `initialize` opened one.
-    pub(super) session: super::legacy::session::SessionSlot,
     /// The task of each request still waiting for its answer.
     running: Mutex<HashMap<RequestId, AbortHandle>>,
     /// Signing in, when the options ask for OAuth.
@@ -58,7 +56,6 @@ impl Link {
             tools: ToolHeaders::default(),
             to_client,
             refreshes: AtomicU64::new(0),
-            session: Default::default(),
             running: Mutex::default(),
             #[cfg(feature = "oauth-client")]
             oauth,

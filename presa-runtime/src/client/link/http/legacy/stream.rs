@@ -9,14 +9,15 @@ use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, HeaderMap, HeaderValue};
 use tokio::sync::oneshot;
 
+use super::session::LegacyLink;
 use super::session::{
     LAST_EVENT_ID, LISTENER_WAIT, MAX_FAILED_RESUMES, Position, SESSION_ID, Session,
 };
-use crate::client::http::link::{Link, is_event_stream};
-use crate::client::http::sse::EventReader;
+use crate::client::link::http::link::is_event_stream;
+use crate::client::link::http::sse::EventReader;
 use crate::wire::{Message, RequestId};
 
-impl Link {
+impl LegacyLink {
     /// Opens a GET stream in the session, from `position`; `None` when
     /// the server refuses it (or the session is gone), with the status.
     pub(super) async fn open_stream(
@@ -31,7 +32,13 @@ impl Link {
             headers.insert(LAST_EVENT_ID, id);
         }
         let sent = self
-            .send(|| self.http.get(&self.endpoint).headers(headers.clone()))
+            .link
+            .send(|| {
+                self.link
+                    .http
+                    .get(&self.link.endpoint)
+                    .headers(headers.clone())
+            })
             .await;
         match sent {
             Ok(reply) if reply.status().is_success() && is_event_stream(reply.headers()) => {
@@ -90,14 +97,14 @@ impl Link {
 
     /// Hands the client everything a GET stream carries, until it ends.
     async fn relay_stream(&self, reply: reqwest::Response, position: &mut Position) {
-        let mut events = EventReader::new(reply.bytes_stream(), self.options.max_message_size);
+        let mut events = EventReader::new(reply.bytes_stream(), self.link.options.max_message_size);
         while let Some(event) = events.next().await {
             position.update(&events);
             match event {
                 Ok(event) if event.data.is_empty() => {}
                 Ok(event) => match event.data.parse::<Message>() {
-                    Ok(Message::Response(response)) => self.answer_elsewhere(response).await,
-                    Ok(message) => self.deliver(message).await,
+                    Ok(Message::Response(response)) => self.link.answer_elsewhere(response).await,
+                    Ok(message) => self.link.deliver(message).await,
                     Err(error) => {
                         tracing::debug!(?error, "an event that is not a JSON-RPC message")
                     }
@@ -145,7 +152,13 @@ impl Link {
         let mut headers = HeaderMap::new();
         headers.insert(SESSION_ID, id);
         let sent = self
-            .send(|| self.http.delete(&self.endpoint).headers(headers.clone()))
+            .link
+            .send(|| {
+                self.link
+                    .http
+                    .delete(&self.link.endpoint)
+                    .headers(headers.clone())
+            })
             .await;
         if let Err(error) = sent {
             tracing::debug!(%error, "could not end the session");

@@ -1,37 +1,6 @@
-//! Streamable HTTP for the client (feature `http-client`): each request a
-//! POST to the server's MCP endpoint, answered by JSON or an event stream.
-//!
-//! The client core does not change: [`ClientTransport::http`](super::ClientTransport::http)
-//! gives it a frame channel whose other end is the HTTP link, which writes
-//! the headers, relays the answers, and turns cancellation into closing
-//! the request's stream. The link speaks both eras: the modern transport,
-//! and the legacy one (2025-11-25 and earlier) once `initialize` opened a
-//! session, with its session id, GET stream and resumable streams, which
-//! all live in `legacy/`. See `dispatch` for what it does with each
-//! message.
-//!
-//! Each file knows only the files listed before it:
-//!
-//! | file | what it holds |
-//! |---|---|
-//! | `sse` | reading an event stream, with a bound, keeping `id` and `retry` |
-//! | `tools` | the tools' header parameters, and the tools that cannot be called |
-//! | `legacy/session` | the legacy session: what the link keeps of it, and a stream's position |
-//! | `link` | what the link's tasks share, and the headers of every POST |
-//! | `authorized` | sending with credentials, a POST of a frame; answering OAuth challenges |
-//! | `reply` | a modern request's POST and what answers it |
-//! | `legacy/` (the rest) | the legacy session's GET stream, resumption, `DELETE`, and its POSTs |
-//! | `dispatch` | the task per message: which POST, retry after a header mismatch; `OnClose` run when the client goes |
-
-mod authorized;
-mod dispatch;
-mod legacy;
-mod link;
-mod reply;
-mod sse;
-mod tools;
-
-pub(super) use dispatch::connect;
+//! What the HTTP link is told and what it leaves behind: [`HttpOptions`],
+//! how the client speaks HTTP, and [`OnClose`], what the link ends when
+//! the client closes.
 
 use std::sync::Arc;
 
@@ -39,7 +8,7 @@ use crate::util::BoxFuture;
 
 /// What the link ends when the client closes, besides the requests it
 /// drops: run by the link once the client's end is gone, and by
-/// [`Client::close`](super::Client::close), which waits for it. Whatever
+/// [`Client::close`](crate::client::Client::close), which waits for it. Whatever
 /// the link opened that outlives a request builds it; a link that opened
 /// nothing has the default, which ends nothing.
 #[derive(Clone, Default)]
@@ -47,7 +16,7 @@ pub(crate) struct OnClose(Option<Arc<dyn Fn() -> BoxFuture<()> + Send + Sync>>);
 
 impl OnClose {
     /// A hook that runs `end` each time the link closes.
-    pub(super) fn new(end: impl Fn() -> BoxFuture<()> + Send + Sync + 'static) -> Self {
+    pub(crate) fn new(end: impl Fn() -> BoxFuture<()> + Send + Sync + 'static) -> Self {
         OnClose(Some(Arc::new(end)))
     }
 
@@ -65,14 +34,14 @@ impl std::fmt::Debug for OnClose {
     }
 }
 
-/// How the client speaks HTTP: [`ClientTransport::http_with`](super::ClientTransport::http_with).
+/// How the client speaks HTTP: [`ClientTransport::http_with`](crate::client::ClientTransport::http_with).
 /// Its `Debug` shows whether a bearer token is set, never the token.
 #[derive(Clone)]
 pub struct HttpOptions {
     pub(crate) bearer_token: Option<String>,
     pub(crate) max_message_size: usize,
     #[cfg(feature = "oauth-client")]
-    pub(crate) oauth: Option<super::oauth::OAuthClient>,
+    pub(crate) oauth: Option<crate::client::oauth::OAuthClient>,
 }
 
 impl Default for HttpOptions {
@@ -108,13 +77,13 @@ impl HttpOptions {
     }
 
     /// Signs in with OAuth when the server asks (a `401`), as `oauth`
-    /// says; see [`oauth`](super::oauth). A
+    /// says; see [`oauth`](crate::client::oauth). A
     /// [`bearer_token`](Self::bearer_token) given too is sent until then.
-    /// `oauth` is an [`OAuthClient`](super::oauth::OAuthClient): one that
+    /// `oauth` is an [`OAuthClient`](crate::client::oauth::OAuthClient): one that
     /// holds credentials must name their authorization server first
-    /// ([`UnboundOAuthClient::registered_with`](super::oauth::UnboundOAuthClient::registered_with)).
+    /// ([`UnboundOAuthClient::registered_with`](crate::client::oauth::UnboundOAuthClient::registered_with)).
     #[cfg(feature = "oauth-client")]
-    pub fn oauth(mut self, oauth: impl super::oauth::BoundOAuthClient) -> Self {
+    pub fn oauth(mut self, oauth: impl crate::client::oauth::BoundOAuthClient) -> Self {
         self.oauth = Some(oauth.into_client());
         self
     }

@@ -27,7 +27,7 @@
 //! What belongs to a legacy session (`initialize` and every message after
 //! it: the session's headers, `notifications/initialized` in order, the
 //! client's responses to the server's requests, a cancellation posted
-//! too) is handed to `legacy::exchange` first, which builds the link's
+//! too) is handed to `legacy` first, which builds the link's
 //! `OnClose` too.
 
 use std::sync::Arc;
@@ -35,9 +35,10 @@ use std::sync::atomic::Ordering;
 
 use serde_json::{Map, Value};
 
+use super::legacy::{self, LegacyLink};
 use super::link::Link;
+use super::options::{HttpOptions, OnClose};
 use super::tools::Known;
-use super::{HttpOptions, OnClose};
 use crate::transport::{FrameChannel, Inbound};
 use crate::wire::{
     ErrorObject, Message, Method, Notification, Outcome, Request, RequestId, Response, codes,
@@ -58,14 +59,20 @@ pub(crate) fn connect(
         .map_err(std::io::Error::other)?;
     let (client_end, link_end) = FrameChannel::pair();
     let link = Arc::new(Link::new(http, endpoint, options, link_end.outgoing)?);
-    let on_close = super::legacy::exchange::on_close(&link);
-    tokio::spawn(run(link, link_end.incoming, on_close.clone()));
+    let legacy = Arc::new(LegacyLink::new(Arc::clone(&link)));
+    let on_close = legacy::on_close(&legacy);
+    tokio::spawn(run(legacy, link_end.incoming, on_close.clone()));
     Ok((client_end, on_close))
 }
 
 /// Reads the client's frames until it closes its end, then drops every
 /// request still running and runs `on_close`.
-async fn run(link: Arc<Link>, mut from_client: crate::transport::Incoming, on_close: OnClose) {
+async fn run(
+    legacy: Arc<LegacyLink>,
+    mut from_client: crate::transport::Incoming,
+    on_close: OnClose,
+) {
+    let link = Arc::clone(&legacy.link);
     while let Some(inbound) = from_client.recv().await {
         let Inbound::Frame(frame) = inbound else {
             continue;
@@ -74,7 +81,7 @@ async fn run(link: Arc<Link>, mut from_client: crate::transport::Incoming, on_cl
             tracing::debug!("the client sent a frame the HTTP link does not forward");
             continue;
         };
-        let Some(message) = super::legacy::exchange::forward(&link, message, &frame).await else {
+        let Some(message) = legacy::forward(&legacy, message, &frame).await else {
             continue;
         };
         match message {

@@ -29,14 +29,15 @@
 //! 5. closing the client, or dropping it, sends `DELETE` with the
 //!    session id.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderValue};
 use tokio::task::AbortHandle;
 
-use crate::client::http::sse::EventReader;
-use crate::client::link_error::LinkFailure;
+use crate::client::link::http::link::Link;
+use crate::client::link::http::sse::EventReader;
+use crate::client::link::link_error::LinkFailure;
 use crate::util::lock;
 use crate::wire::{RequestId, Response, headers};
 
@@ -66,7 +67,27 @@ pub(crate) struct Session {
     pub listening: Option<AbortHandle>,
 }
 
-/// The session slot a link holds.
+/// The HTTP link within legacy sessions: the link every request shares,
+/// and the session slot that only legacy code reads. `dispatch` builds it
+/// beside the link, and hands it each message of the client first.
+pub(crate) struct LegacyLink {
+    /// The link the modern requests use too.
+    pub link: Arc<Link>,
+    /// The legacy session, once `initialize` opened one.
+    pub session: SessionSlot,
+}
+
+impl LegacyLink {
+    /// The legacy side of `link`, with no session open yet.
+    pub fn new(link: Arc<Link>) -> Self {
+        LegacyLink {
+            link,
+            session: SessionSlot::default(),
+        }
+    }
+}
+
+/// The session slot the legacy link holds.
 #[derive(Debug, Default)]
 pub(crate) struct SessionSlot {
     state: Mutex<SlotState>,

@@ -6,7 +6,7 @@
 //! sent its credentials wherever the resource pointed would hand them to
 //! the attacker, who replays them at the real authorization server. So a
 //! client that holds credentials is bound to one issuer (see
-//! [`UnboundOAuthClient`](super::UnboundOAuthClient)), and discovery
+//! [`UnboundOAuthClient`](crate::client::oauth::UnboundOAuthClient)), and discovery
 //! chooses by these rules, in order:
 //!
 //! 1. a bound client signs in at that issuer only. Of the authorization
@@ -20,7 +20,7 @@
 //!    registration, a Client ID Metadata Document) takes the first listed,
 //!    as RFC 9728 leaves it to the client.
 
-use super::error::{OAuthError, Step};
+use crate::client::oauth::error::{OAuthError, Step};
 
 /// The authorization server to sign in at, of those `listed` by resource
 /// `resource`: the one the client is bound to (rules 1 and 2), else the

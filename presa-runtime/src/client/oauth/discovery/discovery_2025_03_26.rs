@@ -15,7 +15,7 @@
 //! servers are gone.
 
 use super::discovered::Discovered;
-use super::error::{OAuthError, Step};
+use crate::client::oauth::error::{OAuthError, Step};
 use crate::oauth::fetch::HttpFetch;
 use crate::oauth::server_metadata::{ServerMetadata, discover as discover_server};
 use crate::oauth::well_known::split_origin;

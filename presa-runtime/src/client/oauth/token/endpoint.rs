@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::client_key::ClientKey;
 use super::dpop::{Dpop, NONCE_HEADER, Party};
-use super::error::{OAuthError, Step};
+use crate::client::oauth::error::{OAuthError, Step};
 
 /// The grant type of a token exchange (RFC 8693 section 2.1).
 const TOKEN_EXCHANGE_GRANT: &str = "urn:ietf:params:oauth:grant-type:token-exchange";

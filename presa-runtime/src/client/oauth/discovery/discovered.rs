@@ -1,5 +1,5 @@
 //! [`Discovered`]: what discovery found for one MCP endpoint, whichever
-//! way it found it (`discovery`, or `discovery_2025_03_26` for servers
+//! way it found it (`resource`, or `discovery_2025_03_26` for servers
 //! of that spec).
 
 use crate::oauth::server_metadata::ServerMetadata;

@@ -8,8 +8,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::json;
 
-use super::error::{OAuthError, Step};
 use super::pkce::random_text;
+use crate::client::oauth::error::{OAuthError, Step};
 
 /// How long an assertion is valid: long enough to reach the token
 /// endpoint, short enough that a stolen one is soon useless.
@@ -101,12 +101,13 @@ mod tests {
 
     #[test]
     fn an_assertion_names_the_client_and_the_issuer_and_verifies_with_its_key() {
-        let key = ClientKey::es256_pem(include_str!("../../../tests/keys/p256.pem"))
+        let key = ClientKey::es256_pem(include_str!("../../../../tests/keys/p256.pem"))
             .unwrap()
             .kid("client-key-1");
         let assertion = key.assertion("my-client", "https://as.example").unwrap();
         let public =
-            DecodingKey::from_ec_pem(include_bytes!("../../../tests/keys/p256.pub.pem")).unwrap();
+            DecodingKey::from_ec_pem(include_bytes!("../../../../tests/keys/p256.pub.pem"))
+                .unwrap();
         let mut validation = Validation::new(Algorithm::ES256);
         validation.set_audience(&["https://as.example"]);
         validation.set_issuer(&["my-client"]);
@@ -133,7 +134,7 @@ mod tests {
             error.contains("the client's ES256 key cannot be read"),
             "{error}"
         );
-        let key = ClientKey::rs256_pem(include_str!("../../../tests/keys/rsa1.pem")).unwrap();
+        let key = ClientKey::rs256_pem(include_str!("../../../../tests/keys/rsa1.pem")).unwrap();
         assert_eq!(
             format!("{key:?}"),
             "ClientKey { algorithm: RS256, kid: None, .. }"

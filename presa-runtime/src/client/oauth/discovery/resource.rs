@@ -24,7 +24,7 @@
 
 use super::challenge::Challenge;
 use super::discovered::Discovered;
-use super::error::{OAuthError, Step};
+use crate::client::oauth::error::{OAuthError, Step};
 use crate::oauth::fetch::{Fetch, HttpFetch};
 use crate::oauth::resource_metadata::ProtectedResourceMetadata;
 use crate::oauth::server_metadata::{ServerMetadata, discover};

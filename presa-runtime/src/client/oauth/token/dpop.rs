@@ -20,8 +20,8 @@ use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use p256::pkcs8::EncodePrivateKey;
 use serde_json::json;
 
-use super::error::{OAuthError, Step};
 use super::pkce::random_text;
+use crate::client::oauth::error::{OAuthError, Step};
 use crate::oauth::dpop::{access_token_hash, target_uri};
 use crate::util::lock;
 

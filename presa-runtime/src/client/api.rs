@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::era::Era;
 use super::error::ClientError;
-use super::handlers::{Answered, Handlers};
+use super::input::{Answered, Handlers};
 use super::protocol::Protocol;
 use super::result::parse_complete;
 use crate::wire::{InputRequests, InputResponses, Method};

@@ -10,13 +10,11 @@ use futures::FutureExt;
 use serde_json::{Map, Value};
 
 use super::api::Client;
-use super::connection::Connection;
+use super::connection::{Connection, NotificationHandler};
 use super::era::{Era, Versions};
-use super::handlers::{Handlers, PendingInput, boxed};
+use super::input::{Handlers, PendingInput, SamplingAnswer, boxed};
 use super::link::ClientTransport;
 use super::protocol::{Protocol, ProtocolSettings};
-use super::routing::NotificationHandler;
-use super::sampling::SamplingAnswer;
 use super::settlement::Detection;
 use crate::wire::{
     CreateMessageParams, ElicitRequestParams, ElicitResult, Implementation, LoggingLevel,
@@ -225,7 +223,7 @@ impl ClientBuilder {
             other: Map::new(),
         };
         let handlers = Arc::new(self.handlers);
-        let answers = super::legacy::peer::answers(Arc::clone(&handlers));
+        let answers = super::connection::peer::answers(Arc::clone(&handlers));
         let connection = Connection::open(transport.into(), self.on_notification, answers);
         let settings = ProtocolSettings {
             meta,

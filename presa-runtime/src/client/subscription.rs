@@ -36,11 +36,13 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use super::connection::{AnswerInPlace, Connection, answer_in_place, unanswered_in_place};
+use super::connection::{
+    AnswerInPlace, Connection, Reply, answer_in_place, cancelled_request, stream_of,
+    unanswered_in_place,
+};
 use super::error::ClientError;
 use super::protocol::Protocol;
 use super::result::expect_complete;
-use super::routing::{Reply, cancelled_request, stream_of};
 use crate::transport::Answers;
 use crate::wire::{
     AcknowledgedParams, DetailedTask, ListenParams, Method, Notification, Outcome, RequestId,
@@ -121,7 +123,7 @@ pub(super) enum StreamState {
     /// The stream ended; nothing remains to cancel.
     Ended(SubscriptionEnd),
     /// A legacy session's notifications flow.
-    Session(super::legacy::streams::SessionStream),
+    Session(super::legacy::session_stream::SessionStream),
 }
 
 impl std::fmt::Debug for Subscription {

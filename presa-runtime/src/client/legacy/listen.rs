@@ -24,9 +24,8 @@
 use std::sync::Arc;
 
 use super::client::LegacyClient;
-use super::peer;
-use super::streams::SessionStream;
-use crate::client::connection::Connection;
+use super::session_stream::SessionStream;
+use crate::client::connection::{Connection, peer};
 use crate::client::error::ClientError;
 use crate::client::subscription::{StreamState, Subscription};
 use crate::wire::legacy::RESOURCES_SUBSCRIBE;

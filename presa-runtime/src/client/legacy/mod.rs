@@ -42,15 +42,13 @@
 //! | `tasks` | following a 2025-11-25 task: `tasks/get`, then `tasks/result` |
 //! | `listen` | `Client::listen` with a legacy server: its session's notifications |
 
-mod answerer;
 pub(super) mod client;
 mod discover;
 mod handshake;
 mod listen;
-pub(super) mod peer;
 mod send;
 pub(super) mod session;
-pub(super) mod streams;
+pub(super) mod session_stream;
 mod tasks;
 mod tools;
 

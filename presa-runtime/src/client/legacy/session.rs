@@ -21,9 +21,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::handshake::open_legacy_session;
-use super::peer;
 use super::tools::ToolTasks;
-use crate::client::connection::{Connection, Waiting};
+use crate::client::connection::{Connection, Waiting, peer};
 use crate::client::era::Versions;
 use crate::client::error::ClientError;
 use crate::client::link::LinkFailure;

@@ -2,7 +2,7 @@
 //! for it, a notification to the `subscriptions/listen` stream it belongs
 //! to or else to the user's notification handler, and a request of the
 //! server's own to the connection's [`ServerMessages`], which sees every
-//! notification first too (see `server_requests`: that is how a legacy
+//! notification first too (see `ping`: that is how a legacy
 //! server's own requests, their cancellation and its session's
 //! notifications reach the legacy side).
 //!
@@ -21,8 +21,8 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use super::error::ClientError;
-use super::server_requests::ServerMessages;
+use super::ping::ServerMessages;
+use crate::client::error::ClientError;
 use crate::transport::Inbound;
 use crate::util::lock;
 use crate::wire::{
@@ -31,16 +31,16 @@ use crate::wire::{
 
 /// What a waiting request receives: the server's response, or why none
 /// will come.
-pub(super) type Reply = Result<Response, ClientError>;
+pub(crate) type Reply = Result<Response, ClientError>;
 
 /// How many notifications may wait for a slow subscriber; more are dropped.
-pub(super) const SUBSCRIPTION_CAPACITY: usize = 64;
+pub(crate) const SUBSCRIPTION_CAPACITY: usize = 64;
 
 /// Receives every notification that belongs to no stream.
-pub(super) type NotificationHandler = Arc<dyn Fn(Notification) + Send + Sync>;
+pub(crate) type NotificationHandler = Arc<dyn Fn(Notification) + Send + Sync>;
 
 /// The routing tables shared by the reader and the requests.
-pub(super) struct Routes {
+pub(crate) struct Routes {
     /// Requests waiting for their response, by id; `None` once the
     /// connection closed.
     pending: Mutex<Option<HashMap<RequestId, oneshot::Sender<Reply>>>>,
@@ -50,7 +50,7 @@ pub(super) struct Routes {
 
 impl Routes {
     /// Fresh tables of an open connection.
-    pub(super) fn open() -> Arc<Routes> {
+    pub(crate) fn open() -> Arc<Routes> {
         Arc::new(Routes {
             pending: Mutex::new(Some(HashMap::new())),
             streams: Mutex::default(),
@@ -59,7 +59,7 @@ impl Routes {
 
     /// Makes request `id` wait for its response; register before sending.
     /// On a closed connection the reply is [`ClientError::Closed`] at once.
-    pub(super) fn await_response(&self, id: &RequestId) -> oneshot::Receiver<Reply> {
+    pub(crate) fn await_response(&self, id: &RequestId) -> oneshot::Receiver<Reply> {
         let (tx, rx) = oneshot::channel();
         match lock(&self.pending).as_mut() {
             Some(pending) => {
@@ -73,7 +73,7 @@ impl Routes {
     }
 
     /// Stops waiting for request `id`; whether it was still waiting.
-    pub(super) fn forget(&self, id: &RequestId) -> bool {
+    pub(crate) fn forget(&self, id: &RequestId) -> bool {
         lock(&self.pending)
             .as_mut()
             .and_then(|pending| pending.remove(id))
@@ -82,7 +82,7 @@ impl Routes {
 
     /// Routes the notifications of stream `id` to the returned receiver,
     /// until [`close_stream`](Self::close_stream) or the stream's response.
-    pub(super) fn open_stream(&self, id: &RequestId) -> mpsc::Receiver<Notification> {
+    pub(crate) fn open_stream(&self, id: &RequestId) -> mpsc::Receiver<Notification> {
         let (tx, rx) = mpsc::channel(SUBSCRIPTION_CAPACITY);
         lock(&self.streams).insert(id.clone(), tx);
         rx
@@ -90,7 +90,7 @@ impl Routes {
 
     /// Stops routing notifications to stream `id`; what still arrives for
     /// it is dropped.
-    pub(super) fn close_stream(&self, id: &RequestId) {
+    pub(crate) fn close_stream(&self, id: &RequestId) {
         lock(&self.streams).remove(id);
     }
 
@@ -163,7 +163,7 @@ impl Routes {
 /// The stream a notification belongs to: the one its `_meta` names, or,
 /// for the server's `notifications/cancelled` of a listen request that
 /// names none, the request it cancels.
-pub(super) fn stream_of(notification: &Notification) -> Option<RequestId> {
+pub(crate) fn stream_of(notification: &Notification) -> Option<RequestId> {
     let params = notification.params.as_ref()?;
     let id = match params
         .get("_meta")
@@ -178,7 +178,7 @@ pub(super) fn stream_of(notification: &Notification) -> Option<RequestId> {
 
 /// The request a `notifications/cancelled` cancels; `None` for any other
 /// notification, or one that names no request.
-pub(super) fn cancelled_request(notification: &Notification) -> Option<RequestId> {
+pub(crate) fn cancelled_request(notification: &Notification) -> Option<RequestId> {
     if notification.method != notifications::CANCELLED {
         return None;
     }
@@ -190,7 +190,7 @@ pub(super) fn cancelled_request(notification: &Notification) -> Option<RequestId
 }
 
 /// A request id as the server wrote it, if it is one.
-pub(super) fn request_id(value: &Value) -> Option<RequestId> {
+pub(crate) fn request_id(value: &Value) -> Option<RequestId> {
     serde_json::from_value(value.clone()).ok()
 }
 
@@ -199,17 +199,17 @@ pub(super) fn request_id(value: &Value) -> Option<RequestId> {
 /// The reader delivers through it, and so does a request served in place
 /// (`connection`), for the notifications that come before its response.
 #[derive(Clone)]
-pub(super) struct Delivery {
-    pub(super) routes: Arc<Routes>,
-    pub(super) answers: Arc<dyn ServerMessages>,
-    pub(super) on_notification: Option<NotificationHandler>,
+pub(crate) struct Delivery {
+    pub(crate) routes: Arc<Routes>,
+    pub(crate) answers: Arc<dyn ServerMessages>,
+    pub(crate) on_notification: Option<NotificationHandler>,
 }
 
 impl Delivery {
     /// Delivers one frame as it was read: a message to whom it is for; a
     /// message too large fails every waiter, since which one it answered
     /// is unknowable; one that cannot be read is logged.
-    pub(super) fn inbound(&self, inbound: Inbound) {
+    pub(crate) fn inbound(&self, inbound: Inbound) {
         let frame = match inbound {
             Inbound::Frame(frame) => frame,
             Inbound::Oversized { limit } => {
@@ -238,7 +238,7 @@ impl Delivery {
 
     /// The server closed its output: what answers its requests stops, and
     /// the tables close.
-    pub(super) fn ended(&self) {
+    pub(crate) fn ended(&self) {
         self.answers.closed();
         self.routes.close();
     }
@@ -255,7 +255,7 @@ impl Delivery {
 
     /// Gives a notification to the answers first, then to its stream, and
     /// what neither takes to the user's handler.
-    pub(super) fn notification(&self, notification: Notification) {
+    pub(crate) fn notification(&self, notification: Notification) {
         let taken = self.answers.notification(notification);
         if let Some(n) = taken.and_then(|n| self.routes.deliver_to_stream(n)) {
             match &self.on_notification {

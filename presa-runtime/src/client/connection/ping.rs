@@ -32,7 +32,7 @@ const PING: &str = "ping";
 ///
 /// An implementation is chosen when the connection opens; the side that
 /// chose it may find its own again by downcasting (hence [`Any`]).
-pub(super) trait ServerMessages: Any + Send + Sync {
+pub(crate) trait ServerMessages: Any + Send + Sync {
     /// Answers a request of the server's own, now or later.
     fn request(&self, request: Request);
 
@@ -50,7 +50,7 @@ pub(super) trait ServerMessages: Any + Send + Sync {
 }
 
 /// Answers a modern server: `ping`, and `-32601` for any other request.
-pub(super) struct PingOnly {
+pub(crate) struct PingOnly {
     /// Where answers go, until the client is gone (rule 3).
     outgoing: Mutex<Option<FrameSender>>,
 }

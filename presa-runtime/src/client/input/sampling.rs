@@ -61,13 +61,13 @@ impl SamplingDeclined {
     }
 
     /// Takes the reason out.
-    pub(super) fn into_reason(self) -> Option<String> {
+    pub(crate) fn into_reason(self) -> Option<String> {
         self.reason
     }
 }
 
 /// The error a legacy server gets for a declined request (rule 1).
-pub(super) fn legacy_refusal(reason: Option<&str>) -> ErrorObject {
+pub(crate) fn legacy_refusal(reason: Option<&str>) -> ErrorObject {
     let refusal = ErrorObject::new(
         codes::USER_REJECTED_SAMPLING,
         "User rejected sampling request",

@@ -6,7 +6,7 @@
 //! a request of its own and waits for the response. The caller's handlers
 //! are the same either way, so a client need not know which era it talks
 //! to. `ping`, and every request until the server turns out legacy, are
-//! answered as a modern server's are (`server_requests::PingOnly`). The
+//! answered as a modern server's are (`ping::PingOnly`). The
 //! rules, in order:
 //!
 //! 1. until the settlement [opens](Answerer::open) the answerer (the
@@ -35,10 +35,9 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use tokio::task::AbortHandle;
 
+use crate::client::connection::ping::{PingOnly, ServerMessages};
 use crate::client::error::ClientError;
-use crate::client::handlers::{Handlers, PendingInput};
-use crate::client::sampling::legacy_refusal;
-use crate::client::server_requests::{PingOnly, ServerMessages};
+use crate::client::input::{Handlers, PendingInput, legacy_refusal};
 use crate::transport::FrameSender;
 use crate::util::lock;
 use crate::wire::legacy::requests::IncomingRequest;

@@ -26,8 +26,8 @@ use futures::FutureExt;
 use futures::future::{join_all, try_join_all};
 use serde_json::{Map, Value};
 
-use super::error::ClientError;
 use super::sampling::SamplingDeclined;
+use crate::client::error::ClientError;
 use crate::util::BoxFuture;
 use crate::wire::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitAction,
@@ -76,7 +76,7 @@ type Handler<P, Res> = Arc<dyn Fn(PendingInput<P>) -> BoxFuture<Res> + Send + Sy
 
 /// The registered input handlers.
 #[derive(Default)]
-pub(super) struct Handlers {
+pub(crate) struct Handlers {
     pub elicitation: Option<Handler<ElicitRequestParams, ElicitResult>>,
     pub url_elicitation: bool,
     pub sampling:
@@ -85,7 +85,7 @@ pub(super) struct Handlers {
 }
 
 /// Boxes a user's handler function.
-pub(super) fn boxed<P, Res, F, Fut>(f: F) -> Handler<P, Res>
+pub(crate) fn boxed<P, Res, F, Fut>(f: F) -> Handler<P, Res>
 where
     F: Fn(PendingInput<P>) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Res> + Send + 'static,
@@ -96,7 +96,7 @@ where
 /// What a task's round of answers came to: the answers given, and the
 /// first sampling request declined, if one was.
 #[derive(Default)]
-pub(super) struct Answered {
+pub(crate) struct Answered {
     /// The answers, each under its request's key.
     pub responses: InputResponses,
     /// A [`ClientError::SamplingDeclined`], for the request left out.

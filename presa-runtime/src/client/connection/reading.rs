@@ -36,17 +36,17 @@ use std::time::Duration;
 use tokio::sync::oneshot::{self, error::TryRecvError};
 use tokio::time::{Instant, Sleep};
 
-use super::error::ClientError;
 use super::routing::{Delivery, Reply};
+use crate::client::error::ClientError;
 use crate::transport::Incoming;
 use crate::util::lock;
 
 /// How often the reader task looks at a request that reads (rule 4).
-pub(super) const WATCH: Duration = Duration::from_millis(10);
+pub(crate) const WATCH: Duration = Duration::from_millis(10);
 
 /// The reading of one connection's frames, shared by its reader task and
 /// its requests.
-pub(super) struct Reading {
+pub(crate) struct Reading {
     slot: Mutex<Slot>,
     delivery: Delivery,
 }
@@ -86,7 +86,7 @@ impl Reading {
     /// The reading of `incoming`, each frame delivered through
     /// `delivery`; nothing is read until the reader task
     /// ([`run`](Self::run)) or a request polls.
-    pub(super) fn new(incoming: Incoming, delivery: Delivery) -> Arc<Self> {
+    pub(crate) fn new(incoming: Incoming, delivery: Delivery) -> Arc<Self> {
         Arc::new(Reading {
             slot: Mutex::new(Slot {
                 incoming: Some(incoming),
@@ -103,13 +103,13 @@ impl Reading {
 
     /// The reader task: reads while no request does, and looks at one that
     /// does (rule 4), until the frames end.
-    pub(super) async fn run(self: Arc<Self>) {
+    pub(crate) async fn run(self: Arc<Self>) {
         poll_fn(|cx| self.poll_reader_task(cx)).await;
     }
 
     /// Waits for `reply`, the response to a request, reading meanwhile
     /// (rule 2).
-    pub(super) async fn response(&self, mut reply: oneshot::Receiver<Reply>) -> Reply {
+    pub(crate) async fn response(&self, mut reply: oneshot::Receiver<Reply>) -> Reply {
         let mut reads = RequestReads {
             reading: self,
             number: None,
@@ -385,8 +385,8 @@ mod tests {
     use tokio::time::Instant;
 
     use super::*;
-    use crate::client::routing::{NotificationHandler, Routes};
-    use crate::client::server_requests::PingOnly;
+    use crate::client::connection::ping::PingOnly;
+    use crate::client::connection::routing::{NotificationHandler, Routes};
     use crate::transport::{FrameChannel, FrameSender};
     use crate::wire::{Notification, RequestId};
 

@@ -22,11 +22,11 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use super::error::ClientError;
-use super::link::{ClientTransport, Shutdown};
+use super::ping::{PingOnly, ServerMessages};
 use super::reading::Reading;
 use super::routing::{Delivery, NotificationHandler, Reply, Routes};
-use super::server_requests::{PingOnly, ServerMessages};
+use crate::client::error::ClientError;
+use crate::client::link::{ClientTransport, Shutdown};
 use crate::transport::{Answers, InPlace};
 use crate::util::lock;
 use crate::wire::{
@@ -36,7 +36,7 @@ use crate::wire::{
 
 /// How long a request waits, and what giving up means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Waiting {
+pub(crate) struct Waiting {
     /// Give up after this long; `None` waits as long as the connection lives.
     pub limit: Option<Duration>,
     /// Whether giving up (or dropping the request) sends
@@ -48,11 +48,11 @@ pub(super) struct Waiting {
 
 /// An open connection, shared by every clone of a client and every stream
 /// it opened.
-pub(super) struct Connection {
-    pub(super) outgoing: crate::transport::FrameSender,
-    pub(super) routes: Arc<Routes>,
+pub(crate) struct Connection {
+    pub(crate) outgoing: crate::transport::FrameSender,
+    pub(crate) routes: Arc<Routes>,
     /// What answers the server's own requests.
-    pub(super) answers: Arc<dyn ServerMessages>,
+    pub(crate) answers: Arc<dyn ServerMessages>,
     /// Where the notifications of a request served in place go.
     delivery: Delivery,
     /// Who reads the frames: a request waiting for its response, or the
@@ -71,7 +71,7 @@ impl Connection {
     /// server's own requests to what `answers` makes of the modern
     /// answers. Must be called inside a tokio runtime: the reader is a
     /// task of its own, which requests that wait stand in for (`reading`).
-    pub(super) fn open(
+    pub(crate) fn open(
         transport: ClientTransport,
         on_notification: Option<NotificationHandler>,
         answers: impl FnOnce(PingOnly) -> Arc<dyn ServerMessages>,
@@ -100,7 +100,7 @@ impl Connection {
 
     /// Sends a request with `meta` beside its params (none in a legacy
     /// session) and returns its `result`, uninterpreted, or its error.
-    pub(super) async fn request<P: Serialize + ?Sized>(
+    pub(crate) async fn request<P: Serialize + ?Sized>(
         &self,
         method: &str,
         params: &P,
@@ -174,13 +174,13 @@ impl Connection {
     }
 
     /// The server in place, where the transport offers it.
-    pub(super) fn in_place(&self) -> Option<&InPlace> {
+    pub(crate) fn in_place(&self) -> Option<&InPlace> {
         self.in_place.as_ref()
     }
 
     /// Hands request `id` to `server`, in place; its answers, made as
     /// they are polled.
-    pub(super) fn serve_in_place<P: Serialize + ?Sized>(
+    pub(crate) fn serve_in_place<P: Serialize + ?Sized>(
         &self,
         server: &InPlace,
         id: &RequestId,
@@ -212,19 +212,19 @@ impl Connection {
 
     /// Delivers `notification` as the reader would: to the answers of the
     /// server's requests, to its stream, or to the user's handler.
-    pub(super) fn deliver(&self, notification: Notification) {
+    pub(crate) fn deliver(&self, notification: Notification) {
         self.delivery.notification(notification);
     }
 
     /// A fresh request id.
-    pub(super) fn next_request_id(&self) -> RequestId {
+    pub(crate) fn next_request_id(&self) -> RequestId {
         RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed))
     }
 
     /// Opens stream `id` before its `subscriptions/listen` request is sent,
     /// so that nothing the server sends on it is missed: the stream's
     /// notifications, and the response that ends it.
-    pub(super) fn open_stream(
+    pub(crate) fn open_stream(
         &self,
         id: &RequestId,
     ) -> (mpsc::Receiver<Notification>, oneshot::Receiver<Reply>) {
@@ -234,19 +234,19 @@ impl Connection {
     /// Stops routing stream `id`'s notifications. Its request, if still
     /// unanswered, stays registered: [`abandon`](Self::abandon) or
     /// [`forget`](Self::forget) it.
-    pub(super) fn close_stream(&self, id: &RequestId) {
+    pub(crate) fn close_stream(&self, id: &RequestId) {
         self.routes.close_stream(id);
     }
 
     /// Stops waiting for request `id` without telling the server: for a
     /// request the server itself ended.
-    pub(super) fn forget(&self, id: &RequestId) {
+    pub(crate) fn forget(&self, id: &RequestId) {
         self.routes.forget(id);
     }
 
     /// Stops waiting for request `id` and, unless its response already
     /// arrived, tells the server to stop working on it.
-    pub(super) fn abandon(&self, id: RequestId) {
+    pub(crate) fn abandon(&self, id: RequestId) {
         if !self.routes.forget(&id) {
             return;
         }
@@ -264,7 +264,7 @@ impl Connection {
     }
 
     /// Sends request `id`, with `meta` beside its params.
-    pub(super) async fn send_request<P: Serialize + ?Sized>(
+    pub(crate) async fn send_request<P: Serialize + ?Sized>(
         &self,
         id: &RequestId,
         method: &str,
@@ -282,7 +282,7 @@ impl Connection {
     /// closed, then SIGTERM, then SIGKILL (on Windows, TerminateProcess),
     /// as each grace period lapses; an HTTP link ends what it holds open
     /// (its `OnClose`). Once only; later calls do nothing.
-    pub(super) async fn shut_down(&self) -> std::io::Result<()> {
+    pub(crate) async fn shut_down(&self) -> std::io::Result<()> {
         let shutdown = lock(&self.shutdown).take();
         match shutdown {
             Some(shutdown) => shutdown.run().await,
@@ -323,7 +323,7 @@ impl Drop for CancelOnDrop<'_> {
 
 /// One frame of the answers of a request served in place, as its reader
 /// takes it.
-pub(super) enum AnswerInPlace {
+pub(crate) enum AnswerInPlace {
     /// The response that ends the request.
     Response(Response),
     /// A notification sent on the request's stream.
@@ -334,7 +334,7 @@ pub(super) enum AnswerInPlace {
 
 /// What `frame`, one of the answers of request `id` served in place, is to
 /// its reader; `None` for a frame it can only log.
-pub(super) fn answer_in_place(frame: &str, id: &RequestId) -> Option<AnswerInPlace> {
+pub(crate) fn answer_in_place(frame: &str, id: &RequestId) -> Option<AnswerInPlace> {
     match frame.parse::<Message>() {
         Ok(Message::Response(response)) if response.id.as_ref() == Some(id) => {
             Some(AnswerInPlace::Response(response))
@@ -356,7 +356,7 @@ pub(super) fn answer_in_place(frame: &str, id: &RequestId) -> Option<AnswerInPla
 
 /// Why request `id`, served in place, has no response: its answers ended
 /// without one.
-pub(super) fn unanswered_in_place(id: &RequestId) -> ClientError {
+pub(crate) fn unanswered_in_place(id: &RequestId) -> ClientError {
     ClientError::InvalidResponse(format!(
         "the server ended request {id}, served in place, without answering it"
     ))
@@ -372,7 +372,7 @@ struct OutgoingRequest<'a, P: ?Sized> {
 }
 
 /// Request `id` as a line to send, with `meta` beside its params.
-pub(super) fn request_line<P: Serialize + ?Sized>(
+pub(crate) fn request_line<P: Serialize + ?Sized>(
     id: &RequestId,
     method: &str,
     params: &P,

@@ -18,10 +18,10 @@ use std::sync::Arc;
 
 use super::answerer::Answerer;
 use super::streams::SessionStreams;
-use crate::client::connection::Connection;
-use crate::client::handlers::Handlers;
-use crate::client::routing::{cancelled_request, stream_of};
-use crate::client::server_requests::{PingOnly, ServerMessages};
+use crate::client::connection::ping::{PingOnly, ServerMessages};
+use crate::client::connection::requests::Connection;
+use crate::client::connection::routing::{cancelled_request, stream_of};
+use crate::client::input::Handlers;
 use crate::wire::{Notification, Request};
 
 /// What a legacy server sends of its own, answered and routed.

@@ -16,8 +16,7 @@ use serde_json::Value;
 use super::era::Era;
 use super::error::ClientError;
 use super::input::{Answered, Handlers};
-use super::protocol::Protocol;
-use super::result::parse_complete;
+use super::protocol::{Protocol, parse_complete};
 use crate::wire::{InputRequests, InputResponses, Method};
 
 /// An MCP client. Cheap to clone; clones share the connection. Built with

@@ -11,11 +11,10 @@ use serde_json::{Map, Value};
 
 use super::api::Client;
 use super::connection::{Connection, NotificationHandler};
-use super::era::{Era, Versions};
+use super::era::Era;
 use super::input::{Handlers, PendingInput, SamplingAnswer, boxed};
 use super::link::ClientTransport;
-use super::protocol::{Protocol, ProtocolSettings};
-use super::settlement::Detection;
+use super::protocol::{Detection, Protocol, ProtocolSettings, Versions};
 use crate::wire::{
     CreateMessageParams, ElicitRequestParams, ElicitResult, Implementation, LoggingLevel,
     Notification, PROTOCOL_VERSION, RequestMeta, Root, TASKS_EXTENSION,
@@ -41,7 +40,7 @@ impl Default for ClientBuilder {
             handlers: Handlers::default(),
             extensions: BTreeMap::new(),
             versions: std::iter::once(PROTOCOL_VERSION)
-                .chain(super::legacy::LEGACY_VERSIONS)
+                .chain(crate::wire::legacy::LEGACY_VERSIONS)
                 .map(str::to_owned)
                 .collect(),
             max_rounds: 10,

@@ -14,7 +14,7 @@ use super::api::Client;
 use super::era_side::EraSide;
 use super::error::ClientError;
 use super::modern::client::ModernClient;
-use super::settlement::Settlement;
+use super::protocol::Settlement;
 
 impl Client {
     /// The client as the server's era has it speak, settling the era first

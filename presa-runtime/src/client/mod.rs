@@ -146,10 +146,7 @@ mod modern;
 #[cfg(feature = "oauth-client")]
 pub mod oauth;
 pub mod prelude;
-mod probe;
 mod protocol;
-mod result;
-mod settlement;
 mod subscription;
 mod surface;
 mod tasks;

@@ -41,8 +41,7 @@ use super::connection::{
     unanswered_in_place,
 };
 use super::error::ClientError;
-use super::protocol::Protocol;
-use super::result::expect_complete;
+use super::protocol::{Protocol, SessionStream, expect_complete};
 use crate::transport::Answers;
 use crate::wire::{
     AcknowledgedParams, DetailedTask, ListenParams, Method, Notification, Outcome, RequestId,
@@ -123,7 +122,7 @@ pub(super) enum StreamState {
     /// The stream ended; nothing remains to cancel.
     Ended(SubscriptionEnd),
     /// A legacy session's notifications flow.
-    Session(super::legacy::session_stream::SessionStream),
+    Session(SessionStream),
 }
 
 impl std::fmt::Debug for Subscription {

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::api::{Client, every_page};
 use super::error::ClientError;
-use super::result::{ResultKind, parse_result, result_kind};
+use super::protocol::{ResultKind, parse_result, result_kind};
 use super::subscription::Subscription;
 use crate::wire::{
     CompleteParams, CompleteResult, Completion, GetPromptParams, GetPromptResult,

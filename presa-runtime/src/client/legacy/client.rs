@@ -4,15 +4,15 @@
 //! itself at the end.
 
 use super::discover::discover_result;
-use super::session::LegacySession;
-use super::tools::{LegacyCallParams, asks_for_task, offers_tool_tasks, read_call};
+use super::tools::{LegacyCallParams, offers_tool_tasks, read_call};
 use crate::client::api::{Client, every_page};
 use crate::client::await_options::AwaitOptions;
 use crate::client::call::{CallStep, ToolCall};
 use crate::client::era::Era;
 use crate::client::era_side::{Answer, EraSide};
 use crate::client::error::ClientError;
-use crate::client::result::parse_complete;
+use crate::client::protocol::parse_complete;
+use crate::client::protocol::{LegacySession, asks_for_task};
 use crate::client::subscription::Subscription;
 use crate::wire::legacy::tasks::TaskParams;
 use crate::wire::{

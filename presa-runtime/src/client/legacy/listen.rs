@@ -24,9 +24,9 @@
 use std::sync::Arc;
 
 use super::client::LegacyClient;
-use super::session_stream::SessionStream;
 use crate::client::connection::{Connection, peer};
 use crate::client::error::ClientError;
+use crate::client::protocol::SessionStream;
 use crate::client::subscription::{StreamState, Subscription};
 use crate::wire::legacy::RESOURCES_SUBSCRIBE;
 use crate::wire::legacy::lifecycle::{LegacyServerCapabilities, SubscribeParams};

@@ -44,12 +44,6 @@
 
 pub(super) mod client;
 mod discover;
-mod handshake;
 mod listen;
-mod send;
-pub(super) mod session;
-pub(super) mod session_stream;
 mod tasks;
 mod tools;
-
-pub(super) use crate::wire::legacy::{LEGACY_VERSIONS, is_legacy_version};

@@ -34,7 +34,7 @@ use crate::client::connection::Waiting;
 use crate::client::era::Era;
 use crate::client::error::ClientError;
 use crate::client::link::LinkFailure;
-use crate::client::result::parse_complete;
+use crate::client::protocol::parse_complete;
 use crate::wire::legacy::tasks::GetTaskResult;
 use crate::wire::legacy::{TASKS_CANCEL, TASKS_GET, TASKS_RESULT};
 use crate::wire::{

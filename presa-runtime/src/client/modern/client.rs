@@ -11,7 +11,7 @@ use crate::client::call::{CallStep, TaskHandle, ToolCall};
 use crate::client::era::Era;
 use crate::client::era_side::{Answer, EraSide};
 use crate::client::error::ClientError;
-use crate::client::result::{ResultKind, parse_result, result_kind};
+use crate::client::protocol::{ResultKind, parse_result, result_kind};
 use crate::client::subscription::Subscription;
 use crate::wire::{
     CallToolResult, DetailedTask, DiscoverResult, InputResponses, ListToolsResult, ListenParams,

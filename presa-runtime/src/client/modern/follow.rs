@@ -16,7 +16,7 @@ use super::client::ModernClient;
 use crate::client::await_options::AwaitOptions;
 use crate::client::call::poll_interval;
 use crate::client::error::ClientError;
-use crate::client::result::parse_complete;
+use crate::client::protocol::parse_complete;
 use crate::client::subscription::TaskSubscription;
 use crate::wire::{CallToolResult, DetailedTask, InputRequests, SubscriptionFilter, TaskStatus};
 

@@ -19,15 +19,17 @@ use std::time::Duration;
 
 use serde_json::Map;
 
-use super::connection::{Connection, Waiting};
-use super::era::{DEFAULT_PROBE_TIMEOUT, Era, Versions};
-use super::error::ClientError;
+use super::legacy::{Fallback, LegacySession, fall_back};
 use super::probe::{ProbeAnswer, read_probe, supported_versions};
+use super::versions::{DEFAULT_PROBE_TIMEOUT, Versions};
+use crate::client::connection::{Connection, Waiting};
+use crate::client::era::Era;
+use crate::client::error::ClientError;
 use crate::wire::{DiscoverResult, ErrorObject, Method, RequestMeta, codes};
 
 /// How the era is settled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Detection {
+pub(crate) enum Detection {
     /// Without asking the server.
     Forced(Era),
     /// By probing, waiting this long for an answer.
@@ -41,7 +43,7 @@ impl Default for Detection {
 }
 
 /// What one attempt needs.
-pub(super) struct Attempt {
+pub(crate) struct Attempt {
     pub connection: Arc<Connection>,
     /// The client's `_meta`, with its preferred modern version.
     pub meta: Arc<RequestMeta>,
@@ -53,14 +55,14 @@ pub(super) struct Attempt {
 
 /// What an attempt settled, and what the client keeps of it.
 #[derive(Clone)]
-pub(super) enum Settlement {
+pub(crate) enum Settlement {
     /// A modern server, spoken to at this version.
     Modern {
         /// The version both sides speak.
         version: String,
     },
     /// A legacy server, and the session the client keeps with it.
-    Legacy(Arc<super::legacy::session::LegacySession>),
+    Legacy(Arc<LegacySession>),
 }
 
 impl Attempt {
@@ -139,7 +141,6 @@ impl Attempt {
     /// Falls back to the legacy era, the server being legacy because of
     /// `why`.
     async fn fall_back(self, why: String) -> Result<Settlement, ClientError> {
-        use super::legacy::session::{Fallback, fall_back};
         let fallback = fall_back(self.connection, self.meta, self.versions, self.waiting, why);
         Ok(match fallback.await? {
             Fallback::Session(session) => Settlement::Legacy(Arc::new(session)),
@@ -152,7 +153,7 @@ impl Attempt {
 /// That may be the version just refused: a server (or a gateway in front
 /// of it) may refuse a first request and list the very version it
 /// carried, and one retry with it is what the spec asks.
-pub(super) fn adopt_listed(
+pub(crate) fn adopt_listed(
     versions: &Versions,
     error: &ErrorObject,
 ) -> Result<String, ClientError> {

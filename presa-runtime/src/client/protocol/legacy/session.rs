@@ -21,11 +21,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::handshake::open_legacy_session;
-use super::tools::ToolTasks;
+use super::tool_tasks::ToolTasks;
 use crate::client::connection::{Connection, Waiting, peer};
-use crate::client::era::Versions;
 use crate::client::error::ClientError;
 use crate::client::link::LinkFailure;
+use crate::client::protocol::versions::Versions;
 use crate::util::lock;
 use crate::wire::legacy::lifecycle::InitializeResult;
 use crate::wire::{ErrorObject, RequestMeta};

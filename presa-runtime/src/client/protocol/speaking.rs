@@ -28,15 +28,16 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::task::AbortHandle;
 
-use super::connection::{Connection, Waiting};
-use super::era::{Era, Versions};
-use super::error::ClientError;
 use super::settlement::{Attempt, Detection, Settlement, adopt_listed};
+use super::versions::Versions;
+use crate::client::connection::{Connection, Waiting};
+use crate::client::era::Era;
+use crate::client::error::ClientError;
 use crate::util::lock;
 use crate::wire::{ErrorObject, RequestMeta, codes};
 
 /// How a [`Protocol`] is set up; the builder's choices.
-pub(super) struct ProtocolSettings {
+pub(crate) struct ProtocolSettings {
     /// The `_meta` of every modern request, with the preferred modern
     /// version; in a legacy session, what `initialize` declares.
     pub meta: RequestMeta,
@@ -50,7 +51,7 @@ pub(super) struct ProtocolSettings {
 
 /// The server as the client speaks to it; shared by every clone of a
 /// client.
-pub(super) struct Protocol {
+pub(crate) struct Protocol {
     connection: Arc<Connection>,
     /// The `_meta` of every modern request; replaced when the version
     /// changes.
@@ -73,7 +74,7 @@ struct Settling {
 impl Protocol {
     /// The protocol over `connection`; a forced modern era is settled at
     /// once.
-    pub(super) fn new(connection: Connection, settings: ProtocolSettings) -> Protocol {
+    pub(crate) fn new(connection: Connection, settings: ProtocolSettings) -> Protocol {
         let protocol = Protocol {
             connection: Arc::new(connection),
             meta: Mutex::new(Arc::new(settings.meta)),
@@ -93,18 +94,18 @@ impl Protocol {
     }
 
     /// The connection, for what streams and waits on its own.
-    pub(super) fn connection(&self) -> &Arc<Connection> {
+    pub(crate) fn connection(&self) -> &Arc<Connection> {
         &self.connection
     }
 
     /// The `_meta` a modern request carries now.
-    pub(super) fn meta(&self) -> Arc<RequestMeta> {
+    pub(crate) fn meta(&self) -> Arc<RequestMeta> {
         Arc::clone(&lock(&self.meta))
     }
 
     /// Whether the client declares `extension` (in a legacy session: would
     /// declare it, were the server modern).
-    pub(super) fn declares(&self, extension: &str) -> bool {
+    pub(crate) fn declares(&self, extension: &str) -> bool {
         lock(&self.meta)
             .client_capabilities
             .has_extension(extension)
@@ -112,7 +113,7 @@ impl Protocol {
 
     /// How a request waits by default: the request timeout, cancelling
     /// when given up.
-    pub(super) fn waiting(&self) -> Waiting {
+    pub(crate) fn waiting(&self) -> Waiting {
         Waiting {
             limit: self.request_timeout,
             cancels: true,
@@ -121,7 +122,7 @@ impl Protocol {
 
     /// Sends a request in the server's era and returns its `result`,
     /// uninterpreted.
-    pub(super) async fn request<P: Serialize + ?Sized>(
+    pub(crate) async fn request<P: Serialize + ?Sized>(
         &self,
         method: &str,
         params: &P,
@@ -130,7 +131,7 @@ impl Protocol {
     }
 
     /// [`request`](Self::request), waiting as `waiting` says.
-    pub(super) async fn request_waiting<P: Serialize + ?Sized>(
+    pub(crate) async fn request_waiting<P: Serialize + ?Sized>(
         &self,
         method: &str,
         params: &P,
@@ -153,7 +154,7 @@ impl Protocol {
     /// Runs `attempt` with the current `_meta`; when the server refuses the
     /// protocol version, adopts one both sides support and runs it once
     /// more (rule 2).
-    pub(super) async fn agreeing_on_version<T, F, Fut>(&self, attempt: F) -> Result<T, ClientError>
+    pub(crate) async fn agreeing_on_version<T, F, Fut>(&self, attempt: F) -> Result<T, ClientError>
     where
         F: Fn(Arc<RequestMeta>) -> Fut,
         Fut: Future<Output = Result<T, ClientError>>,
@@ -168,13 +169,13 @@ impl Protocol {
     }
 
     /// Ends what the transport holds open (see [`Connection::shut_down`]).
-    pub(super) async fn close(&self) -> std::io::Result<()> {
+    pub(crate) async fn close(&self) -> std::io::Result<()> {
         self.connection.shut_down().await
     }
 
     /// The era of the server and what the client keeps of it, settling it
     /// first if need be (rule 1).
-    pub(super) async fn settled(&self) -> Result<&Settlement, ClientError> {
+    pub(crate) async fn settled(&self) -> Result<&Settlement, ClientError> {
         if let Some(settled) = self.settled.get() {
             return Ok(settled);
         }

@@ -25,14 +25,14 @@
 
 use serde_json::Value;
 
-use super::error::ClientError;
-use super::link::LinkFailure;
 use super::result::parse_complete;
+use crate::client::error::ClientError;
+use crate::client::link::LinkFailure;
 use crate::wire::{DiscoverResult, ErrorObject, Method, codes};
 
 /// What the answer to the `server/discover` probe says of the server.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) enum ProbeAnswer {
+pub(crate) enum ProbeAnswer {
     /// The server described itself: modern.
     Discovered(Box<DiscoverResult>),
     /// A modern error (`-32020` to `-32022`): modern, though it refused.
@@ -43,7 +43,7 @@ pub(super) enum ProbeAnswer {
 
 /// Reads the outcome of the probe; a failure that says nothing of the
 /// server stays an error (rule 5).
-pub(super) fn read_probe(outcome: Result<Value, ClientError>) -> Result<ProbeAnswer, ClientError> {
+pub(crate) fn read_probe(outcome: Result<Value, ClientError>) -> Result<ProbeAnswer, ClientError> {
     let method = Method::ServerDiscover.as_str();
     let error = match outcome {
         Ok(result) => {
@@ -81,7 +81,7 @@ pub(super) fn read_probe(outcome: Result<Value, ClientError>) -> Result<ProbeAns
 
 /// The versions a `-32022` error (or a legacy `initialize` refusal) lists
 /// under `data.supported`.
-pub(super) fn supported_versions(error: &ErrorObject) -> Vec<String> {
+pub(crate) fn supported_versions(error: &ErrorObject) -> Vec<String> {
     error
         .data
         .as_ref()

@@ -23,10 +23,10 @@ use serde_json::Map;
 
 use super::send::notify;
 use crate::client::connection::{Connection, Waiting};
-use crate::client::era::Versions;
 use crate::client::error::ClientError;
-use crate::client::probe::supported_versions;
-use crate::client::result::parse_complete;
+use crate::client::protocol::probe::supported_versions;
+use crate::client::protocol::result::parse_complete;
+use crate::client::protocol::versions::Versions;
 use crate::wire::legacy::lifecycle::{
     InitializeParams, InitializeResult, LegacyClientCapabilities, SetLevelParams,
 };

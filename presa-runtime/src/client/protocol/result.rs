@@ -11,14 +11,14 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::error::ClientError;
+use crate::client::error::ClientError;
 use crate::wire::{ResultType, strict};
 
 /// A `resultType` this client recognizes. Unlike [`ResultType`], which
 /// keeps any string it reads, it has no room for an unknown kind: reading
 /// one is an error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum ResultKind {
+pub(crate) enum ResultKind {
     /// The final result.
     Complete,
     /// An `InputRequiredResult`: answer its input requests and retry.
@@ -39,7 +39,7 @@ impl ResultKind {
 
 /// The kind of `result`, the answer to `method`: `complete` when absent,
 /// [`ClientError::InvalidResponse`] when it is not a kind this client knows.
-pub(super) fn result_kind(method: &str, result: &Value) -> Result<ResultKind, ClientError> {
+pub(crate) fn result_kind(method: &str, result: &Value) -> Result<ResultKind, ClientError> {
     let Some(value) = result.get("resultType") else {
         return Ok(ResultKind::Complete);
     };
@@ -59,7 +59,7 @@ pub(super) fn result_kind(method: &str, result: &Value) -> Result<ResultKind, Cl
 
 /// Checks that `result`, the answer to `method`, is a `complete` result:
 /// the only kind a method without input rounds or tasks may answer with.
-pub(super) fn expect_complete(method: &str, result: &Value) -> Result<(), ClientError> {
+pub(crate) fn expect_complete(method: &str, result: &Value) -> Result<(), ClientError> {
     match result_kind(method, result)? {
         ResultKind::Complete => Ok(()),
         other => Err(ClientError::InvalidResponse(format!(
@@ -70,7 +70,7 @@ pub(super) fn expect_complete(method: &str, result: &Value) -> Result<(), Client
 }
 
 /// [`expect_complete`], then the payload as a `T`.
-pub(super) fn parse_complete<T: DeserializeOwned>(
+pub(crate) fn parse_complete<T: DeserializeOwned>(
     method: &str,
     result: Value,
 ) -> Result<T, ClientError> {
@@ -80,6 +80,6 @@ pub(super) fn parse_complete<T: DeserializeOwned>(
 
 /// The payload of a result whose kind the caller already checked, read
 /// [strictly](crate::wire::strict) as everything from the peer is.
-pub(super) fn parse_result<T: DeserializeOwned>(result: Value) -> Result<T, ClientError> {
+pub(crate) fn parse_result<T: DeserializeOwned>(result: Value) -> Result<T, ClientError> {
     strict::from_value(result).map_err(|e| ClientError::InvalidResponse(e.to_string()))
 }

@@ -131,35 +131,27 @@
 //! | `surface` | prompts, resources, completion and [`Client::listen`] |
 
 mod api;
-mod await_options;
 mod builder;
-mod call;
 mod connection;
 mod era;
-mod era_client;
-mod era_side;
 mod error;
 mod input;
-mod legacy;
 mod link;
-mod modern;
 #[cfg(feature = "oauth-client")]
 pub mod oauth;
 pub mod prelude;
 mod protocol;
-mod subscription;
-mod surface;
 mod tasks;
-mod tools;
 
-pub use api::Client;
-pub use await_options::AwaitOptions;
+pub use api::{
+    CallOutcome, CallStep, Client, Subscription, SubscriptionEnd, SubscriptionEvent, TaskHandle,
+    TaskSubscription, ToolCall,
+};
 pub use builder::ClientBuilder;
-pub use call::{CallOutcome, CallStep, TaskHandle, ToolCall};
 pub use era::Era;
 pub use error::ClientError;
 pub use input::{PendingInput, SamplingAnswer, SamplingDeclined};
 pub use link::ClientTransport;
 #[cfg(feature = "http-client")]
 pub use link::HttpOptions;
-pub use subscription::{Subscription, SubscriptionEnd, SubscriptionEvent, TaskSubscription};
+pub use tasks::AwaitOptions;

@@ -23,11 +23,11 @@
 
 use std::sync::Arc;
 
-use super::client::LegacyClient;
+use super::methods::LegacyClient;
+use crate::client::api::subscription::{StreamState, Subscription};
 use crate::client::connection::{Connection, peer};
 use crate::client::error::ClientError;
 use crate::client::protocol::SessionStream;
-use crate::client::subscription::{StreamState, Subscription};
 use crate::wire::legacy::RESOURCES_SUBSCRIBE;
 use crate::wire::legacy::lifecycle::{LegacyServerCapabilities, SubscribeParams};
 use crate::wire::{RequestId, SubscriptionFilter};

@@ -1,4 +1,4 @@
-//! [`AwaitOptions`]: how [`Client::await_task`](super::Client::await_task)
+//! [`AwaitOptions`]: how [`Client::await_task`](crate::client::Client::await_task)
 //! follows a task, in either era.
 
 use std::fmt;
@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::wire::Task;
 
-/// How [`Client::await_task`](super::Client::await_task) follows a task.
+/// How [`Client::await_task`](crate::client::Client::await_task) follows a task.
 ///
 /// By default it polls `tasks/get` at the task's `pollIntervalMs` (after a
 /// `tasks/update` too), or every second when the task suggests none; never
@@ -15,20 +15,20 @@ use crate::wire::Task;
 /// the task runs: set [`timeout`](AwaitOptions::timeout()) to bound it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AwaitOptions {
-    pub(super) listen: bool,
-    pub(super) fallback_poll: Duration,
-    pub(super) timeout: Option<Duration>,
-    pub(super) on_state: Option<StateObserver>,
+    pub(crate) listen: bool,
+    pub(crate) fallback_poll: Duration,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) on_state: Option<StateObserver>,
 }
 
 /// What [`AwaitOptions::on_state`] calls. Two observers are equal when
 /// they are the same function, so options stay comparable.
 #[derive(Clone)]
-pub(super) struct StateObserver(Arc<dyn Fn(&Task) + Send + Sync>);
+pub(crate) struct StateObserver(Arc<dyn Fn(&Task) + Send + Sync>);
 
 impl StateObserver {
     /// Shows `task` to the observer.
-    pub(super) fn observe(&self, task: &Task) {
+    pub(crate) fn observe(&self, task: &Task) {
         (self.0)(task);
     }
 }
@@ -94,7 +94,7 @@ impl AwaitOptions {
     }
 
     /// Shows `task` to the observer, if there is one.
-    pub(super) fn observe(&self, task: &Task) {
+    pub(crate) fn observe(&self, task: &Task) {
         if let Some(observer) = &self.on_state {
             observer.observe(task);
         }

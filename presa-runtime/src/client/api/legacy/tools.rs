@@ -15,7 +15,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::client::call::{CallStep, TaskHandle};
+use crate::client::api::call::{CallStep, TaskHandle};
 use crate::client::error::ClientError;
 use crate::client::protocol::{parse_complete, parse_result};
 use crate::wire::Method;

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use super::error::ClientError;
+use crate::client::error::ClientError;
 use crate::wire::{CallToolResult, CreateTaskResult, InputRequiredResult, InputResponses, Task};
 
 /// One `tools/call` request, as [`Client::call_tool_step`](super::Client::call_tool_step)
@@ -106,11 +106,11 @@ pub struct TaskHandle {
 }
 
 impl TaskHandle {
-    pub(super) fn from_created(created: CreateTaskResult) -> Self {
+    pub(crate) fn from_created(created: CreateTaskResult) -> Self {
         Self::from_task(created.task)
     }
 
-    pub(super) fn from_task(task: Task) -> Self {
+    pub(crate) fn from_task(task: Task) -> Self {
         TaskHandle { task }
     }
 
@@ -147,7 +147,7 @@ const MAX_POLL: Duration = Duration::from_secs(3600);
 /// The task's suggested poll interval, within sane bounds: every second
 /// when it suggests none, never more often than every 10 ms nor less than
 /// hourly.
-pub(super) fn poll_interval(task: &Task) -> Duration {
+pub(crate) fn poll_interval(task: &Task) -> Duration {
     task.poll_interval_ms
         .map_or(DEFAULT_POLL, Duration::from_millis)
         .clamp(MIN_POLL, MAX_POLL)

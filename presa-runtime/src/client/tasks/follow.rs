@@ -12,12 +12,10 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::time::{Instant, sleep, sleep_until};
 
-use super::client::ModernClient;
-use crate::client::await_options::AwaitOptions;
-use crate::client::call::poll_interval;
+use super::await_options::AwaitOptions;
+use crate::client::api::{ModernClient, TaskSubscription, poll_interval};
 use crate::client::error::ClientError;
 use crate::client::protocol::parse_complete;
-use crate::client::subscription::TaskSubscription;
 use crate::wire::{CallToolResult, DetailedTask, InputRequests, SubscriptionFilter, TaskStatus};
 
 impl ModernClient<'_> {

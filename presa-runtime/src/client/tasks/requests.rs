@@ -1,7 +1,7 @@
 //! The one-step task requests of a modern server: `tasks/get`,
 //! `tasks/update` and `tasks/cancel`.
 
-use super::client::ModernClient;
+use crate::client::api::ModernClient;
 use crate::client::error::ClientError;
 use crate::wire::{
     DetailedTask, EmptyResult, InputResponses, Method, TaskIdParams, UpdateTaskParams,

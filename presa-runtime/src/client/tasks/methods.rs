@@ -1,11 +1,10 @@
-//! The client side of the Tasks extension: the one-step task requests,
-//! listening to task states, and following a task to its end, in either
-//! era (see `modern::follow` and `legacy::tasks` for how each does it).
+//! The Tasks methods of [`Client`]: the one-step task requests, listening
+//! to task states, and following a task to its end, in either era (see
+//! `follow` and `legacy::follow` for how each does it).
 
-use super::api::Client;
 use super::await_options::AwaitOptions;
-use super::error::ClientError;
-use super::subscription::TaskSubscription;
+use crate::client::api::{Client, TaskSubscription};
+use crate::client::error::ClientError;
 use crate::wire::{CallToolResult, DetailedTask, InputResponses, SubscriptionFilter};
 
 impl Client {

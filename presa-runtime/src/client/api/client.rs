@@ -13,10 +13,10 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::era::Era;
-use super::error::ClientError;
-use super::input::{Answered, Handlers};
-use super::protocol::{Protocol, parse_complete};
+use crate::client::era::Era;
+use crate::client::error::ClientError;
+use crate::client::input::{Answered, Handlers};
+use crate::client::protocol::{Protocol, parse_complete};
 use crate::wire::{InputRequests, InputResponses, Method};
 
 /// An MCP client. Cheap to clone; clones share the connection. Built with
@@ -30,7 +30,7 @@ pub struct Client {
 }
 
 impl Client {
-    pub(super) fn new(protocol: Protocol, handlers: Arc<Handlers>, max_rounds: usize) -> Self {
+    pub(crate) fn new(protocol: Protocol, handlers: Arc<Handlers>, max_rounds: usize) -> Self {
         Client {
             protocol: Arc::new(protocol),
             handlers,
@@ -40,7 +40,7 @@ impl Client {
 
     /// How the client speaks to the server, for the requests other files
     /// add to the client.
-    pub(super) fn protocol(&self) -> &Arc<Protocol> {
+    pub(crate) fn protocol(&self) -> &Arc<Protocol> {
         &self.protocol
     }
 
@@ -55,7 +55,7 @@ impl Client {
     }
 
     /// How many input rounds one request may take.
-    pub(super) fn max_rounds(&self) -> usize {
+    pub(crate) fn max_rounds(&self) -> usize {
         self.max_rounds
     }
 
@@ -87,7 +87,7 @@ impl Client {
     /// [`answer_task_input_requests`](Self::answer_task_input_requests)
     /// does, but a declined sampling request is left out and told beside
     /// the other answers.
-    pub(super) async fn answer_task_inputs(
+    pub(crate) async fn answer_task_inputs(
         &self,
         task_id: &str,
         requests: InputRequests,
@@ -110,7 +110,7 @@ impl Client {
 
     /// Sends `method`, which only ever completes, and parses its result;
     /// any other `resultType` is an invalid response.
-    pub(super) async fn request_complete<P, T>(
+    pub(crate) async fn request_complete<P, T>(
         &self,
         method: Method,
         params: &P,
@@ -133,7 +133,7 @@ impl Client {
 
 /// Every entry of a paginated list, following `nextCursor`; a server that
 /// hands out a cursor twice is an error, not an endless loop.
-pub(super) async fn every_page<T, F, Fut>(
+pub(crate) async fn every_page<T, F, Fut>(
     method: Method,
     mut page: F,
 ) -> Result<Vec<T>, ClientError>

@@ -36,12 +36,12 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use super::connection::{
+use crate::client::connection::{
     AnswerInPlace, Connection, Reply, answer_in_place, cancelled_request, stream_of,
     unanswered_in_place,
 };
-use super::error::ClientError;
-use super::protocol::{Protocol, SessionStream, expect_complete};
+use crate::client::error::ClientError;
+use crate::client::protocol::{Protocol, SessionStream, expect_complete};
 use crate::transport::Answers;
 use crate::wire::{
     AcknowledgedParams, DetailedTask, ListenParams, Method, Notification, Outcome, RequestId,
@@ -92,10 +92,10 @@ pub enum SubscriptionEvent {
 /// legacy session, dropping it sends `resources/unsubscribe` for each
 /// resource it follows.
 pub struct Subscription {
-    pub(super) connection: Arc<Connection>,
-    pub(super) id: RequestId,
-    pub(super) acknowledged: SubscriptionFilter,
-    pub(super) state: StreamState,
+    pub(crate) connection: Arc<Connection>,
+    pub(crate) id: RequestId,
+    pub(crate) acknowledged: SubscriptionFilter,
+    pub(crate) state: StreamState,
 }
 
 /// A `subscriptions/listen` stream of `notifications/tasks`, opened by
@@ -107,7 +107,7 @@ pub struct TaskSubscription {
 }
 
 /// Whether the stream still runs.
-pub(super) enum StreamState {
+pub(crate) enum StreamState {
     /// The server streams: the connection routes the stream's
     /// notifications to the first receiver, and the listen request's
     /// response to the second.
@@ -183,7 +183,7 @@ impl Subscription {
     /// Opens a stream with `params` and waits for the server's
     /// acknowledgement, within the request timeout if one is set; for a
     /// modern server (a legacy one's streams are `legacy::listen`'s).
-    pub(super) async fn open(
+    pub(crate) async fn open(
         protocol: &Arc<Protocol>,
         params: &ListenParams,
     ) -> Result<Subscription, ClientError> {

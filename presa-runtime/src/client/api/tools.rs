@@ -9,9 +9,9 @@
 
 use serde_json::{Map, Value};
 
-use super::api::{Client, every_page};
 use super::call::{CallOutcome, CallStep, ToolCall};
-use super::error::ClientError;
+use super::client::{Client, every_page};
+use crate::client::error::ClientError;
 use crate::wire::{DiscoverResult, ListToolsResult, Method, Tool};
 
 impl Client {

@@ -1,34 +1,43 @@
-//! The era seam's interface: [`EraSide`], the client as one era has it
-//! speak, with one implementation per era (`modern::client` and
-//! `legacy::client`); `era_client` chooses between them.
+//! The era seam: [`EraSide`], the client as one era has it speak, with
+//! one implementation per era (`modern::methods` and `legacy::methods`),
+//! and [`Client::era_client`], which chooses between them once per call.
 //!
 //! Most methods mean the same in either era, and the protocol gives each
 //! request the shape its era wants. The others (discovery, tool listing
 //! and calls, tasks, listening) are done differently by a legacy server;
-//! they are this interface. The rules, in order:
+//! they are this interface, and each [`Client`] method whose meaning
+//! differs by era is one delegation to it. The rules, in order:
 //!
 //! 1. both sides take and return the same types, so that a `Client`
 //!    method is one delegation, whatever the era;
 //! 2. a method the legacy era lacks (`tasks/update`) is
-//!    [`ClientError::NotInEra`] there.
+//!    [`ClientError::NotInEra`] there;
+//! 3. the era is settled before the choice (by the first request of the
+//!    client, or by this one), and the choice holds for the call;
+//! 4. `ModernClient` speaks to a modern server, `LegacyClient` within a
+//!    legacy server's session.
 
 use futures::future::BoxFuture;
 
-use super::await_options::AwaitOptions;
 use super::call::{CallStep, ToolCall};
-use super::era::Era;
-use super::error::ClientError;
+use super::client::Client;
+use super::legacy::LegacyClient;
+use super::modern::ModernClient;
 use super::subscription::Subscription;
+use crate::client::era::Era;
+use crate::client::error::ClientError;
+use crate::client::protocol::Settlement;
+use crate::client::tasks::AwaitOptions;
 use crate::wire::{
     CallToolResult, DetailedTask, DiscoverResult, InputResponses, ListToolsResult,
     SubscriptionFilter,
 };
 
 /// What a method's answer comes to, later.
-pub(super) type Answer<'a, T> = BoxFuture<'a, Result<T, ClientError>>;
+pub(crate) type Answer<'a, T> = BoxFuture<'a, Result<T, ClientError>>;
 
 /// The client, as one era has it speak (rule 1).
-pub(super) trait EraSide: Send + Sync {
+pub(crate) trait EraSide: Send + Sync {
     /// The era this side speaks.
     fn era(&self) -> Era;
 
@@ -64,4 +73,18 @@ pub(super) trait EraSide: Send + Sync {
     /// A stream of what `filter` asks for: a `subscriptions/listen` stream,
     /// or what the legacy session sends.
     fn listen(&self, filter: SubscriptionFilter) -> Answer<'_, Subscription>;
+}
+
+impl Client {
+    /// The client as the server's era has it speak, settling the era first
+    /// if need be (rule 3).
+    pub(crate) async fn era_client(&self) -> Result<Box<dyn EraSide + '_>, ClientError> {
+        Ok(match self.protocol().settled().await? {
+            Settlement::Modern { .. } => Box::new(ModernClient { client: self }),
+            Settlement::Legacy(session) => Box::new(LegacyClient {
+                client: self,
+                session,
+            }),
+        })
+    }
 }

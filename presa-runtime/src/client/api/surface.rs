@@ -12,10 +12,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::api::{Client, every_page};
-use super::error::ClientError;
-use super::protocol::{ResultKind, parse_result, result_kind};
+use super::client::{Client, every_page};
 use super::subscription::Subscription;
+use crate::client::error::ClientError;
+use crate::client::protocol::{ResultKind, parse_result, result_kind};
 use crate::wire::{
     CompleteParams, CompleteResult, Completion, GetPromptParams, GetPromptResult,
     InputRequiredResult, InputResponses, ListPromptsResult, ListResourceTemplatesResult,

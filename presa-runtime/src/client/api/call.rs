@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use crate::client::error::ClientError;
 use crate::wire::{CallToolResult, CreateTaskResult, InputRequiredResult, InputResponses, Task};
 
-/// One `tools/call` request, as [`Client::call_tool_step`](super::Client::call_tool_step)
+/// One `tools/call` request, as [`Client::call_tool_step`](crate::client::Client::call_tool_step)
 /// sends it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolCall {
@@ -43,8 +43,8 @@ pub enum CallStep {
     /// The server needs input; answer it and call again.
     InputRequired(InputRequiredResult),
     /// The server made the call a task (only when the client declared
-    /// [`ClientBuilder::tasks`](super::ClientBuilder::tasks)); follow it
-    /// with [`Client::await_task`](super::Client::await_task).
+    /// [`ClientBuilder::tasks`](crate::client::ClientBuilder::tasks)); follow it
+    /// with [`Client::await_task`](crate::client::Client::await_task).
     Task(TaskHandle),
 }
 
@@ -54,7 +54,7 @@ pub enum CallOutcome {
     /// The final result.
     Complete(CallToolResult),
     /// The server runs the call as a task; follow it with
-    /// [`Client::await_task`](super::Client::await_task).
+    /// [`Client::await_task`](crate::client::Client::await_task).
     Task(TaskHandle),
 }
 
@@ -98,7 +98,7 @@ impl CallOutcome {
 }
 
 /// A task the server created for a call: the task's state when the server
-/// answered. Its id is all [`Client::await_task`](super::Client::await_task)
+/// answered. Its id is all [`Client::await_task`](crate::client::Client::await_task)
 /// needs, so persist [`TaskHandle::id`] to resume after a restart.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskHandle {

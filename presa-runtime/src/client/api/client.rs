@@ -4,7 +4,7 @@
 //!
 //! The methods that mean the same in both eras are written once, on top of
 //! these; the ones a legacy server answers differently delegate to the
-//! era (see `era_client`).
+//! era (see `dispatch`).
 
 use std::collections::HashSet;
 use std::future::Future;
@@ -46,7 +46,7 @@ impl Client {
 
     /// The era of MCP the server speaks. The first request of a client
     /// settles it (by probing, unless
-    /// [`ClientBuilder::force_era`](super::ClientBuilder::force_era) says),
+    /// [`ClientBuilder::force_era`](crate::client::ClientBuilder::force_era) says),
     /// and the answer holds for the client's lifetime; calling this first
     /// only settles it sooner. Every method works in either era unless
     /// its documentation says otherwise.

@@ -84,7 +84,7 @@ pub enum SubscriptionEvent {
 }
 
 /// A `subscriptions/listen` stream, opened by
-/// [`Client::listen`](super::Client::listen).
+/// [`Client::listen`](crate::client::Client::listen).
 ///
 /// Dropping it while the server still streams sends
 /// `notifications/cancelled` for the listen request, which ends the stream
@@ -99,7 +99,7 @@ pub struct Subscription {
 }
 
 /// A `subscriptions/listen` stream of `notifications/tasks`, opened by
-/// [`Client::listen_tasks`](super::Client::listen_tasks). Dropping it ends
+/// [`Client::listen_tasks`](crate::client::Client::listen_tasks). Dropping it ends
 /// the stream as dropping a [`Subscription`] does.
 #[derive(Debug)]
 pub struct TaskSubscription {

@@ -45,7 +45,7 @@ impl Client {
     /// Calls tool `name` with `arguments` (a JSON object, or `null` for
     /// none), answering input requests through the registered handlers
     /// until the server answers with the result or, when the client
-    /// declared [`ClientBuilder::tasks`](super::ClientBuilder::tasks), with
+    /// declared [`ClientBuilder::tasks`](crate::client::ClientBuilder::tasks), with
     /// a task.
     pub async fn call_tool(
         &self,
@@ -80,7 +80,7 @@ impl Client {
 
     /// Sends one round of a tool call. A task (`resultType: "task"`) is an
     /// invalid response unless the client declared
-    /// [`ClientBuilder::tasks`](super::ClientBuilder::tasks).
+    /// [`ClientBuilder::tasks`](crate::client::ClientBuilder::tasks).
     ///
     /// To a legacy server the round is the whole call: it asks for input
     /// with requests of its own, answered through the handlers while the

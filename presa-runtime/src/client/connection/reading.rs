@@ -19,10 +19,10 @@
 //!    that task's waker, delivering first what is there already: handing
 //!    back wakes no one;
 //! 4. the reader task reads whenever no request does. While one does, it
-//!    looks every [`WATCH`], and takes the reading from a request that was
-//!    not polled once since the last look: a request future kept but no
-//!    longer polled holds up the other requests' responses, the server's
-//!    requests and its notifications for two looks at most;
+//!    checks every [`WATCH`], and takes the reading from a request that
+//!    was not polled once since the last check: a request future kept but
+//!    no longer polled holds up the other requests' responses, the
+//!    server's requests and its notifications for two checks at most;
 //! 5. when the frames end (the server closed its output), the routing
 //!    tables close, every waiter wakes with [`ClientError::Closed`], and
 //!    the reader task ends.
@@ -41,7 +41,7 @@ use crate::client::error::ClientError;
 use crate::transport::Incoming;
 use crate::util::lock;
 
-/// How often the reader task looks at a request that reads (rule 4).
+/// How often the reader task checks a request that reads (rule 4).
 pub(crate) const WATCH: Duration = Duration::from_millis(10);
 
 /// The reading of one connection's frames, shared by its reader task and
@@ -58,18 +58,18 @@ struct Slot {
     incoming: Option<Incoming>,
     /// Whose waker the frames wake.
     reader: Reader,
-    /// How many polls requests began: the reader task's look compares it
-    /// (rule 4).
+    /// How many polls requests began: the reader task's stall check
+    /// compares it (rule 4).
     request_polls: u64,
     /// The number the next request that reads is known by.
     next_request: u64,
     /// The reader task's waker, once it ran.
     reader_task: Option<Waker>,
-    /// The reader task's next look at the request that reads (rule 4),
-    /// set by the request that takes the reading, with the reader task's
-    /// waker, so that taking it wakes no one; `None` while the reader
-    /// task reads.
-    look: Option<Look>,
+    /// The reader task's next stall check of the request that reads
+    /// (rule 4), set by the request that takes the reading, with the
+    /// reader task's waker, so that taking it wakes no one; `None` while
+    /// the reader task reads.
+    stall_check: Option<StallCheck>,
     /// The frames ended (rule 5).
     ended: bool,
 }
@@ -94,14 +94,14 @@ impl Reading {
                 request_polls: 0,
                 next_request: 0,
                 reader_task: None,
-                look: None,
+                stall_check: None,
                 ended: false,
             }),
             delivery,
         })
     }
 
-    /// The reader task: reads while no request does, and looks at one that
+    /// The reader task: reads while no request does, and checks one that
     /// does (rule 4), until the frames end.
     pub(crate) async fn run(self: Arc<Self>) {
         poll_fn(|cx| self.poll_reader_task(cx)).await;
@@ -133,19 +133,19 @@ impl Reading {
         if slot.reader != Reader::ReaderTask {
             let polls = slot.request_polls;
             let polling = slot.incoming.is_none();
-            match &mut slot.look {
-                Some(look) => {
-                    if look.keeps_reading(cx, polls, polling) {
+            match &mut slot.stall_check {
+                Some(check) => {
+                    if check.keeps_reading(cx, polls, polling) {
                         return Poll::Pending;
                     }
                 }
                 None => {
-                    slot.look = Some(Look::new(polls, cx.waker()));
+                    slot.stall_check = Some(StallCheck::new(polls, cx.waker()));
                     return Poll::Pending;
                 }
             }
         }
-        slot.look = None;
+        slot.stall_check = None;
         slot.reader = Reader::ReaderTask;
         let Some(incoming) = slot.incoming.take() else {
             // A request that is handing the reading back holds the frames:
@@ -220,32 +220,33 @@ impl Drop for Taken<'_> {
     }
 }
 
-/// The reader task's look at a request that reads (rule 4).
-struct Look {
+/// The reader task's check of a request that reads: whether it is still
+/// polled, or stalled and loses the reading (rule 4).
+struct StallCheck {
     timer: Pin<Box<Sleep>>,
-    /// The requests' poll count at the last look.
+    /// The requests' poll count at the last check.
     seen: u64,
 }
 
-impl Look {
-    /// A look a [`WATCH`] from now, the count at `polls`, that wakes
+impl StallCheck {
+    /// A check a [`WATCH`] from now, the count at `polls`, that wakes
     /// `reader_task` when due.
     fn new(polls: u64, reader_task: &Waker) -> Self {
-        let mut look = Look {
+        let mut check = StallCheck {
             timer: Box::pin(tokio::time::sleep(WATCH)),
             seen: polls,
         };
-        // Registers the timer; a look due at once is a bug, not a hang.
-        let _ = look
+        // Registers the timer; a check due at once is a bug, not a hang.
+        let _ = check
             .timer
             .as_mut()
             .poll(&mut Context::from_waker(reader_task));
-        look
+        check
     }
 
-    /// Whether the request keeps the reading: the look is not due, or the
+    /// Whether the request keeps the reading: the check is not due, or the
     /// request was polled since the last one, or is `polling` now (the
-    /// next look is then set).
+    /// next check is then set).
     fn keeps_reading(&mut self, cx: &mut Context<'_>, polls: u64, polling: bool) -> bool {
         if self.timer.as_mut().poll(cx).is_pending() {
             return true;
@@ -255,7 +256,7 @@ impl Look {
         }
         self.seen = polls;
         self.timer.as_mut().reset(Instant::now() + WATCH);
-        // Registers the timer again; a look due at once is a bug, not a hang.
+        // Registers the timer again; a check due at once is a bug, not a hang.
         let _ = self.timer.as_mut().poll(cx);
         true
     }
@@ -309,8 +310,8 @@ impl<'a> RequestReads<'a> {
     }
 
     /// The frames, for one poll, if they are in the slot; this request is
-    /// then their reader, and the reader task's look at it is set if none
-    /// is (rule 4).
+    /// then their reader, and the reader task's stall check of it is set
+    /// if none is (rule 4).
     fn take(&mut self) -> Option<Taken<'a>> {
         let mut slot = lock(&self.reading.slot);
         let incoming = slot.incoming.take()?;
@@ -320,10 +321,10 @@ impl<'a> RequestReads<'a> {
         });
         slot.reader = Reader::Request(number);
         slot.request_polls += 1;
-        if slot.look.is_none()
+        if slot.stall_check.is_none()
             && let Some(reader_task) = &slot.reader_task
         {
-            slot.look = Some(Look::new(slot.request_polls, reader_task));
+            slot.stall_check = Some(StallCheck::new(slot.request_polls, reader_task));
         }
         Some(self.reading.taken(incoming))
     }

@@ -197,7 +197,7 @@ pub(crate) fn request_id(value: &Value) -> Option<RequestId> {
 /// Where what the server sends goes, once read: the routing tables, the
 /// era's answers to the server's own messages, and the user's handler.
 /// The reader delivers through it, and so does a request served in place
-/// (`connection`), for the notifications that come before its response.
+/// (`requests`), for the notifications that come before its response.
 #[derive(Clone)]
 pub(crate) struct Delivery {
     pub(crate) routes: Arc<Routes>,

@@ -39,9 +39,9 @@ use crate::wire::{
 /// what it asks.
 ///
 /// `P` is the request's params: [`ElicitRequestParams`] for
-/// [`on_elicitation`](super::ClientBuilder::on_elicitation),
-/// [`CreateMessageParams`] for [`on_sampling`](super::ClientBuilder::on_sampling),
-/// and `()` for [`on_roots`](super::ClientBuilder::on_roots), since
+/// [`on_elicitation`](crate::client::ClientBuilder::on_elicitation),
+/// [`CreateMessageParams`] for [`on_sampling`](crate::client::ClientBuilder::on_sampling),
+/// and `()` for [`on_roots`](crate::client::ClientBuilder::on_roots), since
 /// `roots/list` has none.
 ///
 /// ```
@@ -65,7 +65,7 @@ pub struct PendingInput<P> {
     /// under a key: its request's JSON-RPC id is the key then.
     pub key: String,
     /// The task that asked, when the request came from one
-    /// ([`Client::await_task`](super::Client::await_task)); `None` for a
+    /// ([`Client::await_task`](crate::client::Client::await_task)); `None` for a
     /// round of a plain tool call.
     pub task_id: Option<String>,
     /// What the server asks.

@@ -13,7 +13,7 @@
 //!    input response says no: `InputResponse` is a result. The spec's
 //!    word is that the client does not retry the call, since the server
 //!    is not waiting for a response; so the call ends on the client with
-//!    [`ClientError::SamplingDeclined`](super::ClientError::SamplingDeclined),
+//!    [`ClientError::SamplingDeclined`](crate::client::ClientError::SamplingDeclined),
 //!    and the server is not told;
 //! 3. a task asks in its `inputRequests`, answered with `tasks/update`,
 //!    whose `inputResponses` carry results only too. The declined request
@@ -79,7 +79,7 @@ pub(crate) fn legacy_refusal(reason: Option<&str>) -> ErrorObject {
 }
 
 /// What a sampling handler
-/// ([`ClientBuilder::on_sampling`](super::ClientBuilder::on_sampling))
+/// ([`ClientBuilder::on_sampling`](crate::client::ClientBuilder::on_sampling))
 /// answers with: a [`CreateMessageResult`], the model's message, or a
 /// `Result<CreateMessageResult, SamplingDeclined>` for a handler that may
 /// refuse.

@@ -1,7 +1,7 @@
 //! How the client tells its server's era: the rules, and reading the
 //! answer to the `server/discover` probe. The rules, in order:
 //!
-//! 1. a forced era ([`ClientBuilder::force_era`](super::ClientBuilder::force_era)),
+//! 1. a forced era ([`ClientBuilder::force_era`](crate::client::ClientBuilder::force_era)),
 //!    or a version list with legacy versions only, settles it without
 //!    asking;
 //! 2. otherwise the client probes with `server/discover`, carrying its

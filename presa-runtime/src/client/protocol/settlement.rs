@@ -2,7 +2,7 @@
 //! a legacy session (the rules are `probe`'s), as one attempt that needs
 //! only the connection and the client's settings.
 //!
-//! An attempt runs on a tokio task of its own (see `protocol`), so it owns
+//! An attempt runs on a tokio task of its own (see `speaking`), so it owns
 //! what it uses and reports what it settled as a [`Settlement`] for the
 //! protocol to keep. The fall back itself is the legacy side's
 //! (`legacy::fall_back`), with two more rules:

@@ -76,7 +76,7 @@ impl AwaitOptions {
         self
     }
 
-    /// Gives up with [`ClientError::TaskTimeout`](super::ClientError::TaskTimeout) after `limit`. The task
+    /// Gives up with [`ClientError::TaskTimeout`](crate::client::ClientError::TaskTimeout) after `limit`. The task
     /// keeps running on the server: await it again, or cancel it.
     pub fn timeout(mut self, limit: Duration) -> Self {
         self.timeout = Some(limit);

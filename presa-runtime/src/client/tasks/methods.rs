@@ -42,7 +42,7 @@ impl Client {
     /// Opens a `subscriptions/listen` stream of `notifications/tasks` for
     /// `task_ids`, and waits for the server's acknowledgement (within the
     /// request timeout, if one is set). The client must declare
-    /// [`ClientBuilder::tasks`](super::ClientBuilder::tasks), or the server
+    /// [`ClientBuilder::tasks`](crate::client::ClientBuilder::tasks), or the server
     /// refuses with `-32021`. The stream stays open until the
     /// [`TaskSubscription`] is dropped or the server ends it. A legacy
     /// server sends task states (if at all) on its session: the stream
@@ -61,7 +61,7 @@ impl Client {
 
     /// Follows a task to its end and returns its result.
     ///
-    /// `task` is a [`TaskHandle`](super::TaskHandle) or a bare task id.
+    /// `task` is a [`TaskHandle`](crate::client::TaskHandle) or a bare task id.
     /// Input the task asks for is answered through the registered handlers
     /// (each told the task id) and sent with
     /// `tasks/update`, each request key once however often the server shows

@@ -19,7 +19,7 @@
 //!    follows, without waiting for the answers.
 //!
 //! The stream is a [`Subscription`] whose state is a session stream (see
-//! `streams`).
+//! `protocol::legacy::session_stream`).
 
 use std::sync::Arc;
 

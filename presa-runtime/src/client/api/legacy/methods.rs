@@ -1,7 +1,7 @@
 //! [`LegacyClient`]: the client's requests as a legacy server takes them,
-//! the legacy side of the era seam (see `era_client`), with discovery and
-//! tools here, tasks in `tasks` and listening in `listen`; the interface
-//! itself at the end.
+//! the legacy side of the era seam (see `dispatch`), with discovery and
+//! tools here, tasks in `tasks::legacy::follow` and listening in
+//! `listen`; the interface itself at the end.
 
 use super::discover::discover_result;
 use super::tools::{LegacyCallParams, offers_tool_tasks, read_call};

@@ -1,6 +1,7 @@
 //! [`ModernClient`]: the client's requests as a modern server takes them,
-//! the modern side of the era seam (see `era_client`), with discovery,
-//! tool calls and listening here, and tasks in `tasks` and `follow`.
+//! the modern side of the era seam (see `dispatch`), with discovery,
+//! tool calls and listening here, and tasks in `tasks::requests` and
+//! `tasks::follow`.
 
 use serde::Serialize;
 use serde_json::{Map, Value};

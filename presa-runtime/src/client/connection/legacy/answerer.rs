@@ -19,7 +19,7 @@
 //! 3. a method with no handler is `-32601`, params that do not read are
 //!    `-32602`, an id already being answered is `-32600`, a sampling
 //!    request the handler declines is `-1`, "User rejected sampling
-//!    request" (see `sampling`);
+//!    request" (see `input::sampling`);
 //! 4. at most [`MAX_ANSWERING`] requests are answered at once; past that a
 //!    request gets `-32603` at once, so a server cannot make the client
 //!    hold an unbounded number of waiting handlers;

@@ -5,7 +5,7 @@
 //! lists its authorization servers (`resource`), or, for a server of the
 //! 2025-03-26 spec, its origin is one (`discovery_2025_03_26`). A client
 //! bound to an issuer signs in there or nowhere (`binding`). Either way
-//! ends in the same [`Discovered`](discovered::Discovered).
+//! ends in the same [`Discovered`].
 //!
 //! Layers, bottom up: challenge, discovered, binding, discovery_2025_03_26, resource.
 

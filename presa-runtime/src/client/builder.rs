@@ -10,14 +10,11 @@ use futures::FutureExt;
 use serde_json::{Map, Value};
 
 use super::api::Client;
-use super::connection::Connection;
-use super::era::{Era, Versions};
-use super::handlers::{Handlers, PendingInput, boxed};
-use super::protocol::{Protocol, ProtocolSettings};
-use super::routing::NotificationHandler;
-use super::sampling::SamplingAnswer;
-use super::settlement::Detection;
-use super::transport::ClientTransport;
+use super::connection::{Connection, NotificationHandler};
+use super::era::Era;
+use super::input::{Handlers, PendingInput, SamplingAnswer, boxed};
+use super::link::ClientTransport;
+use super::protocol::{Detection, Protocol, ProtocolSettings, Versions};
 use crate::wire::{
     CreateMessageParams, ElicitRequestParams, ElicitResult, Implementation, LoggingLevel,
     Notification, PROTOCOL_VERSION, RequestMeta, Root, TASKS_EXTENSION,
@@ -43,7 +40,7 @@ impl Default for ClientBuilder {
             handlers: Handlers::default(),
             extensions: BTreeMap::new(),
             versions: std::iter::once(PROTOCOL_VERSION)
-                .chain(super::legacy::LEGACY_VERSIONS)
+                .chain(crate::wire::legacy::LEGACY_VERSIONS)
                 .map(str::to_owned)
                 .collect(),
             max_rounds: 10,
@@ -225,7 +222,7 @@ impl ClientBuilder {
             other: Map::new(),
         };
         let handlers = Arc::new(self.handlers);
-        let answers = super::legacy::peer::answers(Arc::clone(&handlers));
+        let answers = super::connection::peer::answers(Arc::clone(&handlers));
         let connection = Connection::open(transport.into(), self.on_notification, answers);
         let settings = ProtocolSettings {
             meta,

@@ -1,15 +1,12 @@
-//! Which era of MCP a server speaks, and which versions of each the
-//! client speaks.
+//! [`Era`]: which era of MCP a server speaks.
 //!
 //! MCP 2026-07-28 and later (*modern*) is stateless: every request carries
 //! the client's version, capabilities and identity in `_meta`. 2025-11-25
 //! and earlier (*legacy*) open a session with `initialize` and then speak
 //! within it. A client that speaks both finds out once which one its
-//! server speaks (see `probe` for how), before its first request, and
-//! keeps the answer for its lifetime: the era is a property of the server,
-//! not of a request.
-
-use std::time::Duration;
+//! server speaks (see `protocol::probe` for how), before its first
+//! request, and keeps the answer for its lifetime: the era is a property
+//! of the server, not of a request.
 
 /// The era of MCP a client speaks with its server; see
 /// [`Client::era`](super::Client::era).
@@ -28,80 +25,5 @@ impl std::fmt::Display for Era {
             Era::Modern => "modern",
             Era::Legacy => "legacy",
         })
-    }
-}
-
-/// How long a probe waits for the answer of a server that may stay silent,
-/// as some legacy servers do before `initialize`.
-pub(super) const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// The protocol versions a client speaks, preferred first, split by era.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Versions {
-    /// 2026-07-28 and later (any version presa does not know as legacy).
-    pub modern: Vec<String>,
-    /// The initialize-based versions.
-    pub legacy: Vec<String>,
-}
-
-impl Versions {
-    /// `versions` split by era, each keeping its order.
-    pub fn split(versions: Vec<String>) -> Versions {
-        let (legacy, modern) = versions
-            .into_iter()
-            .partition(|v| super::legacy::is_legacy_version(v));
-        Versions { modern, legacy }
-    }
-
-    /// Every version, modern first: what an error names as ours.
-    pub fn all(&self) -> Vec<String> {
-        self.modern.iter().chain(&self.legacy).cloned().collect()
-    }
-
-    /// Our preferred modern version among `theirs`.
-    pub fn shared_modern<'a>(&'a self, theirs: &[String]) -> Option<&'a String> {
-        self.modern.iter().find(|v| theirs.contains(v))
-    }
-
-    /// Whether `theirs` lists one of our legacy versions.
-    pub fn shares_legacy(&self, theirs: &[String]) -> bool {
-        self.legacy.iter().any(|v| theirs.contains(v))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    impl Versions {
-        /// The era the versions leave no choice about, if any.
-        fn only_era(&self) -> Option<Era> {
-            match (self.modern.is_empty(), self.legacy.is_empty()) {
-                (false, true) => Some(Era::Modern),
-                (true, false) => Some(Era::Legacy),
-                _ => None,
-            }
-        }
-    }
-
-    #[test]
-    fn versions_split_by_era_keeping_their_order() {
-        let versions = Versions::split(
-            ["2025-06-18", "2026-07-28", "2099-01-01", "2025-11-25"]
-                .map(String::from)
-                .into(),
-        );
-        assert_eq!(versions.modern, ["2026-07-28", "2099-01-01"]);
-        assert_eq!(versions.legacy, ["2025-06-18", "2025-11-25"]);
-        assert_eq!(versions.only_era(), None);
-        assert_eq!(
-            Versions::split(vec!["2025-03-26".into()]).only_era(),
-            Some(Era::Legacy)
-        );
-        assert_eq!(
-            versions.shared_modern(&["2099-01-01".into()]).unwrap(),
-            "2099-01-01"
-        );
-        assert!(versions.shares_legacy(&["2025-11-25".into()]));
     }
 }

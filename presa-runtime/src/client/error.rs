@@ -67,7 +67,7 @@ pub enum ClientError {
         /// The method.
         method: String,
         /// The server's era.
-        era: super::Era,
+        era: super::era::Era,
         /// What to do instead, when there is something.
         hint: &'static str,
     },

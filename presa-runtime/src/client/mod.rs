@@ -86,91 +86,44 @@
 //!
 //! # Inside the module
 //!
-//! The era is a seam: what only the legacy era needs lives in `legacy/`
-//! (and `http/legacy/`), what the modern era does differently in
-//! `modern/`, and each [`Client`] method whose meaning differs by era is
-//! one delegation to the `era_client` of the server's era, through one
-//! interface (`era_side`). What the server sends of its own goes through
-//! another (`server_requests`), which the legacy side implements too.
-//! Dropping the legacy era is dropping those folders and the `Legacy`
-//! variant of each era enum (the doors are listed in `legacy`'s own
-//! docs).
+//! Each folder is one layer, and knows only the layers below it: `link/`
+//! carries the frames to the server, `input/` answers what the server
+//! asks, `connection/` sends requests and routes what comes back,
+//! `protocol/` settles the era and speaks it, `api/` is [`Client`]
+//! itself, and `tasks/` follows tasks on top of it.
 //!
-//! Each file knows only the files listed before it here, so the client has
-//! no import cycles:
+//! The era is a seam: each layer keeps what only the legacy era needs in
+//! a `legacy/` folder of its own (`link/http/legacy/` too), and each
+//! [`Client`] method whose meaning differs by era is one delegation to the
+//! side of the server's era, chosen in `api::dispatch`. What the server
+//! sends of its own goes through another interface (`connection::ping`),
+//! which the legacy side implements too. Dropping the legacy era is
+//! dropping those folders and the `Legacy` variant of each era enum.
 //!
-//! | file | what it holds |
-//! |---|---|
-//! | `link_error` | the error a link makes for a request it could not complete |
-//! | `http` | Streamable HTTP (feature `http-client`): the link from frames to POSTs, in both eras |
-//! | `era` | [`Era`], and the client's versions by era |
-//! | `error`, `transport` | [`ClientError`]; [`ClientTransport`] |
-//! | `result` | reading `resultType`: the one check every method goes through |
-//! | `probe` | how the era is told, and reading the probe's answer |
-//! | `sampling` | a sampling handler's answer: [`SamplingAnswer`], [`SamplingDeclined`] |
-//! | `handlers` | the input handlers, [`PendingInput`], and the capabilities they imply |
-//! | `call` | [`ToolCall`], [`CallStep`], [`CallOutcome`], [`TaskHandle`]: a call and what it came to |
-//! | `server_requests` | the interface for what the server sends of its own, and its modern side: `ping`, `-32601` |
-//! | `routing` | delivering what the server sends: responses to their waiters, notifications to their streams, the rest to `server_requests` |
-//! | `reading` | who reads it: a request waiting for its response, or the reader task |
-//! | `connection` | ids, sending a request and waiting for it, cancel on drop |
-//! | `legacy/answerer`, `legacy/send`, `legacy/streams`, `legacy/peer` | the legacy side of the connection: a legacy server's own requests, sending within a session, its session's notifications |
-//! | `legacy/handshake`, `legacy/tools`, `legacy/session` | opening a legacy session; a legacy tool call's params and answer; the session kept, opened anew, and the fall back |
-//! | `settlement` | one attempt at settling the era: probe, then the legacy fall back if need be; what it settled |
-//! | `protocol` | the era settled once, the `_meta` and version of modern requests |
-//! | `subscription` | [`Subscription`], [`TaskSubscription`] and [`SubscriptionEnd`] |
-//! | `api` | [`Client`]: the protocol, the handlers, raw requests, paging |
-//! | `await_options` | [`AwaitOptions`] |
-//! | `era_side` | the seam's interface: the methods each era does its own way |
-//! | `modern/` | the modern side of the era seam: discovery, tool calls, tasks, listening |
-//! | `legacy/` (the rest) | the legacy side: the same, within the session |
-//! | `era_client` | the seam: the era's side of the client, chosen once per call |
-//! | `builder` | [`ClientBuilder`], and [`Client::builder`] |
-//! | `tools` | discovery, tools, and tool calls driven through their rounds (MRTR) |
-//! | `tasks` | the Tasks methods of [`Client`] |
-//! | `surface` | prompts, resources, completion and [`Client::listen`] |
+//! Layers, bottom up: era, oauth, error, link, input, connection, protocol, api, tasks, builder, prelude.
 
 mod api;
-mod await_options;
 mod builder;
-mod call;
 mod connection;
 mod era;
-mod era_client;
-mod era_side;
 mod error;
-mod handlers;
-#[cfg(feature = "http-client")]
-mod http;
-mod legacy;
-mod link_error;
-mod modern;
+mod input;
+mod link;
 #[cfg(feature = "oauth-client")]
 pub mod oauth;
 pub mod prelude;
-mod probe;
 mod protocol;
-mod reading;
-mod result;
-mod routing;
-mod sampling;
-mod server_requests;
-mod settlement;
-mod subscription;
-mod surface;
 mod tasks;
-mod tools;
-mod transport;
 
-pub use api::Client;
-pub use await_options::AwaitOptions;
+pub use api::{
+    CallOutcome, CallStep, Client, Subscription, SubscriptionEnd, SubscriptionEvent, TaskHandle,
+    TaskSubscription, ToolCall,
+};
 pub use builder::ClientBuilder;
-pub use call::{CallOutcome, CallStep, TaskHandle, ToolCall};
 pub use era::Era;
 pub use error::ClientError;
-pub use handlers::PendingInput;
+pub use input::{PendingInput, SamplingAnswer, SamplingDeclined};
+pub use link::ClientTransport;
 #[cfg(feature = "http-client")]
-pub use http::HttpOptions;
-pub use sampling::{SamplingAnswer, SamplingDeclined};
-pub use subscription::{Subscription, SubscriptionEnd, SubscriptionEvent, TaskSubscription};
-pub use transport::ClientTransport;
+pub use link::HttpOptions;
+pub use tasks::AwaitOptions;

@@ -35,8 +35,8 @@ use std::sync::Arc;
 use secrecy::SecretString;
 
 use super::authorizer::Authorizer;
-use super::client_key::ClientKey;
 use super::store::{MemoryTokenStore, TokenStore};
+use super::token::ClientKey;
 
 /// How many times one request steps up to more scopes before its
 /// `insufficient_scope` is final.

@@ -7,17 +7,19 @@
 //! until a server answers `401`; then, in order:
 //!
 //! 1. discovery (`discovery`): the `WWW-Authenticate` challenge
-//!    (`challenge`), the resource's metadata, its authorization server's.
-//!    A client bound to an issuer (`binding`) signs in there or nowhere.
+//!    (`discovery::challenge`), the resource's metadata, its authorization
+//!    server's. A client bound to an issuer (`discovery::binding`) signs in
+//!    there or nowhere.
 //!    Every URL a server names must be https to a public address, or
 //!    loopback for a server on loopback, or a private network with
 //!    [`OAuthClient::allow_private_networks`]; the client refuses any
 //!    other before sending anything (`crate::oauth::destinations`);
 //! 2. registration (`registration`): pre-registered, a Client ID Metadata
 //!    Document, or dynamic registration;
-//! 3. the authorization code grant with PKCE (`pkce`), the user-agent step
-//!    an [`Authorizer`]'s, its response checked (RFC 9207 `iss`, `state`);
-//! 4. the token request (`token`), naming the resource (RFC 8707);
+//! 3. the authorization code grant with PKCE (`token::pkce`), the
+//!    user-agent step an [`Authorizer`]'s, its response checked (RFC 9207
+//!    `iss`, `state`);
+//! 4. the token request (`token::endpoint`), naming the resource (RFC 8707);
 //! 5. the request again, with the token; `session` says what later `401`s
 //!    and `403`s do (refresh, sign in again, step up), once for all the
 //!    requests that meet them.
@@ -32,18 +34,13 @@
 //! Tokens are kept by a [`TokenStore`] (in memory unless told), keyed by
 //! the endpoint. No token, secret or code appears in a log line, an
 //! error or a `Debug` output.
+//!
+//! Layers, bottom up: error, authorizer, store, token, discovery, config, registration, session.
 
 mod authorizer;
-mod binding;
-mod challenge;
-mod client_key;
 mod config;
-mod discovered;
 mod discovery;
-mod discovery_2025_03_26;
-mod dpop;
 mod error;
-mod pkce;
 mod registration;
 mod session;
 mod store;
@@ -51,9 +48,9 @@ mod token;
 
 pub use async_trait::async_trait;
 pub use authorizer::{Authorizer, AuthorizerError, LoopbackAuthorizer, SIGN_IN_TIMEOUT};
-pub(crate) use challenge::Challenge;
-pub use client_key::ClientKey;
 pub use config::{BoundOAuthClient, IdentityProvider, OAuthClient, UnboundOAuthClient};
+pub(crate) use discovery::Challenge;
 pub use error::{OAuthError, Step};
 pub(crate) use session::OAuthSession;
 pub use store::{FileTokenStore, MemoryTokenStore, SignedIn, StoreError, TokenStore};
+pub use token::ClientKey;

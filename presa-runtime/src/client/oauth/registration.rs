@@ -17,9 +17,9 @@ use secrecy::SecretString;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::client_key::ClientKey;
 use super::config::OAuthClient;
 use super::error::{OAuthError, Step};
+use super::token::ClientKey;
 use crate::oauth::fetch::HttpFetch;
 use crate::oauth::server_metadata::ServerMetadata;
 

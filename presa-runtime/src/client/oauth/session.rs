@@ -32,16 +32,15 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use secrecy::{ExposeSecret, SecretString};
 
 use super::authorizer::Authorizer;
-use super::challenge::Challenge;
 use super::config::{Flow, OAuthClient};
-use super::discovered::Discovered;
-use super::discovery::discover_for;
-use super::dpop::{Dpop, Party};
+use super::discovery::{Challenge, Discovered, discover_for};
 use super::error::{OAuthError, Step};
-use super::pkce::{Pkce, random_text};
 use super::registration::{Registration, register};
 use super::store::SignedIn;
-use super::token::{ClientAuth, Endpoint, Grant, Issued, request};
+use super::token::{
+    ClientAuth, ClientKey, Dpop, Endpoint, Grant, ID_JAG_TYPE, Issued, Party, Pkce, random_text,
+    request,
+};
 use crate::oauth::destinations::Destinations;
 use crate::oauth::fetch::HttpFetch;
 
@@ -437,7 +436,7 @@ impl OAuthSession {
             scope: None,
             dpop: None,
             step: Step::Token,
-            issues: Some(super::token::ID_JAG_TYPE),
+            issues: Some(ID_JAG_TYPE),
         };
         let client = ClientAuth {
             client_id: &provider.client_id,
@@ -458,7 +457,7 @@ impl OAuthSession {
     }
 
     /// The configured `private_key_jwt` key of client `client_id`.
-    fn key_of(&self, client_id: &str) -> Option<super::client_key::ClientKey> {
+    fn key_of(&self, client_id: &str) -> Option<ClientKey> {
         let registered = self.config.pre_registered.as_ref()?;
         (registered.client_id == client_id)
             .then(|| registered.key.clone())

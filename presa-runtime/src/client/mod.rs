@@ -115,6 +115,7 @@ pub mod prelude;
 mod protocol;
 mod tasks;
 
+pub use api::AwaitOptions;
 pub use api::{
     CallOutcome, CallStep, Client, Subscription, SubscriptionEnd, SubscriptionEvent, TaskHandle,
     TaskSubscription, ToolCall,
@@ -126,4 +127,3 @@ pub use input::{PendingInput, SamplingAnswer, SamplingDeclined};
 pub use link::ClientTransport;
 #[cfg(feature = "http-client")]
 pub use link::HttpOptions;
-pub use tasks::AwaitOptions;

@@ -6,10 +6,10 @@
 //! prelude of their own (`presa::prelude`); a program that is both, such
 //! as a test that drives an in-process server, imports both.
 
+pub use super::api::AwaitOptions;
 pub use super::api::{CallOutcome, Client};
 pub use super::error::ClientError;
 pub use super::input::PendingInput;
-pub use super::tasks::AwaitOptions;
 pub use crate::wire::{
     CallToolResult, Content, ElicitResult, GetPromptResult, PromptMessage, ReadResourceResult,
     ResourceContents, SubscriptionFilter,

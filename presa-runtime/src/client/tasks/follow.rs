@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::time::{Instant, sleep, sleep_until};
 
-use super::await_options::AwaitOptions;
+use crate::client::api::AwaitOptions;
 use crate::client::api::{ModernClient, TaskSubscription, poll_interval};
 use crate::client::error::ClientError;
 use crate::client::protocol::parse_complete;

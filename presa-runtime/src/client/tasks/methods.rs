@@ -2,7 +2,7 @@
 //! to task states, and following a task to its end, in either era (see
 //! `follow` and `legacy::follow` for how each does it).
 
-use super::await_options::AwaitOptions;
+use crate::client::api::AwaitOptions;
 use crate::client::api::{Client, TaskSubscription};
 use crate::client::error::ClientError;
 use crate::wire::{CallToolResult, DetailedTask, InputResponses, SubscriptionFilter};

@@ -5,14 +5,14 @@
 
 use super::discover::discover_result;
 use super::tools::{LegacyCallParams, offers_tool_tasks, read_call};
+use crate::client::api::await_options::AwaitOptions;
 use crate::client::api::call::{CallStep, ToolCall};
 use crate::client::api::client::{Client, every_page};
-use crate::client::api::dispatch::{Answer, EraSide};
+use crate::client::api::era_side::{Answer, EraSide};
 use crate::client::api::subscription::Subscription;
 use crate::client::era::Era;
 use crate::client::error::ClientError;
 use crate::client::protocol::{LegacySession, asks_for_task, parse_complete};
-use crate::client::tasks::AwaitOptions;
 use crate::wire::legacy::tasks::TaskParams;
 use crate::wire::{
     CallToolResult, DetailedTask, DiscoverResult, InputResponses, ListToolsResult, Method,

@@ -6,14 +6,14 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::client::api::await_options::AwaitOptions;
 use crate::client::api::call::{CallStep, TaskHandle, ToolCall};
 use crate::client::api::client::Client;
-use crate::client::api::dispatch::{Answer, EraSide};
+use crate::client::api::era_side::{Answer, EraSide};
 use crate::client::api::subscription::Subscription;
 use crate::client::era::Era;
 use crate::client::error::ClientError;
 use crate::client::protocol::{ResultKind, parse_result, result_kind};
-use crate::client::tasks::AwaitOptions;
 use crate::wire::{
     CallToolResult, DetailedTask, DiscoverResult, InputResponses, ListToolsResult, ListenParams,
     Method, PaginatedParams, SubscriptionFilter, TASKS_EXTENSION,

@@ -27,13 +27,13 @@
 use serde_json::{Map, Value};
 use tokio::time::sleep;
 
+use crate::client::api::AwaitOptions;
 use crate::client::api::{LegacyClient, poll_interval};
 use crate::client::connection::Waiting;
 use crate::client::era::Era;
 use crate::client::error::ClientError;
 use crate::client::link::LinkFailure;
 use crate::client::protocol::parse_complete;
-use crate::client::tasks::await_options::AwaitOptions;
 use crate::wire::legacy::tasks::GetTaskResult;
 use crate::wire::legacy::{TASKS_CANCEL, TASKS_GET, TASKS_RESULT};
 use crate::wire::{

@@ -13,10 +13,10 @@ use super::catalog::registered::{
     RegisteredPrompt, RegisteredResource, RegisteredTool, RegistrationError,
 };
 use super::catalog::registry::{Registry, Requirements};
-use super::core::error::ErrorDetails;
-use super::core::state::StateMap;
 use super::input::request_state::{self, StateCodec};
 use super::prompts::prompt::PromptHandler;
+use super::request::error::ErrorDetails;
+use super::request::state::StateMap;
 use super::resources::resource::ResourceHandler;
 use super::router::{Server, Shared};
 use super::tasks::store::TaskStore;

@@ -26,7 +26,7 @@
 //!    the argument check, since it reads the typed arguments, so for such a
 //!    tool bad arguments are reported before a missing Tasks declaration.)
 //!
-//! Steps 1 to 3 happen once per request, in `core/validate`, which parses the
+//! Steps 1 to 3 happen once per request, in `request/validate`, which parses the
 //! method into a [`Method`](crate::wire::Method); everything after matches on
 //! that enum. Steps 4 and 5 belong to each method: `tools/call` (`tools/call.rs`),
 //! `prompts/get` (`prompts/get_prompt.rs`), `resources/read` (`resources/read.rs`).
@@ -90,18 +90,18 @@ mod builder;
 mod caller;
 mod catalog;
 mod completion;
-mod core;
 #[cfg(feature = "http-server")]
 pub mod http;
 pub(crate) mod input;
 mod live;
 mod prompts;
+mod request;
 mod resources;
 mod router;
+mod serving;
 mod subscriptions;
 pub mod tasks;
 mod tools;
-mod transports;
 
 pub use builder::ServerBuilder;
 pub use caller::authorize::Listing;
@@ -110,18 +110,21 @@ pub use catalog::registered::RegistrationError;
 pub use completion::completer::{
     CompleteFn, Completer, CompletionContext, CompletionOutcome, IntoCompletion,
 };
-pub use core::error::{ErrorDetails, InputRequired, MASKED_ERROR_MESSAGE, ToolError};
-pub use core::state::{State, StateType};
-pub use core::stream::ResponseStream;
 pub use input::context::{Context, InputFuture, RequestInfo};
 pub use input::elicit::{Elicit, ElicitEnum, ElicitField, Elicitation};
 pub use input::form::{FormSchema, FormSchemaError};
 pub use input::request_state::StateError;
 pub use prompts::prompt::{IntoPromptResult, PromptHandler, PromptResult};
+pub use request::error::{ErrorDetails, InputRequired, MASKED_ERROR_MESSAGE, ToolError};
+pub use request::state::{State, StateType};
+pub use request::stream::ResponseStream;
 pub use resources::resource::{
     IntoReadResult, ReadCache, ReadRequest, ReadResult, ResourceDefinition, ResourceHandler,
 };
 pub use router::Server;
+pub use serving::connection::{CLOSE_DRAIN, MAX_SUBSCRIPTIONS, serve, serve_until};
+pub use serving::in_process::in_process;
+pub use serving::shutdown::FINAL_WRITE;
 pub use subscriptions::{MAX_LISTEN_TASK_IDS, MAX_RESOURCE_SUBSCRIPTIONS};
 pub use tasks::store::TaskStore;
 pub use tasks::{InMemoryTaskStore, TaskSettings};
@@ -132,9 +135,6 @@ pub use tools::extract::{Claims, FromContext};
 pub use tools::tool::{
     IntoToolResult, Json, PolicyFn, TaskPolicy, TaskStart, ToolHandler, ToolPolicy, ToolResult,
 };
-pub use transports::connection::{CLOSE_DRAIN, MAX_SUBSCRIPTIONS, serve, serve_until};
-pub use transports::in_process::in_process;
-pub use transports::shutdown::FINAL_WRITE;
 
 pub use crate::schema::ToolParam;
 pub use crate::util::BoxFuture;

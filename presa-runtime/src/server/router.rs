@@ -15,18 +15,18 @@ use super::caller::Caller;
 use super::caller::authorize::{ScopeRules, Shows};
 use super::catalog::registry::Registry;
 use super::completion::complete::complete;
-use super::core::error::ErrorDetails;
-use super::core::reply::{
-    internal_error, method_not_found, panic_message, parse_params, respond, tasks_not_declared,
-    to_value,
-};
-use super::core::state::StateMap;
-use super::core::stream::ResponseStream;
-use super::core::validate::{Validated, validate};
 use super::input::context::InputRoute;
 use super::input::mrtr::{Inbound, RequestEnv};
 use super::input::request_state::StateCodec;
 use super::prompts::get_prompt::get_prompt;
+use super::request::error::ErrorDetails;
+use super::request::reply::{
+    internal_error, method_not_found, panic_message, parse_params, respond, tasks_not_declared,
+    to_value,
+};
+use super::request::state::StateMap;
+use super::request::stream::ResponseStream;
+use super::request::validate::{Validated, validate};
 use super::resources::read::read_resource;
 use super::subscriptions::{ListenEnv, listen};
 use super::tasks::{Resume, TaskEngine};

@@ -29,7 +29,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use super::Caller;
-use crate::server::core::reply::insufficient_scope;
+use crate::server::request::reply::insufficient_scope;
 use crate::wire::{CacheScope, ErrorObject};
 
 /// Which handlers a list shows a caller (rule 4).

@@ -17,7 +17,7 @@ use std::time::Duration;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
-use crate::server::core::reply::invalid_params;
+use crate::server::request::reply::invalid_params;
 use crate::wire::ErrorObject;
 
 /// An entry of a catalog, known by a key unique within it: a tool or

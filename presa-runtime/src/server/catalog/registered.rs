@@ -6,9 +6,9 @@
 use std::sync::Arc;
 
 use super::paged::Keyed;
-use crate::server::core::error::Failure;
-use crate::server::core::state::StateType;
 use crate::server::prompts::prompt::PromptHandler;
+use crate::server::request::error::Failure;
+use crate::server::request::state::StateType;
 use crate::server::resources::resource::{ReadCache, ResourceDefinition, ResourceHandler};
 use crate::server::tools::args::ArgumentSchema;
 use crate::server::tools::tool::{TaskStart, ToolHandler, ToolPolicy};

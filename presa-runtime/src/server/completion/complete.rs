@@ -20,11 +20,11 @@ use serde_json::Value;
 
 use super::completer::{Completer, CompletionContext};
 use crate::server::caller::Caller;
-use crate::server::core::error::{Failure, Origin};
-use crate::server::core::reply::{
+use crate::server::input::mrtr::{RequestEnv, request_info, run_caught, settle, with_server_info};
+use crate::server::request::error::{Failure, Origin};
+use crate::server::request::reply::{
     internal_error, invalid_params, parse_params, resource_not_found, to_value, unknown_prompt,
 };
-use crate::server::input::mrtr::{RequestEnv, request_info, run_caught, settle, with_server_info};
 use crate::wire::{
     CompleteParams, CompleteResult, Completion, CompletionReference, ErrorObject, RequestMeta,
     ResultType,

@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 
-use crate::server::core::error::ToolError;
-use crate::server::core::state::{State, StateMap};
 use crate::server::input::context::RequestInfo;
+use crate::server::request::error::ToolError;
+use crate::server::request::state::{State, StateMap};
 use crate::util::BoxFuture;
 use crate::wire::Completion;
 

@@ -77,10 +77,10 @@ use super::headers;
 use super::respond::{json_response, method_not_allowed, respond, with_status};
 use super::serve::{Listen, Serve, Settings, Standalone};
 use crate::server::caller::{Caller, without_credentials};
-use crate::server::core::reply::{invalid_request, memory_busy};
+use crate::server::request::reply::{invalid_request, memory_busy};
 use crate::server::router::Server;
-use crate::server::transports::connection::request_footprint;
-use crate::server::transports::shutdown::{Shutdown, ShutdownSwitch, not_run};
+use crate::server::serving::connection::request_footprint;
+use crate::server::serving::shutdown::{Shutdown, ShutdownSwitch, not_run};
 use crate::wire::{
     ErrorObject, FrameError, Message, Method, RequestId, Response as JsonRpcResponse, codes,
 };

@@ -18,8 +18,8 @@ use super::form::FormSchema;
 use super::question::Question;
 use super::verdict::InputBook;
 use crate::server::caller::Caller;
-use crate::server::core::error::{InputRequired, ToolError};
-use crate::server::core::state::{State, StateMap};
+use crate::server::request::error::{InputRequired, ToolError};
+use crate::server::request::state::{State, StateMap};
 use crate::server::tasks::TaskLink;
 use crate::util::{BoxFuture, lock};
 use crate::wire::{

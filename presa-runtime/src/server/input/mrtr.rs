@@ -72,9 +72,9 @@ use super::verdict::Verdict;
 use crate::server::caller::Caller;
 use crate::server::caller::authorize::{ScopeRules, authorize};
 use crate::server::catalog::registry::Registry;
-use crate::server::core::error::{ErrorDetails, Failure, Origin, ToolError};
-use crate::server::core::reply::{answer_too_large, invalid_params, panic_message, to_value};
-use crate::server::core::state::StateMap;
+use crate::server::request::error::{ErrorDetails, Failure, Origin, ToolError};
+use crate::server::request::reply::{answer_too_large, invalid_params, panic_message, to_value};
+use crate::server::request::state::StateMap;
 use crate::server::tasks::TaskEngine;
 use crate::util::{LastSeen, shared_with_last};
 use crate::wire::{

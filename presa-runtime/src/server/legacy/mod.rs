@@ -70,7 +70,7 @@ use tokio::sync::mpsc;
 pub(crate) use self::connection::ConnectionSession;
 use self::peer::{MAX_OUTBOUND, PeerLink};
 use super::caller::Caller;
-use super::core::reply::{invalid_params, parse_params, respond, to_value};
+use super::request::reply::{invalid_params, parse_params, respond, to_value};
 use super::router::Server;
 use crate::util::lock;
 use crate::wire::legacy::lifecycle::{

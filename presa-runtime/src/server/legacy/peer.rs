@@ -244,7 +244,7 @@ impl PeerLink {
                 "the answer does not fit the request; asking again"
             );
         }
-        Err(AskFailed(crate::server::core::reply::answers_unusable(
+        Err(AskFailed(crate::server::request::reply::answers_unusable(
             key,
             MAX_REASKS + 1,
         )))

@@ -108,7 +108,10 @@ async fn follow(
         }
         told = task.status;
         let params = TaskStatusParams { task, meta: None };
-        let notice = Notification::new(TASKS_STATUS, crate::server::core::reply::to_value(params));
+        let notice = Notification::new(
+            TASKS_STATUS,
+            crate::server::request::reply::to_value(params),
+        );
         if queue.send(notice.into()).await.is_err() || told.is_terminal() {
             return;
         }

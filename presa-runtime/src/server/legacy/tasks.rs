@@ -35,10 +35,10 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::LegacySession;
-use crate::server::core::reply::{
+use crate::server::request::reply::{
     internal_error, invalid_params, method_not_found, parse_params, respond, to_value,
 };
-use crate::server::core::stream::ResponseStream;
+use crate::server::request::stream::ResponseStream;
 use crate::server::router::Server;
 use crate::server::tasks::TaskEngine;
 use crate::server::tasks::store::TaskRecord;

@@ -13,9 +13,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::server::core::error::Origin;
-use crate::server::core::reply::{invalid_params, parse_params, unknown_prompt};
 use crate::server::input::mrtr::{Carried, Inbound, RequestEnv, Round, Target};
+use crate::server::request::error::Origin;
+use crate::server::request::reply::{invalid_params, parse_params, unknown_prompt};
 use crate::wire::{ErrorObject, GetPromptParams, Method, Prompt, PromptArguments};
 
 /// Answers one `prompts/get`.

@@ -1,9 +1,9 @@
 //! Prompts: the trait `#[prompt]` implements, and return-value conversion.
 
 use crate::server::completion::completer::Completer;
-use crate::server::core::error::ToolError;
-use crate::server::core::state::StateType;
 use crate::server::input::context::Context;
+use crate::server::request::error::ToolError;
+use crate::server::request::state::StateType;
 use crate::util::BoxFuture;
 use crate::wire::{Content, GetPromptResult, Prompt, PromptArguments, PromptMessage};
 

@@ -15,9 +15,9 @@
 use serde_json::{Map, Value};
 
 use super::resource::ReadRequest;
-use crate::server::core::error::Origin;
-use crate::server::core::reply::{parse_params, resource_not_found};
 use crate::server::input::mrtr::{Carried, Inbound, RequestEnv, Round, Target};
+use crate::server::request::error::Origin;
+use crate::server::request::reply::{parse_params, resource_not_found};
 use crate::wire::{ErrorObject, Method, ReadResourceParams};
 
 /// Answers one `resources/read`.

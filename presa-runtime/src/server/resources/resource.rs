@@ -8,9 +8,9 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::server::completion::completer::Completer;
-use crate::server::core::error::ToolError;
-use crate::server::core::state::StateType;
 use crate::server::input::context::Context;
+use crate::server::request::error::ToolError;
+use crate::server::request::state::StateType;
 use crate::server::tools::tool::Json;
 use crate::util::BoxFuture;
 use crate::wire::{CacheScope, ReadResourceResult, Resource, ResourceContents, ResourceTemplate};

@@ -28,7 +28,7 @@ use super::store::{
 };
 use super::takeover::take_over_lapsed;
 use crate::server::caller::Caller;
-use crate::server::core::reply::{
+use crate::server::request::reply::{
     answer_too_large, answers_too_large, internal_error, task_not_found, task_store_full,
     task_store_unavailable, too_many_listeners, too_many_tasks,
 };

@@ -17,7 +17,7 @@ use super::engine::store_failed;
 use super::link::{TaskLink, Waiting};
 use super::store::TaskRecord;
 use crate::server::caller::Caller;
-use crate::server::core::reply::{invalid_params, method_not_found, task_not_found};
+use crate::server::request::reply::{invalid_params, method_not_found, task_not_found};
 use crate::wire::legacy::TASKS_LIST;
 use crate::wire::{ErrorObject, InputRequest};
 

@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex};
 use futures::StreamExt;
 
 use super::store::{StoredRequest, TaskChange, TaskLimits, TaskRecord, TaskStore};
-use crate::server::core::error::InputRequired;
-use crate::server::core::reply::{answers_unusable, internal_error};
+use crate::server::request::error::InputRequired;
+use crate::server::request::reply::{answers_unusable, internal_error};
 use crate::util::lock;
 use crate::wire::{InputRequest, InputRequests, InputResponse};
 

@@ -35,7 +35,7 @@ use super::lease::Lease;
 use super::link::TaskLink;
 use super::settings::TaskSettings;
 use super::store::{StoreError, TaskChange, TaskLimits, TaskRecord, TaskStore, TaskWatch};
-use crate::server::core::reply::{internal_error, report_internal};
+use crate::server::request::reply::{internal_error, report_internal};
 use crate::util::{BoxFuture, Charge, finished_in_place};
 use crate::wire::{ErrorObject, TaskStatus};
 

@@ -11,7 +11,7 @@ use std::time::SystemTime;
 
 use super::runner::{LeaseKeeper, Runners};
 use super::store::TaskChange;
-use crate::server::core::reply::internal_error;
+use crate::server::request::reply::internal_error;
 
 /// How many lapsed tasks one sweep takes over at most; the next sweep
 /// takes the rest.

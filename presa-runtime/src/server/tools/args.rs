@@ -18,8 +18,8 @@ use std::str::FromStr;
 use serde_json::{Map, Value};
 
 use crate::schema::ToolParam;
-use crate::server::core::error::ToolError;
 use crate::server::input::violation::Violation;
+use crate::server::request::error::ToolError;
 use crate::wire::{CallToolResult, strict};
 
 /// A field of the arguments that is missing or has the wrong shape.

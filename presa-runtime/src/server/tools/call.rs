@@ -25,14 +25,14 @@ use tokio::sync::oneshot;
 use super::tool::{TaskPolicy, TaskStart, ToolPolicy, ToolResult};
 use crate::server::caller::{Caller, Scopes};
 use crate::server::catalog::registered::RegisteredTool;
-use crate::server::core::error::{ErrorDetails, Failure, InputRequired, Origin};
-use crate::server::core::reply::{
-    internal_error, invalid_params, missing_capability, panic_message, parse_params,
-    tasks_capability, to_value,
-};
 use crate::server::input::context::{Context, ContextParts, InputRoute, RequestInfo};
 use crate::server::input::mrtr::{Carried, Completed, Inbound, RequestEnv, Round, Target};
 use crate::server::input::verdict::Verdict;
+use crate::server::request::error::{ErrorDetails, Failure, InputRequired, Origin};
+use crate::server::request::reply::{
+    internal_error, invalid_params, missing_capability, panic_message, parse_params,
+    tasks_capability, to_value,
+};
 use crate::server::tasks::store::{ResumableCall, StoredCall, TaskRecord};
 use crate::server::tasks::{CreateError, OrphanGuard, TaskEnd, TaskEngine, TaskLink};
 use crate::util::{BoxFuture, Charge};

@@ -27,9 +27,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::server::caller::Scopes;
-use crate::server::core::error::ToolError;
-use crate::server::core::state::{State, StateType};
 use crate::server::input::context::Context;
+use crate::server::request::error::ToolError;
+use crate::server::request::state::{State, StateType};
 
 /// A value a tool can take as a parameter, made from the call's
 /// [`Context`] instead of its JSON arguments.

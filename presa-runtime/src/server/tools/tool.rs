@@ -9,9 +9,9 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::server::core::error::{InputRequired, ToolError};
-use crate::server::core::state::StateType;
 use crate::server::input::context::{Context, RequestInfo};
+use crate::server::request::error::{InputRequired, ToolError};
+use crate::server::request::state::StateType;
 use crate::util::BoxFuture;
 use crate::wire::{CallToolResult, Content, Tool};
 

@@ -23,7 +23,7 @@ use std::time::SystemTime;
 use serde_json::{Map, Value};
 
 use super::{StoredAnswers, StoredRequest, StoredResult, TaskRecord};
-use crate::server::core::reply::task_record_full;
+use crate::server::request::reply::task_record_full;
 use crate::wire::{ErrorObject, InputRequests, TaskStatus, json_len};
 
 /// One change to a task. Terminal tasks accept none.

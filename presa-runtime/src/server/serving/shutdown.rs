@@ -32,8 +32,8 @@ use futures::FutureExt;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use crate::server::core::reply::shutting_down;
-use crate::server::core::stream::{Ending, ResponseStream};
+use crate::server::request::reply::shutting_down;
+use crate::server::request::stream::{Ending, ResponseStream};
 use crate::wire::{RequestId, Response};
 
 /// How long, after the drain period, the answers that say a request was

@@ -37,8 +37,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::connection::{MAX_SUBSCRIPTIONS, request_footprint, serve};
 use crate::server::caller::Caller;
-use crate::server::core::reply::{invalid_request, server_busy};
-use crate::server::core::stream::ResponseStream;
+use crate::server::request::reply::{invalid_request, server_busy};
+use crate::server::request::stream::ResponseStream;
 use crate::server::router::Server;
 use crate::transport::{Answers, FrameChannel, InPlace, ServeInPlace};
 use crate::util::Budget;

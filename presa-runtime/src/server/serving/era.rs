@@ -15,7 +15,7 @@
 use std::any::Any;
 
 use crate::server::caller::Caller;
-use crate::server::core::stream::ResponseStream;
+use crate::server::request::stream::ResponseStream;
 use crate::server::router::Server;
 use crate::util::{BoxFuture, Charge};
 use crate::wire::{Request, RequestId, Response};

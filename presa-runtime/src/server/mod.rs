@@ -100,6 +100,7 @@ mod resources;
 mod router;
 mod serving;
 mod subscriptions;
+mod task_engine;
 pub mod tasks;
 mod tools;
 
@@ -126,8 +127,8 @@ pub use serving::connection::{CLOSE_DRAIN, MAX_SUBSCRIPTIONS, serve, serve_until
 pub use serving::in_process::in_process;
 pub use serving::shutdown::FINAL_WRITE;
 pub use subscriptions::{MAX_LISTEN_TASK_IDS, MAX_RESOURCE_SUBSCRIPTIONS};
-pub use tasks::store::TaskStore;
-pub use tasks::{InMemoryTaskStore, TaskSettings};
+pub use task_engine::store::TaskStore;
+pub use task_engine::{InMemoryTaskStore, TaskSettings};
 pub use tools::args::{ArgsParser, ArgumentError, TextArgs, TextParam};
 #[cfg(feature = "http-server")]
 pub use tools::extract::Headers;
@@ -143,4 +144,4 @@ pub use crate::wire::TASKS_EXTENSION;
 // Legacy sessions, and what they make public: deleting 2025-11-25 support
 // deletes these lines with the folder.
 mod legacy;
-pub use legacy::peer::MAX_OUTBOUND;
+pub use input::legacy::peer::MAX_OUTBOUND;

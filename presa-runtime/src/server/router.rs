@@ -29,7 +29,7 @@ use super::request::stream::ResponseStream;
 use super::request::validate::{Validated, validate};
 use super::resources::read::read_resource;
 use super::subscriptions::{ListenEnv, listen};
-use super::tasks::{Resume, TaskEngine};
+use super::task_engine::{Resume, TaskEngine};
 use super::tools::call::call_tool;
 use crate::util::{Budget, Charge};
 use crate::wire::{

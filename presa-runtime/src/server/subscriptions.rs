@@ -50,8 +50,8 @@ use super::catalog::changes::{self, Change, Interests};
 use super::catalog::registry::Offers;
 use super::request::reply::{invalid_params, parse_params, tasks_not_declared, to_value};
 use super::request::stream::{Ending, ResponseStream};
-use super::tasks::TaskEngine;
-use super::tasks::store::{TaskRecord, TaskWatch};
+use super::task_engine::TaskEngine;
+use super::task_engine::store::{TaskRecord, TaskWatch};
 use crate::util::Charge;
 use crate::wire::{
     AcknowledgedParams, EmptyResult, ErrorObject, ListenParams, Message, Method, Notification,

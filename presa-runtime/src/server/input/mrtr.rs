@@ -75,7 +75,7 @@ use crate::server::catalog::registry::Registry;
 use crate::server::request::error::{ErrorDetails, Failure, Origin, ToolError};
 use crate::server::request::reply::{answer_too_large, invalid_params, panic_message, to_value};
 use crate::server::request::state::StateMap;
-use crate::server::tasks::TaskEngine;
+use crate::server::task_engine::TaskEngine;
 use crate::util::{LastSeen, shared_with_last};
 use crate::wire::{
     CallToolResult, ClientCapabilities, ErrorObject, GetPromptResult, Implementation,

@@ -39,9 +39,9 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-use super::peer::PeerLink;
 use super::{LegacySession, SESSION_QUEUE};
 use crate::server::caller::Caller;
+use crate::server::input::legacy::peer::PeerLink;
 use crate::server::request::stream::ResponseStream;
 use crate::server::router::Server;
 use crate::server::serving::era::{Era, Modern};

@@ -57,7 +57,7 @@
 mod connection;
 mod dispatch;
 mod feed;
-pub(crate) mod peer;
+
 mod status;
 mod tasks;
 
@@ -68,10 +68,10 @@ use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 pub(crate) use self::connection::ConnectionSession;
-use self::peer::{MAX_OUTBOUND, PeerLink};
 use super::caller::Caller;
 use super::request::reply::{invalid_params, parse_params, respond, to_value};
 use super::router::Server;
+use crate::server::input::legacy::peer::{MAX_OUTBOUND, PeerLink};
 use crate::util::lock;
 use crate::wire::legacy::lifecycle::{
     InitializeParams, InitializeResult, LegacyServerCapabilities, ServerTasksCapability,

@@ -23,7 +23,7 @@ use tokio::task::JoinSet;
 
 use super::tasks::legacy_view;
 use crate::server::caller::Caller;
-use crate::server::tasks::TaskEngine;
+use crate::server::task_engine::TaskEngine;
 use crate::util::lock;
 use crate::wire::legacy::TASKS_STATUS;
 use crate::wire::legacy::tasks::TaskStatusParams;

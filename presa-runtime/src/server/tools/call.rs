@@ -33,8 +33,8 @@ use crate::server::request::reply::{
     internal_error, invalid_params, missing_capability, panic_message, parse_params,
     tasks_capability, to_value,
 };
-use crate::server::tasks::store::{ResumableCall, StoredCall, TaskRecord};
-use crate::server::tasks::{CreateError, OrphanGuard, TaskEnd, TaskEngine, TaskLink};
+use crate::server::task_engine::store::{ResumableCall, StoredCall, TaskRecord};
+use crate::server::task_engine::{CreateError, OrphanGuard, TaskEnd, TaskEngine, TaskLink};
 use crate::util::{BoxFuture, Charge};
 use crate::wire::{
     CallToolParams, CallToolResult, ClientCapabilities, ErrorObject, Method, ResultMeta,

@@ -92,7 +92,7 @@ impl TaskLink {
     /// Keeps the handler from ever sleeping: it waits for an answer that
     /// does not come through the store, which a run again would never
     /// receive.
-    pub(super) fn keep_awake(&self) {
+    pub(crate) fn keep_awake(&self) {
         self.inner.awake.store(true, Ordering::Release);
     }
 
@@ -129,7 +129,7 @@ impl TaskLink {
 
     /// Writes the queued changes in order, runs of requests as one change
     /// (so parallel elicits land together); `false` if the task is gone.
-    pub(super) async fn flush(&self) -> bool {
+    pub(crate) async fn flush(&self) -> bool {
         let _writing = self.inner.writing.lock().await;
         let queued = std::mem::take(&mut *lock(&self.inner.queue));
         for change in batches(queued) {
@@ -276,9 +276,9 @@ fn batches(queued: Vec<LinkChange>) -> Vec<TaskChange> {
 
 /// The drop guard of a parked input future: withdraws its key when the
 /// future is dropped unanswered.
-pub(super) struct Waiting {
-    pub(super) link: TaskLink,
-    pub(super) key: Option<String>,
+pub(crate) struct Waiting {
+    pub(crate) link: TaskLink,
+    pub(crate) key: Option<String>,
 }
 
 impl Drop for Waiting {

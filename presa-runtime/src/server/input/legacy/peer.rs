@@ -38,12 +38,13 @@
 //! the session's queue.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 use tokio::sync::{Notify, mpsc, oneshot};
 
-use crate::server::tasks::TaskLink;
+use crate::server::task_engine::{self, TaskLink};
 use crate::util::lock;
 use crate::wire::legacy::requests::OutgoingRequest;
 use crate::wire::notifications::{self, CancelledParams};
@@ -348,6 +349,32 @@ fn peer_gone(method: &str) -> ErrorObject {
         codes::INTERNAL_ERROR,
         format!("The session ended before the client answered `{method}`"),
     )
+}
+
+impl TaskLink {
+    /// Shows the task `input_required` for `key` while `asking` runs: the
+    /// question a legacy client is asked with a request of the server's
+    /// own, whose answer never reaches the store. The key is withdrawn
+    /// when `asking` ends, or is dropped, and the task is `working` again.
+    /// Such a handler never sleeps (see the `dormant` module): its answer
+    /// comes over the connection, to this run only.
+    async fn while_asking<T>(
+        &self,
+        key: String,
+        request: InputRequest,
+        asking: impl Future<Output = T>,
+    ) -> T {
+        self.keep_awake();
+        self.register(key.clone(), request);
+        // Cancellation by drop: the guard withdraws the key however the
+        // wait ends.
+        let _waiting = task_engine::Waiting {
+            link: self.clone(),
+            key: Some(key),
+        };
+        self.flush().await;
+        asking.await
+    }
 }
 
 #[cfg(test)]

@@ -41,7 +41,7 @@ use crate::wire::{
 /// purges expired tasks, and who listens to which task.
 pub(crate) struct TaskEngine {
     settings: TaskSettings,
-    pub(super) store: Arc<dyn TaskStore>,
+    pub(crate) store: Arc<dyn TaskStore>,
     /// The largest answer accepted, in bytes of JSON.
     max_answer_bytes: usize,
     sweeper: Mutex<Option<tokio::task::JoinHandle<()>>>,
@@ -301,7 +301,7 @@ impl TaskEngine {
     /// it, so a server restarted on a shared store takes over its old
     /// tasks once a client asks about one. It stops when the store is
     /// dropped.
-    pub(super) fn start_sweeper(&self) {
+    pub(crate) fn start_sweeper(&self) {
         let mut sweeper = lock(&self.sweeper);
         if sweeper.as_ref().is_some_and(|s| !s.is_finished()) {
             return;
@@ -410,7 +410,7 @@ fn settled(
 /// The error of a request whose store call, `doing` something, failed:
 /// `-31002` when the store is unavailable, `-32603` for any other
 /// failure, which a request's own checks should have prevented.
-pub(super) fn store_failed(doing: &str, error: StoreError) -> ErrorObject {
+pub(crate) fn store_failed(doing: &str, error: StoreError) -> ErrorObject {
     match error {
         StoreError::Backend(cause) => task_store_unavailable(doing, &cause),
         error => internal_error("(task store)", &format!("{doing}: {error}")),

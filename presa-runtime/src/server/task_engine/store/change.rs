@@ -211,7 +211,7 @@ fn requests_weight(requests: &InputRequests) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::tasks::store::{StoredAnswer, StoredRequest};
+    use crate::server::task_engine::store::{StoredAnswer, StoredRequest};
     use crate::wire::{ElicitResult, InputRequest, InputResponse};
     use serde_json::json;
 

@@ -1,0 +1,4 @@
+//! Input of a legacy session: a 2025-11-25 client is asked with requests
+//! of the server's own, not with MRTR.
+
+pub(crate) mod peer;

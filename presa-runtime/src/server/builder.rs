@@ -13,15 +13,15 @@ use super::catalog::registered::{
     RegisteredPrompt, RegisteredResource, RegisteredTool, RegistrationError,
 };
 use super::catalog::registry::{Registry, Requirements};
+use super::handlers::prompt::PromptHandler;
+use super::handlers::resource::ResourceHandler;
+use super::handlers::tool::ToolHandler;
 use super::input::request_state::{self, StateCodec};
-use super::prompts::prompt::PromptHandler;
 use super::request::error::ErrorDetails;
 use super::request::state::StateMap;
-use super::resources::resource::ResourceHandler;
 use super::router::{Server, Shared};
 use super::task_engine::store::TaskStore;
 use super::task_engine::{InMemoryTaskStore, TaskEngine, TaskSettings};
-use super::tools::tool::ToolHandler;
 use crate::util::Budget;
 use crate::wire::{Implementation, PROTOCOL_VERSION, ResultMeta, TASKS_EXTENSION};
 

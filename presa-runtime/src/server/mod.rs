@@ -89,53 +89,50 @@
 mod builder;
 mod caller;
 mod catalog;
-mod completion;
+mod handlers;
 #[cfg(feature = "http-server")]
 pub mod http;
 pub(crate) mod input;
 mod live;
-mod prompts;
+mod methods;
 mod request;
-mod resources;
 mod router;
 mod serving;
-mod subscriptions;
 mod task_engine;
 pub mod tasks;
-mod tools;
 
 pub use builder::ServerBuilder;
 pub use caller::authorize::Listing;
 pub use caller::{Caller, ScopeList, Scopes};
 pub use catalog::registered::RegistrationError;
-pub use completion::completer::{
+pub use handlers::args::{ArgsParser, ArgumentError, TextArgs, TextParam};
+pub use handlers::completer::{
     CompleteFn, Completer, CompletionContext, CompletionOutcome, IntoCompletion,
+};
+#[cfg(feature = "http-server")]
+pub use handlers::extract::Headers;
+pub use handlers::extract::{Claims, FromContext};
+pub use handlers::prompt::{IntoPromptResult, PromptHandler, PromptResult};
+pub use handlers::resource::{
+    IntoReadResult, ReadCache, ReadRequest, ReadResult, ResourceDefinition, ResourceHandler,
+};
+pub use handlers::tool::{
+    IntoToolResult, Json, PolicyFn, TaskPolicy, TaskStart, ToolHandler, ToolPolicy, ToolResult,
 };
 pub use input::context::{Context, InputFuture, RequestInfo};
 pub use input::elicit::{Elicit, ElicitEnum, ElicitField, Elicitation};
 pub use input::form::{FormSchema, FormSchemaError};
 pub use input::request_state::StateError;
-pub use prompts::prompt::{IntoPromptResult, PromptHandler, PromptResult};
+pub use methods::subscriptions_listen::{MAX_LISTEN_TASK_IDS, MAX_RESOURCE_SUBSCRIPTIONS};
 pub use request::error::{ErrorDetails, InputRequired, MASKED_ERROR_MESSAGE, ToolError};
 pub use request::state::{State, StateType};
 pub use request::stream::ResponseStream;
-pub use resources::resource::{
-    IntoReadResult, ReadCache, ReadRequest, ReadResult, ResourceDefinition, ResourceHandler,
-};
 pub use router::Server;
 pub use serving::connection::{CLOSE_DRAIN, MAX_SUBSCRIPTIONS, serve, serve_until};
 pub use serving::in_process::in_process;
 pub use serving::shutdown::FINAL_WRITE;
-pub use subscriptions::{MAX_LISTEN_TASK_IDS, MAX_RESOURCE_SUBSCRIPTIONS};
 pub use task_engine::store::TaskStore;
 pub use task_engine::{InMemoryTaskStore, TaskSettings};
-pub use tools::args::{ArgsParser, ArgumentError, TextArgs, TextParam};
-#[cfg(feature = "http-server")]
-pub use tools::extract::Headers;
-pub use tools::extract::{Claims, FromContext};
-pub use tools::tool::{
-    IntoToolResult, Json, PolicyFn, TaskPolicy, TaskStart, ToolHandler, ToolPolicy, ToolResult,
-};
 
 pub use crate::schema::ToolParam;
 pub use crate::util::BoxFuture;

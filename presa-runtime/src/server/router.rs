@@ -14,11 +14,14 @@ use tokio::sync::mpsc;
 use super::caller::Caller;
 use super::caller::authorize::{ScopeRules, Shows};
 use super::catalog::registry::Registry;
-use super::completion::complete::complete;
 use super::input::context::InputRoute;
-use super::input::mrtr::{Inbound, RequestEnv};
 use super::input::request_state::StateCodec;
-use super::prompts::get_prompt::get_prompt;
+use super::methods::completion_complete::complete;
+use super::methods::mrtr::{Inbound, RequestEnv};
+use super::methods::prompts_get::get_prompt;
+use super::methods::resources_read::read_resource;
+use super::methods::subscriptions_listen::{ListenEnv, listen};
+use super::methods::tools_call::call_tool;
 use super::request::error::ErrorDetails;
 use super::request::reply::{
     internal_error, method_not_found, panic_message, parse_params, respond, tasks_not_declared,
@@ -27,10 +30,7 @@ use super::request::reply::{
 use super::request::state::StateMap;
 use super::request::stream::ResponseStream;
 use super::request::validate::{Validated, validate};
-use super::resources::read::read_resource;
-use super::subscriptions::{ListenEnv, listen};
 use super::task_engine::{Resume, TaskEngine};
-use super::tools::call::call_tool;
 use crate::util::{Budget, Charge};
 use crate::wire::{
     CacheScope, DiscoverResult, EmptyResult, ErrorObject, Implementation, Message, Method,
@@ -482,6 +482,6 @@ fn acknowledgement(meta: &ResultMeta) -> Value {
 fn resumer(shared: std::sync::Weak<Shared>) -> Resume {
     Arc::new(move |record, link| {
         let shared = shared.upgrade()?;
-        super::tools::call::resume_task(&shared.env(&InputRoute::Mrtr), record, link)
+        super::methods::tools_call::resume_task(&shared.env(&InputRoute::Mrtr), record, link)
     })
 }

@@ -6,12 +6,12 @@
 use std::sync::Arc;
 
 use super::paged::Keyed;
-use crate::server::prompts::prompt::PromptHandler;
+use crate::server::handlers::args::ArgumentSchema;
+use crate::server::handlers::prompt::PromptHandler;
+use crate::server::handlers::resource::{ReadCache, ResourceDefinition, ResourceHandler};
+use crate::server::handlers::tool::{TaskStart, ToolHandler, ToolPolicy};
 use crate::server::request::error::Failure;
 use crate::server::request::state::StateType;
-use crate::server::resources::resource::{ReadCache, ResourceDefinition, ResourceHandler};
-use crate::server::tools::args::ArgumentSchema;
-use crate::server::tools::tool::{TaskStart, ToolHandler, ToolPolicy};
 use crate::wire::headers::{HeaderParam, header_params};
 use crate::wire::scope_token;
 use crate::wire::{

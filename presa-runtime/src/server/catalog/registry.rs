@@ -31,8 +31,8 @@ use super::registered::{
     RegisteredPrompt, RegisteredResource, RegisteredTool, RegistrationError, ResourceEntry,
 };
 use crate::server::caller::authorize::Shows;
+use crate::server::handlers::tool::{TaskPolicy, ToolPolicy};
 use crate::server::request::state::{StateMap, StateType};
-use crate::server::tools::tool::{TaskPolicy, ToolPolicy};
 use crate::util::{read, write};
 use crate::wire::{
     ErrorObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,

@@ -18,7 +18,6 @@ pub(crate) mod context;
 pub(crate) mod elicit;
 pub(crate) mod form;
 pub(crate) mod legacy;
-pub(crate) mod mrtr;
 pub(crate) mod question;
 pub(crate) mod request_state;
 pub(crate) mod verdict;

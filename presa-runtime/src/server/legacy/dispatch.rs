@@ -10,14 +10,14 @@ use serde_json::{Map, Value};
 use super::tasks::TaskOp;
 use super::{LegacySession, empty, refused};
 use crate::server::caller::Caller;
+use crate::server::handlers::tool::{TaskPolicy, ToolPolicy};
 use crate::server::input::context::InputRoute;
+use crate::server::methods::subscriptions_listen::MAX_RESOURCE_SUBSCRIPTIONS;
 use crate::server::request::reply::{
     invalid_request, method_not_found, parse_params, respond, to_value,
 };
 use crate::server::request::stream::ResponseStream;
 use crate::server::router::{Routed, Server};
-use crate::server::subscriptions::MAX_RESOURCE_SUBSCRIPTIONS;
-use crate::server::tools::tool::{TaskPolicy, ToolPolicy};
 use crate::util::{Charge, lock};
 use crate::wire::legacy::lifecycle::{SetLevelParams, SubscribeParams};
 use crate::wire::legacy::render::{

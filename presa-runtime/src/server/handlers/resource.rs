@@ -7,11 +7,11 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::server::completion::completer::Completer;
+use crate::server::handlers::completer::Completer;
+use crate::server::handlers::tool::Json;
 use crate::server::input::context::Context;
 use crate::server::request::error::ToolError;
 use crate::server::request::state::StateType;
-use crate::server::tools::tool::Json;
 use crate::util::BoxFuture;
 use crate::wire::{CacheScope, ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
 

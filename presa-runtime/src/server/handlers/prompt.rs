@@ -1,6 +1,6 @@
 //! Prompts: the trait `#[prompt]` implements, and return-value conversion.
 
-use crate::server::completion::completer::Completer;
+use crate::server::handlers::completer::Completer;
 use crate::server::input::context::Context;
 use crate::server::request::error::ToolError;
 use crate::server::request::state::StateType;

@@ -22,12 +22,12 @@ use futures::FutureExt;
 use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 
-use super::tool::{TaskPolicy, TaskStart, ToolPolicy, ToolResult};
 use crate::server::caller::{Caller, Scopes};
 use crate::server::catalog::registered::RegisteredTool;
+use crate::server::handlers::tool::{TaskPolicy, TaskStart, ToolPolicy, ToolResult};
 use crate::server::input::context::{Context, ContextParts, InputRoute, RequestInfo};
-use crate::server::input::mrtr::{Carried, Completed, Inbound, RequestEnv, Round, Target};
 use crate::server::input::verdict::Verdict;
+use crate::server::methods::mrtr::{Carried, Completed, Inbound, RequestEnv, Round, Target};
 use crate::server::request::error::{ErrorDetails, Failure, InputRequired, Origin};
 use crate::server::request::reply::{
     internal_error, invalid_params, missing_capability, panic_message, parse_params,

@@ -13,13 +13,13 @@
 //! - `resourceSubscriptions` on a server that offers resources: a
 //!   `notifications/resources/updated` whenever the application reports
 //!   one of those URIs changed
-//!   ([`Server::resource_updated`](super::Server::resource_updated)), by
+//!   ([`Server::resource_updated`](crate::server::Server::resource_updated)), by
 //!   exact URI. Any URI is acknowledged, since a resource may appear
 //!   later or be read through a template.
 //!
 //! Every message carries the listen request's id as
 //! `io.modelcontextprotocol/subscriptionId`. Changes reach a stream
-//! through the [`changes`](super::catalog::changes) feed, which says what a slow
+//! through the [`changes`](crate::server::catalog::changes) feed, which says what a slow
 //! listener loses.
 //!
 //! How a stream ends:
@@ -45,13 +45,13 @@ use futures::StreamExt;
 use futures::stream::{self};
 use tokio::sync::{broadcast, mpsc};
 
-use super::caller::Caller;
-use super::catalog::changes::{self, Change, Interests};
-use super::catalog::registry::Offers;
-use super::request::reply::{invalid_params, parse_params, tasks_not_declared, to_value};
-use super::request::stream::{Ending, ResponseStream};
-use super::task_engine::TaskEngine;
-use super::task_engine::store::{TaskRecord, TaskWatch};
+use crate::server::caller::Caller;
+use crate::server::catalog::changes::{self, Change, Interests};
+use crate::server::catalog::registry::Offers;
+use crate::server::request::reply::{invalid_params, parse_params, tasks_not_declared, to_value};
+use crate::server::request::stream::{Ending, ResponseStream};
+use crate::server::task_engine::TaskEngine;
+use crate::server::task_engine::store::{TaskRecord, TaskWatch};
 use crate::util::Charge;
 use crate::wire::{
     AcknowledgedParams, EmptyResult, ErrorObject, ListenParams, Message, Method, Notification,

@@ -66,12 +66,12 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
-use super::context::{Context, ContextParts, InputRoute, RequestInfo};
-use super::request_state::{CallBinding, StateCodec};
-use super::verdict::Verdict;
 use crate::server::caller::Caller;
 use crate::server::caller::authorize::{ScopeRules, authorize};
 use crate::server::catalog::registry::Registry;
+use crate::server::input::context::{Context, ContextParts, InputRoute, RequestInfo};
+use crate::server::input::request_state::{CallBinding, StateCodec};
+use crate::server::input::verdict::Verdict;
 use crate::server::request::error::{ErrorDetails, Failure, Origin, ToolError};
 use crate::server::request::reply::{answer_too_large, invalid_params, panic_message, to_value};
 use crate::server::request::state::StateMap;

@@ -14,8 +14,8 @@
 
 use serde_json::{Map, Value};
 
-use super::resource::ReadRequest;
-use crate::server::input::mrtr::{Carried, Inbound, RequestEnv, Round, Target};
+use crate::server::handlers::resource::ReadRequest;
+use crate::server::methods::mrtr::{Carried, Inbound, RequestEnv, Round, Target};
 use crate::server::request::error::Origin;
 use crate::server::request::reply::{parse_params, resource_not_found};
 use crate::wire::{ErrorObject, Method, ReadResourceParams};

@@ -13,7 +13,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::server::input::mrtr::{Carried, Inbound, RequestEnv, Round, Target};
+use crate::server::methods::mrtr::{Carried, Inbound, RequestEnv, Round, Target};
 use crate::server::request::error::Origin;
 use crate::server::request::reply::{invalid_params, parse_params, unknown_prompt};
 use crate::wire::{ErrorObject, GetPromptParams, Method, Prompt, PromptArguments};

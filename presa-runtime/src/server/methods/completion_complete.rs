@@ -18,9 +18,11 @@
 
 use serde_json::Value;
 
-use super::completer::{Completer, CompletionContext};
 use crate::server::caller::Caller;
-use crate::server::input::mrtr::{RequestEnv, request_info, run_caught, settle, with_server_info};
+use crate::server::handlers::completer::{Completer, CompletionContext};
+use crate::server::methods::mrtr::{
+    RequestEnv, request_info, run_caught, settle, with_server_info,
+};
 use crate::server::request::error::{Failure, Origin};
 use crate::server::request::reply::{
     internal_error, invalid_params, parse_params, resource_not_found, to_value, unknown_prompt,

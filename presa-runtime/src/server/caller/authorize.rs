@@ -28,7 +28,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::Caller;
+use super::identity::Caller;
 use crate::server::request::reply::insufficient_scope;
 use crate::wire::{CacheScope, ErrorObject};
 

@@ -131,7 +131,7 @@ impl StreamableHttp {
             },
             standalone: Settings::default(),
         }
-        .legacy_sessions(super::LegacySessions::default())
+        .legacy_sessions(super::legacy::LegacySessions::default())
     }
 
     fn configure(mut self, change: impl FnOnce(&mut Endpoint)) -> Self {
@@ -217,9 +217,9 @@ impl StreamableHttp {
     }
 
     /// How the legacy transport keeps its sessions and streams (see
-    /// [`LegacySessions`](super::LegacySessions) for each setting and its
+    /// [`LegacySessions`](super::legacy::LegacySessions) for each setting and its
     /// default).
-    pub fn legacy_sessions(self, settings: super::LegacySessions) -> Self {
+    pub fn legacy_sessions(self, settings: super::legacy::LegacySessions) -> Self {
         let legacy = super::legacy::LegacyTransport::new(settings);
         self.configure(|e| e.era = Box::new(legacy))
     }

@@ -39,7 +39,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-use super::{LegacySession, SESSION_QUEUE};
+use super::session::{LegacySession, SESSION_QUEUE};
 use crate::server::caller::Caller;
 use crate::server::input::legacy::peer::PeerLink;
 use crate::server::request::stream::ResponseStream;

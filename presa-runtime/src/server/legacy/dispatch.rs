@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use super::session::LegacySession;
 use super::tasks::TaskOp;
-use super::{LegacySession, empty, refused};
 use crate::server::caller::Caller;
 use crate::server::handlers::tool::{TaskPolicy, ToolPolicy};
 use crate::server::input::context::InputRoute;
@@ -295,4 +295,14 @@ fn legacy_response(response: Response) -> Response {
         outcome,
         ..response
     }
+}
+
+/// The empty result of `ping`, `logging/setLevel` and the subscriptions.
+fn empty() -> Value {
+    Value::Object(Map::new())
+}
+
+/// A response that is the id's error `error`.
+fn refused(id: RequestId, error: ErrorObject) -> Response {
+    respond(id, Err(error))
 }

@@ -37,7 +37,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use futures::StreamExt;
 use serde_json::{Map, Value};
 
-use super::LegacySession;
+use super::session::LegacySession;
+use super::status::legacy_view;
 use crate::server::caller::Caller;
 use crate::server::request::reply::{
     internal_error, invalid_params, method_not_found, parse_params, respond, task_not_found,
@@ -50,7 +51,7 @@ use crate::server::task_engine::{TaskEngine, store_failed};
 use crate::wire::legacy::TASKS_LIST;
 use crate::wire::legacy::render::{wrap_structured_content, wraps_output};
 use crate::wire::legacy::tasks::{
-    GetTaskResult, LegacyTask, ListTasksParams, ListTasksResult, RELATED_TASK, RelatedTask,
+    GetTaskResult, ListTasksParams, ListTasksResult, RELATED_TASK, RelatedTask,
 };
 use crate::wire::{ErrorObject, RequestId, TaskIdParams, TaskStatus};
 
@@ -214,21 +215,6 @@ fn shown(record: &TaskRecord) -> Value {
         task: legacy_view(record),
         meta: None,
     })
-}
-
-/// The task as a legacy client sees it: in 2025-11-25 fields, and
-/// `failed` when its tool returned an `isError` result.
-pub(super) fn legacy_view(record: &TaskRecord) -> LegacyTask {
-    let mut task = LegacyTask::from(record.to_task());
-    let is_error = task.status == TaskStatus::Completed
-        && record
-            .result()
-            .and_then(|result| result.get("isError").and_then(Value::as_bool))
-            == Some(true);
-    if task.status == TaskStatus::Completed && is_error {
-        task.status = TaskStatus::Failed;
-    }
-    task
 }
 
 /// What `tasks/result` answers for a finished task: what the call would

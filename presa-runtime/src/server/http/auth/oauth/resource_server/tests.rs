@@ -13,7 +13,8 @@ use jsonwebtoken::Algorithm;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::keys::{KeyCache, KeyError, KeySettings, Locate};
+use super::super::keys::{KeyCache, KeyError, KeySettings, Locate};
+use super::super::{failures, introspection};
 use super::*;
 use crate::oauth::fetch::{Fetch, FetchError, Fetched};
 

@@ -20,6 +20,7 @@ use super::input::request_state::{self, StateCodec};
 use super::request::error::ErrorDetails;
 use super::request::state::StateMap;
 use super::router::{Server, Shared};
+use super::serving::connection::CLOSE_DRAIN;
 use super::task_engine::store::TaskStore;
 use super::task_engine::{InMemoryTaskStore, TaskEngine, TaskSettings};
 use crate::util::Budget;
@@ -56,7 +57,7 @@ impl Server {
             memory_limit: DEFAULT_MEMORY_LIMIT,
             connection_memory_limit: DEFAULT_CONNECTION_MEMORY_LIMIT,
             max_answer_size: DEFAULT_MAX_ANSWER_SIZE,
-            drain_period: super::CLOSE_DRAIN,
+            drain_period: CLOSE_DRAIN,
             extensions: BTreeMap::new(),
             tasks: None,
             task_store: None,

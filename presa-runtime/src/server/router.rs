@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use super::caller::Caller;
-use super::caller::authorize::{ScopeRules, Shows};
+use super::caller::authorize::{ListFilter, ScopeRules};
 use super::catalog::registry::Registry;
 use super::input::context::InputRoute;
 use super::input::request_state::StateCodec;
@@ -80,8 +80,8 @@ pub(super) struct Shared {
 
 impl Shared {
     /// What lists show `caller`.
-    pub(super) fn shows<'a>(&'a self, caller: &'a Caller) -> Shows<'a> {
-        Shows {
+    pub(super) fn list_filter<'a>(&'a self, caller: &'a Caller) -> ListFilter<'a> {
+        ListFilter {
             rules: &self.scope_rules,
             caller,
         }
@@ -255,18 +255,18 @@ impl Server {
         let registry = &shared.registry;
         let list_meta = &shared.result_meta;
         let caller = caller.clone();
-        let shows = shared.shows(&caller);
+        let filter = shared.list_filter(&caller);
         let stream = match method {
             Method::ServerDiscover => ResponseStream::ready(respond(id, Ok(shared.discover()))),
-            Method::ToolsList => list(id, params, |p| registry.tools_page(p, list_meta, &shows)),
+            Method::ToolsList => list(id, params, |p| registry.tools_page(p, list_meta, &filter)),
             Method::PromptsList => {
-                list(id, params, |p| registry.prompts_page(p, list_meta, &shows))
+                list(id, params, |p| registry.prompts_page(p, list_meta, &filter))
             }
             Method::ResourcesList => list(id, params, |p| {
-                registry.resources_page(p, list_meta, &shows)
+                registry.resources_page(p, list_meta, &filter)
             }),
             Method::ResourceTemplatesList => list(id, params, |p| {
-                registry.templates_page(p, list_meta, &shows)
+                registry.templates_page(p, list_meta, &filter)
             }),
             Method::ToolsCall => {
                 let charge = charge.take().unwrap_or_else(Charge::none);

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::paged::Keyed;
+use super::paged::CatalogEntry;
 use crate::server::handlers::args::ArgumentSchema;
 use crate::server::handlers::prompt::PromptHandler;
 use crate::server::handlers::resource::{ReadCache, ResourceDefinition, ResourceHandler};
@@ -124,7 +124,7 @@ impl RegisteredTool {
     }
 }
 
-impl Keyed for RegisteredTool {
+impl CatalogEntry for RegisteredTool {
     fn key(&self) -> &str {
         self.name()
     }
@@ -162,7 +162,7 @@ impl RegisteredPrompt {
     }
 }
 
-impl Keyed for RegisteredPrompt {
+impl CatalogEntry for RegisteredPrompt {
     fn key(&self) -> &str {
         &self.definition.name
     }
@@ -259,7 +259,7 @@ impl RegisteredResource {
     }
 }
 
-impl Keyed for RegisteredResource {
+impl CatalogEntry for RegisteredResource {
     /// The URI of a fixed resource; the template text of a template.
     fn key(&self) -> &str {
         match &self.entry {

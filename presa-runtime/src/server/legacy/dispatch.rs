@@ -179,9 +179,9 @@ impl Server {
     /// One page of tools, each telling whether it runs as a task.
     fn legacy_tools(&self, params: Option<Value>, caller: &Caller) -> Result<Value, ErrorObject> {
         let shared = self.shared();
-        let shows = shared.shows(caller);
+        let filter = shared.list_filter(caller);
         let page = parse_params::<PaginatedParams>(params)
-            .and_then(|p| shared.registry.tools_page(p, &shared.result_meta, &shows))?;
+            .and_then(|p| shared.registry.tools_page(p, &shared.result_meta, &filter))?;
         let mut page = to_value(page);
         if let Some(tools) = page.get_mut("tools").and_then(Value::as_array_mut) {
             for tool in tools {

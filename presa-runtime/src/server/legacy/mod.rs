@@ -57,4 +57,5 @@ mod status;
 mod tasks;
 
 pub(crate) use connection::ConnectionSession;
+#[cfg(feature = "http-server")]
 pub(crate) use session::{LegacySession, SESSION_QUEUE};

@@ -229,7 +229,7 @@ pub async fn serve_until(
         in_flight: Arc::default(),
         tasks: JoinSet::new(),
         subscriptions: JoinSet::new(),
-        unpaid: None,
+        waiting_for_budget: None,
         backlog: VecDeque::new(),
         backlog_limit: limit,
         ended: false,
@@ -281,7 +281,7 @@ struct Connection {
     /// This connection's memory budget, inside the server's.
     budget: Budget,
     /// A request read and parsed, waiting for room in the budget (rule 2).
-    unpaid: Option<Unpaid>,
+    waiting_for_budget: Option<WaitingForBudget>,
     /// Requests charged and waiting for a slot (rule 3).
     backlog: VecDeque<Charged>,
     backlog_limit: usize,
@@ -299,7 +299,7 @@ struct Connection {
 }
 
 /// A parsed request and what it will cost.
-struct Unpaid {
+struct WaitingForBudget {
     request: Request,
     bytes: usize,
     era: Arc<dyn Era>,
@@ -327,7 +327,7 @@ impl Connection {
         incoming: &mut Incoming,
         stop: Pin<&mut impl Future<Output = ()>>,
     ) -> bool {
-        if self.ended && self.backlog.is_empty() && self.unpaid.is_none() {
+        if self.ended && self.backlog.is_empty() && self.waiting_for_budget.is_none() {
             return false;
         }
         // Full, the connection reads on only while its era awaits an
@@ -337,7 +337,10 @@ impl Connection {
         let stalled = !self.ended && !reading;
         let era = Arc::clone(&self.era);
         let waiting = !self.backlog.is_empty();
-        let cost = self.unpaid.as_ref().map_or(0, |unpaid| unpaid.bytes);
+        let cost = self
+            .waiting_for_budget
+            .as_ref()
+            .map_or(0, |waiting| waiting.bytes);
         let permits = Arc::clone(&self.permits);
         let budget = self.budget.clone();
         let deadline = self.switch.deadline();
@@ -351,7 +354,7 @@ impl Connection {
                 }
                 self.switch.start();
             }
-            () = until(deadline), if waiting || self.unpaid.is_some() => self.give_up().await,
+            () = until(deadline), if waiting || self.waiting_for_budget.is_some() => self.give_up().await,
             permit = permits.acquire_owned(), if waiting => {
                 let permit = permit.expect("the semaphore is never closed");
                 // The head stays queued while it waits, so a cancellation finds it.
@@ -359,8 +362,8 @@ impl Connection {
                     self.spawn(queued, permit, false);
                 }
             }
-            charge = budget.charge(cost), if self.unpaid.is_some() => {
-                let Unpaid { request, era, .. } = self.unpaid.take().expect("checked above");
+            charge = budget.charge(cost), if self.waiting_for_budget.is_some() => {
+                let WaitingForBudget { request, era, .. } = self.waiting_for_budget.take().expect("checked above");
                 self.accept(Charged { request, charge, era }).await;
             }
             inbound = incoming.recv(), if reading => match inbound {
@@ -383,7 +386,7 @@ impl Connection {
     /// Whether the connection has no room for another request: one waits
     /// for room in the budget, or the backlog is past its limit.
     fn is_full(&self) -> bool {
-        self.unpaid.is_some() || self.backlog.len() > self.backlog_limit
+        self.waiting_for_budget.is_some() || self.backlog.len() > self.backlog_limit
     }
 
     /// Whether the drain period is over: requests read now are not run.
@@ -395,12 +398,15 @@ impl Connection {
 
     /// The drain period is over: what waits is answered without being run.
     async fn give_up(&mut self) {
-        let unpaid = self.unpaid.take().map(|unpaid| unpaid.request);
+        let waiting = self
+            .waiting_for_budget
+            .take()
+            .map(|waiting| waiting.request);
         let waiting: Vec<Request> = self
             .backlog
             .drain(..)
             .map(|queued| queued.request)
-            .chain(unpaid)
+            .chain(waiting)
             .collect();
         tracing::warn!(
             left = waiting.len(),
@@ -461,7 +467,7 @@ impl Connection {
         let charge = match self.budget.try_charge(bytes) {
             Ok(charge) if self.backlog.is_empty() => charge,
             _ => {
-                self.unpaid = Some(Unpaid {
+                self.waiting_for_budget = Some(WaitingForBudget {
                     request,
                     bytes,
                     era,

@@ -1,6 +1,8 @@
 //! The task engine behind [`TaskStore`](store::TaskStore): creating
 //! tasks, running their handlers, and following their records. Its rules
 //! are the public [`tasks`](crate::server::tasks) module's docs.
+//!
+//! Layers, bottom up: lease, store, dormant, link, memory, settings, runner, takeover, engine.
 
 mod dormant;
 mod engine;

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::StoredJson;
+use super::stored::StoredJson;
 use crate::wire::{ClientCapabilities, Implementation};
 
 /// A [`ResumableCall`], kept as JSON text in its task's record.

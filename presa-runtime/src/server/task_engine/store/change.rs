@@ -22,7 +22,8 @@ use std::time::SystemTime;
 
 use serde_json::{Map, Value};
 
-use super::{StoredAnswers, StoredRequest, StoredResult, TaskRecord};
+use super::record::TaskRecord;
+use super::stored::{StoredAnswers, StoredRequest, StoredResult};
 use crate::server::request::reply::task_record_full;
 use crate::wire::{ErrorObject, InputRequests, TaskStatus, json_len};
 

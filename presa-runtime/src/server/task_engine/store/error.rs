@@ -4,7 +4,7 @@
 //! task (`-32602`), and a backend that failed (`-31002`, "task store
 //! unavailable", which a client may retry).
 
-use super::AnswersTooLarge;
+use super::change::AnswersTooLarge;
 
 /// Why a store operation failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

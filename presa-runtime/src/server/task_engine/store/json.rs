@@ -22,7 +22,9 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 
-use super::{Keyed, StoredJson, TaskRecord};
+use super::keyed::Keyed;
+use super::record::TaskRecord;
+use super::stored::StoredJson;
 use crate::wire::{ErrorObject, TaskStatus};
 
 /// One record as stored: its fields, with times as nanoseconds since the

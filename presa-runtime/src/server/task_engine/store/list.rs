@@ -15,7 +15,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use super::{StoreError, TaskRecord};
+use super::error::StoreError;
+use super::record::TaskRecord;
 
 /// A store that can page through one owner's tasks.
 #[async_trait]

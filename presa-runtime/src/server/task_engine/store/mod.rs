@@ -50,19 +50,7 @@
 //!
 //! [`async_trait`]: https://docs.rs/async-trait
 //!
-//! # Files
-//!
-//! | File | What it defines |
-//! |---|---|
-//! | `task_store.rs` | [`TaskStore`], [`TaskLimits`], [`TaskWatch`] |
-//! | `list.rs` | [`ListTasks`], the optional listing of legacy `tasks/list` |
-//! | `error.rs` | [`StoreError`] |
-//! | `record.rs` | [`TaskRecord`] and its [`weight`](TaskRecord::weight) |
-//! | `json.rs` | the JSON form of a record |
-//! | `change.rs` | [`TaskChange`], the one state machine of a task |
-//! | `stored.rs` | [`StoredJson`]: questions, answers and results kept as text |
-//! | `keyed.rs` | [`Keyed`]: what a task keeps by input key |
-//! | `call.rs` | [`ResumableCall`]: what a resumable task keeps of its call |
+//! Layers, bottom up: keyed, stored, call, record, change, json, error, list, task_store.
 
 mod call;
 mod change;

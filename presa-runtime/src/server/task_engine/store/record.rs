@@ -23,7 +23,9 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{Map, Value};
 
-use super::{Keyed, StoredAnswers, StoredCall, StoredJson, StoredRequests, StoredResult};
+use super::call::StoredCall;
+use super::keyed::Keyed;
+use super::stored::{StoredAnswers, StoredJson, StoredRequests, StoredResult};
 use crate::wire::{DetailedTask, ErrorObject, InputRequests, Task, TaskStatus, json_len};
 
 /// What every record costs besides its contents: ids, times, the status,

@@ -28,7 +28,7 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::Keyed;
+use super::keyed::Keyed;
 use crate::util::{LastSeen, shared_with_last};
 use crate::wire::{InputRequest, InputResponse};
 

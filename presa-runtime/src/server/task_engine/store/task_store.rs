@@ -10,8 +10,11 @@ use std::time::SystemTime;
 use async_trait::async_trait;
 use futures::stream::BoxStream;
 
-use super::Lease;
-use super::{ListTasks, StoreError, TaskChange, TaskRecord};
+use super::super::lease::Lease;
+use super::change::TaskChange;
+use super::error::StoreError;
+use super::list::ListTasks;
+use super::record::TaskRecord;
 
 /// What a store may hold. The engine passes them with every call that can
 /// make a store grow, so a store needs no settings of its own; they come

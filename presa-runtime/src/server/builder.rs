@@ -13,15 +13,16 @@ use super::catalog::registered::{
     RegisteredPrompt, RegisteredResource, RegisteredTool, RegistrationError,
 };
 use super::catalog::registry::{Registry, Requirements};
-use super::core::error::ErrorDetails;
-use super::core::state::StateMap;
+use super::handlers::prompt::PromptHandler;
+use super::handlers::resource::ResourceHandler;
+use super::handlers::tool::ToolHandler;
 use super::input::request_state::{self, StateCodec};
-use super::prompts::prompt::PromptHandler;
-use super::resources::resource::ResourceHandler;
+use super::request::error::ErrorDetails;
+use super::request::state::StateMap;
 use super::router::{Server, Shared};
-use super::tasks::store::TaskStore;
-use super::tasks::{InMemoryTaskStore, TaskEngine, TaskSettings};
-use super::tools::tool::ToolHandler;
+use super::serving::connection::CLOSE_DRAIN;
+use super::task_engine::store::TaskStore;
+use super::task_engine::{InMemoryTaskStore, TaskEngine, TaskSettings};
 use crate::util::Budget;
 use crate::wire::{Implementation, PROTOCOL_VERSION, ResultMeta, TASKS_EXTENSION};
 
@@ -56,7 +57,7 @@ impl Server {
             memory_limit: DEFAULT_MEMORY_LIMIT,
             connection_memory_limit: DEFAULT_CONNECTION_MEMORY_LIMIT,
             max_answer_size: DEFAULT_MAX_ANSWER_SIZE,
-            drain_period: super::CLOSE_DRAIN,
+            drain_period: CLOSE_DRAIN,
             extensions: BTreeMap::new(),
             tasks: None,
             task_store: None,

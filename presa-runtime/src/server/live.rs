@@ -5,10 +5,10 @@ use super::catalog::registered::{
     RegisteredPrompt, RegisteredResource, RegisteredTool, RegistrationError,
 };
 use super::catalog::registry::Requirements;
-use super::prompts::prompt::PromptHandler;
-use super::resources::resource::ResourceHandler;
+use super::handlers::prompt::PromptHandler;
+use super::handlers::resource::ResourceHandler;
+use super::handlers::tool::ToolHandler;
 use super::router::{Server, Shared};
-use super::tools::tool::ToolHandler;
 
 impl Server {
     /// Adds a tool, and tells the listeners following `toolsListChanged`.

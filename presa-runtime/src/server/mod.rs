@@ -26,10 +26,11 @@
 //!    the argument check, since it reads the typed arguments, so for such a
 //!    tool bad arguments are reported before a missing Tasks declaration.)
 //!
-//! Steps 1 to 3 happen once per request, in `core/validate`, which parses the
+//! Steps 1 to 3 happen once per request, in `request/validate`, which parses the
 //! method into a [`Method`](crate::wire::Method); everything after matches on
-//! that enum. Steps 4 and 5 belong to each method: `tools/call` (`tools/call.rs`),
-//! `prompts/get` (`prompts/get_prompt.rs`), `resources/read` (`resources/read.rs`).
+//! that enum. Steps 4 and 5 belong to each method: `tools/call`
+//! (`methods/tools_call.rs`), `prompts/get` (`methods/prompts_get.rs`),
+//! `resources/read` (`methods/resources_read.rs`).
 //!
 //! # Tools, prompts and resources
 //!
@@ -52,26 +53,11 @@
 //!
 //! # Inside the module
 //!
-//! One concept per folder; each folder's own docs list its files. Every
-//! file knows only the files listed before it here, so the server has no
-//! import cycles (a folder may appear on two rows when its files sit at
-//! two levels):
+//! One concept per folder, one layer per folder; each file's first line
+//! says what it holds. A room (a folder, or a file at this root) knows
+//! only the rooms before it here, so the server has no import cycles:
 //!
-//! | files | what they hold |
-//! |---|---|
-//! | `core/{error, reply, state, stream, validate}` | tool errors, error objects and responses, application state, the response stream, steps 1 to 3 |
-//! | `caller/`, `caller/authorize` | the caller's identity and scopes; who may call what |
-//! | `tasks/` | the task engine behind [`TaskStore`] |
-//! | `input/{violation, elicit, form, verdict, request_state}`, `legacy/peer`, `input/context` | schema violations in plain words, typed elicitation, compiled forms and the check of answers, a run's input and its verdict, signed MRTR state, a legacy session's requests to its client, what a handler runs with |
-//! | `tools/{args, extract, tool}`, `completion/completer`, `prompts/prompt`, `resources/resource` | argument checks, extractor parameters, and what a tool, a completer, a prompt and a resource are |
-//! | `catalog/{paged, changes, registered, registry}` | a list that can change while it is paged, the feed of changes, an entry checked at registration, what the server offers now |
-//! | `input/mrtr` | the MRTR pipeline the three handler methods share |
-//! | `tools/call`, `prompts/get_prompt`, `resources/read`, `completion/complete`, `subscriptions` | `tools/call`, `prompts/get`, `resources/read`, `completion/complete`, `subscriptions/listen` |
-//! | `router`, `builder`, `live` | [`Server`] and [`Server::handle`]; [`ServerBuilder`]; changing a running server |
-//! | `transports/{era, outbox}` | what a connection asks of the era its requests are read in, and where its messages go |
-//! | `legacy/` | legacy sessions, and a session's era on a connection (`legacy/connection`) |
-//! | `transports/{shutdown, signals, connection, in_process}` | how serving ends with every request answered, the signals that end a process, [`serve`] and [`in_process`]: a server on a transport |
-//! | `http/` | Streamable HTTP (feature `http-server`): a server as an axum endpoint |
+//! Layers, bottom up: request, caller, task_engine, input, handlers, catalog, methods, router, tasks, live, legacy, serving, http, builder.
 //!
 //! # Legacy sessions
 //!
@@ -80,61 +66,59 @@
 //! HTTP session) then serves the rest of its requests through
 //! [`legacy`](self) (`Server::handle_legacy`): the same handlers, with a
 //! `_meta` made from what `initialize` declared, input asked with requests
-//! of the server's own (`legacy/peer`, the `InputRoute::Legacy` of each
-//! request) instead of MRTR, and every answer in the
-//! legacy shapes. [`Server::handle`] itself keeps no session, so an
+//! of the server's own (`input/legacy/peer`, the `InputRoute::Legacy` of
+//! each request) instead of MRTR, and every answer in the legacy shapes.
+//! [`Server::handle`] itself keeps no session, so an
 //! `initialize` that reaches it is answered with a message naming the
 //! supported versions.
 
 mod builder;
 mod caller;
 mod catalog;
-mod completion;
-mod core;
+mod handlers;
 #[cfg(feature = "http-server")]
 pub mod http;
 pub(crate) mod input;
 mod live;
-mod prompts;
-mod resources;
+mod methods;
+mod request;
 mod router;
-mod subscriptions;
+mod serving;
+mod task_engine;
 pub mod tasks;
-mod tools;
-mod transports;
 
 pub use builder::ServerBuilder;
 pub use caller::authorize::Listing;
 pub use caller::{Caller, ScopeList, Scopes};
 pub use catalog::registered::RegistrationError;
-pub use completion::completer::{
+pub use handlers::args::{ArgsParser, ArgumentError, TextArgs, TextParam};
+pub use handlers::completer::{
     CompleteFn, Completer, CompletionContext, CompletionOutcome, IntoCompletion,
 };
-pub use core::error::{ErrorDetails, InputRequired, MASKED_ERROR_MESSAGE, ToolError};
-pub use core::state::{State, StateType};
-pub use core::stream::ResponseStream;
+#[cfg(feature = "http-server")]
+pub use handlers::extract::Headers;
+pub use handlers::extract::{Claims, FromContext};
+pub use handlers::prompt::{IntoPromptResult, PromptHandler, PromptResult};
+pub use handlers::resource::{
+    IntoReadResult, ReadCache, ReadRequest, ReadResult, ResourceDefinition, ResourceHandler,
+};
+pub use handlers::tool::{
+    IntoToolResult, Json, PolicyFn, TaskPolicy, TaskStart, ToolHandler, ToolPolicy, ToolResult,
+};
 pub use input::context::{Context, InputFuture, RequestInfo};
 pub use input::elicit::{Elicit, ElicitEnum, ElicitField, Elicitation};
 pub use input::form::{FormSchema, FormSchemaError};
 pub use input::request_state::StateError;
-pub use prompts::prompt::{IntoPromptResult, PromptHandler, PromptResult};
-pub use resources::resource::{
-    IntoReadResult, ReadCache, ReadRequest, ReadResult, ResourceDefinition, ResourceHandler,
-};
+pub use methods::subscriptions_listen::{MAX_LISTEN_TASK_IDS, MAX_RESOURCE_SUBSCRIPTIONS};
+pub use request::error::{ErrorDetails, InputRequired, MASKED_ERROR_MESSAGE, ToolError};
+pub use request::state::{State, StateType};
+pub use request::stream::ResponseStream;
 pub use router::Server;
-pub use subscriptions::{MAX_LISTEN_TASK_IDS, MAX_RESOURCE_SUBSCRIPTIONS};
-pub use tasks::store::TaskStore;
-pub use tasks::{InMemoryTaskStore, TaskSettings};
-pub use tools::args::{ArgsParser, ArgumentError, TextArgs, TextParam};
-#[cfg(feature = "http-server")]
-pub use tools::extract::Headers;
-pub use tools::extract::{Claims, FromContext};
-pub use tools::tool::{
-    IntoToolResult, Json, PolicyFn, TaskPolicy, TaskStart, ToolHandler, ToolPolicy, ToolResult,
-};
-pub use transports::connection::{CLOSE_DRAIN, MAX_SUBSCRIPTIONS, serve, serve_until};
-pub use transports::in_process::in_process;
-pub use transports::shutdown::FINAL_WRITE;
+pub use serving::connection::{CLOSE_DRAIN, MAX_SUBSCRIPTIONS, serve, serve_until};
+pub use serving::in_process::in_process;
+pub use serving::shutdown::FINAL_WRITE;
+pub use task_engine::store::TaskStore;
+pub use task_engine::{InMemoryTaskStore, TaskSettings};
 
 pub use crate::schema::ToolParam;
 pub use crate::util::BoxFuture;
@@ -143,4 +127,4 @@ pub use crate::wire::TASKS_EXTENSION;
 // Legacy sessions, and what they make public: deleting 2025-11-25 support
 // deletes these lines with the folder.
 mod legacy;
-pub use legacy::peer::MAX_OUTBOUND;
+pub use input::legacy::peer::MAX_OUTBOUND;

@@ -12,25 +12,25 @@ use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use super::caller::Caller;
-use super::caller::authorize::{ScopeRules, Shows};
+use super::caller::authorize::{ListFilter, ScopeRules};
 use super::catalog::registry::Registry;
-use super::completion::complete::complete;
-use super::core::error::ErrorDetails;
-use super::core::reply::{
+use super::input::context::InputRoute;
+use super::input::request_state::StateCodec;
+use super::methods::completion_complete::complete;
+use super::methods::mrtr::{Inbound, RequestEnv};
+use super::methods::prompts_get::get_prompt;
+use super::methods::resources_read::read_resource;
+use super::methods::subscriptions_listen::{ListenEnv, listen};
+use super::methods::tools_call::call_tool;
+use super::request::error::ErrorDetails;
+use super::request::reply::{
     internal_error, method_not_found, panic_message, parse_params, respond, tasks_not_declared,
     to_value,
 };
-use super::core::state::StateMap;
-use super::core::stream::ResponseStream;
-use super::core::validate::{Validated, validate};
-use super::input::context::InputRoute;
-use super::input::mrtr::{Inbound, RequestEnv};
-use super::input::request_state::StateCodec;
-use super::prompts::get_prompt::get_prompt;
-use super::resources::read::read_resource;
-use super::subscriptions::{ListenEnv, listen};
-use super::tasks::{Resume, TaskEngine};
-use super::tools::call::call_tool;
+use super::request::state::StateMap;
+use super::request::stream::ResponseStream;
+use super::request::validate::{Validated, validate};
+use super::task_engine::{Resume, TaskEngine};
 use crate::util::{Budget, Charge};
 use crate::wire::{
     CacheScope, DiscoverResult, EmptyResult, ErrorObject, Implementation, Message, Method,
@@ -80,8 +80,8 @@ pub(super) struct Shared {
 
 impl Shared {
     /// What lists show `caller`.
-    pub(super) fn shows<'a>(&'a self, caller: &'a Caller) -> Shows<'a> {
-        Shows {
+    pub(super) fn list_filter<'a>(&'a self, caller: &'a Caller) -> ListFilter<'a> {
+        ListFilter {
             rules: &self.scope_rules,
             caller,
         }
@@ -255,18 +255,18 @@ impl Server {
         let registry = &shared.registry;
         let list_meta = &shared.result_meta;
         let caller = caller.clone();
-        let shows = shared.shows(&caller);
+        let filter = shared.list_filter(&caller);
         let stream = match method {
             Method::ServerDiscover => ResponseStream::ready(respond(id, Ok(shared.discover()))),
-            Method::ToolsList => list(id, params, |p| registry.tools_page(p, list_meta, &shows)),
+            Method::ToolsList => list(id, params, |p| registry.tools_page(p, list_meta, &filter)),
             Method::PromptsList => {
-                list(id, params, |p| registry.prompts_page(p, list_meta, &shows))
+                list(id, params, |p| registry.prompts_page(p, list_meta, &filter))
             }
             Method::ResourcesList => list(id, params, |p| {
-                registry.resources_page(p, list_meta, &shows)
+                registry.resources_page(p, list_meta, &filter)
             }),
             Method::ResourceTemplatesList => list(id, params, |p| {
-                registry.templates_page(p, list_meta, &shows)
+                registry.templates_page(p, list_meta, &filter)
             }),
             Method::ToolsCall => {
                 let charge = charge.take().unwrap_or_else(Charge::none);
@@ -482,6 +482,6 @@ fn acknowledgement(meta: &ResultMeta) -> Value {
 fn resumer(shared: std::sync::Weak<Shared>) -> Resume {
     Arc::new(move |record, link| {
         let shared = shared.upgrade()?;
-        super::tools::call::resume_task(&shared.env(&InputRoute::Mrtr), record, link)
+        super::methods::tools_call::resume_task(&shared.env(&InputRoute::Mrtr), record, link)
     })
 }

@@ -28,8 +28,8 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::Caller;
-use crate::server::core::reply::insufficient_scope;
+use super::identity::Caller;
+use crate::server::request::reply::insufficient_scope;
 use crate::wire::{CacheScope, ErrorObject};
 
 /// Which handlers a list shows a caller (rule 4).
@@ -118,15 +118,15 @@ pub(crate) fn authorize(
     }
 }
 
-/// What a list shows one caller (rule 4).
-pub(crate) struct Shows<'a> {
+/// Which entries a list shows one caller (rule 4).
+pub(crate) struct ListFilter<'a> {
     pub rules: &'a ScopeRules,
     pub caller: &'a Caller,
 }
 
-impl Shows<'_> {
+impl ListFilter<'_> {
     /// Whether the list shows a handler that requires `scopes`.
-    pub fn shows(&self, scopes: &[&str]) -> bool {
+    pub fn admits(&self, scopes: &[&str]) -> bool {
         self.rules.lists(self.caller, scopes)
     }
 

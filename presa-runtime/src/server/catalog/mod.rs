@@ -2,12 +2,7 @@
 //! that the application changes while the server runs, and the feed of
 //! those changes that `subscriptions/listen` follows.
 //!
-//! | file | what it holds |
-//! |---|---|
-//! | `paged` | a list that can change while it is paged, with cursors that stay valid |
-//! | `changes` | the bounded feed of changes |
-//! | `registered` | an entry checked once, at registration |
-//! | `registry` | the live catalogs, their pages and the capabilities they add up to |
+//! Layers, bottom up: changes, paged, registered, registry.
 
 pub(crate) mod changes;
 pub(crate) mod paged;

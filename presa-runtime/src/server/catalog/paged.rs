@@ -17,12 +17,12 @@ use std::time::Duration;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
-use crate::server::core::reply::invalid_params;
+use crate::server::request::reply::invalid_params;
 use crate::wire::ErrorObject;
 
 /// An entry of a catalog, known by a key unique within it: a tool or
 /// prompt name, a resource URI, a URI template.
-pub(crate) trait Keyed {
+pub(crate) trait CatalogEntry {
     fn key(&self) -> &str;
 }
 
@@ -67,7 +67,7 @@ pub(crate) struct Page<'a, T> {
     pub next_cursor: Option<String>,
 }
 
-impl<T: Keyed> Catalog<T> {
+impl<T: CatalogEntry> Catalog<T> {
     /// Adds `entry` at the end; gives it back when its key is taken.
     pub fn insert(&mut self, entry: T) -> Result<(), T> {
         if self.index.contains_key(entry.key()) {
@@ -133,7 +133,7 @@ fn decode_cursor(cursor: &str) -> Option<u64> {
 mod tests {
     use super::*;
 
-    impl Keyed for String {
+    impl CatalogEntry for String {
         fn key(&self) -> &str {
             self
         }

@@ -5,13 +5,13 @@
 
 use std::sync::Arc;
 
-use super::paged::Keyed;
-use crate::server::core::error::Failure;
-use crate::server::core::state::StateType;
-use crate::server::prompts::prompt::PromptHandler;
-use crate::server::resources::resource::{ReadCache, ResourceDefinition, ResourceHandler};
-use crate::server::tools::args::ArgumentSchema;
-use crate::server::tools::tool::{TaskStart, ToolHandler, ToolPolicy};
+use super::paged::CatalogEntry;
+use crate::server::handlers::args::ArgumentSchema;
+use crate::server::handlers::prompt::PromptHandler;
+use crate::server::handlers::resource::{ReadCache, ResourceDefinition, ResourceHandler};
+use crate::server::handlers::tool::{TaskStart, ToolHandler, ToolPolicy};
+use crate::server::request::error::Failure;
+use crate::server::request::state::StateType;
 use crate::wire::headers::{HeaderParam, header_params};
 use crate::wire::scope_token;
 use crate::wire::{
@@ -124,7 +124,7 @@ impl RegisteredTool {
     }
 }
 
-impl Keyed for RegisteredTool {
+impl CatalogEntry for RegisteredTool {
     fn key(&self) -> &str {
         self.name()
     }
@@ -162,7 +162,7 @@ impl RegisteredPrompt {
     }
 }
 
-impl Keyed for RegisteredPrompt {
+impl CatalogEntry for RegisteredPrompt {
     fn key(&self) -> &str {
         &self.definition.name
     }
@@ -259,7 +259,7 @@ impl RegisteredResource {
     }
 }
 
-impl Keyed for RegisteredResource {
+impl CatalogEntry for RegisteredResource {
     /// The URI of a fixed resource; the template text of a template.
     fn key(&self) -> &str {
         match &self.entry {

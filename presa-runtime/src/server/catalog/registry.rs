@@ -26,13 +26,13 @@ use serde_json::Map;
 use tokio::sync::broadcast;
 
 use super::changes::{Change, ChangeFeed};
-use super::paged::{Catalog, Keyed, ListSettings};
+use super::paged::{Catalog, CatalogEntry, ListSettings};
 use super::registered::{
     RegisteredPrompt, RegisteredResource, RegisteredTool, RegistrationError, ResourceEntry,
 };
-use crate::server::caller::authorize::Shows;
-use crate::server::core::state::{StateMap, StateType};
-use crate::server::tools::tool::{TaskPolicy, ToolPolicy};
+use crate::server::caller::authorize::ListFilter;
+use crate::server::handlers::tool::{TaskPolicy, ToolPolicy};
+use crate::server::request::state::{StateMap, StateType};
 use crate::util::{read, write};
 use crate::wire::{
     ErrorObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
@@ -341,11 +341,11 @@ impl Registry {
         &self,
         params: PaginatedParams,
         meta: &ResultMeta,
-        shows: &Shows<'_>,
+        filter: &ListFilter<'_>,
     ) -> Result<ListToolsResult, ErrorObject> {
         let tools = read(&self.tools);
         let (tools, next_cursor) = self.page(&tools, params, |t| {
-            shows.shows(t.scopes).then(|| t.definition.clone())
+            filter.admits(t.scopes).then(|| t.definition.clone())
         })?;
         Ok(ListToolsResult {
             result_type: ResultType::Complete,
@@ -354,7 +354,7 @@ impl Registry {
             },
             next_cursor,
             ttl_ms: self.ttl_ms(),
-            cache_scope: shows.cache_scope(),
+            cache_scope: filter.cache_scope(),
             meta: Some(meta.clone()),
         })
     }
@@ -364,11 +364,11 @@ impl Registry {
         &self,
         params: PaginatedParams,
         meta: &ResultMeta,
-        shows: &Shows<'_>,
+        filter: &ListFilter<'_>,
     ) -> Result<ListPromptsResult, ErrorObject> {
         let prompts = read(&self.prompts);
         let (prompts, next_cursor) = self.page(&prompts, params, |p| {
-            shows.shows(p.scopes).then(|| p.definition.clone())
+            filter.admits(p.scopes).then(|| p.definition.clone())
         })?;
         Ok(ListPromptsResult {
             result_type: ResultType::Complete,
@@ -377,7 +377,7 @@ impl Registry {
             },
             next_cursor,
             ttl_ms: self.ttl_ms(),
-            cache_scope: shows.cache_scope(),
+            cache_scope: filter.cache_scope(),
             meta: Some(meta.clone()),
         })
     }
@@ -387,11 +387,11 @@ impl Registry {
         &self,
         params: PaginatedParams,
         meta: &ResultMeta,
-        shows: &Shows<'_>,
+        filter: &ListFilter<'_>,
     ) -> Result<ListResourcesResult, ErrorObject> {
         let resources = read(&self.resources);
         let (resources, next_cursor) = self.page(&resources.fixed, params, |r| match &r.entry {
-            ResourceEntry::Fixed(resource) if shows.shows(r.scopes) => Some(resource.clone()),
+            ResourceEntry::Fixed(resource) if filter.admits(r.scopes) => Some(resource.clone()),
             _ => None,
         })?;
         Ok(ListResourcesResult {
@@ -401,7 +401,7 @@ impl Registry {
             },
             next_cursor,
             ttl_ms: self.ttl_ms(),
-            cache_scope: shows.cache_scope(),
+            cache_scope: filter.cache_scope(),
             meta: Some(meta.clone()),
         })
     }
@@ -411,12 +411,12 @@ impl Registry {
         &self,
         params: PaginatedParams,
         meta: &ResultMeta,
-        shows: &Shows<'_>,
+        filter: &ListFilter<'_>,
     ) -> Result<ListResourceTemplatesResult, ErrorObject> {
         let resources = read(&self.resources);
         let (templates, next_cursor) =
             self.page(&resources.templates, params, |r| match &r.entry {
-                ResourceEntry::Template { listing, .. } if shows.shows(r.scopes) => {
+                ResourceEntry::Template { listing, .. } if filter.admits(r.scopes) => {
                     Some(listing.clone())
                 }
                 _ => None,
@@ -428,13 +428,13 @@ impl Registry {
             },
             next_cursor,
             ttl_ms: self.ttl_ms(),
-            cache_scope: shows.cache_scope(),
+            cache_scope: filter.cache_scope(),
             meta: Some(meta.clone()),
         })
     }
 
     /// The listings of one page of `catalog`, and the cursor of the next.
-    fn page<T: Keyed, L>(
+    fn page<T: CatalogEntry, L>(
         &self,
         catalog: &Catalog<T>,
         params: PaginatedParams,

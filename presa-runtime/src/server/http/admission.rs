@@ -74,7 +74,7 @@ use axum::http::request::Parts;
 
 use super::forwarded::ClientAddress;
 use crate::server::caller::Caller;
-use crate::server::core::reply::{too_many_bodies, too_many_requests, too_many_streams};
+use crate::server::request::reply::{too_many_bodies, too_many_requests, too_many_streams};
 use crate::util::lock;
 use crate::wire::ErrorObject;
 

@@ -45,7 +45,7 @@ use futures::StreamExt;
 use tokio::time::Instant;
 
 use super::respond::with_status;
-use crate::server::core::reply::{invalid_request, memory_busy};
+use crate::server::request::reply::{invalid_request, memory_busy};
 use crate::util::{Budget, Charge};
 
 /// How long a request body has to arrive whole, by default, from when the

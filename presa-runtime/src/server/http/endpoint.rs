@@ -77,10 +77,10 @@ use super::headers;
 use super::respond::{json_response, method_not_allowed, respond, with_status};
 use super::serve::{Listen, Serve, Settings, Standalone};
 use crate::server::caller::{Caller, without_credentials};
-use crate::server::core::reply::{invalid_request, memory_busy};
+use crate::server::request::reply::{invalid_request, memory_busy};
 use crate::server::router::Server;
-use crate::server::transports::connection::request_footprint;
-use crate::server::transports::shutdown::{Shutdown, ShutdownSwitch, not_run};
+use crate::server::serving::connection::request_footprint;
+use crate::server::serving::shutdown::{Shutdown, ShutdownSwitch, not_run};
 use crate::wire::{
     ErrorObject, FrameError, Message, Method, RequestId, Response as JsonRpcResponse, codes,
 };
@@ -131,7 +131,7 @@ impl StreamableHttp {
             },
             standalone: Settings::default(),
         }
-        .legacy_sessions(super::LegacySessions::default())
+        .legacy_sessions(super::legacy::LegacySessions::default())
     }
 
     fn configure(mut self, change: impl FnOnce(&mut Endpoint)) -> Self {
@@ -217,9 +217,9 @@ impl StreamableHttp {
     }
 
     /// How the legacy transport keeps its sessions and streams (see
-    /// [`LegacySessions`](super::LegacySessions) for each setting and its
+    /// [`LegacySessions`](super::legacy::LegacySessions) for each setting and its
     /// default).
-    pub fn legacy_sessions(self, settings: super::LegacySessions) -> Self {
+    pub fn legacy_sessions(self, settings: super::legacy::LegacySessions) -> Self {
         let legacy = super::legacy::LegacyTransport::new(settings);
         self.configure(|e| e.era = Box::new(legacy))
     }

@@ -21,7 +21,7 @@ use super::guard::AllowedHosts;
 use super::respond::method_not_allowed;
 use crate::server::caller::Caller;
 use crate::server::router::Server;
-use crate::server::transports::shutdown::Shutdown;
+use crate::server::serving::shutdown::Shutdown;
 use crate::wire::Message;
 
 /// What the endpoint holds; shared by every request, and with its era.

@@ -22,7 +22,7 @@ use std::borrow::Cow;
 use axum::http::HeaderMap;
 use serde_json::{Map, Value};
 
-use crate::server::core::reply::header_mismatch;
+use crate::server::request::reply::header_mismatch;
 use crate::server::router::Server;
 use crate::wire::headers::{self, HeaderParam, decode_value};
 use crate::wire::{ErrorObject, META_PROTOCOL_VERSION, Method, Request};

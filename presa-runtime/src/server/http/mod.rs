@@ -11,19 +11,7 @@
 //! `initialize` instead, and its requests come under `Mcp-Session-Id`
 //! (`legacy`), still authenticated one by one.
 //!
-//! | file | what it holds |
-//! |---|---|
-//! | `guard` | [`AllowedHosts`]: the DNS-rebinding check of `Host` and `Origin` |
-//! | `forwarded` | [`TrustedProxies`] and [`ClientAddress`]: who the client is behind a reverse proxy |
-//! | `auth` | [`Authenticator`], [`BearerTokens`], [`ProtectedResourceMetadata`] |
-//! | `admission` | what one caller may hold at once: bodies being read, listen streams and requests in progress, counted by subject (anonymous callers by network) |
-//! | `body` | reading a request body within its size, its time and its pace, charged to the memory budget as it arrives |
-//! | `headers` | the `Mcp-*` headers checked against the body |
-//! | `respond` | JSON or an event stream, and the status of each error |
-//! | `era` | what the endpoint holds, what it asks of the era it serves beside the modern one, and the modern answers |
-//! | `legacy/` | legacy clients (2025-11-25 and earlier): the legacy transport, the endpoint's other era: its requests and its [`LegacySessions`] settings, resumable event streams (`legacy/events`), the `Mcp-Session-Id` sessions (`legacy/session`) |
-//! | `endpoint` | [`StreamableHttp`]: routes, the order of checks |
-//! | `serve` | [`Serve`]: the standalone server, its bounds on connections and its shutdown |
+//! Layers, bottom up: forwarded, guard, headers, respond, serve, admission, body, auth, era, legacy, endpoint.
 
 mod admission;
 mod auth;

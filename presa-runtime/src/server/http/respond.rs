@@ -30,8 +30,8 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures::{StreamExt, stream};
 
-use crate::server::core::reply::RETRY_AFTER_SECONDS;
-use crate::server::core::stream::ResponseStream;
+use crate::server::request::reply::RETRY_AFTER_SECONDS;
+use crate::server::request::stream::ResponseStream;
 use crate::wire::{ErrorObject, Message, Outcome, Response as JsonRpcResponse, codes};
 
 /// How often a quiet event stream sends a comment, so that proxies and

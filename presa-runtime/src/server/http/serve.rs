@@ -57,8 +57,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
 
-use crate::server::transports::shutdown::{FINAL_WRITE, Shutdown, ShutdownSwitch};
-use crate::server::transports::signals::{signalled, termination_signals};
+use crate::server::serving::shutdown::{FINAL_WRITE, Shutdown, ShutdownSwitch};
+use crate::server::serving::signals::{signalled, termination_signals};
 
 /// How long a connection of the standalone server has to send a request's
 /// complete headers, from when it is accepted or its last response is

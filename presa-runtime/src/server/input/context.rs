@@ -18,9 +18,9 @@ use super::form::FormSchema;
 use super::question::Question;
 use super::verdict::InputBook;
 use crate::server::caller::Caller;
-use crate::server::core::error::{InputRequired, ToolError};
-use crate::server::core::state::{State, StateMap};
-use crate::server::tasks::TaskLink;
+use crate::server::request::error::{InputRequired, ToolError};
+use crate::server::request::state::{State, StateMap};
+use crate::server::task_engine::TaskLink;
 use crate::util::{BoxFuture, lock};
 use crate::wire::{
     AbsoluteUrl, ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitAction,
@@ -60,7 +60,7 @@ pub(crate) enum InputRoute {
     /// the run waits; inside a task, the task shows `input_required`
     /// meanwhile.
     Legacy {
-        peer: crate::server::legacy::peer::PeerLink,
+        peer: super::legacy::peer::PeerLink,
         task: Option<TaskLink>,
     },
 }

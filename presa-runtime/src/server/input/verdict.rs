@@ -25,8 +25,8 @@
 
 use litemap::LiteMap;
 
-use crate::server::core::error::{Failure, Origin};
-use crate::server::core::reply::{internal_error, missing_capability, rejected};
+use crate::server::request::error::{Failure, Origin};
+use crate::server::request::reply::{internal_error, missing_capability, rejected};
 use crate::util::Digest256;
 use crate::wire::{
     ErrorObject, InputCapability, InputRequest, InputRequests, InputResponse, InputResponses,

@@ -39,13 +39,13 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-use super::peer::PeerLink;
-use super::{LegacySession, SESSION_QUEUE};
+use super::session::{LegacySession, SESSION_QUEUE};
 use crate::server::caller::Caller;
-use crate::server::core::stream::ResponseStream;
+use crate::server::input::legacy::peer::PeerLink;
+use crate::server::request::stream::ResponseStream;
 use crate::server::router::Server;
-use crate::server::transports::era::{Era, Modern};
-use crate::server::transports::outbox::Outbox;
+use crate::server::serving::era::{Era, Modern};
+use crate::server::serving::outbox::Outbox;
 use crate::transport::FrameSender;
 use crate::util::{BoxFuture, Budget, Charge, lock};
 use crate::wire::legacy::opens_session;

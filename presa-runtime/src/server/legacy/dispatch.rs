@@ -7,17 +7,17 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use super::session::LegacySession;
 use super::tasks::TaskOp;
-use super::{LegacySession, empty, refused};
 use crate::server::caller::Caller;
-use crate::server::core::reply::{
+use crate::server::handlers::tool::{TaskPolicy, ToolPolicy};
+use crate::server::input::context::InputRoute;
+use crate::server::methods::subscriptions_listen::MAX_RESOURCE_SUBSCRIPTIONS;
+use crate::server::request::reply::{
     invalid_request, method_not_found, parse_params, respond, to_value,
 };
-use crate::server::core::stream::ResponseStream;
-use crate::server::input::context::InputRoute;
+use crate::server::request::stream::ResponseStream;
 use crate::server::router::{Routed, Server};
-use crate::server::subscriptions::MAX_RESOURCE_SUBSCRIPTIONS;
-use crate::server::tools::tool::{TaskPolicy, ToolPolicy};
 use crate::util::{Charge, lock};
 use crate::wire::legacy::lifecycle::{SetLevelParams, SubscribeParams};
 use crate::wire::legacy::render::{
@@ -179,9 +179,9 @@ impl Server {
     /// One page of tools, each telling whether it runs as a task.
     fn legacy_tools(&self, params: Option<Value>, caller: &Caller) -> Result<Value, ErrorObject> {
         let shared = self.shared();
-        let shows = shared.shows(caller);
+        let filter = shared.list_filter(caller);
         let page = parse_params::<PaginatedParams>(params)
-            .and_then(|p| shared.registry.tools_page(p, &shared.result_meta, &shows))?;
+            .and_then(|p| shared.registry.tools_page(p, &shared.result_meta, &filter))?;
         let mut page = to_value(page);
         if let Some(tools) = page.get_mut("tools").and_then(Value::as_array_mut) {
             for tool in tools {
@@ -295,4 +295,14 @@ fn legacy_response(response: Response) -> Response {
         outcome,
         ..response
     }
+}
+
+/// The empty result of `ping`, `logging/setLevel` and the subscriptions.
+fn empty() -> Value {
+    Value::Object(Map::new())
+}
+
+/// A response that is the id's error `error`.
+fn refused(id: RequestId, error: ErrorObject) -> Response {
+    respond(id, Err(error))
 }

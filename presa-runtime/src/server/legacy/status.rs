@@ -18,15 +18,16 @@
 use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
+use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use super::tasks::legacy_view;
 use crate::server::caller::Caller;
-use crate::server::tasks::TaskEngine;
+use crate::server::task_engine::TaskEngine;
+use crate::server::task_engine::store::TaskRecord;
 use crate::util::lock;
 use crate::wire::legacy::TASKS_STATUS;
-use crate::wire::legacy::tasks::TaskStatusParams;
+use crate::wire::legacy::tasks::{LegacyTask, TaskStatusParams};
 use crate::wire::{Message, Notification, Outcome, Response, ResultType, TaskStatus};
 
 /// The followers of a session's tasks; dropping it stops them all (rule 3).
@@ -108,9 +109,27 @@ async fn follow(
         }
         told = task.status;
         let params = TaskStatusParams { task, meta: None };
-        let notice = Notification::new(TASKS_STATUS, crate::server::core::reply::to_value(params));
+        let notice = Notification::new(
+            TASKS_STATUS,
+            crate::server::request::reply::to_value(params),
+        );
         if queue.send(notice.into()).await.is_err() || told.is_terminal() {
             return;
         }
     }
+}
+
+/// The task as a legacy client sees it: in 2025-11-25 fields, and
+/// `failed` when its tool returned an `isError` result.
+pub(super) fn legacy_view(record: &TaskRecord) -> LegacyTask {
+    let mut task = LegacyTask::from(record.to_task());
+    let is_error = task.status == TaskStatus::Completed
+        && record
+            .result()
+            .and_then(|result| result.get("isError").and_then(Value::as_bool))
+            == Some(true);
+    if task.status == TaskStatus::Completed && is_error {
+        task.status = TaskStatus::Failed;
+    }
+    task
 }

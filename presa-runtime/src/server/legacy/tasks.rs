@@ -23,7 +23,7 @@
 //!    would have, with `related-task` in `_meta` and structured output
 //!    wrapped as the task's tool wraps it (rule 5 of
 //!    [`render`](crate::wire::legacy::render)); `tasks/list` pages the
-//!    caller's tasks, [`LIST_PAGE`](crate::server::tasks) at a time, when
+//!    caller's tasks, [`LIST_PAGE`] at a time, when
 //!    the store lists ([`ListTasks`](crate::server::tasks::store::ListTasks)):
 //!    otherwise it is `-32601`, and the server declares no `tasks.list`;
 //! 5. an anonymous caller's tasks belong to its session, so two anonymous
@@ -32,21 +32,82 @@
 
 use std::sync::Arc;
 
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use futures::StreamExt;
 use serde_json::{Map, Value};
 
-use super::LegacySession;
-use crate::server::core::reply::{
-    internal_error, invalid_params, method_not_found, parse_params, respond, to_value,
+use super::session::LegacySession;
+use super::status::legacy_view;
+use crate::server::caller::Caller;
+use crate::server::request::reply::{
+    internal_error, invalid_params, method_not_found, parse_params, respond, task_not_found,
+    to_value,
 };
-use crate::server::core::stream::ResponseStream;
+use crate::server::request::stream::ResponseStream;
 use crate::server::router::Server;
-use crate::server::tasks::TaskEngine;
-use crate::server::tasks::store::TaskRecord;
+use crate::server::task_engine::store::TaskRecord;
+use crate::server::task_engine::{TaskEngine, store_failed};
+use crate::wire::legacy::TASKS_LIST;
 use crate::wire::legacy::render::{wrap_structured_content, wraps_output};
 use crate::wire::legacy::tasks::{
-    GetTaskResult, LegacyTask, ListTasksParams, ListTasksResult, RELATED_TASK, RelatedTask,
+    GetTaskResult, ListTasksParams, ListTasksResult, RELATED_TASK, RelatedTask,
 };
 use crate::wire::{ErrorObject, RequestId, TaskIdParams, TaskStatus};
+
+/// How many tasks one page of legacy `tasks/list` holds.
+pub(super) const LIST_PAGE: usize = 100;
+
+impl TaskEngine {
+    /// Whether the store lists tasks ([`TaskStore::lister`]), and so
+    /// whether legacy `tasks/list` is offered.
+    ///
+    /// [`TaskStore::lister`]: crate::server::tasks::store::TaskStore::lister
+    pub fn lists(&self) -> bool {
+        self.store.lister().is_some()
+    }
+
+    /// One page of `caller`'s tasks, in order of id, after the task
+    /// `cursor` names, and the cursor of the next page (legacy
+    /// `tasks/list`); `-32601` when the store does not list, `-32602` for
+    /// a cursor the server never issued.
+    pub async fn list(
+        &self,
+        caller: &Caller,
+        cursor: Option<&str>,
+    ) -> Result<(Vec<Arc<TaskRecord>>, Option<String>), ErrorObject> {
+        self.start_sweeper();
+        let Some(lister) = self.store.lister() else {
+            return Err(method_not_found(TASKS_LIST));
+        };
+        let after = cursor.map(decode_cursor).transpose()?;
+        let owner = caller.task_owner();
+        let page = lister
+            .list(owner.as_deref(), after.as_deref(), LIST_PAGE)
+            .await
+            .map_err(|e| store_failed("list", e))?;
+        let next = (page.len() == LIST_PAGE)
+            .then(|| page.last().map(|record| encode_cursor(&record.id)))
+            .flatten();
+        Ok((page, next))
+    }
+
+    /// The task once it has ended (legacy `tasks/result`), followed as a
+    /// listener would; `-32602` if it is unknown, someone else's, or
+    /// expires first.
+    pub async fn ended(&self, id: &str, caller: &Caller) -> Result<Arc<TaskRecord>, ErrorObject> {
+        let mut watches = self.watch_owned(&[id.to_owned()], caller).await?;
+        let Some((_, mut watch)) = watches.pop() else {
+            return Err(task_not_found("retrieve"));
+        };
+        while let Some(record) = watch.next().await {
+            if record.status.is_terminal() {
+                return Ok(record);
+            }
+        }
+        Err(task_not_found("retrieve"))
+    }
+}
 
 /// The legacy task methods.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,21 +217,6 @@ fn shown(record: &TaskRecord) -> Value {
     })
 }
 
-/// The task as a legacy client sees it: in 2025-11-25 fields, and
-/// `failed` when its tool returned an `isError` result.
-pub(super) fn legacy_view(record: &TaskRecord) -> LegacyTask {
-    let mut task = LegacyTask::from(record.to_task());
-    let is_error = task.status == TaskStatus::Completed
-        && record
-            .result()
-            .and_then(|result| result.get("isError").and_then(Value::as_bool))
-            == Some(true);
-    if task.status == TaskStatus::Completed && is_error {
-        task.status = TaskStatus::Failed;
-    }
-    task
-}
-
 /// What `tasks/result` answers for a finished task: what the call would
 /// have answered, tied to the task.
 fn outcome(server: &Server, record: &TaskRecord) -> Result<Value, ErrorObject> {
@@ -197,5 +243,37 @@ fn outcome(server: &Server, record: &TaskRecord) -> Result<Value, ErrorObject> {
             "Task `{}` was cancelled: it has no result",
             record.id
         ))),
+    }
+}
+
+/// What every cursor of `tasks/list` says before the task id it follows.
+const CURSOR_PREFIX: &str = "presa-task:";
+
+/// The cursor of the page after task `id`.
+fn encode_cursor(id: &str) -> String {
+    URL_SAFE_NO_PAD.encode(format!("{CURSOR_PREFIX}{id}"))
+}
+
+/// The task id `cursor` names; `-32602` for one the server never issued.
+fn decode_cursor(cursor: &str) -> Result<String, ErrorObject> {
+    URL_SAFE_NO_PAD
+        .decode(cursor)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .and_then(|text| text.strip_prefix(CURSOR_PREFIX).map(str::to_owned))
+        .ok_or_else(|| invalid_params(format!("Invalid cursor {cursor:?}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cursor_names_the_task_it_follows_and_others_are_invalid() {
+        let cursor = encode_cursor("t1");
+        assert_eq!(decode_cursor(&cursor).unwrap(), "t1");
+        for forged in ["bogus", "t1", "", &URL_SAFE_NO_PAD.encode("t1")] {
+            assert_eq!(decode_cursor(forged).unwrap_err().code, -32602, "{forged}");
+        }
     }
 }

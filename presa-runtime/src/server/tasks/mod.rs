@@ -40,7 +40,7 @@
 //!   runs again from the start when nothing is outstanding, every answer
 //!   the record holds returning at once, exactly as after a takeover. Its
 //!   code before the last answered question runs again; the rules are in
-//!   the `dormant` module.
+//!   the engine's `dormant` module.
 //! - A tool error ends `completed` with the `isError` result; a panic or
 //!   internal error ends `failed` with `-32603 Internal error`, whose
 //!   message says nothing of the cause.
@@ -56,7 +56,8 @@
 //!
 //! The handler of a task runs on the server that created it. With
 //! [`TaskSettings::lease`], that server holds a [`Lease`] on the task and
-//! renews it; the rules are in the `lease` module. In short:
+//! renews it; the rules are in the engine's `lease`
+//! module. In short:
 //!
 //! - a server whose lease was taken (it was cut off from the store for
 //!   longer than a lease) drops the handler;
@@ -116,25 +117,9 @@
 //! - **Running handlers** hold the memory budget their request was charged
 //!   (its parsed size) until they end: see
 //!   [`ServerBuilder::memory_limit`](super::ServerBuilder::memory_limit).
-
 //!
 //! The interface a store implements, and everything it needs, is the
 //! [`store`] module; `presa::testing` checks a store against its rules.
-//!
-//! # Files
-//!
-//! | File | What it is |
-//! |---|---|
-//! | `store/` | the store interface: record, change, trait, errors |
-//! | `memory.rs` | [`InMemoryTaskStore`], the default store |
-//! | `engine.rs` | the engine: creating tasks and the task methods |
-//! | `runner.rs` | running a handler on its own tokio task |
-//! | `link.rs` | a handler's tie to its task: input, status, cancellation |
-//! | `legacy.rs` | what only 2025-11-25's task methods ask of the engine and the link |
-//! | `lease.rs` | leases, for servers that share a store |
-//! | `takeover.rs` | taking over the tasks of a server that died |
-//! | `dormant.rs` | the tasks of resumable tools whose handler sleeps while they wait for input |
-//! | `settings.rs` | [`TaskSettings`] |
 //!
 //! [`TaskRecord`]: store::TaskRecord
 //! [`TaskRecord::weight`]: store::TaskRecord::weight
@@ -148,21 +133,5 @@
 //! [`StoredAnswer`]: store::StoredAnswer
 //! [`StoredResult`]: store::StoredResult
 
-mod dormant;
-mod engine;
-mod lease;
-mod legacy;
-mod link;
-mod memory;
-mod runner;
-mod settings;
-pub mod store;
-mod takeover;
-
-pub use memory::InMemoryTaskStore;
-pub use settings::TaskSettings;
-
-pub(crate) use engine::{CreateError, OrphanGuard, TaskEngine};
-pub(crate) use link::TaskLink;
-pub(crate) use runner::Resume;
-pub(crate) use runner::TaskEnd;
+pub use super::task_engine::store;
+pub use super::task_engine::{InMemoryTaskStore, TaskSettings};

@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use axum::http::request::Parts;
 use sha2::{Digest, Sha256};
 
-use super::{Authenticator, Refusal, bearer_token};
+use super::authenticator::{Authenticator, Refusal, bearer_token};
 use crate::server::caller::Caller;
 
 /// Fixed bearer tokens, each standing for a subject and the scopes it

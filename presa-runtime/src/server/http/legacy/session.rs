@@ -45,9 +45,9 @@ use tokio::task::AbortHandle;
 use tokio::time::Instant;
 
 use super::events::StreamLog;
-use crate::server::core::stream::ResponseStream;
 use crate::server::http::admission::{Account, Admitted};
 use crate::server::legacy::LegacySession;
+use crate::server::request::stream::ResponseStream;
 use crate::util::{Budget, lock};
 use crate::wire::{Message, RequestId};
 

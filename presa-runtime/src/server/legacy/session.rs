@@ -1,0 +1,181 @@
+//! [`LegacySession`]: what a legacy client declared in `initialize`, and
+//! how `initialize` opens a session.
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Map, Value};
+use tokio::sync::mpsc;
+
+use super::feed;
+use super::status;
+use crate::server::caller::Caller;
+use crate::server::input::legacy::peer::{MAX_OUTBOUND, PeerLink};
+use crate::server::request::reply::{invalid_params, parse_params, respond, to_value};
+use crate::server::router::Server;
+use crate::util::lock;
+use crate::wire::legacy::lifecycle::{
+    InitializeParams, InitializeResult, LegacyServerCapabilities, ServerTasksCapability,
+};
+use crate::wire::legacy::{LEGACY_VERSIONS, negotiate_version};
+use crate::wire::{
+    ClientCapabilities, ErrorObject, Implementation, LoggingLevel, Message, Request, RequestMeta,
+    Response, strict,
+};
+
+/// How many messages the session's own queue holds (list changes,
+/// cancellations, requests of tasks) while the transport writes.
+pub(crate) const SESSION_QUEUE: usize = 64;
+
+/// What a legacy client declared in `initialize`, and what its session
+/// has set since.
+pub(crate) struct LegacySession {
+    /// Unguessable: on HTTP it is the `Mcp-Session-Id`.
+    id: String,
+    /// Who speaks in the session; an anonymous caller's tasks belong to it.
+    caller: Caller,
+    version: &'static str,
+    capabilities: ClientCapabilities,
+    client_info: Implementation,
+    pub(super) log_level: Mutex<Option<LoggingLevel>>,
+    pub(super) subscriptions: Arc<Mutex<BTreeSet<String>>>,
+    peer: PeerLink,
+    /// Tells the status of the session's tasks as it changes.
+    pub(super) followers: status::TaskFollowers,
+    /// Forwards the server's changes while the session lives.
+    _feed: feed::FeedGuard,
+}
+
+impl LegacySession {
+    /// The session's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Who speaks in the session.
+    pub fn caller(&self) -> &Caller {
+        &self.caller
+    }
+
+    /// The negotiated protocol version.
+    pub fn version(&self) -> &'static str {
+        self.version
+    }
+
+    /// The route to the client, where its responses go.
+    pub fn peer(&self) -> &PeerLink {
+        &self.peer
+    }
+
+    /// The `_meta` a request of this session is served with: the session's
+    /// declarations, and the request's own progress token and other keys.
+    /// `params` loses its `_meta`.
+    pub(super) fn request_meta(
+        &self,
+        params: &mut Option<Value>,
+    ) -> Result<RequestMeta, ErrorObject> {
+        let own = match params.as_mut().and_then(Value::as_object_mut) {
+            Some(object) => match object.remove("_meta") {
+                None => Map::new(),
+                Some(Value::Object(own)) => own,
+                Some(_) => return Err(invalid_params("Invalid params: `_meta` must be an object")),
+            },
+            None => Map::new(),
+        };
+        let mut meta = RequestMeta {
+            protocol_version: self.version.to_owned(),
+            client_capabilities: self.capabilities.clone(),
+            client_info: Some(self.client_info.clone()),
+            log_level: *lock(&self.log_level),
+            progress_token: None,
+            other: own,
+        };
+        if let Some(token) = meta.other.remove("progressToken") {
+            let token = strict::from_value(token).map_err(|e| {
+                invalid_params(format!(
+                    "Invalid params: {}",
+                    e.under("_meta.progressToken")
+                ))
+            })?;
+            meta.progress_token = Some(token);
+        }
+        Ok(meta)
+    }
+}
+
+impl Server {
+    /// Answers `initialize` request `request` of `caller`: a new session
+    /// whose own messages go to `queue`, and the response; or the error
+    /// response, for params that are not an `initialize`'s.
+    pub(crate) fn open_session(
+        &self,
+        request: Request,
+        caller: &Caller,
+        queue: mpsc::Sender<Message>,
+    ) -> Result<(Arc<LegacySession>, Response), Response> {
+        let id = request.id;
+        let params: InitializeParams = parse_params(request.params)
+            .map_err(|e| respond(id.clone(), Err(self.unreadable_initialize(e))))?;
+        let version = negotiate_version(&params.protocol_version);
+        let subscriptions = Arc::default();
+        let shared = self.shared();
+        let feed = feed::start(
+            shared.registry.subscribe(),
+            queue.clone(),
+            Arc::clone(&subscriptions),
+        );
+        let session_id = crate::util::random_id::<18>();
+        let session = LegacySession {
+            caller: caller.in_session(&session_id),
+            id: session_id,
+            version,
+            capabilities: params.capabilities.to_modern(),
+            client_info: params.client_info,
+            log_level: Mutex::new(None),
+            subscriptions,
+            followers: status::TaskFollowers::new(queue.clone()),
+            peer: PeerLink::new(MAX_OUTBOUND, queue),
+            _feed: feed,
+        };
+        tracing::info!(
+            version,
+            session = session.id(),
+            client = session.client_info.name,
+            "a legacy session opened"
+        );
+        let result = InitializeResult {
+            protocol_version: version.to_owned(),
+            capabilities: self.legacy_capabilities(),
+            server_info: shared.info.clone(),
+            instructions: shared.instructions.clone(),
+            meta: None,
+        };
+        Ok((Arc::new(session), respond(id, Ok(to_value(result)))))
+    }
+
+    /// The error of an `initialize` whose params cannot be read: what is
+    /// wrong, and the versions the server speaks, which a legacy client
+    /// may show its user.
+    fn unreadable_initialize(&self, error: ErrorObject) -> ErrorObject {
+        let modern = self.shared().supported_versions.join(", ");
+        invalid_params(format!(
+            "{}; this server speaks MCP {modern}, and {} after `initialize`",
+            error.message,
+            LEGACY_VERSIONS.join(", ")
+        ))
+    }
+
+    /// What the server offers, as a legacy client reads it.
+    fn legacy_capabilities(&self) -> LegacyServerCapabilities {
+        let shared = self.shared();
+        let modern = crate::wire::ServerCapabilities {
+            logging: Some(Map::new()),
+            ..shared.registry.offers().capabilities()
+        };
+        let tasks = shared
+            .engine
+            .as_ref()
+            .map(|engine| ServerTasksCapability::tool_calls(engine.lists()));
+        LegacyServerCapabilities::from_modern(modern, tasks)
+    }
+}

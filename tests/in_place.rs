@@ -1,6 +1,6 @@
 //! An in-process client's 2026-07-28 requests, served in place: on the
 //! caller's own task, under the connection's rules as far as they apply
-//! to a request with no channel under it (`server/transports/in_process`).
+//! to a request with no channel under it (`server/serving/in_process.rs`).
 //!
 //! Time is paused where a test waits for something that must not happen:
 //! such a wait elapses only once every task is idle.

@@ -25,8 +25,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use presa::client::oauth::{
-    Authorizer, AuthorizerError, MemoryTokenStore, OAuthClient, SignedIn, StoreError, TokenStore,
-    async_trait,
+    Authorizer, AuthorizerError, MemoryTokenStore, OAuthClient, SignedIn, TokenStore,
+    TokenStoreError, async_trait,
 };
 use presa::client::prelude::*;
 use presa::client::{AwaitOptions, ClientTransport, HttpOptions};
@@ -177,11 +177,11 @@ impl Recording {
 
 #[async_trait]
 impl TokenStore for Recording {
-    async fn load(&self, resource: &str) -> Result<Option<SignedIn>, StoreError> {
+    async fn load(&self, resource: &str) -> Result<Option<SignedIn>, TokenStoreError> {
         self.store.load(resource).await
     }
 
-    async fn save(&self, resource: &str, signed_in: &SignedIn) -> Result<(), StoreError> {
+    async fn save(&self, resource: &str, signed_in: &SignedIn) -> Result<(), TokenStoreError> {
         let entry = serde_json::to_value(signed_in)?;
         self.saved.lock().unwrap().push(entry);
         self.store.save(resource, signed_in).await

@@ -48,7 +48,8 @@ use presa::wire::legacy::lifecycle::InitializeResult;
 use presa::wire::legacy::render::MODERN_ONLY_FIELDS;
 use presa::wire::legacy::requests::IncomingRequest;
 use presa::wire::legacy::tasks::{
-    CreateTaskResult, GetTaskResult, ListTasksResult, RELATED_TASK, TaskStatusParams, ToolExecution,
+    LegacyCreateTaskResult, LegacyGetTaskResult, ListTasksResult, RELATED_TASK, TaskStatusParams,
+    ToolExecution,
 };
 use presa::wire::legacy::{TASKS_STATUS, negotiate_version};
 use presa::wire::notifications::{self, CancelledParams, LoggingMessageParams, ProgressParams};
@@ -130,12 +131,12 @@ pub(super) fn legacy_result(method: &str, asked_task: bool, result: &Value) -> B
             if !asked_task {
                 return Err("a task for a call that did not ask for one".into());
             }
-            read::<CreateTaskResult>("CreateTaskResult", result)?;
+            read::<LegacyCreateTaskResult>("CreateTaskResult", result)?;
             has_ttl(&result["task"])
         }
         "tools/call" | "tasks/result" => call_result(result),
         "tasks/get" | "tasks/cancel" => {
-            read::<GetTaskResult>("GetTaskResult", result)?;
+            read::<LegacyGetTaskResult>("GetTaskResult", result)?;
             has_ttl(result)
         }
         "tasks/list" => {

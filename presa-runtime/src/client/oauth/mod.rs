@@ -52,5 +52,5 @@ pub use config::{BoundOAuthClient, IdentityProvider, OAuthClient, UnboundOAuthCl
 pub(crate) use discovery::Challenge;
 pub use error::{OAuthError, Step};
 pub(crate) use session::OAuthSession;
-pub use store::{FileTokenStore, MemoryTokenStore, SignedIn, StoreError, TokenStore};
+pub use store::{FileTokenStore, MemoryTokenStore, SignedIn, TokenStore, TokenStoreError};
 pub use token::ClientKey;

@@ -13,7 +13,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::util::lock;
 
 /// What a [`TokenStore`] may fail with.
-pub type StoreError = Box<dyn Error + Send + Sync>;
+pub type TokenStoreError = Box<dyn Error + Send + Sync>;
 
 /// Everything a client holds for one resource. Its `Debug` shows no
 /// secret; its serialized form (for a store that writes it down) holds
@@ -88,9 +88,9 @@ mod secret_option {
 #[async_trait]
 pub trait TokenStore: Send + Sync + 'static {
     /// What is held for `resource`, if anything.
-    async fn load(&self, resource: &str) -> Result<Option<SignedIn>, StoreError>;
+    async fn load(&self, resource: &str) -> Result<Option<SignedIn>, TokenStoreError>;
     /// Keeps `signed_in` for `resource`, replacing what was held.
-    async fn save(&self, resource: &str, signed_in: &SignedIn) -> Result<(), StoreError>;
+    async fn save(&self, resource: &str, signed_in: &SignedIn) -> Result<(), TokenStoreError>;
 }
 
 /// A [`TokenStore`] in memory: tokens last as long as the process.
@@ -101,11 +101,11 @@ pub struct MemoryTokenStore {
 
 #[async_trait]
 impl TokenStore for MemoryTokenStore {
-    async fn load(&self, resource: &str) -> Result<Option<SignedIn>, StoreError> {
+    async fn load(&self, resource: &str) -> Result<Option<SignedIn>, TokenStoreError> {
         Ok(lock(&self.held).get(resource).cloned())
     }
 
-    async fn save(&self, resource: &str, signed_in: &SignedIn) -> Result<(), StoreError> {
+    async fn save(&self, resource: &str, signed_in: &SignedIn) -> Result<(), TokenStoreError> {
         lock(&self.held).insert(resource.to_owned(), signed_in.clone());
         Ok(())
     }
@@ -136,7 +136,7 @@ impl FileTokenStore {
         }
     }
 
-    async fn read_all(&self) -> Result<HashMap<String, SignedIn>, StoreError> {
+    async fn read_all(&self) -> Result<HashMap<String, SignedIn>, TokenStoreError> {
         match tokio::fs::read(&self.path).await {
             Ok(bytes) => serde_json::from_slice(&bytes)
                 .map_err(|e| format!("{} is not a token store: {e}", self.path.display()).into()),
@@ -145,7 +145,7 @@ impl FileTokenStore {
         }
     }
 
-    async fn write_all(&self, entries: &HashMap<String, SignedIn>) -> Result<(), StoreError> {
+    async fn write_all(&self, entries: &HashMap<String, SignedIn>) -> Result<(), TokenStoreError> {
         use tokio::io::AsyncWriteExt;
         let bytes = serde_json::to_vec_pretty(entries)?;
         let name = self
@@ -171,11 +171,11 @@ impl FileTokenStore {
 
 #[async_trait]
 impl TokenStore for FileTokenStore {
-    async fn load(&self, resource: &str) -> Result<Option<SignedIn>, StoreError> {
+    async fn load(&self, resource: &str) -> Result<Option<SignedIn>, TokenStoreError> {
         Ok(self.read_all().await?.remove(resource))
     }
 
-    async fn save(&self, resource: &str, signed_in: &SignedIn) -> Result<(), StoreError> {
+    async fn save(&self, resource: &str, signed_in: &SignedIn) -> Result<(), TokenStoreError> {
         let _writing = self.writing.lock().await;
         let mut entries = self.read_all().await?;
         entries.insert(resource.to_owned(), signed_in.clone());

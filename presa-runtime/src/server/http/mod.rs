@@ -31,7 +31,7 @@ pub use auth::{Anonymous, Authenticator, BearerTokens, ProtectedResourceMetadata
 #[cfg(feature = "oauth")]
 pub use auth::{
     DpopProofId, DpopReplayCache, DpopSettings, Introspection, KeySettings, OAuth, OAuthBuilder,
-    OAuthError,
+    OAuthConfigError,
 };
 pub use body::{BODY_RATE_GRACE, BODY_TIMEOUT, MIN_BODY_RATE};
 pub use endpoint::StreamableHttp;

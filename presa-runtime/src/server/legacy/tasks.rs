@@ -51,7 +51,7 @@ use crate::server::task_engine::{TaskEngine, store_failed};
 use crate::wire::legacy::TASKS_LIST;
 use crate::wire::legacy::render::{wrap_structured_content, wraps_output};
 use crate::wire::legacy::tasks::{
-    GetTaskResult, ListTasksParams, ListTasksResult, RELATED_TASK, RelatedTask,
+    LegacyGetTaskResult, ListTasksParams, ListTasksResult, RELATED_TASK, RelatedTask,
 };
 use crate::wire::{ErrorObject, RequestId, TaskIdParams, TaskStatus};
 
@@ -211,7 +211,7 @@ async fn run(
 
 /// `tasks/get` and `tasks/cancel`'s answer: the task, flat.
 fn shown(record: &TaskRecord) -> Value {
-    to_value(GetTaskResult {
+    to_value(LegacyGetTaskResult {
         task: legacy_view(record),
         meta: None,
     })

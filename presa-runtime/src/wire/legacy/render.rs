@@ -40,7 +40,7 @@
 
 use serde_json::{Map, Value};
 
-use super::tasks::{CreateTaskResult, LegacyTask, TaskSupport, ToolExecution};
+use super::tasks::{LegacyCreateTaskResult, LegacyTask, TaskSupport, ToolExecution};
 use crate::wire::extensions::CreateTaskResult as ModernCreated;
 use crate::wire::jsonrpc::{ErrorObject, codes};
 use crate::wire::methods::RESOURCE_NOT_FOUND_MESSAGE;
@@ -94,7 +94,7 @@ fn created_task(members: &Map<String, Value>) -> Option<Value> {
         meta.insert("_meta".into(), serde_json::to_value(modern_meta).ok()?);
         strip_modern_meta(&mut meta);
     }
-    let created = CreateTaskResult {
+    let created = LegacyCreateTaskResult {
         task: LegacyTask::from(modern.task),
         meta: match meta.remove("_meta") {
             Some(Value::Object(kept)) => Some(kept),

@@ -83,7 +83,7 @@ impl From<LegacyTask> for Task {
 
 /// The answer to a task-augmented request: the new task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CreateTaskResult {
+pub struct LegacyCreateTaskResult {
     /// The task.
     #[serde(deserialize_with = "crate::wire::jsonrpc::strict::object")]
     pub task: LegacyTask,
@@ -94,7 +94,7 @@ pub struct CreateTaskResult {
 
 /// The answer to `tasks/get` and `tasks/cancel`: the task, flat.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct GetTaskResult {
+pub struct LegacyGetTaskResult {
     /// The task.
     #[serde(flatten, deserialize_with = "crate::wire::jsonrpc::strict::object")]
     pub task: LegacyTask,
@@ -104,7 +104,7 @@ pub struct GetTaskResult {
 }
 
 /// The answer to `tasks/cancel`: the task as it now is.
-pub type CancelTaskResult = GetTaskResult;
+pub type LegacyCancelTaskResult = LegacyGetTaskResult;
 
 /// The answer to `tasks/list`: one page of the caller's tasks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -223,7 +223,7 @@ mod tests {
 
     #[test]
     fn a_created_task_nests_under_task_and_keeps_a_null_ttl() {
-        let created = CreateTaskResult {
+        let created = LegacyCreateTaskResult {
             task: task(TaskStatus::Working, None),
             meta: None,
         };
@@ -232,7 +232,7 @@ mod tests {
         assert_eq!(value["task"]["ttl"], Value::Null);
         assert_eq!(value["task"]["pollInterval"], 20);
         assert!(value.get("resultType").is_none() && value["task"].get("ttlMs").is_none());
-        let back: CreateTaskResult = strict::from_value(value).unwrap();
+        let back: LegacyCreateTaskResult = strict::from_value(value).unwrap();
         assert_eq!(back, created);
         let modern = Task::from(back.task);
         assert_eq!((modern.ttl_ms, modern.poll_interval_ms), (None, Some(20)));
@@ -241,7 +241,7 @@ mod tests {
 
     #[test]
     fn get_cancel_list_and_status_match_the_legacy_schema() {
-        let got = GetTaskResult {
+        let got = LegacyGetTaskResult {
             task: task(TaskStatus::InputRequired, Some(60_000)),
             meta: None,
         };
@@ -249,7 +249,10 @@ mod tests {
         assert_valid("GetTaskResult", &value);
         assert_valid("CancelTaskResult", &value);
         assert_eq!(value["ttl"], 60_000);
-        assert_eq!(strict::from_value::<GetTaskResult>(value).unwrap(), got);
+        assert_eq!(
+            strict::from_value::<LegacyGetTaskResult>(value).unwrap(),
+            got
+        );
         let list = ListTasksResult {
             tasks: vec![task(TaskStatus::Completed, Some(1))],
             next_cursor: Some("c".into()),

@@ -20,7 +20,7 @@ use crate::client::error::ClientError;
 use crate::client::protocol::{parse_complete, parse_result};
 use crate::wire::Method;
 use crate::wire::legacy::lifecycle::InitializeResult;
-use crate::wire::legacy::tasks::{CreateTaskResult, TaskParams};
+use crate::wire::legacy::tasks::{LegacyCreateTaskResult, TaskParams};
 
 /// `tools/call` params in a legacy session.
 #[derive(Serialize)]
@@ -45,7 +45,7 @@ pub(crate) fn offers_tool_tasks(server: &InitializeResult) -> bool {
 pub(crate) fn read_call(result: Value, asked_task: bool) -> Result<CallStep, ClientError> {
     let method = Method::ToolsCall.as_str();
     if asked_task && result.get("task").is_some() {
-        let created: CreateTaskResult = parse_result(result)?;
+        let created: LegacyCreateTaskResult = parse_result(result)?;
         return Ok(CallStep::Task(TaskHandle::from_task(created.task.into())));
     }
     Ok(CallStep::Complete(parse_complete(method, result)?))

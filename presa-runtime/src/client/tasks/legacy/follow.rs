@@ -34,7 +34,7 @@ use crate::client::era::Era;
 use crate::client::error::ClientError;
 use crate::client::link::LinkFailure;
 use crate::client::protocol::parse_complete;
-use crate::wire::legacy::tasks::GetTaskResult;
+use crate::wire::legacy::tasks::LegacyGetTaskResult;
 use crate::wire::legacy::{TASKS_CANCEL, TASKS_GET, TASKS_RESULT};
 use crate::wire::{
     CallToolResult, DetailedTask, ErrorObject, Method, Task, TaskIdParams, TaskStatus,
@@ -53,7 +53,7 @@ impl LegacyClient<'_> {
             .client
             .request(TASKS_GET, &task_params(task_id))
             .await?;
-        let got: GetTaskResult = parse_complete(TASKS_GET, result)?;
+        let got: LegacyGetTaskResult = parse_complete(TASKS_GET, result)?;
         if got.task.task_id != task_id {
             return Err(ClientError::InvalidResponse(format!(
                 "tasks/get for task `{task_id}` returned task `{}`",
@@ -112,7 +112,7 @@ impl LegacyClient<'_> {
             .client
             .request(TASKS_CANCEL, &task_params(task_id))
             .await?;
-        parse_complete::<GetTaskResult>(TASKS_CANCEL, result).map(drop)
+        parse_complete::<LegacyGetTaskResult>(TASKS_CANCEL, result).map(drop)
     }
 
     /// The task's result, or the error it ended with (rules 2 and 3).

@@ -49,5 +49,5 @@ pub use bearer::BearerTokens;
 #[cfg(feature = "oauth")]
 pub use oauth::{
     DpopProofId, DpopReplayCache, DpopSettings, Introspection, KeySettings, OAuth, OAuthBuilder,
-    OAuthError,
+    OAuthConfigError,
 };

@@ -22,7 +22,7 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 
-use super::keyed::Keyed;
+use super::by_input_key::ByInputKey;
 use super::record::TaskRecord;
 use super::stored::StoredJson;
 use crate::wire::{ErrorObject, TaskStatus};
@@ -114,7 +114,7 @@ impl Form {
 
 /// Texts kept by key, embedded as they are.
 fn raw_texts<T>(
-    texts: &Keyed<StoredJson<T>>,
+    texts: &ByInputKey<StoredJson<T>>,
 ) -> Result<BTreeMap<String, Box<RawValue>>, serde_json::Error> {
     texts
         .iter()
@@ -125,7 +125,7 @@ fn raw_texts<T>(
 /// Embedded texts back as the record keeps them.
 fn stored_texts<T>(
     texts: BTreeMap<String, Box<RawValue>>,
-) -> Result<Keyed<StoredJson<T>>, serde_json::Error> {
+) -> Result<ByInputKey<StoredJson<T>>, serde_json::Error> {
     texts
         .into_iter()
         .map(|(key, text)| Ok((key, stored(text)?)))

@@ -50,23 +50,23 @@
 //!
 //! [`async_trait`]: https://docs.rs/async-trait
 //!
-//! Layers, bottom up: keyed, stored, call, record, change, json, error, list, task_store.
+//! Layers, bottom up: by_input_key, stored, call, record, change, json, error, list, task_store.
 
+mod by_input_key;
 mod call;
 mod change;
 mod error;
 mod json;
-mod keyed;
 mod list;
 mod record;
 mod stored;
 mod task_store;
 
 pub use super::lease::Lease;
+pub use by_input_key::ByInputKey;
 pub use call::{ResumableCall, StoredCall};
 pub use change::{AnswersTooLarge, TaskChange};
 pub use error::StoreError;
-pub use keyed::Keyed;
 pub use list::ListTasks;
 pub use record::{RECORD_OVERHEAD, TaskRecord};
 pub use stored::{

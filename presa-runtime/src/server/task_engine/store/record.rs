@@ -23,8 +23,8 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{Map, Value};
 
+use super::by_input_key::ByInputKey;
 use super::call::StoredCall;
-use super::keyed::Keyed;
 use super::stored::{StoredAnswers, StoredJson, StoredRequests, StoredResult};
 use crate::wire::{DetailedTask, ErrorObject, InputRequests, Task, TaskStatus, json_len};
 
@@ -47,7 +47,7 @@ pub struct TaskRecord {
     pub(crate) poll_interval: Option<Duration>,
     pub(crate) input_requests: StoredRequests,
     pub(crate) answers: StoredAnswers,
-    pub(crate) asked: Keyed<()>,
+    pub(crate) asked: ByInputKey<()>,
     pub(crate) result: Option<StoredResult>,
     /// Boxed: rare, and large beside the other fields.
     pub(crate) error: Option<Box<ErrorObject>>,
@@ -78,7 +78,7 @@ impl TaskRecord {
             poll_interval,
             input_requests: StoredRequests::new(),
             answers: StoredAnswers::new(),
-            asked: Keyed::new(),
+            asked: ByInputKey::new(),
             result: None,
             error: None,
             version: 0,
@@ -251,7 +251,7 @@ impl TaskRecord {
     }
 }
 
-fn texts_weight<T>(texts: &Keyed<StoredJson<T>>) -> usize {
+fn texts_weight<T>(texts: &ByInputKey<StoredJson<T>>) -> usize {
     texts.iter().map(|(k, text)| k.len() + text.len()).sum()
 }
 

@@ -28,15 +28,15 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::keyed::Keyed;
+use super::by_input_key::ByInputKey;
 use crate::util::{LastSeen, shared_with_last};
 use crate::wire::{InputRequest, InputResponse};
 
 /// Answers as a task keeps them, by key.
-pub type StoredAnswers = Keyed<StoredAnswer>;
+pub type StoredAnswers = ByInputKey<StoredAnswer>;
 
 /// Input requests as a task keeps them, by key, until they are answered.
-pub type StoredRequests = Keyed<StoredRequest>;
+pub type StoredRequests = ByInputKey<StoredRequest>;
 
 /// One input request, kept as JSON text: a parked task keeps its question
 /// until the user answers, which may be never.

@@ -26,7 +26,7 @@
 //! pace allows.
 //!
 //! ```no_run
-//! # fn run(server: presa_runtime::server::Server) -> Result<(), presa_runtime::server::http::OAuthError> {
+//! # fn run(server: presa_runtime::server::Server) -> Result<(), presa_runtime::server::http::OAuthConfigError> {
 //! use presa_runtime::server::http::{OAuth, StreamableHttp};
 //!
 //! let oauth = OAuth::issuer("https://auth.example.com/")
@@ -51,4 +51,4 @@ pub use dpop::DpopSettings;
 pub use introspection::Introspection;
 pub use keys::KeySettings;
 pub use replay::{DpopProofId, DpopReplayCache};
-pub use resource_server::{OAuth, OAuthBuilder, OAuthError};
+pub use resource_server::{OAuth, OAuthBuilder, OAuthConfigError};

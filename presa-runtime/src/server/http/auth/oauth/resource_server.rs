@@ -66,7 +66,7 @@ pub struct OAuthBuilder {
 /// A configuration [`OAuthBuilder::build`] refuses.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
-pub enum OAuthError {
+pub enum OAuthConfigError {
     /// No resource was named: tokens could not be held to an audience.
     #[error(
         "OAuth needs the resource's canonical URL (`OAuthBuilder::resource`), the audience its tokens must name"
@@ -470,8 +470,8 @@ impl OAuthBuilder {
 
     /// The validator, or why this configuration is refused. Nothing is
     /// fetched yet: keys and metadata are fetched when a token needs them.
-    pub fn build(self) -> Result<OAuth, OAuthError> {
-        let resource = self.resource.ok_or(OAuthError::NoResource)?;
+    pub fn build(self) -> Result<OAuth, OAuthConfigError> {
+        let resource = self.resource.ok_or(OAuthConfigError::NoResource)?;
         let urls = [
             ("the issuer", Some(&self.issuer)),
             ("the jwks_uri", self.jwks_uri.as_ref()),
@@ -484,22 +484,27 @@ impl OAuthBuilder {
         ];
         for (what, url) in urls {
             if let Some(url) = url.filter(|url| !allowed_url(url)) {
-                return Err(OAuthError::InsecureUrl {
+                return Err(OAuthConfigError::InsecureUrl {
                     what,
                     url: url.clone(),
                 });
             }
         }
         let hmac = match self.hmac_secret {
-            Some(secret) if secret.len() < 32 => return Err(OAuthError::WeakSecret(secret.len())),
+            Some(secret) if secret.len() < 32 => {
+                return Err(OAuthConfigError::WeakSecret(secret.len()));
+            }
             Some(secret) => Some(
-                DecodingKey::from_secret(&secret).map_err(|e| OAuthError::Client(e.to_string()))?,
+                DecodingKey::from_secret(&secret)
+                    .map_err(|e| OAuthConfigError::Client(e.to_string()))?,
             ),
             None => None,
         };
         let fetch: Arc<dyn Fetch> = match self.fetch {
             Some(fetch) => fetch,
-            None => Arc::new(HttpFetch::new().map_err(|e| OAuthError::Client(e.to_string()))?),
+            None => {
+                Arc::new(HttpFetch::new().map_err(|e| OAuthConfigError::Client(e.to_string()))?)
+            }
         };
         let metadata = Arc::new(Metadata::new(
             Arc::clone(&fetch),

@@ -500,14 +500,17 @@ fn a_configuration_that_cannot_be_secure_is_refused_at_build() {
     let refused = |builder: OAuthBuilder| builder.build().unwrap_err();
     assert_eq!(
         refused(OAuth::issuer("https://as.example")),
-        OAuthError::NoResource
+        OAuthConfigError::NoResource
     );
     let plain = OAuth::issuer("http://as.example").resource("https://mcp.example/mcp");
-    assert!(matches!(refused(plain), OAuthError::InsecureUrl { .. }));
+    assert!(matches!(
+        refused(plain),
+        OAuthConfigError::InsecureUrl { .. }
+    ));
     let short = OAuth::issuer("https://as.example")
         .resource("https://mcp.example/mcp")
         .hmac_secret(b"short".to_vec());
-    assert_eq!(refused(short), OAuthError::WeakSecret(5));
+    assert_eq!(refused(short), OAuthConfigError::WeakSecret(5));
     assert!(
         OAuth::issuer("http://127.0.0.1:9000")
             .resource("http://127.0.0.1:3000/mcp")

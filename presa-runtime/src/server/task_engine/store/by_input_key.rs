@@ -1,4 +1,4 @@
-//! [`Keyed`]: what a task keeps by input key.
+//! [`ByInputKey`]: what a task keeps by input key.
 //!
 //! A task holds few keys (the questions of one handler), so a sorted
 //! vector serves it better than a `BTreeMap`, which spends the room of
@@ -18,12 +18,12 @@ use smol_str::SmolStr;
 
 /// Values by input key, in order of key.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Keyed<V>(LiteMap<SmolStr, V>);
+pub struct ByInputKey<V>(LiteMap<SmolStr, V>);
 
-impl<V> Keyed<V> {
+impl<V> ByInputKey<V> {
     /// An empty map.
     pub fn new() -> Self {
-        Keyed(LiteMap::new())
+        ByInputKey(LiteMap::new())
     }
 
     /// The value of `key`, if any.
@@ -81,15 +81,15 @@ impl<V> Keyed<V> {
     }
 }
 
-impl<V> Default for Keyed<V> {
+impl<V> Default for ByInputKey<V> {
     fn default() -> Self {
-        Keyed::new()
+        ByInputKey::new()
     }
 }
 
-impl<K: AsRef<str>, V> FromIterator<(K, V)> for Keyed<V> {
+impl<K: AsRef<str>, V> FromIterator<(K, V)> for ByInputKey<V> {
     fn from_iter<I: IntoIterator<Item = (K, V)>>(entries: I) -> Self {
-        Keyed(
+        ByInputKey(
             entries
                 .into_iter()
                 .map(|(key, value)| (SmolStr::new(key), value))
@@ -98,7 +98,7 @@ impl<K: AsRef<str>, V> FromIterator<(K, V)> for Keyed<V> {
     }
 }
 
-impl<K: Borrow<str> + ?Sized, V> Index<&K> for Keyed<V> {
+impl<K: Borrow<str> + ?Sized, V> Index<&K> for ByInputKey<V> {
     type Output = V;
 
     /// The value of `key`; panics if there is none.

@@ -51,35 +51,52 @@ pub(crate) struct Reading {
     delivery: Delivery,
 }
 
-/// Who reads, and the frames while no one is polling them.
+/// Whose turn it is to read, and what the turns share.
 struct Slot {
-    /// The frames, between polls (rule 1); `None` during one, and once
-    /// they ended.
-    incoming: Option<Incoming>,
-    /// Whose waker the frames wake.
-    reader: Reader,
+    turn: Turn,
     /// How many polls requests began: the reader task's stall check
     /// compares it (rule 4).
     request_polls: u64,
     /// The number the next request that reads is known by.
     next_request: u64,
-    /// The reader task's waker, once it ran.
+    /// The reader task's waker, once it ran, until the frames end.
     reader_task: Option<Waker>,
-    /// The reader task's next stall check of the request that reads
-    /// (rule 4), set by the request that takes the reading, with the
-    /// reader task's waker, so that taking it wakes no one; `None` while
-    /// the reader task reads.
-    stall_check: Option<StallCheck>,
-    /// The frames ended (rule 5).
-    ended: bool,
 }
 
-/// Whose waker a frame wakes.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Reader {
-    ReaderTask,
-    /// The request known by this number.
-    Request(u64),
+/// Who reads, and where the frames are between polls (rule 1). Each
+/// reader's frames are `None` while one poll holds them.
+enum Turn {
+    /// The reader task reads (rule 4). Its frames are `None` while its
+    /// poll, or a request handing the reading back, holds them.
+    ReaderTask { frames: Option<Incoming> },
+    /// The request known by `number` reads (rule 2). Its frames are `None`
+    /// while its poll holds them.
+    Request {
+        number: u64,
+        frames: Option<Incoming>,
+        /// The reader task's next check of this request (rule 4). The
+        /// request that takes the reading sets it, with the reader task's
+        /// waker, so that taking the reading wakes no one. It is `None`
+        /// until the reader task first ran.
+        check: Option<StallCheck>,
+    },
+    /// The frames ended (rule 5): no one reads again.
+    Ended,
+}
+
+impl Turn {
+    /// Puts `incoming` back after a poll (rule 1), in the frames of
+    /// whoever reads now. Once the frames ended there is no place for
+    /// them: they come back, to be dropped.
+    fn put_back(&mut self, incoming: Incoming) -> Option<Incoming> {
+        match self {
+            Turn::ReaderTask { frames } | Turn::Request { frames, .. } => {
+                *frames = Some(incoming);
+                None
+            }
+            Turn::Ended => Some(incoming),
+        }
+    }
 }
 
 impl Reading {
@@ -89,13 +106,12 @@ impl Reading {
     pub(crate) fn new(incoming: Incoming, delivery: Delivery) -> Arc<Self> {
         Arc::new(Reading {
             slot: Mutex::new(Slot {
-                incoming: Some(incoming),
-                reader: Reader::ReaderTask,
+                turn: Turn::ReaderTask {
+                    frames: Some(incoming),
+                },
                 request_polls: 0,
                 next_request: 0,
                 reader_task: None,
-                stall_check: None,
-                ended: false,
             }),
             delivery,
         })
@@ -119,8 +135,9 @@ impl Reading {
 
     /// One poll of the reader task.
     fn poll_reader_task(&self, cx: &mut Context<'_>) -> Poll<()> {
-        let mut slot = lock(&self.slot);
-        if slot.ended {
+        let mut guard = lock(&self.slot);
+        let slot = &mut *guard;
+        if let Turn::Ended = slot.turn {
             return Poll::Ready(());
         }
         if !slot
@@ -130,29 +147,35 @@ impl Reading {
         {
             slot.reader_task = Some(cx.waker().clone());
         }
-        if slot.reader != Reader::ReaderTask {
-            let polls = slot.request_polls;
-            let polling = slot.incoming.is_none();
-            match &mut slot.stall_check {
-                Some(check) => {
-                    if check.keeps_reading(cx, polls, polling) {
+        let polls = slot.request_polls;
+        let incoming = match &mut slot.turn {
+            Turn::ReaderTask { frames } => frames.take(),
+            Turn::Request { frames, check, .. } => {
+                let polling = frames.is_none();
+                match check {
+                    Some(check) => {
+                        if check.keeps_reading(cx, polls, polling) {
+                            return Poll::Pending;
+                        }
+                    }
+                    None => {
+                        *check = Some(StallCheck::new(polls, cx.waker()));
                         return Poll::Pending;
                     }
                 }
-                None => {
-                    slot.stall_check = Some(StallCheck::new(polls, cx.waker()));
-                    return Poll::Pending;
-                }
+                // The request stalled: the reading is this task's again.
+                let incoming = frames.take();
+                slot.turn = Turn::ReaderTask { frames: None };
+                incoming
             }
-        }
-        slot.stall_check = None;
-        slot.reader = Reader::ReaderTask;
-        let Some(incoming) = slot.incoming.take() else {
+            Turn::Ended => return Poll::Ready(()),
+        };
+        let Some(incoming) = incoming else {
             // A request that is handing the reading back holds the frames:
             // it registers this task's waker as it puts them back.
             return Poll::Pending;
         };
-        drop(slot);
+        drop(guard);
         self.read(self.taken(incoming), cx).map(drop)
     }
 
@@ -177,13 +200,14 @@ impl Reading {
     }
 
     /// The frames ended: the tables close and the reader task ends.
-    fn end(&self, mut taken: Taken<'_>) -> Ended {
-        taken.incoming = None;
+    fn end(&self, taken: Taken<'_>) -> Ended {
         let reader_task = {
             let mut slot = lock(&self.slot);
-            slot.ended = true;
+            slot.turn = Turn::Ended;
             slot.reader_task.take()
         };
+        // Finds the turn ended, and drops the frames.
+        drop(taken);
         self.delivery.ended();
         if let Some(waker) = reader_task {
             waker.wake();
@@ -200,7 +224,7 @@ struct Ended;
 /// panic loses no frame, and whoever reads next finds them.
 struct Taken<'a> {
     slot: &'a Mutex<Slot>,
-    /// `None` once the frames ended.
+    /// `Some` until the guard is dropped.
     incoming: Option<Incoming>,
 }
 
@@ -208,14 +232,15 @@ impl Taken<'_> {
     fn frames(&mut self) -> &mut Incoming {
         self.incoming
             .as_mut()
-            .expect("frames that ended are not read again")
+            .expect("only dropping a Taken takes its frames out")
     }
 }
 
 impl Drop for Taken<'_> {
     fn drop(&mut self) {
         if let Some(incoming) = self.incoming.take() {
-            lock(self.slot).incoming = Some(incoming);
+            // Frames that ended are dropped here, once the lock is free.
+            let _ended = lock(self.slot).turn.put_back(incoming);
         }
     }
 }
@@ -313,41 +338,51 @@ impl<'a> RequestReads<'a> {
     /// then their reader, and the reader task's stall check of it is set
     /// if none is (rule 4).
     fn take(&mut self) -> Option<Taken<'a>> {
-        let mut slot = lock(&self.reading.slot);
-        let incoming = slot.incoming.take()?;
+        let mut guard = lock(&self.reading.slot);
+        let slot = &mut *guard;
+        let (incoming, check) = match &mut slot.turn {
+            Turn::ReaderTask { frames } => (frames.take()?, None),
+            // Another request reads, between two of its polls: this one
+            // takes the reading over, and the check goes on.
+            Turn::Request { frames, check, .. } => (frames.take()?, check.take()),
+            Turn::Ended => return None,
+        };
         let number = *self.number.get_or_insert_with(|| {
             slot.next_request += 1;
             slot.next_request
         });
-        slot.reader = Reader::Request(number);
         slot.request_polls += 1;
-        if slot.stall_check.is_none()
-            && let Some(reader_task) = &slot.reader_task
-        {
-            slot.stall_check = Some(StallCheck::new(slot.request_polls, reader_task));
-        }
+        let check = check.or_else(|| {
+            let reader_task = slot.reader_task.as_ref()?;
+            Some(StallCheck::new(slot.request_polls, reader_task))
+        });
+        slot.turn = Turn::Request {
+            number,
+            frames: None,
+            check,
+        };
         Some(self.reading.taken(incoming))
     }
 
     /// Hands the reading back, if this request is still the reader.
     fn hand_back(&mut self) {
-        let Some(number) = self.number else {
+        let Some(number) = self.number.take() else {
             return;
         };
-        let incoming = {
-            let mut slot = lock(&self.reading.slot);
-            if slot.reader != Reader::Request(number) {
-                self.number = None;
-                return;
-            }
-            slot.incoming.take()
+        let incoming = match &mut lock(&self.reading.slot).turn {
+            Turn::Request {
+                number: reader,
+                frames,
+                ..
+            } if *reader == number => frames.take(),
+            // Another reads, or the frames ended.
+            _ => None,
         };
-        match incoming {
-            Some(incoming) => self.hand_back_holding(self.reading.taken(incoming)),
-            // Whoever else takes the frames makes itself their reader as it
-            // does: frames gone while this request is still the reader
-            // have ended.
-            None => self.number = None,
+        // A request's frames are out of the slot only while its own poll
+        // holds them, and this request is not in such a poll: `incoming`
+        // is `Some` whenever it still read.
+        if let Some(incoming) = incoming {
+            self.hand_back_holding(self.reading.taken(incoming));
         }
     }
 
@@ -357,7 +392,9 @@ impl<'a> RequestReads<'a> {
         self.number = None;
         let reader_task = {
             let mut slot = lock(&self.reading.slot);
-            slot.reader = Reader::ReaderTask;
+            // This request holds the frames, so the turn is its own: no
+            // one else takes frames out of the slot, or ends them.
+            slot.turn = Turn::ReaderTask { frames: None };
             slot.reader_task.clone()
         };
         match reader_task {

@@ -16,14 +16,14 @@ use super::catalog::registry::{Registry, Requirements};
 use super::handlers::prompt::PromptHandler;
 use super::handlers::resource::ResourceHandler;
 use super::handlers::tool::ToolHandler;
-use super::input::request_state::{self, StateCodec};
+use super::input::request_state::StateCodec;
 use super::request::error::ErrorDetails;
 use super::request::state::StateMap;
 use super::router::{Server, Shared};
 use super::serving::connection::CLOSE_DRAIN;
 use super::task_engine::store::TaskStore;
 use super::task_engine::{InMemoryTaskStore, TaskEngine, TaskSettings};
-use crate::util::Budget;
+use crate::util::{Budget, random_bytes};
 use crate::wire::{Implementation, PROTOCOL_VERSION, ResultMeta, TASKS_EXTENSION};
 
 const MIB: usize = 1024 * 1024;
@@ -344,7 +344,7 @@ impl ServerBuilder {
                 .unwrap_or_else(|| Arc::new(InMemoryTaskStore::new()));
             Arc::new(TaskEngine::new(settings, store, self.max_answer_size))
         });
-        let key = self.state_key.unwrap_or_else(request_state::random_key);
+        let key = self.state_key.unwrap_or_else(random_bytes::<32>);
         let result_meta = Arc::new(ResultMeta {
             server_info: Some(self.info.clone()),
             ..Default::default()

@@ -87,7 +87,7 @@ impl Budget {
     /// Charges `bytes`, waiting for room (rule 1).
     pub async fn charge(&self, bytes: usize) -> Charge {
         loop {
-            let full = match self.reserve(bytes, false) {
+            let full = match self.reserve(bytes) {
                 Ok(charge) => return charge,
                 Err(full) => full,
             };
@@ -96,7 +96,7 @@ impl Budget {
             // Registered before the second look, so a release in between
             // is not missed.
             freed.as_mut().enable();
-            if let Ok(charge) = self.reserve(bytes, false) {
+            if let Ok(charge) = self.reserve(bytes) {
                 return charge;
             }
             freed.await;
@@ -105,7 +105,7 @@ impl Budget {
 
     /// Charges `bytes` if there is room now (rule 2).
     pub fn try_charge(&self, bytes: usize) -> Result<Charge, Exhausted> {
-        self.reserve(bytes, false)
+        self.reserve(bytes)
             .map_err(|full| Exhausted { limit: full.limit })
     }
 
@@ -121,16 +121,17 @@ impl Budget {
 
     /// Charges `bytes` whether or not there is room (rule 3).
     pub fn force(&self, bytes: usize) -> Charge {
-        match self.reserve(bytes, true) {
-            Ok(charge) => charge,
-            Err(_) => unreachable!("a forced charge always fits"),
+        self.level.force(bytes);
+        Charge {
+            bytes,
+            level: Some(Arc::clone(&self.level)),
         }
     }
 
     /// Adds `bytes` at every level, all or none; the level without room
     /// when there is none.
-    fn reserve(&self, bytes: usize, force: bool) -> Result<Charge, &Level> {
-        self.level.reserve(bytes, force, 0)?;
+    fn reserve(&self, bytes: usize) -> Result<Charge, &Level> {
+        self.level.reserve(bytes, 0)?;
         Ok(Charge {
             bytes,
             level: Some(Arc::clone(&self.level)),
@@ -154,17 +155,27 @@ impl Level {
     /// them. Nothing is allocated: a charge is taken for every request.
     /// `held` is what the charge that grows already holds at each level:
     /// a level that holds nothing else has room for it (rule 1).
-    fn reserve(&self, bytes: usize, force: bool, held: usize) -> Result<(), &Level> {
+    fn reserve(&self, bytes: usize, held: usize) -> Result<(), &Level> {
         let mut used = lock(&self.used);
         let fits = *used <= held || used.saturating_add(bytes) <= self.limit;
-        if !force && !fits {
+        if !fits {
             return Err(self);
         }
         if let Some(outer) = &self.outer {
-            outer.reserve(bytes, force, held)?;
+            outer.reserve(bytes, held)?;
         }
         *used = used.saturating_add(bytes);
         Ok(())
+    }
+
+    /// Adds `bytes` here and at every level around it, room or not
+    /// (rule 3), locking in the same order as [`Level::reserve`].
+    fn force(&self, bytes: usize) {
+        let mut used = lock(&self.used);
+        if let Some(outer) = &self.outer {
+            outer.force(bytes);
+        }
+        *used = used.saturating_add(bytes);
     }
 
     /// This level and every level around it, innermost first.
@@ -203,7 +214,7 @@ impl Charge {
     pub fn try_grow(&mut self, bytes: usize) -> Result<(), Exhausted> {
         if let Some(level) = &self.level {
             level
-                .reserve(bytes, false, self.bytes)
+                .reserve(bytes, self.bytes)
                 .map_err(|full| Exhausted { limit: full.limit })?;
         }
         self.bytes = self.bytes.saturating_add(bytes);

@@ -3,9 +3,13 @@
 
 mod budget;
 mod digest;
+mod random;
 
 pub(crate) use budget::{Budget, Charge};
 pub(crate) use digest::{Digest256, HashWriter, json_digest};
+#[cfg(feature = "oauth-client")]
+pub(crate) use random::try_random_bytes;
+pub(crate) use random::{random_bytes, random_id};
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -14,15 +18,6 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, Rw
 
 /// A boxed, sendable future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
-
-/// `bytes` bytes from the OS CSPRNG, base64url without padding:
-/// unguessable ids, safe in URLs and HTTP headers.
-pub(crate) fn random_id<const BYTES: usize>() -> String {
-    use base64::Engine;
-    let mut bytes = [0u8; BYTES];
-    getrandom::fill(&mut bytes).expect("the OS random number generator is available");
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
-}
 
 /// The last value of a kind a thread shared, for [`shared_with_last`].
 pub(crate) type LastSeen<T> = RefCell<Option<Arc<T>>>;

@@ -38,11 +38,11 @@ use super::error::{OAuthError, Step};
 use super::registration::{Registration, register};
 use super::store::SignedIn;
 use super::token::{
-    ClientAuth, ClientKey, Dpop, Endpoint, Grant, ID_JAG_TYPE, Issued, Party, Pkce, random_text,
-    request,
+    ClientAuth, ClientKey, Dpop, Endpoint, Grant, ID_JAG_TYPE, Issued, Party, Pkce, request,
 };
 use crate::oauth::destinations::Destinations;
 use crate::oauth::fetch::HttpFetch;
+use crate::util::{random_id, read, write};
 
 /// How long before its expiry a token is refreshed.
 pub(crate) const REFRESH_MARGIN: Duration = Duration::from_secs(30);
@@ -117,7 +117,7 @@ impl OAuthSession {
         self.load().await;
         self.refresh_if_expiring().await;
         let (token, sent) = {
-            let current = self.current.read().expect("the token lock is not poisoned");
+            let current = read(&self.current);
             (current.token.clone(), Sent(current.number))
         };
         let Some(token) = token else {
@@ -190,17 +190,14 @@ impl OAuthSession {
     }
 
     fn number(&self) -> u64 {
-        self.current
-            .read()
-            .expect("the token lock is not poisoned")
-            .number
+        read(&self.current).number
     }
 
     /// Refreshes a token about to expire (rule 1), once for all the
     /// requests that find it so.
     async fn refresh_if_expiring(&self) {
         let number = {
-            let current = self.current.read().expect("the token lock is not poisoned");
+            let current = read(&self.current);
             if !current.expiring() {
                 return;
             }
@@ -217,10 +214,7 @@ impl OAuthSession {
         match refreshed {
             Some(refreshed) => self.adopt(&mut held, refreshed).await,
             None => {
-                let mut current = self
-                    .current
-                    .write()
-                    .expect("the token lock is not poisoned");
+                let mut current = write(&self.current);
                 current.refreshable = false;
             }
         }
@@ -253,10 +247,7 @@ impl OAuthSession {
     }
 
     fn publish(&self, signed_in: &SignedIn) {
-        let mut current = self
-            .current
-            .write()
-            .expect("the token lock is not poisoned");
+        let mut current = write(&self.current);
         current.token = signed_in.access_token.clone().map(Arc::new);
         current.number += 1;
         current.refresh_at = signed_in.refresh_at;
@@ -475,7 +466,7 @@ impl OAuthSession {
     ) -> Result<Code, OAuthError> {
         let failed = |reason: String| OAuthError::new(Step::Authorization, reason);
         let pkce = Pkce::new();
-        let state = random_text(16);
+        let state = random_id::<16>();
         let mut url = url::Url::parse(discovered.authorization_endpoint())
             .map_err(|e| failed(format!("the authorization endpoint is not a URL: {e}")))?;
         {

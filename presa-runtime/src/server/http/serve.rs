@@ -117,9 +117,8 @@ pub struct Serve {
 enum State {
     /// Not polled yet: the shutdown signal may still change.
     Ready(Box<Unstarted>),
+    /// Polled: serving.
     Running(BoxFuture<'static, std::io::Result<()>>),
-    /// Only while one state becomes the other.
-    Starting,
 }
 
 /// What a server not yet polled holds.
@@ -170,21 +169,24 @@ impl Future for Serve {
     type Output = std::io::Result<()>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let state = &mut self.state;
-        if let State::Ready(_) = state
-            && let State::Ready(unstarted) = std::mem::replace(state, State::Starting)
-        {
-            let Unstarted {
-                endpoint,
-                listen,
-                stop,
-            } = *unstarted;
-            *state = State::Running(Box::pin(run(endpoint, listen, stop)));
-        }
-        match state {
-            State::Running(running) => running.as_mut().poll(cx),
-            State::Ready(_) | State::Starting => unreachable!("started above"),
-        }
+        // Each poll takes the serving future out and puts it back; the
+        // first one builds it. Meanwhile a future that never ends holds
+        // the place: boxing it allocates nothing.
+        let idle = State::Running(Box::pin(std::future::pending()));
+        let mut running = match std::mem::replace(&mut self.state, idle) {
+            State::Running(running) => running,
+            State::Ready(unstarted) => {
+                let Unstarted {
+                    endpoint,
+                    listen,
+                    stop,
+                } = *unstarted;
+                Box::pin(run(endpoint, listen, stop))
+            }
+        };
+        let poll = running.as_mut().poll(cx);
+        self.state = State::Running(running);
+        poll
     }
 }
 

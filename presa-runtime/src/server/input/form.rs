@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 
 use super::elicit::Elicit;
 use super::violation::Violation;
-use crate::util::{Digest256, json_digest};
+use crate::util::{Digest256, json_digest, read, write};
 
 /// A form's `requestedSchema`, checked and compiled. Cheap to clone.
 #[derive(Clone)]
@@ -114,16 +114,6 @@ impl FormSchema {
             Some(violation) => Err(violation),
         }
     }
-}
-
-fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
-    lock.read()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
-    lock.write()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Whether `schema` is a flat form; the reason when it is not.

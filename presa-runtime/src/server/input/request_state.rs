@@ -258,13 +258,6 @@ fn write_json(hasher: &mut HashWriter, value: &(impl serde::Serialize + ?Sized))
     serde_json::to_writer(hasher, value).expect("writing to a hasher cannot fail");
 }
 
-/// A random 256-bit key from the operating system's CSPRNG.
-pub(crate) fn random_key() -> [u8; 32] {
-    let mut key = [0u8; 32];
-    getrandom::fill(&mut key).expect("the OS random source is available");
-    key
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,8 +8,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::json;
 
-use super::pkce::random_text;
 use crate::client::oauth::error::{OAuthError, Step};
+use crate::util::random_id;
 
 /// How long an assertion is valid: long enough to reach the token
 /// endpoint, short enough that a stolen one is soon useless.
@@ -72,7 +72,7 @@ impl ClientKey {
             "aud": audience,
             "iat": now,
             "exp": now + ASSERTION_LIFETIME_S,
-            "jti": random_text(16),
+            "jti": random_id::<16>(),
         });
         let mut header = Header::new(self.algorithm);
         header.kid = self.kid.clone();

@@ -20,10 +20,9 @@ use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use p256::pkcs8::EncodePrivateKey;
 use serde_json::json;
 
-use super::pkce::random_text;
 use crate::client::oauth::error::{OAuthError, Step};
 use crate::oauth::dpop::{access_token_hash, target_uri};
-use crate::util::lock;
+use crate::util::{lock, random_id, try_random_bytes};
 
 /// The header a server sends its nonce in.
 pub(crate) const NONCE_HEADER: &str = "dpop-nonce";
@@ -54,8 +53,7 @@ impl Dpop {
     pub fn new() -> Result<Dpop, OAuthError> {
         let failed = |e: String| OAuthError::new(Step::Token, format!("no DPoP key: {e}"));
         let secret = loop {
-            let mut bytes = [0u8; 32];
-            getrandom::fill(&mut bytes).map_err(|e| failed(e.to_string()))?;
+            let bytes = try_random_bytes::<32>().map_err(|e| failed(e.to_string()))?;
             // All but a 2^-128 sliver of 32-byte strings are P-256 scalars.
             if let Ok(secret) = p256::SecretKey::from_slice(&bytes) {
                 break secret;
@@ -85,7 +83,7 @@ impl Dpop {
         let iat = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
-        let mut claims = json!({"jti": random_text(16), "htm": method, "htu": htu, "iat": iat});
+        let mut claims = json!({"jti": random_id::<16>(), "htm": method, "htu": htu, "iat": iat});
         if let Some(token) = access_token {
             claims["ath"] = access_token_hash(token).into();
         }

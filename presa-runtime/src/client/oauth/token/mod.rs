@@ -12,4 +12,4 @@ mod pkce;
 pub use client_key::ClientKey;
 pub(crate) use dpop::{Dpop, Party};
 pub(crate) use endpoint::{ClientAuth, Endpoint, Grant, ID_JAG_TYPE, Issued, request};
-pub(crate) use pkce::{Pkce, random_text};
+pub(crate) use pkce::Pkce;

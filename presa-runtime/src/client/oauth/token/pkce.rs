@@ -6,12 +6,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use secrecy::{ExposeSecret, SecretString};
 use sha2::{Digest, Sha256};
 
-/// `bytes` random bytes, base64url without padding.
-pub(crate) fn random_text(bytes: usize) -> String {
-    let mut buffer = vec![0u8; bytes];
-    getrandom::fill(&mut buffer).expect("the operating system gives random bytes");
-    URL_SAFE_NO_PAD.encode(buffer)
-}
+use crate::util::random_id;
 
 /// A PKCE pair: the verifier, kept for the token request, and its
 /// challenge, sent with the authorization request.
@@ -24,7 +19,7 @@ impl Pkce {
     /// A fresh pair: 32 random bytes (43 characters, RFC 7636 section
     /// 4.1's minimum and its recommendation), challenged by S256.
     pub fn new() -> Pkce {
-        let verifier = random_text(32);
+        let verifier = random_id::<32>();
         let challenge = URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()));
         Pkce {
             verifier: SecretString::from(verifier),

@@ -82,12 +82,14 @@ impl Entry {
     /// A watch of the task's versions, making the channel if there is
     /// none yet.
     fn subscribe(&mut self) -> TaskWatch {
-        if let Slot::Alone(record) = &self.record {
-            self.record = Slot::Watched(Versions::new(Arc::clone(record)));
-        }
         match &self.record {
             Slot::Watched(channel) => channel.watch(),
-            Slot::Alone(_) => unreachable!("the channel was just made"),
+            Slot::Alone(record) => {
+                let channel = Versions::new(Arc::clone(record));
+                let watch = channel.watch();
+                self.record = Slot::Watched(channel);
+                watch
+            }
         }
     }
 

@@ -39,9 +39,9 @@
 //!
 //! Everything of 2025-11-25 lives in this folder, in `input/legacy/` and
 //! in `http/legacy/`: the modern code knows it only as one variant of
-//! `InputRoute` (the route of a run's questions) and of `TaskOwner` (an
-//! anonymous session's tasks), and as the legacy branch of each
-//! transport.
+//! `InputRoute` (the route of a run's questions), as the task owner a
+//! session names for its anonymous caller (`Caller::with_task_owner`), and
+//! as the legacy branch of each transport.
 //!
 //! Layers, bottom up: feed, status, session, tasks, dispatch, connection.
 //!

@@ -103,6 +103,19 @@ impl LegacySession {
     }
 }
 
+/// Who owns the tasks of an anonymous caller in session `id`, as a task
+/// record keeps it. The id is random, so no subject takes it by chance.
+fn task_owner(id: &str) -> Arc<str> {
+    Arc::from(format!("legacy session {id}"))
+}
+
+/// Request caller `caller` (its scopes, claims and headers, fresh) in
+/// `session`, whose principal it shares: it owns the tasks the session's
+/// caller owns.
+pub(crate) fn session_caller(caller: &Caller, session: &LegacySession) -> Caller {
+    caller.with_task_owner(session.caller.task_owner.clone())
+}
+
 impl Server {
     /// Answers `initialize` request `request` of `caller`: a new session
     /// whose own messages go to `queue`, and the response; or the error
@@ -126,7 +139,7 @@ impl Server {
         );
         let session_id = crate::util::random_id::<18>();
         let session = LegacySession {
-            caller: caller.in_session(&session_id),
+            caller: caller.with_task_owner(Some(task_owner(&session_id))),
             id: session_id,
             version,
             capabilities: params.capabilities.to_modern(),

@@ -57,7 +57,7 @@
 //! says what it holds. A room (a folder, or a file at this root) knows
 //! only the rooms before it here, so the server has no import cycles:
 //!
-//! Layers, bottom up: request, caller, task_engine, input, handlers, catalog, methods, router, tasks, live, legacy, serving, http, builder.
+//! Layers, bottom up: request, caller, task_engine, input, handlers, catalog, methods, router, tasks, live, legacy, era, serving, http, builder.
 //!
 //! # Legacy sessions
 //!
@@ -75,6 +75,7 @@
 mod builder;
 mod caller;
 mod catalog;
+mod era;
 mod handlers;
 #[cfg(feature = "http-server")]
 pub mod http;

@@ -34,28 +34,10 @@ pub struct Caller {
     /// off HTTP.
     #[cfg(feature = "http-server")]
     pub(crate) http_headers: Option<Arc<axum::http::HeaderMap>>,
-    /// The legacy session an anonymous caller speaks in.
-    session: Option<Arc<str>>,
-}
-
-/// Who owns a task: only its owner may read, answer or cancel it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum TaskOwner {
-    /// A caller's principal (see `Caller::principal`).
-    Principal(String),
-    /// An anonymous caller's legacy session, by its id: a random one, which
-    /// no subject takes by chance.
-    LegacySession(Arc<str>),
-}
-
-impl TaskOwner {
-    /// The owner as a task record keeps it.
-    pub(crate) fn stored(&self) -> String {
-        match self {
-            TaskOwner::Principal(principal) => principal.clone(),
-            TaskOwner::LegacySession(id) => format!("legacy session {id}"),
-        }
-    }
+    /// Who owns an anonymous caller's tasks, when its transport names
+    /// one (a session the transport keeps, say). A caller with a subject
+    /// owns its tasks by its principal and never takes this.
+    pub(crate) task_owner: Option<Arc<str>>,
 }
 
 impl Default for Caller {
@@ -77,7 +59,7 @@ impl Caller {
             claims: None,
             #[cfg(feature = "http-server")]
             http_headers: None,
-            session: None,
+            task_owner: None,
         }
     }
 
@@ -138,38 +120,24 @@ impl Caller {
         })
     }
 
-    /// This caller in legacy session `id`: an anonymous one's tasks belong
-    /// to the session from now on.
-    pub(crate) fn in_session(&self, id: &str) -> Caller {
+    /// This caller, whose tasks `owner` owns while it is anonymous: a
+    /// caller with a subject keeps owning its tasks by its principal.
+    pub(crate) fn with_task_owner(&self, owner: Option<Arc<str>>) -> Caller {
         Caller {
-            session: self.subject.is_none().then(|| Arc::from(id)),
+            task_owner: owner.filter(|_| self.subject.is_none()),
             ..self.clone()
         }
     }
 
-    /// This request's caller (its scopes, claims and headers, fresh) in
-    /// the legacy session `session` speaks for, whose principal it shares:
-    /// it owns the tasks the session's caller owns.
-    pub(crate) fn in_session_of(&self, session: &Caller) -> Caller {
-        Caller {
-            session: session.session.clone(),
-            ..self.clone()
-        }
-    }
-
-    /// Who owns the tasks this caller creates: its principal, or, for an
-    /// anonymous caller in a legacy session, the session.
-    pub(crate) fn owner(&self) -> Option<TaskOwner> {
-        match (self.principal(), &self.session) {
-            (Some(principal), _) => Some(TaskOwner::Principal(principal)),
-            (None, Some(session)) => Some(TaskOwner::LegacySession(Arc::clone(session))),
-            (None, None) => None,
-        }
-    }
-
-    /// [`Caller::owner`] as a task record keeps it.
+    /// Who owns the tasks this caller creates, as a task record keeps
+    /// it: its principal, or, for an anonymous caller, the owner its
+    /// transport named; `None` for an anonymous caller without one. Only
+    /// a task's owner may read, answer or cancel it.
     pub(crate) fn task_owner(&self) -> Option<String> {
-        self.owner().as_ref().map(TaskOwner::stored)
+        match (self.principal(), &self.task_owner) {
+            (Some(principal), _) => Some(principal),
+            (None, owner) => owner.as_deref().map(str::to_owned),
+        }
     }
 }
 
@@ -210,14 +178,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_anonymous_callers_take_their_session_as_task_owner() {
-        assert_eq!(Caller::anonymous().in_session("s1").subject, None);
-        assert_ne!(
-            Caller::anonymous().in_session("s1").task_owner(),
-            Caller::anonymous().in_session("s2").task_owner()
-        );
+    fn only_anonymous_callers_take_the_transports_task_owner() {
+        let owned = |owner: &str| Caller::anonymous().with_task_owner(Some(Arc::from(owner)));
+        assert_eq!(owned("s1").subject, None);
+        assert_eq!(owned("s1").task_owner().as_deref(), Some("s1"));
+        assert_ne!(owned("s1").task_owner(), owned("s2").task_owner());
         assert_eq!(Caller::anonymous().task_owner(), None);
-        let alice = Caller::subject("alice").in_session("s1");
+        let alice = Caller::subject("alice").with_task_owner(Some(Arc::from("s1")));
         assert_eq!(alice.task_owner().as_deref(), Some("alice"));
     }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::session::LegacySession;
+use super::session::{LegacySession, session_caller};
 use super::tasks::TaskOp;
 use crate::server::caller::Caller;
 use crate::server::handlers::tool::{TaskPolicy, ToolPolicy};
@@ -45,7 +45,7 @@ impl Server {
         charge: Charge,
     ) -> ResponseStream {
         let caller = &match caller {
-            Some(caller) => caller.in_session_of(session.caller()),
+            Some(caller) => session_caller(caller, session),
             None => session.caller().clone(),
         };
         let span = tracing::info_span!(

@@ -39,23 +39,21 @@
 //!
 //! Everything of 2025-11-25 lives in this folder, in `input/legacy/` and
 //! in `http/legacy/`: the modern code knows it only as one variant of
-//! `InputRoute` (the route of a run's questions) and of `TaskOwner` (an
-//! anonymous session's tasks), and as the legacy branch of each
-//! transport.
+//! `InputRoute` (the route of a run's questions), of `RequestEra` (the era
+//! a connection's request is read in), as the task owner a session names
+//! for its anonymous caller (`Caller::with_task_owner`), and as the legacy
+//! branch of the HTTP endpoint.
 //!
-//! Layers, bottom up: feed, status, session, tasks, dispatch, connection.
+//! Layers, bottom up: feed, status, session, tasks, dispatch.
 //!
 //! [`negotiate_version`]: crate::wire::legacy::negotiate_version
 //! [`MAX_RESOURCE_SUBSCRIPTIONS`]: super::MAX_RESOURCE_SUBSCRIPTIONS
 //! [`render`]: crate::wire::legacy::render
 
-mod connection;
 mod dispatch;
 mod feed;
 mod session;
 mod status;
 mod tasks;
 
-pub(crate) use connection::ConnectionSession;
-#[cfg(feature = "http-server")]
 pub(crate) use session::{LegacySession, SESSION_QUEUE};

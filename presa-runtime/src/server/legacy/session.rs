@@ -1,5 +1,42 @@
 //! [`LegacySession`]: what a legacy client declared in `initialize`, and
 //! how `initialize` opens a session.
+//!
+//! On a stdio or in-process connection, a session is the era of the
+//! requests read after its `initialize` (`RequestEra::Legacy`), by these
+//! rules, in order:
+//!
+//! 1. a connection is modern until the client sends `initialize` (without
+//!    the modern `_meta`, which would make it a modern request for a
+//!    method that does not exist): that request is answered at once,
+//!    before the next frame is read, and opens the session
+//!    ([`Server::open_session`]), which serves every request read after
+//!    it (`Server::handle_legacy`). A request's era is decided when it
+//!    is read: one read before the `initialize` is served modern even when
+//!    it waits for a slot until after it;
+//! 2. the session's own messages (list changes, the requests of its
+//!    tasks, cancellations of requests it no longer needs) go through a
+//!    queue of their own ([`SESSION_QUEUE`]), written like any other
+//!    message, for as long as the connection lives;
+//! 3. a response from the client goes to the request of the server's own
+//!    that waits for it ([`PeerLink::resolve`]); one to no such request is
+//!    logged and dropped;
+//! 4. a request of the server's own counts as sent once the transport has
+//!    taken it, and one withdrawn before that is not written at all
+//!    ([`PeerLink::track_delivery`]);
+//! 5. while a request of the server's waits for the client's answer, a
+//!    full connection reads on (the exception to the connection's rule
+//!    3): that answer comes on this stream, behind whatever the client
+//!    sent first, and what it would free may be the very room the
+//!    connection waits for. So the connection acts on responses and
+//!    notifications as ever, and answers each request it has no room for
+//!    with `-31001` at once (it holds nothing, and a peer that does not
+//!    read those answers stops the reading by the connection's rule 5);
+//! 6. at the end of the input no answer can come any more: every question
+//!    fails at once ([`PeerLink::close`]), and the handlers end instead of
+//!    waiting out the drain period.
+//!
+//! On HTTP, the endpoint keeps each session under its `Mcp-Session-Id`
+//! (`http::legacy`).
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
@@ -103,6 +140,19 @@ impl LegacySession {
     }
 }
 
+/// Who owns the tasks of an anonymous caller in session `id`, as a task
+/// record keeps it. The id is random, so no subject takes it by chance.
+fn task_owner(id: &str) -> Arc<str> {
+    Arc::from(format!("legacy session {id}"))
+}
+
+/// Request caller `caller` (its scopes, claims and headers, fresh) in
+/// `session`, whose principal it shares: it owns the tasks the session's
+/// caller owns.
+pub(crate) fn session_caller(caller: &Caller, session: &LegacySession) -> Caller {
+    caller.with_task_owner(session.caller.task_owner.clone())
+}
+
 impl Server {
     /// Answers `initialize` request `request` of `caller`: a new session
     /// whose own messages go to `queue`, and the response; or the error
@@ -126,7 +176,7 @@ impl Server {
         );
         let session_id = crate::util::random_id::<18>();
         let session = LegacySession {
-            caller: caller.in_session(&session_id),
+            caller: caller.with_task_owner(Some(task_owner(&session_id))),
             id: session_id,
             version,
             capabilities: params.capabilities.to_modern(),

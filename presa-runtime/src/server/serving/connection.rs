@@ -18,11 +18,17 @@
 //!
 //! # The era of a connection
 //!
-//! Every request keeps the [`Era`] it was read in, which serves it; what
-//! else differs between eras is asked of the connection's era at the few
-//! points that need it (see `era`). A connection is modern ([`Modern`])
-//! until the client sends `initialize`, which opens a legacy session on
-//! it; that session's own rules are in `legacy/connection`.
+//! Every request keeps the [`RequestEra`] it was read in, which serves it;
+//! what else differs between eras is asked of the connection's era at the
+//! few points that need it (see `era`). A connection is modern until the
+//! client sends `initialize` ([`RequestEra::opens`]): that request is
+//! answered at once, before the next frame is read, and opens a session
+//! ([`RequestEra::open`]) whose era serves every request read after it. A
+//! request's era is decided when it is read: one read before the
+//! `initialize` is served modern even when it waits for a slot until after
+//! it. The era's own messages go through a queue of their own, written
+//! like any other message, for as long as the connection lives. The
+//! session's own rules are in `legacy::session`.
 //!
 //! # What a connection holds, and when it stops reading
 //!
@@ -39,7 +45,7 @@
 //!    `max_in_flight` slots (cancellations are still read and acted on
 //!    meanwhile); past a backlog as long again, the connection stops
 //!    reading too; except, in both cases, while its era awaits an answer
-//!    that only reading on can bring ([`Era::awaits_answers`]): then each
+//!    that only reading on can bring ([`RequestEra::awaits_answers`]): then each
 //!    request it has no room for is answered `-31001` at once;
 //! 4. it runs, holding its charge until its handler ends (a call that
 //!    becomes a task keeps the server's part while the task runs); a
@@ -79,12 +85,11 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::task::{AbortHandle, JoinSet};
 use tracing::Instrument;
 
-use super::era::{Era, Modern};
 use super::outbox::Outbox;
 use super::shutdown::{FINAL_WRITE, Shutdown, ShutdownSwitch, not_run};
 use super::signals::{signalled, termination_signals};
 use crate::server::caller::Caller;
-use crate::server::legacy::ConnectionSession;
+use crate::server::era::{Opened, RequestEra};
 use crate::server::request::reply::{busy_awaiting_answers, invalid_request, server_busy};
 use crate::server::request::stream::ResponseStream;
 use crate::server::router::Server;
@@ -236,7 +241,8 @@ pub async fn serve_until(
         stop_reading,
         shutdown: switch.watch(),
         switch,
-        era: Arc::new(Modern),
+        era: RequestEra::Modern,
+        era_writer: None,
     };
     tokio::pin!(stop);
     let shutdown = connection.shutdown.clone();
@@ -295,21 +301,25 @@ struct Connection {
     /// What every request is bounded by.
     shutdown: Shutdown,
     /// The era of the requests read now.
-    era: Arc<dyn Era>,
+    era: RequestEra,
+    /// Writes the era's own queue, once a session opened one. It holds
+    /// the session, which holds the queue: the connection's drop aborts
+    /// it, which ends that cycle.
+    era_writer: Option<AbortHandle>,
 }
 
 /// A parsed request and what it will cost.
 struct WaitingForBudget {
     request: Request,
     bytes: usize,
-    era: Arc<dyn Era>,
+    era: RequestEra,
 }
 
 /// A request with its share of the budget.
 struct Charged {
     request: Request,
     charge: Charge,
-    era: Arc<dyn Era>,
+    era: RequestEra,
 }
 
 impl Connection {
@@ -335,7 +345,7 @@ impl Connection {
         let full = self.is_full();
         let reading = !self.ended && (!full || self.era.awaits_answers());
         let stalled = !self.ended && !reading;
-        let era = Arc::clone(&self.era);
+        let era = self.era.clone();
         let waiting = !self.backlog.is_empty();
         let cost = self
             .waiting_for_budget
@@ -430,18 +440,8 @@ impl Connection {
                     let busy = Response::error(Some(request.id), busy_awaiting_answers());
                     self.send(busy.into()).await;
                 }
-                Ok(Message::Request(request)) if ConnectionSession::opens(&*self.era, &request) => {
-                    let (outgoing, budget) = (&self.outgoing, &self.budget);
-                    let opened = ConnectionSession::open(
-                        &self.server,
-                        request,
-                        &self.caller,
-                        outgoing,
-                        budget,
-                    );
-                    if let Some(session) = opened.await {
-                        self.era = session;
-                    }
+                Ok(Message::Request(request)) if self.era.opens(&request) => {
+                    self.open(request).await;
                 }
                 Ok(Message::Request(request)) => self.admit(request).await,
                 Ok(Message::Notification(n)) => self.on_notification(n),
@@ -458,12 +458,35 @@ impl Connection {
         while self.subscriptions.try_join_next().is_some() {}
     }
 
+    /// Answers `initialize` request `request` at once and, if it opened a
+    /// session, reads every request after it in the session's era and
+    /// starts writing the era's own queue.
+    async fn open(&mut self, request: Request) {
+        let (opened, response) = match RequestEra::open(&self.server, request, &self.caller) {
+            Ok(opened) => opened,
+            Err(response) => return self.send(response.into()).await,
+        };
+        self.send(response.into()).await;
+        let Opened { era, mut queue } = opened;
+        self.era = era;
+        // Its outbox tells the era when a request of its own is sent.
+        let own = self.outbox();
+        let writer = tokio::spawn(async move {
+            while let Some(message) = queue.recv().await {
+                if own.send(message).await.is_err() {
+                    return;
+                }
+            }
+        });
+        self.era_writer = Some(writer.abort_handle());
+    }
+
     /// Takes a request just read through rules 2 and 3: charged and
     /// started in this step when nothing waits ahead of it and it fits,
     /// else left for the loop to charge and queue in turn.
     async fn admit(&mut self, request: Request) {
         let bytes = request_footprint(&request);
-        let era = Arc::clone(&self.era);
+        let era = self.era.clone();
         let charge = match self.budget.try_charge(bytes) {
             Ok(charge) if self.backlog.is_empty() => charge,
             _ => {
@@ -617,11 +640,7 @@ impl Connection {
 
     /// Where this connection's messages go, charged to its budget.
     fn outbox(&self) -> Outbox {
-        Outbox::new(
-            self.outgoing.clone(),
-            self.budget.clone(),
-            Arc::clone(&self.era),
-        )
+        Outbox::new(self.outgoing.clone(), self.budget.clone(), self.era.clone())
     }
 
     async fn send(&self, message: Message) {
@@ -641,7 +660,9 @@ impl Connection {
 
 impl Drop for Connection {
     fn drop(&mut self) {
-        self.era.closed();
+        if let Some(writer) = self.era_writer.take() {
+            writer.abort();
+        }
     }
 }
 

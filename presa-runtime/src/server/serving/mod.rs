@@ -3,10 +3,9 @@
 //! the signals that end a process, and how serving ends with every request
 //! answered. Streamable HTTP, behind its feature, is [`http`](crate::server::http).
 //!
-//! Layers, bottom up: era, shutdown, signals, outbox, connection, in_process.
+//! Layers, bottom up: shutdown, signals, outbox, connection, in_process.
 
 pub(crate) mod connection;
-pub(crate) mod era;
 pub(crate) mod in_process;
 pub(crate) mod outbox;
 pub(crate) mod shutdown;

@@ -2,9 +2,7 @@
 //! connection's memory budget by its length until the transport has
 //! written it, without waiting (the connection's rule 5).
 
-use std::sync::Arc;
-
-use super::era::Era;
+use crate::server::era::RequestEra;
 use crate::transport::{Closed, FrameSender};
 use crate::util::Budget;
 use crate::wire::Message;
@@ -16,13 +14,13 @@ pub(crate) struct Outbox {
     outgoing: FrameSender,
     budget: Budget,
     /// The era whose requests of the server's own this outbox writes.
-    era: Arc<dyn Era>,
+    era: RequestEra,
 }
 
 impl Outbox {
     /// An outbox onto `outgoing`, charged to `budget`, that writes the
     /// messages of `era`.
-    pub(crate) fn new(outgoing: FrameSender, budget: Budget, era: Arc<dyn Era>) -> Self {
+    pub(crate) fn new(outgoing: FrameSender, budget: Budget, era: RequestEra) -> Self {
         Outbox {
             outgoing,
             budget,

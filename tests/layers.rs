@@ -737,7 +737,7 @@ fn a_clean_tree_passes() {
         ),
         (
             "a/high.rs",
-            "//! High.\n\nuse super::{low::Low, sub::{self, Inner}};\n\npub struct High(Low, sub::Inner, Inner);\n\nfn f() -> crate::a::sub::Inner { todo!() }\n",
+            "//! High.\n\nuse super::{low::Low, sub::{self, Inner}};\n\npub struct High(Low, sub::Inner, Inner);\n\ntype Made = crate::a::sub::Inner;\n",
         ),
     ]);
     assert_clean(tree.layers(&["a"]));
@@ -883,7 +883,7 @@ fn an_import_through_the_own_folders_face_is_reported() {
         ("a/names.rs", "pub struct Named;\n"),
         (
             "a/user.rs",
-            "use super::RequestMeta;\nuse super::*;\n\nfn f() -> super::Renamed { todo!() }\nuse super::{Outside, Unknown};\n",
+            "use super::RequestMeta;\nuse super::*;\n\ntype Made = super::Renamed;\nuse super::{Outside, Unknown};\n",
         ),
         ("a/sub/mod.rs", "mod deep;\n"),
         ("a/sub/deep.rs", "use crate::a::RequestMeta;\n"),

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::subscriptions::SubscriptionMeta;
 use crate::wire::protocol::{
-    CacheScope, InputResponses, ListResult, RequestMeta, ResultMeta, ResultType,
+    CacheScope, InputResponses, ListResult, RequestMeta, ResultMeta, ResultType, mrtr_params,
 };
 use crate::wire::values::{Annotations, Icon, Resource, ResourceContents};
 
@@ -80,28 +80,13 @@ pub struct TemplatesPage {
     pub resource_templates: Vec<ResourceTemplate>,
 }
 
-/// Params of `resources/read`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ReadResourceParams {
-    /// The resource.
-    pub uri: String,
-    /// Answers to the previous round's `inputRequests` (MRTR retry).
-    #[serde(
-        rename = "inputResponses",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub input_responses: Option<InputResponses>,
-    /// Echo of the previous round's `requestState`, byte for byte.
-    #[serde(
-        rename = "requestState",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub request_state: Option<String>,
-    /// Request metadata; see [`PaginatedParams::meta`](crate::wire::PaginatedParams::meta).
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+mrtr_params! {
+    /// Params of `resources/read`.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct ReadResourceParams {
+        /// The resource.
+        pub uri: String,
+    }
 }
 
 /// The contents of a resource.

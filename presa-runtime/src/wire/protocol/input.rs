@@ -531,6 +531,59 @@ pub struct InputRequiredResult {
     pub meta: Option<ResultMeta>,
 }
 
+/// Writes the params struct of a method a server may answer with
+/// [`InputRequiredResult`]: the fields you list, then the two MRTR retry
+/// fields and `_meta`.
+///
+/// `tools/call`, `prompts/get` and `resources/read` can each be retried
+/// with answers, so each carries `inputResponses` and `requestState`. The
+/// macro writes those fields, their docs and their serde names once. It
+/// does not use `#[serde(flatten)]`: a flattened struct makes serde buffer
+/// every field of the params, and the retry is read on the MRTR path.
+///
+/// The fields name `InputResponses` and `RequestMeta`: import both where
+/// you call it.
+macro_rules! mrtr_params {
+    (
+        $(#[$attr:meta])*
+        pub struct $name:ident {
+            $(
+                $(#[$field_attr:meta])*
+                pub $field:ident: $ty:ty,
+            )*
+        }
+    ) => {
+        $(#[$attr])*
+        pub struct $name {
+            $(
+                $(#[$field_attr])*
+                pub $field: $ty,
+            )*
+            /// The answers to the `inputRequests` of the previous round,
+            /// under the same keys. Absent on a first call.
+            #[serde(
+                rename = "inputResponses",
+                default,
+                skip_serializing_if = "Option::is_none"
+            )]
+            pub input_responses: Option<InputResponses>,
+            /// The `requestState` of the previous round, echoed byte for
+            /// byte. Absent on a first call, and when the server sent none.
+            #[serde(
+                rename = "requestState",
+                default,
+                skip_serializing_if = "Option::is_none"
+            )]
+            pub request_state: Option<String>,
+            /// Request metadata. The server reads and checks it before
+            /// the method's own params, so it is optional here.
+            #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+            pub meta: Option<RequestMeta>,
+        }
+    };
+}
+pub(crate) use mrtr_params;
+
 #[cfg(test)]
 mod tests {
     use super::*;

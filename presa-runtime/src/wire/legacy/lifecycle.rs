@@ -13,7 +13,8 @@ use serde_json::{Map, Value};
 use crate::wire::jsonrpc::strict;
 use crate::wire::protocol::{ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities};
 
-/// Params of `initialize`.
+/// Params of `initialize`: what the client is and can do, for the
+/// whole session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InitializeParams {
     /// The newest version the client speaks.
@@ -157,7 +158,8 @@ pub struct ToolTaskRequests {
     pub call: Option<Map<String, Value>>,
 }
 
-/// The result of `initialize`.
+/// The result of `initialize`: the session's version, and what the
+/// server is and offers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InitializeResult {
     /// The version the session speaks: the client's, if the server
@@ -172,7 +174,7 @@ pub struct InitializeResult {
     /// Guidance for the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
-    /// Metadata.
+    /// The result's free-form `_meta`; presa sends none.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }

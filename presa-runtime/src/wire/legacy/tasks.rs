@@ -93,10 +93,11 @@ impl From<LegacyTask> for Task {
 /// The answer to a task-augmented request: the new task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LegacyCreateTaskResult {
-    /// The task.
+    /// The new task, nested under `task` in this era.
     #[serde(deserialize_with = "crate::wire::jsonrpc::strict::object")]
     pub task: LegacyTask,
-    /// Metadata.
+    /// The result's `_meta`: the modern result's, without its
+    /// modern-only keys.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
@@ -104,10 +105,10 @@ pub struct LegacyCreateTaskResult {
 /// The answer to `tasks/get` and `tasks/cancel`: the task, flat.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LegacyGetTaskResult {
-    /// The task.
+    /// The task as it is now, its fields at the result's top level.
     #[serde(flatten, deserialize_with = "crate::wire::jsonrpc::strict::object")]
     pub task: LegacyTask,
-    /// Metadata.
+    /// The result's free-form `_meta`; presa sends none.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
@@ -127,7 +128,7 @@ pub struct ListTasksResult {
         skip_serializing_if = "Option::is_none"
     )]
     pub next_cursor: Option<String>,
-    /// Metadata.
+    /// The result's free-form `_meta`; presa sends none.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
@@ -141,7 +142,7 @@ pub struct TaskParams {
     pub ttl: Option<u64>,
 }
 
-/// Params of `tasks/list`.
+/// Params of `tasks/list`: only where the page starts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ListTasksParams {
     /// Where to continue.
@@ -152,7 +153,7 @@ pub struct ListTasksParams {
 /// The value of the [`RELATED_TASK`] `_meta` key.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RelatedTask {
-    /// The task.
+    /// The id of the task the message belongs to.
     #[serde(rename = "taskId")]
     pub task_id: String,
 }
@@ -203,10 +204,10 @@ pub struct ToolExecution {
 /// Params of `notifications/tasks/status`: the whole task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskStatusParams {
-    /// The task.
+    /// The task as it is now, its fields at the top level of the params.
     #[serde(flatten, deserialize_with = "crate::wire::jsonrpc::strict::object")]
     pub task: LegacyTask,
-    /// Metadata.
+    /// The notification's `_meta`; presa sends none.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }

@@ -27,7 +27,8 @@ pub struct Prompt {
     /// Icons for a user interface.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub icons: Option<Vec<Icon>>,
-    /// Metadata.
+    /// Free-form data by key, for whoever reads this. Keys under
+    /// `io.modelcontextprotocol/` belong to the protocol.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
@@ -88,12 +89,12 @@ pub struct PromptsPage {
 pub type PromptArguments = BTreeMap<String, String>;
 
 mrtr_params! {
-    /// Params of `prompts/get`.
+    /// Params of `prompts/get`: which prompt, with which arguments.
     #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
     pub struct GetPromptParams {
         /// The prompt.
         pub name: String,
-        /// Its arguments.
+        /// Its arguments by name; every one the prompt marks required must be here.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub arguments: Option<PromptArguments>,
     }

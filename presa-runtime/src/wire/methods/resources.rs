@@ -38,7 +38,8 @@ pub struct ResourceTemplate {
     /// Icons for a user interface.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub icons: Option<Vec<Icon>>,
-    /// Metadata.
+    /// Free-form data by key, for whoever reads this. Keys under
+    /// `io.modelcontextprotocol/` belong to the protocol.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
@@ -81,7 +82,7 @@ pub struct TemplatesPage {
 }
 
 mrtr_params! {
-    /// Params of `resources/read`.
+    /// Params of `resources/read`: which resource.
     #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
     pub struct ReadResourceParams {
         /// The resource.

@@ -32,7 +32,8 @@ pub struct Tool {
     /// Behaviour hints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<ToolAnnotations>,
-    /// Metadata.
+    /// Free-form data by key, for whoever reads this. Keys under
+    /// `io.modelcontextprotocol/` belong to the protocol.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
@@ -134,7 +135,7 @@ pub struct ToolsPage {
 }
 
 mrtr_params! {
-    /// Params of `tools/call`.
+    /// Params of `tools/call`: which tool, with which arguments.
     #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
     pub struct CallToolParams {
         /// The tool to call.

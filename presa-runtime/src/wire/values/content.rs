@@ -88,15 +88,16 @@ impl From<&str> for Content {
     }
 }
 
-/// Text content.
+/// A text block: `"type": "text"`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TextContent {
-    /// The text.
+    /// The text itself, not encoded.
     pub text: String,
     /// Audience and priority hints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Annotations>,
-    /// Metadata.
+    /// Free-form data by key, for whoever reads this. Keys under
+    /// `io.modelcontextprotocol/` belong to the protocol.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
@@ -112,7 +113,8 @@ pub struct MediaContent {
     /// Audience and priority hints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Annotations>,
-    /// Metadata.
+    /// Free-form data by key, for whoever reads this. Keys under
+    /// `io.modelcontextprotocol/` belong to the protocol.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
@@ -156,7 +158,8 @@ pub struct Resource {
     /// Icons for a user interface.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub icons: Option<Vec<Icon>>,
-    /// Metadata.
+    /// Free-form data by key, for whoever reads this. Keys under
+    /// `io.modelcontextprotocol/` belong to the protocol.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
@@ -186,7 +189,8 @@ pub struct EmbeddedResource {
     /// Audience and priority hints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Annotations>,
-    /// Metadata.
+    /// Free-form data by key, for whoever reads this. Keys under
+    /// `io.modelcontextprotocol/` belong to the protocol.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
@@ -197,13 +201,14 @@ pub struct EmbeddedResource {
 pub struct ResourceContents {
     /// The resource URI.
     pub uri: String,
-    /// MIME type.
+    /// The MIME type of the contents, when the server knows it.
     #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
     /// The text or the bytes.
     #[serde(flatten, deserialize_with = "crate::wire::jsonrpc::strict::object")]
     pub body: ResourceBody,
-    /// Metadata.
+    /// Free-form data by key, for whoever reads this. Keys under
+    /// `io.modelcontextprotocol/` belong to the protocol.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
@@ -215,7 +220,7 @@ pub struct ResourceContents {
 pub enum ResourceBody {
     /// Text contents.
     Text {
-        /// The text.
+        /// The text, as it is (not base64).
         text: String,
     },
     /// Binary contents.

@@ -104,10 +104,10 @@ async fn follow(
     let mut told = TaskStatus::Working;
     while let Some(record) = watch.next().await {
         let task = legacy_view(&record);
-        if task.status == told {
+        if task.0.status == told {
             continue;
         }
-        told = task.status;
+        told = task.0.status;
         let params = TaskStatusParams { task, meta: None };
         let notice = Notification::new(
             TASKS_STATUS,
@@ -123,13 +123,13 @@ async fn follow(
 /// `failed` when its tool returned an `isError` result.
 pub(super) fn legacy_view(record: &TaskRecord) -> LegacyTask {
     let mut task = LegacyTask::from(record.to_task());
-    let is_error = task.status == TaskStatus::Completed
+    let is_error = task.0.status == TaskStatus::Completed
         && record
             .result()
             .and_then(|result| result.get("isError").and_then(Value::as_bool))
             == Some(true);
-    if task.status == TaskStatus::Completed && is_error {
-        task.status = TaskStatus::Failed;
+    if task.0.status == TaskStatus::Completed && is_error {
+        task.0.status = TaskStatus::Failed;
     }
     task
 }

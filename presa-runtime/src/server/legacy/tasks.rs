@@ -198,7 +198,7 @@ async fn run(
             if record.status.is_terminal() {
                 return Err(invalid_params(format!(
                     "Cannot cancel task: already in terminal status '{}'",
-                    legacy_view(&record).status
+                    legacy_view(&record).0.status
                 )));
             }
             engine.cancel(&task_id, caller).await?;

@@ -162,7 +162,7 @@ pub struct Response {
     /// could not be read, as in a parse error.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<RequestId>,
-    /// The outcome.
+    /// `result` or `error`, at the top level of the response: exactly one.
     #[serde(flatten)]
     pub outcome: Outcome,
 }
@@ -243,11 +243,11 @@ impl std::error::Error for ErrorObject {}
 /// Any JSON-RPC message.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Message {
-    /// A request.
+    /// A request: it has an `id`, and waits for a response.
     Request(Request),
-    /// A notification.
+    /// A notification: no `id`, and no response.
     Notification(Notification),
-    /// A response.
+    /// A response to the request with the same `id`.
     Response(Response),
 }
 

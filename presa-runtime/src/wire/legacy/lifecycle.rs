@@ -7,17 +7,14 @@
 //! `_meta`, so [`LegacyClientCapabilities::to_modern`] turns them into the
 //! [`ClientCapabilities`] the rest of presa reads.
 
-use std::collections::BTreeMap;
-
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, de};
 use serde_json::{Map, Value};
 
-use crate::wire::protocol::{
-    ClientCapabilities, ElicitationCapability, Implementation, LoggingLevel, PromptsCapability,
-    ResourcesCapability, ServerCapabilities, ToolsCapability,
-};
+use crate::wire::jsonrpc::strict;
+use crate::wire::protocol::{ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities};
 
-/// Params of `initialize`.
+/// Params of `initialize`: what the client is and can do, for the
+/// whole session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InitializeParams {
     /// The newest version the client speaks.
@@ -33,26 +30,19 @@ pub struct InitializeParams {
     pub meta: Option<Map<String, Value>>,
 }
 
-/// A legacy client's capabilities, as `initialize` declares them.
+/// A legacy client's capabilities, as `initialize` declares them: the
+/// modern [`ClientCapabilities`] fields, plus `tasks`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LegacyClientCapabilities {
-    /// The client answers `elicitation/create`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub elicitation: Option<ElicitationCapability>,
-    /// The client answers `sampling/createMessage`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sampling: Option<Map<String, Value>>,
-    /// The client answers `roots/list` (`listChanged` when it announces
-    /// changes).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub roots: Option<Map<String, Value>>,
+    /// The fields both eras share, at the same level on the wire.
+    /// `extensions` has no legacy form: leave it `None`, and
+    /// [`to_modern`](Self::to_modern) drops what a client sends there.
+    #[serde(flatten, deserialize_with = "crate::wire::jsonrpc::strict::object")]
+    pub core: ClientCapabilities,
     /// The client runs the server's requests as tasks (2025-11-25); presa
     /// never asks it to, and keeps the declaration as it came.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tasks: Option<Map<String, Value>>,
-    /// Non-standard capabilities.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub experimental: Option<BTreeMap<String, Map<String, Value>>>,
 }
 
 impl LegacyClientCapabilities {
@@ -61,40 +51,28 @@ impl LegacyClientCapabilities {
     /// declared, so no extension appears.
     pub fn to_modern(&self) -> ClientCapabilities {
         ClientCapabilities {
-            elicitation: self.elicitation.clone(),
-            sampling: self.sampling.clone(),
-            roots: self.roots.clone(),
             extensions: None,
-            experimental: self.experimental.clone(),
+            ..self.core.clone()
         }
     }
 }
 
-/// What a legacy server offers, as its `InitializeResult` declares it.
+/// What a legacy server offers, as its `InitializeResult` declares it:
+/// the modern [`ServerCapabilities`] fields, plus `tasks`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LegacyServerCapabilities {
-    /// The server has tools.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tools: Option<ToolsCapability>,
-    /// The server has prompts.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prompts: Option<PromptsCapability>,
-    /// The server has resources; `subscribe` when `resources/subscribe`
-    /// works.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resources: Option<ResourcesCapability>,
-    /// The server completes arguments.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub completions: Option<Map<String, Value>>,
-    /// The server sends `notifications/message` at the session's level.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub logging: Option<Map<String, Value>>,
+    /// The fields both eras share, at the same level on the wire.
+    /// `extensions` has no legacy form:
+    /// [`from_modern`](Self::from_modern) leaves it `None`.
+    #[serde(flatten, deserialize_with = "crate::wire::jsonrpc::strict::object")]
+    pub core: ServerCapabilities,
     /// The server runs requests as tasks (2025-11-25).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "tasks_capability"
+    )]
     pub tasks: Option<ServerTasksCapability>,
-    /// Non-standard capabilities.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub experimental: Option<BTreeMap<String, Value>>,
 }
 
 impl LegacyServerCapabilities {
@@ -102,14 +80,27 @@ impl LegacyServerCapabilities {
     /// extensions (they have no legacy form), and `tasks` as given.
     pub fn from_modern(modern: ServerCapabilities, tasks: Option<ServerTasksCapability>) -> Self {
         LegacyServerCapabilities {
-            tools: modern.tools,
-            prompts: modern.prompts,
-            resources: modern.resources,
-            completions: modern.completions,
-            logging: modern.logging,
+            core: ServerCapabilities {
+                extensions: None,
+                ..modern
+            },
             tasks,
-            experimental: modern.experimental,
         }
+    }
+}
+
+/// Reads `tasks` strictly: serde hands a field next to a flattened one
+/// over from its own buffer, which [`strict`](crate::wire::strict) rule 1
+/// cannot see into, so an array would otherwise be read by position.
+fn tasks_capability<'de, D>(deserializer: D) -> Result<Option<ServerTasksCapability>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    match Option::<Value>::deserialize(deserializer)? {
+        None => Ok(None),
+        Some(value) => strict::from_value(value)
+            .map(Some)
+            .map_err(de::Error::custom),
     }
 }
 
@@ -167,7 +158,8 @@ pub struct ToolTaskRequests {
     pub call: Option<Map<String, Value>>,
 }
 
-/// The result of `initialize`.
+/// The result of `initialize`: the session's version, and what the
+/// server is and offers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InitializeResult {
     /// The version the session speaks: the client's, if the server
@@ -182,7 +174,7 @@ pub struct InitializeResult {
     /// Guidance for the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
-    /// Metadata.
+    /// The result's free-form `_meta`; presa sends none.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
@@ -205,8 +197,93 @@ pub struct SubscribeParams {
 mod tests {
     use super::*;
     use crate::wire::legacy::schema_check::assert_valid;
+    use crate::wire::protocol::{
+        ElicitationCapability, PromptsCapability, ResourcesCapability, ToolsCapability,
+    };
     use crate::wire::strict;
     use serde_json::json;
+
+    #[test]
+    fn legacy_server_capabilities_are_the_modern_ones_plus_tasks() {
+        let wire = json!({
+            "tools": {"listChanged": true},
+            "prompts": {},
+            "resources": {"listChanged": true, "subscribe": true},
+            "completions": {},
+            "logging": {},
+            "tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}},
+            "experimental": {"x": {"on": true}}
+        });
+        let typed = LegacyServerCapabilities {
+            core: ServerCapabilities {
+                tools: Some(ToolsCapability {
+                    list_changed: Some(true),
+                }),
+                prompts: Some(PromptsCapability::default()),
+                resources: Some(ResourcesCapability {
+                    list_changed: Some(true),
+                    subscribe: Some(true),
+                }),
+                completions: Some(Map::new()),
+                logging: Some(Map::new()),
+                extensions: None,
+                experimental: Some([("x".to_owned(), json!({"on": true}))].into()),
+            },
+            tasks: Some(ServerTasksCapability::tool_calls(true)),
+        };
+        assert_eq!(serde_json::to_value(&typed).unwrap(), wire);
+        assert_eq!(
+            strict::from_value::<LegacyServerCapabilities>(wire).unwrap(),
+            typed
+        );
+    }
+
+    #[test]
+    fn legacy_client_capabilities_are_the_modern_ones_plus_tasks() {
+        let wire = json!({
+            "elicitation": {"form": {}},
+            "sampling": {},
+            "roots": {"listChanged": true},
+            "tasks": {"requests": {"sampling": {"createMessage": {}}}},
+            "experimental": {"x": {}}
+        });
+        let typed = LegacyClientCapabilities {
+            core: ClientCapabilities {
+                elicitation: Some(ElicitationCapability {
+                    form: Some(Map::new()),
+                    url: None,
+                }),
+                sampling: Some(Map::new()),
+                roots: Some(json!({"listChanged": true}).as_object().unwrap().clone()),
+                extensions: None,
+                experimental: Some([("x".to_owned(), Map::new())].into()),
+            },
+            tasks: Some(
+                json!({"requests": {"sampling": {"createMessage": {}}}})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            ),
+        };
+        assert_eq!(serde_json::to_value(&typed).unwrap(), wire);
+        assert_eq!(
+            strict::from_value::<LegacyClientCapabilities>(wire).unwrap(),
+            typed
+        );
+    }
+
+    #[test]
+    fn legacy_capabilities_read_strictly_around_the_shared_fields() {
+        let array_tools = json!({"tools": [true]});
+        assert!(strict::from_value::<LegacyServerCapabilities>(array_tools).is_err());
+        let array_tasks = json!({"tasks": [{}, {}]});
+        let error = strict::from_value::<LegacyServerCapabilities>(array_tasks).unwrap_err();
+        assert_eq!(error.path(), ".tasks", "{error}");
+        let array_elicitation = json!({"elicitation": [{}]});
+        assert!(strict::from_value::<LegacyClientCapabilities>(array_elicitation).is_err());
+        let none: LegacyServerCapabilities = strict::from_value(json!({"tasks": null})).unwrap();
+        assert_eq!(none, LegacyServerCapabilities::default());
+    }
 
     #[test]
     fn an_initialize_result_matches_the_legacy_schema() {

@@ -12,82 +12,92 @@
 //! - a client asks for a task per request, with a `task` param, on a tool
 //!   whose `execution.taskSupport` allows it.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer, de, ser};
 use serde_json::{Map, Value};
 
-use crate::wire::extensions::{Task, TaskStatus};
+use crate::wire::extensions::Task;
+use crate::wire::jsonrpc::strict::{self, StrictError};
 
 /// `_meta` key tying a message to its task.
 pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
-/// A task, in 2025-11-25 fields.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LegacyTask {
-    /// The server-generated id.
-    #[serde(rename = "taskId")]
-    pub task_id: String,
-    /// The current status.
-    pub status: TaskStatus,
-    /// A human-readable note on the status.
-    #[serde(
-        rename = "statusMessage",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub status_message: Option<String>,
-    /// ISO 8601 creation time.
-    #[serde(rename = "createdAt")]
-    pub created_at: String,
-    /// ISO 8601 time of the last change.
-    #[serde(rename = "lastUpdatedAt")]
-    pub last_updated_at: String,
-    /// Milliseconds from creation the task is kept; `null` for ever.
-    /// Always present on the wire.
-    pub ttl: Option<u64>,
-    /// How often to poll, in milliseconds.
-    #[serde(
-        rename = "pollInterval",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub poll_interval: Option<u64>,
+/// A task, in 2025-11-25 fields: the modern [`Task`], whose `ttlMs` and
+/// `pollIntervalMs` this wire calls `ttl` and `pollInterval`.
+///
+/// The field list is [`Task`]'s: reading and writing rename those two
+/// keys and leave the rest as they are. A modern name that a legacy peer
+/// sends is ignored, as any unknown field.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LegacyTask(pub Task);
+
+/// The [`Task`] keys 2025-11-25 names otherwise, as (modern, legacy).
+const LEGACY_NAMES: [(&str, &str); 2] = [("ttlMs", "ttl"), ("pollIntervalMs", "pollInterval")];
+
+impl Serialize for LegacyTask {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut fields = match serde_json::to_value(&self.0).map_err(ser::Error::custom)? {
+            Value::Object(fields) => fields,
+            other => return other.serialize(serializer),
+        };
+        for (modern, legacy) in LEGACY_NAMES {
+            if let Some(value) = fields.remove(modern) {
+                fields.insert(legacy.to_owned(), value);
+            }
+        }
+        fields.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for LegacyTask {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let mut fields = strict::entries(deserializer)?;
+        for (modern, legacy) in LEGACY_NAMES {
+            fields.remove(modern);
+            if let Some(value) = fields.remove(legacy) {
+                fields.insert(modern.to_owned(), value);
+            }
+        }
+        strict::from_value(Value::Object(fields))
+            .map(LegacyTask)
+            .map_err(|error| de::Error::custom(in_legacy_names(&error)))
+    }
+}
+
+/// `error` as the peer should read it: a path that starts at a renamed
+/// key names the key the peer sent.
+fn in_legacy_names(error: &StrictError) -> String {
+    for (modern, legacy) in LEGACY_NAMES {
+        let rest = error
+            .path()
+            .strip_prefix('.')
+            .and_then(|path| path.strip_prefix(modern));
+        if let Some(rest) = rest.filter(|rest| rest.is_empty() || rest.starts_with(['.', '['])) {
+            return format!("`.{legacy}{rest}`: {}", error.message());
+        }
+    }
+    error.to_string()
 }
 
 impl From<Task> for LegacyTask {
     fn from(task: Task) -> Self {
-        LegacyTask {
-            task_id: task.task_id,
-            status: task.status,
-            status_message: task.status_message,
-            created_at: task.created_at,
-            last_updated_at: task.last_updated_at,
-            ttl: task.ttl_ms,
-            poll_interval: task.poll_interval_ms,
-        }
+        LegacyTask(task)
     }
 }
 
 impl From<LegacyTask> for Task {
     fn from(task: LegacyTask) -> Self {
-        Task {
-            task_id: task.task_id,
-            status: task.status,
-            status_message: task.status_message,
-            created_at: task.created_at,
-            last_updated_at: task.last_updated_at,
-            ttl_ms: task.ttl,
-            poll_interval_ms: task.poll_interval,
-        }
+        task.0
     }
 }
 
 /// The answer to a task-augmented request: the new task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LegacyCreateTaskResult {
-    /// The task.
+    /// The new task, nested under `task` in this era.
     #[serde(deserialize_with = "crate::wire::jsonrpc::strict::object")]
     pub task: LegacyTask,
-    /// Metadata.
+    /// The result's `_meta`: the modern result's, without its
+    /// modern-only keys.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
@@ -95,10 +105,10 @@ pub struct LegacyCreateTaskResult {
 /// The answer to `tasks/get` and `tasks/cancel`: the task, flat.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LegacyGetTaskResult {
-    /// The task.
+    /// The task as it is now, its fields at the result's top level.
     #[serde(flatten, deserialize_with = "crate::wire::jsonrpc::strict::object")]
     pub task: LegacyTask,
-    /// Metadata.
+    /// The result's free-form `_meta`; presa sends none.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
@@ -118,7 +128,7 @@ pub struct ListTasksResult {
         skip_serializing_if = "Option::is_none"
     )]
     pub next_cursor: Option<String>,
-    /// Metadata.
+    /// The result's free-form `_meta`; presa sends none.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
@@ -132,7 +142,7 @@ pub struct TaskParams {
     pub ttl: Option<u64>,
 }
 
-/// Params of `tasks/list`.
+/// Params of `tasks/list`: only where the page starts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ListTasksParams {
     /// Where to continue.
@@ -143,7 +153,7 @@ pub struct ListTasksParams {
 /// The value of the [`RELATED_TASK`] `_meta` key.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RelatedTask {
-    /// The task.
+    /// The id of the task the message belongs to.
     #[serde(rename = "taskId")]
     pub task_id: String,
 }
@@ -194,10 +204,10 @@ pub struct ToolExecution {
 /// Params of `notifications/tasks/status`: the whole task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskStatusParams {
-    /// The task.
+    /// The task as it is now, its fields at the top level of the params.
     #[serde(flatten, deserialize_with = "crate::wire::jsonrpc::strict::object")]
     pub task: LegacyTask,
-    /// Metadata.
+    /// The notification's `_meta`; presa sends none.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
@@ -205,6 +215,7 @@ pub struct TaskStatusParams {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::extensions::TaskStatus;
     use crate::wire::legacy::schema_check::assert_valid;
     use crate::wire::strict;
     use serde_json::json;
@@ -219,6 +230,49 @@ mod tests {
             ttl_ms: ttl,
             poll_interval_ms: Some(20),
         })
+    }
+
+    #[test]
+    fn a_legacy_task_is_a_task_with_two_keys_renamed() {
+        let wire = json!({
+            "taskId": "t1",
+            "status": "working",
+            "statusMessage": "note",
+            "createdAt": "2025-11-25T10:30:00.000Z",
+            "lastUpdatedAt": "2025-11-25T10:40:00.000Z",
+            "ttl": 60000,
+            "pollInterval": 20
+        });
+        let typed = task(TaskStatus::Working, Some(60_000));
+        assert_eq!(serde_json::to_value(&typed).unwrap(), wire);
+        assert_eq!(strict::from_value::<LegacyTask>(wire).unwrap(), typed);
+
+        let unlimited = json!({
+            "taskId": "t1", "status": "completed", "createdAt": "c", "lastUpdatedAt": "u",
+            "ttl": null
+        });
+        let read: LegacyTask = strict::from_value(unlimited.clone()).unwrap();
+        assert_eq!((read.0.ttl_ms, read.0.poll_interval_ms), (None, None));
+        assert_eq!(serde_json::to_value(&read).unwrap(), unlimited);
+    }
+
+    #[test]
+    fn a_legacy_task_ignores_modern_names_and_reports_legacy_ones() {
+        let modern_names = json!({
+            "taskId": "t1", "status": "working", "createdAt": "c", "lastUpdatedAt": "u",
+            "ttl": 5, "ttlMs": 7, "pollIntervalMs": 9
+        });
+        let read: LegacyTask = strict::from_value(modern_names).unwrap();
+        assert_eq!((read.0.ttl_ms, read.0.poll_interval_ms), (Some(5), None));
+
+        let bad_ttl = json!({
+            "taskId": "t1", "status": "working", "createdAt": "c", "lastUpdatedAt": "u",
+            "ttl": "soon"
+        });
+        let error = strict::from_value::<LegacyTask>(bad_ttl).unwrap_err();
+        assert_eq!(error.path(), ".ttl", "{error}");
+        let array = json!(["t1", "working", null, "c", "u", null, null]);
+        assert!(strict::from_value::<LegacyTask>(array).is_err());
     }
 
     #[test]

@@ -101,7 +101,7 @@ impl CompletionReference {
 /// The argument being completed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CompletionArgument {
-    /// Its name.
+    /// The name of the prompt argument or template variable.
     pub name: String,
     /// What the user has typed so far.
     pub value: String,

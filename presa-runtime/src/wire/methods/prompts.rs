@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::wire::protocol::{
-    InputResponses, ListResult, RequestMeta, ResultMeta, ResultType, Role,
+    InputResponses, ListResult, RequestMeta, ResultMeta, ResultType, Role, mrtr_params,
 };
 use crate::wire::values::{Content, Icon};
 
@@ -27,7 +27,8 @@ pub struct Prompt {
     /// Icons for a user interface.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub icons: Option<Vec<Icon>>,
-    /// Metadata.
+    /// Free-form data by key, for whoever reads this. Keys under
+    /// `io.modelcontextprotocol/` belong to the protocol.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
@@ -87,31 +88,16 @@ pub struct PromptsPage {
 /// Arguments of `prompts/get`, by name; their values are strings.
 pub type PromptArguments = BTreeMap<String, String>;
 
-/// Params of `prompts/get`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct GetPromptParams {
-    /// The prompt.
-    pub name: String,
-    /// Its arguments.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arguments: Option<PromptArguments>,
-    /// Answers to the previous round's `inputRequests` (MRTR retry).
-    #[serde(
-        rename = "inputResponses",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub input_responses: Option<InputResponses>,
-    /// Echo of the previous round's `requestState`, byte for byte.
-    #[serde(
-        rename = "requestState",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub request_state: Option<String>,
-    /// Request metadata; see [`PaginatedParams::meta`](crate::wire::PaginatedParams::meta).
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+mrtr_params! {
+    /// Params of `prompts/get`: which prompt, with which arguments.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct GetPromptParams {
+        /// The prompt.
+        pub name: String,
+        /// Its arguments by name; every one the prompt marks required must be here.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub arguments: Option<PromptArguments>,
+    }
 }
 
 /// The messages a prompt resolved to.

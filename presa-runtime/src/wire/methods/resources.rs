@@ -6,60 +6,13 @@ use serde_json::{Map, Value};
 
 use super::subscriptions::SubscriptionMeta;
 use crate::wire::protocol::{
-    CacheScope, InputResponses, ListResult, RequestMeta, ResultMeta, ResultType,
+    CacheScope, InputResponses, ListResult, RequestMeta, ResultMeta, ResultType, mrtr_params,
 };
-use crate::wire::values::{Annotations, Icon, ResourceContents};
+use crate::wire::values::{Annotations, Icon, Resource, ResourceContents};
 
 /// How the message of a "no such resource" error starts, in both eras:
 /// the one `-32602` with a `uri` that a legacy peer reads as `-32002`.
 pub const RESOURCE_NOT_FOUND_MESSAGE: &str = "Resource not found";
-
-/// A resource as listed by `resources/list`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Resource {
-    /// The URI `resources/read` takes.
-    pub uri: String,
-    /// Programmatic name.
-    pub name: String,
-    /// Display name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// What the resource is, for the model.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// The MIME type of its contents.
-    #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// The size of the raw contents in bytes, when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub size: Option<u64>,
-    /// Audience and priority hints.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Annotations>,
-    /// Icons for a user interface.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub icons: Option<Vec<Icon>>,
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Map<String, Value>>,
-}
-
-impl Resource {
-    /// A resource at `uri` called `name`.
-    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
-        Resource {
-            uri: uri.into(),
-            name: name.into(),
-            title: None,
-            description: None,
-            mime_type: None,
-            size: None,
-            annotations: None,
-            icons: None,
-            meta: None,
-        }
-    }
-}
 
 /// A family of resources whose URIs follow an RFC 6570 template, as
 /// listed by `resources/templates/list`.
@@ -85,7 +38,8 @@ pub struct ResourceTemplate {
     /// Icons for a user interface.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub icons: Option<Vec<Icon>>,
-    /// Metadata.
+    /// Free-form data by key, for whoever reads this. Keys under
+    /// `io.modelcontextprotocol/` belong to the protocol.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
@@ -127,28 +81,13 @@ pub struct TemplatesPage {
     pub resource_templates: Vec<ResourceTemplate>,
 }
 
-/// Params of `resources/read`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ReadResourceParams {
-    /// The resource.
-    pub uri: String,
-    /// Answers to the previous round's `inputRequests` (MRTR retry).
-    #[serde(
-        rename = "inputResponses",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub input_responses: Option<InputResponses>,
-    /// Echo of the previous round's `requestState`, byte for byte.
-    #[serde(
-        rename = "requestState",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub request_state: Option<String>,
-    /// Request metadata; see [`PaginatedParams::meta`](crate::wire::PaginatedParams::meta).
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+mrtr_params! {
+    /// Params of `resources/read`: which resource.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct ReadResourceParams {
+        /// The resource.
+        pub uri: String,
+    }
 }
 
 /// The contents of a resource.

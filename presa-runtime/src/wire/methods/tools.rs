@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::wire::protocol::{
-    InputResponses, ListResult, PaginatedParams, RequestMeta, ResultMeta, ResultType,
+    InputResponses, ListResult, PaginatedParams, RequestMeta, ResultMeta, ResultType, mrtr_params,
 };
 use crate::wire::values::Content;
 
@@ -32,7 +32,8 @@ pub struct Tool {
     /// Behaviour hints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<ToolAnnotations>,
-    /// Metadata.
+    /// Free-form data by key, for whoever reads this. Keys under
+    /// `io.modelcontextprotocol/` belong to the protocol.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
@@ -133,31 +134,16 @@ pub struct ToolsPage {
     pub tools: Vec<Tool>,
 }
 
-/// Params of `tools/call`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CallToolParams {
-    /// The tool to call.
-    pub name: String,
-    /// The arguments, matching the tool's `inputSchema`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arguments: Option<Map<String, Value>>,
-    /// Answers to the previous round's `inputRequests` (MRTR retry).
-    #[serde(
-        rename = "inputResponses",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub input_responses: Option<InputResponses>,
-    /// Echo of the previous round's `requestState`, byte for byte.
-    #[serde(
-        rename = "requestState",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub request_state: Option<String>,
-    /// Request metadata; see [`PaginatedParams::meta`].
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+mrtr_params! {
+    /// Params of `tools/call`: which tool, with which arguments.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    pub struct CallToolParams {
+        /// The tool to call.
+        pub name: String,
+        /// The arguments, matching the tool's `inputSchema`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub arguments: Option<Map<String, Value>>,
+    }
 }
 
 /// The final result of a tool call.

@@ -34,7 +34,7 @@ pub struct ServerCapabilities {
     pub experimental: Option<BTreeMap<String, Value>>,
 }
 
-/// The `tools` capability.
+/// The `tools` capability: the server answers `tools/list` and `tools/call`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ToolsCapability {
     /// Whether the server announces changes to its tool list.
@@ -46,7 +46,8 @@ pub struct ToolsCapability {
     pub list_changed: Option<bool>,
 }
 
-/// The `prompts` capability.
+/// The `prompts` capability: the server answers `prompts/list` and
+/// `prompts/get`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PromptsCapability {
     /// Whether the server announces changes to its prompt list.
@@ -58,7 +59,8 @@ pub struct PromptsCapability {
     pub list_changed: Option<bool>,
 }
 
-/// The `resources` capability.
+/// The `resources` capability: the server answers `resources/list`,
+/// `resources/templates/list` and `resources/read`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ResourcesCapability {
     /// Whether the server announces changes to its resource list.

@@ -110,9 +110,9 @@ pub enum InputRequest {
     ListRoots,
     /// A method this implementation does not know.
     Other {
-        /// The method.
+        /// The method name the server sent, such as a newer revision's.
         method: String,
-        /// Its params.
+        /// Its params as sent, unread; `None` when there were none.
         params: Option<Value>,
     },
 }
@@ -154,11 +154,11 @@ impl InputRequest {
 pub enum InputCapability {
     /// `elicitation` with form mode (an empty `elicitation: {}` counts).
     FormElicitation,
-    /// `elicitation.url`.
+    /// `elicitation.url`: the client opens a URL the server names.
     UrlElicitation,
-    /// `sampling`.
+    /// `sampling`: the client asks its model for a message.
     Sampling,
-    /// `roots`.
+    /// `roots`: the client lists the directories and files it shares.
     Roots,
 }
 
@@ -349,7 +349,7 @@ impl ElicitResult {
         }
     }
 
-    /// A decline.
+    /// The user said no: `action: "decline"`, no content.
     pub fn decline() -> Self {
         ElicitResult {
             action: ElicitAction::Decline,
@@ -357,7 +357,8 @@ impl ElicitResult {
         }
     }
 
-    /// A cancel.
+    /// The user dismissed the question without answering:
+    /// `action: "cancel"`, no content.
     pub fn cancel() -> Self {
         ElicitResult {
             action: ElicitAction::Cancel,
@@ -370,7 +371,7 @@ impl ElicitResult {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
-    /// The user.
+    /// The human side of the conversation.
     User,
     /// The model.
     Assistant,
@@ -416,7 +417,7 @@ pub struct CreateMessageParams {
     /// Upper bound on the reply's tokens.
     #[serde(rename = "maxTokens")]
     pub max_tokens: u32,
-    /// System prompt.
+    /// The system prompt the server asks for; the client may change or drop it.
     #[serde(
         rename = "systemPrompt",
         default,
@@ -426,7 +427,7 @@ pub struct CreateMessageParams {
     /// Sampling temperature.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
-    /// Stop sequences.
+    /// Strings at which the model stops generating.
     #[serde(
         rename = "stopSequences",
         default,
@@ -502,7 +503,7 @@ pub struct Root {
 /// The client's answer to `roots/list`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ListRootsResult {
-    /// The roots.
+    /// The directories and files the client shares, as `file://` URIs.
     pub roots: Vec<Root>,
 }
 
@@ -530,6 +531,59 @@ pub struct InputRequiredResult {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<ResultMeta>,
 }
+
+/// Writes the params struct of a method a server may answer with
+/// [`InputRequiredResult`]: the fields you list, then the two MRTR retry
+/// fields and `_meta`.
+///
+/// `tools/call`, `prompts/get` and `resources/read` can each be retried
+/// with answers, so each carries `inputResponses` and `requestState`. The
+/// macro writes those fields, their docs and their serde names once. It
+/// does not use `#[serde(flatten)]`: a flattened struct makes serde buffer
+/// every field of the params, and the retry is read on the MRTR path.
+///
+/// The fields name `InputResponses` and `RequestMeta`: import both where
+/// you call it.
+macro_rules! mrtr_params {
+    (
+        $(#[$attr:meta])*
+        pub struct $name:ident {
+            $(
+                $(#[$field_attr:meta])*
+                pub $field:ident: $ty:ty,
+            )*
+        }
+    ) => {
+        $(#[$attr])*
+        pub struct $name {
+            $(
+                $(#[$field_attr])*
+                pub $field: $ty,
+            )*
+            /// The answers to the `inputRequests` of the previous round,
+            /// under the same keys. Absent on a first call.
+            #[serde(
+                rename = "inputResponses",
+                default,
+                skip_serializing_if = "Option::is_none"
+            )]
+            pub input_responses: Option<InputResponses>,
+            /// The `requestState` of the previous round, echoed byte for
+            /// byte. Absent on a first call, and when the server sent none.
+            #[serde(
+                rename = "requestState",
+                default,
+                skip_serializing_if = "Option::is_none"
+            )]
+            pub request_state: Option<String>,
+            /// Request metadata. The server reads and checks it before
+            /// the method's own params, so it is optional here.
+            #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+            pub meta: Option<RequestMeta>,
+        }
+    };
+}
+pub(crate) use mrtr_params;
 
 #[cfg(test)]
 mod tests {

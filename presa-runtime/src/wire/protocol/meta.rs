@@ -116,15 +116,15 @@ pub struct ElicitationCapability {
 pub enum LoggingLevel {
     /// Debug detail.
     Debug,
-    /// Informational.
+    /// Progress and state changes a user may want to follow.
     Info,
     /// Normal but significant.
     Notice,
-    /// Warning.
+    /// Something unexpected that did not stop the work.
     Warning,
-    /// Error.
+    /// An operation failed.
     Error,
-    /// Critical.
+    /// A component failed and the server cannot work around it.
     Critical,
     /// Action must be taken immediately.
     Alert,
@@ -170,7 +170,9 @@ pub struct RequestMeta {
     pub other: Map<String, Value>,
 }
 
-/// The `_meta` of a result.
+/// The `_meta` of a result or a server notification: who answered, which
+/// `subscriptions/listen` stream a message belongs to, and any other key
+/// as it came.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ResultMeta {
     /// The server's name and version.

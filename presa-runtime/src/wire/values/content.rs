@@ -1,5 +1,6 @@
 //! Content blocks: what a tool result, a prompt message or a sampled
-//! message is made of, and the contents of a resource.
+//! message is made of, the contents of a resource, and the [`Resource`]
+//! that `resources/list` lists and a resource link points at.
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -25,7 +26,7 @@ pub enum Content {
     /// A link to a resource the client may read (boxed: it is much the
     /// largest).
     #[serde(deserialize_with = "crate::wire::jsonrpc::strict::object")]
-    ResourceLink(Box<ResourceLink>),
+    ResourceLink(Box<Resource>),
     /// A resource embedded inline.
     #[serde(deserialize_with = "crate::wire::jsonrpc::strict::object")]
     Resource(EmbeddedResource),
@@ -54,7 +55,7 @@ impl Content {
     /// A link to the resource at `uri` called `name`, which the client
     /// may read.
     pub fn resource_link(uri: impl Into<String>, name: impl Into<String>) -> Self {
-        Content::ResourceLink(Box::new(ResourceLink::new(uri, name)))
+        Content::ResourceLink(Box::new(Resource::new(uri, name)))
     }
 
     /// A resource embedded with its `contents`.
@@ -87,15 +88,16 @@ impl From<&str> for Content {
     }
 }
 
-/// Text content.
+/// A text block: `"type": "text"`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TextContent {
-    /// The text.
+    /// The text itself, not encoded.
     pub text: String,
     /// Audience and priority hints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Annotations>,
-    /// Metadata.
+    /// Free-form data by key, for whoever reads this. Keys under
+    /// `io.modelcontextprotocol/` belong to the protocol.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
@@ -111,7 +113,8 @@ pub struct MediaContent {
     /// Audience and priority hints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Annotations>,
-    /// Metadata.
+    /// Free-form data by key, for whoever reads this. Keys under
+    /// `io.modelcontextprotocol/` belong to the protocol.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
@@ -128,23 +131,25 @@ impl MediaContent {
     }
 }
 
-/// A link to a resource.
+/// A resource: an entry of `resources/list`, and what a
+/// [`Content::ResourceLink`] block points at (the link is the same
+/// object with `"type": "resource_link"`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ResourceLink {
-    /// The resource URI.
+pub struct Resource {
+    /// The URI `resources/read` takes.
     pub uri: String,
     /// Programmatic name.
     pub name: String,
     /// Display name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
-    /// What the resource is.
+    /// What the resource is, for the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    /// MIME type.
+    /// The MIME type of its contents.
     #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
-    /// Size in bytes.
+    /// The size of the raw contents in bytes, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<u64>,
     /// Audience and priority hints.
@@ -153,15 +158,16 @@ pub struct ResourceLink {
     /// Icons for a user interface.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub icons: Option<Vec<Icon>>,
-    /// Metadata.
+    /// Free-form data by key, for whoever reads this. Keys under
+    /// `io.modelcontextprotocol/` belong to the protocol.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
 
-impl ResourceLink {
-    /// A link to `uri` called `name`.
+impl Resource {
+    /// A resource at `uri` called `name`.
     pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
-        ResourceLink {
+        Resource {
             uri: uri.into(),
             name: name.into(),
             title: None,
@@ -183,7 +189,8 @@ pub struct EmbeddedResource {
     /// Audience and priority hints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Annotations>,
-    /// Metadata.
+    /// Free-form data by key, for whoever reads this. Keys under
+    /// `io.modelcontextprotocol/` belong to the protocol.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
@@ -194,13 +201,14 @@ pub struct EmbeddedResource {
 pub struct ResourceContents {
     /// The resource URI.
     pub uri: String,
-    /// MIME type.
+    /// The MIME type of the contents, when the server knows it.
     #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
     /// The text or the bytes.
     #[serde(flatten, deserialize_with = "crate::wire::jsonrpc::strict::object")]
     pub body: ResourceBody,
-    /// Metadata.
+    /// Free-form data by key, for whoever reads this. Keys under
+    /// `io.modelcontextprotocol/` belong to the protocol.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
@@ -212,7 +220,7 @@ pub struct ResourceContents {
 pub enum ResourceBody {
     /// Text contents.
     Text {
-        /// The text.
+        /// The text, as it is (not base64).
         text: String,
     },
     /// Binary contents.
@@ -304,10 +312,10 @@ mod tests {
             Content::text("hi"),
             Content::image("aGk=", "image/png"),
             Content::audio("aGk=", "audio/wav"),
-            Content::ResourceLink(Box::new(ResourceLink {
+            Content::ResourceLink(Box::new(Resource {
                 mime_type: Some("text/plain".into()),
                 size: Some(2),
-                ..ResourceLink::new("file:///a.txt", "a")
+                ..Resource::new("file:///a.txt", "a")
             })),
             Content::Resource(EmbeddedResource {
                 resource: ResourceContents::text("file:///b", "body"),

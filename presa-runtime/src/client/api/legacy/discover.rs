@@ -22,13 +22,8 @@ pub(crate) fn discover_result(server: &InitializeResult) -> DiscoverResult {
         result_type: ResultType::Complete,
         supported_versions: vec![server.protocol_version.clone()],
         capabilities: ServerCapabilities {
-            tools: offered.tools.clone(),
-            prompts: offered.prompts.clone(),
-            resources: offered.resources.clone(),
-            completions: offered.completions.clone(),
-            logging: offered.logging.clone(),
             extensions,
-            experimental: offered.experimental.clone(),
+            ..offered.core.clone()
         },
         instructions: server.instructions.clone(),
         ttl_ms: 0,

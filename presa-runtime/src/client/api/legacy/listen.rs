@@ -40,7 +40,7 @@ impl LegacyClient<'_> {
     ) -> Result<Subscription, ClientError> {
         let session = self.session.current();
         let offered = &session.server.capabilities;
-        let can_subscribe = offered.resources.as_ref().and_then(|r| r.subscribe) == Some(true);
+        let can_subscribe = offered.core.resources.as_ref().and_then(|r| r.subscribe) == Some(true);
         let wanted = filter
             .resource_subscriptions
             .take()
@@ -120,15 +120,15 @@ fn granted_lists_and_tasks(
     SubscriptionFilter {
         tools_list_changed: follows(
             filter.tools_list_changed,
-            offered.tools.as_ref().and_then(|t| t.list_changed),
+            offered.core.tools.as_ref().and_then(|t| t.list_changed),
         ),
         prompts_list_changed: follows(
             filter.prompts_list_changed,
-            offered.prompts.as_ref().and_then(|p| p.list_changed),
+            offered.core.prompts.as_ref().and_then(|p| p.list_changed),
         ),
         resources_list_changed: follows(
             filter.resources_list_changed,
-            offered.resources.as_ref().and_then(|r| r.list_changed),
+            offered.core.resources.as_ref().and_then(|r| r.list_changed),
         ),
         resource_subscriptions: None,
         task_ids: filter.task_ids.filter(|_| offered.tasks.is_some()),

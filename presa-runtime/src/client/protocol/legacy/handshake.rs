@@ -103,11 +103,11 @@ async fn initialize(
     let params = InitializeParams {
         protocol_version: version.to_owned(),
         capabilities: LegacyClientCapabilities {
-            elicitation: declared.elicitation.clone(),
-            sampling: declared.sampling.clone(),
-            roots: declared.roots.clone(),
+            core: crate::wire::ClientCapabilities {
+                extensions: None,
+                ..declared.clone()
+            },
             tasks: None,
-            experimental: declared.experimental.clone(),
         },
         client_info: opening.declared.client_info.clone().unwrap_or_else(|| {
             crate::wire::Implementation::new("presa-client", env!("CARGO_PKG_VERSION"))
@@ -155,7 +155,10 @@ async fn set_log_level(
     opening: &Opening<'_>,
     result: &InitializeResult,
 ) -> Result<(), ClientError> {
-    let (Some(level), Some(_)) = (opening.declared.log_level, &result.capabilities.logging) else {
+    let (Some(level), Some(_)) = (
+        opening.declared.log_level,
+        &result.capabilities.core.logging,
+    ) else {
         return Ok(());
     };
     let params = SetLevelParams { level };

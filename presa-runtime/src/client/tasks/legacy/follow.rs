@@ -54,10 +54,10 @@ impl LegacyClient<'_> {
             .request(TASKS_GET, &task_params(task_id))
             .await?;
         let got: LegacyGetTaskResult = parse_complete(TASKS_GET, result)?;
-        if got.task.task_id != task_id {
+        if got.task.0.task_id != task_id {
             return Err(ClientError::InvalidResponse(format!(
                 "tasks/get for task `{task_id}` returned task `{}`",
-                got.task.task_id
+                got.task.0.task_id
             )));
         }
         Ok(got.task.into())

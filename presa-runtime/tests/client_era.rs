@@ -212,6 +212,48 @@ async fn the_session_declares_the_handlers_and_sets_the_log_level() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_request_the_server_sends_once_initialized_reaches_the_handlers() {
+    let builder = Client::builder()
+        .on_roots(|_| async { vec![] })
+        .log_level(presa_runtime::wire::LoggingLevel::Warning);
+    let (client, mut peer) = connect_legacy(builder);
+    let listing = list_tools(&client);
+    peer.open_session(json!({"tools": {}, "logging": {}})).await;
+    // The handshake still waits for its log level when the server asks.
+    let set_level = peer.expect("logging/setLevel").await;
+    peer.ask(json!("r1"), "roots/list", json!({})).await;
+    let roots = peer.recv().await;
+    assert_eq!(
+        roots,
+        json!({"jsonrpc": "2.0", "id": "r1", "result": {"roots": []}})
+    );
+    peer.reply(&set_level, json!({})).await;
+    answer_legacy_list(&mut peer).await;
+    assert_eq!(listing.await.unwrap(), Ok(1));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_refused_log_level_fails_the_request_and_keeps_the_session() {
+    let builder = Client::builder().log_level(presa_runtime::wire::LoggingLevel::Warning);
+    let (client, mut peer) = connect_legacy(builder);
+    let listing = list_tools(&client);
+    peer.open_session(json!({"tools": {}, "logging": {}})).await;
+    let set_level = peer.expect("logging/setLevel").await;
+    let refusal = json!({"code": -32602, "message": "no such level"});
+    peer.reply_error(&set_level, refusal).await;
+    let error = listing.await.unwrap().unwrap_err();
+    assert!(
+        matches!(error, ClientError::SessionFailed { .. }),
+        "{error}"
+    );
+    assert_eq!(client.era().await, Ok(Era::Legacy));
+
+    let listing = list_tools(&client);
+    answer_legacy_list(&mut peer).await;
+    assert_eq!(listing.await.unwrap(), Ok(1), "no second initialize");
+}
+
+#[tokio::test(start_paused = true)]
 async fn an_offered_older_version_is_kept() {
     let (client, mut peer) = connect_legacy(Client::builder());
     let listing = list_tools(&client);

@@ -222,13 +222,13 @@ impl ClientBuilder {
             other: Map::new(),
         };
         let handlers = Arc::new(self.handlers);
-        let answers = super::connection::peer::answers(Arc::clone(&handlers));
-        let connection = Connection::open(transport.into(), self.on_notification, answers);
+        let connection = Connection::open(transport.into(), self.on_notification);
         let settings = ProtocolSettings {
             meta,
             versions,
             request_timeout: self.request_timeout,
             detection: self.detection,
+            handlers: Arc::clone(&handlers),
         };
         Client::new(
             Protocol::new(connection, settings),

@@ -92,12 +92,13 @@
 //! `protocol/` settles the era and speaks it, `api/` is [`Client`]
 //! itself, and `tasks/` follows tasks on top of it.
 //!
-//! The era is a seam: each layer keeps what only the legacy era needs in
-//! a `legacy/` folder of its own (`link/http/legacy/` too), and each
-//! [`Client`] method whose meaning differs by era is one delegation to the
-//! side of the server's era, chosen in `api::dispatch`. What the server
-//! sends of its own goes through another interface (`connection::ping`),
-//! which the legacy side implements too. Dropping the legacy era is
+//! The era is one value: once the probe settled it, the connection holds
+//! it (`connection::era`), and what depends on it matches it. The reader
+//! hands a legacy server's own requests and session notifications to its
+//! legacy side (else `connection::ping` answers), and each [`Client`]
+//! method whose meaning differs by era has one arm per era (see `api`).
+//! Each layer keeps what only the legacy era needs in a `legacy/` folder
+//! of its own (`link/http/legacy/` too). Dropping the legacy era is
 //! dropping those folders and the `Legacy` variant of each era enum.
 //!
 //! Layers, bottom up: era, oauth, error, link, input, connection, protocol, api, tasks, builder, prelude.

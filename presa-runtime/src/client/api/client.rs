@@ -3,8 +3,8 @@
 //! paging.
 //!
 //! The methods that mean the same in both eras are written once, on top of
-//! these; the ones a legacy server answers differently delegate to the
-//! era (see `dispatch`).
+//! these; the ones a legacy server answers differently match the server's
+//! era (see [`server_era`](Client::server_era)).
 
 use std::collections::HashSet;
 use std::future::Future;
@@ -13,6 +13,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::client::connection::ServerEra;
 use crate::client::era::Era;
 use crate::client::error::ClientError;
 use crate::client::input::{Answered, Handlers};
@@ -51,7 +52,13 @@ impl Client {
     /// only settles it sooner. Every method works in either era unless
     /// its documentation says otherwise.
     pub async fn era(&self) -> Result<Era, ClientError> {
-        Ok(self.era_client().await?.era())
+        Ok(self.server_era().await?.era())
+    }
+
+    /// The server's era, settling it first if need be, for a method whose
+    /// meaning differs by era to match (see the rules in `api`).
+    pub(crate) async fn server_era(&self) -> Result<ServerEra, ClientError> {
+        self.protocol.settled().await
     }
 
     /// How many input rounds one request may take.

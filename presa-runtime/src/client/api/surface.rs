@@ -13,7 +13,10 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::client::{Client, every_page};
+use super::legacy::LegacyClient;
+use super::modern::ModernClient;
 use super::subscription::Subscription;
+use crate::client::connection::ServerEra;
 use crate::client::error::ClientError;
 use crate::client::protocol::{ResultKind, parse_result, result_kind};
 use crate::wire::{
@@ -171,7 +174,16 @@ impl Client {
     /// succeeded for, and the tasks of a server that runs tasks; it lasts
     /// until dropped, which unsubscribes from the resources.
     pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription, ClientError> {
-        self.era_client().await?.listen(filter).await
+        match self.server_era().await? {
+            ServerEra::Modern { .. } => ModernClient { client: self }.listen(filter).await,
+            ServerEra::Legacy(session) => {
+                let legacy = LegacyClient {
+                    client: self,
+                    session: &session,
+                };
+                legacy.listen(filter).await
+            }
+        }
     }
 
     /// Sends `method` with `params`, answering its input rounds, until it

@@ -11,6 +11,9 @@ use serde_json::{Map, Value};
 
 use super::call::{CallOutcome, CallStep, ToolCall};
 use super::client::{Client, every_page};
+use super::legacy::LegacyClient;
+use super::modern::ModernClient;
+use crate::client::connection::ServerEra;
 use crate::client::error::ClientError;
 use crate::wire::{DiscoverResult, ListToolsResult, Method, Tool};
 
@@ -21,7 +24,14 @@ impl Client {
     /// task-augmented tool calls shown as the Tasks extension, its
     /// instructions and identity), not cacheable.
     pub async fn discover(&self) -> Result<DiscoverResult, ClientError> {
-        self.era_client().await?.discover().await
+        match self.server_era().await? {
+            ServerEra::Modern { .. } => ModernClient { client: self }.discover().await,
+            ServerEra::Legacy(session) => Ok(LegacyClient {
+                client: self,
+                session: &session,
+            }
+            .discover()),
+        }
     }
 
     /// One page of `tools/list`.
@@ -29,7 +39,16 @@ impl Client {
         &self,
         cursor: Option<String>,
     ) -> Result<ListToolsResult, ClientError> {
-        self.era_client().await?.list_tools_page(cursor).await
+        match self.server_era().await? {
+            ServerEra::Modern { .. } => ModernClient { client: self }.list_tools_page(cursor).await,
+            ServerEra::Legacy(session) => {
+                let legacy = LegacyClient {
+                    client: self,
+                    session: &session,
+                };
+                legacy.list_tools_page(cursor).await
+            }
+        }
     }
 
     /// Every tool, following `nextCursor` to the last page. A server that
@@ -87,6 +106,15 @@ impl Client {
     /// call runs, so the step is never `InputRequired`, and
     /// `input_responses` and `request_state` are not sent.
     pub async fn call_tool_step(&self, call: &ToolCall) -> Result<CallStep, ClientError> {
-        self.era_client().await?.call_tool_step(call).await
+        match self.server_era().await? {
+            ServerEra::Modern { .. } => ModernClient { client: self }.call_tool_step(call).await,
+            ServerEra::Legacy(session) => {
+                let legacy = LegacyClient {
+                    client: self,
+                    session: &session,
+                };
+                legacy.call_tool_step(call).await
+            }
+        }
     }
 }

@@ -1,13 +1,11 @@
-//! What the server sends that is neither a response nor a stream's
-//! notification: its own requests, and the notifications no stream takes,
-//! handed by the reader to a [`ServerMessages`].
+//! The server's own requests, as a modern server may send them: `ping`,
+//! and nothing else.
 //!
 //! A modern server asks for input inside its results (MRTR), never with a
-//! request of its own; a legacy one also asks with requests, and sends its
-//! streams' notifications on the session. So the reader hands these to one
-//! interface with an implementation per era: [`PingOnly`] here, and the
-//! legacy side's own, which answers what a legacy server asks and falls
-//! back to [`PingOnly`] for the rest. The rules of [`PingOnly`], in order:
+//! request of its own; a legacy one also asks with requests (see
+//! `legacy::answerer`, which answers `ping` through [`PingOnly`] too).
+//! Until the era settles legacy, every request of the server's is
+//! answered here. The rules of [`PingOnly`], in order:
 //!
 //! 1. `ping` is answered with `{}`: it asks nothing of the user;
 //! 2. any other request gets `-32601`: a modern server never asks that way;
@@ -15,39 +13,16 @@
 //!    outlives the connection, and must not keep it open by holding a
 //!    sender.
 
-use std::any::Any;
 use std::sync::Mutex;
 
 use serde_json::json;
 
 use crate::transport::FrameSender;
 use crate::util::lock;
-use crate::wire::{ErrorObject, Message, Notification, Request, RequestId, Response, codes};
+use crate::wire::{ErrorObject, Message, Request, RequestId, Response, codes};
 
 /// The method of a ping, in either direction.
 const PING: &str = "ping";
-
-/// What the reader hands over of what the server sends: its requests, and
-/// the notifications that belong to no listen stream.
-///
-/// An implementation is chosen when the connection opens; the side that
-/// chose it may find its own again by downcasting (hence [`Any`]).
-pub(crate) trait ServerMessages: Any + Send + Sync {
-    /// Answers a request of the server's own, now or later.
-    fn request(&self, request: Request);
-
-    /// Takes a notification before the listen streams see it, or hands it
-    /// back: to its stream, or else to the user's notification handler.
-    fn notification(&self, notification: Notification) -> Option<Notification>;
-
-    /// The server closed its output: whatever is still being answered
-    /// stops.
-    fn closed(&self);
-
-    /// The client is gone: nothing more is answered, and the outgoing
-    /// channel is let go (rule 3).
-    fn detach(&self);
-}
 
 /// Answers a modern server: `ping`, and `-32601` for any other request.
 pub(crate) struct PingOnly {
@@ -87,10 +62,10 @@ impl PingOnly {
             respond_now(&outgoing, Response::error(Some(id), error));
         }
     }
-}
 
-impl ServerMessages for PingOnly {
-    fn request(&self, request: Request) {
+    /// Answers a request of the server's as a modern server's: `ping`
+    /// (rule 1), and `-32601` for anything else (rule 2).
+    pub fn request(&self, request: Request) {
         let Some(request) = self.ping(request) else {
             return;
         };
@@ -102,13 +77,9 @@ impl ServerMessages for PingOnly {
         self.refuse(request.id, codes::METHOD_NOT_FOUND, refusal);
     }
 
-    fn notification(&self, notification: Notification) -> Option<Notification> {
-        Some(notification)
-    }
-
-    fn closed(&self) {}
-
-    fn detach(&self) {
+    /// Answers nothing more, and lets go of the outgoing channel: the
+    /// client is gone (rule 3).
+    pub fn detach(&self) {
         lock(&self.outgoing).take();
     }
 }

@@ -36,7 +36,8 @@ use std::time::Duration;
 use tokio::sync::oneshot::{self, error::TryRecvError};
 use tokio::time::{Instant, Sleep};
 
-use super::routing::{Delivery, Reply};
+use super::delivery::Delivery;
+use super::routing::Reply;
 use crate::client::error::ClientError;
 use crate::transport::Incoming;
 use crate::util::lock;
@@ -454,7 +455,8 @@ mod tests {
         let routes = Routes::open();
         let delivery = Delivery {
             routes: Arc::clone(&routes),
-            answers: Arc::new(PingOnly::new(client.outgoing)),
+            era: Arc::default(),
+            ping: Arc::new(PingOnly::new(client.outgoing)),
             on_notification: Some(handler),
         };
         Frames {

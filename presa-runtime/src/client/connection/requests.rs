@@ -2,10 +2,11 @@
 //! for its response, cancelling it when the waiter goes away, and the
 //! requests the server sends the other way.
 //!
-//! The connection knows nothing of eras: the layer above decides what a
+//! The connection holds the server's era once the layer above settled it
+//! ([`settle`](Connection::settle)), so that what the server sends of its
+//! own reaches that era (see `delivery`). The layer above decides what a
 //! request carries (the modern `_meta`, or nothing beside its params in a
-//! legacy session), and which [`ServerMessages`] answers what the server
-//! asks of its own.
+//! legacy session).
 //!
 //! A request with `_meta` stands on its own, so where the transport offers
 //! its server [in place](crate::transport::InPlace) (in process), such a
@@ -22,9 +23,11 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use super::ping::{PingOnly, ServerMessages};
+use super::delivery::Delivery;
+use super::era::ServerEra;
+use super::ping::PingOnly;
 use super::reading::Reading;
-use super::routing::{Delivery, NotificationHandler, Reply, Routes};
+use super::routing::{NotificationHandler, Reply, Routes};
 use crate::client::error::ClientError;
 use crate::client::link::{ClientTransport, Shutdown};
 use crate::transport::{Answers, InPlace};
@@ -51,9 +54,8 @@ pub(crate) struct Waiting {
 pub(crate) struct Connection {
     pub(crate) outgoing: crate::transport::FrameSender,
     pub(crate) routes: Arc<Routes>,
-    /// What answers the server's own requests.
-    pub(crate) answers: Arc<dyn ServerMessages>,
-    /// Where the notifications of a request served in place go.
+    /// Where what the server sends goes, the notifications of a request
+    /// served in place too; it holds the server's era, once settled.
     delivery: Delivery,
     /// Who reads the frames: a request waiting for its response, or the
     /// reader task.
@@ -68,20 +70,19 @@ pub(crate) struct Connection {
 impl Connection {
     /// Starts reading from `transport`: responses go to their requests,
     /// notifications to their streams or `on_notification`, and the
-    /// server's own requests to what `answers` makes of the modern
-    /// answers. Must be called inside a tokio runtime: the reader is a
-    /// task of its own, which requests that wait stand in for (`reading`).
+    /// server's own requests to its era, once settled. Must be called
+    /// inside a tokio runtime: the reader is a task of its own, which
+    /// requests that wait stand in for (`reading`).
     pub(crate) fn open(
         transport: ClientTransport,
         on_notification: Option<NotificationHandler>,
-        answers: impl FnOnce(PingOnly) -> Arc<dyn ServerMessages>,
     ) -> Connection {
         let ClientTransport { channel, shutdown } = transport;
         let routes = Routes::open();
-        let answers = answers(PingOnly::new(channel.outgoing.clone()));
         let delivery = Delivery {
             routes: Arc::clone(&routes),
-            answers: Arc::clone(&answers),
+            era: Arc::default(),
+            ping: Arc::new(PingOnly::new(channel.outgoing.clone())),
             on_notification,
         };
         let reading = Reading::new(channel.incoming, delivery.clone());
@@ -90,7 +91,6 @@ impl Connection {
             reading,
             outgoing: channel.outgoing,
             routes,
-            answers,
             delivery,
             in_place: channel.in_place,
             next_id: AtomicI64::new(1),
@@ -216,6 +216,18 @@ impl Connection {
         self.delivery.notification(notification);
     }
 
+    /// The era the server speaks, once settled.
+    pub(crate) fn era(&self) -> Option<&ServerEra> {
+        self.delivery.era()
+    }
+
+    /// Settles the server's era as `era`, unless it is settled already;
+    /// from now on what the server sends of its own goes to it. The era
+    /// settled.
+    pub(crate) fn settle(&self, era: ServerEra) -> &ServerEra {
+        self.delivery.settle(era)
+    }
+
     /// A fresh request id.
     pub(crate) fn next_request_id(&self) -> RequestId {
         RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed))
@@ -296,7 +308,7 @@ impl Drop for Connection {
     /// requests stop, and give up their hold on the outgoing channel, so
     /// that dropping the connection closes it.
     fn drop(&mut self) {
-        self.answers.detach();
+        self.delivery.detach();
     }
 }
 

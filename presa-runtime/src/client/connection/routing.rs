@@ -1,10 +1,8 @@
 //! Where what the server sends goes: a response to the request that waits
 //! for it, a notification to the `subscriptions/listen` stream it belongs
-//! to or else to the user's notification handler, and a request of the
-//! server's own to the connection's [`ServerMessages`], which sees every
-//! notification first too (see `ping`: that is how a legacy
-//! server's own requests, their cancellation and its session's
-//! notifications reach the legacy side).
+//! to or else to the user's notification handler. (A request of the
+//! server's own goes to its era, which sees every notification first too:
+//! see `delivery`.)
 //!
 //! Whoever reads the server's frames delivers them, one at a time (see
 //! `reading`: a request waiting for its response, or the connection's
@@ -21,13 +19,9 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use super::ping::ServerMessages;
 use crate::client::error::ClientError;
-use crate::transport::Inbound;
 use crate::util::lock;
-use crate::wire::{
-    FrameError, META_SUBSCRIPTION_ID, Message, Notification, RequestId, Response, notifications,
-};
+use crate::wire::{META_SUBSCRIPTION_ID, Notification, RequestId, Response, notifications};
 
 /// What a waiting request receives: the server's response, or why none
 /// will come.
@@ -97,7 +91,7 @@ impl Routes {
     /// Wakes the request `response` answers. A `subscriptions/listen`
     /// response also closes that stream: notifications that arrived before
     /// it stay readable, later ones are dropped.
-    fn deliver_response(&self, response: Response) {
+    pub(crate) fn deliver_response(&self, response: Response) {
         let Some(id) = response.id.clone() else {
             tracing::debug!("response with a null id");
             return;
@@ -113,7 +107,7 @@ impl Routes {
 
     /// Fails the request a malformed response answers, which would
     /// otherwise wait for an answer that has come and gone.
-    fn deliver_malformed(&self, id: &RequestId, reason: &str) {
+    pub(crate) fn deliver_malformed(&self, id: &RequestId, reason: &str) {
         self.close_stream(id);
         if let Some(waiter) = lock(&self.pending).as_mut().and_then(|m| m.remove(id)) {
             let error = ClientError::InvalidResponse(format!("malformed response: {reason}"));
@@ -123,7 +117,7 @@ impl Routes {
 
     /// Gives `notification` to the open stream it belongs to; hands it back
     /// when it belongs to none.
-    fn deliver_to_stream(&self, notification: Notification) -> Option<Notification> {
+    pub(crate) fn deliver_to_stream(&self, notification: Notification) -> Option<Notification> {
         let Some(id) = stream_of(&notification) else {
             return Some(notification);
         };
@@ -146,15 +140,20 @@ impl Routes {
 
     /// Fails every waiter: which request a discarded message answered is
     /// unknowable, and failing beats one hanging forever.
-    fn fail_all(&self, error: &ClientError) {
+    pub(crate) fn fail_all(&self, error: &ClientError) {
         for (_, waiter) in lock(&self.pending).iter_mut().flat_map(|m| m.drain()) {
             let _ = waiter.send(Err(error.clone()));
         }
     }
 
+    /// Whether the connection is gone: [`close`](Self::close) ran.
+    pub(crate) fn is_closed(&self) -> bool {
+        lock(&self.pending).is_none()
+    }
+
     /// The connection is gone. Dropping the senders wakes every waiter with
     /// [`ClientError::Closed`] and ends every stream.
-    fn close(&self) {
+    pub(crate) fn close(&self) {
         lock(&self.pending).take();
         lock(&self.streams).clear();
     }
@@ -192,76 +191,4 @@ pub(crate) fn cancelled_request(notification: &Notification) -> Option<RequestId
 /// A request id as the server wrote it, if it is one.
 pub(crate) fn request_id(value: &Value) -> Option<RequestId> {
     serde_json::from_value(value.clone()).ok()
-}
-
-/// Where what the server sends goes, once read: the routing tables, the
-/// era's answers to the server's own messages, and the user's handler.
-/// The reader delivers through it, and so does a request served in place
-/// (`requests`), for the notifications that come before its response.
-#[derive(Clone)]
-pub(crate) struct Delivery {
-    pub(crate) routes: Arc<Routes>,
-    pub(crate) answers: Arc<dyn ServerMessages>,
-    pub(crate) on_notification: Option<NotificationHandler>,
-}
-
-impl Delivery {
-    /// Delivers one frame as it was read: a message to whom it is for; a
-    /// message too large fails every waiter, since which one it answered
-    /// is unknowable; one that cannot be read is logged.
-    pub(crate) fn inbound(&self, inbound: Inbound) {
-        let frame = match inbound {
-            Inbound::Frame(frame) => frame,
-            Inbound::Oversized { limit } => {
-                tracing::warn!(limit, "discarded a server message over the size limit");
-                self.routes
-                    .fail_all(&ClientError::ResponseTooLarge { limit });
-                return;
-            }
-            Inbound::NotUtf8 => {
-                tracing::warn!("discarded a server message that is not UTF-8");
-                return;
-            }
-        };
-        match frame.parse::<Message>() {
-            Ok(message) => self.message(message),
-            Err(FrameError::Response {
-                id: Some(id),
-                reason,
-            }) => {
-                tracing::warn!(%id, reason, "malformed response from the server");
-                self.routes.deliver_malformed(&id, &reason);
-            }
-            Err(e) => tracing::warn!(error = ?e, "unparseable message from the server"),
-        }
-    }
-
-    /// The server closed its output: what answers its requests stops, and
-    /// the tables close.
-    pub(crate) fn ended(&self) {
-        self.answers.closed();
-        self.routes.close();
-    }
-
-    /// Delivers one message: a response to its waiter, a request to the
-    /// answers, a notification through [`notification`](Self::notification).
-    fn message(&self, message: Message) {
-        match message {
-            Message::Response(response) => self.routes.deliver_response(response),
-            Message::Notification(n) => self.notification(n),
-            Message::Request(request) => self.answers.request(request),
-        }
-    }
-
-    /// Gives a notification to the answers first, then to its stream, and
-    /// what neither takes to the user's handler.
-    pub(crate) fn notification(&self, notification: Notification) {
-        let taken = self.answers.notification(notification);
-        if let Some(n) = taken.and_then(|n| self.routes.deliver_to_stream(n)) {
-            match &self.on_notification {
-                Some(handler) => handler(n),
-                None => tracing::debug!(method = n.method, "notification from the server"),
-            }
-        }
-    }
 }

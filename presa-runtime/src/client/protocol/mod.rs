@@ -1,6 +1,7 @@
 //! The protocol over a connection: which era the server speaks, settled
-//! once by a probe (and the legacy fall back, opening a session), the
-//! versions the client speaks, and reading what a result says it is.
+//! once by a probe (and the legacy fall back, opening a session) and then
+//! held by the connection, the versions the client speaks, and reading
+//! what a result says it is.
 //!
 //! Layers, bottom up: result, versions, probe, legacy, settlement, speaking.
 
@@ -11,8 +12,8 @@ mod settlement;
 mod speaking;
 mod versions;
 
-pub(crate) use legacy::{LegacySession, SessionStream, asks_for_task};
+pub(crate) use legacy::SessionStream;
 pub(crate) use result::{ResultKind, expect_complete, parse_complete, parse_result, result_kind};
-pub(crate) use settlement::{Detection, Settlement};
+pub(crate) use settlement::Detection;
 pub(crate) use speaking::{Protocol, ProtocolSettings};
 pub(crate) use versions::Versions;

@@ -3,9 +3,10 @@
 //! only the connection and the client's settings.
 //!
 //! An attempt runs on a tokio task of its own (see `speaking`), so it owns
-//! what it uses and reports what it settled as a [`Settlement`] for the
-//! protocol to keep. The fall back itself is the legacy side's
-//! (`legacy::fall_back`), with two more rules:
+//! what it uses and reports the [`ServerEra`] it settled, for the protocol
+//! to hand the connection. The fall back itself is the legacy side's
+//! (`legacy::fall_back`), which hands the connection the legacy server as
+//! soon as the server accepts `initialize`, with two more rules:
 //!
 //! 1. a legacy server found while the client has no legacy version to
 //!    speak is [`ClientError::LegacyServer`], without an `initialize`;
@@ -19,12 +20,13 @@ use std::time::Duration;
 
 use serde_json::Map;
 
-use super::legacy::{Fallback, LegacySession, fall_back};
+use super::legacy::{Fallback, fall_back};
 use super::probe::{ProbeAnswer, read_probe, supported_versions};
 use super::versions::{DEFAULT_PROBE_TIMEOUT, Versions};
-use crate::client::connection::{Connection, Waiting};
+use crate::client::connection::{Connection, ServerEra, Waiting};
 use crate::client::era::Era;
 use crate::client::error::ClientError;
+use crate::client::input::Handlers;
 use crate::wire::{DiscoverResult, ErrorObject, Method, RequestMeta, codes};
 
 /// How the era is settled.
@@ -51,28 +53,18 @@ pub(crate) struct Attempt {
     pub detection: Detection,
     /// How the handshake's requests wait.
     pub waiting: Waiting,
-}
-
-/// What an attempt settled, and what the client keeps of it.
-#[derive(Clone)]
-pub(crate) enum Settlement {
-    /// A modern server, spoken to at this version.
-    Modern {
-        /// The version both sides speak.
-        version: String,
-    },
-    /// A legacy server, and the session the client keeps with it.
-    Legacy(Arc<LegacySession>),
+    /// What answers a legacy server's own requests.
+    pub handlers: Arc<Handlers>,
 }
 
 impl Attempt {
     /// Settles the era, or fails without settling it. A client with no
     /// modern version to probe with, or forced to another era, falls back
     /// at once.
-    pub async fn settle(self) -> Result<Settlement, ClientError> {
+    pub async fn settle(self) -> Result<ServerEra, ClientError> {
         match self.detection {
             Detection::Forced(Era::Modern) => match self.versions.modern.first() {
-                Some(version) => Ok(Settlement::Modern {
+                Some(version) => Ok(ServerEra::Modern {
                     version: version.clone(),
                 }),
                 None => Err(ClientError::InvalidArguments(
@@ -90,7 +82,7 @@ impl Attempt {
     }
 
     /// Probes with `server/discover`, waiting `limit` for the answer.
-    async fn probe(self, limit: Duration) -> Result<Settlement, ClientError> {
+    async fn probe(self, limit: Duration) -> Result<ServerEra, ClientError> {
         let waiting = Waiting {
             limit: Some(limit),
             cancels: false,
@@ -105,7 +97,7 @@ impl Attempt {
             ProbeAnswer::Refused(error) if error.code == codes::UNSUPPORTED_PROTOCOL_VERSION => {
                 self.adopt_listed(&error)
             }
-            ProbeAnswer::Refused(_) => Ok(Settlement::Modern {
+            ProbeAnswer::Refused(_) => Ok(ServerEra::Modern {
                 version: self.meta.protocol_version.clone(),
             }),
             ProbeAnswer::Legacy(why) => self.fall_back(why).await,
@@ -113,13 +105,10 @@ impl Attempt {
     }
 
     /// Picks a version among those a `DiscoverResult` lists.
-    async fn adopt_discovered(
-        self,
-        discovered: &DiscoverResult,
-    ) -> Result<Settlement, ClientError> {
+    async fn adopt_discovered(self, discovered: &DiscoverResult) -> Result<ServerEra, ClientError> {
         let theirs = &discovered.supported_versions;
         if let Some(version) = self.versions.shared_modern(theirs) {
-            return Ok(Settlement::Modern {
+            return Ok(ServerEra::Modern {
                 version: version.clone(),
             });
         }
@@ -134,17 +123,24 @@ impl Attempt {
     }
 
     /// Picks a version among those a `-32022` error lists.
-    fn adopt_listed(&self, error: &ErrorObject) -> Result<Settlement, ClientError> {
-        adopt_listed(&self.versions, error).map(|version| Settlement::Modern { version })
+    fn adopt_listed(&self, error: &ErrorObject) -> Result<ServerEra, ClientError> {
+        adopt_listed(&self.versions, error).map(|version| ServerEra::Modern { version })
     }
 
     /// Falls back to the legacy era, the server being legacy because of
     /// `why`.
-    async fn fall_back(self, why: String) -> Result<Settlement, ClientError> {
-        let fallback = fall_back(self.connection, self.meta, self.versions, self.waiting, why);
+    async fn fall_back(self, why: String) -> Result<ServerEra, ClientError> {
+        let fallback = fall_back(
+            self.connection,
+            self.meta,
+            self.versions,
+            self.waiting,
+            why,
+            self.handlers,
+        );
         Ok(match fallback.await? {
-            Fallback::Session(session) => Settlement::Legacy(Arc::new(session)),
-            Fallback::Modern(version) => Settlement::Modern { version },
+            Fallback::Session(server) => ServerEra::Legacy(server),
+            Fallback::Modern(version) => ServerEra::Modern { version },
         })
     }
 }

@@ -16,10 +16,12 @@
 //! 3. in the legacy era a request goes within the session the settlement
 //!    opened (see `legacy::session`).
 //!
-//! What the era settled is kept as the [`Settlement`] itself.
+//! What the era settled is the connection's to hold (`connection::era`):
+//! the settlement hands it over, and a request reads it there once no
+//! settlement is under way.
 
 use std::future::Future;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::FutureExt;
@@ -28,11 +30,13 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::task::AbortHandle;
 
-use super::settlement::{Attempt, Detection, Settlement, adopt_listed};
+use super::legacy::{self, Opening};
+use super::settlement::{Attempt, Detection, adopt_listed};
 use super::versions::Versions;
-use crate::client::connection::{Connection, Waiting};
+use crate::client::connection::{Connection, ServerEra, Waiting};
 use crate::client::era::Era;
 use crate::client::error::ClientError;
+use crate::client::input::Handlers;
 use crate::util::lock;
 use crate::wire::{ErrorObject, RequestMeta, codes};
 
@@ -47,6 +51,8 @@ pub(crate) struct ProtocolSettings {
     pub request_timeout: Option<Duration>,
     /// How the era is settled.
     pub detection: Detection,
+    /// What answers a legacy server's own requests.
+    pub handlers: Arc<Handlers>,
 }
 
 /// The server as the client speaks to it; shared by every clone of a
@@ -54,21 +60,31 @@ pub(crate) struct ProtocolSettings {
 pub(crate) struct Protocol {
     connection: Arc<Connection>,
     /// The `_meta` of every modern request; replaced when the version
-    /// changes.
-    meta: Mutex<Arc<RequestMeta>>,
+    /// changes, by a settlement's task too.
+    meta: Arc<Mutex<Arc<RequestMeta>>>,
     versions: Versions,
     request_timeout: Option<Duration>,
     detection: Detection,
-    settled: OnceLock<Settlement>,
-    /// The settlement under way, if any (rule 1).
+    handlers: Arc<Handlers>,
+    /// The settlement under way or done, if any (rule 1).
     settling: Mutex<Option<Settling>>,
 }
 
-/// A settlement under way, which any number of requests may wait for, and
-/// the task that runs it.
+/// What a settlement comes to, which any number of requests may wait for.
+type Outcome = Shared<BoxFuture<'static, Result<ServerEra, ClientError>>>;
+
+/// A settlement under way, or done, and the task that runs it.
 struct Settling {
-    outcome: Shared<BoxFuture<'static, Result<Settlement, ClientError>>>,
+    outcome: Outcome,
     task: AbortHandle,
+}
+
+/// Where the era stands, for a request about to wait for it.
+enum Progress {
+    /// Settled, with no settlement under way.
+    Settled(ServerEra),
+    /// A settlement is under way, or done.
+    Settling(Outcome),
 }
 
 impl Protocol {
@@ -77,18 +93,18 @@ impl Protocol {
     pub(crate) fn new(connection: Connection, settings: ProtocolSettings) -> Protocol {
         let protocol = Protocol {
             connection: Arc::new(connection),
-            meta: Mutex::new(Arc::new(settings.meta)),
+            meta: Arc::new(Mutex::new(Arc::new(settings.meta))),
             versions: settings.versions,
             request_timeout: settings.request_timeout,
             detection: settings.detection,
-            settled: OnceLock::new(),
+            handlers: settings.handlers,
             settling: Mutex::new(None),
         };
         if protocol.detection == Detection::Forced(Era::Modern)
             && let Some(version) = protocol.versions.modern.first()
         {
             let version = version.clone();
-            let _ = protocol.settled.set(Settlement::Modern { version });
+            protocol.connection.settle(ServerEra::Modern { version });
         }
         protocol
     }
@@ -137,9 +153,9 @@ impl Protocol {
         params: &P,
         waiting: Waiting,
     ) -> Result<Value, ClientError> {
+        let connection = &self.connection;
         match self.settled().await? {
-            Settlement::Modern { .. } => {
-                let connection = &self.connection;
+            ServerEra::Modern { .. } => {
                 self.agreeing_on_version(|meta| async move {
                     connection
                         .request(method, params, Some(&meta), waiting)
@@ -147,7 +163,15 @@ impl Protocol {
                 })
                 .await
             }
-            Settlement::Legacy(session) => session.request(method, params, waiting).await,
+            ServerEra::Legacy(server) => {
+                let meta = self.meta();
+                let opening = Opening {
+                    meta: &meta,
+                    versions: &self.versions,
+                    waiting: self.waiting(),
+                };
+                legacy::request(connection, &server, opening, method, params, waiting).await
+            }
         }
     }
 
@@ -175,28 +199,32 @@ impl Protocol {
 
     /// The era of the server and what the client keeps of it, settling it
     /// first if need be (rule 1).
-    pub(crate) async fn settled(&self) -> Result<&Settlement, ClientError> {
-        if let Some(settled) = self.settled.get() {
-            return Ok(settled);
-        }
-        let outcome = self.settling();
-        match outcome.clone().await {
-            Ok(settlement) => Ok(self.settled.get_or_init(|| self.adopt(settlement))),
-            Err(error) => {
-                let mut slot = lock(&self.settling);
-                if slot.as_ref().is_some_and(|s| s.outcome.ptr_eq(&outcome)) {
-                    *slot = None;
-                }
-                Err(error)
+    pub(crate) async fn settled(&self) -> Result<ServerEra, ClientError> {
+        let outcome = match self.progress() {
+            Progress::Settled(era) => return Ok(era),
+            Progress::Settling(outcome) => outcome,
+        };
+        let settled = outcome.clone().await;
+        if settled.is_err() {
+            let mut slot = lock(&self.settling);
+            if slot.as_ref().is_some_and(|s| s.outcome.ptr_eq(&outcome)) {
+                *slot = None;
             }
         }
+        settled
     }
 
-    /// The settlement under way, started if none is.
-    fn settling(&self) -> Shared<BoxFuture<'static, Result<Settlement, ClientError>>> {
+    /// Where the era stands: the settlement under way or done, else the
+    /// era the connection holds, else a settlement started now. A legacy
+    /// settlement hands the connection its era before its handshake ends,
+    /// so the settlement comes first.
+    fn progress(&self) -> Progress {
         let mut slot = lock(&self.settling);
         if let Some(settling) = slot.as_ref() {
-            return settling.outcome.clone();
+            return Progress::Settling(settling.outcome.clone());
+        }
+        if let Some(era) = self.connection.era() {
+            return Progress::Settled(era.clone());
         }
         let attempt = Attempt {
             connection: Arc::clone(&self.connection),
@@ -204,8 +232,9 @@ impl Protocol {
             versions: self.versions.clone(),
             detection: self.detection,
             waiting: self.waiting(),
+            handlers: Arc::clone(&self.handlers),
         };
-        let task = tokio::spawn(attempt.settle());
+        let task = tokio::spawn(settle(attempt, Arc::clone(&self.meta)));
         let abort = task.abort_handle();
         let outcome = async move { task.await.unwrap_or(Err(ClientError::Closed)) }
             .boxed()
@@ -214,19 +243,7 @@ impl Protocol {
             outcome: outcome.clone(),
             task: abort,
         });
-        outcome
-    }
-
-    /// Keeps a settlement: a modern one's version is the one requests
-    /// carry from now on.
-    fn adopt(&self, settlement: Settlement) -> Settlement {
-        match &settlement {
-            Settlement::Modern { version } => {
-                Arc::make_mut(&mut lock(&self.meta)).protocol_version = version.clone();
-            }
-            Settlement::Legacy(_) => {}
-        }
-        settlement
+        Progress::Settling(outcome)
     }
 
     /// Switches to the preferred version among those the server's `-32022`
@@ -236,6 +253,20 @@ impl Protocol {
         Arc::make_mut(&mut lock(&self.meta)).protocol_version = version;
         Ok(())
     }
+}
+
+/// Runs `attempt` and hands the connection the era it settled; a modern
+/// era's version is the one requests carry from now on, in `meta`.
+async fn settle(
+    attempt: Attempt,
+    meta: Arc<Mutex<Arc<RequestMeta>>>,
+) -> Result<ServerEra, ClientError> {
+    let connection = Arc::clone(&attempt.connection);
+    let era = attempt.settle().await?;
+    if let ServerEra::Modern { version } = &era {
+        Arc::make_mut(&mut lock(&meta)).protocol_version = version.clone();
+    }
+    Ok(connection.settle(era).clone())
 }
 
 impl Drop for Protocol {

@@ -3,7 +3,8 @@
 //! `follow` and `legacy::follow` for how each does it).
 
 use crate::client::api::AwaitOptions;
-use crate::client::api::{Client, TaskSubscription};
+use crate::client::api::{Client, LegacyClient, ModernClient, TaskSubscription};
+use crate::client::connection::ServerEra;
 use crate::client::error::ClientError;
 use crate::wire::{CallToolResult, DetailedTask, InputResponses, SubscriptionFilter};
 
@@ -15,7 +16,17 @@ impl Client {
     /// server sends them as requests of its own (answered by
     /// [`await_task`](Self::await_task)).
     pub async fn get_task(&self, task_id: impl AsRef<str>) -> Result<DetailedTask, ClientError> {
-        self.era_client().await?.get_task(task_id.as_ref()).await
+        let task_id = task_id.as_ref();
+        match self.server_era().await? {
+            ServerEra::Modern { .. } => ModernClient { client: self }.get_task(task_id).await,
+            ServerEra::Legacy(session) => {
+                let legacy = LegacyClient {
+                    client: self,
+                    session: &session,
+                };
+                legacy.get_task(task_id).await
+            }
+        }
     }
 
     /// `tasks/update`: answers some of the task's outstanding input
@@ -29,14 +40,34 @@ impl Client {
         task_id: impl AsRef<str>,
         input_responses: InputResponses,
     ) -> Result<(), ClientError> {
-        let era = self.era_client().await?;
-        era.update_task(task_id.as_ref(), input_responses).await
+        let task_id = task_id.as_ref();
+        match self.server_era().await? {
+            ServerEra::Modern { .. } => {
+                let modern = ModernClient { client: self };
+                modern.update_task(task_id, input_responses).await
+            }
+            ServerEra::Legacy(session) => LegacyClient {
+                client: self,
+                session: &session,
+            }
+            .update_task(),
+        }
     }
 
     /// `tasks/cancel`: asks the server to cancel the task. The server only
     /// acknowledges the request; the task may still finish otherwise.
     pub async fn cancel_task(&self, task_id: impl AsRef<str>) -> Result<(), ClientError> {
-        self.era_client().await?.cancel_task(task_id.as_ref()).await
+        let task_id = task_id.as_ref();
+        match self.server_era().await? {
+            ServerEra::Modern { .. } => ModernClient { client: self }.cancel_task(task_id).await,
+            ServerEra::Legacy(session) => {
+                let legacy = LegacyClient {
+                    client: self,
+                    session: &session,
+                };
+                legacy.cancel_task(task_id).await
+            }
+        }
     }
 
     /// Opens a `subscriptions/listen` stream of `notifications/tasks` for
@@ -55,8 +86,7 @@ impl Client {
             task_ids: Some(task_ids),
             ..Default::default()
         };
-        let stream = self.era_client().await?.listen(filter).await?;
-        Ok(stream.into())
+        Ok(self.listen(filter).await?.into())
     }
 
     /// Follows a task to its end and returns its result.
@@ -83,8 +113,19 @@ impl Client {
     ) -> Result<CallToolResult, ClientError> {
         let task_id = task.as_ref();
         let follow = async {
-            let era = self.era_client().await?;
-            era.follow_task(task_id, &options).await
+            match self.server_era().await? {
+                ServerEra::Modern { .. } => {
+                    let modern = ModernClient { client: self };
+                    modern.follow_task(task_id, &options).await
+                }
+                ServerEra::Legacy(session) => {
+                    let legacy = LegacyClient {
+                        client: self,
+                        session: &session,
+                    };
+                    legacy.follow_task(task_id, &options).await
+                }
+            }
         };
         match options.timeout {
             None => follow.await,

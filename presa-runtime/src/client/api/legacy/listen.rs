@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use super::methods::LegacyClient;
 use crate::client::api::subscription::{StreamState, Subscription};
-use crate::client::connection::{Connection, peer};
+use crate::client::connection::{Connection, SessionStreams};
 use crate::client::error::ClientError;
 use crate::client::protocol::SessionStream;
 use crate::wire::legacy::RESOURCES_SUBSCRIBE;
@@ -53,7 +53,8 @@ impl LegacyClient<'_> {
         let protocol = self.client.protocol();
         let connection = protocol.connection();
         let id = connection.next_request_id();
-        let mut stream = over_session(connection, id, granted);
+        let streams = Arc::clone(&self.session.streams);
+        let mut stream = over_session(connection, streams, id, granted);
         let mut subscribed = Vec::new();
         for uri in wanted {
             let params = SubscribeParams { uri: uri.clone() };
@@ -68,17 +69,14 @@ impl LegacyClient<'_> {
     }
 }
 
-/// A stream of what the session sends, as `granted` says, under the local
-/// id `id`; it follows no resource yet.
+/// A stream of what the session sends, as `granted` says, routed by
+/// `streams` under the local id `id`; it follows no resource yet.
 fn over_session(
     connection: &Arc<Connection>,
+    streams: Arc<SessionStreams>,
     id: RequestId,
     granted: SubscriptionFilter,
 ) -> Subscription {
-    let peer = peer::of(connection);
-    let streams = peer
-        .map(|peer| Arc::clone(&peer.streams))
-        .unwrap_or_default();
     let notifications = streams.open(&id, granted.clone());
     let state = SessionStream {
         connection: Arc::clone(connection),

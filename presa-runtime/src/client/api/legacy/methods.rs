@@ -1,28 +1,23 @@
 //! [`LegacyClient`]: the client's requests as a legacy server takes them,
-//! the legacy side of the era seam (see `dispatch`), with discovery and
-//! tools here, tasks in `tasks::legacy::follow` and listening in
-//! `listen`; the interface itself at the end.
+//! the legacy arm of each method whose meaning differs by era (see
+//! `api`), with discovery and tools here, tasks in
+//! `tasks::legacy::follow` and listening in `listen`.
 
 use super::discover::discover_result;
 use super::tools::{LegacyCallParams, offers_tool_tasks, read_call};
-use crate::client::api::await_options::AwaitOptions;
 use crate::client::api::call::{CallStep, ToolCall};
 use crate::client::api::client::{Client, every_page};
-use crate::client::api::era_side::{Answer, EraSide};
-use crate::client::api::subscription::Subscription;
-use crate::client::era::Era;
+use crate::client::connection::{LegacyServer, asks_for_task};
 use crate::client::error::ClientError;
-use crate::client::protocol::{LegacySession, asks_for_task, parse_complete};
+use crate::client::protocol::parse_complete;
 use crate::wire::legacy::tasks::TaskParams;
-use crate::wire::{
-    CallToolResult, DetailedTask, DiscoverResult, InputResponses, ListToolsResult, Method,
-    PaginatedParams, SubscriptionFilter, TASKS_EXTENSION,
-};
+use crate::wire::{DiscoverResult, ListToolsResult, Method, PaginatedParams, TASKS_EXTENSION};
 
 /// A client speaking to a legacy server, within its session.
 pub(crate) struct LegacyClient<'a> {
     pub client: &'a Client,
-    pub session: &'a LegacySession,
+    /// The server, with the session open with it.
+    pub session: &'a LegacyServer,
 }
 
 impl LegacyClient<'_> {
@@ -88,47 +83,5 @@ impl LegacyClient<'_> {
             Ok((page.items.tools, page.next_cursor))
         });
         pages.await.map(drop)
-    }
-}
-
-impl EraSide for LegacyClient<'_> {
-    fn era(&self) -> Era {
-        Era::Legacy
-    }
-
-    fn discover(&self) -> Answer<'_, DiscoverResult> {
-        Box::pin(std::future::ready(Ok(LegacyClient::discover(self))))
-    }
-
-    fn list_tools_page(&self, cursor: Option<String>) -> Answer<'_, ListToolsResult> {
-        Box::pin(LegacyClient::list_tools_page(self, cursor))
-    }
-
-    fn call_tool_step<'a>(&'a self, call: &'a ToolCall) -> Answer<'a, CallStep> {
-        Box::pin(LegacyClient::call_tool_step(self, call))
-    }
-
-    fn get_task<'a>(&'a self, task_id: &'a str) -> Answer<'a, DetailedTask> {
-        Box::pin(LegacyClient::get_task(self, task_id))
-    }
-
-    fn update_task<'a>(&'a self, _: &'a str, _: InputResponses) -> Answer<'a, ()> {
-        Box::pin(std::future::ready(LegacyClient::update_task(self)))
-    }
-
-    fn cancel_task<'a>(&'a self, task_id: &'a str) -> Answer<'a, ()> {
-        Box::pin(LegacyClient::cancel_task(self, task_id))
-    }
-
-    fn follow_task<'a>(
-        &'a self,
-        task_id: &'a str,
-        options: &'a AwaitOptions,
-    ) -> Answer<'a, CallToolResult> {
-        Box::pin(LegacyClient::follow_task(self, task_id, options))
-    }
-
-    fn listen(&self, filter: SubscriptionFilter) -> Answer<'_, Subscription> {
-        Box::pin(LegacyClient::listen(self, filter))
     }
 }

@@ -14,7 +14,7 @@
 //!    same handlers that answer a modern server's input requests
 //!    (`connection::legacy`);
 //! 3. the methods both eras have keep their modern signatures, each
-//!    answered by [`LegacyClient`], the legacy `EraSide`, the legacy way:
+//!    answered by [`LegacyClient`], their legacy arm, the legacy way:
 //!    `discover` from `initialize`, a tool call in one round that asks
 //!    for a task itself, and listening to what the session sends; a task
 //!    is followed through `tasks/result` (`tasks::legacy`).

@@ -7,7 +7,7 @@
 //!    answered by the result or, for a task, by the legacy
 //!    `CreateTaskResult`;
 //! 2. whether the call asks for a task is the tool's task support
-//!    (`protocol::legacy::tool_tasks`), when the session's server offers
+//!    (`connection::legacy::tool_tasks`), when the session's server offers
 //!    task-augmented `tools/call`;
 //! 3. a legacy task (nested under `task`, with `ttl` and `pollInterval`)
 //!    becomes the same [`TaskHandle`] a modern one does.

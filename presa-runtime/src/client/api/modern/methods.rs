@@ -1,22 +1,19 @@
 //! [`ModernClient`]: the client's requests as a modern server takes them,
-//! the modern side of the era seam (see `dispatch`), with discovery,
-//! tool calls and listening here, and tasks in `tasks::requests` and
-//! `tasks::follow`.
+//! the modern arm of each method whose meaning differs by era (see
+//! `api`), with discovery, tool calls and listening here, and tasks in
+//! `tasks::requests` and `tasks::follow`.
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::client::api::await_options::AwaitOptions;
 use crate::client::api::call::{CallStep, TaskHandle, ToolCall};
 use crate::client::api::client::Client;
-use crate::client::api::era_side::{Answer, EraSide};
 use crate::client::api::subscription::Subscription;
-use crate::client::era::Era;
 use crate::client::error::ClientError;
 use crate::client::protocol::{ResultKind, parse_result, result_kind};
 use crate::wire::{
-    CallToolResult, DetailedTask, DiscoverResult, InputResponses, ListToolsResult, ListenParams,
-    Method, PaginatedParams, SubscriptionFilter, TASKS_EXTENSION,
+    DiscoverResult, InputResponses, ListToolsResult, ListenParams, Method, PaginatedParams,
+    SubscriptionFilter, TASKS_EXTENSION,
 };
 
 /// A client speaking to a modern server.
@@ -92,51 +89,5 @@ impl ModernClient<'_> {
             notifications: filter,
         };
         Subscription::open(self.client.protocol(), &params).await
-    }
-}
-
-impl EraSide for ModernClient<'_> {
-    fn era(&self) -> Era {
-        Era::Modern
-    }
-
-    fn discover(&self) -> Answer<'_, DiscoverResult> {
-        Box::pin(ModernClient::discover(self))
-    }
-
-    fn list_tools_page(&self, cursor: Option<String>) -> Answer<'_, ListToolsResult> {
-        Box::pin(ModernClient::list_tools_page(self, cursor))
-    }
-
-    fn call_tool_step<'a>(&'a self, call: &'a ToolCall) -> Answer<'a, CallStep> {
-        Box::pin(ModernClient::call_tool_step(self, call))
-    }
-
-    fn get_task<'a>(&'a self, task_id: &'a str) -> Answer<'a, DetailedTask> {
-        Box::pin(ModernClient::get_task(self, task_id))
-    }
-
-    fn update_task<'a>(
-        &'a self,
-        task_id: &'a str,
-        input_responses: InputResponses,
-    ) -> Answer<'a, ()> {
-        Box::pin(ModernClient::update_task(self, task_id, input_responses))
-    }
-
-    fn cancel_task<'a>(&'a self, task_id: &'a str) -> Answer<'a, ()> {
-        Box::pin(ModernClient::cancel_task(self, task_id))
-    }
-
-    fn follow_task<'a>(
-        &'a self,
-        task_id: &'a str,
-        options: &'a AwaitOptions,
-    ) -> Answer<'a, CallToolResult> {
-        Box::pin(ModernClient::follow_task(self, task_id, options))
-    }
-
-    fn listen(&self, filter: SubscriptionFilter) -> Answer<'_, Subscription> {
-        Box::pin(ModernClient::listen(self, filter))
     }
 }

@@ -3,8 +3,8 @@
 //! the server asks for input inside its results.
 //!
 //! [`ModernClient`] answers the methods whose meaning differs by era the
-//! modern way; `dispatch` chooses it, or its legacy counterpart, once per
-//! call. The rules, in order:
+//! modern way; each such method matches the server's era and calls it, or
+//! its legacy counterpart (see `api`). The rules, in order:
 //!
 //! 1. `server/discover`, `tools/list`, `tools/call`, `tasks/get`,
 //!    `tasks/update`, `tasks/cancel` and `subscriptions/listen` go to the

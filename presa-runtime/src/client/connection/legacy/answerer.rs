@@ -5,12 +5,12 @@
 //! sends `elicitation/create`, `sampling/createMessage` or `roots/list` as
 //! a request of its own and waits for the response. The caller's handlers
 //! are the same either way, so a client need not know which era it talks
-//! to. `ping`, and every request until the server turns out legacy, are
-//! answered as a modern server's are (`ping::PingOnly`). The
-//! rules, in order:
+//! to. The answerer belongs to the legacy server (`server`), so it answers
+//! only once the era settled legacy; until then, and for `ping`, the
+//! connection answers as to a modern server (`ping::PingOnly`). The rules,
+//! in order:
 //!
-//! 1. until the settlement [opens](Answerer::open) the answerer (the
-//!    server turned out legacy), every request is the modern answer's;
+//! 1. `ping` is answered as a modern server's is, with `{}`;
 //! 2. each request goes to its handler on a tokio task of its own, so the
 //!    reader keeps reading while a user thinks. A legacy request is filed
 //!    under no key, so the handler's [`PendingInput::key`] is the
@@ -29,13 +29,12 @@
 //!    every request being answered.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 use tokio::task::AbortHandle;
 
-use crate::client::connection::ping::{PingOnly, ServerMessages};
+use crate::client::connection::ping::PingOnly;
 use crate::client::error::ClientError;
 use crate::client::input::{Handlers, PendingInput, legacy_refusal};
 use crate::transport::FrameSender;
@@ -49,41 +48,26 @@ pub(crate) const MAX_ANSWERING: usize = 64;
 /// Answers the server's requests; shared by the reader and the connection.
 pub(crate) struct Answerer {
     handlers: Arc<Handlers>,
-    /// The modern answers, which also hold where answers go until the
-    /// client is gone.
-    modern: PingOnly,
-    /// Whether the server speaks the legacy era (rule 1).
-    open: AtomicBool,
     /// The answers being worked on, by the server's request id.
     running: Arc<Mutex<HashMap<RequestId, AbortHandle>>>,
 }
 
 impl Answerer {
-    /// An answerer that answers as `modern` does until [`open`](Self::open).
-    pub fn new(handlers: Arc<Handlers>, modern: PingOnly) -> Self {
+    /// An answerer that answers through `handlers`.
+    pub fn new(handlers: Arc<Handlers>) -> Self {
         Answerer {
             handlers,
-            modern,
-            open: AtomicBool::new(false),
             running: Arc::default(),
         }
     }
 
-    /// Answers input requests from now on: the server is legacy.
-    pub fn open(&self) {
-        self.open.store(true, Ordering::Release);
-    }
-
-    /// Answers `request`, now or from a task of its own; nothing once the
-    /// connection is gone.
-    pub fn answer(&self, request: Request) {
-        if !self.open.load(Ordering::Acquire) {
-            return self.modern.request(request);
-        }
-        let Some(request) = self.modern.ping(request) else {
+    /// Answers `request`, now or from a task of its own, over `ping`'s
+    /// outgoing channel; nothing once the client is gone.
+    pub fn answer(&self, request: Request, ping: &PingOnly) {
+        let Some(request) = ping.ping(request) else {
             return;
         };
-        let Some(outgoing) = self.modern.outgoing() else {
+        let Some(outgoing) = ping.outgoing() else {
             return;
         };
         let id = request.id.clone();
@@ -91,13 +75,13 @@ impl Answerer {
         if running.contains_key(&id) {
             drop(running);
             let refusal = format!("request {id} is already being answered");
-            return self.modern.refuse(id, codes::INVALID_REQUEST, refusal);
+            return ping.refuse(id, codes::INVALID_REQUEST, refusal);
         }
         if running.len() >= MAX_ANSWERING {
             drop(running);
             let refusal =
                 format!("the client is already answering {MAX_ANSWERING} requests; retry later");
-            return self.modern.refuse(id, codes::INTERNAL_ERROR, refusal);
+            return ping.refuse(id, codes::INTERNAL_ERROR, refusal);
         }
         let answering = Answering {
             handlers: Arc::clone(&self.handlers),
@@ -128,13 +112,6 @@ impl Answerer {
         for (_, task) in lock(&self.running).drain() {
             task.abort();
         }
-    }
-
-    /// Drops every handler still answering and answers nothing more: the
-    /// client is gone.
-    pub fn detach(&self) {
-        self.modern.detach();
-        self.stop_all();
     }
 }
 

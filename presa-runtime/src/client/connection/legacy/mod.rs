@@ -1,11 +1,14 @@
-//! The connection's legacy side: what a server of 2025-11-25 or earlier
-//! sends of its own, its requests answered through the handlers and its
-//! session's notifications routed to their streams.
+//! The connection's legacy side: a server of 2025-11-25 or earlier as the
+//! connection keeps it, its session, its requests answered through the
+//! handlers, and its session's notifications routed to their streams.
 //!
-//! Layers, bottom up: answerer, streams, peer.
+//! Layers, bottom up: answerer, streams, tool_tasks, server.
 
 mod answerer;
-pub(crate) mod peer;
+mod server;
 mod streams;
+mod tool_tasks;
 
+pub(crate) use server::LegacyServer;
 pub(crate) use streams::SessionStreams;
+pub(crate) use tool_tasks::asks_for_task;

@@ -45,8 +45,8 @@ struct Opening<'a> {
 }
 
 /// Opens a legacy session on `connection`, the server being legacy
-/// because of `why`; its failures (but a closed connection or a version
-/// disagreement) say why.
+/// because of `why`: [`Handshake::initialize`], then
+/// [`Handshake::finish`]. The server's `InitializeResult`.
 pub(crate) async fn open_legacy_session(
     connection: &Connection,
     meta: &RequestMeta,
@@ -54,23 +54,75 @@ pub(crate) async fn open_legacy_session(
     waiting: Waiting,
     why: &str,
 ) -> Result<InitializeResult, ClientError> {
-    let opening = Opening {
-        declared: meta,
-        versions: &versions.legacy,
-        waiting,
-    };
-    open_session(connection, &opening)
-        .await
-        .map_err(|cause| match cause {
-            ClientError::Closed | ClientError::UnsupportedVersion { .. } => cause,
-            cause => ClientError::SessionFailed {
-                reason: why.to_owned(),
-                cause: Box::new(cause),
-            },
-        })
+    let handshake = Handshake::new(connection, meta, versions, waiting, why);
+    let result = handshake.initialize().await?;
+    handshake.finish(&result).await?;
+    Ok(result)
 }
 
-/// Opens a session on `connection`; the server's `InitializeResult`.
+/// One handshake on a connection, in two steps: `initialize` agrees on
+/// the session (rules 1 to 4), and [`finish`](Self::finish) completes it
+/// (rule 5). Its failures (but a closed connection or a version
+/// disagreement) say why the server was taken for legacy.
+pub(crate) struct Handshake<'a> {
+    connection: &'a Connection,
+    opening: Opening<'a>,
+    /// Why the server is taken for legacy.
+    why: &'a str,
+}
+
+impl<'a> Handshake<'a> {
+    /// A handshake on `connection`, declaring `meta`, in one of the legacy
+    /// `versions`, the server being legacy because of `why`.
+    pub fn new(
+        connection: &'a Connection,
+        meta: &'a RequestMeta,
+        versions: &'a Versions,
+        waiting: Waiting,
+        why: &'a str,
+    ) -> Self {
+        let opening = Opening {
+            declared: meta,
+            versions: &versions.legacy,
+            waiting,
+        };
+        Handshake {
+            connection,
+            opening,
+            why,
+        }
+    }
+
+    /// Sends `initialize` and agrees on the session's version; the
+    /// server's `InitializeResult`.
+    pub async fn initialize(&self) -> Result<InitializeResult, ClientError> {
+        let opened = open_session(self.connection, &self.opening).await;
+        opened.map_err(|cause| self.failed(cause))
+    }
+
+    /// Sends `notifications/initialized`, then the log level (rule 5).
+    pub async fn finish(&self, result: &InitializeResult) -> Result<(), ClientError> {
+        let finished = async {
+            notify(self.connection, INITIALIZED, &Map::new()).await?;
+            set_log_level(self.connection, &self.opening, result).await
+        };
+        finished.await.map_err(|cause| self.failed(cause))
+    }
+
+    /// `cause`, saying why the server was taken for legacy.
+    fn failed(&self, cause: ClientError) -> ClientError {
+        match cause {
+            ClientError::Closed | ClientError::UnsupportedVersion { .. } => cause,
+            cause => ClientError::SessionFailed {
+                reason: self.why.to_owned(),
+                cause: Box::new(cause),
+            },
+        }
+    }
+}
+
+/// Sends `initialize` on `connection`, and agrees on a version; the
+/// server's `InitializeResult`.
 async fn open_session(
     connection: &Connection,
     opening: &Opening<'_>,
@@ -89,8 +141,6 @@ async fn open_session(
             ours: opening.versions.to_vec(),
         });
     }
-    notify(connection, INITIALIZED, &Map::new()).await?;
-    set_log_level(connection, opening, &result).await?;
     Ok(result)
 }
 

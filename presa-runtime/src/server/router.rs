@@ -136,8 +136,8 @@ impl Server {
     #[cfg(feature = "http-server")]
     pub(crate) fn name_param(&self, method: &str) -> Option<&'static str> {
         match Method::parse(method) {
-            Some(method) if !method.is_tasks_extension() => method.name_param(),
-            _ => self.shared.extensions.name_param(method),
+            Some(method) => method.name_param(),
+            None => self.shared.extensions.name_param(method),
         }
     }
 
@@ -400,9 +400,6 @@ impl Server {
                 };
                 let charge = charge.take().unwrap_or_else(Charge::none);
                 listen(env, id, params, meta, caller, charge)
-            }
-            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
-                self.extension_call(method.as_str(), id, meta, params, &caller)
             }
         };
         match charge {

@@ -111,7 +111,7 @@ impl Extensions {
             ids.push(id);
             for method in extension.methods() {
                 let name = method.name;
-                if Method::parse(name).is_some_and(|core| !core.is_tasks_extension()) {
+                if Method::parse(name).is_some() {
                     return Err(TableError::CoreMethod {
                         extension: id,
                         method: name,

@@ -107,6 +107,13 @@ impl Server {
                 return self.legacy_task(TaskOp::OnTask(OneTaskOp::Result), id, params, session);
             }
             LegacyMethod::TasksList => return self.legacy_task(TaskOp::List, id, params, session),
+            LegacyMethod::TasksGet => {
+                return self.legacy_task(TaskOp::OnTask(OneTaskOp::Get), id, params, session);
+            }
+            LegacyMethod::TasksCancel => {
+                let op = TaskOp::OnTask(OneTaskOp::Cancel);
+                return self.legacy_task(op, id, params, session);
+            }
         };
         ready(id, outcome)
     }
@@ -144,13 +151,6 @@ impl Server {
                     }
                     Ok(false) => {}
                 }
-            }
-            Method::TasksGet => {
-                return self.legacy_task(TaskOp::OnTask(OneTaskOp::Get), id, params, session);
-            }
-            Method::TasksCancel => {
-                let op = TaskOp::OnTask(OneTaskOp::Cancel);
-                return self.legacy_task(op, id, params, session);
             }
             _ => {}
         }

@@ -42,8 +42,8 @@ pub(crate) fn validate(request: Request, supported: &[String]) -> Result<Validat
         return Err(unsupported_version(supported, &meta.protocol_version));
     }
     let method = match Method::parse(&request.method) {
-        Some(method) if !method.is_tasks_extension() => CalledMethod::Core(method),
-        _ => CalledMethod::Other(request.method),
+        Some(method) => CalledMethod::Core(method),
+        None => CalledMethod::Other(request.method),
     };
     Ok(Validated {
         method,

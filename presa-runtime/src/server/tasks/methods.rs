@@ -14,37 +14,39 @@ use serde_json::Value;
 use crate::server::extension::{ExtensionMethod, MethodCall};
 use crate::server::request::reply::to_value;
 use crate::server::task_engine::TaskEngine;
-use crate::wire::{EmptyResult, ErrorObject, Method, ResultType, TaskIdParams, UpdateTaskParams};
+use crate::wire::{
+    EmptyResult, ErrorObject, MethodSpec, ResultType, TASKS_CANCEL, TASKS_GET, TASKS_UPDATE,
+    TaskIdParams, UpdateTaskParams,
+};
 
 /// The three methods, served by `engine`.
 pub(super) fn task_methods(engine: &Arc<TaskEngine>) -> Vec<ExtensionMethod> {
     vec![
-        task_method(Method::TasksGet.as_str(), engine, get),
-        task_method(Method::TasksUpdate.as_str(), engine, update),
-        task_method(Method::TasksCancel.as_str(), engine, cancel),
+        task_method(TASKS_GET, engine, get),
+        task_method(TASKS_UPDATE, engine, update),
+        task_method(TASKS_CANCEL, engine, cancel),
     ]
 }
 
-/// Method `name`, running `operation` on `engine`.
-fn task_method<F, Fut>(
-    name: &'static str,
-    engine: &Arc<TaskEngine>,
-    operation: F,
-) -> ExtensionMethod
+/// Method `spec`, running `operation` on `engine`.
+fn task_method<F, Fut>(spec: MethodSpec, engine: &Arc<TaskEngine>, operation: F) -> ExtensionMethod
 where
     F: Fn(Arc<TaskEngine>, MethodCall) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<Value, ErrorObject>> + Send + 'static,
 {
     let engine = Arc::clone(engine);
-    ExtensionMethod::new(name, move |call: MethodCall| {
+    let method = ExtensionMethod::new(spec.name, move |call: MethodCall| {
         let task = call.params.as_ref().and_then(|p| p.get("taskId"));
         if let Some(task) = task.and_then(Value::as_str) {
             tracing::Span::current().record("task", task);
         }
         operation(Arc::clone(&engine), call)
     })
-    .declared_by_client()
-    .name_param("taskId")
+    .declared_by_client();
+    match spec.name_param {
+        Some(field) => method.name_param(field),
+        None => method,
+    }
 }
 
 /// `tasks/get`: the task's current state.

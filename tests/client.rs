@@ -4,6 +4,7 @@ mod common;
 
 use common::{Wire, client, fixture, fixture_with};
 use presa::client::{ClientError, Era};
+use presa::server::extension::Advertised;
 use serde_json::json;
 
 #[tokio::test]
@@ -11,7 +12,7 @@ async fn discover_and_list_follow_cursors() {
     let f = fixture_with(|b| {
         b.page_size(2)
             .instructions("be nice")
-            .extension("com.example/widgets", json!({"v": 1}))
+            .extension(Advertised::new("com.example/widgets", json!({"v": 1})))
     });
     let c = client(presa::client::Client::builder(), &f.server, Wire::InProcess);
     let d = c.discover().await.unwrap();

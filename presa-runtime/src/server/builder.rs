@@ -2,17 +2,16 @@
 //! be made before the first request made at [`ServerBuilder::build`].
 
 use super::caller::authorize::{Listing, ScopeRules};
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
-
-use serde_json::{Map, Value};
 
 use super::catalog::paged::ListSettings;
 use super::catalog::registered::{
     RegisteredPrompt, RegisteredResource, RegisteredTool, RegistrationError,
 };
 use super::catalog::registry::{Registry, Requirements};
+use super::extension::Extension;
+use super::extension::table::Extensions;
 use super::handlers::prompt::PromptHandler;
 use super::handlers::resource::ResourceHandler;
 use super::handlers::tool::ToolHandler;
@@ -23,8 +22,9 @@ use super::router::{Server, Shared};
 use super::serving::connection::CLOSE_DRAIN;
 use super::task_engine::store::TaskStore;
 use super::task_engine::{InMemoryTaskStore, TaskEngine, TaskSettings};
+use super::tasks::Tasks;
 use crate::util::{Budget, random_bytes};
-use crate::wire::{Implementation, PROTOCOL_VERSION, ResultMeta, TASKS_EXTENSION};
+use crate::wire::{Implementation, PROTOCOL_VERSION, ResultMeta};
 
 const MIB: usize = 1024 * 1024;
 
@@ -58,7 +58,7 @@ impl Server {
             connection_memory_limit: DEFAULT_CONNECTION_MEMORY_LIMIT,
             max_answer_size: DEFAULT_MAX_ANSWER_SIZE,
             drain_period: CLOSE_DRAIN,
-            extensions: BTreeMap::new(),
+            extensions: Vec::new(),
             tasks: None,
             task_store: None,
             error_details: ErrorDetails::default(),
@@ -87,7 +87,7 @@ pub struct ServerBuilder {
     connection_memory_limit: usize,
     max_answer_size: usize,
     drain_period: Duration,
-    extensions: BTreeMap<String, Value>,
+    extensions: Vec<Box<dyn Extension>>,
     tasks: Option<TaskSettings>,
     task_store: Option<Arc<dyn TaskStore>>,
     error_details: ErrorDetails,
@@ -289,13 +289,22 @@ impl ServerBuilder {
         self
     }
 
-    /// Advertises extension `id` with `settings` in `server/discover`.
-    pub fn extension(mut self, id: impl Into<String>, settings: Value) -> Self {
-        self.extensions.insert(id.into(), settings);
+    /// Serves `extension`: `server/discover` advertises its capability,
+    /// requests reach its methods, and what it adds to tool entries and
+    /// results is added. See [`extension`](super::extension) for the
+    /// rules. To only advertise an extension, register an
+    /// [`Advertised`](super::extension::Advertised).
+    ///
+    /// [`build`](Self::build) panics if the extension's identifier has no
+    /// vendor prefix, another extension has it too, or one of its methods
+    /// or notifications is the core's or another extension's.
+    pub fn extension(mut self, extension: impl Extension) -> Self {
+        self.extensions.push(Box::new(extension));
         self
     }
 
-    /// Turns the Tasks extension on and advertises it in `server/discover`.
+    /// Turns the Tasks extension on and advertises it in `server/discover`;
+    /// it is registered as any [`extension`](Self::extension) is.
     /// Tools whose policy allows it then run as tasks for clients that
     /// declare the extension. See [`tasks`](super::tasks) for how tasks run.
     pub fn tasks(mut self, settings: TaskSettings) -> Self {
@@ -330,20 +339,25 @@ impl ServerBuilder {
     /// [`ServerBuilder::state`], or two entries of a kind share a name (a
     /// URI, a template). The message names the entry. Also if the task
     /// store's share of memory is not less than the
-    /// [`memory_limit`](Self::memory_limit).
+    /// [`memory_limit`](Self::memory_limit). Also if an
+    /// [`extension`](Self::extension) cannot be served: see there.
     pub fn build(mut self) -> Server {
         let registry = self
             .registry()
             .unwrap_or_else(|problem| panic!("{problem}"));
         let budget = self.request_budget();
         let engine = self.tasks.map(|settings| {
-            self.extensions
-                .insert(TASKS_EXTENSION.to_owned(), Value::Object(Map::new()));
             let store = self
                 .task_store
                 .unwrap_or_else(|| Arc::new(InMemoryTaskStore::new()));
             Arc::new(TaskEngine::new(settings, store, self.max_answer_size))
         });
+        if let Some(engine) = &engine {
+            self.extensions
+                .push(Box::new(Tasks::new(Arc::clone(engine))));
+        }
+        let extensions =
+            Extensions::new(self.extensions).unwrap_or_else(|problem| panic!("{problem}"));
         let key = self.state_key.unwrap_or_else(random_bytes::<32>);
         let result_meta = Arc::new(ResultMeta {
             server_info: Some(self.info.clone()),
@@ -363,7 +377,7 @@ impl ServerBuilder {
             connection_budget: self.connection_memory_limit,
             drain_period: self.drain_period,
             max_answer_bytes: self.max_answer_size,
-            extensions: self.extensions,
+            extensions,
             engine,
             result_meta,
             error_details: self.error_details,

@@ -47,7 +47,9 @@
 //! slow client re-reads more than it needs, never less, and memory stays
 //! bounded.
 //!
-//! The `tasks/*` methods exist only on a server with tasks enabled, and
+//! A method no core method has goes to the [`extension`] that serves it,
+//! and is `-32601` when none does. The Tasks extension is one: the
+//! `tasks/*` methods exist only on a server with tasks enabled, and
 //! check the client's Tasks declaration (`-32021`) before anything else.
 //! See [`tasks`] for the task engine.
 //!
@@ -57,7 +59,7 @@
 //! says what it holds. A room (a folder, or a file at this root) knows
 //! only the rooms before it here, so the server has no import cycles:
 //!
-//! Layers, bottom up: request, caller, task_engine, input, handlers, catalog, methods, router, tasks, live, legacy, era, serving, http, builder.
+//! Layers, bottom up: request, caller, task_engine, input, handlers, catalog, extension, methods, router, tasks, live, legacy, era, serving, http, builder.
 //!
 //! # Legacy sessions
 //!
@@ -76,6 +78,7 @@ mod builder;
 mod caller;
 mod catalog;
 mod era;
+pub mod extension;
 mod handlers;
 #[cfg(feature = "http-server")]
 pub mod http;

@@ -1,7 +1,7 @@
 //! [`Server`]: the transport-agnostic core, and [`Server::handle`], which
-//! validates one request and routes it by its [`Method`].
+//! validates one request and routes it by its [`Method`], or to the
+//! extension that serves it.
 
-use std::collections::BTreeMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -14,28 +14,30 @@ use tokio::sync::mpsc;
 use super::caller::Caller;
 use super::caller::authorize::{ListFilter, ScopeRules};
 use super::catalog::registry::Registry;
+use super::extension::MethodCall;
+use super::extension::table::Extensions;
 use super::input::context::InputRoute;
+use super::input::context::RequestInfo;
 use super::input::request_state::StateCodec;
 use super::methods::completion_complete::complete;
-use super::methods::mrtr::{Inbound, RequestEnv};
+use super::methods::mrtr::{Inbound, RequestEnv, request_info};
 use super::methods::prompts_get::get_prompt;
 use super::methods::resources_read::read_resource;
 use super::methods::subscriptions_listen::{ListenEnv, listen};
 use super::methods::tools_call::call_tool;
 use super::request::error::ErrorDetails;
 use super::request::reply::{
-    internal_error, method_not_found, panic_message, parse_params, respond, tasks_not_declared,
+    extension_not_declared, internal_error, method_not_found, panic_message, parse_params, respond,
     to_value,
 };
 use super::request::state::StateMap;
 use super::request::stream::ResponseStream;
-use super::request::validate::{Validated, validate};
+use super::request::validate::{CalledMethod, Validated, validate};
 use super::task_engine::{Resume, TaskEngine};
 use crate::util::{Budget, Charge};
 use crate::wire::{
-    CacheScope, DiscoverResult, EmptyResult, ErrorObject, Implementation, Message, Method,
-    PaginatedParams, Request, RequestId, RequestMeta, ResultMeta, ResultType, ServerCapabilities,
-    TASKS_EXTENSION, TaskIdParams, UpdateTaskParams,
+    CacheScope, DiscoverResult, ErrorObject, Implementation, Message, Method, PaginatedParams,
+    Request, RequestId, RequestMeta, ResultMeta, ResultType, ServerCapabilities,
 };
 
 /// How many notifications a handler may queue before `progress`/`log` wait.
@@ -68,7 +70,8 @@ pub(super) struct Shared {
     pub(super) drain_period: Duration,
     /// The largest answer accepted, in bytes of JSON.
     pub(super) max_answer_bytes: usize,
-    pub(super) extensions: BTreeMap<String, Value>,
+    /// The extensions, Tasks among them when it is on.
+    pub(super) extensions: Extensions,
     pub(super) engine: Option<Arc<TaskEngine>>,
     /// The `_meta` every result carries: `serverInfo`. Shared, since a
     /// task keeps it until its handler ends.
@@ -126,6 +129,16 @@ impl Server {
             _ => return None,
         };
         (!self.shared.scope_rules.permits(caller, scopes)).then_some(scopes)
+    }
+
+    /// The field of `method`'s params that the `Mcp-Name` header mirrors
+    /// over Streamable HTTP: a core method's, or the extension method's.
+    #[cfg(feature = "http-server")]
+    pub(crate) fn name_param(&self, method: &str) -> Option<&'static str> {
+        match Method::parse(method) {
+            Some(method) => method.name_param(),
+            None => self.shared.extensions.name_param(method),
+        }
     }
 
     /// Every scope some tool, prompt or resource declares, for the
@@ -208,28 +221,82 @@ impl Server {
             Ok(valid) => valid,
             Err(error) => return ResponseStream::ready(respond(id, Err(error))),
         };
-        let task = method
-            .is_tasks_extension()
-            .then(|| params.as_ref()?.get("taskId")?.as_str())
-            .flatten();
         // `tool` is recorded by `tools/call`, and `task` when a call
-        // becomes one.
+        // becomes one, or by the Tasks methods.
         let span = tracing::info_span!(
             "mcp.request",
-            method = %method,
+            method = method.as_str(),
             id = %id,
             subject = caller.subject.as_deref(),
             tool = tracing::field::Empty,
-            task,
+            task = tracing::field::Empty,
         );
-        let request = Routed {
-            method,
-            id,
-            meta,
-            params,
+        let stream = match method {
+            CalledMethod::Core(method) => {
+                let request = Routed {
+                    method,
+                    id,
+                    meta,
+                    params,
+                };
+                return self
+                    .route(request, caller, charge, InputRoute::Mrtr)
+                    .instrument(span);
+            }
+            CalledMethod::Other(name) => self.extension_call(&name, id, meta, params, caller),
         };
-        self.route(request, caller, charge, InputRoute::Mrtr)
-            .instrument(span)
+        stream.holding(charge).instrument(span)
+    }
+
+    /// A request for a method no core method has: `-32601` when no
+    /// extension serves it either, `-32021` when the method needs the
+    /// extension declared and the request did not, else the method's
+    /// handler.
+    fn extension_call(
+        &self,
+        name: &str,
+        id: RequestId,
+        meta: RequestMeta,
+        params: Option<Value>,
+        caller: &Caller,
+    ) -> ResponseStream {
+        let shared = &self.shared;
+        let Some(served) = shared.extensions.method(name) else {
+            return ResponseStream::ready(respond(id, Err(method_not_found(name))));
+        };
+        if served.method.declared_by_client
+            && !meta.client_capabilities.has_extension(served.extension)
+        {
+            let error = extension_not_declared(served.extension, name);
+            return ResponseStream::ready(respond(id, Err(error)));
+        }
+        let request = request_info(&meta, caller);
+        let decoration = self.decoration(served.method.name, &request);
+        let call = MethodCall {
+            params,
+            request,
+            state: Arc::clone(&shared.state),
+            result_meta: Arc::clone(&shared.result_meta),
+        };
+        let handler = Arc::clone(&served.method.handler);
+        let origin = served.method.name;
+        ResponseStream::deferred(async move {
+            let outcome = AssertUnwindSafe(async move { handler(call).await })
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|panic| Err(internal_error(origin, &panic_message(&*panic))));
+            respond(id, decorated(decoration.as_ref(), outcome))
+        })
+    }
+
+    /// What the extensions add to the results of `method` for `request`;
+    /// `None` when the server has no extension to ask.
+    fn decoration(&self, method: &'static str, request: &RequestInfo) -> Option<Decoration> {
+        (!self.shared.extensions.is_empty()).then(|| Decoration {
+            shared: Arc::clone(&self.shared),
+            method,
+            request: request.clone(),
+        })
     }
 
     /// Step 4 on: the method's own handling, with questions to the client
@@ -256,21 +323,37 @@ impl Server {
         let list_meta = &shared.result_meta;
         let caller = caller.clone();
         let filter = shared.list_filter(&caller);
+        let request = (!shared.extensions.is_empty()).then(|| request_info(&meta, &caller));
+        let decoration = request
+            .as_ref()
+            .and_then(|request| self.decoration(method.as_str(), request));
+        let decoration = decoration.as_ref();
         let stream = match method {
-            Method::ServerDiscover => ResponseStream::ready(respond(id, Ok(shared.discover()))),
-            Method::ToolsList => list(id, params, |p| registry.tools_page(p, list_meta, &filter)),
-            Method::PromptsList => {
-                list(id, params, |p| registry.prompts_page(p, list_meta, &filter))
+            Method::ServerDiscover => {
+                let discovered = decorated(decoration, Ok(shared.discover()));
+                ResponseStream::ready(respond(id, discovered))
             }
-            Method::ResourcesList => list(id, params, |p| {
+            Method::ToolsList => list(id, params, decoration, |p| {
+                let mut page = registry.tools_page(p, list_meta, &filter)?;
+                if let Some(request) = &request {
+                    for tool in &mut page.items.tools {
+                        shared.extensions.decorate_tool(tool, request);
+                    }
+                }
+                Ok(page)
+            }),
+            Method::PromptsList => list(id, params, decoration, |p| {
+                registry.prompts_page(p, list_meta, &filter)
+            }),
+            Method::ResourcesList => list(id, params, decoration, |p| {
                 registry.resources_page(p, list_meta, &filter)
             }),
-            Method::ResourceTemplatesList => list(id, params, |p| {
+            Method::ResourceTemplatesList => list(id, params, decoration, |p| {
                 registry.templates_page(p, list_meta, &filter)
             }),
             Method::ToolsCall => {
                 let charge = charge.take().unwrap_or_else(Charge::none);
-                self.streamed(id, move |shared, notifier| async move {
+                self.streamed(id, decoration, move |shared, notifier| async move {
                     let request = Inbound {
                         meta,
                         caller: &caller,
@@ -279,28 +362,33 @@ impl Server {
                     call_tool(&shared.env(&input), params, request, charge).await
                 })
             }
-            Method::PromptsGet => self.streamed(id, move |shared, notifier| async move {
-                let request = Inbound {
-                    meta,
-                    caller: &caller,
-                    notifier,
-                };
-                get_prompt(&shared.env(&input), params, request).await
-            }),
-            Method::ResourcesRead => self.streamed(id, move |shared, notifier| async move {
-                let request = Inbound {
-                    meta,
-                    caller: &caller,
-                    notifier,
-                };
-                read_resource(&shared.env(&input), params, request).await
-            }),
+            Method::PromptsGet => {
+                self.streamed(id, decoration, move |shared, notifier| async move {
+                    let request = Inbound {
+                        meta,
+                        caller: &caller,
+                        notifier,
+                    };
+                    get_prompt(&shared.env(&input), params, request).await
+                })
+            }
+            Method::ResourcesRead => {
+                self.streamed(id, decoration, move |shared, notifier| async move {
+                    let request = Inbound {
+                        meta,
+                        caller: &caller,
+                        notifier,
+                    };
+                    read_resource(&shared.env(&input), params, request).await
+                })
+            }
             Method::CompletionComplete => {
                 let shared = Arc::clone(&self.shared);
+                let decoration = decoration.cloned();
                 ResponseStream::deferred(async move {
                     let outcome =
                         complete(&shared.env(&InputRoute::Mrtr), params, meta, &caller).await;
-                    respond(id, outcome)
+                    respond(id, decorated(decoration.as_ref(), outcome))
                 })
             }
             Method::SubscriptionsListen => {
@@ -313,9 +401,6 @@ impl Server {
                 let charge = charge.take().unwrap_or_else(Charge::none);
                 listen(env, id, params, meta, caller, charge)
             }
-            Method::TasksGet => self.on_task(TaskOperation::Get, id, params, meta, &caller),
-            Method::TasksUpdate => self.on_task(TaskOperation::Update, id, params, meta, &caller),
-            Method::TasksCancel => self.on_task(TaskOperation::Cancel, id, params, meta, &caller),
         };
         match charge {
             Some(charge) => stream.holding(charge),
@@ -326,13 +411,19 @@ impl Server {
     /// A request that runs a handler (`tools/call`, `prompts/get`,
     /// `resources/read`): it runs on the response stream, with a channel
     /// for the handler's notifications.
-    fn streamed<F, Fut>(&self, id: RequestId, run: F) -> ResponseStream
+    fn streamed<F, Fut>(
+        &self,
+        id: RequestId,
+        decoration: Option<&Decoration>,
+        run: F,
+    ) -> ResponseStream
     where
         F: FnOnce(Arc<Shared>, mpsc::Sender<Message>) -> Fut + Send + 'static,
         Fut: Future<Output = Result<Value, ErrorObject>> + Send,
     {
         let (tx, rx) = mpsc::channel(NOTIFICATION_BUFFER);
         let shared = Arc::clone(&self.shared);
+        let decoration = decoration.cloned();
         let handler = async move {
             // The handler has its own guard; this one catches a panicking
             // per-call policy or `Deserialize` impl.
@@ -340,34 +431,9 @@ impl Server {
                 .catch_unwind()
                 .await
                 .unwrap_or_else(|panic| Err(internal_error("(dispatch)", &panic_message(&*panic))));
-            respond(id, outcome)
+            respond(id, decorated(decoration.as_ref(), outcome))
         };
         ResponseStream::new(rx, handler.boxed())
-    }
-
-    /// A `tasks/*` request: `-32601` on a server without tasks, `-32021`
-    /// for a client without the extension, else the operation.
-    fn on_task(
-        &self,
-        operation: TaskOperation,
-        id: RequestId,
-        params: Option<Value>,
-        meta: RequestMeta,
-        caller: &Caller,
-    ) -> ResponseStream {
-        let method = operation.method();
-        let Some(engine) = self.shared.engine.clone() else {
-            return ResponseStream::ready(respond(id, Err(method_not_found(method.as_str()))));
-        };
-        if !meta.client_capabilities.has_extension(TASKS_EXTENSION) {
-            return ResponseStream::ready(respond(id, Err(tasks_not_declared(method.as_str()))));
-        }
-        let caller = caller.clone();
-        let result_meta = self.shared.result_meta.clone();
-        ResponseStream::deferred(async move {
-            let outcome = operation.run(&engine, params, &caller, result_meta).await;
-            respond(id, outcome)
-        })
     }
 }
 
@@ -380,49 +446,29 @@ pub(super) struct Routed {
     pub params: Option<Value>,
 }
 
-/// The operations of the Tasks extension's methods.
-#[derive(Clone, Copy)]
-enum TaskOperation {
-    Get,
-    Update,
-    Cancel,
+/// What the extensions add to the results of one request.
+#[derive(Clone)]
+struct Decoration {
+    shared: Arc<Shared>,
+    method: &'static str,
+    request: RequestInfo,
 }
 
-impl TaskOperation {
-    fn method(self) -> Method {
-        match self {
-            TaskOperation::Get => Method::TasksGet,
-            TaskOperation::Update => Method::TasksUpdate,
-            TaskOperation::Cancel => Method::TasksCancel,
-        }
+/// `outcome`, a result of which gets what the extensions add to its
+/// `_meta`.
+fn decorated(
+    decoration: Option<&Decoration>,
+    mut outcome: Result<Value, ErrorObject>,
+) -> Result<Value, ErrorObject> {
+    if let (Some(decoration), Ok(result)) = (decoration, &mut outcome) {
+        let Decoration {
+            shared,
+            method,
+            request,
+        } = decoration;
+        shared.extensions.decorate_result(method, result, request);
     }
-
-    async fn run(
-        self,
-        engine: &TaskEngine,
-        params: Option<Value>,
-        caller: &Caller,
-        meta: Arc<ResultMeta>,
-    ) -> Result<Value, ErrorObject> {
-        match self {
-            TaskOperation::Get => {
-                let TaskIdParams { task_id } = parse_params(params)?;
-                Ok(to_value(engine.get(&task_id, caller, &meta).await?))
-            }
-            TaskOperation::Update => {
-                let params: UpdateTaskParams = parse_params(params)?;
-                engine
-                    .update(&params.task_id, params.input_responses, caller)
-                    .await?;
-                Ok(acknowledgement(&meta))
-            }
-            TaskOperation::Cancel => {
-                let TaskIdParams { task_id } = parse_params(params)?;
-                engine.cancel(&task_id, caller).await?;
-                Ok(acknowledgement(&meta))
-            }
-        }
-    }
+    outcome
 }
 
 impl Shared {
@@ -448,7 +494,7 @@ impl Shared {
             supported_versions: self.supported_versions.clone(),
             capabilities: ServerCapabilities {
                 logging: Some(Map::new()),
-                extensions: (!self.extensions.is_empty()).then(|| self.extensions.clone()),
+                extensions: self.extensions.capabilities(),
                 ..self.registry.offers().capabilities()
             },
             instructions: self.instructions.clone(),
@@ -463,18 +509,11 @@ impl Shared {
 fn list<T: serde::Serialize>(
     id: RequestId,
     params: Option<Value>,
+    decoration: Option<&Decoration>,
     page: impl FnOnce(PaginatedParams) -> Result<T, ErrorObject>,
 ) -> ResponseStream {
     let page = parse_params(params).and_then(page).map(to_value);
-    ResponseStream::ready(respond(id, page))
-}
-
-/// The answer to `tasks/update` and `tasks/cancel`.
-fn acknowledgement(meta: &ResultMeta) -> Value {
-    to_value(EmptyResult {
-        result_type: ResultType::Complete,
-        meta: Some(meta.clone()),
-    })
+    ResponseStream::ready(respond(id, decorated(decoration, page)))
 }
 
 /// How the task engine runs a resumable task again: through the server's

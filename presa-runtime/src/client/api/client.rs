@@ -18,7 +18,7 @@ use crate::client::era::Era;
 use crate::client::error::ClientError;
 use crate::client::input::{Answered, Handlers};
 use crate::client::protocol::{Protocol, parse_complete};
-use crate::wire::{InputRequests, InputResponses, Method};
+use crate::wire::{InputRequests, InputResponses, Method, MethodSpec};
 
 /// An MCP client. Cheap to clone; clones share the connection. Built with
 /// [`Client::builder`].
@@ -119,14 +119,14 @@ impl Client {
     /// any other `resultType` is an invalid response.
     pub(crate) async fn request_complete<P, T>(
         &self,
-        method: Method,
+        method: impl Into<MethodSpec>,
         params: &P,
     ) -> Result<T, ClientError>
     where
         P: Serialize + ?Sized,
         T: serde::de::DeserializeOwned,
     {
-        let method = method.as_str();
+        let method = method.into().name;
         parse_complete(method, self.request(method, params).await?)
     }
 

@@ -4,7 +4,8 @@
 use crate::client::api::ModernClient;
 use crate::client::error::ClientError;
 use crate::wire::{
-    DetailedTask, EmptyResult, InputResponses, Method, TaskIdParams, UpdateTaskParams,
+    DetailedTask, EmptyResult, InputResponses, TASKS_CANCEL, TASKS_GET, TASKS_UPDATE, TaskIdParams,
+    UpdateTaskParams,
 };
 
 impl ModernClient<'_> {
@@ -13,10 +14,7 @@ impl ModernClient<'_> {
         let params = TaskIdParams {
             task_id: task_id.to_owned(),
         };
-        let task: DetailedTask = self
-            .client
-            .request_complete(Method::TasksGet, &params)
-            .await?;
+        let task: DetailedTask = self.client.request_complete(TASKS_GET, &params).await?;
         if task.task.task_id != task_id {
             return Err(ClientError::InvalidResponse(format!(
                 "tasks/get for task `{task_id}` returned task `{}`",
@@ -36,10 +34,7 @@ impl ModernClient<'_> {
             task_id: task_id.to_owned(),
             input_responses,
         };
-        let _: EmptyResult = self
-            .client
-            .request_complete(Method::TasksUpdate, &params)
-            .await?;
+        let _: EmptyResult = self.client.request_complete(TASKS_UPDATE, &params).await?;
         Ok(())
     }
 
@@ -48,10 +43,7 @@ impl ModernClient<'_> {
         let params = TaskIdParams {
             task_id: task_id.to_owned(),
         };
-        let _: EmptyResult = self
-            .client
-            .request_complete(Method::TasksCancel, &params)
-            .await?;
+        let _: EmptyResult = self.client.request_complete(TASKS_CANCEL, &params).await?;
         Ok(())
     }
 }

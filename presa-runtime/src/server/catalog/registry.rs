@@ -83,10 +83,7 @@ impl Offers {
             Method::ServerDiscover
             | Method::ToolsList
             | Method::ToolsCall
-            | Method::SubscriptionsListen
-            | Method::TasksGet
-            | Method::TasksUpdate
-            | Method::TasksCancel => true,
+            | Method::SubscriptionsListen => true,
         }
     }
 

@@ -8,8 +8,10 @@
 //!
 //! 1. `MCP-Protocol-Version` is required and equals `_meta`'s version;
 //! 2. `Mcp-Method` is required and equals the method;
-//! 3. `Mcp-Name` is required, for the methods that have one
-//!    ([`Method::name_param`]), and equals that param;
+//! 3. `Mcp-Name` is required, for the methods that have one (a core
+//!    method's [`Method::name_param`], or an extension method's
+//!    [`name_param`](crate::server::extension::ExtensionMethod::name_param)),
+//!    and equals that param;
 //! 4. for `tools/call`, each `Mcp-Param-{name}` the tool declares is
 //!    present exactly when its argument has a value, and equals it
 //!    (integers compared as numbers).
@@ -48,10 +50,7 @@ pub(super) fn check(
     if method != request.method {
         return Err(differs(headers::METHOD, &method, &request.method));
     }
-    let Some(known) = Method::parse(&request.method) else {
-        return Ok(());
-    };
-    if let Some(field) = known.name_param()
+    if let Some(field) = server.name_param(&request.method)
         && let Some(body) = params.and_then(|p| p.get(field)).and_then(Value::as_str)
     {
         let name = required(headers, headers::NAME)?;
@@ -59,7 +58,7 @@ pub(super) fn check(
             return Err(differs(headers::NAME, &name, body));
         }
     }
-    if known == Method::ToolsCall {
+    if request.method == Method::ToolsCall.as_str() {
         check_tool_params(headers, params, server)?;
     }
     Ok(())

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::session::{LegacySession, session_caller};
-use super::tasks::TaskOp;
+use super::tasks::{OneTaskOp, TaskOp};
 use crate::server::caller::Caller;
 use crate::server::handlers::tool::{TaskPolicy, ToolPolicy};
 use crate::server::input::context::InputRoute;
@@ -104,9 +104,16 @@ impl Server {
                 // It waits for its task to end, which may need requests
                 // still to be read: it holds no share of the budget.
                 drop(charge);
-                return self.legacy_task(TaskOp::Result, id, params, session);
+                return self.legacy_task(TaskOp::OnTask(OneTaskOp::Result), id, params, session);
             }
             LegacyMethod::TasksList => return self.legacy_task(TaskOp::List, id, params, session),
+            LegacyMethod::TasksGet => {
+                return self.legacy_task(TaskOp::OnTask(OneTaskOp::Get), id, params, session);
+            }
+            LegacyMethod::TasksCancel => {
+                let op = TaskOp::OnTask(OneTaskOp::Cancel);
+                return self.legacy_task(op, id, params, session);
+            }
         };
         ready(id, outcome)
     }
@@ -145,8 +152,6 @@ impl Server {
                     Ok(false) => {}
                 }
             }
-            Method::TasksGet => return self.legacy_task(TaskOp::Get, id, params, session),
-            Method::TasksCancel => return self.legacy_task(TaskOp::Cancel, id, params, session),
             _ => {}
         }
         let request = Routed {

@@ -112,18 +112,26 @@ impl TaskEngine {
 /// The legacy task methods.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum TaskOp {
+    /// `tasks/list`: the caller's tasks.
+    List,
+    /// A method on the one task its params name.
+    OnTask(OneTaskOp),
+}
+
+/// The legacy task methods whose params name one task (`taskId`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum OneTaskOp {
     Get,
     Cancel,
     Result,
-    List,
 }
 
 impl TaskOp {
     fn method(self) -> &'static str {
         match self {
-            TaskOp::Get => "tasks/get",
-            TaskOp::Cancel => "tasks/cancel",
-            TaskOp::Result => "tasks/result",
+            TaskOp::OnTask(OneTaskOp::Get) => "tasks/get",
+            TaskOp::OnTask(OneTaskOp::Cancel) => "tasks/cancel",
+            TaskOp::OnTask(OneTaskOp::Result) => "tasks/result",
             TaskOp::List => "tasks/list",
         }
     }
@@ -177,23 +185,26 @@ async fn run(
     session: &LegacySession,
 ) -> Result<Value, ErrorObject> {
     let caller = session.caller();
-    if op == TaskOp::List {
-        let ListTasksParams { cursor } = parse_params(params)?;
-        let (page, next_cursor) = engine.list(caller, cursor.as_deref()).await?;
-        let listed = ListTasksResult {
-            tasks: page.iter().map(|record| legacy_view(record)).collect(),
-            next_cursor,
-            meta: None,
-        };
-        return Ok(to_value(listed));
-    }
+    let op = match op {
+        TaskOp::List => {
+            let ListTasksParams { cursor } = parse_params(params)?;
+            let (page, next_cursor) = engine.list(caller, cursor.as_deref()).await?;
+            let listed = ListTasksResult {
+                tasks: page.iter().map(|record| legacy_view(record)).collect(),
+                next_cursor,
+                meta: None,
+            };
+            return Ok(to_value(listed));
+        }
+        TaskOp::OnTask(op) => op,
+    };
     let TaskIdParams { task_id } = parse_params(params)?;
     match op {
-        TaskOp::Get => {
+        OneTaskOp::Get => {
             let record = engine.owned(&task_id, caller, "retrieve").await?;
             Ok(shown(&record))
         }
-        TaskOp::Cancel => {
+        OneTaskOp::Cancel => {
             let record = engine.owned(&task_id, caller, "cancel").await?;
             if record.status.is_terminal() {
                 return Err(invalid_params(format!(
@@ -204,8 +215,7 @@ async fn run(
             engine.cancel(&task_id, caller).await?;
             Ok(shown(&*engine.owned(&task_id, caller, "cancel").await?))
         }
-        TaskOp::Result => outcome(server, &*engine.ended(&task_id, caller).await?),
-        TaskOp::List => unreachable!("answered above"),
+        OneTaskOp::Result => outcome(server, &*engine.ended(&task_id, caller).await?),
     }
 }
 

@@ -166,20 +166,32 @@ pub(crate) fn missing_capability(
     ))
 }
 
-/// The declaration of the Tasks extension, as `requiredCapabilities`.
-pub(crate) fn tasks_capability() -> ClientCapabilities {
+/// The declaration of extension `id`, as `requiredCapabilities`: `{}`,
+/// since a request declares an extension by naming it.
+pub(crate) fn extension_capability(id: &str) -> ClientCapabilities {
     ClientCapabilities {
-        extensions: Some([(TASKS_EXTENSION.to_owned(), Map::new())].into()),
+        extensions: Some([(id.to_owned(), Map::new())].into()),
         ..Default::default()
     }
 }
 
+/// `-32021` for a request that did not declare extension `id`, which
+/// `what` needs.
+pub(crate) fn extension_not_declared(id: &str, what: &str) -> ErrorObject {
+    missing_capability(
+        format!("`{what}` needs the client to declare the {id} extension"),
+        extension_capability(id),
+    )
+}
+
+/// The declaration of the Tasks extension, as `requiredCapabilities`.
+pub(crate) fn tasks_capability() -> ClientCapabilities {
+    extension_capability(TASKS_EXTENSION)
+}
+
 /// `-32021` for a client that did not declare the Tasks extension.
 pub(crate) fn tasks_not_declared(what: &str) -> ErrorObject {
-    missing_capability(
-        format!("`{what}` needs the client to declare the {TASKS_EXTENSION} extension"),
-        tasks_capability(),
-    )
+    extension_not_declared(TASKS_EXTENSION, what)
 }
 
 /// `-31000`: no room for another task, and the tool runs only as one.

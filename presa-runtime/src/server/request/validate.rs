@@ -1,10 +1,12 @@
 //! Steps 1 to 3 of request validation (see the [server docs](crate::server)): the
 //! request's `_meta`, its protocol version, and its method, parsed once
-//! into a [`Method`].
+//! into a [`Method`] when the core serves it. Any other name may be an
+//! extension's method: the router looks it up in the server's extensions,
+//! which sit above this folder, and answers `-32601` when none serves it.
 
 use serde_json::Value;
 
-use super::reply::{invalid_params, method_not_found, to_value, unsupported_version};
+use super::reply::{invalid_params, to_value, unsupported_version};
 use crate::wire::legacy::{INITIALIZE, LEGACY_VERSIONS};
 use crate::wire::{
     ErrorObject, Method, Request, RequestMeta, UnsupportedVersionData, codes, strict,
@@ -12,7 +14,7 @@ use crate::wire::{
 
 /// A request that passed steps 1 to 3, taken apart.
 pub(crate) struct Validated {
-    pub method: Method,
+    pub method: CalledMethod,
     pub meta: RequestMeta,
     /// The method's own params, with `_meta` taken out.
     pub params: Option<Value>,
@@ -39,12 +41,33 @@ pub(crate) fn validate(request: Request, supported: &[String]) -> Result<Validat
     if !supported.contains(&meta.protocol_version) {
         return Err(unsupported_version(supported, &meta.protocol_version));
     }
-    let method = Method::parse(&request.method).ok_or_else(|| method_not_found(&request.method))?;
+    let method = match Method::parse(&request.method) {
+        Some(method) => CalledMethod::Core(method),
+        None => CalledMethod::Other(request.method),
+    };
     Ok(Validated {
         method,
         meta,
         params,
     })
+}
+
+/// The method a request calls.
+pub(crate) enum CalledMethod {
+    /// A method of the core protocol.
+    Core(Method),
+    /// Any other name: an extension's method, or none the server serves.
+    Other(String),
+}
+
+impl CalledMethod {
+    /// The method's name, such as `tools/call`.
+    pub fn as_str(&self) -> &str {
+        match self {
+            CalledMethod::Core(method) => method.as_str(),
+            CalledMethod::Other(name) => name,
+        }
+    }
 }
 
 /// The answer to an `initialize` that reaches the stateless core: one

@@ -13,10 +13,31 @@ use serde_json::{Map, Value};
 
 use crate::wire::jsonrpc::ErrorObject;
 use crate::wire::methods::SubscriptionMeta;
-use crate::wire::protocol::{InputRequests, InputResponses, ResultMeta, ResultType};
+use crate::wire::protocol::{InputRequests, InputResponses, MethodSpec, ResultMeta, ResultType};
 
 /// The extension identifier.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// `tasks/get`: a task's current state.
+pub const TASKS_GET: MethodSpec = MethodSpec {
+    name: "tasks/get",
+    name_param: Some("taskId"),
+};
+
+/// `tasks/update`: answers to a task's input requests.
+pub const TASKS_UPDATE: MethodSpec = MethodSpec {
+    name: "tasks/update",
+    name_param: Some("taskId"),
+};
+
+/// `tasks/cancel`: stop a task.
+pub const TASKS_CANCEL: MethodSpec = MethodSpec {
+    name: "tasks/cancel",
+    name_param: Some("taskId"),
+};
+
+/// The methods of the Tasks extension.
+pub const TASKS_METHODS: &[MethodSpec] = &[TASKS_GET, TASKS_UPDATE, TASKS_CANCEL];
 
 /// Where a task is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -17,10 +17,10 @@ pub const RESOURCES_UNSUBSCRIBE: &str = "resources/unsubscribe";
 pub const TASKS_RESULT: &str = "tasks/result";
 /// `tasks/list`: the caller's tasks (2025-11-25).
 pub const TASKS_LIST: &str = "tasks/list";
-/// `tasks/get`: one task's state.
-pub const TASKS_GET: &str = "tasks/get";
-/// `tasks/cancel`: stop a task.
-pub const TASKS_CANCEL: &str = "tasks/cancel";
+/// `tasks/get`: one task's state, the Tasks extension's method.
+pub const TASKS_GET: &str = crate::wire::extensions::TASKS_GET.name;
+/// `tasks/cancel`: stop a task, the Tasks extension's method.
+pub const TASKS_CANCEL: &str = crate::wire::extensions::TASKS_CANCEL.name;
 
 /// `notifications/initialized`: the client is ready, after `initialize`.
 pub const INITIALIZED: &str = "notifications/initialized";
@@ -48,6 +48,10 @@ pub enum LegacyMethod {
     TasksResult,
     /// `tasks/list`.
     TasksList,
+    /// `tasks/get`.
+    TasksGet,
+    /// `tasks/cancel`.
+    TasksCancel,
 }
 
 impl LegacyMethod {
@@ -64,10 +68,10 @@ impl LegacyMethod {
             RESOURCES_UNSUBSCRIBE => LegacyMethod::Unsubscribe,
             TASKS_RESULT => LegacyMethod::TasksResult,
             TASKS_LIST => LegacyMethod::TasksList,
+            TASKS_GET => LegacyMethod::TasksGet,
+            TASKS_CANCEL => LegacyMethod::TasksCancel,
             _ => match Method::parse(name)? {
-                Method::ServerDiscover | Method::SubscriptionsListen | Method::TasksUpdate => {
-                    return None;
-                }
+                Method::ServerDiscover | Method::SubscriptionsListen => return None,
                 shared => LegacyMethod::Shared(shared),
             },
         })
@@ -92,6 +96,10 @@ mod tests {
         assert_eq!(
             LegacyMethod::parse("tasks/result"),
             Some(LegacyMethod::TasksResult)
+        );
+        assert_eq!(
+            LegacyMethod::parse("tasks/get"),
+            Some(LegacyMethod::TasksGet)
         );
     }
 }

@@ -1,13 +1,17 @@
-//! The request methods presa serves, named once.
+//! The request methods of the core protocol, named once, and
+//! [`MethodSpec`], what a peer needs to know of any method it sends.
 //!
 //! A server parses the method of a request into a [`Method`] exactly once,
 //! while validating it; everything after that matches on the enum, so a
 //! method string is never compared twice and a new method cannot be
-//! forgotten in one place and handled in another.
+//! forgotten in one place and handled in another. An extension's methods
+//! are not [`Method`]s: the extension names them (the Tasks extension's
+//! are [`TASKS_METHODS`](crate::wire::TASKS_METHODS)), so that adding one
+//! touches the extension alone.
 
 use std::fmt;
 
-/// A client request presa knows.
+/// A request method of the core protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Method {
@@ -31,17 +35,11 @@ pub enum Method {
     CompletionComplete,
     /// `subscriptions/listen`: a long-lived notification stream.
     SubscriptionsListen,
-    /// `tasks/get` (Tasks extension): a task's current state.
-    TasksGet,
-    /// `tasks/update` (Tasks extension): answers to a task's input requests.
-    TasksUpdate,
-    /// `tasks/cancel` (Tasks extension): stop a task.
-    TasksCancel,
 }
 
 impl Method {
     /// Every method, in the order above.
-    pub const ALL: [Method; 13] = [
+    pub const ALL: [Method; 10] = [
         Method::ServerDiscover,
         Method::ToolsList,
         Method::ToolsCall,
@@ -52,9 +50,6 @@ impl Method {
         Method::ResourcesRead,
         Method::CompletionComplete,
         Method::SubscriptionsListen,
-        Method::TasksGet,
-        Method::TasksUpdate,
-        Method::TasksCancel,
     ];
 
     /// The wire name, such as `tools/call`.
@@ -70,24 +65,12 @@ impl Method {
             Method::ResourcesRead => "resources/read",
             Method::CompletionComplete => "completion/complete",
             Method::SubscriptionsListen => "subscriptions/listen",
-            Method::TasksGet => "tasks/get",
-            Method::TasksUpdate => "tasks/update",
-            Method::TasksCancel => "tasks/cancel",
         }
     }
 
-    /// The method named `name`, if presa knows it. Names are case-sensitive.
+    /// The core method named `name`. Names are case-sensitive.
     pub fn parse(name: &str) -> Option<Method> {
         Method::ALL.into_iter().find(|m| m.as_str() == name)
-    }
-
-    /// Whether the method belongs to the Tasks extension, and so exists
-    /// only on a server that enables it.
-    pub const fn is_tasks_extension(self) -> bool {
-        matches!(
-            self,
-            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel
-        )
     }
 }
 
@@ -98,7 +81,6 @@ impl Method {
         match self {
             Method::ToolsCall | Method::PromptsGet => Some("name"),
             Method::ResourcesRead => Some("uri"),
-            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => Some("taskId"),
             Method::ServerDiscover
             | Method::ToolsList
             | Method::PromptsList
@@ -106,6 +88,26 @@ impl Method {
             | Method::ResourceTemplatesList
             | Method::CompletionComplete
             | Method::SubscriptionsListen => None,
+        }
+    }
+}
+
+/// What a peer needs to know of a method it sends: its name, and the
+/// params field that the `Mcp-Name` header mirrors over Streamable HTTP.
+/// A core [`Method`] has one, and so does each method an extension names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MethodSpec {
+    /// The wire name, such as `tasks/get`.
+    pub name: &'static str,
+    /// The params field `Mcp-Name` mirrors, for a method that has one.
+    pub name_param: Option<&'static str>,
+}
+
+impl From<Method> for MethodSpec {
+    fn from(method: Method) -> MethodSpec {
+        MethodSpec {
+            name: method.as_str(),
+            name_param: method.name_param(),
         }
     }
 }

@@ -15,7 +15,9 @@ use super::tools::{Known, ToolHeaders};
 use crate::transport::FrameSender;
 use crate::util::lock;
 use crate::wire::headers::{self, encode_value};
-use crate::wire::{META_PROTOCOL_VERSION, Message, Method, Request, RequestId, Response};
+use crate::wire::{
+    META_PROTOCOL_VERSION, Message, Method, Request, RequestId, Response, TASKS_METHODS,
+};
 
 /// What every request task shares.
 pub(super) struct Link {
@@ -125,6 +127,10 @@ impl Link {
         put(headers::METHOD, &request.method);
         let name = method
             .and_then(Method::name_param)
+            .or_else(|| {
+                let spec = TASKS_METHODS.iter().find(|m| m.name == request.method)?;
+                spec.name_param
+            })
             .and_then(|field| params?.get(field)?.as_str());
         if let Some(name) = name {
             put(headers::NAME, name);

@@ -37,7 +37,7 @@ use crate::client::protocol::parse_complete;
 use crate::wire::legacy::tasks::LegacyGetTaskResult;
 use crate::wire::legacy::{TASKS_CANCEL, TASKS_GET, TASKS_RESULT};
 use crate::wire::{
-    CallToolResult, DetailedTask, ErrorObject, Method, Task, TaskIdParams, TaskStatus,
+    CallToolResult, DetailedTask, ErrorObject, TASKS_UPDATE, Task, TaskIdParams, TaskStatus,
 };
 
 /// What `tasks/result` answered: the tool call's result or its error.
@@ -162,7 +162,7 @@ impl LegacyClient<'_> {
     /// `tasks/update`, which the legacy era lacks (rule 5).
     pub fn update_task(&self) -> Result<(), ClientError> {
         Err(ClientError::NotInEra {
-            method: Method::TasksUpdate.as_str().to_owned(),
+            method: TASKS_UPDATE.name.to_owned(),
             era: Era::Legacy,
             hint: "; a legacy server asks for a task's input with requests of its own, \
                    which await_task answers through the handlers",

@@ -1,5 +1,15 @@
-//! The task engine: tool calls that outlive their request
-//! (`io.modelcontextprotocol/tasks`).
+//! The Tasks extension (`io.modelcontextprotocol/tasks`): tool calls that
+//! outlive their request, and the engine that runs them.
+//!
+//! Tasks is an [`Extension`](super::extension::Extension) like any other:
+//! [`ServerBuilder::tasks`](super::ServerBuilder::tasks) registers it
+//! through the same seam as [`ServerBuilder::extension`](super::ServerBuilder::extension).
+//! It advertises `{}` in `server/discover`, serves `tasks/get`,
+//! `tasks/update` and `tasks/cancel` (each needs the request to declare the
+//! extension, or it is answered `-32021`, and each names its task in
+//! `Mcp-Name` over Streamable HTTP), and sends `notifications/tasks`. The
+//! part a method cannot express, a `tools/call` that becomes a task, lives
+//! in the core's `tools/call` and the engine.
 //!
 //! ```text
 //!  tools/call ──▶ policy says "task" ──▶ store.create ──▶ CreateTaskResult
@@ -132,6 +142,12 @@
 //! [`Lease`]: store::Lease
 //! [`StoredAnswer`]: store::StoredAnswer
 //! [`StoredResult`]: store::StoredResult
+//!
+//! Layers, bottom up: methods, extension.
+
+mod extension;
+mod methods;
 
 pub use super::task_engine::store;
 pub use super::task_engine::{InMemoryTaskStore, TaskSettings};
+pub(crate) use extension::Tasks;

@@ -1,0 +1,59 @@
+//! [`Extension`]: what a protocol extension declares to the server.
+
+use serde_json::{Map, Value};
+
+use super::method::ExtensionMethod;
+use crate::server::input::context::RequestInfo;
+use crate::wire::Tool;
+
+/// A protocol extension the server serves, registered with
+/// [`ServerBuilder::extension`](crate::server::ServerBuilder::extension).
+///
+/// Everything but [`id`](Self::id) has a default, so an extension says
+/// only what it adds. The server asks for the capability, the methods and
+/// the notifications once, when it is built; it calls
+/// [`tool_meta`](Self::tool_meta) and [`result_meta`](Self::result_meta)
+/// for each request, so keep them cheap.
+pub trait Extension: Send + Sync + 'static {
+    /// The identifier, with its vendor prefix and a `/`:
+    /// `io.modelcontextprotocol/tasks`, `com.example/widgets`. Clients
+    /// declare the extension under it, and `server/discover` advertises
+    /// it there.
+    fn id(&self) -> &'static str;
+
+    /// The settings `server/discover` advertises under
+    /// `capabilities.extensions[id]`: `{}` by default. `None` for an
+    /// extension only clients declare, which the server does not
+    /// advertise (MCP Apps).
+    fn capability(&self) -> Option<Map<String, Value>> {
+        Some(Map::new())
+    }
+
+    /// The request methods it serves. No two extensions may serve one
+    /// method, and none may serve a core method.
+    fn methods(&self) -> Vec<ExtensionMethod> {
+        Vec::new()
+    }
+
+    /// The notification methods it sends. No two extensions may claim
+    /// one, so that a client can tell whose a notification is.
+    fn notifications(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// What it adds to the `_meta` of `tool`'s entry in a `tools/list`
+    /// page answering `request`; `None` adds nothing. Keys it returns
+    /// replace those of the same name.
+    fn tool_meta(&self, tool: &Tool, request: &RequestInfo) -> Option<Map<String, Value>> {
+        let _ = (tool, request);
+        None
+    }
+
+    /// What it adds to the `_meta` of the result of `method` answering
+    /// `request`; `None` adds nothing. Keys it returns replace those of
+    /// the same name. Errors have no `_meta`, so it is not asked for them.
+    fn result_meta(&self, method: &str, request: &RequestInfo) -> Option<Map<String, Value>> {
+        let _ = (method, request);
+        None
+    }
+}

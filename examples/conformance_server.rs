@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use presa::prelude::*;
 use presa::server::http::{LegacySessions, StreamableHttp};
-use presa::server::{BoxFuture, CompletionContext, ToolHandler, ToolResult};
+use presa::server::{CompletionContext, ToolHandler, ToolResult};
 use presa::wire::{
     Content, CreateMessageParams, LoggingLevel, PromptMessage, ResourceContents, SamplingMessage,
     Tool,
@@ -95,6 +95,7 @@ async fn test_tool_with_progress(ctx: Context) -> &'static str {
 /// written (`json-schema-2020-12`).
 struct JsonSchemaTool;
 
+#[async_trait::async_trait]
 impl ToolHandler for JsonSchemaTool {
     fn definition(&self) -> Tool {
         let description = "A tool whose input schema uses JSON Schema 2020-12 keywords.";
@@ -124,12 +125,10 @@ impl ToolHandler for JsonSchemaTool {
         }
     }
 
-    fn call(&self, _ctx: Context, arguments: Map<String, Value>) -> BoxFuture<ToolResult> {
-        Box::pin(async move {
-            Ok(CallToolResult::from_text(
-                Value::Object(arguments).to_string(),
-            ))
-        })
+    async fn call(&self, _ctx: Context, arguments: Map<String, Value>) -> ToolResult {
+        Ok(CallToolResult::from_text(
+            Value::Object(arguments).to_string(),
+        ))
     }
 }
 

@@ -205,6 +205,7 @@ async fn mirrored_headers_must_match_the_body() {
 /// Echoes the region it runs in, which it mirrors into a header.
 struct Regional;
 
+#[async_trait::async_trait]
 impl presa::server::ToolHandler for Regional {
     fn definition(&self) -> presa::wire::Tool {
         let input_schema = json!({"type": "object", "properties": {
@@ -217,12 +218,12 @@ impl presa::server::ToolHandler for Regional {
         }
     }
 
-    fn call(
+    async fn call(
         &self,
         _ctx: Context,
         arguments: serde_json::Map<String, serde_json::Value>,
-    ) -> presa::server::BoxFuture<presa::server::ToolResult> {
-        Box::pin(async move { Ok(CallToolResult::from_text(arguments["region"].to_string())) })
+    ) -> presa::server::ToolResult {
+        Ok(CallToolResult::from_text(arguments["region"].to_string()))
     }
 }
 

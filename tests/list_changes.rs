@@ -178,17 +178,18 @@ async fn batch() -> String {
 /// A resource whose URI has no scheme.
 struct Schemeless;
 
+#[async_trait::async_trait]
 impl presa::server::ResourceHandler for Schemeless {
     fn definition(&self) -> presa::server::ResourceDefinition {
         presa::server::ResourceDefinition::Fixed(presa::wire::Resource::new("notes", "notes"))
     }
 
-    fn read(
+    async fn read(
         &self,
         _ctx: Context,
         _request: presa::server::ReadRequest,
-    ) -> presa::server::BoxFuture<presa::server::ReadResult> {
-        Box::pin(async { Err(ToolError::new("unreachable")) })
+    ) -> presa::server::ReadResult {
+        Err(ToolError::new("unreachable"))
     }
 }
 

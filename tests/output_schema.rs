@@ -6,7 +6,7 @@ mod common;
 
 use common::{RawPeer, WIRES};
 use presa::prelude::*;
-use presa::server::{BoxFuture, ToolHandler, ToolResult};
+use presa::server::{ToolHandler, ToolResult};
 use presa::wire::Tool;
 use serde_json::{Map, Value, json};
 
@@ -14,6 +14,7 @@ use serde_json::{Map, Value, json};
 /// returning whatever its `reply` argument says.
 struct Totals;
 
+#[async_trait::async_trait]
 impl ToolHandler for Totals {
     fn definition(&self) -> Tool {
         Tool {
@@ -30,14 +31,12 @@ impl ToolHandler for Totals {
         }
     }
 
-    fn call(&self, _ctx: Context, arguments: Map<String, Value>) -> BoxFuture<ToolResult> {
-        Box::pin(async move {
-            Ok(match arguments.get("reply").and_then(Value::as_str) {
-                Some("good") => CallToolResult::structured(json!({"total": 3})),
-                Some("wrong") => CallToolResult::structured(json!({"total": "three"})),
-                Some("unstructured") => CallToolResult::from_text("3"),
-                _ => CallToolResult::error("the tool failed"),
-            })
+    async fn call(&self, _ctx: Context, arguments: Map<String, Value>) -> ToolResult {
+        Ok(match arguments.get("reply").and_then(Value::as_str) {
+            Some("good") => CallToolResult::structured(json!({"total": 3})),
+            Some("wrong") => CallToolResult::structured(json!({"total": "three"})),
+            Some("unstructured") => CallToolResult::from_text("3"),
+            _ => CallToolResult::error("the tool failed"),
         })
     }
 }
@@ -118,6 +117,7 @@ async fn array_output_is_listed_and_returned_as_the_spec_allows() {
 #[should_panic(expected = "tool `bad_output` has an invalid outputSchema")]
 fn an_output_schema_that_is_not_a_schema_is_refused_at_registration() {
     struct BadOutput;
+    #[async_trait::async_trait]
     impl ToolHandler for BadOutput {
         fn definition(&self) -> Tool {
             let mut tool = Totals.definition();
@@ -125,8 +125,8 @@ fn an_output_schema_that_is_not_a_schema_is_refused_at_registration() {
             tool.output_schema = Some(json!({"type": "no such type"}));
             tool
         }
-        fn call(&self, ctx: Context, arguments: Map<String, Value>) -> BoxFuture<ToolResult> {
-            Totals.call(ctx, arguments)
+        async fn call(&self, ctx: Context, arguments: Map<String, Value>) -> ToolResult {
+            Totals.call(ctx, arguments).await
         }
     }
     let _ = Server::builder("bad", "1").tool(BadOutput);

@@ -208,6 +208,7 @@ fn a_hand_written_handler_with_a_malformed_scope_is_refused_at_registration() {
     use presa::server::{ToolHandler, ToolResult};
     use presa::wire::Tool;
     struct Quoted;
+    #[async_trait::async_trait]
     impl ToolHandler for Quoted {
         fn definition(&self) -> Tool {
             Tool::new("quoted", json!({"type": "object"}))
@@ -215,11 +216,7 @@ fn a_hand_written_handler_with_a_malformed_scope_is_refused_at_registration() {
         fn scopes(&self) -> &'static [&'static str] {
             &["a\"b"]
         }
-        fn call(
-            &self,
-            _: Context,
-            _: serde_json::Map<String, Value>,
-        ) -> presa::server::BoxFuture<ToolResult> {
+        async fn call(&self, _: Context, _: serde_json::Map<String, Value>) -> ToolResult {
             unreachable!("never registered")
         }
     }

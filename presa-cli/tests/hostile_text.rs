@@ -23,8 +23,8 @@ use common::{Served, presa};
 use presa::client::prelude::*;
 use presa::prelude::*;
 use presa::server::{
-    BoxFuture, FormSchema, PromptHandler, PromptResult, ReadRequest, ReadResult,
-    ResourceDefinition, ResourceHandler, TaskSettings, ToolHandler, ToolResult,
+    FormSchema, PromptHandler, PromptResult, ReadRequest, ReadResult, ResourceDefinition,
+    ResourceHandler, TaskSettings, ToolHandler, ToolResult,
 };
 use presa::wire::{PromptArguments, Resource};
 use serde_json::{Map, Value, json};
@@ -74,6 +74,7 @@ fn text(bytes: &[u8]) -> String {
 /// structured content.
 struct LoudTool;
 
+#[async_trait::async_trait]
 impl ToolHandler for LoudTool {
     fn definition(&self) -> presa::wire::Tool {
         serde_json::from_value(json!({
@@ -87,18 +88,16 @@ impl ToolHandler for LoudTool {
         .unwrap()
     }
 
-    fn call(&self, _: Context, _: Map<String, Value>) -> BoxFuture<ToolResult> {
-        Box::pin(async {
-            Ok(serde_json::from_value(json!({
-                "content": [
-                    {"type": "text", "text": HOSTILE},
-                    {"type": "resource_link", "name": HOSTILE, "uri": "note://first"},
-                    {"type": "image", "mimeType": HOSTILE, "data": "AAAA"},
-                ],
-                "structuredContent": {"said": HOSTILE},
-            }))
-            .unwrap())
-        })
+    async fn call(&self, _: Context, _: Map<String, Value>) -> ToolResult {
+        Ok(serde_json::from_value(json!({
+            "content": [
+                {"type": "text", "text": HOSTILE},
+                {"type": "resource_link", "name": HOSTILE, "uri": "note://first"},
+                {"type": "image", "mimeType": HOSTILE, "data": "AAAA"},
+            ],
+            "structuredContent": {"said": HOSTILE},
+        }))
+        .unwrap())
     }
 }
 
@@ -141,6 +140,7 @@ async fn visit(ctx: Context) -> Result<String, ToolError> {
 /// A prompt whose description, argument and message are hostile.
 struct LoudPrompt;
 
+#[async_trait::async_trait]
 impl PromptHandler for LoudPrompt {
     fn definition(&self) -> presa::wire::Prompt {
         serde_json::from_value(json!({
@@ -151,23 +151,22 @@ impl PromptHandler for LoudPrompt {
         .unwrap()
     }
 
-    fn get(&self, _: Context, arguments: PromptArguments) -> BoxFuture<PromptResult> {
-        Box::pin(async move {
-            if arguments.contains_key("who") {
-                return Err(ToolError::new(HOSTILE));
-            }
-            Ok(serde_json::from_value(json!({
-                "description": HOSTILE,
-                "messages": [{"role": "user", "content": {"type": "text", "text": HOSTILE}}],
-            }))
-            .unwrap())
-        })
+    async fn get(&self, _: Context, arguments: PromptArguments) -> PromptResult {
+        if arguments.contains_key("who") {
+            return Err(ToolError::new(HOSTILE));
+        }
+        Ok(serde_json::from_value(json!({
+            "description": HOSTILE,
+            "messages": [{"role": "user", "content": {"type": "text", "text": HOSTILE}}],
+        }))
+        .unwrap())
     }
 }
 
 /// A resource whose name, description, type and contents are hostile.
 struct LoudResource;
 
+#[async_trait::async_trait]
 impl ResourceHandler for LoudResource {
     fn definition(&self) -> ResourceDefinition {
         let mut resource: Resource = serde_json::from_value(json!({
@@ -180,8 +179,8 @@ impl ResourceHandler for LoudResource {
         ResourceDefinition::Fixed(resource)
     }
 
-    fn read(&self, _: Context, request: ReadRequest) -> BoxFuture<ReadResult> {
-        Box::pin(async move { Ok(request.result(vec![request.text(HOSTILE)])) })
+    async fn read(&self, _: Context, request: ReadRequest) -> ReadResult {
+        Ok(request.result(vec![request.text(HOSTILE)]))
     }
 }
 

@@ -83,6 +83,7 @@ pub mod wire;
 #[doc(hidden)]
 pub mod __private {
     //! Items the macros expand to. Not a stable API.
+    pub use async_trait::async_trait;
     pub use schemars;
     pub use serde;
     pub use serde_json;
@@ -90,7 +91,7 @@ pub mod __private {
 
     pub use crate::schema::{ElicitDerives, ObjectSchemaBuilder};
     pub use crate::server::{
-        ArgsParser, ArgumentError, BoxFuture, Completer, Context, Elicit, ElicitEnum, ElicitField,
+        ArgsParser, ArgumentError, Completer, Context, Elicit, ElicitEnum, ElicitField,
         FromContext, InputRequired, IntoPromptResult, IntoReadResult, IntoToolResult, PolicyFn,
         PromptHandler, PromptResult, ReadCache, ReadRequest, ReadResult, RequestInfo,
         ResourceDefinition, ResourceHandler, State, StateType, TaskPolicy, TaskStart, TextArgs,

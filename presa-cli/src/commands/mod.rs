@@ -1,75 +1,15 @@
-//! The commands: each opens a [`Session`] to its server, asks, prints, and
-//! says how `presa` should exit. A question that went unanswered for want
-//! of a person overrides that status, whatever the command came to, so
-//! that a script learns it needs an `--answer`.
+//! The commands: each opens a [`Session`](crate::session::Session) to
+//! its server, asks, prints, and says how `presa` should exit. A question
+//! that went unanswered for want of a person overrides that status,
+//! whatever the command came to, so that a script learns it needs an
+//! `--answer`.
+//!
+//! Layers, bottom up: call, listing, reading, task, run.
 
 mod call;
 mod listing;
 mod reading;
+mod run;
 mod task;
 
-use crate::auth::logout;
-use crate::command_line::{Cli, Command};
-use crate::exit::{Exit, Failure};
-use crate::output::shown::{line, note};
-use crate::session::Session;
-use crate::target::Target;
-
-/// Runs the command `cli` gives.
-pub async fn run(cli: Cli) -> Result<Exit, Failure> {
-    let Cli { command, common } = cli;
-    if let Command::Logout { server } = &command {
-        return match server {
-            Target::Http(url) => logout(url).map(|()| Exit::Success),
-            Target::Stdio(_) => Err(Failure::usage("only an HTTP server signs in, and out")),
-        };
-    }
-    let tasks = matches!(
-        command,
-        Command::Call { task: true, .. } | Command::Task { .. }
-    );
-    let session = Session::open(server(&command), &common, tasks).await?;
-    let ran = match command {
-        Command::Tools { .. } => listing::tools(&session).await,
-        Command::Prompts { .. } => listing::prompts(&session).await,
-        Command::Resources { .. } => listing::resources(&session).await,
-        Command::Discover { .. } => listing::discover(&session).await,
-        Command::Call {
-            tool,
-            pairs,
-            json_args,
-            ..
-        } => call::call(&session, &tool, &pairs, json_args.as_deref()).await,
-        Command::Prompt { name, pairs, .. } => reading::prompt(&session, &name, &pairs).await,
-        Command::Read { uri, .. } => reading::read(&session, &uri).await,
-        Command::Task {
-            action, task_id, ..
-        } => task::task(&session, action, &task_id).await,
-        Command::Logout { .. } => unreachable!("handled above"),
-    };
-    let settled = match ran {
-        Ok(exit) => Ok(session.settle(exit)),
-        Err(failure) if !session.answerer.unanswered().is_empty() => {
-            note!("presa: {}", line(&failure.message));
-            Ok(session.settle(failure.exit))
-        }
-        Err(failure) => Err(failure),
-    };
-    session.close().await;
-    settled
-}
-
-/// The server a command talks to.
-fn server(command: &Command) -> &Target {
-    match command {
-        Command::Tools { server }
-        | Command::Call { server, .. }
-        | Command::Prompts { server }
-        | Command::Prompt { server, .. }
-        | Command::Resources { server }
-        | Command::Read { server, .. }
-        | Command::Task { server, .. }
-        | Command::Discover { server }
-        | Command::Logout { server } => server,
-    }
-}
+pub use run::run;

@@ -43,22 +43,21 @@ pub(crate) fn prompt(prompt: &HandlerFn, attrs: &PromptAttrs) -> TokenStream {
         #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
         #vis struct #ident;
 
+        #[::presa::__private::async_trait]
         impl ::presa::__private::PromptHandler for #ident {
             #definition
             #completer
             #required_state
             #scopes
 
-            fn get(
+            async fn get(
                 &self,
                 __ctx: ::presa::__private::Context,
                 __arguments: ::presa::__private::PromptArguments,
-            ) -> ::presa::__private::BoxFuture<::presa::__private::PromptResult> {
-                ::std::boxed::Box::pin(async move {
-                    #parsed
-                    #(#extractions)*
-                    #into_result(#fn_ident(#(#call_args),*).await)
-                })
+            ) -> ::presa::__private::PromptResult {
+                #parsed
+                #(#extractions)*
+                #into_result(#fn_ident(#(#call_args),*).await)
             }
         }
     }

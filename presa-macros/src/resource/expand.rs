@@ -53,6 +53,7 @@ pub(crate) fn resource(resource: &HandlerFn, attrs: &ResourceAttrs) -> TokenStre
         #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
         #vis struct #ident;
 
+        #[::presa::__private::async_trait]
         impl ::presa::__private::ResourceHandler for #ident {
             #definition
             #cache
@@ -60,16 +61,14 @@ pub(crate) fn resource(resource: &HandlerFn, attrs: &ResourceAttrs) -> TokenStre
             #required_state
             #scopes
 
-            fn read(
+            async fn read(
                 &self,
                 __ctx: ::presa::__private::Context,
                 __request: ::presa::__private::ReadRequest,
-            ) -> ::presa::__private::BoxFuture<::presa::__private::ReadResult> {
-                ::std::boxed::Box::pin(async move {
-                    #parsed
-                    #(#extractions)*
-                    #into_result(#fn_ident(#(#call_args),*).await, &__request)
-                })
+            ) -> ::presa::__private::ReadResult {
+                #parsed
+                #(#extractions)*
+                #into_result(#fn_ident(#(#call_args),*).await, &__request)
             }
         }
     }

@@ -142,27 +142,26 @@ fn tool_struct(tool: &HandlerFn, attrs: &ToolAttrs) -> TokenStream {
         #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
         #vis struct #ident;
 
+        #[::presa::__private::async_trait]
         impl ::presa::__private::ToolHandler for #ident {
             #definition
             #policy
             #required_state
             #scopes
 
-            fn call(
+            async fn call(
                 &self,
                 __ctx: ::presa::__private::Context,
                 __arguments: ::presa::__private::Map<::std::string::String, ::presa::__private::Value>,
-            ) -> ::presa::__private::BoxFuture<::presa::__private::ToolResult> {
-                ::std::boxed::Box::pin(async move {
-                    let __args = match #args_ident::__parse(__arguments) {
-                        ::core::result::Result::Ok(__args) => __args,
-                        ::core::result::Result::Err(__error) => {
-                            return ::core::result::Result::Ok(__error.into_result());
-                        }
-                    };
-                    #(#extractions)*
-                    #into_result(#fn_ident(#(#call_args),*).await)
-                })
+            ) -> ::presa::__private::ToolResult {
+                let __args = match #args_ident::__parse(__arguments) {
+                    ::core::result::Result::Ok(__args) => __args,
+                    ::core::result::Result::Err(__error) => {
+                        return ::core::result::Result::Ok(__error.into_result());
+                    }
+                };
+                #(#extractions)*
+                #into_result(#fn_ident(#(#call_args),*).await)
             }
         }
     }

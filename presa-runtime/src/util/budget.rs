@@ -31,7 +31,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::Notify;
 
-use super::lock;
+use super::locks::lock;
 
 /// A number of bytes shared by everyone holding a [`Charge`] on it. Cheap
 /// to clone; clones are the same budget.

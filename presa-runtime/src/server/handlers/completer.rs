@@ -4,14 +4,14 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::future::Future;
+use std::marker::PhantomData;
 use std::sync::Arc;
 
-use futures::FutureExt;
+use async_trait::async_trait;
 
 use crate::server::input::context::RequestInfo;
 use crate::server::request::error::ToolError;
 use crate::server::request::state::{State, StateMap};
-use crate::util::BoxFuture;
 use crate::wire::Completion;
 
 /// What a completer knows besides the typed text: which argument it
@@ -168,51 +168,68 @@ impl<T: IntoCompletion, E: Into<ToolError>> IntoCompletion for Result<T, E> {
     label = "expected a completer function here",
     note = "a completer is `fn(&str, &CompletionContext) -> Vec<String>` or `async fn(String, CompletionContext) -> Vec<String>` (or any return type that implements `IntoCompletion`)"
 )]
+#[async_trait]
 pub trait CompleteFn<Marker>: Send + Sync + 'static {
     /// Suggests values for `typed`.
-    fn suggest(&self, typed: String, ctx: CompletionContext) -> BoxFuture<CompletionOutcome>;
+    async fn suggest(&self, typed: String, ctx: CompletionContext) -> CompletionOutcome;
 }
 
+#[async_trait]
 impl<F, R> CompleteFn<fn(&str, &CompletionContext) -> R> for F
 where
     F: Fn(&str, &CompletionContext) -> R + Send + Sync + 'static,
     R: IntoCompletion,
 {
-    fn suggest(&self, typed: String, ctx: CompletionContext) -> BoxFuture<CompletionOutcome> {
-        let outcome = self(&typed, &ctx).into_completion();
-        Box::pin(std::future::ready(outcome))
+    async fn suggest(&self, typed: String, ctx: CompletionContext) -> CompletionOutcome {
+        self(&typed, &ctx).into_completion()
     }
 }
 
+#[async_trait]
 impl<F, Fut> CompleteFn<fn(String, CompletionContext) -> Fut> for F
 where
     F: Fn(String, CompletionContext) -> Fut + Send + Sync + 'static,
     Fut: Future + Send + 'static,
     Fut::Output: IntoCompletion,
 {
-    fn suggest(&self, typed: String, ctx: CompletionContext) -> BoxFuture<CompletionOutcome> {
-        self(typed, ctx)
-            .map(IntoCompletion::into_completion)
-            .boxed()
+    async fn suggest(&self, typed: String, ctx: CompletionContext) -> CompletionOutcome {
+        self(typed, ctx).await.into_completion()
     }
 }
 
 /// A completer for one argument, as a prompt or a resource template hands
 /// it to the server. Cheap to clone.
 #[derive(Clone)]
-pub struct Completer(
-    Arc<dyn Fn(String, CompletionContext) -> BoxFuture<CompletionOutcome> + Send + Sync>,
-);
+pub struct Completer(Arc<dyn Suggest>);
 
 impl Completer {
     /// Wraps a completer function; see [`CompleteFn`] for the shapes.
-    pub fn new<Marker>(complete: impl CompleteFn<Marker>) -> Self {
-        Completer(Arc::new(move |typed, ctx| complete.suggest(typed, ctx)))
+    pub fn new<Marker: 'static>(complete: impl CompleteFn<Marker>) -> Self {
+        Completer(Arc::new(Shaped(complete, PhantomData)))
     }
 
     /// Suggests values for `typed`.
-    pub fn suggest(&self, typed: String, ctx: CompletionContext) -> BoxFuture<CompletionOutcome> {
-        (self.0)(typed, ctx)
+    pub async fn suggest(&self, typed: String, ctx: CompletionContext) -> CompletionOutcome {
+        self.0.suggest(typed, ctx).await
+    }
+}
+
+/// A completer function of either shape, behind one trait object: what
+/// [`Completer`] holds.
+#[async_trait]
+trait Suggest: Send + Sync {
+    /// Suggests values for `typed`.
+    async fn suggest(&self, typed: String, ctx: CompletionContext) -> CompletionOutcome;
+}
+
+/// A completer function with the marker of its shape, which the
+/// function's [`CompleteFn`] impl is chosen by.
+struct Shaped<F, Marker>(F, PhantomData<fn() -> Marker>);
+
+#[async_trait]
+impl<F: CompleteFn<Marker>, Marker: 'static> Suggest for Shaped<F, Marker> {
+    async fn suggest(&self, typed: String, ctx: CompletionContext) -> CompletionOutcome {
+        self.0.suggest(typed, ctx).await
     }
 }
 

@@ -1,10 +1,11 @@
 //! Prompts: the trait `#[prompt]` implements, and return-value conversion.
 
+use async_trait::async_trait;
+
 use crate::server::handlers::completer::Completer;
 use crate::server::input::context::Context;
 use crate::server::request::error::ToolError;
 use crate::server::request::state::StateType;
-use crate::util::BoxFuture;
 use crate::wire::{Content, GetPromptResult, Prompt, PromptArguments, PromptMessage};
 
 /// A prompt the server can list and resolve. `#[prompt]` on an `async fn`
@@ -26,6 +27,10 @@ use crate::wire::{Content, GetPromptResult, Prompt, PromptArguments, PromptMessa
 /// [`ToolError::new`] message refuses the request with `-32602` (the code
 /// of a bad argument), anything else propagated is `-32603`, its cause
 /// logged.
+///
+/// A hand implementation writes `#[async_trait::async_trait]` on its
+/// `impl`, and `get` as an `async fn`.
+#[async_trait]
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a prompt",
     label = "expected a prompt here",
@@ -57,7 +62,7 @@ pub trait PromptHandler: Send + Sync + 'static {
     }
 
     /// Resolves the prompt with `arguments`.
-    fn get(&self, ctx: Context, arguments: PromptArguments) -> BoxFuture<PromptResult>;
+    async fn get(&self, ctx: Context, arguments: PromptArguments) -> PromptResult;
 }
 
 /// The outcome of one run of a prompt, before it is put on the wire.

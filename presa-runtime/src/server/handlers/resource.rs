@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -12,7 +13,6 @@ use crate::server::handlers::tool::Json;
 use crate::server::input::context::Context;
 use crate::server::request::error::ToolError;
 use crate::server::request::state::StateType;
-use crate::util::BoxFuture;
 use crate::wire::{CacheScope, ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
 
 /// What a resource handler serves: one URI, or a URI template.
@@ -119,6 +119,10 @@ impl ReadRequest {
 /// returns a whole [`ReadResourceResult`] sets them itself; otherwise they
 /// come from the resource's [`ReadCache`], by default immediately stale and
 /// private, since contents often depend on who reads them.
+///
+/// A hand implementation writes `#[async_trait::async_trait]` on its
+/// `impl`, and `read` as an `async fn`.
+#[async_trait]
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a resource",
     label = "expected a resource here",
@@ -155,7 +159,7 @@ pub trait ResourceHandler: Send + Sync + 'static {
     }
 
     /// Reads the resource.
-    fn read(&self, ctx: Context, request: ReadRequest) -> BoxFuture<ReadResult>;
+    async fn read(&self, ctx: Context, request: ReadRequest) -> ReadResult;
 }
 
 /// The outcome of one read, before it is put on the wire.

@@ -5,6 +5,7 @@
 //! generates it. The trait is public so that tools can also be built at run
 //! time (from a plugin manifest, say).
 
+use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -12,7 +13,6 @@ use serde_json::{Map, Value};
 use crate::server::input::context::{Context, RequestInfo};
 use crate::server::request::error::{InputRequired, ToolError};
 use crate::server::request::state::StateType;
-use crate::util::BoxFuture;
 use crate::wire::{CallToolResult, Content, Tool};
 
 /// How a tool call may run with respect to the Tasks extension.
@@ -95,6 +95,10 @@ where
 }
 
 /// A tool the server can list and call.
+///
+/// A hand implementation writes `#[async_trait::async_trait]` on its
+/// `impl`, as for every async trait of presa, and `call` as an `async fn`.
+#[async_trait]
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tool",
     label = "expected a tool here",
@@ -165,7 +169,7 @@ pub trait ToolHandler: Send + Sync + 'static {
 
     /// Runs the tool. Argument errors are returned as `Ok` with
     /// `isError: true`, as the spec asks.
-    fn call(&self, ctx: Context, arguments: Map<String, Value>) -> BoxFuture<ToolResult>;
+    async fn call(&self, ctx: Context, arguments: Map<String, Value>) -> ToolResult;
 }
 
 /// The outcome of one run of a tool, before it is put on the wire.

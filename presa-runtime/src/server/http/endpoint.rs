@@ -40,15 +40,15 @@
 //! its request takes the slot its method needs (step 5), which is written
 //! in the body, so it cannot be known sooner.
 //!
-//! Between steps 4 and 5, the endpoint's era may take the POST instead
-//! (see `era`), and it answers every `GET` and `DELETE` once steps 1 and
-//! 2 pass. The modern era takes no POST and answers `GET` and `DELETE`
-//! with `405`, as the modern revision asks; the legacy transport, served
-//! by default ([`StreamableHttp::legacy_sessions`]), takes a POST that
-//! opens a session (`initialize`) or names one (`Mcp-Session-Id`, without
-//! `Mcp-Method`), and `GET` and `DELETE` naming a session (see `legacy`,
-//! whose requests and streams take the same slots). A legacy POST's body
-//! is read by steps 1 to 4, as a modern one's is.
+//! Between steps 4 and 5, the legacy transport, served by default
+//! ([`StreamableHttp::legacy_sessions`]), may take the POST instead: one
+//! that opens a session (`initialize`) or names one (`Mcp-Session-Id`,
+//! without `Mcp-Method`). It answers every `GET` and `DELETE` once steps 1
+//! and 2 pass: those naming a session are its own, the others get `405`,
+//! as the modern revision asks (see `legacy`, whose requests and streams
+//! take the same slots). A legacy POST's body is read by steps 1 to 4, as
+//! a modern one's is. Without the legacy transport, every POST is modern,
+//! and every `GET` and `DELETE` gets `405`.
 //!
 //! Served on its own ([`StreamableHttp::serve`], see `serve`), the endpoint
 //! ends with the server: each request in step 8 is bounded by its shutdown
@@ -70,12 +70,12 @@ use tracing::Instrument;
 use super::admission::{Account, Admission, Slot};
 use super::auth::{Anonymous, Authenticator, ProtectedResourceMetadata, Refusal, challenge};
 use super::body::{BodyLimits, read_body};
-use super::era::{Endpoint, Modern};
 use super::forwarded::{ClientAddress, TrustedProxies};
 use super::guard::{AllowedHosts, url_host};
 use super::headers;
 use super::respond::{json_response, method_not_allowed, respond, with_status};
 use super::serve::{Listen, Serve, Settings, Standalone};
+use super::served::EndpointState;
 use crate::server::caller::{Caller, without_credentials};
 use crate::server::request::reply::{invalid_request, memory_busy};
 use crate::server::router::Server;
@@ -106,7 +106,7 @@ use crate::wire::{
 /// [`StreamableHttp::router`] for a server of your own that has both.
 /// [`StreamableHttp::serve`] has them.
 pub struct StreamableHttp {
-    endpoint: Endpoint,
+    endpoint: EndpointState,
     /// What [`StreamableHttp::serve`] needs beyond the endpoint.
     standalone: Settings,
 }
@@ -117,7 +117,7 @@ impl StreamableHttp {
     pub fn new(server: Server) -> Self {
         let body = BodyLimits::new(server.max_message_size());
         StreamableHttp {
-            endpoint: Endpoint {
+            endpoint: EndpointState {
                 server,
                 hosts: AllowedHosts::loopback(),
                 published_host: None,
@@ -125,7 +125,7 @@ impl StreamableHttp {
                 authenticator: Arc::new(Anonymous),
                 body,
                 metadata: None,
-                era: Box::new(Modern),
+                legacy: None,
                 admission: Admission::new(),
                 shutdown: Shutdown::never(),
             },
@@ -134,7 +134,7 @@ impl StreamableHttp {
         .legacy_sessions(super::legacy::LegacySessions::default())
     }
 
-    fn configure(mut self, change: impl FnOnce(&mut Endpoint)) -> Self {
+    fn configure(mut self, change: impl FnOnce(&mut EndpointState)) -> Self {
         change(&mut self.endpoint);
         self
     }
@@ -221,7 +221,7 @@ impl StreamableHttp {
     /// default).
     pub fn legacy_sessions(self, settings: super::legacy::LegacySessions) -> Self {
         let legacy = super::legacy::LegacyTransport::new(settings);
-        self.configure(|e| e.era = Box::new(legacy))
+        self.configure(|e| e.legacy = Some(legacy))
     }
 
     /// How many `subscriptions/listen` streams (and legacy `GET` streams)
@@ -416,7 +416,7 @@ impl StreamableHttp {
 }
 
 /// One POST to the MCP endpoint.
-async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+async fn handle(State(endpoint): State<Arc<EndpointState>>, request: Request) -> Response {
     let (mut parts, body) = request.into_parts();
     let caller = match checked_caller(&endpoint, &mut parts).await {
         Ok(caller) => caller,
@@ -439,13 +439,12 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
         };
         return refuse(&step_up, endpoint.metadata.as_ref());
     }
-    let message = match endpoint
-        .era
-        .post(&endpoint, &request_headers, &caller, &account, message)
+    if let Some(legacy) = &endpoint.legacy
+        && legacy.takes(&request_headers, &message)
     {
-        Ok(answered) => return answered,
-        Err(message) => message,
-    };
+        let parts = endpoint.parts();
+        return legacy.post(parts, &request_headers, &caller, &account, message);
+    }
     let request = match message {
         Message::Request(request) => request,
         // No client notification means anything over HTTP (cancelling is
@@ -490,7 +489,7 @@ async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
 /// Steps 1 and 2: the host guard and the caller, once the client's
 /// address is recorded for every reader (see `forwarded`).
 async fn checked_caller(
-    endpoint: &Endpoint,
+    endpoint: &EndpointState,
     parts: &mut axum::http::request::Parts,
 ) -> Result<Caller, Response> {
     if let Some(refused) = guard(endpoint, parts) {
@@ -505,29 +504,35 @@ async fn checked_caller(
         .map_err(|refusal| refuse(&refusal, endpoint.metadata.as_ref()))
 }
 
-/// A GET, answered by the era.
-async fn handle_get(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+/// A GET: the legacy transport's to answer, `405` without it.
+async fn handle_get(State(endpoint): State<Arc<EndpointState>>, request: Request) -> Response {
     let (mut parts, _) = request.into_parts();
-    match checked_caller(&endpoint, &mut parts).await {
-        Ok(caller) => {
-            let account = endpoint.admission.account(&caller, &parts);
-            endpoint.era.get(&endpoint, &parts.headers, caller, account)
-        }
-        Err(refused) => refused,
-    }
+    let caller = match checked_caller(&endpoint, &mut parts).await {
+        Ok(caller) => caller,
+        Err(refused) => return refused,
+    };
+    let Some(legacy) = &endpoint.legacy else {
+        return method_not_allowed();
+    };
+    let account = endpoint.admission.account(&caller, &parts);
+    legacy.get(endpoint.parts(), &parts.headers, &caller, &account)
 }
 
-/// A DELETE, answered by the era.
-async fn handle_delete(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+/// A DELETE: the legacy transport's to answer, `405` without it.
+async fn handle_delete(State(endpoint): State<Arc<EndpointState>>, request: Request) -> Response {
     let (mut parts, _) = request.into_parts();
-    match checked_caller(&endpoint, &mut parts).await {
-        Ok(caller) => endpoint.era.delete(&endpoint, &parts.headers, caller),
-        Err(refused) => refused,
+    let caller = match checked_caller(&endpoint, &mut parts).await {
+        Ok(caller) => caller,
+        Err(refused) => return refused,
+    };
+    match &endpoint.legacy {
+        Some(legacy) => legacy.delete(endpoint.parts(), &parts.headers, &caller),
+        None => method_not_allowed(),
     }
 }
 
 /// `403` for a request whose `Host` or `Origin` the guard refuses.
-fn guard(endpoint: &Endpoint, parts: &axum::http::request::Parts) -> Option<Response> {
+fn guard(endpoint: &EndpointState, parts: &axum::http::request::Parts) -> Option<Response> {
     let published = endpoint.published_host.as_deref();
     let forbidden = endpoint.hosts.check(parts, published).err()?;
     tracing::warn!(
@@ -572,7 +577,7 @@ pub(super) fn refuse(refusal: &Refusal, metadata: Option<&ProtectedResourceMetad
 /// with one of its body slots (see `admission`) and within the body's
 /// limits (see `body`); otherwise the response that says why not.
 async fn read_message(
-    endpoint: &Endpoint,
+    endpoint: &EndpointState,
     account: &Account,
     body: Body,
 ) -> Result<Message, Response> {
@@ -708,7 +713,7 @@ mod tests {
     /// answered at once, and every slow request is over (its connection
     /// closed) within 60 s. Time is paused, so the test waits for nothing.
     async fn slow_bodies_leave_the_others_served(
-        endpoint: Arc<Endpoint>,
+        endpoint: Arc<EndpointState>,
         attacker: impl Fn(axum::http::request::Builder) -> axum::http::request::Builder,
         victim: Request,
     ) {
@@ -770,7 +775,7 @@ mod tests {
         assert_eq!(endpoint.admission.accounts(), 0, "no slot is left");
     }
 
-    fn with_tokens() -> Arc<Endpoint> {
+    fn with_tokens() -> Arc<EndpointState> {
         let tokens = super::super::BearerTokens::new()
             .token("t-alice", "alice")
             .token("t-bob", "bob");
@@ -899,7 +904,7 @@ mod tests {
     /// The status of a `server/discover` over `version` to `uri`, with
     /// each `Host` and `Origin` given (raw bytes, as a client may send).
     async fn guarded(
-        endpoint: &Arc<Endpoint>,
+        endpoint: &Arc<EndpointState>,
         version: axum::http::Version,
         uri: &str,
         hosts: &[&[u8]],
@@ -920,12 +925,12 @@ mod tests {
     type Headers<'a> = (&'a [&'a [u8]], &'a [&'a [u8]]);
 
     /// [`guarded`] over HTTP/1.1 to `/mcp`.
-    async fn h1(endpoint: &Arc<Endpoint>, hosts: &[&[u8]], origins: &[&[u8]]) -> StatusCode {
+    async fn h1(endpoint: &Arc<EndpointState>, hosts: &[&[u8]], origins: &[&[u8]]) -> StatusCode {
         let version = axum::http::Version::HTTP_11;
         guarded(endpoint, version, "/mcp", hosts, origins).await
     }
 
-    fn loopback() -> Arc<Endpoint> {
+    fn loopback() -> Arc<EndpointState> {
         Arc::new(StreamableHttp::new(Server::builder("guard", "1").build()).endpoint)
     }
 
@@ -1154,5 +1159,52 @@ mod tests {
             h1(&endpoint, &[b"evil"], &[b"null"]).await,
             StatusCode::FORBIDDEN
         );
+    }
+
+    /// Without the legacy transport the endpoint is modern alone: a
+    /// legacy `initialize` opens no session, and `GET` and `DELETE` get
+    /// `405` even when they name one. With it (the default), those names
+    /// are the transport's to answer.
+    #[tokio::test]
+    async fn without_the_legacy_transport_every_request_is_modern() {
+        let server = Server::builder("modern", "1").build();
+        let mut modern = StreamableHttp::new(server.clone()).endpoint;
+        modern.legacy = None;
+        let modern = Arc::new(modern);
+        let legacy = Arc::new(StreamableHttp::new(server).endpoint);
+
+        let initialize = || {
+            let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                    "clientInfo": {"name": "old", "version": "1"}}});
+            axum::http::Request::post("/mcp")
+                .header(header::HOST, "localhost")
+                .header(header::CONTENT_TYPE, "application/json")
+                .header(header::ACCEPT, "application/json, text/event-stream")
+                .body(Body::from(body.to_string()))
+                .unwrap()
+        };
+        let opened = handle(State(Arc::clone(&legacy)), initialize()).await;
+        assert!(opened.headers().contains_key("mcp-session-id"));
+        let refused = handle(State(Arc::clone(&modern)), initialize()).await;
+        assert!(!refused.headers().contains_key("mcp-session-id"));
+
+        let named = |method: &str| {
+            axum::http::Request::builder()
+                .method(method)
+                .uri("/mcp")
+                .header(header::HOST, "localhost")
+                .header("mcp-session-id", "no-such-session")
+                .body(Body::empty())
+                .unwrap()
+        };
+        let get = handle_get(State(Arc::clone(&modern)), named("GET")).await;
+        assert_eq!(get.status(), StatusCode::METHOD_NOT_ALLOWED);
+        let delete = handle_delete(State(Arc::clone(&modern)), named("DELETE")).await;
+        assert_eq!(delete.status(), StatusCode::METHOD_NOT_ALLOWED);
+        let get = handle_get(State(Arc::clone(&legacy)), named("GET")).await;
+        assert_eq!(get.status(), StatusCode::NOT_FOUND);
+        let delete = handle_delete(State(legacy), named("DELETE")).await;
+        assert_eq!(delete.status(), StatusCode::NOT_FOUND);
     }
 }

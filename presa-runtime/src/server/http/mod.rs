@@ -11,18 +11,18 @@
 //! `initialize` instead, and its requests come under `Mcp-Session-Id`
 //! (`legacy`), still authenticated one by one.
 //!
-//! Layers, bottom up: forwarded, guard, headers, respond, serve, admission, body, auth, era, legacy, endpoint.
+//! Layers, bottom up: forwarded, guard, headers, respond, serve, admission, body, auth, legacy, served, endpoint.
 
 mod admission;
 mod auth;
 mod body;
 mod endpoint;
-mod era;
 mod forwarded;
 mod guard;
 mod headers;
 mod respond;
 mod serve;
+mod served;
 
 pub use admission::{
     MAX_BODY_READS_PER_SUBJECT, MAX_LISTEN_STREAMS_PER_SUBJECT, MAX_REQUESTS_PER_SUBJECT,

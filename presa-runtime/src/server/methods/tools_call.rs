@@ -52,6 +52,15 @@ enum CallMode {
 /// A handler run, with a caught panic as `Err`.
 type Run = BoxFuture<Result<ToolResult, Box<dyn std::any::Any + Send>>>;
 
+/// A run of `tool`'s handler on `arguments`. It holds the handler, so
+/// that a task's run can outlive the request that started it.
+fn handler_run(tool: &RegisteredTool, ctx: Context, arguments: Map<String, Value>) -> Run {
+    let handler = Arc::clone(&tool.handler);
+    AssertUnwindSafe(async move { handler.call(ctx, arguments).await })
+        .catch_unwind()
+        .boxed()
+}
+
 /// How an attempt to turn a call into a task went.
 enum Creation {
     /// The task exists; this is the `CreateTaskResult`.
@@ -115,9 +124,7 @@ pub(crate) async fn call_tool(
     let call = matches!(mode, CallMode::Task(_))
         .then(|| resumable_call(&tool, &arguments, ctx.request()))
         .flatten();
-    let run: Run = AssertUnwindSafe(tool.handler.call(ctx.clone(), arguments))
-        .catch_unwind()
-        .boxed();
+    let run = handler_run(&tool, ctx.clone(), arguments);
     let CallMode::Task(engine) = mode else {
         let outcome = settle(run.await, &tool, env.error_details);
         return respond(&round, &tool, outcome);
@@ -336,9 +343,7 @@ pub(crate) fn resume_task(
         route: InputRoute::Mrtr,
     });
     ctx.attach_task(link);
-    let run: Run = AssertUnwindSafe(tool.handler.call(ctx.clone(), call.arguments))
-        .catch_unwind()
-        .boxed();
+    let run = handler_run(&tool, ctx.clone(), call.arguments);
     let end = end_task(
         Arc::clone(&tool),
         ctx,

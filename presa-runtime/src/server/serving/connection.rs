@@ -315,6 +315,24 @@ struct WaitingForBudget {
     era: RequestEra,
 }
 
+/// The request in `waiting` (rule 2), charged once `budget` has room for
+/// it and then taken out of the wait; `None` at once when none waits,
+/// which leaves its `select!` branch out of the step. Dropped before it is
+/// ready, it takes nothing: the request stays in `waiting`.
+async fn charge_waiting(
+    budget: &Budget,
+    waiting: &mut Option<WaitingForBudget>,
+) -> Option<Charged> {
+    let bytes = waiting.as_ref()?.bytes;
+    let charge = budget.charge(bytes).await;
+    let WaitingForBudget { request, era, .. } = waiting.take()?;
+    Some(Charged {
+        request,
+        charge,
+        era,
+    })
+}
+
 /// A request with its share of the budget.
 struct Charged {
     request: Request,
@@ -347,10 +365,6 @@ impl Connection {
         let stalled = !self.ended && !reading;
         let era = self.era.clone();
         let waiting = !self.backlog.is_empty();
-        let cost = self
-            .waiting_for_budget
-            .as_ref()
-            .map_or(0, |waiting| waiting.bytes);
         let permits = Arc::clone(&self.permits);
         let budget = self.budget.clone();
         let deadline = self.switch.deadline();
@@ -372,9 +386,8 @@ impl Connection {
                     self.spawn(queued, permit, false);
                 }
             }
-            charge = budget.charge(cost), if self.waiting_for_budget.is_some() => {
-                let WaitingForBudget { request, era, .. } = self.waiting_for_budget.take().expect("checked above");
-                self.accept(Charged { request, charge, era }).await;
+            Some(charged) = charge_waiting(&budget, &mut self.waiting_for_budget) => {
+                self.accept(charged).await;
             }
             inbound = incoming.recv(), if reading => match inbound {
                 Some(inbound) => {

@@ -45,13 +45,14 @@ impl Tool {
     /// what this builds, with the fields it needs set over it.
     ///
     /// ```
-    /// use presa_runtime::server::{BoxFuture, Context, ToolHandler, ToolResult};
+    /// use presa_runtime::server::{Context, ToolHandler, ToolResult};
     /// use presa_runtime::wire::{CallToolResult, Tool};
     /// use serde_json::{Map, Value, json};
     ///
     /// /// Echoes its `text` argument.
     /// struct Echo;
     ///
+    /// #[async_trait::async_trait]
     /// impl ToolHandler for Echo {
     ///     fn definition(&self) -> Tool {
     ///         Tool {
@@ -64,9 +65,9 @@ impl Tool {
     ///         }
     ///     }
     ///
-    ///     fn call(&self, _ctx: Context, arguments: Map<String, Value>) -> BoxFuture<ToolResult> {
-    ///         let text = arguments["text"].as_str().unwrap_or_default().to_owned();
-    ///         Box::pin(async move { Ok(CallToolResult::from_text(text)) })
+    ///     async fn call(&self, _ctx: Context, arguments: Map<String, Value>) -> ToolResult {
+    ///         let text = arguments["text"].as_str().unwrap_or_default();
+    ///         Ok(CallToolResult::from_text(text))
     ///     }
     /// }
     ///

@@ -1,7 +1,7 @@
 //! The legacy Streamable HTTP transport (2025-03-26 to 2025-11-25) beside
-//! the modern one, on the same endpoint: [`LegacyTransport`] is the
-//! endpoint's other era (see `era`), which it asks of each POST, `GET`
-//! and `DELETE`.
+//! the modern one, on the same endpoint: the endpoint asks
+//! [`LegacyTransport`] whether it takes each POST, and has it answer every
+//! `GET` and `DELETE`.
 //!
 //! A POST is legacy when it opens a session (`initialize` without the
 //! modern `_meta`), or names one (`Mcp-Session-Id`) without the
@@ -41,5 +41,5 @@ pub(super) mod events;
 pub(super) mod session;
 mod transport;
 
-pub(crate) use transport::LegacyTransport;
+pub(crate) use transport::{EndpointParts, LegacyTransport};
 pub use transport::{LEGACY_RETRY, LegacySessions};

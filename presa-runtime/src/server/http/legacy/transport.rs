@@ -1,4 +1,4 @@
-//! [`LegacyTransport`]: the endpoint's legacy era, its
+//! [`LegacyTransport`]: what the endpoint keeps for legacy clients, its
 //! [`LegacySessions`] settings, and how it answers each legacy `POST`,
 //! `GET` and `DELETE`.
 
@@ -17,7 +17,6 @@ use super::session::{
 };
 use crate::server::caller::Caller;
 use crate::server::http::admission::{Account, Admission, Slot};
-use crate::server::http::era::{self, HttpEra};
 use crate::server::http::respond::{json_response, method_not_allowed};
 use crate::server::legacy::SESSION_QUEUE;
 use crate::server::request::reply::{counted, invalid_request, memory_busy};
@@ -115,8 +114,8 @@ impl LegacySessions {
     }
 }
 
-/// What the endpoint keeps for legacy clients: its era beside the modern
-/// one.
+/// What the endpoint keeps for legacy clients: their sessions, and how
+/// their event streams are written.
 pub(crate) struct LegacyTransport {
     /// The sessions.
     sessions: HttpSessions,
@@ -144,51 +143,73 @@ impl LegacyTransport {
         }
     }
 
-    /// What a legacy request needs: what the endpoint holds, and this.
-    fn endpoint<'a>(&'a self, served: &'a era::Endpoint) -> Endpoint<'a> {
-        Endpoint {
-            server: &served.server,
-            legacy: self,
-            admission: &served.admission,
-            shutdown: &served.shutdown,
-        }
+    /// Whether a POST of `message` with `headers` is legacy traffic, for
+    /// this transport to answer: it opens a session (`initialize` without
+    /// the modern `_meta`), or names one (`Mcp-Session-Id`) without the
+    /// modern `Mcp-Method` header.
+    pub fn takes(&self, headers: &HeaderMap, message: &Message) -> bool {
+        let opens = matches!(message, Message::Request(r) if opens_session(r));
+        let names =
+            headers.contains_key(SESSION_ID_HEADER) && !headers.contains_key(headers::METHOD);
+        opens || names
     }
-}
 
-impl HttpEra for LegacyTransport {
-    fn post(
+    /// Answers a POST of `message` with `headers`, by `caller` and counted
+    /// against `account`, which [`takes`](Self::takes) said is legacy.
+    pub fn post(
         &self,
-        served: &era::Endpoint,
+        parts: EndpointParts<'_>,
         headers: &HeaderMap,
         caller: &Caller,
         account: &Account,
         message: Message,
-    ) -> Result<Response, Message> {
-        if !is_legacy(headers, &message) {
-            return Err(message);
-        }
-        Ok(post(
-            &self.endpoint(served),
-            headers,
-            caller,
-            account,
-            message,
-        ))
-    }
-
-    fn get(
-        &self,
-        served: &era::Endpoint,
-        headers: &HeaderMap,
-        caller: Caller,
-        account: Account,
     ) -> Response {
-        get(&self.endpoint(served), headers, &caller, &account)
+        post(&self.endpoint(parts), headers, caller, account, message)
     }
 
-    fn delete(&self, served: &era::Endpoint, headers: &HeaderMap, caller: Caller) -> Response {
-        delete(&self.endpoint(served), headers, &caller)
+    /// Answers a `GET` with `headers` by `caller`, counted against
+    /// `account`: `405` without a session id, as for a modern client.
+    pub fn get(
+        &self,
+        parts: EndpointParts<'_>,
+        headers: &HeaderMap,
+        caller: &Caller,
+        account: &Account,
+    ) -> Response {
+        get(&self.endpoint(parts), headers, caller, account)
     }
+
+    /// Answers a `DELETE` with `headers` by `caller`: `405` without a
+    /// session id, as for a modern client.
+    pub fn delete(
+        &self,
+        parts: EndpointParts<'_>,
+        headers: &HeaderMap,
+        caller: &Caller,
+    ) -> Response {
+        delete(&self.endpoint(parts), headers, caller)
+    }
+
+    /// What a legacy request needs: what the endpoint holds, and this.
+    fn endpoint<'a>(&'a self, parts: EndpointParts<'a>) -> Endpoint<'a> {
+        Endpoint {
+            server: parts.server,
+            legacy: self,
+            admission: parts.admission,
+            shutdown: parts.shutdown,
+        }
+    }
+}
+
+/// What the legacy transport serves its requests with, of what the
+/// endpoint holds: lent by the endpoint for one request.
+#[derive(Clone, Copy)]
+pub(crate) struct EndpointParts<'a> {
+    pub server: &'a Server,
+    pub admission: &'a Admission,
+    /// When serving ends: requests are cut short by it, and the
+    /// standalone stream ends with it.
+    pub shutdown: &'a Shutdown,
 }
 
 /// A server, its legacy transport and its per-subject limits: what each
@@ -204,13 +225,6 @@ struct Endpoint<'a> {
 
 /// The `Last-Event-ID` header.
 const LAST_EVENT_ID: &str = "last-event-id";
-
-/// Whether a POST of `message` with `headers` is legacy traffic.
-fn is_legacy(headers: &HeaderMap, message: &Message) -> bool {
-    let opens = matches!(message, Message::Request(r) if opens_session(r));
-    let names = headers.contains_key(SESSION_ID_HEADER) && !headers.contains_key(headers::METHOD);
-    opens || names
-}
 
 /// A legacy POST of `message` by `caller`, counted against `account`.
 fn post(

@@ -25,7 +25,7 @@ use crate::errors::Errors;
 /// An option's value, with where it was written.
 #[derive(Clone, Copy)]
 pub(crate) struct Located<T> {
-    /// The value.
+    /// The option's parsed value.
     pub value: T,
     /// The span of the literal it was read from.
     pub span: Span,

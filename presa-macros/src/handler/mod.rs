@@ -35,11 +35,11 @@ use ast::HandlerFn;
 /// Which handler macro a function is under.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Macro {
-    /// `#[tool]`.
+    /// `#[tool]`: registers a function the model may call.
     Tool,
-    /// `#[prompt]`.
+    /// `#[prompt]`: registers a message template the user picks.
     Prompt,
-    /// `#[resource]`.
+    /// `#[resource]`: registers data read by URI.
     Resource,
 }
 

@@ -42,7 +42,7 @@ pub(crate) struct ResourceAttrs {
 pub(crate) struct ResourceUri {
     /// The literal, for errors.
     pub literal: LitStr,
-    /// Its text.
+    /// The URI or template as written, without quotes.
     pub text: String,
     /// A fixed URI, or a template with its variables.
     pub shape: Uri,

@@ -57,11 +57,11 @@ pub(crate) enum Task {
 /// A task policy known at compile time; mirrors the runtime's `TaskPolicy`.
 #[derive(Clone, Copy)]
 pub(crate) enum Policy {
-    /// `"sync"`.
+    /// `"sync"`: the call always answers in place, never as a task.
     Sync,
-    /// `"optional"`.
+    /// `"optional"`: the client chooses whether the call runs as a task.
     Optional,
-    /// `"required"`.
+    /// `"required"`: the call always runs as a task.
     Required,
 }
 
@@ -167,7 +167,7 @@ pub(crate) fn tool_attrs(tokens: TokenStream, func: &ItemFn, errors: &mut Errors
     attrs
 }
 
-/// The value of `task = ...`.
+/// Reads `task = ...`: a policy, or a function that decides one per call.
 fn task_value(meta: &Meta, args_ident: &Ident, errors: &mut Errors) -> Option<Task> {
     let expected = format!(
         "expected \"sync\", \"optional\", \"required\" or a path to a function \

@@ -64,7 +64,7 @@ pub enum ClientError {
     /// The method does not exist in the era the server speaks.
     #[error("`{method}` does not exist in the {era} era of MCP, which this server speaks{hint}")]
     NotInEra {
-        /// The method.
+        /// The method you called, such as `tasks/update`.
         method: String,
         /// The server's era.
         era: super::era::Era,
@@ -100,7 +100,7 @@ pub enum ClientError {
     /// The task ended `cancelled`.
     #[error("task `{task_id}` was cancelled")]
     TaskCancelled {
-        /// The task.
+        /// The id of the task that was cancelled.
         task_id: String,
     },
     /// [`Client::await_task`](super::Client::await_task) gave up waiting;
@@ -109,7 +109,7 @@ pub enum ClientError {
         "task `{task_id}` did not finish within {limit:?}; it may still be running on the server (await it again or cancel it)"
     )]
     TaskTimeout {
-        /// The task.
+        /// The id of the task, to await or cancel it again.
         task_id: String,
         /// The configured limit.
         limit: std::time::Duration,

@@ -16,7 +16,7 @@ use crate::wire::{CallToolResult, CreateTaskResult, InputRequiredResult, InputRe
 pub struct ToolCall {
     /// The tool.
     pub name: String,
-    /// Its arguments.
+    /// The arguments, checked by the server against the tool's input schema.
     pub arguments: Map<String, Value>,
     /// Answers to the previous round's input requests.
     pub input_responses: Option<InputResponses>,

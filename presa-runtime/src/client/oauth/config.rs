@@ -397,7 +397,7 @@ impl fmt::Debug for UnboundOAuthClient {
     note = "a client secret, a private key, a workload's assertion or an enterprise sign-in goes only to the authorization server that `registered_with` names"
 )]
 pub trait BoundOAuthClient: sealed::Sealed {
-    /// The client.
+    /// The client, now bound to the one authorization server it may send its secrets to.
     fn into_client(self) -> OAuthClient;
 }
 

@@ -29,7 +29,7 @@ pub struct SignedIn {
     pub(crate) client_secret: Option<SecretString>,
     /// How the client authenticates at the token endpoint.
     pub(crate) auth_method: String,
-    /// The access token.
+    /// The access token last issued; `None` before the first sign-in.
     #[serde(with = "secret_option", default)]
     pub(crate) access_token: Option<SecretString>,
     /// The refresh token, when one was issued.

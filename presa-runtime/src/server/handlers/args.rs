@@ -25,7 +25,7 @@ use crate::wire::{CallToolResult, strict};
 /// A field of the arguments that is missing or has the wrong shape.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ArgumentError {
-    /// The field.
+    /// The argument's name, with the path inside it when a nested value was wrong: `order.items[1]`.
     pub field: String,
     /// What is wrong with it.
     pub reason: String,

@@ -161,7 +161,7 @@ pub struct GetTaskResult {
     /// Always `complete`.
     #[serde(rename = "resultType")]
     pub result_type: ResultType,
-    /// The task.
+    /// The task's state, with its result or error once it has ended.
     #[serde(flatten, deserialize_with = "crate::wire::jsonrpc::strict::object")]
     pub task: DetailedTask,
     /// Carries `serverInfo`.
@@ -172,7 +172,7 @@ pub struct GetTaskResult {
 /// The params of `tasks/get` and `tasks/cancel`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskIdParams {
-    /// The task.
+    /// The id the server gave the task when it created it.
     #[serde(rename = "taskId")]
     pub task_id: String,
 }
@@ -180,7 +180,7 @@ pub struct TaskIdParams {
 /// The params of `tasks/update`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UpdateTaskParams {
-    /// The task.
+    /// The id of the task whose input requests these answer.
     #[serde(rename = "taskId")]
     pub task_id: String,
     /// Answers to outstanding `inputRequests`, by key.

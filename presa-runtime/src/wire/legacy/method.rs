@@ -32,9 +32,9 @@ pub const ROOTS_LIST_CHANGED: &str = "notifications/roots/list_changed";
 /// A client request of the legacy era, parsed once from its method name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum LegacyMethod {
-    /// `initialize`.
+    /// `initialize`: opens the session and agrees on a protocol version.
     Initialize,
-    /// `ping`.
+    /// `ping`: checks that the peer still answers.
     Ping,
     /// `logging/setLevel`.
     SetLevel,
@@ -44,13 +44,13 @@ pub enum LegacyMethod {
     Unsubscribe,
     /// A method both eras share, such as `tools/call`.
     Shared(crate::wire::protocol::Method),
-    /// `tasks/result`.
+    /// `tasks/result`: waits for a task to end and gives its result.
     TasksResult,
-    /// `tasks/list`.
+    /// `tasks/list`: the session's tasks, page by page.
     TasksList,
-    /// `tasks/get`.
+    /// `tasks/get`: a task's state, read in the session.
     TasksGet,
-    /// `tasks/cancel`.
+    /// `tasks/cancel`: stops a task of the session.
     TasksCancel,
 }
 

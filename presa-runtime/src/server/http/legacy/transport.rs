@@ -117,7 +117,7 @@ impl LegacySessions {
 /// What the endpoint keeps for legacy clients: their sessions, and how
 /// their event streams are written.
 pub(crate) struct LegacyTransport {
-    /// The sessions.
+    /// The open sessions, by `Mcp-Session-Id`.
     sessions: HttpSessions,
     /// The `retry` hint of an event stream.
     pub retry: std::time::Duration,

@@ -77,7 +77,7 @@ pub enum OAuthConfigError {
     InsecureUrl {
         /// What the URL is for.
         what: &'static str,
-        /// The URL.
+        /// The URL as you gave it.
         url: String,
     },
     /// The shared HMAC secret is too short to resist guessing.

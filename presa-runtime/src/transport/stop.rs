@@ -1,5 +1,4 @@
-//! The stop a transport that reads a byte stream is told to read no more
-//! with.
+//! How you tell a transport that reads a byte stream to read no more.
 
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 

@@ -39,6 +39,10 @@
 //! six items: `stdin_pipe`, `stdout_pipe`, `Source`, `Readiness`,
 //! `delivered` and `terminate`.
 //!
+//! On top of them, `streams` frames this process's own stdin and stdout
+//! ([`stdio`]), and `child` spawns a server and shuts it down
+//! ([`StdioChild`]).
+//!
 //! Layers, bottom up: unix, windows, streams, child.
 
 mod child;

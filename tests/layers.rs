@@ -13,7 +13,8 @@
 //! 4. the folder holds at most 12 `.rs` files at its root;
 //! 5. its `mod.rs` defines nothing: docs, `mod` lines and `pub use` lines.
 //!
-//! Every folder under [`REQUIRED_UNDER`] must carry the line. The crate's layer
+//! Every folder of `presa-runtime/src` with a `mod.rs` must carry the line
+//! (the crate root has its layer table instead). The crate's layer
 //! table in `lib.rs` ("module | what it is | uses") must list every top
 //! module, each after the modules it uses, with the modules it imports. And
 //! no two public types share a name.
@@ -32,10 +33,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rust_source::{Crate, Import, SourceFile, Vis};
-
-/// The top folders of `presa-runtime/src` whose every folder (each one with
-/// a `mod.rs`, at any depth) must declare its layers.
-const REQUIRED_UNDER: &[&str] = &["client", "server", "wire"];
 
 /// Imports that still run up the layers, as (file under `presa-runtime/src`,
 /// room it imports). None is left: add one only with a plan to remove it.
@@ -182,7 +179,7 @@ fn check_layers(krate: &Crate, label: &str, required: &[&str]) -> Vec<String> {
             .is_some_and(|f| f.docs.iter().any(|(_, l)| l.starts_with(LAYERS)));
         if !declared {
             problems.insert(format!(
-                "{label}/{face}: has no `//! {LAYERS} …` line, and `{dir}` is in REQUIRED: \
+                "{label}/{face}: has no `//! {LAYERS} …` line, and `{dir}` must declare its layers: \
                  add the line, naming every room of the folder, bottom first"
             ));
         }
@@ -565,10 +562,10 @@ fn every_folder_that_declares_its_layers_keeps_them() {
         "read only {} files of {RUNTIME}",
         krate.files.len()
     );
-    let required = folders_under(&runtime_src(), REQUIRED_UNDER);
+    let required = folders_with_a_face(&runtime_src());
     assert!(
-        required.len() > 40,
-        "found only {} folders under {REQUIRED_UNDER:?}",
+        required.len() > 50,
+        "found only {} folders with a mod.rs under {RUNTIME}",
         required.len()
     );
     let required: Vec<&str> = required.iter().map(String::as_str).collect();
@@ -576,13 +573,13 @@ fn every_folder_that_declares_its_layers_keeps_them() {
     assert_clean(allow_known_upward(problems, KNOWN_UPWARD));
 }
 
-/// The folders under `tops` (relative to `root`) that have a `mod.rs`,
-/// each top included, as paths relative to `root`.
-fn folders_under(root: &Path, tops: &[&str]) -> Vec<String> {
+/// The folders below `root`, at any depth, that have a `mod.rs`, as paths
+/// relative to `root`.
+fn folders_with_a_face(root: &Path) -> Vec<String> {
     let mut found = Vec::new();
-    let mut todo: Vec<String> = tops.iter().map(|top| (*top).to_owned()).collect();
+    let mut todo = vec![String::new()];
     while let Some(dir) = todo.pop() {
-        if root.join(&dir).join("mod.rs").is_file() {
+        if !dir.is_empty() && root.join(&dir).join("mod.rs").is_file() {
             found.push(dir.clone());
         }
         let entries =
@@ -591,7 +588,7 @@ fn folders_under(root: &Path, tops: &[&str]) -> Vec<String> {
             let path = entry.expect("a folder entry").path();
             if path.is_dir() {
                 let name = path.file_name().unwrap_or_default().to_string_lossy();
-                todo.push(format!("{dir}/{name}"));
+                todo.push(format!("{}{name}", prefix(&dir)));
             }
         }
     }
@@ -990,10 +987,23 @@ fn a_required_folder_must_declare_its_layers() {
         &tree.layers(&["a"]),
         &[&[
             "src/a/mod.rs: has no `//! Layers, bottom up: …` line",
-            "`a` is in REQUIRED",
+            "`a` must declare its layers",
         ]],
     );
     assert_clean(tree.layers(&[]));
+}
+
+#[test]
+fn every_folder_with_a_mod_rs_is_required() {
+    let tree = Tree::new(&[
+        LIB,
+        ("a/mod.rs", "//! Layers, bottom up: b.\n\nmod b;\n"),
+        ("a/b/mod.rs", "//! Layers, bottom up: low.\n\nmod low;\n"),
+        ("a/b/low.rs", ""),
+        ("a/b/data/notes.rs", ""),
+        ("c/mod.rs", "//! No line.\n"),
+    ]);
+    assert_eq!(folders_with_a_face(&tree.root), ["a", "a/b", "c"]);
 }
 
 const TABLE_LIB: &str = "//! A crate.

@@ -25,6 +25,8 @@
 //!    this.
 //! 5. what a DPoP proof binds (`dpop`): the access token's hash, the URL,
 //!    and the key's thumbprint, computed the same way on both sides.
+//!
+//! Layers, bottom up: addresses, destinations, fetch, trap, well_known, resource_metadata, server_metadata, dpop.
 
 #[cfg(feature = "oauth-client")]
 pub(crate) mod addresses;

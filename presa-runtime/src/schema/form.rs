@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde_json::{Map, Value};
 
-use super::root_schema;
+use super::generate::root_schema;
 
 /// The `requestedSchema` of a form elicitation for `T`: a flat object whose
 /// properties are primitives or enums, with `$ref`s inlined, nullability

@@ -4,6 +4,8 @@
 //!   [`TaskStore`](crate::server::TaskStore) keeps, for a store of your own
 //!   (Postgres, DynamoDB) to run in one line. The in-memory and Redis
 //!   stores run them as yours would.
+//!
+//! Layers, bottom up: task_store.
 
 mod task_store;
 

@@ -40,7 +40,7 @@ pub trait ServeInPlace: Send + Sync {
 }
 
 /// A handle on a peer that serves requests in place: what a
-/// [`FrameChannel`](super::FrameChannel) in process offers besides its
+/// [`FrameChannel`](super::channel::FrameChannel) in process offers besides its
 /// frames. Clones serve through the same peer.
 #[derive(Clone)]
 pub struct InPlace(Arc<dyn ServeInPlace>);

@@ -17,7 +17,8 @@ use std::task::{Context, Poll};
 use futures::Stream;
 use tokio::sync::mpsc;
 
-use super::{Inbound, StopReading};
+use super::inbound::Inbound;
+use super::stop::StopReading;
 
 /// The frames a peer sends, in order (see the module docs). The peer
 /// closed the connection when [`recv`](Self::recv) returns `None`.

@@ -22,8 +22,11 @@ use tokio::sync::oneshot;
 use tokio_util::codec::{Decoder, FramedRead, LinesCodec, LinesCodecError};
 use tokio_util::sync::WaitForCancellationFutureOwned;
 
+use super::channel::{CHANNEL_CAPACITY, FrameChannel, FrameSender};
+use super::inbound::Inbound;
+use super::incoming::Incoming;
+use super::stop::StopReading;
 use super::writing::{Gathering, write_lines};
-use super::{CHANNEL_CAPACITY, FrameChannel, FrameSender, Inbound, Incoming, StopReading};
 
 /// What one read from the stream may take at most: as much as one write
 /// batches (`writing`), since what a burst of requests gathers is written

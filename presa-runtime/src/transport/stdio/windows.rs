@@ -15,7 +15,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::process::Child;
 use tokio::sync::mpsc;
 
-use crate::transport::StopReading;
+use crate::transport::stop::StopReading;
 
 /// What the reading thread can read.
 pub(super) trait Source: Read + Send + 'static {}

@@ -271,7 +271,7 @@ impl Server {
             return ResponseStream::ready(respond(id, Err(error)));
         }
         let request = request_info(&meta, caller);
-        let decoration = self.decoration(served.method.name, &request);
+        let decoration = self.decoration(served.method.name, || request.clone());
         let call = MethodCall {
             params,
             request,
@@ -289,13 +289,18 @@ impl Server {
         })
     }
 
-    /// What the extensions add to the results of `method` for `request`;
-    /// `None` when the server has no extension to ask.
-    fn decoration(&self, method: &'static str, request: &RequestInfo) -> Option<Decoration> {
+    /// What the extensions add to the results of `method` for the
+    /// request; `None` when the server has no extension to ask, and then
+    /// `request` does not run.
+    fn decoration(
+        &self,
+        method: &'static str,
+        request: impl FnOnce() -> RequestInfo,
+    ) -> Option<Decoration> {
         (!self.shared.extensions.is_empty()).then(|| Decoration {
             shared: Arc::clone(&self.shared),
             method,
-            request: request.clone(),
+            request: request(),
         })
     }
 
@@ -323,10 +328,7 @@ impl Server {
         let list_meta = &shared.result_meta;
         let caller = caller.clone();
         let filter = shared.list_filter(&caller);
-        let request = (!shared.extensions.is_empty()).then(|| request_info(&meta, &caller));
-        let decoration = request
-            .as_ref()
-            .and_then(|request| self.decoration(method.as_str(), request));
+        let decoration = self.decoration(method.as_str(), || request_info(&meta, &caller));
         let decoration = decoration.as_ref();
         let stream = match method {
             Method::ServerDiscover => {
@@ -335,7 +337,7 @@ impl Server {
             }
             Method::ToolsList => list(id, params, decoration, |p| {
                 let mut page = registry.tools_page(p, list_meta, &filter)?;
-                if let Some(request) = &request {
+                if let Some(Decoration { request, .. }) = decoration {
                     for tool in &mut page.items.tools {
                         shared.extensions.decorate_tool(tool, request);
                     }

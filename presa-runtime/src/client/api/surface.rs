@@ -176,13 +176,7 @@ impl Client {
     pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription, ClientError> {
         match self.server_era().await? {
             ServerEra::Modern { .. } => ModernClient { client: self }.listen(filter).await,
-            ServerEra::Legacy(session) => {
-                let legacy = LegacyClient {
-                    client: self,
-                    session: &session,
-                };
-                legacy.listen(filter).await
-            }
+            ServerEra::Legacy(session) => LegacyClient::new(self, &session).listen(filter).await,
         }
     }
 

@@ -26,11 +26,7 @@ impl Client {
     pub async fn discover(&self) -> Result<DiscoverResult, ClientError> {
         match self.server_era().await? {
             ServerEra::Modern { .. } => ModernClient { client: self }.discover().await,
-            ServerEra::Legacy(session) => Ok(LegacyClient {
-                client: self,
-                session: &session,
-            }
-            .discover()),
+            ServerEra::Legacy(session) => Ok(LegacyClient::new(self, &session).discover()),
         }
     }
 
@@ -42,11 +38,9 @@ impl Client {
         match self.server_era().await? {
             ServerEra::Modern { .. } => ModernClient { client: self }.list_tools_page(cursor).await,
             ServerEra::Legacy(session) => {
-                let legacy = LegacyClient {
-                    client: self,
-                    session: &session,
-                };
-                legacy.list_tools_page(cursor).await
+                LegacyClient::new(self, &session)
+                    .list_tools_page(cursor)
+                    .await
             }
         }
     }
@@ -109,11 +103,7 @@ impl Client {
         match self.server_era().await? {
             ServerEra::Modern { .. } => ModernClient { client: self }.call_tool_step(call).await,
             ServerEra::Legacy(session) => {
-                let legacy = LegacyClient {
-                    client: self,
-                    session: &session,
-                };
-                legacy.call_tool_step(call).await
+                LegacyClient::new(self, &session).call_tool_step(call).await
             }
         }
     }

@@ -19,13 +19,7 @@ impl Client {
         let task_id = task_id.as_ref();
         match self.server_era().await? {
             ServerEra::Modern { .. } => ModernClient { client: self }.get_task(task_id).await,
-            ServerEra::Legacy(session) => {
-                let legacy = LegacyClient {
-                    client: self,
-                    session: &session,
-                };
-                legacy.get_task(task_id).await
-            }
+            ServerEra::Legacy(session) => LegacyClient::new(self, &session).get_task(task_id).await,
         }
     }
 
@@ -46,11 +40,7 @@ impl Client {
                 let modern = ModernClient { client: self };
                 modern.update_task(task_id, input_responses).await
             }
-            ServerEra::Legacy(session) => LegacyClient {
-                client: self,
-                session: &session,
-            }
-            .update_task(),
+            ServerEra::Legacy(session) => LegacyClient::new(self, &session).update_task(),
         }
     }
 
@@ -61,11 +51,7 @@ impl Client {
         match self.server_era().await? {
             ServerEra::Modern { .. } => ModernClient { client: self }.cancel_task(task_id).await,
             ServerEra::Legacy(session) => {
-                let legacy = LegacyClient {
-                    client: self,
-                    session: &session,
-                };
-                legacy.cancel_task(task_id).await
+                LegacyClient::new(self, &session).cancel_task(task_id).await
             }
         }
     }
@@ -119,11 +105,9 @@ impl Client {
                     modern.follow_task(task_id, &options).await
                 }
                 ServerEra::Legacy(session) => {
-                    let legacy = LegacyClient {
-                        client: self,
-                        session: &session,
-                    };
-                    legacy.follow_task(task_id, &options).await
+                    LegacyClient::new(self, &session)
+                        .follow_task(task_id, &options)
+                        .await
                 }
             }
         };

@@ -20,7 +20,12 @@ pub(crate) struct LegacyClient<'a> {
     pub session: &'a LegacyServer,
 }
 
-impl LegacyClient<'_> {
+impl<'a> LegacyClient<'a> {
+    /// `client`'s methods within the session open with `session`.
+    pub fn new(client: &'a Client, session: &'a LegacyServer) -> Self {
+        LegacyClient { client, session }
+    }
+
     /// What the session's `InitializeResult` said, as `server/discover`
     /// would have said it.
     pub fn discover(&self) -> DiscoverResult {

@@ -10,8 +10,19 @@
 //! So [`started`] tries again on that one error, up to three attempts in
 //! all, and never on any other: a program that is missing, or that cannot
 //! run, still fails the test at once with its own error.
+//!
+//! Wine has a second failure of the same kind. Now and then a process
+//! loses its connection to `wineserver` and dies at once; Wine prints
+//! "wine client error: ... sendmsg: Bad file descriptor" to the terminal,
+//! not to the process's own error stream. When that process is the
+//! server a `presa` command started, the command sees its server vanish.
+//! [`finished`] runs a command to its end and, only in a build for Wine
+//! (cfg `presa_wine`), runs it again when the caller says the output
+//! shows that failure. On Linux it runs the command once, so a real
+//! fault in presa still fails there.
 
 use std::io;
+use std::process::{Command, Output};
 
 /// The Windows error Wine gives when a new process dies while it loads.
 const WINE_LOADER_FAILED: i32 = 1359;
@@ -41,6 +52,34 @@ pub fn started<T>(what: &str, mut start: impl FnMut() -> io::Result<T>) -> T {
             }
             Err(error) => panic!("{what} did not start: {error}"),
         }
+    }
+}
+
+/// Runs `command` to its end with [`started`]'s rule, and returns its
+/// output.
+///
+/// In a build for Wine, runs it again, up to three attempts in all, while
+/// `lost_to_wine` says the output shows the failure in the module docs.
+/// Elsewhere `lost_to_wine` is never called. Panics, naming `what`, when
+/// the command cannot start.
+#[allow(dead_code)] // Each test crate that includes this file uses one part.
+pub fn finished(
+    what: &str,
+    command: &mut Command,
+    lost_to_wine: impl Fn(&Output) -> bool,
+) -> Output {
+    let mut attempt = 1;
+    loop {
+        let output = started(what, || command.output());
+        if cfg!(presa_wine) && attempt < ATTEMPTS && lost_to_wine(&output) {
+            #[allow(clippy::disallowed_macros)]
+            {
+                eprintln!("{what} lost a process to Wine; trying again");
+            }
+            attempt += 1;
+            continue;
+        }
+        return output;
     }
 }
 

@@ -44,6 +44,10 @@ pub use serve::{HEADER_READ_TIMEOUT, MAX_CONNECTIONS, Serve};
 // The legacy transport, and what it makes public: deleting 2025-11-25
 // support deletes these lines with the folder.
 mod legacy;
+pub use crate::server::legacy::shared::{
+    ChannelMessages, LISTENER_BACKLOG, LegacySessionStore, MemorySessionStore, SessionChange,
+    SessionChangeRefused, SessionRecord, SessionStoreError,
+};
 pub use legacy::events::MAX_LOG_BYTES;
 pub use legacy::session::{
     KEPT_LOGS, MAX_SESSION_REQUESTS, MAX_SESSIONS, MAX_SESSIONS_PER_SUBJECT, SESSION_IDLE,

@@ -44,7 +44,10 @@
 //! for its anonymous caller (`Caller::with_task_owner`), and as the legacy
 //! branch of the HTTP endpoint.
 //!
-//! Layers, bottom up: feed, status, session, tasks, dispatch.
+//! 7. over HTTP, replicas may share sessions through a store
+//!    ([`shared`]).
+//!
+//! Layers, bottom up: shared, feed, status, session, tasks, dispatch.
 //!
 //! [`negotiate_version`]: crate::wire::legacy::negotiate_version
 //! [`MAX_RESOURCE_SUBSCRIPTIONS`]: super::MAX_RESOURCE_SUBSCRIPTIONS
@@ -53,6 +56,8 @@
 mod dispatch;
 mod feed;
 mod session;
+#[cfg(feature = "http-server")]
+pub(crate) mod shared;
 mod status;
 mod tasks;
 

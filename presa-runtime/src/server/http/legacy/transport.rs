@@ -19,6 +19,7 @@ use crate::server::caller::Caller;
 use crate::server::http::admission::{Account, Admission, Slot};
 use crate::server::http::respond::{json_response, method_not_allowed};
 use crate::server::legacy::SESSION_QUEUE;
+use crate::server::legacy::shared::LegacySessionStore;
 use crate::server::request::reply::{counted, invalid_request, memory_busy};
 use crate::server::router::Server;
 use crate::server::serving::connection::request_footprint;
@@ -42,13 +43,27 @@ use crate::wire::{ErrorObject, Message, Request, Response as JsonRpcResponse, he
 ///     .close_streams_after(Duration::from_secs(30));
 /// # let _ = sessions;
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct LegacySessions {
     idle: Duration,
     max: usize,
     max_per_subject: usize,
     close_streams_after: Option<Duration>,
     retry: Duration,
+    store: Option<Arc<dyn LegacySessionStore>>,
+}
+
+impl std::fmt::Debug for LegacySessions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LegacySessions")
+            .field("idle", &self.idle)
+            .field("max", &self.max)
+            .field("max_per_subject", &self.max_per_subject)
+            .field("close_streams_after", &self.close_streams_after)
+            .field("retry", &self.retry)
+            .field("shared", &self.store.is_some())
+            .finish()
+    }
 }
 
 impl Default for LegacySessions {
@@ -59,6 +74,7 @@ impl Default for LegacySessions {
             max_per_subject: MAX_SESSIONS_PER_SUBJECT,
             close_streams_after: None,
             retry: LEGACY_RETRY,
+            store: None,
         }
     }
 }
@@ -110,6 +126,16 @@ impl LegacySessions {
     /// [`LEGACY_RETRY`], 1 s).
     pub fn retry(mut self, retry: Duration) -> Self {
         self.retry = retry;
+        self
+    }
+
+    /// Keeps the sessions in `store`, which every replica of the server
+    /// shares, so that any replica serves any request of a session
+    /// (the `shared` module of `server::legacy` says how). Without it, a
+    /// session lives in the replica that opened it, and a request that
+    /// reaches another gets `404`.
+    pub fn shared(mut self, store: impl LegacySessionStore) -> Self {
+        self.store = Some(Arc::new(store));
         self
     }
 }

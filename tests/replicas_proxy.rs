@@ -24,9 +24,11 @@
 //!   build that the other replica than the GET stream's ran, a build as
 //!   a task, and `DELETE`, after which both replicas answer 404.
 //! - [`a_replica_killed_between_requests_leaves_the_session_to_the_other`]:
-//!   a replica is killed with SIGKILL while a build runs on it. The call
-//!   must fail, not hang, and the next requests must succeed through the
-//!   replica left. The test prints what the SDK saw.
+//!   the replica that holds the GET stream is killed with SIGKILL while a
+//!   build runs on it. The call must fail, not hang, and the next requests
+//!   must succeed through the replica left, where the client's GET stream
+//!   opens again and gets the next update. The test prints what the SDK
+//!   saw.
 //! - [`the_inspector_lists_and_calls_tools_through_the_proxy`].
 //!
 //! They need `PRESA_INTEROP_NODE` (Node 22), `PRESA_INTEROP_TS_SDK` (the
@@ -237,8 +239,12 @@ impl Drop for Replica {
 ///   again: part of its answer may have gone. HAProxy ends the client's
 ///   response there, and the client sees its stream break.
 ///
-/// Timeouts are long, so that an event stream that is quiet for a while
-/// (presa writes a comment every 15 seconds) stays open.
+/// `option http-no-delay` sends each part of a response as it comes.
+/// Without it, HAProxy 2.6 holds the head of every event-stream response
+/// for about 200 ms, waiting for more to send with it: each legacy call
+/// would take that much longer. Timeouts are long, so that an event stream
+/// that is quiet for a while (presa writes a comment every 15 seconds)
+/// stays open.
 fn haproxy_config(replicas: &[&Replica]) -> String {
     let servers: String = replicas
         .iter()
@@ -257,6 +263,7 @@ fn haproxy_config(replicas: &[&Replica]) -> String {
          \x20   log global\n\
          \x20   option httplog\n\
          \x20   option http-server-close\n\
+         \x20   option http-no-delay\n\
          \x20   option redispatch 1\n\
          \x20   retries 3\n\
          \x20   retry-on conn-failure empty-response\n\
@@ -578,6 +585,18 @@ async fn a_replica_killed_between_requests_leaves_the_session_to_the_other() {
     assert_eq!(report["toolsAfter"], json!(["build"]), "{report}");
     assert_eq!(report["rebuilt"]["result"], "built again", "{report}");
     assert_eq!(report["servedAfter"], json!([survivor]), "{report}");
+    // The dead replica held the GET stream too: the client opened it again
+    // on the replica left, and the update of the build after the kill
+    // reached it there (the script waits for that update).
+    assert_eq!(report["get"], victim.as_str(), "{report}");
+    assert!(
+        report["gets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["status"] == 200 && g["replica"] == survivor),
+        "the GET stream was not opened again on {survivor}: {report}"
+    );
 
     for replica in &deployment.replicas {
         if replica.name == survivor {

@@ -16,12 +16,13 @@
 // task; then `DELETE`, after which each replica (at the REPLICA_URLs,
 // not through the proxy) must answer the session's id with 404.
 //
-// `kill` starts a build that runs for a minute, and once its question
-// is answered prints `{"event":"kill","replica":NAME}` and waits for a
-// line on stdin: the test kills that replica, then writes the line. The
-// script then records how the call in flight ended and what the
-// transport reported, and runs more requests, which must succeed through
-// the replica left.
+// `kill` starts a build that runs for a minute on the replica that holds
+// the GET stream, and once its question is answered prints
+// `{"event":"kill","replica":NAME}` and waits for a line on stdin: the
+// test kills that replica, then writes the line. The script then records
+// how the call in flight ended and what the transport reported, and runs
+// more requests, which must succeed through the replica left; a build
+// among them must reach the client's reopened GET stream.
 //
 // Every wait is bounded by a timeout, and waits on an event (a response,
 // a notification), never on time. The last line printed is the report,
@@ -247,9 +248,14 @@ const lines = readline.createInterface({ input: process.stdin })[Symbol.asyncIte
 
 const kill = async () => {
   const { client, transport } = await connect();
-  await client.subscribeResource({ uri: LATEST });
   const get = await getStream();
+  await client.subscribeResource({ uri: LATEST });
   const tools = (await client.listTools()).tools.map((t) => t.name);
+  // The hardest case: the replica that dies holds both the call in
+  // flight and the GET stream. Round robin sends each request to the
+  // other replica than the last one, so a ping moves the call onto the
+  // GET stream's replica when it would miss it.
+  if (trail.at(-1).replica === get.replica) await client.ping();
 
   // A build that works for a minute once confirmed, bounded on the
   // client's side by the SDK's request timeout.
@@ -266,6 +272,7 @@ const kill = async () => {
     trail.slice(before).find((e) => e.what === 'answer' && e.status),
   );
   const victim = trail.slice(before).find((e) => e.what === 'tools/call').replica;
+  if (victim !== get.replica) throw new Error(`the call went to ${victim}, the GET stream to ${get.replica}`);
   const errorsBefore = transportErrors.length;
 
   console.log(JSON.stringify({ event: 'kill', replica: victim }));

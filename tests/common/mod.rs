@@ -2,6 +2,8 @@
 //! raw peer that speaks JSON lines, over in-process and stdio framing.
 #![allow(dead_code)]
 
+#[cfg(all(feature = "http-server", feature = "http-client"))]
+pub mod legacy_http;
 pub mod raw_http;
 pub mod spec;
 pub mod surface;

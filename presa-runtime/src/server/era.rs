@@ -60,7 +60,7 @@ impl RequestEra {
         caller: &Caller,
     ) -> Result<(Opened, Response), Response> {
         let (queue, queued) = mpsc::channel(SESSION_QUEUE);
-        let (session, response) = server.open_session(request, caller, queue)?;
+        let (session, response) = server.open_session(request, caller, queue, None)?;
         session.peer().track_delivery();
         let opened = Opened {
             era: RequestEra::Legacy(session),

@@ -443,7 +443,9 @@ async fn handle(State(endpoint): State<Arc<EndpointState>>, request: Request) ->
         && legacy.takes(&request_headers, &message)
     {
         let parts = endpoint.parts();
-        return legacy.post(parts, &request_headers, &caller, &account, message);
+        return legacy
+            .post(parts, &request_headers, &caller, &account, message)
+            .await;
     }
     let request = match message {
         Message::Request(request) => request,
@@ -515,7 +517,9 @@ async fn handle_get(State(endpoint): State<Arc<EndpointState>>, request: Request
         return method_not_allowed();
     };
     let account = endpoint.admission.account(&caller, &parts);
-    legacy.get(endpoint.parts(), &parts.headers, &caller, &account)
+    legacy
+        .get(endpoint.parts(), &parts.headers, &caller, &account)
+        .await
 }
 
 /// A DELETE: the legacy transport's to answer, `405` without it.
@@ -526,7 +530,11 @@ async fn handle_delete(State(endpoint): State<Arc<EndpointState>>, request: Requ
         Err(refused) => return refused,
     };
     match &endpoint.legacy {
-        Some(legacy) => legacy.delete(endpoint.parts(), &parts.headers, &caller),
+        Some(legacy) => {
+            legacy
+                .delete(endpoint.parts(), &parts.headers, &caller)
+                .await
+        }
         None => method_not_allowed(),
     }
 }

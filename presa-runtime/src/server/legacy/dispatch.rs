@@ -8,6 +8,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::session::{LegacySession, session_caller};
+use super::shared::SessionChange;
 use super::tasks::{OneTaskOp, TaskOp};
 use crate::server::caller::Caller;
 use crate::server::handlers::tool::{TaskPolicy, ToolPolicy};
@@ -18,7 +19,7 @@ use crate::server::request::reply::{
 };
 use crate::server::request::stream::ResponseStream;
 use crate::server::router::{Routed, Server};
-use crate::util::{Charge, lock};
+use crate::util::Charge;
 use crate::wire::legacy::lifecycle::{SetLevelParams, SubscribeParams};
 use crate::wire::legacy::render::{
     legacy_error, legacy_result, legacy_tool, wrap_structured_content, wraps_output,
@@ -86,20 +87,29 @@ impl Server {
                 "the session is already initialized; `{INITIALIZE}` comes once, first"
             ))),
             LegacyMethod::Ping => Ok(empty()),
-            LegacyMethod::SetLevel => parse_params::<SetLevelParams>(params).map(|p| {
-                *lock(&session.log_level) = Some(p.level);
-                empty()
-            }),
+            LegacyMethod::SetLevel => {
+                let change = parse_params::<SetLevelParams>(params)
+                    .map(|p| SessionChange::SetLogLevel(p.level));
+                return changing(id, session, change);
+            }
             LegacyMethod::Subscribe | LegacyMethod::Unsubscribe
                 if !self.shared().registry.offers().resources =>
             {
                 Err(method_not_found(&name))
             }
-            LegacyMethod::Subscribe => parse_params(params).and_then(|p| subscribe(session, p)),
-            LegacyMethod::Unsubscribe => parse_params::<SubscribeParams>(params).map(|p| {
-                lock(&session.subscriptions).remove(&p.uri);
-                empty()
-            }),
+            LegacyMethod::Subscribe => {
+                let change =
+                    parse_params::<SubscribeParams>(params).map(|p| SessionChange::Subscribe {
+                        uri: p.uri,
+                        limit: MAX_RESOURCE_SUBSCRIPTIONS,
+                    });
+                return changing(id, session, change);
+            }
+            LegacyMethod::Unsubscribe => {
+                let change = parse_params::<SubscribeParams>(params)
+                    .map(|p| SessionChange::Unsubscribe(p.uri));
+                return changing(id, session, change);
+            }
             LegacyMethod::TasksResult => {
                 // It waits for its task to end, which may need requests
                 // still to be read: it holds no share of the budget.
@@ -274,20 +284,23 @@ fn ready(id: RequestId, outcome: Result<Value, ErrorObject>) -> ResponseStream {
     }
 }
 
-/// `resources/subscribe`: follows `uri`, within the session's limit.
-fn subscribe(session: &LegacySession, params: SubscribeParams) -> Result<Value, ErrorObject> {
-    let mut subscriptions = lock(&session.subscriptions);
-    if subscriptions.len() >= MAX_RESOURCE_SUBSCRIPTIONS && !subscriptions.contains(&params.uri) {
-        return Err(ErrorObject::new(
-            codes::INVALID_PARAMS,
-            format!(
-                "This session already follows {MAX_RESOURCE_SUBSCRIPTIONS} resources, as many \
-                 as it may; unsubscribe from one first"
-            ),
-        ));
-    }
-    subscriptions.insert(params.uri);
-    Ok(empty())
+/// `logging/setLevel`, `resources/subscribe` or `unsubscribe`: makes
+/// `change` to `session` (in the shared store, when replicas share it),
+/// and answers `{}`.
+fn changing(
+    id: RequestId,
+    session: &Arc<LegacySession>,
+    change: Result<SessionChange, ErrorObject>,
+) -> ResponseStream {
+    let change = match change {
+        Ok(change) => change,
+        Err(error) => return ready(id, Err(error)),
+    };
+    let session = Arc::clone(session);
+    ResponseStream::deferred(async move {
+        let outcome = session.change(change).await.map(|()| empty());
+        respond(id, outcome)
+    })
 }
 
 /// A response of the modern core in legacy clothes (rule 4).

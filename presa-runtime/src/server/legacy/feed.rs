@@ -21,7 +21,7 @@ use crate::wire::{Message, Notification, notifications};
 
 /// The drop guard of a session's feed: the forwarding task ends with the
 /// session.
-pub(super) struct FeedGuard(tokio::task::AbortHandle);
+pub(crate) struct FeedGuard(tokio::task::AbortHandle);
 
 impl Drop for FeedGuard {
     fn drop(&mut self) {

@@ -56,9 +56,9 @@
 mod dispatch;
 mod feed;
 mod session;
-#[cfg(feature = "http-server")]
 pub(crate) mod shared;
 mod status;
 mod tasks;
 
+pub(crate) use feed::FeedGuard;
 pub(crate) use session::{LegacySession, SESSION_QUEUE};

@@ -45,10 +45,15 @@ use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use super::feed;
+use super::shared::{
+    ChangeFailed, SessionChange, SessionChangeRefused, SessionRecord, SharedSessions,
+};
 use super::status;
 use crate::server::caller::Caller;
 use crate::server::input::legacy::peer::{MAX_OUTBOUND, PeerLink};
-use crate::server::request::reply::{invalid_params, parse_params, respond, to_value};
+use crate::server::request::reply::{
+    invalid_params, invalid_request, parse_params, respond, to_value,
+};
 use crate::server::router::Server;
 use crate::util::lock;
 use crate::wire::legacy::lifecycle::{
@@ -79,8 +84,12 @@ pub(crate) struct LegacySession {
     peer: PeerLink,
     /// Tells the status of the session's tasks as it changes.
     pub(super) followers: status::TaskFollowers,
-    /// Forwards the server's changes while the session lives.
-    _feed: feed::FeedGuard,
+    /// Forwards the server's changes while the session lives; `None`
+    /// when replicas share the session, whose changes the replica holding
+    /// its standalone stream forwards ([`LegacySession::follow_offers`]).
+    _feed: Option<feed::FeedGuard>,
+    /// The store replicas share the session through, if they do.
+    shared: Option<SharedSessions>,
 }
 
 impl LegacySession {
@@ -102,6 +111,69 @@ impl LegacySession {
     /// The route to the client, where its responses go.
     pub fn peer(&self) -> &PeerLink {
         &self.peer
+    }
+
+    /// What replicas sharing the session keep of it.
+    pub fn record(&self) -> SessionRecord {
+        SessionRecord {
+            id: self.id.clone(),
+            principal: self.caller.principal(),
+            protocol_version: self.version.to_owned(),
+            client_capabilities: self.capabilities.clone(),
+            client_info: self.client_info.clone(),
+            log_level: *lock(&self.log_level),
+            subscriptions: lock(&self.subscriptions).clone(),
+            version: 0,
+        }
+    }
+
+    /// Takes the log level and subscriptions of `record`, as another
+    /// replica may have changed them.
+    pub fn sync(&self, record: &SessionRecord) {
+        *lock(&self.log_level) = record.log_level;
+        let mut subscriptions = lock(&self.subscriptions);
+        if *subscriptions != record.subscriptions {
+            *subscriptions = record.subscriptions.clone();
+        }
+    }
+
+    /// Makes `change`: here, or in the shared store and then here.
+    pub(super) async fn change(&self, change: SessionChange) -> Result<(), ErrorObject> {
+        if let Some(shared) = &self.shared {
+            let record = shared
+                .change(&self.id, &change)
+                .await
+                .map_err(change_failed)?;
+            self.sync(&record);
+            return Ok(());
+        }
+        match change {
+            SessionChange::SetLogLevel(level) => *lock(&self.log_level) = Some(level),
+            SessionChange::Subscribe { uri, limit } => {
+                let mut subscriptions = lock(&self.subscriptions);
+                if subscriptions.len() >= limit && !subscriptions.contains(&uri) {
+                    return Err(invalid_params(
+                        SessionChangeRefused::TooManySubscriptions { limit }.to_string(),
+                    ));
+                }
+                subscriptions.insert(uri);
+            }
+            SessionChange::Unsubscribe(uri) => {
+                lock(&self.subscriptions).remove(&uri);
+            }
+        }
+        Ok(())
+    }
+
+    /// Forwards `changes` of what the server offers that concern the
+    /// session to `queue`, until the guard is dropped: what the replica
+    /// holding a shared session's standalone stream does.
+    pub fn follow_offers(
+        &self,
+        changes: tokio::sync::broadcast::Receiver<crate::server::catalog::changes::Change>,
+        queue: mpsc::Sender<Message>,
+    ) -> feed::FeedGuard {
+        feed::start(changes, queue, Arc::clone(&self.subscriptions))
     }
 
     /// The `_meta` a request of this session is served with: the session's
@@ -140,6 +212,38 @@ impl LegacySession {
     }
 }
 
+/// The error of a shared session's change that was not made.
+fn change_failed(failed: ChangeFailed) -> ErrorObject {
+    match failed {
+        ChangeFailed::Gone => {
+            invalid_request("the session ended or expired; send initialize for a new one")
+        }
+        ChangeFailed::Refused(refused) => invalid_params(refused.to_string()),
+        ChangeFailed::Store(error) => {
+            tracing::warn!(%error, "a legacy session's change was not stored");
+            ErrorObject::new(
+                crate::wire::codes::SERVER_BUSY,
+                "Server busy: the session store is unavailable; retry later",
+            )
+        }
+        ChangeFailed::Contended => ErrorObject::new(
+            crate::wire::codes::SERVER_BUSY,
+            "Server busy: other requests of this session changed it at the same time; retry",
+        ),
+    }
+}
+
+/// What a new [`LegacySession`] starts with.
+struct SessionParts {
+    id: String,
+    caller: Caller,
+    version: &'static str,
+    capabilities: ClientCapabilities,
+    client_info: Implementation,
+    log_level: Option<LoggingLevel>,
+    subscriptions: BTreeSet<String>,
+}
+
 /// Who owns the tasks of an anonymous caller in session `id`, as a task
 /// record keeps it. The id is random, so no subject takes it by chance.
 fn task_owner(id: &str) -> Arc<str> {
@@ -162,31 +266,27 @@ impl Server {
         request: Request,
         caller: &Caller,
         queue: mpsc::Sender<Message>,
+        shared: Option<&SharedSessions>,
     ) -> Result<(Arc<LegacySession>, Response), Response> {
         let id = request.id;
         let params: InitializeParams = parse_params(request.params)
             .map_err(|e| respond(id.clone(), Err(self.unreadable_initialize(e))))?;
         let version = negotiate_version(&params.protocol_version);
-        let subscriptions = Arc::default();
-        let shared = self.shared();
-        let feed = feed::start(
-            shared.registry.subscribe(),
-            queue.clone(),
-            Arc::clone(&subscriptions),
-        );
         let session_id = crate::util::random_id::<18>();
-        let session = LegacySession {
-            caller: caller.with_task_owner(Some(task_owner(&session_id))),
-            id: session_id,
-            version,
-            capabilities: params.capabilities.to_modern(),
-            client_info: params.client_info,
-            log_level: Mutex::new(None),
-            subscriptions,
-            followers: status::TaskFollowers::new(queue.clone()),
-            peer: PeerLink::new(MAX_OUTBOUND, queue),
-            _feed: feed,
-        };
+        let session = self.session(
+            SessionParts {
+                caller: caller.with_task_owner(Some(task_owner(&session_id))),
+                id: session_id,
+                version,
+                capabilities: params.capabilities.to_modern(),
+                client_info: params.client_info,
+                log_level: None,
+                subscriptions: BTreeSet::new(),
+            },
+            queue,
+            shared,
+        );
+        let shared = self.shared();
         tracing::info!(
             version,
             session = session.id(),
@@ -201,6 +301,63 @@ impl Server {
             meta: None,
         };
         Ok((Arc::new(session), respond(id, Ok(to_value(result)))))
+    }
+
+    /// Session `record`, which another replica opened, as `caller` (of the
+    /// record's principal) finds it here: its own messages go to `queue`.
+    pub(crate) fn resume_session(
+        &self,
+        record: SessionRecord,
+        caller: &Caller,
+        queue: mpsc::Sender<Message>,
+        shared: &SharedSessions,
+    ) -> Arc<LegacySession> {
+        let session = self.session(
+            SessionParts {
+                caller: caller.with_task_owner(Some(task_owner(&record.id))),
+                version: negotiate_version(&record.protocol_version),
+                id: record.id,
+                capabilities: record.client_capabilities,
+                client_info: record.client_info,
+                log_level: record.log_level,
+                subscriptions: record.subscriptions,
+            },
+            queue,
+            Some(shared),
+        );
+        Arc::new(session)
+    }
+
+    /// A session of `parts`, whose own messages go to `queue`: it follows
+    /// the server's changes itself unless it is `shared`.
+    fn session(
+        &self,
+        parts: SessionParts,
+        queue: mpsc::Sender<Message>,
+        shared: Option<&SharedSessions>,
+    ) -> LegacySession {
+        let subscriptions = Arc::new(Mutex::new(parts.subscriptions));
+        let feed = shared.is_none().then(|| {
+            feed::start(
+                self.shared().registry.subscribe(),
+                queue.clone(),
+                Arc::clone(&subscriptions),
+            )
+        });
+        let replica = shared.map(|shared| &*shared.replica);
+        LegacySession {
+            id: parts.id,
+            caller: parts.caller,
+            version: parts.version,
+            capabilities: parts.capabilities,
+            client_info: parts.client_info,
+            log_level: Mutex::new(parts.log_level),
+            subscriptions,
+            followers: status::TaskFollowers::new(queue.clone()),
+            peer: PeerLink::new(MAX_OUTBOUND, queue, replica),
+            _feed: feed,
+            shared: shared.cloned(),
+        }
     }
 
     /// The error of an `initialize` whose params cannot be read: what is

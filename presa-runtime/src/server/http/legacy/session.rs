@@ -35,7 +35,7 @@
 //! until one finishes, and only it is.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -45,9 +45,13 @@ use tokio::task::AbortHandle;
 use tokio::time::Instant;
 
 use super::events::StreamLog;
+use crate::server::catalog::changes::Change;
 use crate::server::http::admission::{Account, Admitted};
-use crate::server::legacy::LegacySession;
+use crate::server::legacy::shared::note::{SessionNote, decode, session_channel};
+use crate::server::legacy::shared::{SessionStoreError, SharedSessions};
+use crate::server::legacy::{FeedGuard, LegacySession, SESSION_QUEUE};
 use crate::server::request::stream::ResponseStream;
+use crate::util::random_bytes;
 use crate::util::{Budget, lock};
 use crate::wire::{Message, RequestId};
 
@@ -126,7 +130,7 @@ impl HttpSessions {
     pub fn get(&self, id: &str, subject: Option<&str>) -> Option<Arc<HttpSession>> {
         let mut table = lock(&self.table);
         let session = table.sessions.get(id)?;
-        if expire_if_idle(session, self.idle) {
+        if session.has_ended() || expire_if_idle(session, self.idle) {
             table.remove(id);
             return None;
         }
@@ -135,6 +139,22 @@ impl HttpSessions {
         }
         *lock(&session.last_used) = Instant::now();
         Some(Arc::clone(session))
+    }
+
+    /// Session `id` as this replica holds it, whoever its caller: for
+    /// an answer another replica passes on.
+    pub fn find(&self, id: &str) -> Option<Arc<HttpSession>> {
+        let table = lock(&self.table);
+        table.sessions.get(id).filter(|s| !s.has_ended()).cloned()
+    }
+
+    /// Drops this replica's copy of session `id`, which ended elsewhere.
+    pub fn forget(&self, id: &str) {
+        let removed = lock(&self.table).sessions.get(id).cloned();
+        if let Some(session) = removed {
+            lock(&self.table).remove(id);
+            session.close();
+        }
     }
 
     /// Ends session `id` of `subject`; whether there was one (rule 4).
@@ -267,6 +287,12 @@ pub(super) struct HttpSession {
     pump: AbortHandle,
     /// Whether a `GET` reads the standalone stream now.
     pub standalone_open: Mutex<bool>,
+    /// The session ended on another replica, or this one closed it.
+    ended: AtomicBool,
+    /// What the session's kept messages are charged to.
+    budget: Budget,
+    /// Listens to the session's channel while replicas share it.
+    listening: Mutex<Option<AbortHandle>>,
 }
 
 struct Logs {
@@ -282,14 +308,33 @@ pub(super) struct TooManyRequests;
 impl HttpSession {
     /// A session around `legacy` counted against `account`, whose own
     /// messages come from `queue`, charged to `budget` while kept.
+    ///
+    /// When replicas `shared` the session, its own messages go to its
+    /// channel instead, for the replica that holds its standalone stream;
+    /// and its streams are numbered from a random start, so that an event
+    /// id of another replica's names none of this one's.
     pub fn new(
         legacy: Arc<LegacySession>,
         account: Account,
         queue: mpsc::Receiver<Message>,
         budget: Budget,
+        shared: Option<&SharedSessions>,
     ) -> Self {
-        let standalone = StreamLog::new(0);
-        let pump = tokio::spawn(pump(queue, Arc::clone(&standalone), budget.clone()));
+        let (standalone, next) = match shared {
+            None => (StreamLog::new(0), 1),
+            Some(_) => {
+                // Below 2^52, so that a stream number survives a client
+                // that reads event ids as JavaScript numbers.
+                let start = u64::from_le_bytes(random_bytes::<8>()) >> 12;
+                (StreamLog::new(start | 1), (start | 1) + 1)
+            }
+        };
+        let pump = match shared {
+            None => tokio::spawn(pump(queue, Arc::clone(&standalone), budget.clone())),
+            Some(shared) => {
+                tokio::spawn(publish(queue, shared.clone(), session_channel(legacy.id())))
+            }
+        };
         HttpSession {
             legacy,
             account,
@@ -297,13 +342,85 @@ impl HttpSession {
             logs: Mutex::new(Logs {
                 standalone,
                 requests: BTreeMap::new(),
-                next: 1,
+                next,
             }),
             running: Mutex::default(),
             answering: Arc::default(),
             pump: pump.abort_handle(),
             standalone_open: Mutex::new(false),
+            ended: AtomicBool::new(false),
+            budget,
+            listening: Mutex::new(None),
         }
+    }
+
+    /// Listens to the session's channel, as every replica holding a
+    /// shared session does, until the session closes: it ends when told,
+    /// drops a request its client cancelled, takes a changed record, and
+    /// writes what is for its standalone stream while one is open here.
+    /// Returns once the store listens.
+    pub async fn listen(
+        self: &Arc<Self>,
+        shared: &SharedSessions,
+    ) -> Result<(), SessionStoreError> {
+        let mut notes = shared
+            .store()
+            .listen(&session_channel(self.legacy.id()))
+            .await?;
+        let session = Arc::downgrade(self);
+        let task = tokio::spawn(async move {
+            while let Some(bytes) = notes.next().await {
+                let Some(note) = decode::<SessionNote>(&bytes) else {
+                    continue;
+                };
+                let Some(session) = session.upgrade() else {
+                    return;
+                };
+                session.heard(note);
+            }
+        });
+        *lock(&self.listening) = Some(task.abort_handle());
+        if self.has_ended() {
+            task.abort();
+        }
+        Ok(())
+    }
+
+    /// Acts on `note` from another replica (see [`HttpSession::listen`]).
+    fn heard(&self, note: SessionNote) {
+        match note {
+            SessionNote::Ended => self.close(),
+            SessionNote::Cancelled { id } => self.cancel(&id),
+            SessionNote::Changed { record } => self.legacy.sync(&record),
+            SessionNote::Deliver { line } => {
+                if *lock(&self.standalone_open) {
+                    let charge = self.budget.force(line.len());
+                    self.standalone().push(line, charge);
+                }
+            }
+        }
+    }
+
+    /// Writes `changes` that concern the session to its standalone log
+    /// until the guard is dropped: what the replica holding a shared
+    /// session's standalone stream does while it is open.
+    pub fn follow_offers(
+        &self,
+        changes: tokio::sync::broadcast::Receiver<Change>,
+        budget: Budget,
+    ) -> FollowingOffers {
+        let (queue, queued) = mpsc::channel(SESSION_QUEUE);
+        let feed = self.legacy.follow_offers(changes, queue);
+        let pump = tokio::spawn(pump(queued, self.standalone(), budget));
+        FollowingOffers {
+            _feed: feed,
+            pump: pump.abort_handle(),
+        }
+    }
+
+    /// Whether the session is over on this replica.
+    pub fn has_ended(&self) -> bool {
+        self.ended.load(Ordering::SeqCst)
     }
 
     /// The standalone stream's log.
@@ -390,13 +507,30 @@ impl HttpSession {
     }
 
     /// Drops every request and the pump: the session is over.
-    fn close(&self) {
+    pub fn close(&self) {
+        self.ended.store(true, Ordering::SeqCst);
+        if let Some(listening) = lock(&self.listening).take() {
+            listening.abort();
+        }
         for (_, task) in lock(&self.running).drain() {
             task.abort();
         }
         self.pump.abort();
         self.legacy.peer().close();
         lock(&self.logs).standalone.finish();
+    }
+}
+
+/// The drop guard of a standalone stream's share of the server's
+/// changes ([`HttpSession::follow_offers`]): it stops with the stream.
+pub(super) struct FollowingOffers {
+    _feed: FeedGuard,
+    pump: AbortHandle,
+}
+
+impl Drop for FollowingOffers {
+    fn drop(&mut self) {
+        self.pump.abort();
     }
 }
 
@@ -415,6 +549,18 @@ impl Answering {
 impl Drop for Answering {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Sends the session's own messages to its channel, for the replica that
+/// holds its standalone stream. With no replica listening, a message is
+/// lost, as it would be with no stream open on a client that never reads.
+async fn publish(mut queue: mpsc::Receiver<Message>, shared: SharedSessions, channel: String) {
+    while let Some(message) = queue.recv().await {
+        let note = SessionNote::Deliver {
+            line: message.to_line(),
+        };
+        shared.tell(&channel, &note).await;
     }
 }
 

@@ -11,6 +11,7 @@ use futures::StreamExt;
 use tokio::sync::mpsc;
 
 use super::events::{Hold, Reading, StreamLog, parse_event_id, sse_body};
+use super::replica::Replica;
 use super::session::{
     HttpSession, HttpSessions, MAX_SESSIONS, MAX_SESSIONS_PER_SUBJECT, SESSION_IDLE,
     TooManyRequests, TooManySessions,
@@ -18,8 +19,12 @@ use super::session::{
 use crate::server::caller::Caller;
 use crate::server::http::admission::{Account, Admission, Slot};
 use crate::server::http::respond::{json_response, method_not_allowed};
+use crate::server::input::legacy::peer::asking_replica;
 use crate::server::legacy::SESSION_QUEUE;
-use crate::server::legacy::shared::LegacySessionStore;
+use crate::server::legacy::shared::note::{
+    ReplicaNote, SessionNote, replica_channel, session_channel,
+};
+use crate::server::legacy::shared::{LegacySessionStore, SessionStoreError, SharedSessions};
 use crate::server::request::reply::{counted, invalid_request, memory_busy};
 use crate::server::router::Server;
 use crate::server::serving::connection::request_footprint;
@@ -143,8 +148,11 @@ impl LegacySessions {
 /// What the endpoint keeps for legacy clients: their sessions, and how
 /// their event streams are written.
 pub(crate) struct LegacyTransport {
-    /// The open sessions, by `Mcp-Session-Id`.
-    sessions: HttpSessions,
+    /// The open sessions, by `Mcp-Session-Id`: with a shared store, the
+    /// ones this replica holds.
+    sessions: Arc<HttpSessions>,
+    /// This replica's share of the store, when replicas share sessions.
+    replica: Option<Replica>,
     /// The `retry` hint of an event stream.
     pub retry: std::time::Duration,
     /// When a request's event stream is closed for the client to poll;
@@ -162,8 +170,12 @@ impl LegacyTransport {
         sessions.idle = settings.idle;
         sessions.max = settings.max;
         sessions.max_per_account = settings.max_per_subject;
+        let replica = settings
+            .store
+            .map(|store| Replica::new(SharedSessions::new(store, settings.idle)));
         LegacyTransport {
-            sessions,
+            sessions: Arc::new(sessions),
+            replica,
             retry: settings.retry,
             close_streams_after: settings.close_streams_after,
         }
@@ -182,7 +194,7 @@ impl LegacyTransport {
 
     /// Answers a POST of `message` with `headers`, by `caller` and counted
     /// against `account`, which [`takes`](Self::takes) said is legacy.
-    pub fn post(
+    pub async fn post(
         &self,
         parts: EndpointParts<'_>,
         headers: &HeaderMap,
@@ -190,30 +202,30 @@ impl LegacyTransport {
         account: &Account,
         message: Message,
     ) -> Response {
-        post(&self.endpoint(parts), headers, caller, account, message)
+        post(&self.endpoint(parts), headers, caller, account, message).await
     }
 
     /// Answers a `GET` with `headers` by `caller`, counted against
     /// `account`: `405` without a session id, as for a modern client.
-    pub fn get(
+    pub async fn get(
         &self,
         parts: EndpointParts<'_>,
         headers: &HeaderMap,
         caller: &Caller,
         account: &Account,
     ) -> Response {
-        get(&self.endpoint(parts), headers, caller, account)
+        get(&self.endpoint(parts), headers, caller, account).await
     }
 
     /// Answers a `DELETE` with `headers` by `caller`: `405` without a
     /// session id, as for a modern client.
-    pub fn delete(
+    pub async fn delete(
         &self,
         parts: EndpointParts<'_>,
         headers: &HeaderMap,
         caller: &Caller,
     ) -> Response {
-        delete(&self.endpoint(parts), headers, caller)
+        delete(&self.endpoint(parts), headers, caller).await
     }
 
     /// What a legacy request needs: what the endpoint holds, and this.
@@ -253,7 +265,7 @@ struct Endpoint<'a> {
 const LAST_EVENT_ID: &str = "last-event-id";
 
 /// A legacy POST of `message` by `caller`, counted against `account`.
-fn post(
+async fn post(
     endpoint: &Endpoint<'_>,
     headers: &HeaderMap,
     caller: &Caller,
@@ -263,7 +275,7 @@ fn post(
     let session_id = text(headers, SESSION_ID_HEADER);
     let message = match (message, session_id) {
         (Message::Request(request), None) if opens_session(&request) => {
-            return open(endpoint, caller, account.clone(), request);
+            return open(endpoint, caller, account.clone(), request).await;
         }
         (message, Some(id)) => (message, id),
         (_, None) => {
@@ -273,12 +285,9 @@ fn post(
         }
     };
     let (message, id) = message;
-    let Some(session) = endpoint
-        .legacy
-        .sessions
-        .get(&id, caller.principal().as_deref())
-    else {
-        return unknown_session(&id);
+    let session = match find(endpoint, &id, caller, account).await {
+        Ok(session) => session,
+        Err(refused) => return refused,
     };
     if let Some(version) = text(headers, headers::PROTOCOL_VERSION)
         && version != session.legacy.version()
@@ -292,9 +301,7 @@ fn post(
     match message {
         Message::Request(request) => serve(endpoint, &session, caller, account, request),
         Message::Response(response) => {
-            if !session.legacy.peer().resolve(response) {
-                tracing::warn!("ignoring a response to no request of the server's");
-            }
+            answered(endpoint, &session, response).await;
             StatusCode::ACCEPTED.into_response()
         }
         Message::Notification(notification) => {
@@ -303,17 +310,122 @@ fn post(
                 && let Ok(cancel) = strict::from_value::<CancelledParams>(params)
             {
                 session.cancel(&cancel.request_id);
+                if let Some(replica) = &endpoint.legacy.replica {
+                    let note = SessionNote::Cancelled {
+                        id: cancel.request_id,
+                    };
+                    let channel = session_channel(session.legacy.id());
+                    replica.shared.tell(&channel, &note).await;
+                }
             }
             StatusCode::ACCEPTED.into_response()
         }
     }
 }
 
+/// Rule 4: a client's `response` to a request of the server's goes to the
+/// request that waits for it: here, or on the replica that asked it.
+async fn answered(endpoint: &Endpoint<'_>, session: &HttpSession, response: JsonRpcResponse) {
+    // A request another replica asked names it (rule 1 of `peer`), and
+    // is not in this one's table: it goes there without a look here.
+    let elsewhere = endpoint.legacy.replica.as_ref().and_then(|replica| {
+        let asker = response.id.as_ref().and_then(asking_replica)?;
+        (asker != &*replica.shared.replica).then(|| (replica, asker.to_owned()))
+    });
+    let Some((replica, asker)) = elsewhere else {
+        if !session.legacy.peer().resolve(response) {
+            tracing::warn!("ignoring a response to no request of the server's");
+        }
+        return;
+    };
+
+    let note = ReplicaNote::Answer {
+        session: session.legacy.id().to_owned(),
+        response,
+    };
+    if replica.shared.tell(&replica_channel(&asker), &note).await == 0 {
+        tracing::warn!(
+            replica = asker,
+            "ignoring a response to a request of a replica that is gone"
+        );
+    }
+}
+
+/// The live session `id` of `caller`, or the response that refuses the
+/// request: `404` for a session that ended, expired, never was, or is
+/// another caller's. With a shared store, the store says whether the
+/// session lives (and starts its idle time again), and a session this
+/// replica does not hold yet is built from its record.
+async fn find(
+    endpoint: &Endpoint<'_>,
+    id: &str,
+    caller: &Caller,
+    account: &Account,
+) -> Result<Arc<HttpSession>, Response> {
+    let principal = caller.principal();
+    let sessions = &endpoint.legacy.sessions;
+    let Some(replica) = &endpoint.legacy.replica else {
+        return sessions
+            .get(id, principal.as_deref())
+            .ok_or_else(|| unknown_session(id));
+    };
+    replica
+        .start(endpoint.server, sessions)
+        .await
+        .map_err(store_unavailable)?;
+    let shared = &replica.shared;
+    let record = match shared.store().touch(id, shared.idle).await {
+        Ok(Some(record)) => record,
+        Ok(None) => {
+            sessions.forget(id);
+            return Err(unknown_session(id));
+        }
+        Err(error) => return Err(store_unavailable(error)),
+    };
+    if record.principal != principal {
+        return Err(unknown_session(id));
+    }
+    if let Some(session) = sessions.get(id, principal.as_deref()) {
+        session.legacy.sync(&record);
+        return Ok(session);
+    }
+    let (queue, queued) = mpsc::channel(SESSION_QUEUE);
+    let legacy = endpoint
+        .server
+        .resume_session(record, caller, queue, shared);
+    let budget = endpoint.server.budget().clone();
+    let session = Arc::new(HttpSession::new(
+        legacy,
+        account.clone(),
+        queued,
+        budget,
+        Some(shared),
+    ));
+    session.listen(shared).await.map_err(store_unavailable)?;
+    if let Err(refused) = sessions.open(Arc::clone(&session)) {
+        return Err(session_refused(refused, account.who(), None));
+    }
+    Ok(session)
+}
+
 /// Rule 1: a new session of `caller`, counted against `account`, and its
 /// `InitializeResult`.
-fn open(endpoint: &Endpoint<'_>, caller: &Caller, account: Account, request: Request) -> Response {
+async fn open(
+    endpoint: &Endpoint<'_>,
+    caller: &Caller,
+    account: Account,
+    request: Request,
+) -> Response {
+    let shared = endpoint.legacy.replica.as_ref().map(|r| &r.shared);
+    if let Some(replica) = &endpoint.legacy.replica
+        && let Err(error) = replica
+            .start(endpoint.server, &endpoint.legacy.sessions)
+            .await
+    {
+        return store_unavailable(error);
+    }
     let (queue, queued) = mpsc::channel(SESSION_QUEUE);
-    let (legacy, answer) = match endpoint.server.open_session(request, caller, queue) {
+    let (legacy, answer) = match endpoint.server.open_session(request, caller, queue, shared) {
         Ok(opened) => opened,
         Err(refusal) => return json_response(&refusal),
     };
@@ -324,16 +436,23 @@ fn open(endpoint: &Endpoint<'_>, caller: &Caller, account: Account, request: Req
         account,
         queued,
         budget,
+        shared,
     ));
-    if let Err(refused) = endpoint.legacy.sessions.open(session) {
-        let error = match refused {
-            TooManySessions::Server => ErrorObject::new(
-                crate::wire::codes::SERVER_BUSY,
-                "Server busy: it holds as many sessions as it may; retry later",
-            ),
-            TooManySessions::Caller { limit } => too_many_sessions(who, limit),
+    if let Some(shared) = shared {
+        let stored = match shared.store().create(&legacy.record(), shared.idle).await {
+            Ok(()) => session.listen(shared).await,
+            Err(error) => Err(error),
         };
-        return json_response(&JsonRpcResponse::error(answer.id, error));
+        if let Err(error) = stored {
+            session.close();
+            return store_unavailable(error);
+        }
+    }
+    if let Err(refused) = endpoint.legacy.sessions.open(session) {
+        if let Some(shared) = shared {
+            let _ = shared.store().remove(legacy.id()).await;
+        }
+        return session_refused(refused, who, answer.id);
     }
     let mut reply = json_response(&answer);
     if let Ok(value) = HeaderValue::from_str(legacy.id()) {
@@ -341,6 +460,23 @@ fn open(endpoint: &Endpoint<'_>, caller: &Caller, account: Account, request: Req
         reply.headers_mut().insert(name, value);
     }
     reply
+}
+
+/// The answer to a request for a session that `refused`, by `who`: a
+/// JSON-RPC error to request `id`.
+fn session_refused(
+    refused: TooManySessions,
+    who: &str,
+    id: Option<crate::wire::RequestId>,
+) -> Response {
+    let error = match refused {
+        TooManySessions::Server => ErrorObject::new(
+            crate::wire::codes::SERVER_BUSY,
+            "Server busy: it holds as many sessions as it may; retry later",
+        ),
+        TooManySessions::Caller { limit } => too_many_sessions(who, limit),
+    };
+    json_response(&JsonRpcResponse::error(id, error))
 }
 
 /// Rule 3: a request of `session`, counted against `account`, answered
@@ -379,40 +515,41 @@ fn serve(
 
 /// Rule 5: `GET` with a session id, by `caller`, counted against
 /// `account`.
-fn get(
+async fn get(
     endpoint: &Endpoint<'_>,
     headers: &HeaderMap,
     caller: &Caller,
     account: &Account,
 ) -> Response {
-    let Some(session) = session_of(endpoint, headers, caller) else {
-        return match text(headers, SESSION_ID_HEADER) {
-            Some(id) => unknown_session(&id),
-            None => method_not_allowed(),
-        };
+    let Some(id) = text(headers, SESSION_ID_HEADER) else {
+        return method_not_allowed();
     };
-    match text(headers, LAST_EVENT_ID) {
-        Some(last) => resume(endpoint, &session, account, &last),
-        None => standalone(endpoint, session, account),
+    let session = match find(endpoint, &id, caller, account).await {
+        Ok(session) => session,
+        Err(refused) => return refused,
+    };
+    let Some(last) = text(headers, LAST_EVENT_ID) else {
+        return standalone(endpoint, session, account);
+    };
+    let resumed = parse_event_id(&last)
+        .and_then(|(number, seq)| Some((session.log(number)?, seq)))
+        .filter(|(log, seq)| log.knows(*seq));
+    match resumed {
+        Some((log, seq)) => resume(endpoint, account, log, seq),
+        // Another replica's stream: this one's standalone stream starts
+        // afresh (see the module docs of `shared`).
+        None if endpoint.legacy.replica.is_some() => standalone(endpoint, session, account),
+        None => {
+            let error = invalid_request(format!(
+                "Last-Event-ID {last:?} names no event of this session's streams"
+            ));
+            status(StatusCode::BAD_REQUEST, error)
+        }
     }
 }
 
-/// Rule 5 with `Last-Event-ID`: the stream `last` names, after it.
-fn resume(
-    endpoint: &Endpoint<'_>,
-    session: &HttpSession,
-    account: &Account,
-    last: &str,
-) -> Response {
-    let resumed = parse_event_id(last)
-        .and_then(|(number, seq)| Some((session.log(number)?, seq)))
-        .filter(|(log, seq)| log.knows(*seq));
-    let Some((log, seq)) = resumed else {
-        let error = invalid_request(format!(
-            "Last-Event-ID {last:?} names no event of this session's streams"
-        ));
-        return status(StatusCode::BAD_REQUEST, error);
-    };
+/// Rule 5 with `Last-Event-ID`: `log`, after event `seq`.
+fn resume(endpoint: &Endpoint<'_>, account: &Account, log: Arc<StreamLog>, seq: u64) -> Response {
     match endpoint.admission.admit(account, Slot::Stream) {
         Ok(admitted) => events(log, endpoint, seq, None, Some(Box::new(admitted))),
         Err(error) => status(StatusCode::SERVICE_UNAVAILABLE, error),
@@ -420,7 +557,8 @@ fn resume(
 }
 
 /// Rule 5 without `Last-Event-ID`: the standalone stream, from what no
-/// reader has had yet.
+/// reader has had yet. With a shared store, the replica that holds it
+/// follows every replica's changes for it while it is open.
 fn standalone(endpoint: &Endpoint<'_>, session: Arc<HttpSession>, account: &Account) -> Response {
     let mut open = lock(&session.standalone_open);
     if *open {
@@ -435,7 +573,11 @@ fn standalone(endpoint: &Endpoint<'_>, session: Arc<HttpSession>, account: &Acco
     drop(open);
     let log = session.standalone();
     let cursor = log.delivered();
-    let guard: Hold = Box::new((StandaloneOpen(session), admitted));
+    let following =
+        endpoint.legacy.replica.as_ref().map(|replica| {
+            session.follow_offers(replica.offers(), endpoint.server.budget().clone())
+        });
+    let guard: Hold = Box::new((StandaloneOpen(session), admitted, following));
     let mut reply = events(log, endpoint, cursor, None, Some(guard));
     // It never ends on its own: it ends when serving does.
     let shutdown = endpoint.shutdown.clone();
@@ -445,16 +587,24 @@ fn standalone(endpoint: &Endpoint<'_>, session: Arc<HttpSession>, account: &Acco
     reply
 }
 
-/// Rule 6: `DELETE` with a session id.
-fn delete(endpoint: &Endpoint<'_>, headers: &HeaderMap, caller: &Caller) -> Response {
+/// Rule 6: `DELETE` with a session id. With a shared store, the session
+/// ends in it, and every replica holding it is told.
+async fn delete(endpoint: &Endpoint<'_>, headers: &HeaderMap, caller: &Caller) -> Response {
     let Some(id) = text(headers, SESSION_ID_HEADER) else {
         return method_not_allowed();
     };
-    if endpoint
-        .legacy
-        .sessions
-        .end(&id, caller.principal().as_deref())
-    {
+    let principal = caller.principal();
+    let ended = match &endpoint.legacy.replica {
+        None => endpoint.legacy.sessions.end(&id, principal.as_deref()),
+        Some(replica) => match end_shared(&replica.shared, &id, principal.as_deref()).await {
+            Ok(ended) => {
+                endpoint.legacy.sessions.forget(&id);
+                ended
+            }
+            Err(error) => return store_unavailable(error),
+        },
+    };
+    if ended {
         tracing::info!(
             session = id,
             "a legacy session ended at the client's request"
@@ -465,16 +615,35 @@ fn delete(endpoint: &Endpoint<'_>, headers: &HeaderMap, caller: &Caller) -> Resp
     }
 }
 
-fn session_of(
-    endpoint: &Endpoint<'_>,
-    headers: &HeaderMap,
-    caller: &Caller,
-) -> Option<Arc<HttpSession>> {
-    let id = text(headers, SESSION_ID_HEADER)?;
-    endpoint
-        .legacy
-        .sessions
-        .get(&id, caller.principal().as_deref())
+/// Ends shared session `id` of `principal`, and tells every replica;
+/// whether there was one.
+async fn end_shared(
+    shared: &SharedSessions,
+    id: &str,
+    principal: Option<&str>,
+) -> Result<bool, SessionStoreError> {
+    let Some(record) = shared.store().touch(id, shared.idle).await? else {
+        return Ok(false);
+    };
+    if record.principal.as_deref() != principal || !shared.store().remove(id).await? {
+        return Ok(false);
+    }
+    shared.tell(&session_channel(id), &SessionNote::Ended).await;
+    Ok(true)
+}
+
+/// `503` with `Retry-After` for a shared store that could not be reached.
+fn store_unavailable(error: SessionStoreError) -> Response {
+    tracing::warn!(%error, "a legacy request could not reach the session store");
+    let error = ErrorObject::new(
+        crate::wire::codes::SERVER_BUSY,
+        "Server busy: the session store is unavailable; retry later",
+    );
+    let mut reply = status(StatusCode::SERVICE_UNAVAILABLE, error);
+    reply
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    reply
 }
 
 /// An event stream reading `log` after `cursor`.

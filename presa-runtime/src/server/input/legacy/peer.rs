@@ -6,7 +6,8 @@
 //! # The outbound request table, by its rules
 //!
 //! 1. Each request gets an id of its own, `presa-<n>`, counted per
-//!    session, and an entry in the session's table until its response
+//!    session (`presa-<replica>-<n>` when replicas share the session, so
+//!    that the answer finds its way back to the replica that asked), and an entry in the session's table until its response
 //!    arrives; the table holds at most `limit` entries
 //!    ([`MAX_OUTBOUND`] by default), and a request past that fails the
 //!    run with a message that says so, so a client that never answers
@@ -70,6 +71,9 @@ pub(crate) struct PeerLink {
 struct PeerInner {
     table: Mutex<Table>,
     limit: usize,
+    /// What each request id starts with: `presa-`, or with the replica's
+    /// id when replicas share the session.
+    id_prefix: String,
     /// The session's own queue, for what belongs to no client request.
     session: mpsc::Sender<Message>,
     /// Woken when a request enters the table, for a connection that has
@@ -97,6 +101,17 @@ struct Waiting {
 /// Why a question to the client got no usable answer.
 #[derive(Debug)]
 pub(crate) struct AskFailed(pub ErrorObject);
+
+/// The replica that asked the request a response with `id` answers, as
+/// rule 1 names it: `None` for an id no replica of a shared session made.
+pub(crate) fn asking_replica(id: &RequestId) -> Option<&str> {
+    let RequestId::String(id) = id else {
+        return None;
+    };
+    let (replica, n) = id.strip_prefix("presa-")?.rsplit_once('-')?;
+    let numbered = !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
+    (numbered && !replica.is_empty()).then_some(replica)
+}
 
 impl PeerLink {
     /// Asks `request` under `key` and waits for the answer, which `parse`
@@ -131,11 +146,17 @@ impl PeerLink {
 
     /// A link whose table holds at most `limit` requests, with `session`
     /// as the session's own queue.
-    pub fn new(limit: usize, session: mpsc::Sender<Message>) -> Self {
+    /// Its request ids name `replica` when there is one (rule 1).
+    pub fn new(limit: usize, session: mpsc::Sender<Message>, replica: Option<&str>) -> Self {
+        let id_prefix = match replica {
+            Some(replica) => format!("presa-{replica}-"),
+            None => "presa-".to_owned(),
+        };
         PeerLink {
             inner: Arc::new(PeerInner {
                 table: Mutex::default(),
                 limit,
+                id_prefix,
                 session,
                 asked: Notify::new(),
             }),
@@ -295,7 +316,7 @@ impl PeerLink {
             return Err(AskFailed(ErrorObject::new(codes::INTERNAL_ERROR, message)));
         }
         table.next += 1;
-        let id = RequestId::String(format!("presa-{}", table.next));
+        let id = RequestId::String(format!("{}{}", self.inner.id_prefix, table.next));
         let (answer, answered) = oneshot::channel();
         let sent = !table.tracked;
         table.waiting.insert(id.clone(), Waiting { answer, sent });
@@ -383,6 +404,23 @@ mod tests {
     use crate::wire::{ElicitAction, ElicitRequestParams};
     use serde_json::json;
 
+    #[test]
+    fn a_shared_sessions_request_id_names_the_replica_that_asked() {
+        let (queue, _) = mpsc::channel(1);
+        let link = PeerLink::new(4, queue, Some("a-b_c"));
+        let (id, _answer) = link.register("roots/list").ok().unwrap();
+        assert_eq!(id, RequestId::String("presa-a-b_c-1".into()));
+        assert_eq!(asking_replica(&id), Some("a-b_c"));
+        for unshared in ["presa-0", "presa--1", "presa-x-", "presa-x-1a", "other-x-1"] {
+            assert_eq!(
+                asking_replica(&RequestId::String(unshared.into())),
+                None,
+                "{unshared}"
+            );
+        }
+        assert_eq!(asking_replica(&RequestId::Number(1)), None);
+    }
+
     fn form() -> InputRequest {
         InputRequest::Elicit(ElicitRequestParams::Form {
             message: "Go?".into(),
@@ -414,7 +452,7 @@ mod tests {
     #[tokio::test]
     async fn an_unusable_answer_is_asked_again_then_fails() {
         let (session, mut sent) = mpsc::channel(8);
-        let link = PeerLink::new(4, session);
+        let link = PeerLink::new(4, session, None);
         let asking = {
             let link = link.clone();
             tokio::spawn(async move { link.ask("k", &form(), action, None, None).await })
@@ -442,7 +480,7 @@ mod tests {
     #[tokio::test]
     async fn an_error_answer_fails_with_the_clients_message() {
         let (session, mut sent) = mpsc::channel(8);
-        let link = PeerLink::new(4, session);
+        let link = PeerLink::new(4, session, None);
         let asking = {
             let link = link.clone();
             tokio::spawn(async move { link.ask("k", &form(), action, None, None).await })
@@ -456,7 +494,7 @@ mod tests {
     #[tokio::test]
     async fn a_closed_link_fails_waiting_and_new_questions() {
         let (session, mut sent) = mpsc::channel(8);
-        let link = PeerLink::new(4, session);
+        let link = PeerLink::new(4, session, None);
         let asking = {
             let link = link.clone();
             tokio::spawn(async move { link.ask("k", &form(), action, None, None).await })
@@ -475,7 +513,7 @@ mod tests {
     #[tokio::test]
     async fn a_dropped_wait_cancels_the_request_and_frees_its_entry() {
         let (session, mut sent) = mpsc::channel(8);
-        let link = PeerLink::new(1, session);
+        let link = PeerLink::new(1, session, None);
         let (route, mut routed) = mpsc::channel(8);
         let asking = {
             let link = link.clone();

@@ -15,12 +15,15 @@
 //! This folder holds the record and the store. The HTTP transport
 //! (`http/legacy/`) uses them; the rules it follows are in its docs.
 //!
-//! Layers, bottom up: record, store, memory.
+//! Layers, bottom up: record, store, memory, note, link.
 
+mod link;
 mod memory;
+pub(crate) mod note;
 mod record;
 mod store;
 
+pub(crate) use link::{ChangeFailed, SharedSessions};
 pub use memory::{LISTENER_BACKLOG, MemorySessionStore};
 pub use record::{SessionChange, SessionChangeRefused, SessionRecord};
 pub use store::{ChannelMessages, LegacySessionStore, SessionStoreError};

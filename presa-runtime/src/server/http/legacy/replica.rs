@@ -1,0 +1,158 @@
+//! [`Replica`]: what one replica runs while it shares legacy sessions
+//! with others through a store.
+//!
+//! Beside the channel of each session it holds (see `session`), a replica
+//! listens on two channels of its own, from the first request it serves
+//! until it stops:
+//!
+//! 1. its own channel, for the answers its requests to clients get on
+//!    other replicas: each goes to the request that waits for it, in the
+//!    session that asked it;
+//! 2. the offers channel, where every replica tells what it offers that
+//!    changed (a list, or a resource the application updated): the
+//!    standalone streams this replica holds hear the changes of every
+//!    replica, including its own, from there. Its own changes go out on
+//!    it as they happen.
+
+use std::sync::Arc;
+
+use futures::StreamExt;
+use tokio::sync::{OnceCell, broadcast};
+use tokio::task::AbortHandle;
+
+use super::session::HttpSessions;
+use crate::server::catalog::changes::{CHANGE_BACKLOG, Change};
+use crate::server::legacy::shared::note::{
+    OFFERS_CHANNEL, OfferNote, ReplicaNote, decode, replica_channel,
+};
+use crate::server::legacy::shared::{SessionStoreError, SharedSessions};
+use crate::server::router::Server;
+use tokio::sync::broadcast::error::RecvError;
+
+/// One replica's share of a shared store.
+pub(super) struct Replica {
+    pub shared: SharedSessions,
+    /// The changes every replica offers, as heard on the offers channel.
+    offers: broadcast::Sender<Change>,
+    /// The listeners, once started.
+    running: OnceCell<Running>,
+}
+
+/// The drop guard of a replica's listeners: they stop with it.
+struct Running(Vec<AbortHandle>);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        for task in &self.0 {
+            task.abort();
+        }
+    }
+}
+
+impl Replica {
+    /// A replica on `shared`, not listening yet.
+    pub fn new(shared: SharedSessions) -> Self {
+        Replica {
+            shared,
+            offers: broadcast::channel(CHANGE_BACKLOG).0,
+            running: OnceCell::new(),
+        }
+    }
+
+    /// Starts listening (rules 1 and 2), once: what serves `server`'s
+    /// `sessions`. Tried again on the next request if the store is down.
+    pub async fn start(
+        &self,
+        server: &Server,
+        sessions: &Arc<HttpSessions>,
+    ) -> Result<(), SessionStoreError> {
+        self.running
+            .get_or_try_init(|| self.listen(server, sessions))
+            .await
+            .map(|_| ())
+    }
+
+    /// A receiver of every replica's changes from now on.
+    pub fn offers(&self) -> broadcast::Receiver<Change> {
+        self.offers.subscribe()
+    }
+
+    async fn listen(
+        &self,
+        server: &Server,
+        sessions: &Arc<HttpSessions>,
+    ) -> Result<Running, SessionStoreError> {
+        let store = self.shared.store();
+        let mut answers = store.listen(&replica_channel(&self.shared.replica)).await?;
+        let mut heard = store.listen(OFFERS_CHANNEL).await?;
+        let sessions = Arc::downgrade(sessions);
+        let answering = tokio::spawn(async move {
+            while let Some(bytes) = answers.next().await {
+                let Some(ReplicaNote::Answer { session, response }) = decode(&bytes) else {
+                    continue;
+                };
+                let Some(sessions) = sessions.upgrade() else {
+                    return;
+                };
+                let resolved = sessions
+                    .find(&session)
+                    .is_some_and(|session| session.legacy.peer().resolve(response));
+                if !resolved {
+                    tracing::warn!(
+                        session,
+                        "ignoring an answer, passed on by another replica, to no request of this \
+                         replica's"
+                    );
+                }
+            }
+        });
+        let offers = self.offers.clone();
+        let hearing = tokio::spawn(async move {
+            while let Some(bytes) = heard.next().await {
+                if let Some(note) = decode::<OfferNote>(&bytes) {
+                    let _ = offers.send(change_of(note));
+                }
+            }
+        });
+        let mut local = server.shared().registry.subscribe();
+        let shared = self.shared.clone();
+        let telling = tokio::spawn(async move {
+            loop {
+                let change = match local.recv().await {
+                    Ok(change) => change,
+                    Err(RecvError::Lagged(missed)) => {
+                        tracing::warn!(missed, "some changes were not told to the other replicas");
+                        continue;
+                    }
+                    Err(RecvError::Closed) => return,
+                };
+                shared.tell(OFFERS_CHANNEL, &note_of(&change)).await;
+            }
+        });
+        Ok(Running(vec![
+            answering.abort_handle(),
+            hearing.abort_handle(),
+            telling.abort_handle(),
+        ]))
+    }
+}
+
+fn note_of(change: &Change) -> OfferNote {
+    match change {
+        Change::Tools => OfferNote::Tools,
+        Change::Prompts => OfferNote::Prompts,
+        Change::Resources => OfferNote::Resources,
+        Change::ResourceUpdated(uri) => OfferNote::ResourceUpdated {
+            uri: uri.to_string(),
+        },
+    }
+}
+
+fn change_of(note: OfferNote) -> Change {
+    match note {
+        OfferNote::Tools => Change::Tools,
+        OfferNote::Prompts => Change::Prompts,
+        OfferNote::Resources => Change::Resources,
+        OfferNote::ResourceUpdated { uri } => Change::ResourceUpdated(Arc::from(uri)),
+    }
+}

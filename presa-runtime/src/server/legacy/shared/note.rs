@@ -1,0 +1,125 @@
+//! What replicas tell each other about legacy sessions, and on which
+//! channel: presa's own format, which stores move as bytes.
+//!
+//! There are three kinds of channel, and a note for each:
+//!
+//! 1. `session:ID`, heard by every replica that holds session `ID`
+//!    ([`SessionNote`]): its record changed, it ended, its client
+//!    cancelled a request, or a message for its standalone stream;
+//! 2. `replica:ID`, heard by replica `ID` alone ([`ReplicaNote`]): a
+//!    client's answer to a request that replica sent. Publishing to it
+//!    also tells whether the replica is alive: a dead one hears nothing;
+//! 3. `offers`, heard by every replica ([`OfferNote`]): what a server
+//!    offers changed (a list, or a resource the application updated).
+//!
+//! A note that does not read is logged and dropped: a replica of another
+//! version may send notes this one does not know.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use super::record::SessionRecord;
+use crate::wire::{RequestId, Response};
+
+/// The channel of session `id`.
+pub(crate) fn session_channel(id: &str) -> String {
+    format!("session:{id}")
+}
+
+/// The channel of replica `id`.
+pub(crate) fn replica_channel(id: &str) -> String {
+    format!("replica:{id}")
+}
+
+/// The channel of what the servers offer.
+pub(crate) const OFFERS_CHANNEL: &str = "offers";
+
+/// A note about one session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "note", rename_all = "camelCase")]
+pub(crate) enum SessionNote {
+    /// The record changed: the new one.
+    Changed {
+        /// The record as stored.
+        record: Box<SessionRecord>,
+    },
+    /// The session ended (`DELETE`): every replica drops it.
+    Ended,
+    /// The client cancelled its request `id`, which runs on some replica.
+    Cancelled {
+        /// The request's id.
+        id: RequestId,
+    },
+    /// One message (a JSON line) for the session's standalone stream.
+    Deliver {
+        /// The message.
+        line: String,
+    },
+}
+
+/// A note for one replica.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "note", rename_all = "camelCase")]
+pub(crate) enum ReplicaNote {
+    /// The client of session `session` answered a request of the
+    /// replica's.
+    Answer {
+        /// The session's id.
+        session: String,
+        /// The client's response.
+        response: Response,
+    },
+    /// Nothing: sent to learn whether the replica is alive.
+    Ping,
+}
+
+/// A change of what a server offers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "note", rename_all = "camelCase")]
+pub(crate) enum OfferNote {
+    /// A tool was added or removed.
+    Tools,
+    /// A prompt was added or removed.
+    Prompts,
+    /// A resource or template was added or removed.
+    Resources,
+    /// The resource at `uri` changed.
+    ResourceUpdated {
+        /// The resource's URI.
+        uri: String,
+    },
+}
+
+/// `note` as bytes on a channel.
+pub(crate) fn encode(note: &impl Serialize) -> Vec<u8> {
+    serde_json::to_vec(note).unwrap_or_default()
+}
+
+/// The note in `bytes`, or `None` (logged) when it does not read.
+pub(crate) fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Option<T> {
+    match serde_json::from_slice(bytes) {
+        Ok(note) => Some(note),
+        Err(error) => {
+            tracing::warn!(%error, "dropped a note from another replica that does not read");
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notes_read_back_equal_and_strangers_are_dropped() {
+        let note = SessionNote::Cancelled {
+            id: RequestId::Number(7),
+        };
+        assert_eq!(decode::<SessionNote>(&encode(&note)), Some(note));
+        let offer = OfferNote::ResourceUpdated {
+            uri: "a://b".into(),
+        };
+        assert_eq!(decode::<OfferNote>(&encode(&offer)), Some(offer));
+        assert_eq!(decode::<SessionNote>(br#"{"note":"fromTheFuture"}"#), None);
+    }
+}

@@ -1,0 +1,378 @@
+//! Legacy (2025-11-25) sessions shared by two replicas through one store,
+//! as behind a load balancer without affinity: each request of a session
+//! may reach either replica. The replicas are two servers of the same
+//! tools in this process, each on a port of its own, sharing a
+//! `MemorySessionStore`; `presa-redis` runs the same on Redis, and
+//! `scripts/replicas.sh` behind a real proxy.
+#![cfg(all(feature = "http-server", feature = "http-client"))]
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use common::legacy_http::{Events, Legacy, serve};
+use presa::server::http::{
+    BearerTokens, ChannelMessages, LegacySessionStore, LegacySessions, MemorySessionStore,
+    SessionRecord, SessionStoreError, StreamableHttp,
+};
+use presa::server::{InMemoryTaskStore, Server};
+use serde_json::{Value, json};
+
+/// Two replicas of one server on one store.
+struct Replicas {
+    a: Replica,
+    b: Replica,
+    store: MemorySessionStore,
+}
+
+struct Replica {
+    url: String,
+    fixture: common::Fixture,
+}
+
+impl Replicas {
+    async fn start() -> Replicas {
+        Self::start_with(|http| http).await
+    }
+
+    /// Two replicas, each configured by `configure` too.
+    async fn start_with(configure: impl Fn(StreamableHttp) -> StreamableHttp) -> Replicas {
+        let store = MemorySessionStore::new();
+        let tasks = Arc::new(InMemoryTaskStore::default());
+        let mut replicas = Vec::new();
+        for _ in 0..2 {
+            let fixture = common::fixture_with(|b| {
+                b.resource(common::surface::ReadmeResource)
+                    .task_store(Arc::clone(&tasks))
+            });
+            let sessions = LegacySessions::new().shared(store.clone());
+            let http =
+                configure(StreamableHttp::new(fixture.server.clone())).legacy_sessions(sessions);
+            let url = serve(http).await;
+            replicas.push(Replica { url, fixture });
+        }
+        let b = replicas.pop().unwrap();
+        let a = replicas.pop().unwrap();
+        Replicas { a, b, store }
+    }
+}
+
+/// `legacy`'s session, through the replica at `url`.
+fn through(legacy: &Legacy, url: &str) -> Legacy {
+    Legacy {
+        url: url.to_owned(),
+        session: legacy.session.clone(),
+        token: legacy.token,
+    }
+}
+
+async fn ping(legacy: &Legacy, id: i64) -> Value {
+    legacy.request(id, "ping", json!({})).await.message().await
+}
+
+#[tokio::test]
+async fn a_session_opened_on_one_replica_is_served_and_ended_by_the_other() {
+    let replicas = Replicas::start().await;
+    let on_a = Legacy::open(&replicas.a.url, json!({}), None).await;
+    let on_b = through(&on_a, &replicas.b.url);
+    assert_eq!(ping(&on_b, 1).await["result"], json!({}));
+    let tools = on_b
+        .request(2, "tools/list", json!({}))
+        .await
+        .message()
+        .await;
+    assert!(tools["result"]["tools"].as_array().unwrap().len() > 1);
+    assert_eq!(ping(&on_a, 3).await["result"], json!({}));
+
+    assert_eq!(on_b.delete().await, 200);
+    for (replica, legacy) in [("a", &on_a), ("b", &on_b)] {
+        let response = legacy.post(json!({"jsonrpc": "2.0", "id": 4, "method": "ping"}));
+        assert_eq!(response.await.status().as_u16(), 404, "on {replica}");
+    }
+    assert_eq!(on_a.delete().await, 404);
+}
+
+#[tokio::test]
+async fn an_answer_posted_to_the_other_replica_reaches_the_question() {
+    let replicas = Replicas::start().await;
+    let on_a = Legacy::open(&replicas.a.url, common::elicitation(), None).await;
+    let on_b = through(&on_a, &replicas.b.url);
+    let mut call = on_a
+        .request(
+            1,
+            "tools/call",
+            json!({"name": "full_name", "arguments": {}}),
+        )
+        .await;
+    for name in ["Ada", "Lovelace"] {
+        let question = call.message().await;
+        assert_eq!(question["method"], "elicitation/create", "{question}");
+        let answer = json!({"jsonrpc": "2.0", "id": question["id"],
+                            "result": {"action": "accept", "content": {"name": name}}});
+        assert_eq!(on_b.post(answer).await.status().as_u16(), 202);
+    }
+    let response = call.message().await;
+    assert_eq!(
+        response["result"]["content"][0]["text"], "Ada Lovelace",
+        "{response}"
+    );
+    let runs = &replicas.a.fixture.runs.0;
+    assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn notifications_from_either_replica_reach_the_standalone_stream() {
+    let replicas = Replicas::start().await;
+    let on_a = Legacy::open(&replicas.a.url, json!({}), None).await;
+    let on_b = through(&on_a, &replicas.b.url);
+    let stream = on_a.get(None).await;
+    assert_eq!(stream.status().as_u16(), 200);
+    let mut stream = Events::new(stream, None);
+    assert!(stream.next().await.unwrap().message.is_none(), "priming");
+
+    let uri = "file:///project/README.md";
+    let subscribed = on_b
+        .request(1, "resources/subscribe", json!({"uri": uri}))
+        .await
+        .message()
+        .await;
+    assert_eq!(subscribed["result"], json!({}), "{subscribed}");
+    // The subscription was made on b; the update happens on b; the
+    // stream is on a.
+    replicas.b.fixture.server.resource_updated(uri);
+    let notice = stream.message().await;
+    assert_eq!(notice["method"], "notifications/resources/updated");
+    assert_eq!(notice["params"]["uri"], uri);
+
+    assert!(replicas.b.fixture.server.remove_tool("add"));
+    let notice = stream.message().await;
+    assert_eq!(notice["method"], "notifications/tools/list_changed");
+
+    let unsubscribed = on_a
+        .request(2, "resources/unsubscribe", json!({"uri": uri}))
+        .await
+        .message()
+        .await;
+    assert_eq!(unsubscribed["result"], json!({}));
+    replicas.b.fixture.server.resource_updated(uri);
+    assert!(replicas.a.fixture.server.remove_tool("add"));
+    let notice = stream.message().await;
+    assert_eq!(
+        notice["method"], "notifications/tools/list_changed",
+        "the update after unsubscribing is not told: {notice}"
+    );
+}
+
+#[tokio::test]
+async fn a_task_made_on_one_replica_is_read_and_finished_on_the_other() {
+    let replicas = Replicas::start().await;
+    let on_a = Legacy::open(&replicas.a.url, json!({"tasks": {}}), None).await;
+    let on_b = through(&on_a, &replicas.b.url);
+    let created = on_a
+        .request(
+            1,
+            "tools/call",
+            json!({"name": "long_job", "arguments": {}, "task": {}}),
+        )
+        .await
+        .message()
+        .await;
+    let task = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {created}"))
+        .to_owned();
+    // The task belongs to the session, an anonymous caller's, on every
+    // replica.
+    let result = on_b
+        .request(2, "tasks/result", json!({"taskId": task}))
+        .await
+        .message()
+        .await;
+    assert_eq!(result["result"]["content"][0]["text"], "done", "{result}");
+    let got = on_b
+        .request(3, "tasks/get", json!({"taskId": task}))
+        .await
+        .message()
+        .await;
+    assert_eq!(got["result"]["status"], "completed", "{got}");
+    let other = Legacy::open(&replicas.b.url, json!({"tasks": {}}), None).await;
+    let hidden = other
+        .request(4, "tasks/get", json!({"taskId": task}))
+        .await
+        .message()
+        .await;
+    assert!(
+        hidden["error"].is_object(),
+        "another session's task: {hidden}"
+    );
+}
+
+#[tokio::test]
+async fn a_tasks_question_and_status_reach_the_stream_on_the_other_replica() {
+    let replicas = Replicas::start().await;
+    let capabilities = json!({"tasks": {}, "elicitation": {"form": {}}});
+    let on_a = Legacy::open(&replicas.a.url, capabilities, None).await;
+    let on_b = through(&on_a, &replicas.b.url);
+    let stream = on_b.get(None).await;
+    let mut stream = Events::new(stream, None);
+    assert!(stream.next().await.unwrap().message.is_none(), "priming");
+    let created = on_a
+        .request(
+            1,
+            "tools/call",
+            json!({"name": "build", "arguments": {"target": "all"}, "task": {}}),
+        )
+        .await
+        .message()
+        .await;
+    let task = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // The handler runs on a; its question and the task's status go out
+    // on b's stream, and the answer, posted to b, goes back to a.
+    let question = loop {
+        let message = stream.message().await;
+        if message["method"] == "elicitation/create" {
+            break message;
+        }
+        assert_eq!(message["method"], "notifications/tasks/status", "{message}");
+    };
+    let answer = json!({"jsonrpc": "2.0", "id": question["id"],
+                        "result": {"action": "accept", "content": {"ok": true}}});
+    assert_eq!(on_b.post(answer).await.status().as_u16(), 202);
+    let result = on_b
+        .request(2, "tasks/result", json!({"taskId": task}))
+        .await
+        .message()
+        .await;
+    assert_eq!(
+        result["result"]["content"][0]["text"], "built all",
+        "{result}"
+    );
+    loop {
+        let status = stream.message().await;
+        assert_eq!(status["method"], "notifications/tasks/status", "{status}");
+        if status["params"]["status"] == "completed" {
+            break;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_session_belongs_to_its_caller_on_every_replica() {
+    let tokens = BearerTokens::new()
+        .token("t-alice", "alice")
+        .token("t-bob", "bob");
+    let replicas = Replicas::start_with(|http| http.authenticator(tokens.clone())).await;
+    let alice = Legacy::open(&replicas.a.url, json!({}), Some("t-alice")).await;
+    let bob_on_b = Legacy {
+        url: replicas.b.url.clone(),
+        session: alice.session.clone(),
+        token: Some("t-bob"),
+    };
+    let stolen = bob_on_b.post(json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}));
+    assert_eq!(stolen.await.status().as_u16(), 404);
+    assert_eq!(bob_on_b.delete().await, 404);
+    assert_eq!(
+        ping(&through(&alice, &replicas.b.url), 2).await["result"],
+        json!({})
+    );
+}
+
+#[tokio::test]
+async fn a_cancel_posted_to_the_other_replica_drops_the_request() {
+    let replicas = Replicas::start().await;
+    let on_a = Legacy::open(&replicas.a.url, json!({}), None).await;
+    let on_b = through(&on_a, &replicas.b.url);
+    let probe = replicas.a.fixture.probe.clone();
+    let dropped = probe.dropped.notified();
+    let _call = on_a
+        .request(
+            1,
+            "tools/call",
+            json!({"name": "wait_forever", "arguments": {}}),
+        )
+        .await;
+    probe.started.notified().await;
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": 1, "reason": "no longer needed"}});
+    assert_eq!(on_b.post(cancel).await.status().as_u16(), 202);
+    tokio::time::timeout(Duration::from_secs(20), dropped)
+        .await
+        .expect("the handler on a is dropped");
+}
+
+#[tokio::test]
+async fn a_session_gone_from_the_store_is_gone_from_every_replica() {
+    let replicas = Replicas::start().await;
+    let on_a = Legacy::open(&replicas.a.url, json!({}), None).await;
+    assert_eq!(ping(&on_a, 1).await["result"], json!({}));
+    // As when the store expires it.
+    assert!(replicas.store.remove(&on_a.session).await.unwrap());
+    let response = on_a.post(json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}));
+    assert_eq!(response.await.status().as_u16(), 404);
+}
+
+/// A store that cannot be reached.
+struct Unreachable;
+
+#[async_trait]
+impl LegacySessionStore for Unreachable {
+    async fn create(&self, _: &SessionRecord, _: Duration) -> Result<(), SessionStoreError> {
+        Err(down())
+    }
+    async fn touch(
+        &self,
+        _: &str,
+        _: Duration,
+    ) -> Result<Option<SessionRecord>, SessionStoreError> {
+        Err(down())
+    }
+    async fn replace(
+        &self,
+        _: &SessionRecord,
+        _: u64,
+        _: Duration,
+    ) -> Result<bool, SessionStoreError> {
+        Err(down())
+    }
+    async fn remove(&self, _: &str) -> Result<bool, SessionStoreError> {
+        Err(down())
+    }
+    async fn publish(&self, _: &str, _: Vec<u8>) -> Result<usize, SessionStoreError> {
+        Err(down())
+    }
+    async fn listen(&self, _: &str) -> Result<ChannelMessages, SessionStoreError> {
+        Err(down())
+    }
+}
+
+fn down() -> SessionStoreError {
+    SessionStoreError::new("no store answers at store.invalid:6379")
+}
+
+#[tokio::test]
+async fn an_unreachable_store_is_503_with_retry_after() {
+    let server: Server = common::fixture().server;
+    let http =
+        StreamableHttp::new(server).legacy_sessions(LegacySessions::new().shared(Unreachable));
+    let url = serve(http).await;
+    let body = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                      "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                                 "clientInfo": {"name": "c", "version": "0"}}});
+    let response =
+        common::legacy_http::send(&url, reqwest::Method::POST, Some(body), &[], None).await;
+    assert_eq!(response.status().as_u16(), 503);
+    assert_eq!(response.headers()["retry-after"], "1");
+    let error: Value = serde_json::from_str(&response.text().await.unwrap()).unwrap();
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("session store is unavailable"),
+        "{error}"
+    );
+}

@@ -43,6 +43,8 @@ const [proxyUrl, phase, ...replicaUrls] = process.argv.slice(2);
 const LATEST = 'jobs://builds/latest';
 /// The upper bound of any one wait for something that should come at once.
 const PATIENCE_MS = 20_000;
+/// How long the call in flight on a replica that dies may take to fail.
+const IN_FLIGHT_MS = 10_000;
 const started = Date.now();
 const since = () => Date.now() - started;
 
@@ -160,7 +162,11 @@ const build = async (client, target) => {
   );
   const mine = trail.slice(before);
   const call = mine.find((e) => e.what === 'tools/call');
-  const answer = mine.find((e) => e.what === 'answer');
+  // The result may come before the answer's own response (202): the SDK
+  // does not wait for that to go on.
+  const answer = await waitFor(`the answer to building ${target} accepted`, () =>
+    trail.slice(before).find((e) => e.what === 'answer' && e.status),
+  );
   // The update comes on the GET stream, from whichever replica built.
   await waitFor(`notifications/resources/updated after building ${target}`, () => updates.length > updatesBefore);
   return { result, call: call?.replica, answer: answer?.replica, answerStatus: answer?.status };
@@ -258,11 +264,14 @@ const kill = async () => {
   if (trail.at(-1).replica === get.replica) await client.ping();
 
   // A build that works for a minute once confirmed, bounded on the
-  // client's side by the SDK's request timeout.
+  // client's side by the SDK's request timeout. SDK 1.32.2 fails a call
+  // whose stream broke only when the server answers its resumption (a GET
+  // with Last-Event-ID) with the call's response or error, or when this
+  // timeout ends it: it is short, so that the run stays short either way.
   const before = trail.length;
   const askedBefore = asked.length;
   const inFlight = client
-    .callTool({ name: 'build', arguments: { target: 'slow', seconds: 60 } }, undefined, { timeout: PATIENCE_MS })
+    .callTool({ name: 'build', arguments: { target: 'slow', seconds: 60 } }, undefined, { timeout: IN_FLIGHT_MS })
     .then(
       (result) => ({ ok: true, result }),
       (error) => ({ ok: false, error: String(error?.message ?? error), code: error?.code }),
@@ -275,10 +284,12 @@ const kill = async () => {
   if (victim !== get.replica) throw new Error(`the call went to ${victim}, the GET stream to ${get.replica}`);
   const errorsBefore = transportErrors.length;
 
+  // Times are from when the kill was asked for: an upper bound of how
+  // long after the kill each thing came.
+  const killedAt = since();
   console.log(JSON.stringify({ event: 'kill', replica: victim }));
   const go = await lines.next();
   if (go.done) throw new Error('the test closed stdin instead of killing a replica');
-  const killedAt = since();
 
   const outcome = await inFlight;
   outcome.afterMs = since() - killedAt;

@@ -111,10 +111,15 @@ mod mailbox;
 mod record;
 mod records;
 mod scripts;
+#[cfg(feature = "legacy-sessions")]
+#[cfg_attr(docsrs, doc(cfg(feature = "legacy-sessions")))]
+pub mod sessions;
 mod store;
 mod watch;
 
 pub use builder::RedisTaskStoreBuilder;
+#[cfg(feature = "legacy-sessions")]
+pub use sessions::RedisSessionStore;
 pub use store::RedisTaskStore;
 
 /// The README's example, compiled as a doctest so that it cannot go stale.

@@ -50,6 +50,7 @@
 //!    sees an error for a change that was made.
 //!
 //! [`LISTENER_BACKLOG`]: presa_runtime::server::http::LISTENER_BACKLOG
+//! [`RedisTaskStore::session_store`]: crate::RedisTaskStore::session_store
 
 use std::pin::Pin;
 use std::sync::Arc;

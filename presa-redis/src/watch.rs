@@ -60,7 +60,7 @@ pub(crate) enum Inbox {
 /// channel.
 pub(crate) struct Subscriber {
     connection: Link,
-    watchers: Mutex<Inboxes>,
+    inboxes: Mutex<Inboxes>,
     next_watcher: Mutex<u64>,
     /// Serializes SUBSCRIBE and UNSUBSCRIBE, so that the first watcher of a
     /// channel and the last one leaving never reorder their commands.
@@ -82,7 +82,7 @@ impl Subscriber {
     pub(crate) fn start(connection: Link, pushes: UnboundedReceiver<PushInfo>) -> Arc<Self> {
         let subscriber = Arc::new(Subscriber {
             connection,
-            watchers: Mutex::default(),
+            inboxes: Mutex::default(),
             next_watcher: Mutex::new(0),
             changing: tokio::sync::Mutex::new(()),
             dispatcher: Mutex::new(None),
@@ -106,11 +106,11 @@ impl Subscriber {
             *next += 1;
             *next
         };
-        let first = !lock(&self.watchers).contains_key(&channel);
+        let first = !lock(&self.inboxes).contains_key(&channel);
         if first {
             self.subscribe(&channel).await?;
         }
-        lock(&self.watchers)
+        lock(&self.inboxes)
             .entry(channel.clone())
             .or_default()
             .insert(id, inbox);
@@ -137,14 +137,14 @@ impl Subscriber {
     async fn leave(&self, channel: String, id: u64) {
         let _changing = self.changing.lock().await;
         let last = {
-            let mut watchers = lock(&self.watchers);
-            let Some(on_channel) = watchers.get_mut(&channel) else {
+            let mut inboxes = lock(&self.inboxes);
+            let Some(on_channel) = inboxes.get_mut(&channel) else {
                 return;
             };
             on_channel.remove(&id);
             let last = on_channel.is_empty();
             if last {
-                watchers.remove(&channel);
+                inboxes.remove(&channel);
             }
             last
         };
@@ -156,8 +156,8 @@ impl Subscriber {
     /// Hands `payload` to every inbox on `channel`: to watchers as an
     /// event, decoded once, and to listeners as bytes.
     fn deliver(&self, channel: &str, payload: Vec<u8>) {
-        let watchers = lock(&self.watchers);
-        let Some(on_channel) = watchers.get(channel) else {
+        let inboxes = lock(&self.inboxes);
+        let Some(on_channel) = inboxes.get(channel) else {
             return;
         };
         let mut event = None;
@@ -178,7 +178,7 @@ impl Subscriber {
 
     /// Has every watcher read its record afresh (rule 4).
     fn reread_everywhere(&self) {
-        for on_channel in lock(&self.watchers).values() {
+        for on_channel in lock(&self.inboxes).values() {
             for inbox in on_channel.values() {
                 match inbox {
                     Inbox::Watcher(letterbox) => letterbox.deliver(Event::Reread),

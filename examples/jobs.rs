@@ -38,14 +38,17 @@
 //!   is read, answered and cancelled through any other. Each server then
 //!   holds a lease on the tasks it runs (30 seconds, or `--lease SECONDS`),
 //!   so that when one dies, another fails its running tasks once their
-//!   lease lapses instead of leaving them running.
+//!   lease lapses instead of leaving them running. With `http`, the legacy
+//!   (2025-11-25) sessions go in that Redis too
+//!   (`LegacySessions::new().shared(store.session_store())`), so that a
+//!   host's requests of one session may reach any of the servers.
 
 use presa::client::prelude::*;
 use presa::client::{AwaitOptions, ClientBuilder};
 use presa::prelude::*;
 use presa::server::TaskSettings;
 use presa::wire::ElicitResult;
-use presa_redis::RedisTaskStore;
+use presa_redis::{RedisSessionStore, RedisTaskStore};
 use serde::Deserialize;
 use serde_json::json;
 use std::error::Error;
@@ -141,17 +144,18 @@ fn server() -> Server {
 const DEFAULT_LEASE: Duration = Duration::from_secs(30);
 
 /// The jobs server's builder, its tasks kept in the Redis at `store` when
-/// one is given, under leases of `lease` seconds. Call it within the
-/// runtime: the Redis store connects on first use, from there.
+/// one is given, under leases of `lease` seconds; and then the legacy
+/// sessions in the same Redis, for HTTP. Call it within the runtime: the
+/// Redis store connects on first use, from there.
 fn builder_with(
     store: Option<&str>,
     lease: Option<&str>,
-) -> Result<presa::server::ServerBuilder, Box<dyn Error>> {
+) -> Result<(presa::server::ServerBuilder, Option<RedisSessionStore>), Box<dyn Error>> {
     let Some(url) = store else {
         if lease.is_some() {
             return Err("--lease goes with --store: one server alone needs no lease".into());
         }
-        return Ok(builder());
+        return Ok((builder(), None));
     };
     let lease = lease
         .map(lease_length)
@@ -171,11 +175,13 @@ fn builder_with(
         "keeping tasks in the Redis at {}, under leases of {lease:?}",
         store.server()
     );
-    Ok(Server::builder("jobs", "1")
+    let sessions = store.session_store();
+    let builder = Server::builder("jobs", "1")
         .instructions(INSTRUCTIONS)
         .tool(BuildTool)
         .tasks(settings().lease(lease))
-        .task_store(store))
+        .task_store(store);
+    Ok((builder, Some(sessions)))
 }
 
 /// `--lease SECONDS`: a positive number of seconds, such as `2` or `0.5`.
@@ -269,7 +275,7 @@ async fn serve_stdio(
     store: Option<&str>,
     lease: Option<&str>,
 ) -> Result<(), Box<dyn Error>> {
-    let mut builder = builder_with(store, lease)?;
+    let (mut builder, _) = builder_with(store, lease)?;
     if let Some(seconds) = seconds {
         let seconds: u64 = seconds
             .parse()
@@ -289,14 +295,18 @@ async fn serve_http(
 ) -> Result<(), Box<dyn Error>> {
     let address = address.ok_or("usage: jobs http ADDRESS (such as 127.0.0.1:3000)")?;
     let address: std::net::SocketAddr = address.parse()?;
-    let server = announcing(builder_with(store, lease)?);
+    let (builder, sessions) = builder_with(store, lease)?;
+    let server = announcing(builder);
     // Bound here, so that port 0 prints the port the system picked.
     let listener = tokio::net::TcpListener::bind(address).await?;
     let address = listener.local_addr()?;
     eprintln!("serving the jobs server at http://{address}/mcp");
-    presa::server::http::StreamableHttp::new(server)
-        .serve_on(listener)
-        .await?;
+    let mut endpoint = presa::server::http::StreamableHttp::new(server);
+    if let Some(sessions) = sessions {
+        let shared = presa::server::http::LegacySessions::new().shared(sessions);
+        endpoint = endpoint.legacy_sessions(shared);
+    }
+    endpoint.serve_on(listener).await?;
     Ok(())
 }
 

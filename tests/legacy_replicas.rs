@@ -34,11 +34,15 @@ struct Replica {
 
 impl Replicas {
     async fn start() -> Replicas {
-        Self::start_with(|http| http).await
+        Self::start_with(|http| http, LegacySessions::new()).await
     }
 
-    /// Two replicas, each configured by `configure` too.
-    async fn start_with(configure: impl Fn(StreamableHttp) -> StreamableHttp) -> Replicas {
+    /// Two replicas, each configured by `configure` too, keeping their
+    /// sessions as `sessions` says (and in the shared store).
+    async fn start_with(
+        configure: impl Fn(StreamableHttp) -> StreamableHttp,
+        sessions: LegacySessions,
+    ) -> Replicas {
         let store = MemorySessionStore::new();
         let tasks = Arc::new(InMemoryTaskStore::default());
         let mut replicas = Vec::new();
@@ -47,7 +51,7 @@ impl Replicas {
                 b.resource(common::surface::ReadmeResource)
                     .task_store(Arc::clone(&tasks))
             });
-            let sessions = LegacySessions::new().shared(store.clone());
+            let sessions = sessions.clone().shared(store.clone());
             let http =
                 configure(StreamableHttp::new(fixture.server.clone())).legacy_sessions(sessions);
             let url = serve(http).await;
@@ -266,7 +270,8 @@ async fn a_session_belongs_to_its_caller_on_every_replica() {
     let tokens = BearerTokens::new()
         .token("t-alice", "alice")
         .token("t-bob", "bob");
-    let replicas = Replicas::start_with(|http| http.authenticator(tokens.clone())).await;
+    let authenticated = |http: StreamableHttp| http.authenticator(tokens.clone());
+    let replicas = Replicas::start_with(authenticated, LegacySessions::new()).await;
     let alice = Legacy::open(&replicas.a.url, json!({}), Some("t-alice")).await;
     let bob_on_b = Legacy {
         url: replicas.b.url.clone(),
@@ -314,6 +319,80 @@ async fn a_session_gone_from_the_store_is_gone_from_every_replica() {
     assert!(replicas.store.remove(&on_a.session).await.unwrap());
     let response = on_a.post(json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}));
     assert_eq!(response.await.status().as_u16(), 404);
+}
+
+#[tokio::test]
+async fn a_closed_stream_resumes_through_the_other_replica() {
+    let closing = LegacySessions::new().close_streams_after(Duration::ZERO);
+    let replicas = Replicas::start_with(|http| http, closing).await;
+    let on_a = Legacy::open(&replicas.a.url, json!({}), None).await;
+    let on_b = through(&on_a, &replicas.b.url);
+    let mut call = on_a
+        .request(1, "tools/call", json!({"name": "gated", "arguments": {}}))
+        .await;
+    let priming = call.next().await.unwrap();
+    assert!(call.next().await.is_none(), "closed for the client to poll");
+    let resumed = on_b.get(priming.id.as_deref()).await;
+    assert_eq!(resumed.status().as_u16(), 200);
+    let mut resumed = Events::new(resumed, Some("tools/call".into()));
+    let relayed_priming = resumed.next().await.unwrap();
+    assert_eq!(relayed_priming.id, priming.id, "the holder's event ids");
+    replicas.a.fixture.probe.release.notify_one();
+    let event = loop {
+        let event = resumed.next().await.expect("the response");
+        if event.message.is_some() {
+            break event;
+        }
+    };
+    let response = event.message.unwrap();
+    assert_eq!(response["id"], 1);
+    assert_eq!(response["result"]["content"][0]["text"], "released");
+    assert!(
+        resumed.next().await.is_none(),
+        "the relayed stream ends too"
+    );
+    // The holder's id for that response resumes on the holder itself.
+    let again = on_a.get(event.id.as_deref()).await;
+    assert_eq!(again.status().as_u16(), 200);
+}
+
+#[tokio::test]
+async fn a_request_of_a_replica_that_is_gone_fails_at_once_on_resumption() {
+    let replicas = Replicas::start().await;
+    let on_a = Legacy::open(&replicas.a.url, json!({}), None).await;
+    // The id of an event of request 7 on a replica that no longer runs:
+    // nobody hears on its channel.
+    let request = base64_url(br#""call-7""#);
+    let gone = format!("gone-replica.3.{request}-2");
+    let resumed = on_a.get(Some(&gone)).await;
+    assert_eq!(resumed.status().as_u16(), 200);
+    let mut resumed = Events::new(resumed, Some("tools/call".into()));
+    let response = resumed.message().await;
+    assert_eq!(response["id"], "call-7", "{response}");
+    assert_eq!(response["error"]["code"], -32603, "{response}");
+    let message = response["error"]["message"].as_str().unwrap();
+    assert!(message.contains("send the request again"), "{message}");
+    assert!(resumed.next().await.is_none());
+    // A stream the holder no longer keeps is 400, as on one replica.
+    let on_b = through(&on_a, &replicas.b.url);
+    let mut call = on_a.request(2, "ping", json!({})).await;
+    let priming = call.next().await.unwrap();
+    assert_eq!(call.message().await["result"], json!({}));
+    let unknown = priming.id.unwrap().replacen(".1.", ".99.", 1);
+    assert_eq!(on_b.get(Some(&unknown)).await.status().as_u16(), 400);
+}
+
+/// `bytes` in base64url without padding, as event ids carry request ids.
+fn base64_url(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut text = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().fold(0u32, |n, b| (n << 8) | u32::from(*b)) << (8 * (3 - chunk.len()));
+        for i in 0..=chunk.len() {
+            text.push(ALPHABET[(n >> (18 - 6 * i)) as usize & 63] as char);
+        }
+    }
+    text
 }
 
 /// A store that cannot be reached.

@@ -30,6 +30,8 @@
 //! | `finish-seq` | integer | the counter that orders finished tasks |
 //! | `leases` | sorted set | running tasks with a lease, scored by when it lapses (ms since the epoch, the servers' clocks) |
 //! | `lease-holders` | hash | the server holding each lease |
+//! | `session:{id}` | string | a legacy session's record as JSON; expires when the session is idle |
+//! | `session-channel:{name}` | channel | what replicas tell each other about legacy sessions |
 
 /// The keys every script receives first, as `KEYS[1]`, `KEYS[2]`, …
 pub(crate) const FIXED: [&str; 10] = [
@@ -90,6 +92,18 @@ impl Keys {
     pub(crate) fn changes(&self, id: &str) -> String {
         format!("{}changes:{id}", self.tagged)
     }
+
+    /// The string that holds a legacy session's record.
+    #[cfg_attr(not(feature = "legacy-sessions"), allow(dead_code))]
+    pub(crate) fn session(&self, id: &str) -> String {
+        format!("{}session:{id}", self.tagged)
+    }
+
+    /// The Redis channel of the session store's channel `name`.
+    #[cfg_attr(not(feature = "legacy-sessions"), allow(dead_code))]
+    pub(crate) fn session_channel(&self, name: &str) -> String {
+        format!("{}session-channel:{name}", self.tagged)
+    }
 }
 
 /// An owner as it appears in key names: anonymous tasks share `-`, and a
@@ -119,6 +133,8 @@ mod tests {
         assert_eq!(keys.changes("t1"), "{app:}changes:t1");
         assert_eq!(keys.owned(None), "{app:}owned:-");
         assert_eq!(keys.running(Some("a")), "{app:}running:=a");
+        assert_eq!(keys.session("s1"), "{app:}session:s1");
+        assert_eq!(keys.session_channel("c"), "{app:}session-channel:c");
         assert!(keys.fixed().all(|name| name.starts_with("{app:}")));
     }
 
@@ -132,7 +148,13 @@ mod tests {
         let keys = Keys::new("app:").unwrap();
         let slot = |key: &str| redis::cluster_routing::Slot::for_key(key);
         let first = slot(&keys.task("a"));
-        for key in keys.fixed().chain([keys.task("zz"), keys.owned(Some("x"))]) {
+        let more = [
+            keys.task("zz"),
+            keys.owned(Some("x")),
+            keys.session("s"),
+            keys.session_channel("c"),
+        ];
+        for key in keys.fixed().chain(more) {
             assert_eq!(slot(&key), first, "{key}");
         }
     }

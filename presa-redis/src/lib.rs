@@ -1,5 +1,6 @@
 //! A presa [`TaskStore`] on Redis: tasks shared by every server that uses
-//! one Redis.
+//! one Redis; and, from it, a [`RedisSessionStore`] for the legacy
+//! (2025-11-25) sessions of the same servers.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), presa_runtime::server::tasks::store::StoreError> {
@@ -65,6 +66,37 @@
 //!    lapsed task do not both win; a task's lease is forgotten when it
 //!    ends or is removed. Lease times are the servers' wall clocks.
 //!
+//! # Legacy sessions
+//!
+//! Hosts that speak 2025-11-25 open a session and send every request of
+//! it with its `Mcp-Session-Id`. Behind a load balancer without affinity,
+//! those requests reach any replica, so the replicas need the session in
+//! a store they share: [`RedisTaskStore::session_store`] gives the one on
+//! the task store's Redis, prefix and connections. A replica configures
+//! both stores so:
+//!
+//! ```no_run
+//! # #[cfg(feature = "legacy-sessions")]
+//! # fn replica() -> Result<presa_runtime::server::http::StreamableHttp, Box<dyn std::error::Error>> {
+//! use presa_redis::RedisTaskStore;
+//! use presa_runtime::server::http::{LegacySessions, StreamableHttp};
+//! use presa_runtime::server::{Server, TaskSettings};
+//!
+//! let tasks = RedisTaskStore::builder("redis://127.0.0.1:6379/")
+//!     .prefix("myapp:")
+//!     .build()?;
+//! let sessions = tasks.session_store();
+//! let server = Server::builder("jobs", "1")
+//!     .tasks(TaskSettings::default())
+//!     .task_store(tasks)
+//!     .build();
+//! Ok(StreamableHttp::new(server).legacy_sessions(LegacySessions::new().shared(sessions)))
+//! # }
+//! ```
+//!
+//! The [`sessions`] module gives the session store's rules. It needs the
+//! default feature `legacy-sessions`, which builds presa's HTTP server.
+//!
 //! # Where it differs from the in-memory store
 //!
 //! - Expiry is counted in whole milliseconds on Redis's clock, not on
@@ -99,6 +131,9 @@
 //! [`StoreError::Backend`]: presa_runtime::server::tasks::store::StoreError::Backend
 //! [`Lease`]: presa_runtime::server::tasks::store::Lease
 //! [`Lease::may_hold`]: presa_runtime::server::tasks::store::Lease::may_hold
+//! [`RedisSessionStore`]: crate::sessions::RedisSessionStore
+//! [`RedisTaskStore::session_store`]: crate::RedisTaskStore::session_store
+//! [`sessions`]: crate::sessions
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -111,10 +146,15 @@ mod mailbox;
 mod record;
 mod records;
 mod scripts;
+#[cfg(feature = "legacy-sessions")]
+#[cfg_attr(docsrs, doc(cfg(feature = "legacy-sessions")))]
+pub mod sessions;
 mod store;
 mod watch;
 
 pub use builder::RedisTaskStoreBuilder;
+#[cfg(feature = "legacy-sessions")]
+pub use sessions::RedisSessionStore;
 pub use store::RedisTaskStore;
 
 /// The README's example, compiled as a doctest so that it cannot go stale.

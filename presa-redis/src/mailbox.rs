@@ -22,7 +22,7 @@ use presa_runtime::server::tasks::store::TaskRecord;
 use tokio::sync::Notify;
 
 /// What a watcher hears from its task's channel.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) enum Event {
     /// A new version, as published.
     Changed(Arc<TaskRecord>),

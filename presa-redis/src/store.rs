@@ -15,10 +15,13 @@ use crate::connection::{Link, Settings, Target};
 use crate::error::Failures;
 use crate::follow::follow;
 use crate::keys::{Keys, owner_key};
+use crate::mailbox::mailbox;
 use crate::record;
 use crate::records::{Expiry, Records};
 use crate::scripts::Scripts;
-use crate::watch::Subscriber;
+#[cfg(feature = "legacy-sessions")]
+use crate::sessions::RedisSessionStore;
+use crate::watch::{Inbox, Subscriber};
 
 /// How many replicas must have a new task before `create` returns `Ok`.
 #[derive(Debug, Clone, Copy)]
@@ -101,6 +104,22 @@ impl RedisTaskStore {
     /// Where the store's Redis is: its address, without credentials.
     pub fn server(&self) -> &str {
         self.records.connection.address()
+    }
+
+    /// The legacy sessions of the same replicas, in the same Redis under
+    /// the same prefix, over this store's connections: give it to
+    /// [`LegacySessions::shared`](presa_runtime::server::http::LegacySessions::shared),
+    /// so that any replica serves any request of a 2025-11-25 session.
+    /// Cheap: it opens no connection of its own.
+    #[cfg(feature = "legacy-sessions")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "legacy-sessions")))]
+    pub fn session_store(&self) -> RedisSessionStore {
+        RedisSessionStore::new(
+            self.records.connection.clone(),
+            self.records.keys.clone(),
+            self.records.failures.clone(),
+            Arc::clone(&self.subscriber),
+        )
     }
 
     /// Connects now, rather than on first use, and checks that Redis
@@ -337,9 +356,10 @@ impl TaskStore for RedisTaskStore {
 
     async fn watch(&self, id: &str) -> Result<Option<TaskWatch>, StoreError> {
         let channel = self.records.keys.changes(id);
-        let (registration, events) = self
+        let (letterbox, events) = mailbox();
+        let registration = self
             .subscriber
-            .join(channel)
+            .join(channel, Inbox::Watcher(letterbox))
             .await
             .map_err(|e| self.failures().redis("subscribing to a task", e))?;
         let Some(current) = self.records.get(id).await? else {

@@ -3,7 +3,10 @@
 //! Every write publishes the new record on the task's channel, and a
 //! removal publishes an empty message. A store keeps one RESP3 connection
 //! for its subscriptions and hands each message to the local watchers of
-//! that task ([`Subscriber`]). The rules, in order:
+//! that task ([`Subscriber`]). The session store of the same
+//! [`RedisTaskStore`](crate::RedisTaskStore) shares that connection: its
+//! listeners join channels here too, as an [`Inbox::Listener`] beside the
+//! watchers' [`Inbox::Watcher`]. The rules, in order:
 //!
 //! 1. A watcher subscribes, and waits until Redis confirms, **before** it
 //!    reads the current record: a change made between the two arrives as a
@@ -20,25 +23,44 @@
 //!    it is back. Once it is (and the connection manager has subscribed
 //!    again), every watcher reads its record afresh, which yields the
 //!    latest version or ends a watch whose task is gone.
+//! 5. A session channel's listener gets each message's bytes as they
+//!    came, while it holds fewer than [`LISTENER_BACKLOG`] unread; past
+//!    that, a new message is dropped for it. What was published while the
+//!    connection was down is lost for it: nothing is read afresh.
+//!
+//! [`LISTENER_BACKLOG`]: presa_runtime::server::http::LISTENER_BACKLOG
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use redis::{PushInfo, PushKind, Value};
+#[cfg(feature = "legacy-sessions")]
+use tokio::sync::mpsc::Sender;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::task::JoinHandle;
 
 use crate::connection::Link;
-use crate::mailbox::{Event, Letterbox, Mailbox, mailbox};
+use crate::mailbox::{Event, Letterbox};
 use crate::record;
 
-type Watchers = HashMap<String, HashMap<u64, Letterbox>>;
+type Inboxes = HashMap<String, HashMap<u64, Inbox>>;
 
-/// The store's subscriptions and the local watchers of each channel.
+/// Where the messages of a channel go, for one local subscriber.
+pub(crate) enum Inbox {
+    /// A task watcher's mailbox: each message as a record (rules 2 to 4).
+    Watcher(Letterbox),
+    /// A session channel's listener: each message's bytes, while it has
+    /// room (rule 5).
+    #[cfg(feature = "legacy-sessions")]
+    Listener(Sender<Vec<u8>>),
+}
+
+/// The store's subscriptions and the local watchers and listeners of each
+/// channel.
 pub(crate) struct Subscriber {
     connection: Link,
-    watchers: Mutex<Watchers>,
+    inboxes: Mutex<Inboxes>,
     next_watcher: Mutex<u64>,
     /// Serializes SUBSCRIBE and UNSUBSCRIBE, so that the first watcher of a
     /// channel and the last one leaving never reorder their commands.
@@ -47,7 +69,8 @@ pub(crate) struct Subscriber {
     runtime: tokio::runtime::Handle,
 }
 
-/// One watcher's place on a channel; leaving it unsubscribes the last.
+/// One watcher's or listener's place on a channel; dropping it leaves the
+/// channel, and the last to leave unsubscribes.
 pub(crate) struct Registration {
     subscriber: Arc<Subscriber>,
     channel: String,
@@ -59,7 +82,7 @@ impl Subscriber {
     pub(crate) fn start(connection: Link, pushes: UnboundedReceiver<PushInfo>) -> Arc<Self> {
         let subscriber = Arc::new(Subscriber {
             connection,
-            watchers: Mutex::default(),
+            inboxes: Mutex::default(),
             next_watcher: Mutex::new(0),
             changing: tokio::sync::Mutex::new(()),
             dispatcher: Mutex::new(None),
@@ -70,33 +93,32 @@ impl Subscriber {
         subscriber
     }
 
-    /// Joins `channel`, subscribing to it first if nobody here watches it;
-    /// returns once Redis has confirmed the subscription.
+    /// Joins `channel` with `inbox`, subscribing to it first if nobody
+    /// here watches it; returns once Redis has confirmed the subscription.
     pub(crate) async fn join(
         self: &Arc<Self>,
         channel: String,
-    ) -> Result<(Registration, Mailbox), redis::RedisError> {
-        let (sender, events) = mailbox();
+        inbox: Inbox,
+    ) -> Result<Registration, redis::RedisError> {
         let _changing = self.changing.lock().await;
         let id = {
             let mut next = lock(&self.next_watcher);
             *next += 1;
             *next
         };
-        let first = !lock(&self.watchers).contains_key(&channel);
+        let first = !lock(&self.inboxes).contains_key(&channel);
         if first {
             self.subscribe(&channel).await?;
         }
-        lock(&self.watchers)
+        lock(&self.inboxes)
             .entry(channel.clone())
             .or_default()
-            .insert(id, sender);
-        let registration = Registration {
+            .insert(id, inbox);
+        Ok(Registration {
             subscriber: Arc::clone(self),
             channel,
             id,
-        };
-        Ok((registration, events))
+        })
     }
 
     /// Subscribes to `channel`. A connection that failed while Redis was
@@ -115,14 +137,14 @@ impl Subscriber {
     async fn leave(&self, channel: String, id: u64) {
         let _changing = self.changing.lock().await;
         let last = {
-            let mut watchers = lock(&self.watchers);
-            let Some(on_channel) = watchers.get_mut(&channel) else {
+            let mut inboxes = lock(&self.inboxes);
+            let Some(on_channel) = inboxes.get_mut(&channel) else {
                 return;
             };
             on_channel.remove(&id);
             let last = on_channel.is_empty();
             if last {
-                watchers.remove(&channel);
+                inboxes.remove(&channel);
             }
             last
         };
@@ -131,18 +153,39 @@ impl Subscriber {
         }
     }
 
-    fn deliver(&self, channel: &str, event: impl Fn() -> Event) {
-        if let Some(on_channel) = lock(&self.watchers).get(channel) {
-            for sender in on_channel.values() {
-                sender.deliver(event());
+    /// Hands `payload` to every inbox on `channel`: to watchers as an
+    /// event, decoded once, and to listeners as bytes.
+    fn deliver(&self, channel: &str, payload: Vec<u8>) {
+        let inboxes = lock(&self.inboxes);
+        let Some(on_channel) = inboxes.get(channel) else {
+            return;
+        };
+        let mut event = None;
+        for inbox in on_channel.values() {
+            match inbox {
+                Inbox::Watcher(letterbox) => {
+                    let event = event.get_or_insert_with(|| event_of(&payload));
+                    letterbox.deliver(event.clone());
+                }
+                // Rule 5: a full listener misses this message.
+                #[cfg(feature = "legacy-sessions")]
+                Inbox::Listener(sender) => {
+                    let _ = sender.try_send(payload.clone());
+                }
             }
         }
     }
 
-    fn deliver_everywhere(&self, event: impl Fn() -> Event) {
-        for on_channel in lock(&self.watchers).values() {
-            for sender in on_channel.values() {
-                sender.deliver(event());
+    /// Has every watcher read its record afresh (rule 4).
+    fn reread_everywhere(&self) {
+        for on_channel in lock(&self.inboxes).values() {
+            for inbox in on_channel.values() {
+                match inbox {
+                    Inbox::Watcher(letterbox) => letterbox.deliver(Event::Reread),
+                    // Rule 5: a listener's lost messages are not read again.
+                    #[cfg(feature = "legacy-sessions")]
+                    Inbox::Listener(_) => {}
+                }
             }
         }
     }
@@ -159,7 +202,7 @@ impl Subscriber {
             tokio::time::sleep(pause).await;
             pause = (pause * 2).min(Duration::from_secs(1));
         }
-        self.deliver_everywhere(|| Event::Reread);
+        self.reread_everywhere();
     }
 }
 
@@ -182,7 +225,8 @@ impl Drop for Registration {
     }
 }
 
-/// Hands each push to the watchers it concerns, until the store is gone.
+/// Hands each push to the watchers and listeners it concerns, until the
+/// store is gone.
 async fn dispatch(subscriber: Weak<Subscriber>, mut pushes: UnboundedReceiver<PushInfo>) {
     while let Some(push) = pushes.recv().await {
         let Some(subscriber) = subscriber.upgrade() else {
@@ -191,14 +235,7 @@ async fn dispatch(subscriber: Weak<Subscriber>, mut pushes: UnboundedReceiver<Pu
         match push.kind {
             PushKind::Message => {
                 if let Some((channel, payload)) = message(push.data) {
-                    let event = event_of(&payload);
-                    match event {
-                        Event::Changed(record) => {
-                            subscriber.deliver(&channel, || Event::Changed(Arc::clone(&record)))
-                        }
-                        Event::Removed => subscriber.deliver(&channel, || Event::Removed),
-                        Event::Reread => subscriber.deliver(&channel, || Event::Reread),
-                    }
+                    subscriber.deliver(&channel, payload);
                 }
             }
             PushKind::Disconnection => {

@@ -7,4 +7,5 @@ mod redis;
 mod redis_cluster;
 mod redis_sentinel;
 mod redis_server;
+mod redis_sessions;
 mod redis_shapes;

@@ -93,7 +93,18 @@ crate::redis_tests!(
     on crate::redis_cluster::RedisCluster:
     keeps_every_rule_on_a_cluster,
     stores_of_several_prefixes_live_on_several_shards,
+    legacy_sessions_are_shared_on_every_shard,
 );
+
+/// Replicas share legacy sessions and their channels under prefixes whose
+/// slots are on different nodes: `PUBLISH` counts the subscriber wherever
+/// the slot is, since both go to its node.
+async fn legacy_sessions_are_shared_on_every_shard(cluster: RedisCluster) {
+    for n in 0..6 {
+        let prefix = format!("sessions{n}:");
+        crate::redis_sessions::two_replicas_share_sessions(&cluster.url(), &prefix).await;
+    }
+}
 
 async fn keeps_every_rule_on_a_cluster(cluster: RedisCluster) {
     let cluster = Arc::new(cluster);

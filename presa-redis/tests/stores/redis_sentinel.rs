@@ -144,7 +144,12 @@ crate::redis_tests!(
     a_master_the_sentinels_do_not_know_is_a_clear_error,
     a_failover_keeps_the_tasks_made_before_and_resumes_by_itself,
     waiting_for_a_replica_loses_no_reported_task_across_a_failover,
+    legacy_sessions_are_shared_through_sentinel,
 );
+
+async fn legacy_sessions_are_shared_through_sentinel(deployment: RedisSentinels) {
+    crate::redis_sessions::two_replicas_share_sessions(&deployment.url(), "sessions:").await;
+}
 
 async fn keeps_every_rule_through_sentinel(deployment: RedisSentinels) {
     let deployment = Arc::new(deployment);

@@ -35,9 +35,10 @@
 //!    limit);
 //! 6. `DELETE` ends the session: `200`, then `404` for its id.
 //!
-//! Layers, bottom up: events, session, replica, transport.
+//! Layers, bottom up: events, session, relay, replica, transport.
 
 pub(super) mod events;
+mod relay;
 mod replica;
 pub(super) mod session;
 mod transport;

@@ -7,7 +7,8 @@
 //!
 //! 1. its own channel, for the answers its requests to clients get on
 //!    other replicas: each goes to the request that waits for it, in the
-//!    session that asked it;
+//!    session that asked it; and for the asks of replicas that a client
+//!    reconnected to, to pass on a stream this one holds (`relay`);
 //! 2. the offers channel, where every replica tells what it offers that
 //!    changed (a list, or a resource the application updated): the
 //!    standalone streams this replica holds hear the changes of every
@@ -20,6 +21,7 @@ use futures::StreamExt;
 use tokio::sync::{OnceCell, broadcast};
 use tokio::task::AbortHandle;
 
+use super::relay::pass_on;
 use super::session::HttpSessions;
 use crate::server::catalog::changes::{CHANGE_BACKLOG, Change};
 use crate::server::legacy::shared::note::{
@@ -86,23 +88,34 @@ impl Replica {
         let mut answers = store.listen(&replica_channel(&self.shared.replica)).await?;
         let mut heard = store.listen(OFFERS_CHANNEL).await?;
         let sessions = Arc::downgrade(sessions);
+        let shared = self.shared.clone();
         let answering = tokio::spawn(async move {
             while let Some(bytes) = answers.next().await {
-                let Some(ReplicaNote::Answer { session, response }) = decode(&bytes) else {
+                let Some(note) = decode::<ReplicaNote>(&bytes) else {
                     continue;
                 };
                 let Some(sessions) = sessions.upgrade() else {
                     return;
                 };
-                let resolved = sessions
-                    .find(&session)
-                    .is_some_and(|session| session.legacy.peer().resolve(response));
-                if !resolved {
-                    tracing::warn!(
+                match note {
+                    ReplicaNote::Answer { session, response } => {
+                        let resolved = sessions
+                            .find(&session)
+                            .is_some_and(|session| session.legacy.peer().resolve(response));
+                        if !resolved {
+                            tracing::warn!(
+                                session,
+                                "ignoring an answer, passed on by another replica, to no \
+                                 request of this replica's"
+                            );
+                        }
+                    }
+                    ReplicaNote::Replay {
                         session,
-                        "ignoring an answer, passed on by another replica, to no request of this \
-                         replica's"
-                    );
+                        stream,
+                        after,
+                        to,
+                    } => pass_on(&sessions, shared.clone(), &session, stream, after, to),
                 }
             }
         });

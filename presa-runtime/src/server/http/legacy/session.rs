@@ -44,14 +44,13 @@ use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 use tokio::time::Instant;
 
-use super::events::StreamLog;
+use super::events::{SharedStream, StreamLog, StreamName};
 use crate::server::catalog::changes::Change;
 use crate::server::http::admission::{Account, Admitted};
 use crate::server::legacy::shared::note::{SessionNote, decode, session_channel};
 use crate::server::legacy::shared::{SessionStoreError, SharedSessions};
 use crate::server::legacy::{FeedGuard, LegacySession, SESSION_QUEUE};
 use crate::server::request::stream::ResponseStream;
-use crate::util::random_bytes;
 use crate::util::{Budget, lock};
 use crate::wire::{Message, RequestId};
 
@@ -291,6 +290,9 @@ pub(super) struct HttpSession {
     ended: AtomicBool,
     /// What the session's kept messages are charged to.
     budget: Budget,
+    /// This replica, when replicas share the session: its event ids
+    /// name it.
+    replica: Option<Arc<str>>,
     /// Listens to the session's channel while replicas share it.
     listening: Mutex<Option<AbortHandle>>,
 }
@@ -310,9 +312,8 @@ impl HttpSession {
     /// messages come from `queue`, charged to `budget` while kept.
     ///
     /// When replicas `shared` the session, its own messages go to its
-    /// channel instead, for the replica that holds its standalone stream;
-    /// and its streams are numbered from a random start, so that an event
-    /// id of another replica's names none of this one's.
+    /// channel instead, for the replica that holds its standalone stream,
+    /// and its event ids name this replica.
     pub fn new(
         legacy: Arc<LegacySession>,
         account: Account,
@@ -320,15 +321,8 @@ impl HttpSession {
         budget: Budget,
         shared: Option<&SharedSessions>,
     ) -> Self {
-        let (standalone, next) = match shared {
-            None => (StreamLog::new(0), 1),
-            Some(_) => {
-                // Below 2^52, so that a stream number survives a client
-                // that reads event ids as JavaScript numbers.
-                let start = u64::from_le_bytes(random_bytes::<8>()) >> 12;
-                (StreamLog::new(start | 1), (start | 1) + 1)
-            }
-        };
+        let replica = shared.map(|shared| Arc::clone(&shared.replica));
+        let standalone = StreamLog::new(stream_name(&replica, 0, None));
         let pump = match shared {
             None => tokio::spawn(pump(queue, Arc::clone(&standalone), budget.clone())),
             Some(shared) => {
@@ -342,8 +336,9 @@ impl HttpSession {
             logs: Mutex::new(Logs {
                 standalone,
                 requests: BTreeMap::new(),
-                next,
+                next: 1,
             }),
+            replica,
             running: Mutex::default(),
             answering: Arc::default(),
             pump: pump.abort_handle(),
@@ -453,7 +448,7 @@ impl HttpSession {
         if running.len() >= MAX_SESSION_REQUESTS {
             return Err(TooManyRequests);
         }
-        let log = self.new_log();
+        let log = self.new_log(&id);
         let writing = Arc::clone(&log);
         let answering = Answering::start(&self.answering);
         let task = tokio::spawn(async move {
@@ -474,9 +469,9 @@ impl HttpSession {
         Ok(log)
     }
 
-    fn new_log(&self) -> Arc<StreamLog> {
+    fn new_log(&self, request: &RequestId) -> Arc<StreamLog> {
         let mut logs = lock(&self.logs);
-        let log = StreamLog::new(logs.next);
+        let log = StreamLog::new(stream_name(&self.replica, logs.next, Some(request)));
         logs.next += 1;
         logs.requests.insert(log.number(), Arc::clone(&log));
         let finished: Vec<u64> = logs
@@ -549,6 +544,19 @@ impl Answering {
 impl Drop for Answering {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// The name of stream `number`, answering `request` (`None` for the
+/// standalone stream), of a session on `replica` (`None` when it is not
+/// shared).
+fn stream_name(replica: &Option<Arc<str>>, number: u64, request: Option<&RequestId>) -> StreamName {
+    StreamName {
+        number,
+        shared: replica.as_ref().map(|replica| SharedStream {
+            replica: Arc::clone(replica),
+            request: request.cloned(),
+        }),
     }
 }
 

@@ -10,7 +10,8 @@ use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use tokio::sync::mpsc;
 
-use super::events::{Hold, Reading, StreamLog, parse_event_id, sse_body};
+use super::events::{Hold, Reading, StreamLog, StreamName, parse_event_id, sse_body};
+use super::relay::{Relayed, relay};
 use super::replica::Replica;
 use super::session::{
     HttpSession, HttpSessions, MAX_SESSIONS, MAX_SESSIONS_PER_SUBJECT, SESSION_IDLE,
@@ -531,20 +532,113 @@ async fn get(
     let Some(last) = text(headers, LAST_EVENT_ID) else {
         return standalone(endpoint, session, account);
     };
-    let resumed = parse_event_id(&last)
-        .and_then(|(number, seq)| Some((session.log(number)?, seq)))
-        .filter(|(log, seq)| log.knows(*seq));
-    match resumed {
-        Some((log, seq)) => resume(endpoint, account, log, seq),
-        // Another replica's stream: this one's standalone stream starts
-        // afresh (see the module docs of `shared`).
-        None if endpoint.legacy.replica.is_some() => standalone(endpoint, session, account),
-        None => {
-            let error = invalid_request(format!(
-                "Last-Event-ID {last:?} names no event of this session's streams"
-            ));
+    let names_none = || {
+        let error = invalid_request(format!(
+            "Last-Event-ID {last:?} names no event of this session's streams"
+        ));
+        status(StatusCode::BAD_REQUEST, error)
+    };
+    let Some((name, seq)) = parse_event_id(&last) else {
+        return names_none();
+    };
+    if let Some(replica) = &endpoint.legacy.replica
+        && let Some(stream) = &name.shared
+        && stream.replica != replica.shared.replica
+    {
+        // Another replica's stream (see `relay`); for the standalone
+        // stream, this replica's starts afresh.
+        return match &stream.request {
+            None => standalone(endpoint, session, account),
+            Some(request) => {
+                let holder = Arc::clone(&stream.replica);
+                let relaying = Relaying {
+                    session: &session,
+                    holder: &holder,
+                    name: &name,
+                    request: request.clone(),
+                };
+                relayed(endpoint, replica, account, relaying, seq).await
+            }
+        };
+    }
+    match session.log(name.number) {
+        Some(log) if *log.name() == name && log.knows(seq) => resume(endpoint, account, log, seq),
+        _ => names_none(),
+    }
+}
+
+/// What a replica needs to pass on another's stream.
+struct Relaying<'a> {
+    session: &'a HttpSession,
+    holder: &'a str,
+    name: &'a StreamName,
+    request: crate::wire::RequestId,
+}
+
+/// Rule 5 with the `Last-Event-ID` of another replica's request stream:
+/// that stream, passed on from the replica that holds it, or the
+/// request's error if that replica is gone (see `relay`).
+async fn relayed(
+    endpoint: &Endpoint<'_>,
+    replica: &Replica,
+    account: &Account,
+    relaying: Relaying<'_>,
+    seq: u64,
+) -> Response {
+    let admitted = match endpoint.admission.admit(account, Slot::Stream) {
+        Ok(admitted) => admitted,
+        Err(error) => return status(StatusCode::SERVICE_UNAVAILABLE, error),
+    };
+    let budget = endpoint.server.budget().clone();
+    let relayed = relay(
+        &replica.shared,
+        relaying.session.legacy.id(),
+        relaying.name,
+        relaying.holder,
+        seq,
+        budget.clone(),
+    )
+    .await;
+    match relayed {
+        Relayed::Passing(log, guard) => {
+            let hold: Hold = Box::new((admitted, guard));
+            events(log, endpoint, seq, None, Some(hold))
+        }
+        Relayed::HolderGone => {
+            tracing::warn!(
+                replica = relaying.holder,
+                "a legacy request failed: the replica that ran it is gone"
+            );
+            let error = ErrorObject::new(
+                crate::wire::codes::INTERNAL_ERROR,
+                "The server replica that ran this request stopped before it answered; send \
+                 the request again",
+            );
+            let line = JsonRpcResponse::error(Some(relaying.request), error).to_line();
+            let log = StreamLog::mirror(relaying.name.clone(), seq);
+            let charge = budget.force(line.len());
+            log.push(line, charge);
+            log.finish();
+            events(log, endpoint, seq, None, Some(Box::new(admitted)))
+        }
+        Relayed::Unknown => {
+            let error = invalid_request(
+                "Last-Event-ID names a stream the replica that ran it no longer keeps",
+            );
             status(StatusCode::BAD_REQUEST, error)
         }
+        Relayed::NoAnswer => {
+            let error = ErrorObject::new(
+                crate::wire::codes::SERVER_BUSY,
+                "Server busy: the replica that runs this request did not answer; retry",
+            );
+            let mut reply = status(StatusCode::SERVICE_UNAVAILABLE, error);
+            reply
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            reply
+        }
+        Relayed::Unavailable(error) => store_unavailable(error),
     }
 }
 

@@ -1,7 +1,7 @@
 //! What replicas tell each other about legacy sessions, and on which
 //! channel: presa's own format, which stores move as bytes.
 //!
-//! There are three kinds of channel, and a note for each:
+//! There are four kinds of channel, and a note for each:
 //!
 //! 1. `session:ID`, heard by every replica that holds session `ID`
 //!    ([`SessionNote`]): its record changed, it ended, its client
@@ -10,7 +10,9 @@
 //!    client's answer to a request that replica sent. Publishing to it
 //!    also tells whether the replica is alive: a dead one hears nothing;
 //! 3. `offers`, heard by every replica ([`OfferNote`]): what a server
-//!    offers changed (a list, or a resource the application updated).
+//!    offers changed (a list, or a resource the application updated);
+//! 4. `relay:ID`, heard by the one connection that asked a replica to
+//!    pass on a stream it holds ([`RelayNote`]).
 //!
 //! A note that does not read is logged and dropped: a replica of another
 //! version may send notes this one does not know.
@@ -69,8 +71,43 @@ pub(crate) enum ReplicaNote {
         /// The client's response.
         response: Response,
     },
-    /// Nothing: sent to learn whether the replica is alive.
-    Ping,
+    /// A client reconnected to another replica with the id of an event
+    /// of this replica's: pass the stream on, from after that event, on
+    /// channel `to`.
+    Replay {
+        /// The session's id.
+        session: String,
+        /// The stream's number on this replica.
+        stream: u64,
+        /// The last event the client has.
+        after: u64,
+        /// The relay channel to publish on.
+        to: String,
+    },
+}
+
+/// A stream one replica passes on to another.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "note", rename_all = "camelCase")]
+pub(crate) enum RelayNote {
+    /// The replica holds the stream: its events follow.
+    Found,
+    /// The replica holds no such stream (it ended long ago).
+    Unknown,
+    /// One event of the stream.
+    Event {
+        /// Its sequence number.
+        seq: u64,
+        /// Its message, a JSON line.
+        line: String,
+    },
+    /// The stream is complete.
+    End,
+}
+
+/// A fresh relay channel's name.
+pub(crate) fn relay_channel() -> String {
+    format!("relay:{}", crate::util::random_id::<12>())
 }
 
 /// A change of what a server offers.

@@ -62,7 +62,7 @@ pub enum SessionChangeRefused {
     /// The session follows as many resources as it may.
     #[error("this session follows {limit} resources, the most it may; unsubscribe from one first")]
     TooManySubscriptions {
-        /// The limit.
+        /// The most URIs one session may follow.
         limit: usize,
     },
 }

@@ -65,12 +65,19 @@ pub trait LegacySessionStore: Send + Sync + 'static {
     async fn remove(&self, id: &str) -> Result<bool, SessionStoreError>;
 
     /// Sends `message` to every listener of `channel`, and returns how
-    /// many there were when it arrived. `0` tells the sender that nobody
-    /// listens: no replica holds what the channel names.
+    /// many there were when it arrived, as the store counts them:
+    /// [`MemorySessionStore`](super::MemorySessionStore) counts listeners,
+    /// Redis counts replicas (one subscription each, however many listen
+    /// in it). `0` tells the sender that nobody listens: no replica holds
+    /// what the channel names.
     async fn publish(&self, channel: &str, message: Vec<u8>) -> Result<usize, SessionStoreError>;
 
     /// Listens to `channel`. Once this returns, every message published
-    /// on it reaches the stream, until the stream is dropped.
+    /// on it reaches the stream, until the stream is dropped. The
+    /// exceptions are a listener that falls
+    /// [`LISTENER_BACKLOG`](super::LISTENER_BACKLOG) messages behind, and a
+    /// store that lost its connection for a while: each store's docs say
+    /// what it drops then.
     async fn listen(&self, channel: &str) -> Result<ChannelMessages, SessionStoreError>;
 }
 

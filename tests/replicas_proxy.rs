@@ -25,10 +25,11 @@
 //!   a task, and `DELETE`, after which both replicas answer 404.
 //! - [`a_replica_killed_between_requests_leaves_the_session_to_the_other`]:
 //!   the replica that holds the GET stream is killed with SIGKILL while a
-//!   build runs on it. The call must fail, not hang, and the next requests
-//!   must succeed through the replica left, where the client's GET stream
-//!   opens again and gets the next update. The test prints what the SDK
-//!   saw.
+//!   build runs on it. The call must fail with the server's error when
+//!   the client resumes its stream on the replica left, not hang until the
+//!   client's timeout. The next requests must succeed through the replica
+//!   left, where the client's GET stream opens again and gets the next
+//!   update. The test prints what the SDK saw.
 //! - [`the_inspector_lists_and_calls_tools_through_the_proxy`].
 //!
 //! They need `PRESA_INTEROP_NODE` (Node 22), `PRESA_INTEROP_TS_SDK` (the
@@ -561,13 +562,20 @@ async fn a_replica_killed_between_requests_leaves_the_session_to_the_other() {
     eprintln!("what the host saw when replica {victim} died: {report}");
 
     assert_eq!(report["answerStatus"], 202, "{report}");
-    // The call in flight on the dead replica failed; it did not hang.
+    // The call in flight on the dead replica failed with the server's
+    // error, which the client got when it resumed the call's stream on the
+    // replica left: not with the SDK's own timeout (-32001, after 10 s).
     let in_flight = &report["inFlight"];
     assert_eq!(in_flight["ok"], false, "{report}");
+    assert_eq!(in_flight["code"], -32603, "{report}");
     assert!(
-        in_flight["afterMs"].as_u64().unwrap() < PATIENCE.as_millis() as u64,
+        in_flight["error"]
+            .as_str()
+            .unwrap()
+            .contains("send the request again"),
         "{report}"
     );
+    assert!(in_flight["afterMs"].as_u64().unwrap() < 10_000, "{report}");
     // The transport saw the stream break at once.
     assert!(
         report["transportErrors"]

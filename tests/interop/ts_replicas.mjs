@@ -20,9 +20,11 @@
 // the GET stream, and once its question is answered prints
 // `{"event":"kill","replica":NAME}` and waits for a line on stdin: the
 // test kills that replica, then writes the line. The script then records
-// how the call in flight ended and what the transport reported, and runs
-// more requests, which must succeed through the replica left; a build
-// among them must reach the client's reopened GET stream.
+// how the call in flight ended (the SDK resumes its stream on the replica
+// left, which answers with the call's error) and what the transport
+// reported, and runs more requests, which must succeed through the
+// replica left; a build among them must reach the client's reopened GET
+// stream.
 //
 // Every wait is bounded by a timeout, and waits on an event (a response,
 // a notification), never on time. The last line printed is the report,
@@ -263,11 +265,11 @@ const kill = async () => {
   // GET stream's replica when it would miss it.
   if (trail.at(-1).replica === get.replica) await client.ping();
 
-  // A build that works for a minute once confirmed, bounded on the
-  // client's side by the SDK's request timeout. SDK 1.32.2 fails a call
-  // whose stream broke only when the server answers its resumption (a GET
-  // with Last-Event-ID) with the call's response or error, or when this
-  // timeout ends it: it is short, so that the run stays short either way.
+  // A build that works for a minute once confirmed. SDK 1.32.2 ends a
+  // call whose stream broke only when the server answers the stream's
+  // resumption (a GET with Last-Event-ID) with the call's response or
+  // error, or when the call's timeout ends it (-32001): the timeout is
+  // short, so that a server that never answers fails the run quickly.
   const before = trail.length;
   const askedBefore = asked.length;
   const inFlight = client

@@ -13,6 +13,14 @@
 #   the replica left;
 # - the MCP Inspector's CLI lists and calls tools through the proxy.
 #
+# What HAProxy does when a replica dies (its configuration is in the
+# test, `haproxy_config`): a request whose connection to the dead replica
+# is refused is sent at once to the other one (`retry-on conn-failure`,
+# `option redispatch`), and the health check takes the dead one out. A
+# response the replica was sending when it died ends there: the client
+# sees its stream break, resumes it through the proxy with `GET` and
+# `Last-Event-ID`, and the replica left answers with the call's error.
+#
 #   scripts/replicas.sh
 #
 # It installs what is missing: haproxy and redis-server from Debian's

@@ -318,6 +318,25 @@ async fn a_question_asked_while_no_stream_is_open_reaches_the_stream_opened_late
 }
 
 #[tokio::test]
+async fn the_standalone_stream_ends_when_its_session_ends_elsewhere() {
+    // The holder checks the store every half of the idle time.
+    let idle = LegacySessions::new().idle_timeout(Duration::from_secs(2));
+    let replicas = Replicas::start_with(|http| http, idle).await;
+    for end in ["delete on the other replica", "gone from the store"] {
+        let on_a = Legacy::open(&replicas.a.url, json!({}), None).await;
+        let on_b = through(&on_a, &replicas.b.url);
+        let mut stream = Events::new(on_a.get(None).await, None);
+        assert!(stream.next().await.unwrap().message.is_none(), "priming");
+        match end {
+            "delete on the other replica" => assert_eq!(on_b.delete().await, 200),
+            _ => assert!(replicas.store.remove(&on_a.session).await.unwrap()),
+        }
+        let ended = tokio::time::timeout(Duration::from_secs(20), stream.next()).await;
+        assert!(matches!(ended, Ok(None)), "{end}: the stream ends");
+    }
+}
+
+#[tokio::test]
 async fn a_session_belongs_to_its_caller_on_every_replica() {
     let tokens = BearerTokens::new()
         .token("t-alice", "alice")

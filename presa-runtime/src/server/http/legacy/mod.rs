@@ -68,7 +68,9 @@
 //!    connection had not yet written;
 //! 7. `DELETE` ends the session in the store and on every replica; a
 //!    session that expires in the store is `404` on every replica from
-//!    its next request;
+//!    its next request. An open standalone stream keeps its session in
+//!    use: its holder starts the idle time again every half of it, and
+//!    ends the stream when the store no longer has the session;
 //! 8. a store that cannot be reached is `503` with `Retry-After`.
 //!
 //! The limits of rules 1 and 2 above (sessions per server and per

@@ -413,9 +413,12 @@ impl HttpSession {
     /// Makes this replica the holder of the session's standalone stream,
     /// opened here, until the guard is dropped: it hears the messages
     /// every replica sends the stream, asks the others for those they
-    /// kept, and follows every replica's changes (`offers`).
+    /// kept, and follows every replica's changes (`offers`). While the
+    /// stream is open, the session is in use: the holder starts its idle
+    /// time again every half of it, and ends the session here when the
+    /// store no longer has it.
     pub async fn hold_standalone(
-        &self,
+        self: &Arc<Self>,
         shared: &SharedSessions,
         offers: tokio::sync::broadcast::Receiver<Change>,
     ) -> Result<HoldingStandalone, SessionStoreError> {
@@ -432,9 +435,31 @@ impl HttpSession {
                 log.push(line, charge);
             }
         });
+        let session = Arc::downgrade(self);
+        let keeper = shared.clone();
+        let keeping = tokio::spawn(async move {
+            // At least a millisecond: an interval may not be zero.
+            let half = (keeper.idle / 2).max(Duration::from_millis(1));
+            let mut every = tokio::time::interval(half);
+            every.reset();
+            loop {
+                every.tick().await;
+                let Some(session) = session.upgrade() else {
+                    return;
+                };
+                match keeper.store().touch(session.legacy.id(), keeper.idle).await {
+                    Ok(Some(_)) => {}
+                    Ok(None) => return session.close(),
+                    Err(error) => {
+                        tracing::warn!(%error, "could not keep a legacy session alive");
+                    }
+                }
+            }
+        });
         let holding = HoldingStandalone {
             _offers: self.follow_offers(offers, self.budget.clone()),
             hearing: hearing.abort_handle(),
+            keeping: keeping.abort_handle(),
         };
         let opened = SessionNote::StandaloneOpened;
         shared
@@ -568,11 +593,13 @@ impl HttpSession {
 pub(super) struct HoldingStandalone {
     _offers: FollowingOffers,
     hearing: AbortHandle,
+    keeping: AbortHandle,
 }
 
 impl Drop for HoldingStandalone {
     fn drop(&mut self) {
         self.hearing.abort();
+        self.keeping.abort();
     }
 }
 

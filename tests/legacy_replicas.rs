@@ -266,6 +266,77 @@ async fn a_tasks_question_and_status_reach_the_stream_on_the_other_replica() {
 }
 
 #[tokio::test]
+async fn a_question_asked_while_no_stream_is_open_reaches_the_stream_opened_later() {
+    let replicas = Replicas::start().await;
+    let capabilities = json!({"tasks": {}, "elicitation": {"form": {}}});
+    let on_a = Legacy::open(&replicas.a.url, capabilities, None).await;
+    let on_b = through(&on_a, &replicas.b.url);
+    let created = on_a
+        .request(
+            1,
+            "tools/call",
+            json!({"name": "build", "arguments": {"target": "docs"}, "task": {}}),
+        )
+        .await
+        .message()
+        .await;
+    let task = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // No replica holds the standalone stream yet: a keeps the question
+    // until b opens it.
+    loop {
+        let got = on_a
+            .request(2, "tasks/get", json!({"taskId": task}))
+            .await
+            .message()
+            .await;
+        if got["result"]["status"] == "input_required" {
+            break;
+        }
+    }
+    let mut stream = Events::new(on_b.get(None).await, None);
+    let question = loop {
+        let message = stream.message().await;
+        if message["method"] == "elicitation/create" {
+            break message;
+        }
+    };
+    let answer = json!({"jsonrpc": "2.0", "id": question["id"],
+                        "result": {"action": "accept", "content": {"ok": true}}});
+    assert_eq!(on_b.post(answer).await.status().as_u16(), 202);
+    let result = on_a
+        .request(3, "tasks/result", json!({"taskId": task}))
+        .await
+        .message()
+        .await;
+    assert_eq!(
+        result["result"]["content"][0]["text"], "built docs",
+        "{result}"
+    );
+}
+
+#[tokio::test]
+async fn the_standalone_stream_ends_when_its_session_ends_elsewhere() {
+    // The holder checks the store every half of the idle time.
+    let idle = LegacySessions::new().idle_timeout(Duration::from_secs(2));
+    let replicas = Replicas::start_with(|http| http, idle).await;
+    for end in ["delete on the other replica", "gone from the store"] {
+        let on_a = Legacy::open(&replicas.a.url, json!({}), None).await;
+        let on_b = through(&on_a, &replicas.b.url);
+        let mut stream = Events::new(on_a.get(None).await, None);
+        assert!(stream.next().await.unwrap().message.is_none(), "priming");
+        match end {
+            "delete on the other replica" => assert_eq!(on_b.delete().await, 200),
+            _ => assert!(replicas.store.remove(&on_a.session).await.unwrap()),
+        }
+        let ended = tokio::time::timeout(Duration::from_secs(20), stream.next()).await;
+        assert!(matches!(ended, Ok(None)), "{end}: the stream ends");
+    }
+}
+
+#[tokio::test]
 async fn a_session_belongs_to_its_caller_on_every_replica() {
     let tokens = BearerTokens::new()
         .token("t-alice", "alice")

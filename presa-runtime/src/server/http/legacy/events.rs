@@ -167,6 +167,13 @@ impl StreamLog {
         lock(&self.inner).delivered
     }
 
+    /// The events no connection has sent yet, which now count as sent.
+    pub fn take_undelivered(&self) -> Vec<Arc<str>> {
+        let delivered = self.delivered();
+        let (events, _) = self.after(delivered);
+        events.into_iter().map(|(_, data)| data).collect()
+    }
+
     /// Whether `seq` names an event this stream has had.
     pub fn knows(&self, seq: u64) -> bool {
         seq <= lock(&self.inner).last

@@ -35,6 +35,47 @@
 //!    limit);
 //! 6. `DELETE` ends the session: `200`, then `404` for its id.
 //!
+//! # Replicas that share sessions
+//!
+//! With [`LegacySessions::shared`], the replicas of a server keep their
+//! sessions in one store (`server::legacy::shared`), so that a load
+//! balancer may send each request of a session to any replica. The rules
+//! above hold on every replica, with these, in order:
+//!
+//! 1. `initialize` stores the session's record; every other request
+//!    reads it (one store round trip, which also starts its idle time
+//!    again) and is `404` when the record is gone, or is another
+//!    caller's. A replica that does not hold the session yet builds it
+//!    from the record, and from then on hears the session's channel;
+//! 2. `logging/setLevel` and `resources/subscribe` change the record, and
+//!    every replica holding the session takes the new one;
+//! 3. a request runs on the replica it reached. A question it asks the
+//!    client names that replica, so the answer, whichever replica it
+//!    reaches, goes back to it (`replica`);
+//! 4. `notifications/cancelled` reaches the request on whichever
+//!    replica runs it;
+//! 5. the standalone stream stays on the replica that holds it, which
+//!    hears every replica's messages for it and every replica's list
+//!    changes and resource updates. A message sent while no replica holds
+//!    it waits on the replica that sent it until one opens it. Two
+//!    replicas do not know of each other's reader, so a second reader on
+//!    another replica is not refused with `409`, and both read;
+//! 6. an event id names its replica. A client that resumes a request's
+//!    stream on another replica gets it passed on from the holder, or
+//!    the request's error at once when the holder is gone (`relay`). The
+//!    standalone stream does not move: resuming it on another replica
+//!    opens that replica's afresh, so the client misses what the lost
+//!    connection had not yet written;
+//! 7. `DELETE` ends the session in the store and on every replica; a
+//!    session that expires in the store is `404` on every replica from
+//!    its next request. An open standalone stream keeps its session in
+//!    use: its holder starts the idle time again every half of it, and
+//!    ends the stream when the store no longer has the session;
+//! 8. a store that cannot be reached is `503` with `Retry-After`.
+//!
+//! The limits of rules 1 and 2 above (sessions per server and per
+//! caller) count the sessions each replica holds.
+//!
 //! Layers, bottom up: events, session, relay, replica, transport.
 
 pub(super) mod events;

@@ -47,7 +47,9 @@ use tokio::time::Instant;
 use super::events::{SharedStream, StreamLog, StreamName};
 use crate::server::catalog::changes::Change;
 use crate::server::http::admission::{Account, Admitted};
-use crate::server::legacy::shared::note::{SessionNote, decode, session_channel};
+use crate::server::legacy::shared::note::{
+    SessionNote, decode, session_channel, standalone_channel,
+};
 use crate::server::legacy::shared::{SessionStoreError, SharedSessions};
 use crate::server::legacy::{FeedGuard, LegacySession, SESSION_QUEUE};
 use crate::server::request::stream::ResponseStream;
@@ -325,9 +327,13 @@ impl HttpSession {
         let standalone = StreamLog::new(stream_name(&replica, 0, None));
         let pump = match shared {
             None => tokio::spawn(pump(queue, Arc::clone(&standalone), budget.clone())),
-            Some(shared) => {
-                tokio::spawn(publish(queue, shared.clone(), session_channel(legacy.id())))
-            }
+            Some(shared) => tokio::spawn(publish(
+                queue,
+                shared.clone(),
+                standalone_channel(legacy.id()),
+                Arc::clone(&standalone),
+                budget.clone(),
+            )),
         };
         HttpSession {
             legacy,
@@ -363,6 +369,7 @@ impl HttpSession {
             .listen(&session_channel(self.legacy.id()))
             .await?;
         let session = Arc::downgrade(self);
+        let shared = shared.clone();
         let task = tokio::spawn(async move {
             while let Some(bytes) = notes.next().await {
                 let Some(note) = decode::<SessionNote>(&bytes) else {
@@ -371,7 +378,7 @@ impl HttpSession {
                 let Some(session) = session.upgrade() else {
                     return;
                 };
-                session.heard(note);
+                session.heard(note, &shared).await;
             }
         });
         *lock(&self.listening) = Some(task.abort_handle());
@@ -382,18 +389,83 @@ impl HttpSession {
     }
 
     /// Acts on `note` from another replica (see [`HttpSession::listen`]).
-    fn heard(&self, note: SessionNote) {
+    async fn heard(&self, note: SessionNote, shared: &SharedSessions) {
         match note {
             SessionNote::Ended => self.close(),
             SessionNote::Cancelled { id } => self.cancel(&id),
             SessionNote::Changed { record } => self.legacy.sync(&record),
-            SessionNote::Deliver { line } => {
+            SessionNote::StandaloneOpened => {
+                // A stream open here reads this log itself.
                 if *lock(&self.standalone_open) {
-                    let charge = self.budget.force(line.len());
-                    self.standalone().push(line, charge);
+                    return;
+                }
+                let channel = standalone_channel(self.legacy.id());
+                for line in self.standalone().take_undelivered() {
+                    let bytes = line.as_bytes().to_vec();
+                    if let Err(error) = shared.store().publish(&channel, bytes).await {
+                        tracing::warn!(%error, "a kept message of a legacy session was lost");
+                    }
                 }
             }
         }
+    }
+
+    /// Makes this replica the holder of the session's standalone stream,
+    /// opened here, until the guard is dropped: it hears the messages
+    /// every replica sends the stream, asks the others for those they
+    /// kept, and follows every replica's changes (`offers`). While the
+    /// stream is open, the session is in use: the holder starts its idle
+    /// time again every half of it, and ends the session here when the
+    /// store no longer has it.
+    pub async fn hold_standalone(
+        self: &Arc<Self>,
+        shared: &SharedSessions,
+        offers: tokio::sync::broadcast::Receiver<Change>,
+    ) -> Result<HoldingStandalone, SessionStoreError> {
+        let channel = standalone_channel(self.legacy.id());
+        let mut lines = shared.store().listen(&channel).await?;
+        let log = self.standalone();
+        let budget = self.budget.clone();
+        let hearing = tokio::spawn(async move {
+            while let Some(bytes) = lines.next().await {
+                let Ok(line) = String::from_utf8(bytes) else {
+                    continue;
+                };
+                let charge = budget.force(line.len());
+                log.push(line, charge);
+            }
+        });
+        let session = Arc::downgrade(self);
+        let keeper = shared.clone();
+        let keeping = tokio::spawn(async move {
+            // At least a millisecond: an interval may not be zero.
+            let half = (keeper.idle / 2).max(Duration::from_millis(1));
+            let mut every = tokio::time::interval(half);
+            every.reset();
+            loop {
+                every.tick().await;
+                let Some(session) = session.upgrade() else {
+                    return;
+                };
+                match keeper.store().touch(session.legacy.id(), keeper.idle).await {
+                    Ok(Some(_)) => {}
+                    Ok(None) => return session.close(),
+                    Err(error) => {
+                        tracing::warn!(%error, "could not keep a legacy session alive");
+                    }
+                }
+            }
+        });
+        let holding = HoldingStandalone {
+            _offers: self.follow_offers(offers, self.budget.clone()),
+            hearing: hearing.abort_handle(),
+            keeping: keeping.abort_handle(),
+        };
+        let opened = SessionNote::StandaloneOpened;
+        shared
+            .tell(&session_channel(self.legacy.id()), &opened)
+            .await;
+        Ok(holding)
     }
 
     /// Writes `changes` that concern the session to its standalone log
@@ -516,6 +588,21 @@ impl HttpSession {
     }
 }
 
+/// The drop guard of a replica's hold on a shared session's standalone
+/// stream ([`HttpSession::hold_standalone`]): it stops with the stream.
+pub(super) struct HoldingStandalone {
+    _offers: FollowingOffers,
+    hearing: AbortHandle,
+    keeping: AbortHandle,
+}
+
+impl Drop for HoldingStandalone {
+    fn drop(&mut self) {
+        self.hearing.abort();
+        self.keeping.abort();
+    }
+}
+
 /// The drop guard of a standalone stream's share of the server's
 /// changes ([`HttpSession::follow_offers`]): it stops with the stream.
 pub(super) struct FollowingOffers {
@@ -560,15 +647,33 @@ fn stream_name(replica: &Option<Arc<str>>, number: u64, request: Option<&Request
     }
 }
 
-/// Sends the session's own messages to its channel, for the replica that
-/// holds its standalone stream. With no replica listening, a message is
-/// lost, as it would be with no stream open on a client that never reads.
-async fn publish(mut queue: mpsc::Receiver<Message>, shared: SharedSessions, channel: String) {
+/// Sends the session's own messages to the replica that holds its
+/// standalone stream, on `channel`. While no replica holds it, a message
+/// is kept in this replica's standalone `log`, charged to `budget`, until
+/// a replica opens the stream and asks for it.
+async fn publish(
+    mut queue: mpsc::Receiver<Message>,
+    shared: SharedSessions,
+    channel: String,
+    log: Arc<StreamLog>,
+    budget: Budget,
+) {
     while let Some(message) = queue.recv().await {
-        let note = SessionNote::Deliver {
-            line: message.to_line(),
-        };
-        shared.tell(&channel, &note).await;
+        let line = message.to_line();
+        match shared
+            .store()
+            .publish(&channel, line.clone().into_bytes())
+            .await
+        {
+            Ok(heard) if heard > 0 => {}
+            outcome => {
+                if let Err(error) = outcome {
+                    tracing::warn!(%error, "kept a legacy session's message: the store is down");
+                }
+                let charge = budget.force(line.len());
+                log.push(line, charge);
+            }
+        }
     }
 }
 

@@ -530,7 +530,7 @@ async fn get(
         Err(refused) => return refused,
     };
     let Some(last) = text(headers, LAST_EVENT_ID) else {
-        return standalone(endpoint, session, account);
+        return standalone(endpoint, session, account).await;
     };
     let names_none = || {
         let error = invalid_request(format!(
@@ -548,7 +548,7 @@ async fn get(
         // Another replica's stream (see `relay`); for the standalone
         // stream, this replica's starts afresh.
         return match &stream.request {
-            None => standalone(endpoint, session, account),
+            None => standalone(endpoint, session, account).await,
             Some(request) => {
                 let holder = Arc::clone(&stream.replica);
                 let relaying = Relaying {
@@ -652,26 +652,39 @@ fn resume(endpoint: &Endpoint<'_>, account: &Account, log: Arc<StreamLog>, seq: 
 
 /// Rule 5 without `Last-Event-ID`: the standalone stream, from what no
 /// reader has had yet. With a shared store, the replica that holds it
-/// follows every replica's changes for it while it is open.
-fn standalone(endpoint: &Endpoint<'_>, session: Arc<HttpSession>, account: &Account) -> Response {
-    let mut open = lock(&session.standalone_open);
-    if *open {
-        let error = invalid_request("this session's standalone stream is already open");
-        return status(StatusCode::CONFLICT, error);
-    }
-    let admitted = match endpoint.admission.admit(account, Slot::Stream) {
-        Ok(admitted) => admitted,
-        Err(error) => return status(StatusCode::SERVICE_UNAVAILABLE, error),
+/// hears what every replica sends it while it is open.
+async fn standalone(
+    endpoint: &Endpoint<'_>,
+    session: Arc<HttpSession>,
+    account: &Account,
+) -> Response {
+    let admitted = {
+        let mut open = lock(&session.standalone_open);
+        if *open {
+            let error = invalid_request("this session's standalone stream is already open");
+            return status(StatusCode::CONFLICT, error);
+        }
+        let admitted = match endpoint.admission.admit(account, Slot::Stream) {
+            Ok(admitted) => admitted,
+            Err(error) => return status(StatusCode::SERVICE_UNAVAILABLE, error),
+        };
+        *open = true;
+        admitted
     };
-    *open = true;
-    drop(open);
+    let reading = StandaloneOpen(Arc::clone(&session));
+    let holding = match &endpoint.legacy.replica {
+        None => None,
+        Some(replica) => match session
+            .hold_standalone(&replica.shared, replica.offers())
+            .await
+        {
+            Ok(holding) => Some(holding),
+            Err(error) => return store_unavailable(error),
+        },
+    };
     let log = session.standalone();
     let cursor = log.delivered();
-    let following =
-        endpoint.legacy.replica.as_ref().map(|replica| {
-            session.follow_offers(replica.offers(), endpoint.server.budget().clone())
-        });
-    let guard: Hold = Box::new((StandaloneOpen(session), admitted, following));
+    let guard: Hold = Box::new((reading, admitted, holding));
     let mut reply = events(log, endpoint, cursor, None, Some(guard));
     // It never ends on its own: it ends when serving does.
     let shutdown = endpoint.shutdown.clone();

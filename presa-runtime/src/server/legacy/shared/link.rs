@@ -53,7 +53,7 @@ impl SharedSessions {
         }
     }
 
-    /// The store.
+    /// The store every replica shares the sessions through.
     pub fn store(&self) -> &dyn LegacySessionStore {
         &*self.store
     }

@@ -1,18 +1,20 @@
 //! What replicas tell each other about legacy sessions, and on which
 //! channel: presa's own format, which stores move as bytes.
 //!
-//! There are four kinds of channel, and a note for each:
+//! There are five kinds of channel, and a note for each:
 //!
 //! 1. `session:ID`, heard by every replica that holds session `ID`
 //!    ([`SessionNote`]): its record changed, it ended, its client
-//!    cancelled a request, or a message for its standalone stream;
+//!    cancelled a request, or its standalone stream opened somewhere;
 //! 2. `replica:ID`, heard by replica `ID` alone ([`ReplicaNote`]): a
 //!    client's answer to a request that replica sent. Publishing to it
 //!    also tells whether the replica is alive: a dead one hears nothing;
 //! 3. `offers`, heard by every replica ([`OfferNote`]): what a server
 //!    offers changed (a list, or a resource the application updated);
 //! 4. `relay:ID`, heard by the one connection that asked a replica to
-//!    pass on a stream it holds ([`RelayNote`]).
+//!    pass on a stream it holds ([`RelayNote`]);
+//! 5. `standalone:ID`, heard by the replica that holds session `ID`'s
+//!    standalone stream: each message for it, as its JSON line.
 //!
 //! A note that does not read is logged and dropped: a replica of another
 //! version may send notes this one does not know.
@@ -26,6 +28,11 @@ use crate::wire::{RequestId, Response};
 /// The channel of session `id`.
 pub(crate) fn session_channel(id: &str) -> String {
     format!("session:{id}")
+}
+
+/// The channel of session `id`'s standalone stream.
+pub(crate) fn standalone_channel(id: &str) -> String {
+    format!("standalone:{id}")
 }
 
 /// The channel of replica `id`.
@@ -52,11 +59,9 @@ pub(crate) enum SessionNote {
         /// The request's id.
         id: RequestId,
     },
-    /// One message (a JSON line) for the session's standalone stream.
-    Deliver {
-        /// The message.
-        line: String,
-    },
+    /// A replica opened the session's standalone stream: the others send
+    /// it the messages they kept while no replica held it.
+    StandaloneOpened,
 }
 
 /// A note for one replica.

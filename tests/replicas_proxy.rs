@@ -241,9 +241,10 @@ impl Drop for Replica {
 ///   response there, and the client sees its stream break.
 ///
 /// `option http-no-delay` sends each part of a response as it comes.
-/// Without it, HAProxy 2.6 holds the head of every event-stream response
-/// for about 200 ms, waiting for more to send with it: each legacy call
-/// would take that much longer. Timeouts are long, so that an event stream
+/// Without it, HAProxy 2.6 on a plain-HTTP frontend (as here; not one
+/// that ends TLS) holds the head of every event-stream response for about
+/// 200 ms, waiting for more to send with it: each legacy call would take
+/// that much longer. Timeouts are long, so that an event stream
 /// that is quiet for a while (presa writes a comment every 15 seconds)
 /// stays open.
 fn haproxy_config(replicas: &[&Replica]) -> String {

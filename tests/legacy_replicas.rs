@@ -455,3 +455,44 @@ async fn an_unreachable_store_is_503_with_retry_after() {
         "{error}"
     );
 }
+
+#[tokio::test]
+async fn a_stopped_replica_drops_its_requests_and_its_listeners() {
+    let store = MemorySessionStore::new();
+    let fixture = common::fixture();
+    let sessions = LegacySessions::new().shared(store.clone());
+    let http = StreamableHttp::new(fixture.server.clone()).legacy_sessions(sessions);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let serving = tokio::spawn(http.serve_on(listener));
+    let legacy = Legacy::open(&url, json!({}), None).await;
+    let probe = fixture.probe.clone();
+    let dropped = probe.dropped.notified();
+    let _call = legacy
+        .request(
+            1,
+            "tools/call",
+            json!({"name": "wait_forever", "arguments": {}}),
+        )
+        .await;
+    probe.started.notified().await;
+
+    // The replica stops as a process that dies does: its endpoint, and
+    // every session it held, are dropped.
+    serving.abort();
+    assert!(serving.await.unwrap_err().is_cancelled());
+    tokio::time::timeout(Duration::from_secs(20), dropped)
+        .await
+        .expect("the request is dropped with its replica");
+    // A message that is no note wakes no listener, so only a listener
+    // that ended stops counting.
+    let channel = format!("session:{}", legacy.session);
+    let unheard = async {
+        while store.publish(&channel, b"no note".to_vec()).await.unwrap() > 0 {
+            tokio::task::yield_now().await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(20), unheard)
+        .await
+        .expect("the session's listener ends with its replica");
+}

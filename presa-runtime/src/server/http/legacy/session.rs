@@ -516,6 +516,18 @@ impl HttpSession {
     }
 }
 
+/// A session dropped without being closed (its replica's endpoint is
+/// gone, as when a server stops) is closed then: its requests, its pump
+/// and its listener would otherwise run on, holding the store's
+/// subscriptions, with no table left to reach them.
+impl Drop for HttpSession {
+    fn drop(&mut self) {
+        if !self.has_ended() {
+            self.close();
+        }
+    }
+}
+
 /// The drop guard of a standalone stream's share of the server's
 /// changes ([`HttpSession::follow_offers`]): it stops with the stream.
 pub(super) struct FollowingOffers {

@@ -496,3 +496,26 @@ async fn a_stopped_replica_drops_its_requests_and_its_listeners() {
         .await
         .expect("the session's listener ends with its replica");
 }
+
+#[tokio::test]
+async fn a_change_on_a_replica_that_served_no_request_reaches_the_others() {
+    let replicas = Replicas::start().await;
+    let on_a = Legacy::open(&replicas.a.url, json!({}), None).await;
+    let stream = on_a.get(None).await;
+    let mut stream = Events::new(stream, None);
+    assert!(stream.next().await.unwrap().message.is_none(), "priming");
+    let uri = "file:///project/README.md";
+    let subscribed = on_a
+        .request(1, "resources/subscribe", json!({"uri": uri}))
+        .await
+        .message()
+        .await;
+    assert_eq!(subscribed["result"], json!({}), "{subscribed}");
+    // b has served no legacy request: its changes go out all the same.
+    replicas.b.fixture.server.resource_updated(uri);
+    let notice = tokio::time::timeout(Duration::from_secs(20), stream.message())
+        .await
+        .expect("b's update reaches the stream on a");
+    assert_eq!(notice["method"], "notifications/resources/updated");
+    assert_eq!(notice["params"]["uri"], uri);
+}

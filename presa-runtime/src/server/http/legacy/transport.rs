@@ -165,15 +165,15 @@ pub(crate) struct LegacyTransport {
 pub const LEGACY_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl LegacyTransport {
-    /// No sessions yet, kept as `settings` say.
-    pub fn new(settings: LegacySessions) -> Self {
+    /// No sessions yet of `server`, kept as `settings` say.
+    pub fn new(settings: LegacySessions, server: &Server) -> Self {
         let mut sessions = HttpSessions::new();
         sessions.idle = settings.idle;
         sessions.max = settings.max;
         sessions.max_per_account = settings.max_per_subject;
         let replica = settings
             .store
-            .map(|store| Replica::new(SharedSessions::new(store, settings.idle)));
+            .map(|store| Replica::new(SharedSessions::new(store, settings.idle), server));
         LegacyTransport {
             sessions: Arc::new(sessions),
             replica,
@@ -370,10 +370,7 @@ async fn find(
             .get(id, principal.as_deref())
             .ok_or_else(|| unknown_session(id));
     };
-    replica
-        .start(endpoint.server, sessions)
-        .await
-        .map_err(store_unavailable)?;
+    replica.start(sessions).await.map_err(store_unavailable)?;
     let shared = &replica.shared;
     let record = match shared.store().touch(id, shared.idle).await {
         Ok(Some(record)) => record,
@@ -419,9 +416,7 @@ async fn open(
 ) -> Response {
     let shared = endpoint.legacy.replica.as_ref().map(|r| &r.shared);
     if let Some(replica) = &endpoint.legacy.replica
-        && let Err(error) = replica
-            .start(endpoint.server, &endpoint.legacy.sessions)
-            .await
+        && let Err(error) = replica.start(&endpoint.legacy.sessions).await
     {
         return store_unavailable(error);
     }

@@ -519,3 +519,101 @@ async fn a_change_on_a_replica_that_served_no_request_reaches_the_others() {
     assert_eq!(notice["method"], "notifications/resources/updated");
     assert_eq!(notice["params"]["uri"], uri);
 }
+
+/// A store that holds each listener of a session's channel, while armed,
+/// until two have come: two requests building one session on a replica
+/// at once.
+#[derive(Clone)]
+struct Gated {
+    store: MemorySessionStore,
+    armed: Arc<std::sync::atomic::AtomicBool>,
+    both: Arc<tokio::sync::Barrier>,
+}
+
+#[async_trait]
+impl LegacySessionStore for Gated {
+    async fn create(
+        &self,
+        record: &SessionRecord,
+        idle: Duration,
+    ) -> Result<(), SessionStoreError> {
+        self.store.create(record, idle).await
+    }
+    async fn touch(
+        &self,
+        id: &str,
+        idle: Duration,
+    ) -> Result<Option<SessionRecord>, SessionStoreError> {
+        self.store.touch(id, idle).await
+    }
+    async fn replace(
+        &self,
+        record: &SessionRecord,
+        read: u64,
+        idle: Duration,
+    ) -> Result<bool, SessionStoreError> {
+        self.store.replace(record, read, idle).await
+    }
+    async fn remove(&self, id: &str) -> Result<bool, SessionStoreError> {
+        self.store.remove(id).await
+    }
+    async fn publish(&self, channel: &str, message: Vec<u8>) -> Result<usize, SessionStoreError> {
+        self.store.publish(channel, message).await
+    }
+    async fn listen(&self, channel: &str) -> Result<ChannelMessages, SessionStoreError> {
+        let heard = self.store.listen(channel).await;
+        if channel.starts_with("session:") && self.armed.load(std::sync::atomic::Ordering::SeqCst) {
+            self.both.wait().await;
+        }
+        heard
+    }
+}
+
+#[tokio::test]
+async fn two_first_requests_at_once_on_a_replica_share_one_session() {
+    let store = MemorySessionStore::new();
+    let gated = Gated {
+        store: store.clone(),
+        armed: Arc::default(),
+        both: Arc::new(tokio::sync::Barrier::new(2)),
+    };
+    let a = common::fixture();
+    let b = common::fixture();
+    let on = |fixture: &common::Fixture, sessions: LegacySessions| {
+        serve(StreamableHttp::new(fixture.server.clone()).legacy_sessions(sessions))
+    };
+    let url_a = on(&a, LegacySessions::new().shared(store.clone())).await;
+    let url_b = on(&b, LegacySessions::new().shared(gated.clone())).await;
+    let on_a = Legacy::open(&url_a, common::elicitation(), None).await;
+    let on_b = through(&on_a, &url_b);
+    gated.armed.store(true, std::sync::atomic::Ordering::SeqCst);
+    let call = |id| {
+        on_b.request(
+            id,
+            "tools/call",
+            json!({"name": "full_name", "arguments": {}}),
+        )
+    };
+    // Both requests build the session on b before either keeps it.
+    let (mut one, mut two) = tokio::join!(call(1), call(2));
+    gated
+        .armed
+        .store(false, std::sync::atomic::Ordering::SeqCst);
+    for (call, name) in [(&mut one, "Ada"), (&mut two, "Grace")] {
+        let answered = async {
+            for part in [name, "Hopper"] {
+                let question = call.message().await;
+                assert_eq!(question["method"], "elicitation/create", "{question}");
+                let answer = json!({"jsonrpc": "2.0", "id": question["id"],
+                                    "result": {"action": "accept", "content": {"name": part}}});
+                assert_eq!(on_b.post(answer).await.status().as_u16(), 202);
+            }
+            call.message().await
+        };
+        let response = tokio::time::timeout(Duration::from_secs(20), answered)
+            .await
+            .expect("each request's answers reach it");
+        let text = &response["result"]["content"][0]["text"];
+        assert_eq!(*text, format!("{name} Hopper"), "{response}");
+    }
+}

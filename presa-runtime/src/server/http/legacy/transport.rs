@@ -400,10 +400,10 @@ async fn find(
         Some(shared),
     ));
     session.listen(shared).await.map_err(store_unavailable)?;
-    if let Err(refused) = sessions.open(Arc::clone(&session)) {
-        return Err(session_refused(refused, account.who(), None));
-    }
-    Ok(session)
+    // Another request of the session may have built it here meanwhile.
+    sessions
+        .adopt(session)
+        .map_err(|refused| session_refused(refused, account.who(), None))
 }
 
 /// Rule 1: a new session of `caller`, counted against `account`, and its

@@ -520,14 +520,17 @@ async fn a_change_on_a_replica_that_served_no_request_reaches_the_others() {
     assert_eq!(notice["params"]["uri"], uri);
 }
 
-/// A store that holds each listener of a session's channel, while armed,
-/// until two have come: two requests building one session on a replica
-/// at once.
+/// A store that holds each listen to a session's channel, while armed,
+/// until another party (a second request, or the test) has met it
+/// `rounds` times: two requests building one session on a replica at
+/// once, or a session that ends while a replica builds it.
 #[derive(Clone)]
 struct Gated {
     store: MemorySessionStore,
     armed: Arc<std::sync::atomic::AtomicBool>,
     both: Arc<tokio::sync::Barrier>,
+    /// How many times a listen meets the other party.
+    rounds: usize,
 }
 
 #[async_trait]
@@ -561,11 +564,12 @@ impl LegacySessionStore for Gated {
         self.store.publish(channel, message).await
     }
     async fn listen(&self, channel: &str) -> Result<ChannelMessages, SessionStoreError> {
-        let heard = self.store.listen(channel).await;
         if channel.starts_with("session:") && self.armed.load(std::sync::atomic::Ordering::SeqCst) {
-            self.both.wait().await;
+            for _ in 0..self.rounds {
+                self.both.wait().await;
+            }
         }
-        heard
+        self.store.listen(channel).await
     }
 }
 
@@ -576,6 +580,7 @@ async fn two_first_requests_at_once_on_a_replica_share_one_session() {
         store: store.clone(),
         armed: Arc::default(),
         both: Arc::new(tokio::sync::Barrier::new(2)),
+        rounds: 1,
     };
     let a = common::fixture();
     let b = common::fixture();
@@ -616,4 +621,40 @@ async fn two_first_requests_at_once_on_a_replica_share_one_session() {
         let text = &response["result"]["content"][0]["text"];
         assert_eq!(*text, format!("{name} Hopper"), "{response}");
     }
+}
+
+#[tokio::test]
+async fn a_session_deleted_while_a_replica_builds_it_is_not_kept_there() {
+    let store = MemorySessionStore::new();
+    let gated = Gated {
+        store: store.clone(),
+        armed: Arc::default(),
+        both: Arc::new(tokio::sync::Barrier::new(2)),
+        rounds: 2,
+    };
+    let on = |sessions: LegacySessions| {
+        serve(StreamableHttp::new(common::fixture().server).legacy_sessions(sessions))
+    };
+    let url_a = on(LegacySessions::new().shared(store.clone())).await;
+    let url_b = on(LegacySessions::new().shared(gated.clone())).await;
+    let on_a = Legacy::open(&url_a, json!({}), None).await;
+    let on_b = through(&on_a, &url_b);
+    gated.armed.store(true, std::sync::atomic::Ordering::SeqCst);
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    let building = tokio::spawn(async move { on_b.post(ping).await.status().as_u16() });
+    // b found the session in the store and is about to listen to it; it
+    // ends meanwhile, before b hears anything of it.
+    gated.both.wait().await;
+    assert_eq!(on_a.delete().await, 200);
+    gated.both.wait().await;
+    assert_eq!(building.await.unwrap(), 404, "the session ended");
+    let channel = format!("session:{}", on_a.session);
+    let unheard = async {
+        while store.publish(&channel, b"no note".to_vec()).await.unwrap() > 0 {
+            tokio::task::yield_now().await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(20), unheard)
+        .await
+        .expect("no replica keeps listening to an ended session");
 }

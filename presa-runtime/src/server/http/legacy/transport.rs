@@ -356,7 +356,8 @@ async fn answered(endpoint: &Endpoint<'_>, session: &HttpSession, response: Json
 /// request: `404` for a session that ended, expired, never was, or is
 /// another caller's. With a shared store, the store says whether the
 /// session lives (and starts its idle time again), and a session this
-/// replica does not hold yet is built from its record.
+/// replica does not hold yet is built from its record: one more look at
+/// the store once its copy listens, so that it misses no change.
 async fn find(
     endpoint: &Endpoint<'_>,
     id: &str,
@@ -400,6 +401,14 @@ async fn find(
         Some(shared),
     ));
     session.listen(shared).await.map_err(store_unavailable)?;
+    // The session may have ended, or changed, between the look above and
+    // the listen, which heard nothing of it: look again, now that news of
+    // it reaches this copy. (A copy dropped here closes.)
+    match shared.store().touch(id, shared.idle).await {
+        Ok(Some(record)) => session.legacy.sync(&record),
+        Ok(None) => return Err(unknown_session(id)),
+        Err(error) => return Err(store_unavailable(error)),
+    }
     // Another request of the session may have built it here meanwhile.
     sessions
         .adopt(session)

@@ -21,7 +21,6 @@ mod redis_server;
 #[path = "../../tests/common/spec.rs"]
 mod spec;
 
-#[allow(dead_code)]
 #[path = "../../tests/common/legacy_http.rs"]
 mod legacy_http;
 

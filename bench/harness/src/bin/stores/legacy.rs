@@ -33,7 +33,6 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::Instant;
 
-use axum::serve::ListenerExt;
 use bench_harness::figures::Figures;
 use bench_harness::presa_server::server;
 use bench_harness::stats::{median, micros_per_op, rounds, scaled};
@@ -198,8 +197,7 @@ async fn ask_calls(session: &mut Session, calls: usize) -> f64 {
 /// The benchmark server, serving legacy sessions as `sessions` says on a
 /// free loopback port; stops serving when dropped.
 ///
-/// It is served through `StreamableHttp::router`, with `TCP_NODELAY` on
-/// each connection, which `serve_on` does not set.
+/// It is served with `StreamableHttp::serve_on`, as a user serves it.
 struct LegacyServer {
     address: SocketAddr,
     serving: JoinHandle<std::io::Result<()>>,
@@ -211,18 +209,8 @@ impl LegacyServer {
             .await
             .expect("a free loopback port");
         let address = listener.local_addr().expect("its address");
-        // `TCP_NODELAY` on each connection: without it (as `serve_on`
-        // serves today), the event stream's second write waits for the
-        // client's delayed ACK, about 40 ms on Linux, and every figure
-        // here would be that wait.
-        let listener = listener.tap_io(|stream| {
-            let _ = stream.set_nodelay(true);
-        });
-        let app = StreamableHttp::new(server())
-            .legacy_sessions(sessions)
-            .router("/mcp")
-            .into_make_service_with_connect_info::<SocketAddr>();
-        let serving = tokio::spawn(async move { axum::serve(listener, app).await });
+        let http = StreamableHttp::new(server()).legacy_sessions(sessions);
+        let serving = tokio::spawn(http.serve_on(listener));
         LegacyServer { address, serving }
     }
 }

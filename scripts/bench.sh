@@ -5,7 +5,8 @@
 # Builds the harness (bench/, a workspace of its own) in release mode, then
 # runs one process per section, each measuring the frameworks in
 # alternation: stdio, HTTP, in-process (latency, task lifecycle, scale),
-# the Redis task store against the in-memory one, and compile cost.
+# the Redis task store and legacy sessions against in-memory ones, and
+# compile cost.
 # Prints every figure as a row as it is measured, then the issue's
 # targets with a verdict each; the last line is one JSON object with
 # every figure.
@@ -55,7 +56,7 @@ for section in $sections; do
   case "$section" in
     stdio | http) run "$section (neutral driver, both servers as child processes)" "$bin/driver" "$section" ;;
     latency | lifecycle | scale) run "$section (in process)" "$bin/inprocess" "$section" ;;
-    redis) run "redis (task stores: in memory and on a private redis-server)" "$bin/stores" ;;
+    redis) run "redis (task stores and legacy sessions: in memory and on a private redis-server)" "$bin/stores" ;;
     compile) run "compile (20-tool servers, debug builds)" bash bench/compile/measure.sh ;;
     *) echo "unknown section: $section" >&2; exit 2 ;;
   esac

@@ -526,3 +526,206 @@ async fn an_unreachable_store_is_503_with_retry_after() {
         "{error}"
     );
 }
+
+#[tokio::test]
+async fn a_stopped_replica_drops_its_requests_and_its_listeners() {
+    let store = MemorySessionStore::new();
+    let fixture = common::fixture();
+    let sessions = LegacySessions::new().shared(store.clone());
+    let http = StreamableHttp::new(fixture.server.clone()).legacy_sessions(sessions);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let serving = tokio::spawn(http.serve_on(listener));
+    let legacy = Legacy::open(&url, json!({}), None).await;
+    let probe = fixture.probe.clone();
+    let dropped = probe.dropped.notified();
+    let _call = legacy
+        .request(
+            1,
+            "tools/call",
+            json!({"name": "wait_forever", "arguments": {}}),
+        )
+        .await;
+    probe.started.notified().await;
+
+    // The replica stops as a process that dies does: its endpoint, and
+    // every session it held, are dropped.
+    serving.abort();
+    assert!(serving.await.unwrap_err().is_cancelled());
+    tokio::time::timeout(Duration::from_secs(20), dropped)
+        .await
+        .expect("the request is dropped with its replica");
+    // A message that is no note wakes no listener, so only a listener
+    // that ended stops counting.
+    let channel = format!("session:{}", legacy.session);
+    let unheard = async {
+        while store.publish(&channel, b"no note".to_vec()).await.unwrap() > 0 {
+            tokio::task::yield_now().await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(20), unheard)
+        .await
+        .expect("the session's listener ends with its replica");
+}
+
+#[tokio::test]
+async fn a_change_on_a_replica_that_served_no_request_reaches_the_others() {
+    let replicas = Replicas::start().await;
+    let on_a = Legacy::open(&replicas.a.url, json!({}), None).await;
+    let stream = on_a.get(None).await;
+    let mut stream = Events::new(stream, None);
+    assert!(stream.next().await.unwrap().message.is_none(), "priming");
+    let uri = "file:///project/README.md";
+    let subscribed = on_a
+        .request(1, "resources/subscribe", json!({"uri": uri}))
+        .await
+        .message()
+        .await;
+    assert_eq!(subscribed["result"], json!({}), "{subscribed}");
+    // b has served no legacy request: its changes go out all the same.
+    replicas.b.fixture.server.resource_updated(uri);
+    let notice = tokio::time::timeout(Duration::from_secs(20), stream.message())
+        .await
+        .expect("b's update reaches the stream on a");
+    assert_eq!(notice["method"], "notifications/resources/updated");
+    assert_eq!(notice["params"]["uri"], uri);
+}
+
+/// A store that holds each listen to a session's channel, while armed,
+/// until another party (a second request, or the test) has met it
+/// `rounds` times: two requests building one session on a replica at
+/// once, or a session that ends while a replica builds it.
+#[derive(Clone)]
+struct Gated {
+    store: MemorySessionStore,
+    armed: Arc<std::sync::atomic::AtomicBool>,
+    both: Arc<tokio::sync::Barrier>,
+    /// How many times a listen meets the other party.
+    rounds: usize,
+}
+
+#[async_trait]
+impl LegacySessionStore for Gated {
+    async fn create(
+        &self,
+        record: &SessionRecord,
+        idle: Duration,
+    ) -> Result<(), SessionStoreError> {
+        self.store.create(record, idle).await
+    }
+    async fn touch(
+        &self,
+        id: &str,
+        idle: Duration,
+    ) -> Result<Option<SessionRecord>, SessionStoreError> {
+        self.store.touch(id, idle).await
+    }
+    async fn replace(
+        &self,
+        record: &SessionRecord,
+        read: u64,
+        idle: Duration,
+    ) -> Result<bool, SessionStoreError> {
+        self.store.replace(record, read, idle).await
+    }
+    async fn remove(&self, id: &str) -> Result<bool, SessionStoreError> {
+        self.store.remove(id).await
+    }
+    async fn publish(&self, channel: &str, message: Vec<u8>) -> Result<usize, SessionStoreError> {
+        self.store.publish(channel, message).await
+    }
+    async fn listen(&self, channel: &str) -> Result<ChannelMessages, SessionStoreError> {
+        if channel.starts_with("session:") && self.armed.load(std::sync::atomic::Ordering::SeqCst) {
+            for _ in 0..self.rounds {
+                self.both.wait().await;
+            }
+        }
+        self.store.listen(channel).await
+    }
+}
+
+#[tokio::test]
+async fn two_first_requests_at_once_on_a_replica_share_one_session() {
+    let store = MemorySessionStore::new();
+    let gated = Gated {
+        store: store.clone(),
+        armed: Arc::default(),
+        both: Arc::new(tokio::sync::Barrier::new(2)),
+        rounds: 1,
+    };
+    let a = common::fixture();
+    let b = common::fixture();
+    let on = |fixture: &common::Fixture, sessions: LegacySessions| {
+        serve(StreamableHttp::new(fixture.server.clone()).legacy_sessions(sessions))
+    };
+    let url_a = on(&a, LegacySessions::new().shared(store.clone())).await;
+    let url_b = on(&b, LegacySessions::new().shared(gated.clone())).await;
+    let on_a = Legacy::open(&url_a, common::elicitation(), None).await;
+    let on_b = through(&on_a, &url_b);
+    gated.armed.store(true, std::sync::atomic::Ordering::SeqCst);
+    let call = |id| {
+        on_b.request(
+            id,
+            "tools/call",
+            json!({"name": "full_name", "arguments": {}}),
+        )
+    };
+    // Both requests build the session on b before either keeps it.
+    let (mut one, mut two) = tokio::join!(call(1), call(2));
+    gated
+        .armed
+        .store(false, std::sync::atomic::Ordering::SeqCst);
+    for (call, name) in [(&mut one, "Ada"), (&mut two, "Grace")] {
+        let answered = async {
+            for part in [name, "Hopper"] {
+                let question = call.message().await;
+                assert_eq!(question["method"], "elicitation/create", "{question}");
+                let answer = json!({"jsonrpc": "2.0", "id": question["id"],
+                                    "result": {"action": "accept", "content": {"name": part}}});
+                assert_eq!(on_b.post(answer).await.status().as_u16(), 202);
+            }
+            call.message().await
+        };
+        let response = tokio::time::timeout(Duration::from_secs(20), answered)
+            .await
+            .expect("each request's answers reach it");
+        let text = &response["result"]["content"][0]["text"];
+        assert_eq!(*text, format!("{name} Hopper"), "{response}");
+    }
+}
+
+#[tokio::test]
+async fn a_session_deleted_while_a_replica_builds_it_is_not_kept_there() {
+    let store = MemorySessionStore::new();
+    let gated = Gated {
+        store: store.clone(),
+        armed: Arc::default(),
+        both: Arc::new(tokio::sync::Barrier::new(2)),
+        rounds: 2,
+    };
+    let on = |sessions: LegacySessions| {
+        serve(StreamableHttp::new(common::fixture().server).legacy_sessions(sessions))
+    };
+    let url_a = on(LegacySessions::new().shared(store.clone())).await;
+    let url_b = on(LegacySessions::new().shared(gated.clone())).await;
+    let on_a = Legacy::open(&url_a, json!({}), None).await;
+    let on_b = through(&on_a, &url_b);
+    gated.armed.store(true, std::sync::atomic::Ordering::SeqCst);
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    let building = tokio::spawn(async move { on_b.post(ping).await.status().as_u16() });
+    // b found the session in the store and is about to listen to it; it
+    // ends meanwhile, before b hears anything of it.
+    gated.both.wait().await;
+    assert_eq!(on_a.delete().await, 200);
+    gated.both.wait().await;
+    assert_eq!(building.await.unwrap(), 404, "the session ended");
+    let channel = format!("session:{}", on_a.session);
+    let unheard = async {
+        while store.publish(&channel, b"no note".to_vec()).await.unwrap() > 0 {
+            tokio::task::yield_now().await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(20), unheard)
+        .await
+        .expect("no replica keeps listening to an ended session");
+}

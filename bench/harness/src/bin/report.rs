@@ -12,7 +12,9 @@
 //!
 //! The `redis` section's figures have a table of their own, with ratios
 //! redis / memory and no targets: they tell what the Redis task store
-//! costs, not whether presa keeps a promise.
+//! and Redis legacy sessions cost, not whether presa keeps a promise.
+//! Besides the ratios, it derives `redis_legacy_request_added_us`: the µs
+//! that sessions in Redis add to each legacy request.
 //!
 //! When `BENCH_RESULTS` names a file, `report` also writes the run there
 //! as JSON: a `run` object (what ran, from the `BENCH_RUN_*` variables
@@ -202,6 +204,7 @@ const STORE_FIGURES: &[&str] = &[
     "get_per_s",
     "apply_per_s",
     "task_call_us",
+    "legacy_request_us",
 ];
 
 /// The store figures measured on Redis through TLS and through a cluster
@@ -219,6 +222,9 @@ const SHAPE_FIGURES: &[&str] = &[
 const REDIS_ONLY_FIGURES: &[&str] = &[
     "redis_bytes_per_finished_task",
     "redis_bytes_per_parked_task",
+    "redis_round_trips_per_legacy_request",
+    "redis_legacy_answer_same_replica_us",
+    "redis_legacy_answer_other_replica_us",
 ];
 
 fn main() {
@@ -320,8 +326,18 @@ fn store_table(figures: &Figures, all: &mut Map<String, Value>) {
             json_number(ratio),
         );
     }
+    // What sessions in Redis add to each legacy request, in µs.
+    let added = figures.get("redis_legacy_request_us") - figures.get("memory_legacy_request_us");
+    all.insert(
+        "redis_legacy_request_added_us".to_owned(),
+        json_number(added),
+    );
+    println!(
+        "{:<38} {:>12} {added:>12.2}",
+        "redis_legacy_request_added_us", ""
+    );
     for key in REDIS_ONLY_FIGURES {
-        println!("{key:<38} {:>12} {:>12.0}", "", figures.get(key));
+        println!("{key:<38} {:>12} {:>12.2}", "", figures.get(key));
     }
     shape_table(figures, all);
 }

@@ -220,8 +220,9 @@ impl StreamableHttp {
     /// [`LegacySessions`](super::legacy::LegacySessions) for each setting and its
     /// default).
     pub fn legacy_sessions(self, settings: super::legacy::LegacySessions) -> Self {
-        let legacy = super::legacy::LegacyTransport::new(settings);
-        self.configure(|e| e.legacy = Some(legacy))
+        self.configure(|e| {
+            e.legacy = Some(super::legacy::LegacyTransport::new(settings, &e.server))
+        })
     }
 
     /// How many `subscriptions/listen` streams (and legacy `GET` streams)

@@ -27,7 +27,11 @@
 //!    `-31003`, and `subscriptions/listen` streams close gracefully at
 //!    once, as does a legacy session's GET stream; [`FINAL_WRITE`] after
 //!    the drain period, the connections still open are dropped and the
-//!    server returns. A second signal returns at once.
+//!    server returns. A second signal returns at once;
+//! 4. Nagle's algorithm is off on every connection (`TCP_NODELAY`): an
+//!    event stream writes small events one at a time, and with it on,
+//!    each would wait for the client's delayed acknowledgement, some 40
+//!    ms on Linux, before it leaves.
 //!
 //! Each request carries its peer's address as axum's `ConnectInfo`, by
 //! which the endpoint tells anonymous callers apart (see `admission`).
@@ -295,6 +299,10 @@ async fn accept(
         .expect("the semaphore is never closed");
     // Logs and rides out accept errors (too many open files, say).
     let (stream, peer) = axum::serve::Listener::accept(listener).await;
+    // Rule 4.
+    if let Err(error) = stream.set_nodelay(true) {
+        tracing::debug!(%error, "could not turn Nagle's algorithm off on a connection");
+    }
     (slot, stream, peer)
 }
 
@@ -322,5 +330,23 @@ async fn serve_connection(
     };
     if let Err(error) = served {
         tracing::debug!(%error, "a connection ended with an error");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rule 4: without it, each small event of a kept-alive connection's
+    /// stream waits for the client's delayed acknowledgement.
+    #[tokio::test]
+    async fn accepted_connections_send_small_writes_at_once() {
+        let mut listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let client = tokio::spawn(TcpStream::connect(address));
+        let slots = Arc::new(Semaphore::new(1));
+        let (_slot, stream, _) = accept(&mut listener, &slots).await;
+        assert!(stream.nodelay().unwrap(), "TCP_NODELAY is set");
+        drop(client.await.unwrap().unwrap());
     }
 }

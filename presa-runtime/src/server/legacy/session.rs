@@ -81,6 +81,10 @@ pub(crate) struct LegacySession {
     client_info: Implementation,
     pub(super) log_level: Mutex<Option<LoggingLevel>>,
     pub(super) subscriptions: Arc<Mutex<BTreeSet<String>>>,
+    /// The version of the shared record the log level and subscriptions
+    /// were last taken from: a record of an older version, read before
+    /// and taken after, changes nothing.
+    synced: Mutex<u64>,
     peer: PeerLink,
     /// Tells the status of the session's tasks as it changes.
     pub(super) followers: status::TaskFollowers,
@@ -128,8 +132,13 @@ impl LegacySession {
     }
 
     /// Takes the log level and subscriptions of `record`, as another
-    /// replica may have changed them.
+    /// replica may have changed them, unless a newer record was taken.
     pub fn sync(&self, record: &SessionRecord) {
+        let mut synced = lock(&self.synced);
+        if record.version < *synced {
+            return;
+        }
+        *synced = record.version;
         *lock(&self.log_level) = record.log_level;
         let mut subscriptions = lock(&self.subscriptions);
         if *subscriptions != record.subscriptions {
@@ -242,6 +251,9 @@ struct SessionParts {
     client_info: Implementation,
     log_level: Option<LoggingLevel>,
     subscriptions: BTreeSet<String>,
+    /// The version of the shared record the rest was read from; `0` for
+    /// a new session.
+    synced: u64,
 }
 
 /// Who owns the tasks of an anonymous caller in session `id`, as a task
@@ -282,6 +294,7 @@ impl Server {
                 client_info: params.client_info,
                 log_level: None,
                 subscriptions: BTreeSet::new(),
+                synced: 0,
             },
             queue,
             shared,
@@ -321,6 +334,7 @@ impl Server {
                 client_info: record.client_info,
                 log_level: record.log_level,
                 subscriptions: record.subscriptions,
+                synced: record.version,
             },
             queue,
             Some(shared),
@@ -353,6 +367,7 @@ impl Server {
             client_info: parts.client_info,
             log_level: Mutex::new(parts.log_level),
             subscriptions,
+            synced: Mutex::new(parts.synced),
             followers: status::TaskFollowers::new(queue.clone()),
             peer: PeerLink::new(MAX_OUTBOUND, queue, replica),
             _feed: feed,
@@ -384,5 +399,43 @@ impl Server {
             .as_ref()
             .map(|engine| ServerTasksCapability::tool_calls(engine.lists()));
         LegacyServerCapabilities::from_modern(modern, tasks)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::server::legacy::shared::MemorySessionStore;
+
+    #[tokio::test]
+    async fn a_record_read_before_a_newer_one_does_not_undo_it() {
+        let server = Server::builder("s", "1").build();
+        let store = Arc::new(MemorySessionStore::new());
+        let shared = SharedSessions::new(store, Duration::from_secs(60));
+        let read = SessionRecord {
+            id: "s".into(),
+            principal: None,
+            protocol_version: "2025-11-25".into(),
+            client_capabilities: ClientCapabilities::default(),
+            client_info: Implementation::new("client", "1.0"),
+            log_level: None,
+            subscriptions: BTreeSet::new(),
+            version: 1,
+        };
+        let (queue, _queued) = mpsc::channel(SESSION_QUEUE);
+        let caller = Caller::anonymous();
+        let session = server.resume_session(read.clone(), &caller, queue, &shared);
+        let mut newer = read.clone();
+        newer.subscriptions.insert("file:///a".into());
+        newer.log_level = Some(LoggingLevel::Debug);
+        newer.version = 2;
+        // Another replica's change is heard, then a request that read the
+        // record before that change syncs what it read.
+        session.sync(&newer);
+        session.sync(&read);
+        assert_eq!(*lock(&session.subscriptions), newer.subscriptions);
+        assert_eq!(*lock(&session.log_level), Some(LoggingLevel::Debug));
     }
 }

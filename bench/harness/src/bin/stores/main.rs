@@ -11,6 +11,9 @@
 //!   through a cluster node, for what each shape of Redis adds;
 //! - `calls`: a task call through presa's in-process server and client,
 //!   from `tools/call work` to `tasks/get` seeing it `completed`;
+//! - `legacy`: a 2025-11-25 client's request over Streamable HTTP, with
+//!   its session in the server's memory and in Redis, and an answer that
+//!   crosses from one replica to another;
 //! - `footprint`: what a task costs Redis's memory.
 //!
 //! Each Redis is a private `redis-server` this program starts on a free
@@ -21,6 +24,7 @@
 
 mod calls;
 mod footprint;
+mod legacy;
 mod ops;
 mod redis_server;
 
@@ -126,6 +130,7 @@ async fn main() {
         Some(bench) => {
             ops::measure(&bench, &mut figures).await;
             calls::measure(&bench, &mut figures).await;
+            legacy::measure(&bench, &mut figures).await;
             footprint::measure(&bench, &mut figures).await;
         }
     }

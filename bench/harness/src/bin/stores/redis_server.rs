@@ -5,6 +5,7 @@
 //! the figures start from an empty Redis that nobody else loads, and so
 //! that emptying it between rounds (`FLUSHALL`) destroys nothing.
 
+use std::collections::BTreeMap;
 use std::io::ErrorKind;
 use std::net::TcpListener;
 use std::path::PathBuf;
@@ -127,6 +128,20 @@ impl RedisServer {
             .find_map(|line| line.strip_prefix("used_memory:"))
             .and_then(|bytes| bytes.trim().parse().ok())
             .expect("INFO memory reports used_memory")
+    }
+
+    /// How many times Redis has run each command so far, by name
+    /// (`INFO commandstats`). A script's own commands count too.
+    pub async fn command_calls(&self) -> BTreeMap<String, u64> {
+        let info = self.info("commandstats").await;
+        info.lines()
+            .filter_map(|line| line.strip_prefix("cmdstat_"))
+            .filter_map(|line| {
+                let (name, stats) = line.split_once(':')?;
+                let calls = stats.split(',').find_map(|s| s.strip_prefix("calls="))?;
+                Some((name.to_owned(), calls.trim().parse().ok()?))
+            })
+            .collect()
     }
 
     /// Whether the server answering is process `pid`, not another

@@ -3,7 +3,7 @@
 //!
 //! Beside the channel of each session it holds (see `session`), a replica
 //! listens on two channels of its own, from the first request it serves
-//! until it stops:
+//! until it stops, and tells its own changes from when it is built:
 //!
 //! 1. its own channel, for the answers its requests to clients get on
 //!    other replicas: each goes to the request that waits for it, in the
@@ -12,10 +12,13 @@
 //! 2. the offers channel, where every replica tells what it offers that
 //!    changed (a list, or a resource the application updated): the
 //!    standalone streams this replica holds hear the changes of every
-//!    replica, including its own, from there. Its own changes go out on
-//!    it as they happen.
+//!    replica, including its own, from there;
+//! 3. its own changes go out on the offers channel as they happen, from
+//!    when the endpoint is built (or, built outside a tokio runtime, from
+//!    its first request): a replica that serves no legacy request, or
+//!    none yet, still changes what the others' sessions see.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
 use tokio::sync::{OnceCell, broadcast};
@@ -29,6 +32,7 @@ use crate::server::legacy::shared::note::{
 };
 use crate::server::legacy::shared::{SessionStoreError, SharedSessions};
 use crate::server::router::Server;
+use crate::util::lock;
 use tokio::sync::broadcast::error::RecvError;
 
 /// One replica's share of a shared store.
@@ -38,6 +42,11 @@ pub(super) struct Replica {
     offers: broadcast::Sender<Change>,
     /// The listeners, once started.
     running: OnceCell<Running>,
+    /// The server's changes, until the task that tells them (rule 3)
+    /// takes them.
+    changes: Mutex<Option<broadcast::Receiver<Change>>>,
+    /// The task that tells this replica's changes, once started.
+    telling: Mutex<Option<Running>>,
 }
 
 /// The drop guard of a replica's listeners: they stop with it.
@@ -52,26 +61,52 @@ impl Drop for Running {
 }
 
 impl Replica {
-    /// A replica on `shared`, not listening yet.
-    pub fn new(shared: SharedSessions) -> Self {
-        Replica {
+    /// A replica of `server` on `shared`, not listening yet, that tells
+    /// `server`'s changes from now on (rule 3).
+    pub fn new(shared: SharedSessions, server: &Server) -> Self {
+        let replica = Replica {
             shared,
             offers: broadcast::channel(CHANGE_BACKLOG).0,
             running: OnceCell::new(),
+            changes: Mutex::new(Some(server.shared().registry.subscribe())),
+            telling: Mutex::default(),
+        };
+        if tokio::runtime::Handle::try_current().is_ok() {
+            replica.tell_changes();
         }
+        replica
     }
 
-    /// Starts listening (rules 1 and 2), once: what serves `server`'s
-    /// `sessions`. Tried again on the next request if the store is down.
-    pub async fn start(
-        &self,
-        server: &Server,
-        sessions: &Arc<HttpSessions>,
-    ) -> Result<(), SessionStoreError> {
+    /// Starts listening (rules 1 and 2), once: what serves `sessions`.
+    /// Tried again on the next request if the store is down.
+    pub async fn start(&self, sessions: &Arc<HttpSessions>) -> Result<(), SessionStoreError> {
+        self.tell_changes();
         self.running
-            .get_or_try_init(|| self.listen(server, sessions))
+            .get_or_try_init(|| self.listen(sessions))
             .await
             .map(|_| ())
+    }
+
+    /// Starts telling the server's changes (rule 3), once.
+    fn tell_changes(&self) {
+        let Some(mut local) = lock(&self.changes).take() else {
+            return;
+        };
+        let shared = self.shared.clone();
+        let telling = tokio::spawn(async move {
+            loop {
+                let change = match local.recv().await {
+                    Ok(change) => change,
+                    Err(RecvError::Lagged(missed)) => {
+                        tracing::warn!(missed, "some changes were not told to the other replicas");
+                        continue;
+                    }
+                    Err(RecvError::Closed) => return,
+                };
+                shared.tell(OFFERS_CHANNEL, &note_of(&change)).await;
+            }
+        });
+        *lock(&self.telling) = Some(Running(vec![telling.abort_handle()]));
     }
 
     /// A receiver of every replica's changes from now on.
@@ -79,11 +114,7 @@ impl Replica {
         self.offers.subscribe()
     }
 
-    async fn listen(
-        &self,
-        server: &Server,
-        sessions: &Arc<HttpSessions>,
-    ) -> Result<Running, SessionStoreError> {
+    async fn listen(&self, sessions: &Arc<HttpSessions>) -> Result<Running, SessionStoreError> {
         let store = self.shared.store();
         let mut answers = store.listen(&replica_channel(&self.shared.replica)).await?;
         let mut heard = store.listen(OFFERS_CHANNEL).await?;
@@ -127,25 +158,9 @@ impl Replica {
                 }
             }
         });
-        let mut local = server.shared().registry.subscribe();
-        let shared = self.shared.clone();
-        let telling = tokio::spawn(async move {
-            loop {
-                let change = match local.recv().await {
-                    Ok(change) => change,
-                    Err(RecvError::Lagged(missed)) => {
-                        tracing::warn!(missed, "some changes were not told to the other replicas");
-                        continue;
-                    }
-                    Err(RecvError::Closed) => return,
-                };
-                shared.tell(OFFERS_CHANNEL, &note_of(&change)).await;
-            }
-        });
         Ok(Running(vec![
             answering.abort_handle(),
             hearing.abort_handle(),
-            telling.abort_handle(),
         ]))
     }
 }

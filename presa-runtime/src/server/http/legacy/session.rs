@@ -115,7 +115,11 @@ impl HttpSessions {
     /// Keeps `session`, making way for it (rules 1 and 2). A session
     /// refused is closed, so that it holds nothing.
     pub fn open(&self, session: Arc<HttpSession>) -> Result<(), TooManySessions> {
-        let mut table = lock(&self.table);
+        self.keep(&mut lock(&self.table), session)
+    }
+
+    /// [`open`](Self::open), in `table`.
+    fn keep(&self, table: &mut Table, session: Arc<HttpSession>) -> Result<(), TooManySessions> {
         let room = match table.make_way(&session.account, self.max_per_account, self.idle) {
             Ok(()) => table.room(self.max, self.idle),
             refused => refused,
@@ -125,6 +129,25 @@ impl HttpSessions {
             Err(_) => session.close(),
         }
         room
+    }
+
+    /// Keeps `session`, built from the shared store's record, as
+    /// [`open`](Self::open) does; the session kept. When another request
+    /// kept the same session first, `session` is closed and that one is
+    /// the session kept, so that every request of a session on this
+    /// replica shares one copy (its requests, its answers, its stream).
+    pub fn adopt(&self, session: Arc<HttpSession>) -> Result<Arc<HttpSession>, TooManySessions> {
+        let mut table = lock(&self.table);
+        if let Some(kept) = table.sessions.get(session.legacy.id())
+            && !kept.has_ended()
+        {
+            let kept = Arc::clone(kept);
+            drop(table);
+            session.close();
+            return Ok(kept);
+        }
+        self.keep(&mut table, Arc::clone(&session))
+            .map(|()| session)
     }
 
     /// The live session `id` of `subject` (rules 3 and 4), marked used.
@@ -600,6 +623,18 @@ impl Drop for HoldingStandalone {
     fn drop(&mut self) {
         self.hearing.abort();
         self.keeping.abort();
+    }
+}
+
+/// A session dropped without being closed (its replica's endpoint is
+/// gone, as when a server stops) is closed then: its requests, its pump
+/// and its listener would otherwise run on, holding the store's
+/// subscriptions, with no table left to reach them.
+impl Drop for HttpSession {
+    fn drop(&mut self) {
+        if !self.has_ended() {
+            self.close();
+        }
     }
 }
 

@@ -165,15 +165,15 @@ pub(crate) struct LegacyTransport {
 pub const LEGACY_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl LegacyTransport {
-    /// No sessions yet, kept as `settings` say.
-    pub fn new(settings: LegacySessions) -> Self {
+    /// No sessions yet of `server`, kept as `settings` say.
+    pub fn new(settings: LegacySessions, server: &Server) -> Self {
         let mut sessions = HttpSessions::new();
         sessions.idle = settings.idle;
         sessions.max = settings.max;
         sessions.max_per_account = settings.max_per_subject;
         let replica = settings
             .store
-            .map(|store| Replica::new(SharedSessions::new(store, settings.idle)));
+            .map(|store| Replica::new(SharedSessions::new(store, settings.idle), server));
         LegacyTransport {
             sessions: Arc::new(sessions),
             replica,
@@ -356,7 +356,8 @@ async fn answered(endpoint: &Endpoint<'_>, session: &HttpSession, response: Json
 /// request: `404` for a session that ended, expired, never was, or is
 /// another caller's. With a shared store, the store says whether the
 /// session lives (and starts its idle time again), and a session this
-/// replica does not hold yet is built from its record.
+/// replica does not hold yet is built from its record: one more look at
+/// the store once its copy listens, so that it misses no change.
 async fn find(
     endpoint: &Endpoint<'_>,
     id: &str,
@@ -370,10 +371,7 @@ async fn find(
             .get(id, principal.as_deref())
             .ok_or_else(|| unknown_session(id));
     };
-    replica
-        .start(endpoint.server, sessions)
-        .await
-        .map_err(store_unavailable)?;
+    replica.start(sessions).await.map_err(store_unavailable)?;
     let shared = &replica.shared;
     let record = match shared.store().touch(id, shared.idle).await {
         Ok(Some(record)) => record,
@@ -403,10 +401,18 @@ async fn find(
         Some(shared),
     ));
     session.listen(shared).await.map_err(store_unavailable)?;
-    if let Err(refused) = sessions.open(Arc::clone(&session)) {
-        return Err(session_refused(refused, account.who(), None));
+    // The session may have ended, or changed, between the look above and
+    // the listen, which heard nothing of it: look again, now that news of
+    // it reaches this copy. (A copy dropped here closes.)
+    match shared.store().touch(id, shared.idle).await {
+        Ok(Some(record)) => session.legacy.sync(&record),
+        Ok(None) => return Err(unknown_session(id)),
+        Err(error) => return Err(store_unavailable(error)),
     }
-    Ok(session)
+    // Another request of the session may have built it here meanwhile.
+    sessions
+        .adopt(session)
+        .map_err(|refused| session_refused(refused, account.who(), None))
 }
 
 /// Rule 1: a new session of `caller`, counted against `account`, and its
@@ -419,9 +425,7 @@ async fn open(
 ) -> Response {
     let shared = endpoint.legacy.replica.as_ref().map(|r| &r.shared);
     if let Some(replica) = &endpoint.legacy.replica
-        && let Err(error) = replica
-            .start(endpoint.server, &endpoint.legacy.sessions)
-            .await
+        && let Err(error) = replica.start(&endpoint.legacy.sessions).await
     {
         return store_unavailable(error);
     }

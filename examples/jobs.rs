@@ -21,6 +21,13 @@
 //!   showing `building TARGET` as the task's status message meanwhile, so
 //!   that a replica can be stopped in the middle of a build
 //!   (`presa-redis/tests/replicas_process.rs` does).
+//! - The resource `jobs://builds/latest` reads the result of the last
+//!   build this process finished (`built TARGET`, or `no build yet`). A
+//!   client that subscribes to it gets `notifications/resources/updated`
+//!   each time a build finishes: `build` records its result in the
+//!   server's state, and a task of the server's own tells the server the
+//!   resource changed ([`Server::resource_updated`]). Each process keeps
+//!   its own last build, so replicas may answer a read differently.
 //! - `--store redis://HOST:PORT`, after `stdio` or `http ADDRESS`, keeps
 //!   the tasks in that Redis instead of the process's memory (any URL the
 //!   Redis store takes: `rediss://` for TLS, `#insecure` at its end for a
@@ -45,7 +52,9 @@ use presa_redis::{RedisSessionStore, RedisTaskStore};
 use serde::Deserialize;
 use serde_json::json;
 use std::error::Error;
+use std::sync::Arc;
 use std::time::Duration;
+use tokio::sync::watch;
 
 /// The answer `build` asks for.
 #[derive(Debug, Deserialize, schemars::JsonSchema, Elicit)]
@@ -58,6 +67,7 @@ struct Confirm {
 #[tool(task = "optional")]
 async fn build(
     ctx: Context,
+    State(builds): State<Builds>,
     #[param(description = "What to build, such as `docs` or `all`")] target: String,
     #[param(description = "How many seconds the build takes once confirmed; 0 by default")]
     seconds: Option<u64>,
@@ -72,13 +82,61 @@ async fn build(
         ctx.set_status_message(format!("building {target}")).await;
         tokio::time::sleep(Duration::from_secs(seconds)).await;
     }
-    Ok(format!("built {target}"))
+    let built = format!("built {target}");
+    builds.finished(&built);
+    Ok(built)
+}
+
+/// The URI of the last build's result.
+const LATEST_BUILD: &str = "jobs://builds/latest";
+
+/// The result of the last build this server finished.
+#[resource(uri = "jobs://builds/latest", mime_type = "text/plain")]
+async fn latest_build(State(builds): State<Builds>) -> String {
+    builds
+        .0
+        .borrow()
+        .clone()
+        .unwrap_or_else(|| "no build yet".into())
+}
+
+/// The result of the last build, in the server's state. It is a watch
+/// channel: it holds the latest result only, so it never grows, and
+/// [`announcing`]'s task wakes once for any number of builds that finish
+/// before it runs.
+#[derive(Clone, Default)]
+struct Builds(Arc<watch::Sender<Option<String>>>);
+
+impl Builds {
+    /// Records `result` as the last build's.
+    fn finished(&self, result: &str) {
+        self.0.send_replace(Some(result.to_owned()));
+    }
+}
+
+/// Builds the server from `builder`, with the `jobs://builds/latest`
+/// resource, and starts the task that tells the server each time a build
+/// finishes, so that subscribed clients get
+/// `notifications/resources/updated`. The task lives as long as the
+/// runtime: the server's state holds the channel it waits on. Call it
+/// within the runtime.
+fn announcing(builder: presa::server::ServerBuilder) -> Server {
+    let builds = Builds::default();
+    let mut finished = builds.0.subscribe();
+    let server = builder.resource(LatestBuildResource).state(builds).build();
+    let announcer = server.clone();
+    tokio::spawn(async move {
+        while finished.changed().await.is_ok() {
+            announcer.resource_updated(LATEST_BUILD);
+        }
+    });
+    server
 }
 
 /// The jobs server, with its task settings: a one-hour TTL, a 20 ms
 /// poll interval and at most 1 000 tasks kept, in this process's memory.
 fn server() -> Server {
-    builder().build()
+    announcing(builder())
 }
 
 /// How long a server's lease on a task it runs lasts, when tasks are in
@@ -224,7 +282,7 @@ async fn serve_stdio(
             .map_err(|e| format!("the drain period must be whole seconds: {e}"))?;
         builder = builder.drain_period(Duration::from_secs(seconds));
     }
-    builder.build().serve_stdio().await;
+    announcing(builder).serve_stdio().await;
     Ok(())
 }
 
@@ -238,7 +296,7 @@ async fn serve_http(
     let address = address.ok_or("usage: jobs http ADDRESS (such as 127.0.0.1:3000)")?;
     let address: std::net::SocketAddr = address.parse()?;
     let (builder, sessions) = builder_with(store, lease)?;
-    let server = builder.build();
+    let server = announcing(builder);
     // Bound here, so that port 0 prints the port the system picked.
     let listener = tokio::net::TcpListener::bind(address).await?;
     let address = listener.local_addr()?;

@@ -1,7 +1,8 @@
 //! The examples a user copies first, run as the processes they are:
 //! `hello` over stdio, `http_axum` with its tokens and its own route, and
 //! `client` against `hello` (spawned) and `jobs` (over HTTP, a task whose
-//! question it answers from stdin). The `replicas` example needs a Redis,
+//! question it answers from stdin), and `jobs` telling a subscriber of
+//! `jobs://builds/latest` that a build finished. The `replicas` example needs a Redis,
 //! so presa-redis tests it (`presa-redis/tests/replicas_example.rs`).
 //!
 //! Nothing waits on time: each test waits for a server's first line on
@@ -19,7 +20,8 @@ use std::process::{Output, Stdio};
 use std::time::Duration;
 
 use presa::client::prelude::*;
-use presa::client::{ClientTransport, HttpOptions};
+use presa::client::{ClientTransport, HttpOptions, SubscriptionEvent};
+use presa::wire::SubscriptionFilter;
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, Command};
@@ -224,6 +226,39 @@ async fn client_follows_a_jobs_task_over_http_answering_from_stdin() {
     let declined = run_client(&call, "").await;
     assert_eq!(declined.status.code(), Some(1), "{}", stderr(&declined));
     assert!(stdout(&declined).ends_with("not confirmed\n"));
+}
+
+#[tokio::test]
+async fn jobs_tells_subscribers_of_its_latest_build_when_a_build_finishes() {
+    let jobs = HttpServer::start(
+        "jobs",
+        &["http", "127.0.0.1:0"],
+        "serving the jobs server at ",
+    )
+    .await;
+    let client = Client::builder()
+        .request_timeout(GUARD)
+        .on_elicitation(|_| async { ElicitResult::accept(json!({"ok": true})) })
+        .connect(ClientTransport::http(&jobs.url).unwrap());
+    let latest = "jobs://builds/latest";
+    let read = client.read_resource(latest).await.unwrap();
+    assert_eq!(read.text(), Some("no build yet"));
+
+    let filter = SubscriptionFilter::new().resource(latest);
+    let mut subscription = client.listen(filter).await.unwrap();
+    assert_eq!(
+        text_of(&client, "build", json!({"target": "docs"})).await,
+        "built docs"
+    );
+    let event = timeout(GUARD, subscription.next())
+        .await
+        .expect("the update comes once the build finished");
+    assert_eq!(
+        event,
+        Some(SubscriptionEvent::ResourceUpdated { uri: latest.into() })
+    );
+    let read = client.read_resource(latest).await.unwrap();
+    assert_eq!(read.text(), Some("built docs"));
 }
 
 #[tokio::test]

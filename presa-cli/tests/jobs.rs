@@ -1,8 +1,8 @@
 //! `presa` as a process, against presa's `jobs` example over stdio and
 //! Streamable HTTP: listing, calling with `--answer`, plain and as a task,
-//! the failure with no terminal to ask, and the exit statuses. Each test
-//! waits on the processes it starts (the HTTP server's readiness line),
-//! never on a clock.
+//! reading the last build's result, the failure with no terminal to ask,
+//! and the exit statuses. Each test waits on the processes it starts (the
+//! HTTP server's readiness line), never on a clock.
 
 #[path = "../../tests/common/jobs_example.rs"]
 mod jobs_example;
@@ -107,6 +107,20 @@ fn lists_build(server: &str) {
     assert_eq!(names, ["build"]);
 }
 
+/// `presa resources` lists the one resource, and `presa read` reads
+/// `expected` from it.
+fn reads_the_latest_build(server: &str, expected: &str) {
+    let output = presa(&["resources", server, "--json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let resources = stdout_json(&output);
+    assert_eq!(resources[0]["uri"], "jobs://builds/latest", "{resources}");
+    assert_eq!(resources.as_array().unwrap().len(), 1, "{resources}");
+    let output = presa(&["read", server, "jobs://builds/latest", "--json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let read = stdout_json(&output);
+    assert_eq!(read["contents"][0]["text"], expected, "{read}");
+}
+
 fn builds_with_an_answer(server: &str, task: bool) {
     let mut args = vec![
         "call",
@@ -133,6 +147,12 @@ fn stdio_tools_json_lists_the_build_tool() {
 }
 
 #[test]
+fn stdio_reads_that_no_build_ran_yet() {
+    // Each command starts a server of its own, which has built nothing.
+    reads_the_latest_build(&stdio_server(), "no build yet");
+}
+
+#[test]
 fn stdio_call_answered_ahead_builds() {
     builds_with_an_answer(&stdio_server(), false);
 }
@@ -146,8 +166,10 @@ fn stdio_call_as_a_task_answered_ahead_builds() {
 fn http_tools_call_and_task() {
     let jobs = HttpJobs::start();
     lists_build(&jobs.url);
+    reads_the_latest_build(&jobs.url, "no build yet");
     builds_with_an_answer(&jobs.url, false);
     builds_with_an_answer(&jobs.url, true);
+    reads_the_latest_build(&jobs.url, "built all");
 }
 
 #[test]

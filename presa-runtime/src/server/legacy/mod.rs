@@ -60,5 +60,6 @@ pub(crate) mod shared;
 mod status;
 mod tasks;
 
+#[cfg(feature = "http-server")]
 pub(crate) use feed::FeedGuard;
 pub(crate) use session::{LegacySession, SESSION_QUEUE};

@@ -117,6 +117,7 @@ impl LegacySession {
         &self.peer
     }
 
+    #[cfg(feature = "http-server")]
     /// What replicas sharing the session keep of it.
     pub fn record(&self) -> SessionRecord {
         SessionRecord {
@@ -174,6 +175,7 @@ impl LegacySession {
         Ok(())
     }
 
+    #[cfg(feature = "http-server")]
     /// Forwards `changes` of what the server offers that concern the
     /// session to `queue`, until the guard is dropped: what the replica
     /// holding a shared session's standalone stream does.
@@ -316,6 +318,7 @@ impl Server {
         Ok((Arc::new(session), respond(id, Ok(to_value(result)))))
     }
 
+    #[cfg(feature = "http-server")]
     /// Session `record`, which another replica opened, as `caller` (of the
     /// record's principal) finds it here: its own messages go to `queue`.
     pub(crate) fn resume_session(
@@ -402,7 +405,7 @@ impl Server {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "http-server"))]
 mod tests {
     use std::time::Duration;
 

@@ -104,6 +104,7 @@ pub(crate) struct AskFailed(pub ErrorObject);
 
 /// The replica that asked the request a response with `id` answers, as
 /// rule 1 names it: `None` for an id no replica of a shared session made.
+#[cfg(feature = "http-server")]
 pub(crate) fn asking_replica(id: &RequestId) -> Option<&str> {
     let RequestId::String(id) = id else {
         return None;
@@ -405,6 +406,7 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    #[cfg(feature = "http-server")]
     fn a_shared_sessions_request_id_names_the_replica_that_asked() {
         let (queue, _) = mpsc::channel(1);
         let link = PeerLink::new(4, queue, Some("a-b_c"));

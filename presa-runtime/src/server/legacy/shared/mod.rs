@@ -17,6 +17,10 @@
 //!
 //! Layers, bottom up: record, store, memory, note, link.
 
+// Only the HTTP transport shares sessions; without it, a session has no
+// store, and what talks to one is unused.
+#![cfg_attr(not(feature = "http-server"), allow(dead_code, unused_imports))]
+
 mod link;
 mod memory;
 pub(crate) mod note;

@@ -68,11 +68,13 @@ fn presa(args: &[&str]) -> Output {
         .env("PRESA_CONFIG_DIR", env!("CARGO_TARGET_TMPDIR"))
         .env_remove("PRESA_TOKEN")
         .stdin(Stdio::null());
-    // Under Wine, the server a command starts sometimes dies of Wine
-    // itself; see `process_start`.
+    // Under Wine, the server a command starts sometimes fails to load, or
+    // dies of Wine itself; see `process_start`.
     finished("presa", &mut command, |output| {
+        let stderr = stderr(output);
         output.status.code() == Some(3)
-            && stderr(output).contains("the connection to the server is closed")
+            && (stderr.contains("the connection to the server is closed")
+                || stderr.contains("(os error 1359)"))
     })
 }
 

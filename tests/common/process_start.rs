@@ -11,11 +11,13 @@
 //! all, and never on any other: a program that is missing, or that cannot
 //! run, still fails the test at once with its own error.
 //!
-//! Wine has a second failure of the same kind. Now and then a process
-//! loses its connection to `wineserver` and dies at once; Wine prints
-//! "wine client error: ... sendmsg: Bad file descriptor" to the terminal,
-//! not to the process's own error stream. When that process is the
-//! server a `presa` command started, the command sees its server vanish.
+//! A process that a test's process starts meets the same failures: its
+//! own start may fail with error 1359, or it may lose its connection to
+//! `wineserver` and die at once (Wine prints "wine client error: ...
+//! sendmsg: Bad file descriptor" to the terminal, not to the process's
+//! own error stream). When that process is the server a `presa` command
+//! started, the command says it could not start its server, or that its
+//! server vanished.
 //! [`finished`] runs a command to its end and, only in a build for Wine
 //! (cfg `presa_wine`), runs it again when the caller says the output
 //! shows that failure. On Linux it runs the command once, so a real

@@ -73,7 +73,7 @@ fn through(legacy: &Legacy, url: &str) -> Legacy {
 }
 
 async fn ping(legacy: &Legacy, id: i64) -> Value {
-    legacy.request(id, "ping", json!({})).await.message().await
+    legacy.call(id, "ping", json!({})).await
 }
 
 #[tokio::test]
@@ -82,11 +82,7 @@ async fn a_session_opened_on_one_replica_is_served_and_ended_by_the_other() {
     let on_a = Legacy::open(&replicas.a.url, json!({}), None).await;
     let on_b = through(&on_a, &replicas.b.url);
     assert_eq!(ping(&on_b, 1).await["result"], json!({}));
-    let tools = on_b
-        .request(2, "tools/list", json!({}))
-        .await
-        .message()
-        .await;
+    let tools = on_b.call(2, "tools/list", json!({})).await;
     assert!(tools["result"]["tools"].as_array().unwrap().len() > 1);
     assert_eq!(ping(&on_a, 3).await["result"], json!({}));
 
@@ -138,9 +134,7 @@ async fn notifications_from_either_replica_reach_the_standalone_stream() {
 
     let uri = "file:///project/README.md";
     let subscribed = on_b
-        .request(1, "resources/subscribe", json!({"uri": uri}))
-        .await
-        .message()
+        .call(1, "resources/subscribe", json!({"uri": uri}))
         .await;
     assert_eq!(subscribed["result"], json!({}), "{subscribed}");
     // The subscription was made on b; the update happens on b; the
@@ -155,9 +149,7 @@ async fn notifications_from_either_replica_reach_the_standalone_stream() {
     assert_eq!(notice["method"], "notifications/tools/list_changed");
 
     let unsubscribed = on_a
-        .request(2, "resources/unsubscribe", json!({"uri": uri}))
-        .await
-        .message()
+        .call(2, "resources/unsubscribe", json!({"uri": uri}))
         .await;
     assert_eq!(unsubscribed["result"], json!({}));
     replicas.b.fixture.server.resource_updated(uri);
@@ -175,13 +167,11 @@ async fn a_task_made_on_one_replica_is_read_and_finished_on_the_other() {
     let on_a = Legacy::open(&replicas.a.url, json!({"tasks": {}}), None).await;
     let on_b = through(&on_a, &replicas.b.url);
     let created = on_a
-        .request(
+        .call(
             1,
             "tools/call",
             json!({"name": "long_job", "arguments": {}, "task": {}}),
         )
-        .await
-        .message()
         .await;
     let task = created["result"]["task"]["taskId"]
         .as_str()
@@ -189,24 +179,12 @@ async fn a_task_made_on_one_replica_is_read_and_finished_on_the_other() {
         .to_owned();
     // The task belongs to the session, an anonymous caller's, on every
     // replica.
-    let result = on_b
-        .request(2, "tasks/result", json!({"taskId": task}))
-        .await
-        .message()
-        .await;
+    let result = on_b.call(2, "tasks/result", json!({"taskId": task})).await;
     assert_eq!(result["result"]["content"][0]["text"], "done", "{result}");
-    let got = on_b
-        .request(3, "tasks/get", json!({"taskId": task}))
-        .await
-        .message()
-        .await;
+    let got = on_b.call(3, "tasks/get", json!({"taskId": task})).await;
     assert_eq!(got["result"]["status"], "completed", "{got}");
     let other = Legacy::open(&replicas.b.url, json!({"tasks": {}}), None).await;
-    let hidden = other
-        .request(4, "tasks/get", json!({"taskId": task}))
-        .await
-        .message()
-        .await;
+    let hidden = other.call(4, "tasks/get", json!({"taskId": task})).await;
     assert!(
         hidden["error"].is_object(),
         "another session's task: {hidden}"
@@ -223,13 +201,11 @@ async fn a_tasks_question_and_status_reach_the_stream_on_the_other_replica() {
     let mut stream = Events::new(stream, None);
     assert!(stream.next().await.unwrap().message.is_none(), "priming");
     let created = on_a
-        .request(
+        .call(
             1,
             "tools/call",
             json!({"name": "build", "arguments": {"target": "all"}, "task": {}}),
         )
-        .await
-        .message()
         .await;
     let task = created["result"]["task"]["taskId"]
         .as_str()
@@ -247,11 +223,7 @@ async fn a_tasks_question_and_status_reach_the_stream_on_the_other_replica() {
     let answer = json!({"jsonrpc": "2.0", "id": question["id"],
                         "result": {"action": "accept", "content": {"ok": true}}});
     assert_eq!(on_b.post(answer).await.status().as_u16(), 202);
-    let result = on_b
-        .request(2, "tasks/result", json!({"taskId": task}))
-        .await
-        .message()
-        .await;
+    let result = on_b.call(2, "tasks/result", json!({"taskId": task})).await;
     assert_eq!(
         result["result"]["content"][0]["text"], "built all",
         "{result}"
@@ -272,13 +244,11 @@ async fn a_question_asked_while_no_stream_is_open_reaches_the_stream_opened_late
     let on_a = Legacy::open(&replicas.a.url, capabilities, None).await;
     let on_b = through(&on_a, &replicas.b.url);
     let created = on_a
-        .request(
+        .call(
             1,
             "tools/call",
             json!({"name": "build", "arguments": {"target": "docs"}, "task": {}}),
         )
-        .await
-        .message()
         .await;
     let task = created["result"]["task"]["taskId"]
         .as_str()
@@ -287,11 +257,7 @@ async fn a_question_asked_while_no_stream_is_open_reaches_the_stream_opened_late
     // No replica holds the standalone stream yet: a keeps the question
     // until b opens it.
     loop {
-        let got = on_a
-            .request(2, "tasks/get", json!({"taskId": task}))
-            .await
-            .message()
-            .await;
+        let got = on_a.call(2, "tasks/get", json!({"taskId": task})).await;
         if got["result"]["status"] == "input_required" {
             break;
         }
@@ -306,11 +272,7 @@ async fn a_question_asked_while_no_stream_is_open_reaches_the_stream_opened_late
     let answer = json!({"jsonrpc": "2.0", "id": question["id"],
                         "result": {"action": "accept", "content": {"ok": true}}});
     assert_eq!(on_b.post(answer).await.status().as_u16(), 202);
-    let result = on_a
-        .request(3, "tasks/result", json!({"taskId": task}))
-        .await
-        .message()
-        .await;
+    let result = on_a.call(3, "tasks/result", json!({"taskId": task})).await;
     assert_eq!(
         result["result"]["content"][0]["text"], "built docs",
         "{result}"
@@ -577,9 +539,7 @@ async fn a_change_on_a_replica_that_served_no_request_reaches_the_others() {
     assert!(stream.next().await.unwrap().message.is_none(), "priming");
     let uri = "file:///project/README.md";
     let subscribed = on_a
-        .request(1, "resources/subscribe", json!({"uri": uri}))
-        .await
-        .message()
+        .call(1, "resources/subscribe", json!({"uri": uri}))
         .await;
     assert_eq!(subscribed["result"], json!({}), "{subscribed}");
     // b has served no legacy request: its changes go out all the same.

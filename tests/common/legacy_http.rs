@@ -72,6 +72,12 @@ impl Legacy {
         Events::new(response, Some(method.to_owned()))
     }
 
+    /// Sends request `id` of `method` and returns its first message: the
+    /// response of a request that asks the client nothing.
+    pub async fn call(&self, id: i64, method: &str, params: Value) -> Value {
+        self.request(id, method, params).await.message().await
+    }
+
     pub async fn get(&self, last_event_id: Option<&str>) -> reqwest::Response {
         let mut headers = vec![("mcp-session-id", self.session.as_str())];
         headers.extend(last_event_id.map(|id| ("last-event-id", id)));

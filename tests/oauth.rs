@@ -55,16 +55,27 @@ async fn resource_server(
     authorization: &AuthServer,
     configure: impl FnOnce(presa::server::http::OAuthBuilder) -> presa::server::http::OAuthBuilder,
 ) -> (String, OAuth) {
+    resource_server_with(authorization, configure, |b| b).await
+}
+
+/// [`resource_server`], its server configured by `server` too.
+async fn resource_server_with(
+    authorization: &AuthServer,
+    configure: impl FnOnce(presa::server::http::OAuthBuilder) -> presa::server::http::OAuthBuilder,
+    server: impl FnOnce(presa::server::ServerBuilder) -> presa::server::ServerBuilder,
+) -> (String, OAuth) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let oauth = configure(OAuth::issuer(authorization.issuer.clone()).resource(url.clone()))
         .build()
         .unwrap();
     let f = common::fixture_with(|b| {
-        b.tool(WhoamiTool)
-            .tool(DeployTool)
-            .tool(TenantTool)
-            .prompt(ReleaseNotePrompt)
+        server(
+            b.tool(WhoamiTool)
+                .tool(DeployTool)
+                .tool(TenantTool)
+                .prompt(ReleaseNotePrompt),
+        )
     });
     let http = StreamableHttp::new(f.server).oauth(oauth.clone());
     tokio::spawn(http.serve_on(listener));
@@ -696,6 +707,37 @@ async fn a_token_without_the_tools_scope_gets_the_step_up_challenge() {
         json!([authorization.issuer])
     );
     assert_eq!(document["resource"], url);
+}
+
+#[tokio::test]
+async fn a_tool_hidden_from_the_caller_gets_no_step_up_challenge() {
+    let key = TestKey::rsa("k1", Algorithm::RS256);
+    let authorization = AuthServer::start(&[&key]).await;
+    // Each caller sees only what it holds the scopes of.
+    let (url, _) = resource_server_with(
+        &authorization,
+        |b| b,
+        |b| b.visibility(|caller, item| item.scopes().iter().all(|s| caller.scopes.contains(s))),
+    )
+    .await;
+    let reader = key.sign(&authorization.claims(&url, "rita", "jobs:read"));
+    let (status, challenge, body) = call_tool_raw(&url, "deploy", Some(&reader), &[]).await;
+    assert_eq!(challenge, None, "a challenge would tell the tool is there");
+    assert_eq!(body["error"]["code"], -32602, "{body}");
+    // Answered as a tool that does not exist is.
+    let (unknown_status, _, unknown) = call_tool_raw(&url, "nothing", Some(&reader), &[]).await;
+    assert_eq!(status, unknown_status);
+    assert_eq!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .replace("deploy", "nothing"),
+        unknown["error"]["message"]
+    );
+    let deployer = key.sign(&authorization.claims(&url, "rita", "jobs:read jobs:deploy"));
+    let (status, _, body) = call_tool_raw(&url, "deploy", Some(&deployer), &[]).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["result"]["content"][0]["text"], "deployed");
 }
 
 #[tokio::test]

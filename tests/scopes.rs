@@ -222,3 +222,106 @@ fn a_hand_written_handler_with_a_malformed_scope_is_refused_at_registration() {
     }
     let _ = Server::builder("s", "1").tool(Quoted);
 }
+
+/// Hides whatever a caller lacks the scopes of, and `my_scopes` from
+/// `sam`: a visibility filter driven by the handlers' scopes and by a
+/// rule of the application's own.
+fn filtered() -> Server {
+    server(|b| {
+        b.visibility(|caller, item| {
+            let permitted = item.scopes().iter().all(|s| caller.scopes.contains(s));
+            let own_rule =
+                !(item.name() == "my_scopes" && caller.subject.as_deref() == Some("sam"));
+            permitted && own_rule
+        })
+    })
+}
+
+#[tokio::test]
+async fn a_visibility_filter_hides_handlers_from_lists_and_makes_them_private() {
+    let server = filtered();
+    let (names, scope) = listed(&server, Caller::subject("sam")).await;
+    assert!(names.is_empty(), "{names:?}");
+    assert_eq!(scope, "private", "lists that differ by caller are private");
+    let (names, _) = listed(&server, Caller::subject("rita").scopes(["jobs:read"])).await;
+    assert_eq!(names, ["my_scopes"]);
+    let deployer = Caller::subject("dan").scopes(["jobs:read", "jobs:deploy"]);
+    assert_eq!(listed(&server, deployer).await.0, ["deploy", "my_scopes"]);
+
+    let mut sam = peer(&server, Caller::subject("sam"));
+    let meta = common::meta(json!({}));
+    for (id, method) in [(1, "prompts/list"), (2, "resources/list")] {
+        let list = sam.request(id, method, json!({"_meta": meta})).await;
+        let items = list["result"]
+            .as_object()
+            .unwrap()
+            .values()
+            .find_map(Value::as_array)
+            .unwrap();
+        assert!(items.is_empty(), "{list}");
+        assert_eq!(list["result"]["cacheScope"], "private", "{list}");
+    }
+}
+
+#[tokio::test]
+async fn a_hidden_handler_is_answered_as_unknown_not_refused() {
+    let server = filtered();
+    let hidden = deploy_as(&server, Caller::subject("rita").scopes(["jobs:read"])).await;
+    assert_eq!(hidden["error"]["code"], -32602, "{hidden}");
+    let mut peer_of_unknown = peer(&server, Caller::anonymous());
+    let nothing = peer_of_unknown
+        .call(
+            1,
+            json!({}),
+            json!({"name": "no_such_tool", "arguments": {}}),
+        )
+        .await;
+    assert_eq!(
+        hidden["error"]["message"]
+            .as_str()
+            .unwrap()
+            .replace("deploy", "X"),
+        nothing["error"]["message"]
+            .as_str()
+            .unwrap()
+            .replace("no_such_tool", "X"),
+        "a hidden tool reads as one that does not exist"
+    );
+
+    let mut sam = peer(&server, Caller::subject("sam"));
+    let meta = common::meta(json!({}));
+    let mine = sam
+        .call(2, json!({}), json!({"name": "my_scopes", "arguments": {}}))
+        .await;
+    assert_eq!(mine["error"]["code"], -32602, "{mine}");
+    let prompt = sam
+        .request(
+            3,
+            "prompts/get",
+            json!({"name": "code_review", "arguments": {"code": "x"}, "_meta": meta}),
+        )
+        .await;
+    assert_eq!(prompt["error"]["code"], -32602, "{prompt}");
+    let read = sam
+        .request(
+            4,
+            "resources/read",
+            json!({"uri": "jobs://log", "_meta": meta}),
+        )
+        .await;
+    assert_eq!(read["error"]["code"], -32602, "{read}");
+    assert_eq!(read["error"]["data"]["uri"], "jobs://log", "{read}");
+    let completion = sam
+        .request(
+            5,
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "code_review"},
+                   "argument": {"name": "code", "value": "x"}, "_meta": meta}),
+        )
+        .await;
+    assert_eq!(completion["error"]["code"], -32602, "{completion}");
+
+    let deployer = Caller::subject("dan").scopes(["jobs:read", "jobs:deploy"]);
+    let deployed = deploy_as(&server, deployer).await;
+    assert_eq!(deployed["result"]["content"][0]["text"], "deployed prod");
+}

@@ -90,6 +90,7 @@ pub mod __private {
     pub use serde_json::{Map, Value};
 
     pub use crate::schema::{ElicitDerives, ObjectSchemaBuilder};
+    pub use crate::server::middleware::HandlerLayers;
     pub use crate::server::{
         ArgsParser, ArgumentError, Completer, Context, Elicit, ElicitEnum, ElicitField,
         FromContext, InputRequired, IntoPromptResult, IntoReadResult, IntoToolResult, PolicyFn,

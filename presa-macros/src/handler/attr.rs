@@ -315,6 +315,36 @@ pub(crate) fn keyword_value<K: Keyword>(
     })
 }
 
+/// `layer = expr`: an expression that makes the tower layer put around
+/// the handler. The compiler checks that it is one, at the expression.
+pub(crate) fn layer_value(meta: &Meta, errors: &mut Errors) -> Option<Expr> {
+    let example = "layer = tower::timeout::TimeoutLayer::new(Duration::from_secs(30))";
+    match meta {
+        Meta::NameValue(nv) => match &nv.value {
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(_), ..
+            }) => {
+                errors.error(
+                    &nv.value,
+                    format!(
+                        "`layer` takes an expression that makes a tower layer, not a string, \
+                         as in `{example}`"
+                    ),
+                );
+                None
+            }
+            value => Some(value.clone()),
+        },
+        _ => {
+            errors.error(
+                meta,
+                format!("`layer` needs a tower layer, as in `{example}`; for several, use a `tower::ServiceBuilder`"),
+            );
+            None
+        }
+    }
+}
+
 /// `scopes = ["jobs:build", …]`: the OAuth scopes a handler's callers must
 /// hold. Each must be one scope, declared once; the runtime checks the
 /// characters of each when the handler is registered.

@@ -15,8 +15,8 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
-use syn::LitStr;
 use syn::spanned::Spanned;
+use syn::{Expr, LitStr};
 
 use super::ast::{HandlerFn, Kind, Param};
 
@@ -69,6 +69,22 @@ pub(crate) fn extractions(
         });
     }
     (extractions, call_args)
+}
+
+/// `fn layers`, when the handler declares a layer. Located at the
+/// expression, so that one that is not a layer is reported there.
+pub(crate) fn layers(layer: Option<&Expr>) -> TokenStream {
+    let Some(layer) = layer else {
+        return TokenStream::new();
+    };
+    let with = quote_spanned! {at(layer)=>
+        ::presa::__private::HandlerLayers::new().with(#layer)
+    };
+    quote! {
+        fn layers(&self) -> ::presa::__private::HandlerLayers {
+            #with
+        }
+    }
 }
 
 /// `fn scopes`, when the handler declares some.

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use syn::LitStr;
 
 use crate::errors::Errors;
-use crate::handler::attr::{key_of, meta_list, scopes_value, string_value};
+use crate::handler::attr::{key_of, layer_value, meta_list, scopes_value, string_value};
 
 /// The options of `#[prompt(...)]`.
 #[derive(Default)]
@@ -19,6 +19,8 @@ pub(crate) struct PromptAttrs {
     pub description: Option<LitStr>,
     /// `scopes = [...]`: the OAuth scopes callers must hold.
     pub scopes: Option<Vec<LitStr>>,
+    /// `layer = expr`: a tower layer around the handler's runs.
+    pub layer: Option<syn::Expr>,
 }
 
 /// Parses the tokens inside `#[prompt(...)]`.
@@ -42,11 +44,12 @@ pub(crate) fn prompt_attrs(tokens: TokenStream, errors: &mut Errors) -> PromptAt
                     string_value(&meta, "description = \"Asks for a code review\"", errors);
             }
             "scopes" => attrs.scopes = scopes_value(&meta, errors),
+            "layer" => attrs.layer = layer_value(&meta, errors),
             _ => errors.error(
                 meta.path(),
                 format!(
                     "unknown `#[prompt]` option `{key}`; expected `name`, `title`, \
-                     `description` or `scopes`"
+                     `description`, `scopes` or `layer`"
                 ),
             ),
         }

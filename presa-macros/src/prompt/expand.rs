@@ -11,7 +11,9 @@ use syn::ext::IdentExt;
 
 use super::attr::PromptAttrs;
 use crate::handler::ast::{HandlerFn, Param};
-use crate::handler::expand::{at, completer, extractions, option_str, required_state, scopes};
+use crate::handler::expand::{
+    at, completer, extractions, layers, option_str, required_state, scopes,
+};
 
 /// The function and its prompt struct.
 pub(crate) fn prompt(prompt: &HandlerFn, attrs: &PromptAttrs) -> TokenStream {
@@ -27,6 +29,7 @@ pub(crate) fn prompt(prompt: &HandlerFn, attrs: &PromptAttrs) -> TokenStream {
     let completer = completer(prompt);
     let required_state = required_state(prompt);
     let scopes = scopes(attrs.scopes.as_deref());
+    let layers = layers(attrs.layer.as_ref());
     let parsed = parsed_arguments(prompt);
     let (extractions, call_args) = extractions(prompt, |param| {
         let var = param.ident().map(local);
@@ -49,6 +52,7 @@ pub(crate) fn prompt(prompt: &HandlerFn, attrs: &PromptAttrs) -> TokenStream {
             #completer
             #required_state
             #scopes
+            #layers
 
             async fn get(
                 &self,

@@ -13,7 +13,7 @@ use syn::{Expr, ExprLit, Lit, LitInt, LitStr, Meta};
 use super::template::{self, Uri};
 use crate::errors::Errors;
 use crate::handler::attr::{
-    Keyword, Located, key_of, keyword_value, meta_list, scopes_value, string_value,
+    Keyword, Located, key_of, keyword_value, layer_value, meta_list, scopes_value, string_value,
 };
 
 /// The options of `#[resource(...)]`.
@@ -36,6 +36,8 @@ pub(crate) struct ResourceAttrs {
     pub cache_scope: Option<Located<CacheScope>>,
     /// `scopes = [...]`: the OAuth scopes callers must hold.
     pub scopes: Option<Vec<LitStr>>,
+    /// `layer = expr`: a tower layer around the handler's runs.
+    pub layer: Option<syn::Expr>,
 }
 
 /// The value of `uri = "..."`, read.
@@ -96,6 +98,7 @@ pub(crate) fn resource_attrs(tokens: TokenStream, errors: &mut Errors) -> Resour
             }
             "ttl_ms" => attrs.ttl_ms = ttl_value(&meta, errors),
             "scopes" => attrs.scopes = scopes_value(&meta, errors),
+            "layer" => attrs.layer = layer_value(&meta, errors),
             "cache_scope" => {
                 attrs.cache_scope = keyword_value(&meta, "cache_scope = \"public\"", errors);
             }
@@ -103,7 +106,7 @@ pub(crate) fn resource_attrs(tokens: TokenStream, errors: &mut Errors) -> Resour
                 meta.path(),
                 format!(
                     "unknown `#[resource]` option `{key}`; expected `uri`, `name`, `title`, \
-                     `description`, `mime_type`, `ttl_ms`, `cache_scope` or `scopes`"
+                     `description`, `mime_type`, `ttl_ms`, `cache_scope`, `scopes` or `layer`"
                 ),
             ),
         }

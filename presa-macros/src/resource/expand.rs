@@ -13,7 +13,7 @@ use super::attr::{CacheScope, ResourceAttrs, ResourceUri};
 use super::template::Uri;
 use crate::handler::ast::HandlerFn;
 use crate::handler::expand::{
-    at, completer, extractions, option_bool, option_str, required_state, scopes,
+    at, completer, extractions, layers, option_bool, option_str, required_state, scopes,
 };
 
 /// The function and its resource struct.
@@ -37,6 +37,7 @@ pub(crate) fn resource(resource: &HandlerFn, attrs: &ResourceAttrs) -> TokenStre
     let completer = completer(resource);
     let required_state = required_state(resource);
     let scopes = scopes(attrs.scopes.as_deref());
+    let layers = layers(attrs.layer.as_ref());
     let parsed = parsed_variables(resource);
     let (extractions, call_args) = extractions(resource, |param| {
         let var = param.ident().map(local);
@@ -60,6 +61,7 @@ pub(crate) fn resource(resource: &HandlerFn, attrs: &ResourceAttrs) -> TokenStre
             #completer
             #required_state
             #scopes
+            #layers
 
             async fn read(
                 &self,

@@ -8,7 +8,8 @@ use syn::{Expr, ExprLit, Ident, ItemFn, Lit, LitStr, Meta};
 use crate::errors::Errors;
 use crate::handler::ast::generated;
 use crate::handler::attr::{
-    Keyword, Located, flag_value, key_of, keyword_value, meta_list, scopes_value, string_value,
+    Keyword, Located, flag_value, key_of, keyword_value, layer_value, meta_list, scopes_value,
+    string_value,
 };
 
 /// The options of `#[tool(...)]`.
@@ -31,6 +32,8 @@ pub(crate) struct ToolAttrs {
     pub hints: Hints,
     /// `scopes = [...]`: the OAuth scopes callers must hold.
     pub scopes: Option<Vec<LitStr>>,
+    /// `layer = expr`: a tower layer around the handler's runs.
+    pub layer: Option<syn::Expr>,
 }
 
 /// The tool's behaviour hints; `None` where the option is absent.
@@ -154,12 +157,13 @@ pub(crate) fn tool_attrs(tokens: TokenStream, func: &ItemFn, errors: &mut Errors
             "idempotent" => attrs.hints.idempotent = flag_value(&meta, &key, errors),
             "open_world" => attrs.hints.open_world = flag_value(&meta, &key, errors),
             "scopes" => attrs.scopes = scopes_value(&meta, errors),
+            "layer" => attrs.layer = layer_value(&meta, errors),
             _ => errors.error(
                 meta.path(),
                 format!(
                     "unknown `#[tool]` option `{key}`; expected `name`, `title`, `description`, \
-                     `task`, `task_start`, `resumable`, `scopes`, `read_only`, `destructive`, \
-                     `idempotent` or `open_world`"
+                     `task`, `task_start`, `resumable`, `scopes`, `layer`, `read_only`, \
+                     `destructive`, `idempotent` or `open_world`"
                 ),
             ),
         }

@@ -12,7 +12,9 @@ use syn::ext::IdentExt;
 
 use super::attr::{Policy, Task, ToolAttrs, args_ident};
 use crate::handler::ast::HandlerFn;
-use crate::handler::expand::{at, extractions, option_bool, option_str, required_state, scopes};
+use crate::handler::expand::{
+    at, extractions, layers, option_bool, option_str, required_state, scopes,
+};
 
 /// The function, its arguments struct and its tool struct.
 pub(crate) fn tool(tool: &HandlerFn, attrs: &ToolAttrs) -> TokenStream {
@@ -135,6 +137,7 @@ fn tool_struct(tool: &HandlerFn, attrs: &ToolAttrs) -> TokenStream {
     });
     let required_state = required_state(tool);
     let scopes = scopes(attrs.scopes.as_deref());
+    let layers = layers(attrs.layer.as_ref());
 
     let args_ident = args_ident(&tool.item);
     quote! {
@@ -148,6 +151,7 @@ fn tool_struct(tool: &HandlerFn, attrs: &ToolAttrs) -> TokenStream {
             #policy
             #required_state
             #scopes
+            #layers
 
             async fn call(
                 &self,

@@ -1,7 +1,8 @@
 //! [`ServerBuilder`]: configuring a [`Server`], with every check that can
 //! be made before the first request made at [`ServerBuilder::build`].
 
-use super::caller::authorize::{Listing, ScopeRules};
+use super::caller::Caller;
+use super::caller::authorize::{CatalogItem, Listing, ScopeRules, Visibility};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,6 +17,7 @@ use super::handlers::prompt::PromptHandler;
 use super::handlers::resource::ResourceHandler;
 use super::handlers::tool::ToolHandler;
 use super::input::request_state::StateCodec;
+use super::middleware::stack::{HandlerLayers, HandlerMiddleware};
 use super::request::error::ErrorDetails;
 use super::request::state::StateMap;
 use super::router::{Server, Shared};
@@ -64,6 +66,8 @@ impl Server {
             error_details: ErrorDetails::default(),
             scope_implies: Vec::new(),
             listing: Listing::default(),
+            layers: HandlerLayers::new(),
+            visibility: None,
         }
     }
 }
@@ -93,6 +97,8 @@ pub struct ServerBuilder {
     error_details: ErrorDetails,
     scope_implies: Vec<(String, Vec<String>)>,
     listing: Listing,
+    layers: HandlerLayers,
+    visibility: Option<Visibility>,
 }
 
 impl ServerBuilder {
@@ -115,6 +121,32 @@ impl ServerBuilder {
     /// lacks), or only those it holds the scopes of.
     pub fn listing(mut self, listing: Listing) -> Self {
         self.listing = listing;
+        self
+    }
+
+    /// Hides tools, prompts and resources from the callers for whom
+    /// `visible` is `false`. To such a caller a hidden handler does not
+    /// exist: lists leave it out, and calling it is answered as for an
+    /// unknown name. Lists become `cacheScope` private. See
+    /// `server::authorize` (rule 5) for the rules.
+    ///
+    /// ```
+    /// use presa_runtime::server::{CatalogKind, Server};
+    ///
+    /// // Tools whose name starts with `admin_` exist only for admins.
+    /// let server = Server::builder("jobs", "1")
+    ///     .visibility(|caller, item| {
+    ///         item.kind() != CatalogKind::Tool
+    ///             || !item.name().starts_with("admin_")
+    ///             || caller.scopes.contains("admin")
+    ///     })
+    ///     .build();
+    /// ```
+    pub fn visibility(
+        mut self,
+        visible: impl Fn(&Caller, &CatalogItem<'_>) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.visibility = Some(Arc::new(visible));
         self
     }
 
@@ -329,6 +361,17 @@ impl ServerBuilder {
         self
     }
 
+    /// Puts `layer` around every tool, prompt and resource the server
+    /// runs, those added while it runs among them: a `tower::Layer` such
+    /// as `tower::timeout::TimeoutLayer`, a `tower::ServiceBuilder` of
+    /// several, or your own. The first call's layer is the outermost.
+    /// See [`middleware`](super::middleware) for what a layer sees and
+    /// how its errors reach the client.
+    pub fn layer(mut self, layer: impl HandlerMiddleware) -> Self {
+        self.layers = self.layers.with(layer);
+        self
+    }
+
     /// Finishes the server.
     ///
     /// # Panics
@@ -381,7 +424,9 @@ impl ServerBuilder {
             engine,
             result_meta,
             error_details: self.error_details,
-            scope_rules: ScopeRules::new(&self.scope_implies, self.listing),
+            layers: self.layers.service(),
+            scope_rules: ScopeRules::new(&self.scope_implies, self.listing)
+                .with_visibility(self.visibility),
         })
     }
 

@@ -59,7 +59,7 @@
 //! says what it holds. A room (a folder, or a file at this root) knows
 //! only the rooms before it here, so the server has no import cycles:
 //!
-//! Layers, bottom up: request, caller, task_engine, input, handlers, catalog, extension, methods, router, tasks, live, legacy, era, serving, http, builder.
+//! Layers, bottom up: request, caller, task_engine, input, middleware, handlers, catalog, extension, methods, router, tasks, live, legacy, era, serving, http, builder.
 //!
 //! # Legacy sessions
 //!
@@ -85,6 +85,7 @@ pub mod http;
 pub(crate) mod input;
 mod live;
 mod methods;
+pub mod middleware;
 mod request;
 mod router;
 mod serving;
@@ -92,7 +93,7 @@ mod task_engine;
 pub mod tasks;
 
 pub use builder::ServerBuilder;
-pub use caller::authorize::Listing;
+pub use caller::authorize::{CatalogItem, CatalogKind, Listing};
 pub use caller::{Caller, ScopeList, Scopes};
 pub use catalog::registered::RegistrationError;
 pub use handlers::args::{ArgsParser, ArgumentError, TextArgs, TextParam};
@@ -102,6 +103,7 @@ pub use handlers::completer::{
 #[cfg(feature = "http-server")]
 pub use handlers::extract::Headers;
 pub use handlers::extract::{Claims, FromContext};
+pub use handlers::layered::Layered;
 pub use handlers::prompt::{IntoPromptResult, PromptHandler, PromptResult};
 pub use handlers::resource::{
     IntoReadResult, ReadCache, ReadRequest, ReadResult, ResourceDefinition, ResourceHandler,

@@ -25,6 +25,7 @@ use super::methods::prompts_get::get_prompt;
 use super::methods::resources_read::read_resource;
 use super::methods::subscriptions_listen::{ListenEnv, listen};
 use super::methods::tools_call::call_tool;
+use super::middleware::invocation::HandlerService;
 use super::request::error::ErrorDetails;
 use super::request::reply::{
     extension_not_declared, internal_error, method_not_found, panic_message, parse_params, respond,
@@ -77,6 +78,8 @@ pub(super) struct Shared {
     /// task keeps it until its handler ends.
     pub(super) result_meta: Arc<ResultMeta>,
     pub(super) error_details: ErrorDetails,
+    /// The layers around every handler; `None` without any.
+    pub(super) layers: Option<HandlerService>,
     /// The scope hierarchy, and what lists show.
     pub(super) scope_rules: ScopeRules,
 }
@@ -113,22 +116,28 @@ impl Server {
     ) -> Option<&'static [&'static str]> {
         let param = |name| request.params.as_ref()?.get(name)?.as_str();
         let registry = &self.shared.registry;
+        let rules = &self.shared.scope_rules;
+        // A handler hidden from the caller goes on to the core, which
+        // answers it as unknown: a challenge would tell it is there.
+        let scopes_of = |item: super::caller::authorize::CatalogItem<'_>| {
+            rules.visible(caller, &item).then_some(item.scopes())
+        };
         let scopes = match Method::parse(&request.method)? {
-            Method::ToolsCall => registry.tool(param("name")?)?.scopes,
-            Method::PromptsGet => registry.prompt(param("name")?)?.scopes,
-            Method::ResourcesRead => registry.resolve(param("uri")?)?.0.scopes,
+            Method::ToolsCall => scopes_of(registry.tool(param("name")?)?.catalog_item())?,
+            Method::PromptsGet => scopes_of(registry.prompt(param("name")?)?.catalog_item())?,
+            Method::ResourcesRead => scopes_of(registry.resolve(param("uri")?)?.0.catalog_item())?,
             Method::CompletionComplete => {
                 let reference = request.params.as_ref()?.get("ref")?;
                 let field = |name| reference.get(name)?.as_str();
                 match field("type")? {
-                    "ref/prompt" => registry.prompt(field("name")?)?.scopes,
-                    "ref/resource" => registry.resource(field("uri")?)?.scopes,
+                    "ref/prompt" => scopes_of(registry.prompt(field("name")?)?.catalog_item())?,
+                    "ref/resource" => scopes_of(registry.resource(field("uri")?)?.catalog_item())?,
                     _ => return None,
                 }
             }
             _ => return None,
         };
-        (!self.shared.scope_rules.permits(caller, scopes)).then_some(scopes)
+        (!rules.permits(caller, scopes)).then_some(scopes)
     }
 
     /// The field of `method`'s params that the `Mcp-Name` header mirrors
@@ -485,6 +494,7 @@ impl Shared {
             engine: self.engine.as_ref(),
             meta: &self.result_meta,
             error_details: self.error_details,
+            layers: self.layers.as_ref(),
             max_answer_bytes: self.max_answer_bytes,
             scope_rules: &self.scope_rules,
         }

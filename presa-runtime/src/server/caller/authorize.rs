@@ -23,10 +23,21 @@
 //!    that a client sees what it may step up to;
 //!    [`Listing::Permitted`] shows each caller only what it may use, and
 //!    marks those lists' `cacheScope` private;
-//! 5. tasks are not scoped again: a task belongs to the caller that
+//! 5. a visibility filter
+//!    ([`ServerBuilder::visibility`](crate::server::ServerBuilder::visibility))
+//!    hides a handler from some callers by any rule of yours. To such a
+//!    caller a hidden handler does not exist: lists leave it out, and a
+//!    call, a read, a completion or an HTTP request for it is answered as
+//!    for an unknown name (`-32602`), never with a step-up challenge
+//!    that would tell it is there. Lists are then `cacheScope` private,
+//!    since two callers may see different ones; their `ttlMs` stays, so a
+//!    client that caches a list keeps it for that long, for itself only;
+//! 6. tasks are not scoped again: a task belongs to the caller that
 //!    created it, which held the scopes then.
 
 use std::collections::{BTreeSet, HashMap};
+use std::fmt;
+use std::sync::Arc;
 
 use super::identity::Caller;
 use crate::server::request::reply::insufficient_scope;
@@ -43,12 +54,73 @@ pub enum Listing {
     Permitted,
 }
 
-/// The scope hierarchy and listing a server was built with.
-#[derive(Debug, Clone, Default)]
+/// What a handler is, for a visibility filter: a tool, a prompt, a
+/// resource or a resource template.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CatalogKind {
+    /// A tool, named by its name.
+    Tool,
+    /// A prompt, named by its name.
+    Prompt,
+    /// A resource, named by its URI.
+    Resource,
+    /// A resource template, named by its URI template.
+    ResourceTemplate,
+}
+
+/// A handler, as a visibility filter sees it (rule 5).
+#[derive(Debug, Clone, Copy)]
+pub struct CatalogItem<'a> {
+    kind: CatalogKind,
+    name: &'a str,
+    scopes: &'static [&'static str],
+}
+
+impl<'a> CatalogItem<'a> {
+    /// The handler of `kind` named `name`, which requires `scopes`.
+    pub(crate) fn new(kind: CatalogKind, name: &'a str, scopes: &'static [&'static str]) -> Self {
+        CatalogItem { kind, name, scopes }
+    }
+
+    /// A tool, prompt, resource or resource template.
+    pub fn kind(&self) -> CatalogKind {
+        self.kind
+    }
+
+    /// The tool or prompt's name, the resource's URI, or the template's
+    /// URI template.
+    pub fn name(&self) -> &'a str {
+        self.name
+    }
+
+    /// The scopes its callers must hold (`scopes = [...]` on its macro).
+    pub fn scopes(&self) -> &'static [&'static str] {
+        self.scopes
+    }
+}
+
+/// A visibility filter: whether a caller may know of a handler.
+pub(crate) type Visibility = Arc<dyn Fn(&Caller, &CatalogItem<'_>) -> bool + Send + Sync>;
+
+/// The scope hierarchy, listing and visibility a server was built with.
+#[derive(Clone, Default)]
 pub(crate) struct ScopeRules {
     /// Each broader scope, and every scope it implies (transitively).
     implied: HashMap<String, BTreeSet<String>>,
     pub listing: Listing,
+    /// Rule 5; `None` shows every handler to every caller.
+    pub visibility: Option<Visibility>,
+}
+
+impl fmt::Debug for ScopeRules {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ScopeRules")
+            .field("implied", &self.implied)
+            .field("listing", &self.listing)
+            .field("visibility", &self.visibility.is_some())
+            .finish()
+    }
 }
 
 impl ScopeRules {
@@ -79,7 +151,24 @@ impl ScopeRules {
                 ((*broader).to_owned(), reached)
             })
             .collect();
-        ScopeRules { implied, listing }
+        ScopeRules {
+            implied,
+            listing,
+            visibility: None,
+        }
+    }
+
+    /// These rules, with visibility filter `visibility` (rule 5).
+    pub fn with_visibility(mut self, visibility: Option<Visibility>) -> Self {
+        self.visibility = visibility;
+        self
+    }
+
+    /// Whether `caller` may know of `item` at all (rule 5).
+    pub fn visible(&self, caller: &Caller, item: &CatalogItem<'_>) -> bool {
+        self.visibility
+            .as_ref()
+            .is_none_or(|visible| visible(caller, item))
     }
 
     /// Whether `caller` holds `scope` (rule 1).
@@ -97,9 +186,10 @@ impl ScopeRules {
         required.iter().all(|scope| self.holds(caller, scope))
     }
 
-    /// Whether a list shows `caller` a handler that requires `required`.
-    pub fn lists(&self, caller: &Caller, required: &[&str]) -> bool {
-        self.listing == Listing::Everything || self.permits(caller, required)
+    /// Whether a list shows `caller` `item` (rules 4 and 5).
+    pub fn lists(&self, caller: &Caller, item: &CatalogItem<'_>) -> bool {
+        (self.listing == Listing::Everything || self.permits(caller, item.scopes))
+            && self.visible(caller, item)
     }
 }
 
@@ -125,16 +215,16 @@ pub(crate) struct ListFilter<'a> {
 }
 
 impl ListFilter<'_> {
-    /// Whether the list shows a handler that requires `scopes`.
-    pub fn admits(&self, scopes: &[&str]) -> bool {
-        self.rules.lists(self.caller, scopes)
+    /// Whether the list shows `item`.
+    pub fn admits(&self, item: CatalogItem<'_>) -> bool {
+        self.rules.lists(self.caller, &item)
     }
 
     /// The list's `cacheScope`: private once it depends on the caller.
     pub fn cache_scope(&self) -> CacheScope {
-        match self.rules.listing {
-            Listing::Everything => CacheScope::Public,
-            Listing::Permitted => CacheScope::Private,
+        match (self.rules.listing, &self.rules.visibility) {
+            (Listing::Everything, None) => CacheScope::Public,
+            (Listing::Permitted, _) | (_, Some(_)) => CacheScope::Private,
         }
     }
 }

@@ -6,10 +6,12 @@
 use std::sync::Arc;
 
 use super::paged::CatalogEntry;
+use crate::server::caller::authorize::{CatalogItem, CatalogKind};
 use crate::server::handlers::args::ArgumentSchema;
 use crate::server::handlers::prompt::PromptHandler;
 use crate::server::handlers::resource::{ReadCache, ResourceDefinition, ResourceHandler};
 use crate::server::handlers::tool::{TaskStart, ToolHandler, ToolPolicy};
+use crate::server::middleware::invocation::HandlerService;
 use crate::server::request::error::Failure;
 use crate::server::request::state::StateType;
 use crate::wire::headers::{HeaderParam, header_params};
@@ -41,6 +43,8 @@ pub(crate) struct RegisteredTool {
     /// break the rules is a bug wherever it is served.
     #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
     pub headers: Vec<HeaderParam>,
+    /// The tool's own layers, built once; `None` without any.
+    pub layers: Option<HandlerService>,
 }
 
 impl RegisteredTool {
@@ -73,6 +77,7 @@ impl RegisteredTool {
             start: handler.task_start(),
             resumable: handler.resumable(),
             required_state: handler.required_state(),
+            layers: handler.layers().service(),
             handler: Arc::new(handler),
             definition,
             arguments,
@@ -83,6 +88,11 @@ impl RegisteredTool {
     /// The tool's name.
     pub fn name(&self) -> &str {
         &self.definition.name
+    }
+
+    /// The tool, as a visibility filter sees it.
+    pub fn catalog_item(&self) -> CatalogItem<'_> {
+        CatalogItem::new(CatalogKind::Tool, self.name(), self.scopes)
     }
 
     /// The tool's name as its tasks' records keep it: one allocation for
@@ -137,6 +147,8 @@ pub(crate) struct RegisteredPrompt {
     pub required_state: Vec<StateType>,
     /// The scopes its callers must hold.
     pub scopes: &'static [&'static str],
+    /// The prompt's own layers, built once; `None` without any.
+    pub layers: Option<HandlerService>,
 }
 
 impl RegisteredPrompt {
@@ -148,8 +160,14 @@ impl RegisteredPrompt {
             definition,
             scopes,
             required_state: handler.required_state(),
+            layers: handler.layers().service(),
             handler: Arc::new(handler),
         })
+    }
+
+    /// The prompt, as a visibility filter sees it.
+    pub fn catalog_item(&self) -> CatalogItem<'_> {
+        CatalogItem::new(CatalogKind::Prompt, &self.definition.name, self.scopes)
     }
 
     /// Whether some argument has a completer.
@@ -176,6 +194,8 @@ pub(crate) struct RegisteredResource {
     pub required_state: Vec<StateType>,
     /// The scopes its callers must hold.
     pub scopes: &'static [&'static str],
+    /// The resource's own layers, built once; `None` without any.
+    pub layers: Option<HandlerService>,
 }
 
 /// What a resource handler serves, checked.
@@ -222,8 +242,20 @@ impl RegisteredResource {
             entry,
             cache: handler.cache(),
             required_state: handler.required_state(),
+            layers: handler.layers().service(),
             handler: Arc::new(handler),
         })
+    }
+
+    /// The resource or template, as a visibility filter sees it.
+    pub fn catalog_item(&self) -> CatalogItem<'_> {
+        let (kind, name) = match &self.entry {
+            ResourceEntry::Fixed(resource) => (CatalogKind::Resource, resource.uri.as_str()),
+            ResourceEntry::Template { listing, .. } => {
+                (CatalogKind::ResourceTemplate, listing.uri_template.as_str())
+            }
+        };
+        CatalogItem::new(kind, name, self.scopes)
     }
 
     /// The MIME type the resource declares.

@@ -342,7 +342,9 @@ impl Registry {
     ) -> Result<ListToolsResult, ErrorObject> {
         let tools = read(&self.tools);
         let (tools, next_cursor) = self.page(&tools, params, |t| {
-            filter.admits(t.scopes).then(|| t.definition.clone())
+            filter
+                .admits(t.catalog_item())
+                .then(|| t.definition.clone())
         })?;
         Ok(ListToolsResult {
             result_type: ResultType::Complete,
@@ -365,7 +367,9 @@ impl Registry {
     ) -> Result<ListPromptsResult, ErrorObject> {
         let prompts = read(&self.prompts);
         let (prompts, next_cursor) = self.page(&prompts, params, |p| {
-            filter.admits(p.scopes).then(|| p.definition.clone())
+            filter
+                .admits(p.catalog_item())
+                .then(|| p.definition.clone())
         })?;
         Ok(ListPromptsResult {
             result_type: ResultType::Complete,
@@ -388,7 +392,9 @@ impl Registry {
     ) -> Result<ListResourcesResult, ErrorObject> {
         let resources = read(&self.resources);
         let (resources, next_cursor) = self.page(&resources.fixed, params, |r| match &r.entry {
-            ResourceEntry::Fixed(resource) if filter.admits(r.scopes) => Some(resource.clone()),
+            ResourceEntry::Fixed(resource) if filter.admits(r.catalog_item()) => {
+                Some(resource.clone())
+            }
             _ => None,
         })?;
         Ok(ListResourcesResult {
@@ -413,7 +419,7 @@ impl Registry {
         let resources = read(&self.resources);
         let (templates, next_cursor) =
             self.page(&resources.templates, params, |r| match &r.entry {
-                ResourceEntry::Template { listing, .. } if filter.admits(r.scopes) => {
+                ResourceEntry::Template { listing, .. } if filter.admits(r.catalog_item()) => {
                     Some(listing.clone())
                 }
                 _ => None,

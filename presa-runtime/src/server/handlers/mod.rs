@@ -3,11 +3,12 @@
 //! are made from, and the results they return. The methods that run them
 //! are one layer up, in `methods/`, above the catalog that holds them.
 //!
-//! Layers, bottom up: args, completer, extract, tool, prompt, resource.
+//! Layers, bottom up: args, completer, extract, tool, prompt, resource, layered.
 
 pub(crate) mod args;
 pub(crate) mod completer;
 pub(crate) mod extract;
+pub(crate) mod layered;
 pub(crate) mod prompt;
 pub(crate) mod resource;
 pub(crate) mod tool;

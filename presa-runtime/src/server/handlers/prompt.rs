@@ -4,6 +4,7 @@ use async_trait::async_trait;
 
 use crate::server::handlers::completer::Completer;
 use crate::server::input::context::Context;
+use crate::server::middleware::stack::HandlerLayers;
 use crate::server::request::error::ToolError;
 use crate::server::request::state::StateType;
 use crate::wire::{Content, GetPromptResult, Prompt, PromptArguments, PromptMessage};
@@ -59,6 +60,14 @@ pub trait PromptHandler: Send + Sync + 'static {
     /// [`ToolHandler::required_state`](crate::server::ToolHandler::required_state)).
     fn required_state(&self) -> Vec<StateType> {
         Vec::new()
+    }
+
+    /// The layers around this prompt's runs, inside the server's (see
+    /// [`middleware`](crate::server::middleware)): `layer = …` on the
+    /// macro, or [`Layered`](crate::server::Layered). The server asks once,
+    /// when the prompt is registered. The default is none.
+    fn layers(&self) -> HandlerLayers {
+        HandlerLayers::new()
     }
 
     /// Resolves the prompt with `arguments`.

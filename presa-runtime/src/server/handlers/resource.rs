@@ -11,6 +11,7 @@ use serde::Serialize;
 use crate::server::handlers::completer::Completer;
 use crate::server::handlers::tool::Json;
 use crate::server::input::context::Context;
+use crate::server::middleware::stack::HandlerLayers;
 use crate::server::request::error::ToolError;
 use crate::server::request::state::StateType;
 use crate::wire::{CacheScope, ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
@@ -156,6 +157,14 @@ pub trait ResourceHandler: Send + Sync + 'static {
     /// [`ToolHandler::required_state`](crate::server::ToolHandler::required_state)).
     fn required_state(&self) -> Vec<StateType> {
         Vec::new()
+    }
+
+    /// The layers around this resource's runs, inside the server's (see
+    /// [`middleware`](crate::server::middleware)): `layer = …` on the
+    /// macro, or [`Layered`](crate::server::Layered). The server asks once,
+    /// when the resource is registered. The default is none.
+    fn layers(&self) -> HandlerLayers {
+        HandlerLayers::new()
     }
 
     /// Reads the resource.

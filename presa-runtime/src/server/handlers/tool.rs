@@ -11,6 +11,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::server::input::context::{Context, RequestInfo};
+use crate::server::middleware::stack::HandlerLayers;
 use crate::server::request::error::{InputRequired, ToolError};
 use crate::server::request::state::StateType;
 use crate::wire::{CallToolResult, Content, Tool};
@@ -165,6 +166,14 @@ pub trait ToolHandler: Send + Sync + 'static {
     /// of it was not registered.
     fn required_state(&self) -> Vec<StateType> {
         Vec::new()
+    }
+
+    /// The layers around this tool's runs, inside the server's (see
+    /// [`middleware`](crate::server::middleware)): `layer = …` on the
+    /// macro, or [`Layered`](crate::server::Layered). The server asks once,
+    /// when the tool is registered. The default is none.
+    fn layers(&self) -> HandlerLayers {
+        HandlerLayers::new()
     }
 
     /// Runs the tool. Argument errors are returned as `Ok` with

@@ -80,6 +80,7 @@ fn completer_of(
             let prompt = env
                 .registry
                 .prompt(name)
+                .filter(|prompt| env.visible(caller, prompt.catalog_item()))
                 .ok_or_else(|| unknown_prompt(name))?;
             env.authorize(caller, &format!("prompt `{name}`"), prompt.scopes)?;
             if prompt.definition.argument(argument).is_none() {
@@ -91,6 +92,7 @@ fn completer_of(
             let resource = env
                 .registry
                 .resource(uri)
+                .filter(|resource| env.visible(caller, resource.catalog_item()))
                 .ok_or_else(|| resource_not_found(uri))?;
             env.authorize(caller, &format!("resource `{uri}`"), resource.scopes)?;
             if !resource.variables().contains(&argument) {

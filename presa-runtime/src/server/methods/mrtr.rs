@@ -67,11 +67,12 @@ use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use crate::server::caller::Caller;
-use crate::server::caller::authorize::{ScopeRules, authorize};
+use crate::server::caller::authorize::{CatalogItem, ScopeRules, authorize};
 use crate::server::catalog::registry::Registry;
 use crate::server::input::context::{Context, ContextParts, InputRoute, RequestInfo};
 use crate::server::input::request_state::{CallBinding, StateCodec};
 use crate::server::input::verdict::Verdict;
+use crate::server::middleware::invocation::HandlerService;
 use crate::server::request::error::{ErrorDetails, Failure, Origin, ToolError};
 use crate::server::request::reply::{answer_too_large, invalid_params, panic_message, to_value};
 use crate::server::request::state::StateMap;
@@ -96,6 +97,8 @@ pub(crate) struct RequestEnv<'a> {
     pub meta: &'a Arc<ResultMeta>,
     /// What the model reads of errors tools propagate with `?`.
     pub error_details: ErrorDetails,
+    /// The server's layers around every handler; `None` without any.
+    pub layers: Option<&'a HandlerService>,
     /// The largest answer accepted, in bytes of JSON.
     pub max_answer_bytes: usize,
     /// How questions reach the client, chosen by the request's era.
@@ -105,6 +108,12 @@ pub(crate) struct RequestEnv<'a> {
 }
 
 impl RequestEnv<'_> {
+    /// Whether `caller` may know of `item` (rule 5 of `authorize`): one
+    /// it may not is answered as unknown.
+    pub fn visible(&self, caller: &Caller, item: CatalogItem<'_>) -> bool {
+        self.scope_rules.visible(caller, &item)
+    }
+
     /// Rule 2 of `authorize` for `item`, which requires `scopes`.
     pub fn authorize(
         &self,

@@ -11,9 +11,14 @@
 //! Steps 3 and 4 are the MRTR pipeline all three handler methods share
 //! ([`Round`]).
 
+use std::sync::Arc;
+
+use futures::FutureExt;
 use serde_json::{Map, Value};
 
 use crate::server::methods::mrtr::{Carried, Inbound, RequestEnv, Round, Target};
+use crate::server::middleware::invocation::{Handled, HandlerRun, Invocation};
+use crate::server::middleware::stack::invoke;
 use crate::server::request::error::Origin;
 use crate::server::request::reply::{invalid_params, parse_params, unknown_prompt};
 use crate::wire::{ErrorObject, GetPromptParams, Method, Prompt, PromptArguments};
@@ -34,6 +39,7 @@ pub(crate) async fn get_prompt(
     let prompt = env
         .registry
         .prompt(&name)
+        .filter(|prompt| env.visible(request.caller, prompt.catalog_item()))
         .ok_or_else(|| unknown_prompt(&name))?;
     env.authorize(request.caller, &format!("prompt `{name}`"), prompt.scopes)?;
     let arguments = arguments.unwrap_or_default();
@@ -50,7 +56,21 @@ pub(crate) async fn get_prompt(
     };
     let info = request.info();
     let round = Round::open(env, target, carried, info, request)?;
-    round.run(|ctx| prompt.handler.get(ctx, arguments)).await
+    if env.layers.is_none() && prompt.layers.is_none() {
+        return round.run(|ctx| prompt.handler.get(ctx, arguments)).await;
+    }
+    let handler = Arc::clone(&prompt.handler);
+    let run: HandlerRun = Box::new(move |ctx, _| {
+        async move { Handled::Prompt(handler.get(ctx, arguments).await) }.boxed()
+    });
+    let (server, own) = (env.layers, prompt.layers.as_ref());
+    let (name, bound) = (name.clone(), bound.clone());
+    round
+        .run(|ctx| async move {
+            let invocation = Invocation::new(Method::PromptsGet, name, bound, ctx, run);
+            invoke(server, own, invocation).await.into_prompt()
+        })
+        .await
 }
 
 /// `-32602` naming the first required argument of `prompt` that

@@ -12,10 +12,15 @@
 //! Steps 2 and 3 are the MRTR pipeline all three handler methods share
 //! ([`Round`]).
 
+use std::sync::Arc;
+
+use futures::FutureExt;
 use serde_json::{Map, Value};
 
 use crate::server::handlers::resource::ReadRequest;
 use crate::server::methods::mrtr::{Carried, Inbound, RequestEnv, Round, Target};
+use crate::server::middleware::invocation::{Handled, HandlerRun, Invocation};
+use crate::server::middleware::stack::invoke;
 use crate::server::request::error::Origin;
 use crate::server::request::reply::{parse_params, resource_not_found};
 use crate::wire::{ErrorObject, Method, ReadResourceParams};
@@ -35,6 +40,7 @@ pub(crate) async fn read_resource(
     let (resource, variables) = env
         .registry
         .resolve(&uri)
+        .filter(|(resource, _)| env.visible(request.caller, resource.catalog_item()))
         .ok_or_else(|| resource_not_found(&uri))?;
     env.authorize(
         request.caller,
@@ -58,5 +64,24 @@ pub(crate) async fn read_resource(
     };
     let info = request.info();
     let round = Round::open(env, target, carried, info, request)?;
-    round.run(|ctx| resource.handler.read(ctx, read)).await
+    if env.layers.is_none() && resource.layers.is_none() {
+        return round.run(|ctx| resource.handler.read(ctx, read)).await;
+    }
+    let variables = read
+        .variables
+        .iter()
+        .map(|(name, value)| (name.clone(), Value::String(value.clone())))
+        .collect();
+    let handler = Arc::clone(&resource.handler);
+    let run: HandlerRun = Box::new(move |ctx, _| {
+        async move { Handled::Resource(handler.read(ctx, read).await) }.boxed()
+    });
+    let (server, own) = (env.layers, resource.layers.as_ref());
+    let uri = uri.clone();
+    round
+        .run(|ctx| async move {
+            let invocation = Invocation::new(Method::ResourcesRead, uri, variables, ctx, run);
+            invoke(server, own, invocation).await.into_resource()
+        })
+        .await
 }

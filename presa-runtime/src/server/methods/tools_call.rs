@@ -28,6 +28,8 @@ use crate::server::handlers::tool::{TaskPolicy, TaskStart, ToolPolicy, ToolResul
 use crate::server::input::context::{Context, ContextParts, InputRoute, RequestInfo};
 use crate::server::input::verdict::Verdict;
 use crate::server::methods::mrtr::{Carried, Completed, Inbound, RequestEnv, Round, Target};
+use crate::server::middleware::invocation::{Handled, HandlerRun, HandlerService, Invocation};
+use crate::server::middleware::stack::invoke;
 use crate::server::request::error::{ErrorDetails, Failure, InputRequired, Origin};
 use crate::server::request::reply::{
     internal_error, invalid_params, missing_capability, panic_message, parse_params,
@@ -52,13 +54,33 @@ enum CallMode {
 /// A handler run, with a caught panic as `Err`.
 type Run = BoxFuture<Result<ToolResult, Box<dyn std::any::Any + Send>>>;
 
-/// A run of `tool`'s handler on `arguments`. It holds the handler, so
+/// A run of `tool`'s handler on `arguments`, inside the server's layers
+/// (`layers`) and the tool's own. It holds the handler and the layers, so
 /// that a task's run can outlive the request that started it.
-fn handler_run(tool: &RegisteredTool, ctx: Context, arguments: Map<String, Value>) -> Run {
+fn handler_run(
+    layers: Option<&HandlerService>,
+    tool: &RegisteredTool,
+    ctx: Context,
+    arguments: Map<String, Value>,
+) -> Run {
     let handler = Arc::clone(&tool.handler);
-    AssertUnwindSafe(async move { handler.call(ctx, arguments).await })
-        .catch_unwind()
-        .boxed()
+    if layers.is_none() && tool.layers.is_none() {
+        return AssertUnwindSafe(async move { handler.call(ctx, arguments).await })
+            .catch_unwind()
+            .boxed();
+    }
+    let run: HandlerRun = Box::new(move |ctx, arguments| {
+        async move { Handled::Tool(handler.call(ctx, arguments).await) }.boxed()
+    });
+    let invocation = Invocation::new(Method::ToolsCall, tool.name(), arguments, ctx, run);
+    let (server, own) = (layers.cloned(), tool.layers.clone());
+    AssertUnwindSafe(async move {
+        invoke(server.as_ref(), own.as_ref(), invocation)
+            .await
+            .into_tool()
+    })
+    .catch_unwind()
+    .boxed()
 }
 
 /// How an attempt to turn a call into a task went.
@@ -81,10 +103,11 @@ pub(crate) async fn call_tool(
 ) -> Result<Value, ErrorObject> {
     let params: CallToolParams = parse_params(params)?;
     tracing::Span::current().record("tool", params.name.as_str());
-    let Some(tool) = env.registry.tool(&params.name) else {
+    let caller = request.caller;
+    let tool = env.registry.tool(&params.name);
+    let Some(tool) = tool.filter(|tool| env.visible(caller, tool.catalog_item())) else {
         return Err(invalid_params(format!("Unknown tool: `{}`", params.name)));
     };
-    let caller = request.caller;
     env.authorize(caller, &format!("tool `{}`", params.name), tool.scopes)?;
     let info = request.info();
     let fixed = match tool.policy {
@@ -124,7 +147,7 @@ pub(crate) async fn call_tool(
     let call = matches!(mode, CallMode::Task(_))
         .then(|| resumable_call(&tool, &arguments, ctx.request()))
         .flatten();
-    let run = handler_run(&tool, ctx.clone(), arguments);
+    let run = handler_run(env.layers, &tool, ctx.clone(), arguments);
     let CallMode::Task(engine) = mode else {
         let outcome = settle(run.await, &tool, env.error_details);
         return respond(&round, &tool, outcome);
@@ -343,7 +366,7 @@ pub(crate) fn resume_task(
         route: InputRoute::Mrtr,
     });
     ctx.attach_task(link);
-    let run = handler_run(&tool, ctx.clone(), call.arguments);
+    let run = handler_run(env.layers, &tool, ctx.clone(), call.arguments);
     let end = end_task(
         Arc::clone(&tool),
         ctx,

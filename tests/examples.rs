@@ -20,7 +20,7 @@ use std::process::{Output, Stdio};
 use std::time::Duration;
 
 use presa::client::prelude::*;
-use presa::client::{ClientTransport, HttpOptions, SubscriptionEvent};
+use presa::client::{ClientError, ClientTransport, HttpOptions, SubscriptionEvent};
 use presa::wire::SubscriptionFilter;
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -287,4 +287,105 @@ async fn client_sends_its_token_and_refuses_a_bad_command_line() {
         assert_eq!(output.status.code(), Some(2), "{bad:?}");
         assert!(stderr(&output).contains("usage: client"), "{bad:?}");
     }
+}
+
+/// A `middleware` client holding `token`.
+fn middleware_client(url: &str, token: &str) -> Client {
+    client(ClientTransport::http_with(url, HttpOptions::default().bearer_token(token)).unwrap())
+}
+
+/// The text of a tool error that `tool` answers `client` with.
+async fn tool_error_of(client: &Client, tool: &str, arguments: serde_json::Value) -> String {
+    let outcome = client.call_tool(tool, arguments).await.unwrap();
+    let result = outcome.into_complete().unwrap();
+    assert!(result.is_error(), "{tool}: {result:?}");
+    result.text().expect("a text answer").to_owned()
+}
+
+#[tokio::test]
+async fn middleware_audits_limits_times_out_and_hides() {
+    let mut command = Command::new(example_binary("middleware"));
+    command
+        .arg("127.0.0.1:0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = started("middleware", || command.spawn());
+    let mut stderr = BufReader::new(child.stderr.take().expect("piped")).lines();
+    let first = timeout(GUARD, stderr.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let url = first
+        .strip_prefix("serving at ")
+        .expect("the URL")
+        .to_owned();
+    let (lines, mut audit) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        while let Ok(Some(line)) = stderr.next_line().await {
+            let _ = lines.send(line);
+        }
+    });
+
+    let alice = middleware_client(&url, "alice-token");
+    let bob = middleware_client(&url, "bob-token");
+    let mut names = tool_names(&alice).await;
+    names.sort();
+    assert_eq!(names, ["echo", "purge", "report"]);
+    let mut names = tool_names(&bob).await;
+    names.sort();
+    assert_eq!(names, ["echo", "report"], "purge is hidden from bob");
+
+    match bob.call_tool("purge", json!({})).await {
+        Err(ClientError::Rpc(error)) => assert_eq!(error.code, -32602, "{error:?}"),
+        other => panic!("bob may not know of purge: {other:?}"),
+    }
+    assert_eq!(text_of(&alice, "purge", json!({})).await, "purged");
+
+    // The report's own timeout layer stops it.
+    assert_eq!(
+        tool_error_of(&bob, "report", json!({"seconds": 3600})).await,
+        "request timed out"
+    );
+    // Bob's tenth call a minute passes; his eleventh is refused at once.
+    for n in 2..=10 {
+        assert_eq!(
+            text_of(&bob, "echo", json!({"text": "hi"})).await,
+            "hi",
+            "call {n}"
+        );
+    }
+    assert_eq!(
+        tool_error_of(&bob, "echo", json!({"text": "hi"})).await,
+        "service overloaded"
+    );
+    // Alice has a limit of her own.
+    assert_eq!(text_of(&alice, "echo", json!({"text": "me"})).await, "me");
+
+    let mut seen = Vec::new();
+    while seen.len() < 13 {
+        let line = timeout(GUARD, audit.recv()).await.unwrap().expect("a line");
+        if let Some(audited) = line.strip_prefix("audit: ") {
+            // Drop the time each call took.
+            seen.push(audited.rsplit_once(" in ").unwrap().0.to_owned());
+        }
+    }
+    assert_eq!(seen[0], "alice tools/call purge ok");
+    assert_eq!(
+        seen[1],
+        "bob tools/call report stopped by a layer: request timed out"
+    );
+    assert!(
+        seen[2..11]
+            .iter()
+            .all(|line| line == "bob tools/call echo ok"),
+        "{seen:?}"
+    );
+    assert_eq!(
+        seen[11],
+        "bob tools/call echo stopped by a layer: service overloaded"
+    );
+    assert_eq!(seen[12], "alice tools/call echo ok");
 }

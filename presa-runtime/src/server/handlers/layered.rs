@@ -34,7 +34,9 @@ use crate::wire::{Prompt, PromptArguments, Tool};
 ///
 /// // `build` may take 30 seconds at most; other tools are not limited.
 /// let timeout = tower::timeout::TimeoutLayer::new(Duration::from_secs(30));
-/// let server = Server::builder().tool(Layered::new(BuildTool, timeout)).build();
+/// let server = Server::builder("jobs", "1")
+///     .tool(Layered::new(BuildTool, timeout))
+///     .build();
 /// ```
 pub struct Layered<H> {
     handler: H,

@@ -221,6 +221,11 @@ async fn main() -> Result<(), Box<dyn Error>> {
         std::process::exit(2);
     };
     let (store, lease) = (store.as_deref(), lease.as_deref());
+    // Built with the `otel` feature, the server exports its traces and
+    // metrics when OTEL_EXPORTER_OTLP_ENDPOINT (or a per-signal endpoint)
+    // is set, and sends what is buffered before it exits.
+    #[cfg(feature = "otel")]
+    let telemetry = presa::telemetry::OtlpExport::install("jobs")?;
     match mode.first().map(String::as_str) {
         Some("stdio") => serve_stdio(mode.get(1).cloned(), store, lease).await?,
         Some("http") => serve_http(mode.get(1).cloned(), store, lease).await?,
@@ -236,6 +241,10 @@ async fn main() -> Result<(), Box<dyn Error>> {
             );
             std::process::exit(2);
         }
+    }
+    #[cfg(feature = "otel")]
+    if let Some(telemetry) = telemetry {
+        telemetry.shutdown()?;
     }
     Ok(())
 }

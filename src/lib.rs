@@ -86,7 +86,7 @@
 /// stores (feature `testing`).
 #[cfg(feature = "testing")]
 pub use presa_runtime::testing;
-pub use presa_runtime::{client, schema, server, transport, wire};
+pub use presa_runtime::{client, schema, server, telemetry, transport, wire};
 
 pub mod guide;
 

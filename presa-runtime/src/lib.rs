@@ -20,8 +20,9 @@
 //! | [`schema`] | JSON Schema for tool parameters and elicitation forms | nothing |
 //! | [`transport`] | moving framed messages: in-memory pairs, byte streams, stdio; nothing of servers, clients or tools | `util` |
 //! | `oauth` (private) | what OAuth's two sides share: the metadata documents, where they live, how they are fetched | nothing |
-//! | [`server`] | turning one request into notifications and a response: tools, prompts and resources, the input a handler asks for, the request core, the task engine, the transports that carry a server, Streamable HTTP, legacy sessions | `util`, `wire`, `schema`, `transport`, `oauth` |
-//! | [`client`] | the mirror image: requests out, MRTR and tasks driven to the end, legacy servers | `util`, `wire`, `transport`, `oauth` |
+//! | [`telemetry`] | OpenTelemetry: W3C trace context in `_meta`, spans linked across a task's life, metrics, and an OTLP exporter (feature `otel`; without it, its calls do nothing) | `wire` |
+//! | [`server`] | turning one request into notifications and a response: tools, prompts and resources, the input a handler asks for, the request core, the task engine, the transports that carry a server, Streamable HTTP, legacy sessions | `util`, `wire`, `schema`, `transport`, `oauth`, `telemetry` |
+//! | [`client`] | the mirror image: requests out, MRTR and tasks driven to the end, legacy servers | `util`, `wire`, `transport`, `oauth`, `telemetry` |
 //! | `testing` | test kits for users' own task stores (feature `testing`) | `wire`, `server` |
 //! | `__private` (hidden) | what the `#[tool]`, `#[prompt]` and `#[resource]` macros expand to; no API | `wire`, `schema`, `server` |
 //! | `__fuzz` (hidden) | entry points for the fuzz targets to private parts (feature `fuzzing`); no API | `util`, `wire`, `server` |
@@ -74,6 +75,7 @@ pub mod client;
 mod oauth;
 pub mod schema;
 pub mod server;
+pub mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod transport;

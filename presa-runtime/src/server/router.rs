@@ -35,6 +35,7 @@ use super::request::state::StateMap;
 use super::request::stream::ResponseStream;
 use super::request::validate::{CalledMethod, Validated, validate};
 use super::task_engine::{Resume, TaskEngine};
+use crate::telemetry::context;
 use crate::util::{Budget, Charge};
 use crate::wire::{
     CacheScope, DiscoverResult, ErrorObject, Implementation, Message, Method, PaginatedParams,
@@ -240,6 +241,10 @@ impl Server {
             tool = tracing::field::Empty,
             task = tracing::field::Empty,
         );
+        // The modern era reads trace context from `_meta` alone: an HTTP
+        // request's headers belong to the HTTP hop (rule 2 of `telemetry`).
+        context::continue_remote(&span, Some(&meta.other), &|_| None);
+        let measure = measured(method.as_str(), &params, &meta.protocol_version);
         let stream = match method {
             CalledMethod::Core(method) => {
                 let request = Routed {
@@ -248,13 +253,13 @@ impl Server {
                     meta,
                     params,
                 };
-                return self
-                    .route(request, caller, charge, InputRoute::Mrtr)
-                    .instrument(span);
+                self.route(request, caller, charge, InputRoute::Mrtr)
             }
-            CalledMethod::Other(name) => self.extension_call(&name, id, meta, params, caller),
+            CalledMethod::Other(name) => self
+                .extension_call(&name, id, meta, params, caller)
+                .holding(charge),
         };
-        stream.holding(charge).instrument(span)
+        measure(stream).instrument(span)
     }
 
     /// A request for a method no core method has: `-32601` when no
@@ -535,4 +540,40 @@ fn resumer(shared: std::sync::Weak<Shared>) -> Resume {
         let shared = shared.upgrade()?;
         super::methods::tools_call::resume_task(&shared.env(&InputRoute::Mrtr), record, link)
     })
+}
+
+/// What records a request's metrics as its response passes (see
+/// `telemetry::metrics`): the method, the tool a `tools/call` names, and
+/// the protocol version. Without telemetry it passes the stream through.
+pub(super) fn measured(
+    method: &str,
+    params: &Option<Value>,
+    protocol_version: &str,
+) -> impl FnOnce(ResponseStream) -> ResponseStream + use<> {
+    #[cfg(feature = "otel")]
+    {
+        use crate::telemetry::metrics::{EndedRequest, RequestOutcome, request_ended};
+        let started = std::time::Instant::now();
+        let method = method.to_owned();
+        let tool = (method == "tools/call")
+            .then(|| params.as_ref()?.get("name")?.as_str().map(str::to_owned))
+            .flatten();
+        let version = protocol_version.to_owned();
+        move |stream: ResponseStream| {
+            stream.inspect_response(move |response| {
+                request_ended(EndedRequest {
+                    method: &method,
+                    tool: tool.as_deref(),
+                    protocol_version: Some(&version),
+                    outcome: RequestOutcome::of(response),
+                    took: started.elapsed(),
+                })
+            })
+        }
+    }
+    #[cfg(not(feature = "otel"))]
+    {
+        let _ = (method, params, protocol_version);
+        |stream| stream
+    }
 }

@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
 
 use super::delivery::Delivery;
@@ -30,6 +30,7 @@ use super::reading::Reading;
 use super::routing::{NotificationHandler, Reply, Routes};
 use crate::client::error::ClientError;
 use crate::client::link::{ClientTransport, Shutdown};
+use crate::telemetry::context;
 use crate::transport::{Answers, InPlace};
 use crate::util::lock;
 use crate::wire::{
@@ -390,6 +391,9 @@ pub(crate) fn request_line<P: Serialize + ?Sized>(
     params: &P,
     meta: Option<&RequestMeta>,
 ) -> Result<String, ClientError> {
+    if let Some(trace) = context::current_fields() {
+        return traced_request_line(id, method, params, meta, trace);
+    }
     let request = OutgoingRequest {
         jsonrpc: JsonRpcVersion,
         id,
@@ -398,6 +402,40 @@ pub(crate) fn request_line<P: Serialize + ?Sized>(
     };
     serde_json::to_string(&request)
         .map_err(|e| ClientError::InvalidArguments(format!("params do not serialize: {e}")))
+}
+
+/// [`request_line`], with the current span's trace context added to the
+/// request's `_meta` (rule 3 of `telemetry`): beside the modern keys, or
+/// in the `_meta` a legacy request's params carry.
+fn traced_request_line<P: Serialize + ?Sized>(
+    id: &RequestId,
+    method: &str,
+    params: &P,
+    meta: Option<&RequestMeta>,
+    trace: Map<String, Value>,
+) -> Result<String, ClientError> {
+    let unserializable = |e: serde_json::Error| {
+        ClientError::InvalidArguments(format!("params do not serialize: {e}"))
+    };
+    let mut shaped = serde_json::to_value(Shaped { params, meta }).map_err(unserializable)?;
+    if let Value::Object(fields) = &mut shaped {
+        let meta = fields
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(meta) = meta {
+            meta.extend(trace);
+        }
+    }
+    let request = OutgoingRequest {
+        jsonrpc: JsonRpcVersion,
+        id,
+        method,
+        params: Shaped {
+            params: &shaped,
+            meta: None,
+        },
+    };
+    serde_json::to_string(&request).map_err(unserializable)
 }
 
 /// A method's params, with the modern `_meta` beside them, if any.

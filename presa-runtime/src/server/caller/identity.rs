@@ -108,6 +108,24 @@ impl Caller {
         self
     }
 
+    /// The value of HTTP header `name` of the caller's request, when it
+    /// came over HTTP with that header.
+    pub(crate) fn http_header(&self, name: &str) -> Option<String> {
+        #[cfg(feature = "http-server")]
+        return self
+            .http_headers
+            .as_ref()?
+            .get(name)?
+            .to_str()
+            .ok()
+            .map(str::to_owned);
+        #[cfg(not(feature = "http-server"))]
+        {
+            let _ = name;
+            None
+        }
+    }
+
     /// Who the caller is to the server, issuer and subject together:
     /// `["issuer","subject"]` (JSON, so that no two pairs read alike), or
     /// the bare subject for a caller with no issuer; `None` when

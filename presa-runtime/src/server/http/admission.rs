@@ -75,6 +75,7 @@ use axum::http::request::Parts;
 use super::forwarded::ClientAddress;
 use crate::server::caller::Caller;
 use crate::server::request::reply::{too_many_bodies, too_many_requests, too_many_streams};
+use crate::telemetry::metrics;
 use crate::util::lock;
 use crate::wire::ErrorObject;
 
@@ -231,9 +232,18 @@ impl Admission {
             );
             let who = account.who();
             return Err(match slot {
-                Slot::Stream => too_many_streams(who, limit),
-                Slot::Request => too_many_requests(who, limit),
-                Slot::Body => too_many_bodies(who, limit),
+                Slot::Stream => {
+                    metrics::refused("subject_streams");
+                    too_many_streams(who, limit)
+                }
+                Slot::Request => {
+                    metrics::refused("subject_requests");
+                    too_many_requests(who, limit)
+                }
+                Slot::Body => {
+                    metrics::refused("subject_bodies");
+                    too_many_bodies(who, limit)
+                }
             });
         }
         *table.entry(account.clone()).or_default().count_mut(slot) += 1;

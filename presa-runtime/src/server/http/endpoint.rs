@@ -629,6 +629,7 @@ fn response_refused() -> Response {
 
 /// `503` with `Retry-After`: the server's memory budget has no room.
 fn busy(id: Option<RequestId>) -> Response {
+    crate::telemetry::metrics::refused("memory");
     let mut reply = json_response(&JsonRpcResponse::error(id, memory_busy()));
     *reply.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
     reply

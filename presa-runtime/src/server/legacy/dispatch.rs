@@ -18,7 +18,8 @@ use crate::server::request::reply::{
     invalid_request, method_not_found, parse_params, respond, to_value,
 };
 use crate::server::request::stream::ResponseStream;
-use crate::server::router::{Routed, Server};
+use crate::server::router::{Routed, Server, measured};
+use crate::telemetry::context;
 use crate::util::Charge;
 use crate::wire::legacy::lifecycle::{SetLevelParams, SubscribeParams};
 use crate::wire::legacy::render::{
@@ -58,11 +59,20 @@ impl Server {
             tool = tracing::field::Empty,
             task = tracing::field::Empty,
         );
+        // A client of this era may send trace context as HTTP headers
+        // rather than in `_meta` (rule 2 of `telemetry`).
+        let meta = request
+            .params
+            .as_ref()
+            .and_then(|params| params.get("_meta"));
+        let header = |name: &str| caller.http_header(name);
+        context::continue_remote(&span, meta.and_then(Value::as_object), &header);
+        let measure = measured(&request.method, &request.params, session.version());
         let stream = match LegacyMethod::parse(&request.method) {
             Some(method) => self.legacy_method(method, request, session, caller, charge),
             None => ready(request.id, Err(method_not_found(&request.method))),
         };
-        stream.map_response(legacy_response).instrument(span)
+        measure(stream.map_response(legacy_response)).instrument(span)
     }
 
     fn legacy_method(

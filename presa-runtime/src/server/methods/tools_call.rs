@@ -263,8 +263,8 @@ async fn create_task(env: &RequestEnv<'_>, call: TaskCall<'_>, run: Run) -> Crea
     tracing::Span::current().record("task", record.id());
     engine.run(
         link,
+        &record,
         tool.name().to_owned(),
-        caller.subject.as_deref(),
         Box::pin(end),
         std::mem::replace(charge, Charge::none()).outer(),
     );

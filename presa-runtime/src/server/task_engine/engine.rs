@@ -32,6 +32,7 @@ use crate::server::request::reply::{
     answer_too_large, answers_too_large, internal_error, task_not_found, task_store_full,
     task_store_unavailable, too_many_listeners, too_many_tasks,
 };
+use crate::telemetry::{context, metrics};
 use crate::util::{BoxFuture, Charge, lock};
 use crate::wire::{
     CreateTaskResult, ErrorObject, GetTaskResult, InputResponses, ResultMeta, ResultType,
@@ -65,6 +66,10 @@ pub(crate) enum CreateError {
 
 impl TaskEngine {
     pub fn new(settings: TaskSettings, store: Arc<dyn TaskStore>, max_answer_bytes: usize) -> Self {
+        // With telemetry on, the store's operations are timed and its
+        // status changes counted, whatever store it is.
+        #[cfg(feature = "otel")]
+        let store: Arc<dyn TaskStore> = Arc::new(super::measured::Measured(store));
         let runners = Runners::new(&settings, Arc::clone(&store));
         TaskEngine {
             settings,
@@ -105,7 +110,8 @@ impl TaskEngine {
             Some(settings.poll_interval),
         )
         .with_answers(stored(answers))
-        .with_tool(tool);
+        .with_tool(tool)
+        .with_trace_parent(context::current_traceparent());
         record.call = call;
         let created = Arc::new(record.clone());
         orphan.arm(
@@ -116,11 +122,18 @@ impl TaskEngine {
         match self.store.create(record, &settings.limits).await {
             Ok(()) => Ok(created),
             Err(e) => Err(match e {
-                StoreError::Full { limit } => CreateError::AtLimit(too_many_tasks(limit, false)),
+                StoreError::Full { limit } => {
+                    metrics::refused("tasks");
+                    CreateError::AtLimit(too_many_tasks(limit, false))
+                }
                 StoreError::QuotaExceeded { limit } => {
+                    metrics::refused("task_quota");
                     CreateError::AtLimit(too_many_tasks(limit, true))
                 }
-                StoreError::OutOfSpace { limit } => CreateError::AtLimit(task_store_full(limit)),
+                StoreError::OutOfSpace { limit } => {
+                    metrics::refused("task_store_space");
+                    CreateError::AtLimit(task_store_full(limit))
+                }
                 StoreError::Backend(cause) => {
                     CreateError::Unavailable(task_store_unavailable("create", &cause))
                 }
@@ -148,12 +161,12 @@ impl TaskEngine {
     pub fn run(
         &self,
         link: TaskLink,
+        record: &TaskRecord,
         origin: String,
-        owner: Option<&str>,
         run: BoxFuture<TaskEnd>,
         charge: Charge,
     ) {
-        self.runners.spawn(link, origin, owner, run, charge);
+        self.runners.spawn(link, record, origin, run, charge);
     }
 
     /// `tasks/get`: the task with the payload of its status.
@@ -178,7 +191,8 @@ impl TaskEngine {
         answers: InputResponses,
         caller: &Caller,
     ) -> Result<(), ErrorObject> {
-        self.owned(id, caller, "update").await?;
+        let record = self.owned(id, caller, "update").await?;
+        context::link_to(&tracing::Span::current(), record.trace_parent());
         let answers = self.checked(&answers)?;
         let outcome = self
             .store
@@ -209,7 +223,8 @@ impl TaskEngine {
     /// `tasks/cancel`: cancels a running task; a finished one stays as it
     /// is.
     pub async fn cancel(&self, id: &str, caller: &Caller) -> Result<(), ErrorObject> {
-        self.owned(id, caller, "cancel").await?;
+        let record = self.owned(id, caller, "cancel").await?;
+        context::link_to(&tracing::Span::current(), record.trace_parent());
         let outcome = self
             .store
             .apply(id, TaskChange::Cancel, &self.settings.limits)

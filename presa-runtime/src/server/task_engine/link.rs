@@ -17,6 +17,7 @@ use futures::StreamExt;
 use super::store::{StoredRequest, TaskChange, TaskLimits, TaskRecord, TaskStore};
 use crate::server::request::error::InputRequired;
 use crate::server::request::reply::{answers_unusable, internal_error};
+use crate::telemetry::metrics;
 use crate::util::lock;
 use crate::wire::{InputRequest, InputRequests, InputResponse};
 
@@ -185,6 +186,8 @@ impl TaskLink {
                 link: self.clone(),
                 key: Some(key.clone()),
             };
+            // Counted as parked while it waits, however the wait ends.
+            let _parked = Parked::new();
             let mut current = key.clone();
             let mut attempt = 1;
             loop {
@@ -272,6 +275,22 @@ fn batches(queued: Vec<LinkChange>) -> Vec<TaskChange> {
         }
     }
     changes
+}
+
+/// Counts a run waiting for input in `presa.tasks.parked` while it lives.
+struct Parked;
+
+impl Parked {
+    fn new() -> Self {
+        metrics::parked(1);
+        Parked
+    }
+}
+
+impl Drop for Parked {
+    fn drop(&mut self) {
+        metrics::parked(-1);
+    }
 }
 
 /// The drop guard of a parked input future: withdraws its key when the

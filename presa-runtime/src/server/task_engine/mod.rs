@@ -2,12 +2,14 @@
 //! tasks, running their handlers, and following their records. Its rules
 //! are the public [`tasks`](crate::server::tasks) module's docs.
 //!
-//! Layers, bottom up: lease, store, dormant, link, memory, settings, runner, takeover, engine.
+//! Layers, bottom up: lease, store, measured, dormant, link, memory, settings, runner, takeover, engine.
 
 mod dormant;
 mod engine;
 mod lease;
 mod link;
+#[cfg(feature = "otel")]
+mod measured;
 mod memory;
 mod runner;
 mod settings;

@@ -36,6 +36,7 @@ use super::link::TaskLink;
 use super::settings::TaskSettings;
 use super::store::{StoreError, TaskChange, TaskLimits, TaskRecord, TaskStore, TaskWatch};
 use crate::server::request::reply::{internal_error, report_internal};
+use crate::telemetry::context;
 use crate::util::{BoxFuture, Charge, finished_in_place};
 use crate::wire::{ErrorObject, TaskStatus};
 
@@ -151,13 +152,17 @@ impl Runners {
     pub fn spawn(
         &self,
         link: TaskLink,
+        record: &TaskRecord,
         origin: String,
-        owner: Option<&str>,
         run: BoxFuture<TaskEnd>,
         charge: Charge,
     ) {
+        let owner = record.owner.as_deref();
         let span =
             tracing::info_span!("mcp.task", task = %link.id(), tool = %origin, subject = owner);
+        // The run links to the request that created the task, on this
+        // replica or another (rule 4 of `telemetry`).
+        context::link_to(&span, record.trace_parent());
         let runners = self.clone();
         let runner = async move {
             let _charge = &charge;
@@ -274,8 +279,7 @@ impl Runners {
         let Some((origin, run)) = resume(record, link.clone()) else {
             return false;
         };
-        let owner = record.owner.as_deref();
-        self.spawn(link, origin, owner, run, Charge::none());
+        self.spawn(link, record, origin, run, Charge::none());
         true
     }
 

@@ -11,7 +11,8 @@
 //!    and the call), never re-encoded, so writing a record costs what it
 //!    weighs.
 //! 3. **The form only grows**: a field added later is optional, so a
-//!    record an older presa wrote still reads (`call` and `tool` came so).
+//!    record an older presa wrote still reads (`call`, `tool` and
+//!    `traceparent` came so).
 //!    It is the form `presa-redis` keeps, and text that is no record is
 //!    an error, never a default.
 
@@ -49,6 +50,8 @@ struct Form {
     call: Option<Box<RawValue>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     tool: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    traceparent: Option<String>,
 }
 
 impl Serialize for TaskRecord {
@@ -87,6 +90,7 @@ impl Form {
             version: record.version,
             call: record.call.as_ref().map(|c| raw(c.json())).transpose()?,
             tool: record.tool.as_deref().map(str::to_owned),
+            traceparent: record.trace_parent.as_deref().map(str::to_owned),
         })
     }
 
@@ -108,6 +112,7 @@ impl Form {
             version: self.version,
             call: self.call.map(stored).transpose()?,
             tool: self.tool.map(Into::into),
+            trace_parent: self.traceparent.map(String::into_boxed_str),
         })
     }
 }

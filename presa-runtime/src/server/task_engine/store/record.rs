@@ -54,6 +54,9 @@ pub struct TaskRecord {
     pub(crate) version: u64,
     pub(crate) call: Option<StoredCall>,
     pub(crate) tool: Option<Arc<str>>,
+    /// The W3C `traceparent` of the request that created the task, when
+    /// telemetry is on: later spans of the task link to it.
+    pub(crate) trace_parent: Option<Box<str>>,
 }
 
 impl TaskRecord {
@@ -84,6 +87,7 @@ impl TaskRecord {
             version: 0,
             call: None,
             tool: None,
+            trace_parent: None,
         }
     }
 
@@ -105,6 +109,13 @@ impl TaskRecord {
     /// The task of a call of `tool`.
     pub fn with_tool(mut self, tool: impl Into<Arc<str>>) -> Self {
         self.tool = Some(tool.into());
+        self
+    }
+
+    /// The task, started within the trace `traceparent` names (W3C Trace
+    /// Context), so that its later spans link to that trace.
+    pub fn with_trace_parent(mut self, traceparent: Option<Box<str>>) -> Self {
+        self.trace_parent = traceparent;
         self
     }
 
@@ -189,6 +200,12 @@ impl TaskRecord {
     /// `outputSchema`). `None` in a record an older presa stored.
     pub fn tool(&self) -> Option<&str> {
         self.tool.as_deref()
+    }
+
+    /// The W3C `traceparent` of the request that created the task, when
+    /// it was traced.
+    pub fn trace_parent(&self) -> Option<&str> {
+        self.trace_parent.as_deref()
     }
 
     /// The task's metadata as sent on the wire.

@@ -344,10 +344,18 @@ impl Authenticator for OAuth {
             scope: self.inner.sign_in_scope.clone(),
         };
         let peer = Peer::from(crate::server::http::admission::client_network(request));
-        match presented_token(request)?.ok_or_else(unauthorized)? {
+        let validated = match presented_token(request)?.ok_or_else(unauthorized)? {
             (Scheme::Bearer, token) => self.validate_bearer(token, peer).await,
             (Scheme::Dpop, token) => self.validate_bound(request, token, peer).await,
-        }
+        };
+        crate::telemetry::metrics::token_validated(match &validated {
+            Ok(_) => "valid",
+            Err(Refusal::InvalidToken { .. }) => "invalid_token",
+            Err(Refusal::InvalidDpopProof { .. }) => "invalid_dpop_proof",
+            Err(Refusal::Unavailable { .. }) => "unavailable",
+            Err(_) => "refused",
+        });
+        validated
     }
 }
 

@@ -1,7 +1,8 @@
 //! Trace context (the rules of `presa::telemetry`): a request's span
 //! continues the trace its `_meta` names, or a legacy HTTP request's
 //! headers; presa's client writes the context of its current span; and a
-//! task's later spans link to the request that created it.
+//! task's later spans (its run, `tasks/update`, `tasks/cancel`, a run that
+//! resumes) link to the request that created it.
 //!
 //! Spans go through `tracing-opentelemetry` to an in-memory exporter, on
 //! the test's own thread (a current-thread runtime), so tests do not see
@@ -97,10 +98,27 @@ async fn hello() -> &'static str {
     "hello"
 }
 
+/// Asks before it deploys; its task sleeps while it waits, and runs
+/// again from the start when answered.
+#[tool(task = "required", resumable)]
+async fn deploy(ctx: Context) -> Result<&'static str, ToolError> {
+    #[derive(serde::Deserialize, schemars::JsonSchema, Elicit)]
+    struct Confirm {
+        ok: bool,
+    }
+    let confirmed = ctx.elicit::<Confirm>("confirm", "Deploy?").await?;
+    Ok(if confirmed.accepted().is_some_and(|c| c.ok) {
+        "deployed"
+    } else {
+        "kept"
+    })
+}
+
 fn server() -> Server {
     Server::builder("traced", "1")
         .tool(BuildTool)
         .tool(HelloTool)
+        .tool(DeployTool)
         .tasks(presa::server::TaskSettings::default())
         .build()
 }
@@ -235,4 +253,81 @@ async fn a_legacy_session_over_http_takes_trace_context_from_its_headers() {
         TraceId::from_hex(TRACE).unwrap()
     );
     assert_eq!(span.parent_span_id, SpanId::from_hex(PARENT).unwrap());
+}
+
+#[tokio::test]
+async fn a_cancel_links_to_the_request_that_created_the_task() {
+    let traced = Traced::new();
+    let server = server();
+    // Nobody answers: the task waits until it is cancelled.
+    let client = Client::builder()
+        .tasks(true)
+        .on_elicitation(|_| std::future::pending())
+        .connect(ClientTransport::from(presa::server::in_process(
+            &server,
+            Caller::anonymous(),
+        )));
+    let outcome = client
+        .call_tool("build", json!({"target": "app"}))
+        .await
+        .unwrap();
+    let task = outcome.task().expect("a task").id().to_owned();
+    client.cancel_task(&task).await.unwrap();
+    drop(client);
+    // The cancelled run ends, and its span with it, on its own task.
+    while traced.named("mcp.task").is_empty() {
+        tokio::task::yield_now().await;
+    }
+    let created = request_span(&traced, "tools/call");
+    let cancel = request_span(&traced, "tasks/cancel");
+    assert!(
+        cancel.links.iter().any(|link| {
+            link.span_context.span_id() == created.span_context.span_id()
+                && link.span_context.trace_id() == created.span_context.trace_id()
+        }),
+        "tasks/cancel links to the request that created the task"
+    );
+}
+
+#[tokio::test]
+async fn a_task_that_resumes_links_its_new_run_to_the_request_that_created_it() {
+    let traced = Traced::new();
+    let server = server();
+    let client = Client::builder()
+        .tasks(true)
+        .on_elicitation(|_| async { ElicitResult::accept(json!({"ok": true})) })
+        .connect(ClientTransport::from(presa::server::in_process(
+            &server,
+            Caller::anonymous(),
+        )));
+    let outcome = client.call_tool("deploy", json!({})).await.unwrap();
+    // The client can answer, but the test answers by hand.
+    let task = outcome.task().expect("a task").id().to_owned();
+    // The parked run is dropped, and its span ends, before the answer.
+    while traced.named("mcp.task").is_empty() {
+        tokio::task::yield_now().await;
+    }
+    let answer = presa::wire::InputResponse::Elicit(ElicitResult::accept(json!({"ok": true})));
+    client
+        .update_task(&task, [("confirm".to_owned(), answer)].into())
+        .await
+        .unwrap();
+    let result = client
+        .await_task(&task, AwaitOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(result.text(), Some("deployed"));
+    drop(client);
+    let created = request_span(&traced, "tools/call");
+    let runs = traced.named("mcp.task");
+    assert_eq!(runs.len(), 2, "the first run, and the one that resumed");
+    for run in &runs {
+        assert!(
+            run.links.iter().any(|link| {
+                link.span_context.span_id() == created.span_context.span_id()
+                    && link.span_context.trace_id() == created.span_context.trace_id()
+            }),
+            "every run links to the request that created the task"
+        );
+    }
 }

@@ -21,7 +21,7 @@
 //!    the layers again when it resumes; a task that is not resumable
 //!    keeps its run, and its layers, while it waits.
 //! 2. **Order.** The server's layers are outside the handler's own. Among
-//!    the server's, the first [`ServerBuilder::layer`] call is the
+//!    the server's, the first [`layer`](crate::server::ServerBuilder::layer) call is the
 //!    outermost, as in a `tower::ServiceBuilder`: an invocation passes
 //!    through the layers in the order you wrote them, and the result
 //!    comes back the other way. The same holds among a handler's own.

@@ -13,8 +13,8 @@
 //!
 //! What each piece does:
 //!
-//! - every call goes through [`Audit`], which writes who called what and
-//!   how it ended (`ServerBuilder::layer`);
+//! - every call goes through [`audit`], which writes who called what and
+//!   how it ended (`ServerBuilder::layer`, with `middleware::from_fn`);
 //! - each subject may make [`CALLS_PER_MINUTE`] calls a minute; past
 //!   that, a call is refused at once with a tool error, and other
 //!   subjects are not slowed. tower's `RateLimit` makes calls wait rather
@@ -33,7 +33,9 @@ use std::time::{Duration, Instant};
 
 use presa::prelude::*;
 use presa::server::http::{BearerTokens, StreamableHttp};
-use presa::server::middleware::{Handled, HandlerMiddleware, HandlerService, Invocation};
+use presa::server::middleware::{
+    Handled, HandlerMiddleware, HandlerService, Invocation, Next, from_fn,
+};
 use presa::server::{BoxFuture, CatalogItem, Layered};
 use tower::{BoxError, Layer, Service, ServiceBuilder, ServiceExt};
 
@@ -63,72 +65,34 @@ async fn purge() -> &'static str {
 }
 
 /// Writes one line per call to stderr: who called what, and how it ended.
-#[derive(Clone)]
-struct Audit<S>(S);
-
-impl<S> Service<Invocation> for Audit<S>
-where
-    S: Service<Invocation, Response = Handled, Error = BoxError> + Send + 'static,
-    S::Future: Send + 'static,
-{
-    type Response = Handled;
-    type Error = BoxError;
-    type Future = BoxFuture<Result<Handled, BoxError>>;
-
-    fn poll_ready(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<(), BoxError>> {
-        self.0.poll_ready(cx)
-    }
-
-    fn call(&mut self, invocation: Invocation) -> Self::Future {
-        let who = invocation.caller().subject.clone();
-        let what = format!("{} {}", invocation.method().as_str(), invocation.name());
-        let started = Instant::now();
-        let run = self.0.call(invocation);
-        Box::pin(async move {
-            let outcome = run.await;
-            let ended = match &outcome {
-                Ok(handled) if handled.is_success() => "ok".to_owned(),
-                Ok(handled) => match handled.error() {
-                    Some(error) if error.is_input_required() => "asked for input".to_owned(),
-                    Some(error) => format!("failed: {error}"),
-                    None => "tool error".to_owned(),
-                },
-                Err(error) => format!("stopped by a layer: {error}"),
-            };
-            eprintln!(
-                "audit: {} {what} {ended} in {} ms",
-                who.as_deref().unwrap_or("anonymous"),
-                started.elapsed().as_millis()
-            );
-            outcome
-        })
-    }
+async fn audit(invocation: Invocation, next: Next) -> Result<Handled, BoxError> {
+    let who = invocation.caller().subject.clone();
+    let what = format!("{} {}", invocation.method().as_str(), invocation.name());
+    let started = Instant::now();
+    let outcome = next.run(invocation).await;
+    let ended = match &outcome {
+        Ok(handled) if handled.is_success() => "ok".to_owned(),
+        Ok(handled) => match handled.error() {
+            Some(error) if error.is_input_required() => "asked for input".to_owned(),
+            Some(error) => format!("failed: {error}"),
+            None => "tool error".to_owned(),
+        },
+        Err(error) => format!("stopped by a layer: {error}"),
+    };
+    eprintln!(
+        "audit: {} {what} {ended} in {} ms",
+        who.as_deref().unwrap_or("anonymous"),
+        started.elapsed().as_millis()
+    );
+    outcome
 }
 
 /// Answers in the handler's place for anyone without the `admin` scope.
-#[derive(Clone)]
-struct AdminsOnly<S>(S);
-
-impl<S> Service<Invocation> for AdminsOnly<S>
-where
-    S: Service<Invocation, Response = Handled, Error = BoxError> + Send + 'static,
-    S::Future: Send + 'static,
-{
-    type Response = Handled;
-    type Error = BoxError;
-    type Future = BoxFuture<Result<Handled, BoxError>>;
-
-    fn poll_ready(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<(), BoxError>> {
-        self.0.poll_ready(cx)
+async fn admins_only(invocation: Invocation, next: Next) -> Result<Handled, BoxError> {
+    if invocation.caller().scopes.contains("admin") {
+        return next.run(invocation).await;
     }
-
-    fn call(&mut self, invocation: Invocation) -> Self::Future {
-        if invocation.caller().scopes.contains("admin") {
-            return Box::pin(self.0.call(invocation));
-        }
-        let refused = invocation.fail(ToolError::new("Only admins may do this."));
-        Box::pin(async move { Ok(refused) })
-    }
+    Ok(invocation.fail(ToolError::new("Only admins may do this.")))
 }
 
 /// Gives each subject a service of its own, made by `layer`: a rate limit
@@ -210,14 +174,14 @@ fn server() -> Server {
         .load_shed()
         .rate_limit(CALLS_PER_MINUTE, Duration::from_secs(60));
     Server::builder("middleware", env!("CARGO_PKG_VERSION"))
-        .layer(tower::layer::layer_fn(Audit))
+        .layer(from_fn(audit))
         .layer(PerSubject {
             layer: limit,
             max_subjects: 10_000,
         })
         .tool(EchoTool)
         .tool(ReportTool)
-        .tool(Layered::new(PurgeTool, tower::layer::layer_fn(AdminsOnly)))
+        .tool(Layered::new(PurgeTool, from_fn(admins_only)))
         .visibility(visible)
         .build()
 }

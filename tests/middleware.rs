@@ -12,7 +12,7 @@ use common::{RawPeer, WIRES, Wire, connect};
 use presa::client::prelude::*;
 use presa::client::{AwaitOptions, ClientBuilder, ClientError, ClientTransport};
 use presa::prelude::*;
-use presa::server::middleware::{Handled, HandlerService, Invocation};
+use presa::server::middleware::{Handled, HandlerService, Invocation, Next, from_fn};
 use presa::server::{Layered, TaskSettings};
 use presa::wire::{ElicitResult, InputResponse};
 use serde::Deserialize;
@@ -134,67 +134,23 @@ fn record(
     })
 }
 
-/// A layer that answers in the handler's place for every caller but
-/// `admin`: a layer that refuses some callers.
-#[derive(Clone)]
-struct AdminsOnly<S>(S);
-
-impl<S> Service<Invocation> for AdminsOnly<S>
-where
-    S: Service<Invocation, Response = Handled, Error = BoxError> + Send + 'static,
-    S::Future: Send + 'static,
-{
-    type Response = Handled;
-    type Error = BoxError;
-    type Future = presa::server::BoxFuture<Result<Handled, BoxError>>;
-
-    fn poll_ready(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<(), BoxError>> {
-        self.0.poll_ready(cx)
+/// Answers in the handler's place for every caller but `admin`: a layer
+/// that refuses some callers.
+async fn admins_only(invocation: Invocation, next: Next) -> Result<Handled, BoxError> {
+    if invocation.caller().subject.as_deref() == Some("admin") {
+        return next.run(invocation).await;
     }
-
-    fn call(&mut self, invocation: Invocation) -> Self::Future {
-        if invocation.caller().subject.as_deref() == Some("admin") {
-            return Box::pin(self.0.call(invocation));
-        }
-        let refused = invocation.fail(ToolError::new("Only admins may use this."));
-        Box::pin(async move { Ok(refused) })
-    }
+    Ok(invocation.fail(ToolError::new("Only admins may use this.")))
 }
 
-/// A layer that fails every invocation with an error of its own.
-#[derive(Clone)]
-struct Broken<S>(S);
-
-impl<S: Send + 'static> Service<Invocation> for Broken<S> {
-    type Response = Handled;
-    type Error = BoxError;
-    type Future = presa::server::BoxFuture<Result<Handled, BoxError>>;
-
-    fn poll_ready(&mut self, _: &mut TaskContext<'_>) -> Poll<Result<(), BoxError>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, _: Invocation) -> Self::Future {
-        Box::pin(async { Err("the audit log is full".into()) })
-    }
+/// Fails every invocation with an error of its own.
+async fn broken(_: Invocation, _: Next) -> Result<Handled, BoxError> {
+    Err("the audit log is full".into())
 }
 
-/// A layer that answers a tool call with a prompt's outcome: a bug.
-#[derive(Clone)]
-struct WrongKind<S>(S);
-
-impl<S: Send + 'static> Service<Invocation> for WrongKind<S> {
-    type Response = Handled;
-    type Error = BoxError;
-    type Future = presa::server::BoxFuture<Result<Handled, BoxError>>;
-
-    fn poll_ready(&mut self, _: &mut TaskContext<'_>) -> Poll<Result<(), BoxError>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, _: Invocation) -> Self::Future {
-        Box::pin(async { Ok(Handled::Prompt(Err(ToolError::new("no")))) })
-    }
+/// Answers a tool call with a prompt's outcome: a bug.
+async fn wrong_kind(_: Invocation, _: Next) -> Result<Handled, BoxError> {
+    Ok(Handled::Prompt(Err(ToolError::new("no"))))
 }
 
 #[derive(Deserialize, schemars::JsonSchema, Elicit)]
@@ -494,7 +450,7 @@ async fn a_legacy_session_runs_its_calls_through_the_layers() {
 
 #[tokio::test]
 async fn a_layer_that_refuses_answers_as_the_handler_would() {
-    let server = server_with(|b| b.layer(layer_fn(AdminsOnly)));
+    let server = server_with(|b| b.layer(from_fn(admins_only)));
     let admin = client_of(
         &server,
         Caller::subject("admin"),
@@ -553,7 +509,7 @@ async fn a_timeout_reaches_the_model_as_a_tool_error() {
 
 #[tokio::test]
 async fn a_layers_own_error_follows_the_error_details_rule() {
-    let server = server_with(|b| b.layer(layer_fn(Broken)));
+    let server = server_with(|b| b.layer(from_fn(broken)));
     let client = client_of(
         &server,
         Caller::anonymous(),
@@ -574,7 +530,7 @@ async fn a_layers_own_error_follows_the_error_details_rule() {
     }
 
     let masked = server_with(|b| {
-        b.layer(layer_fn(Broken))
+        b.layer(from_fn(broken))
             .error_details(presa::server::ErrorDetails::Masked)
     });
     let client = client_of(
@@ -594,7 +550,7 @@ async fn a_layers_own_error_follows_the_error_details_rule() {
 
 #[tokio::test]
 async fn a_layer_that_answers_with_the_wrong_kind_of_outcome_is_an_internal_error() {
-    let server = server_with(|b| b.layer(layer_fn(WrongKind)));
+    let server = server_with(|b| b.layer(from_fn(wrong_kind)));
     let mut peer = RawPeer::over(&server, Wire::InProcess);
     let response = peer
         .call(
@@ -672,20 +628,17 @@ async fn gated(State(gate): State<Gate>) -> &'static str {
 #[cfg(all(feature = "http-server", feature = "http-client"))]
 fn headers_seen(log: &Log) -> impl presa::server::middleware::HandlerMiddleware + Clone {
     let log = log.clone();
-    layer_fn(move |inner: HandlerService| {
-        let log = log.clone();
-        tower::service_fn(move |invocation: Invocation| {
-            let headers = invocation.headers().expect("headers over HTTP");
-            log.push(format!(
-                "{} x-trace:{:?} authorization:{}",
-                invocation.name(),
-                headers
-                    .get("x-trace")
-                    .map(|v| v.to_str().unwrap().to_owned()),
-                headers.contains_key("authorization"),
-            ));
-            tower::ServiceExt::oneshot(inner.clone(), invocation)
-        })
+    from_fn(move |invocation: Invocation, next: Next| {
+        let headers = invocation.headers().expect("headers over HTTP");
+        log.push(format!(
+            "{} x-trace:{:?} authorization:{}",
+            invocation.name(),
+            headers
+                .get("x-trace")
+                .map(|v| v.to_str().unwrap().to_owned()),
+            headers.contains_key("authorization"),
+        ));
+        next.run(invocation)
     })
 }
 

@@ -6,7 +6,7 @@
 //! task) and returns what the handler [`Handled`]. Existing tower
 //! middleware works unchanged: `tower::timeout`, `tower::limit`,
 //! `tower::load_shed`, a `ServiceBuilder` stack of them, or a layer of
-//! your own. You add a layer for every handler with
+//! your own, which [`from_fn`] writes as an async function. You add a layer for every handler with
 //! [`ServerBuilder::layer`](crate::server::ServerBuilder::layer), and for one
 //! handler with `#[tool(layer = …)]` (the same on `#[prompt]` and
 //! `#[resource]`) or [`Layered`](crate::server::Layered).
@@ -49,10 +49,12 @@
 //! A [`Invocation`] is not [`Clone`]: it holds the handler's run, which
 //! runs once, so `tower::retry` does not apply to it.
 //!
-//! Layers, bottom up: invocation, stack.
+//! Layers, bottom up: invocation, stack, from_fn.
 
+pub(crate) mod from_fn;
 pub(crate) mod invocation;
 pub(crate) mod stack;
 
+pub use from_fn::{FromFn, FromFnService, Next, from_fn};
 pub use invocation::{Handled, HandlerService, Invocation};
 pub use stack::{HandlerLayers, HandlerMiddleware};

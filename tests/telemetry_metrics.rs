@@ -1,9 +1,15 @@
 //! The metrics of `presa::telemetry::metrics`, read back from an
-//! in-memory exporter after a run whose every request the test knows.
+//! in-memory exporter after a run whose every request the test knows,
+//! token validations among them (an OAuth resource server on loopback,
+//! with the authorization server of `common/oauth.rs`).
 //!
 //! The instruments bind to the global meter provider once, so this file
 //! holds one test, and the provider is installed before the server
 //! answers anything.
+
+mod common;
+#[path = "common/oauth.rs"]
+mod issuer;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -17,6 +23,10 @@ use presa::prelude::*;
 use presa::server::TaskSettings;
 use serde_json::json;
 use tokio::sync::oneshot;
+
+use issuer::{AuthServer, TestKey};
+use jsonwebtoken::Algorithm;
+use presa::server::http::{OAuth, StreamableHttp};
 
 /// The confirmation `build` asks for; any answer will do.
 #[derive(serde::Deserialize, schemars::JsonSchema, Elicit)]
@@ -272,6 +282,32 @@ async fn the_metrics_count_what_the_server_did() {
         point(&after, "presa.server.refusals", "presa.limit=tasks"),
         1
     );
+
+    // Two requests to an OAuth resource server: one token valid, one not.
+    let key = TestKey::rsa("k1", Algorithm::RS256);
+    let authorization = AuthServer::start(&[&key]).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let oauth = OAuth::issuer(authorization.issuer.clone())
+        .resource(url.clone())
+        .build()
+        .unwrap();
+    let guarded = Server::builder("guarded", "1").tool(HelloTool).build();
+    tokio::spawn(StreamableHttp::new(guarded).oauth(oauth).serve_on(listener));
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "hello", "arguments": {}, "_meta": common::meta(json!({}))}});
+    let valid = key.sign(&authorization.claims(&url, "alice", ""));
+    let forged = TestKey::other_rsa("k1").sign(&authorization.claims(&url, "mallory", ""));
+    for (token, status) in [(valid, 200), (forged, 401)] {
+        let bearer = format!("Bearer {token}");
+        let response =
+            common::raw_http::post(&url, call.clone(), &[("authorization", &bearer)]).await;
+        assert_eq!(response.status().as_u16(), status);
+    }
+    let after = read(&provider, &exporter);
+    let validations = "presa.oauth.token_validations";
+    assert_eq!(point(&after, validations, "presa.outcome=valid"), 1);
+    assert_eq!(point(&after, validations, "presa.outcome=invalid_token"), 1);
 
     let store = "presa.task_store.operation.duration";
     assert_eq!(

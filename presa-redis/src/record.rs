@@ -85,6 +85,20 @@ mod tests {
     }
 
     #[test]
+    fn a_traced_record_that_failed_keeps_its_error_and_its_traceparent() {
+        let traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+        let mut record = full_record().with_trace_parent(Some(traceparent.into()));
+        let error = ErrorObject::new(-32603, "Internal error");
+        TaskChange::Fail(error.clone())
+            .apply(&mut record, ROOM)
+            .unwrap();
+        let back = decode(&encode(&record).unwrap()).unwrap();
+        assert_eq!(back, record);
+        assert_eq!(back.trace_parent(), Some(traceparent));
+        assert_eq!(back.error(), Some(&error));
+    }
+
+    #[test]
     fn an_anonymous_record_without_ttl_reads_back_equal() {
         let mut record = TaskRecord::new("t".into(), None, None, None);
         TaskChange::Complete(Map::new())

@@ -17,7 +17,10 @@ pub(super) async fn a_created_task_reads_back_whole(stores: &dyn SharedTaskStore
         Some("alice".into()),
         Some(Duration::from_secs(60)),
         Some(Duration::from_millis(20)),
-    );
+    )
+    .with_trace_parent(Some(
+        "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01".into(),
+    ));
     create(&*store, record.clone(), &limits()).await;
     assert_eq!(*store.get("t1").await.unwrap().unwrap(), record);
     assert_eq!(*stores.open().get("t1").await.unwrap().unwrap(), record);

@@ -101,7 +101,7 @@ impl TaskChange {
             TaskChange::Fail(error) => {
                 finish(record, TaskStatus::Failed);
                 record.status_message = Some(format!("The tool failed: {}", error.message).into());
-                record.error = Some(Box::new(error));
+                record.seldom_mut().error = Some(error);
                 true
             }
             TaskChange::Cancel => {

@@ -24,7 +24,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 
 use super::by_input_key::ByInputKey;
-use super::record::TaskRecord;
+use super::record::{Seldom, TaskRecord};
 use super::stored::StoredJson;
 use crate::wire::{ErrorObject, TaskStatus};
 
@@ -90,7 +90,7 @@ impl Form {
             version: record.version,
             call: record.call.as_ref().map(|c| raw(c.json())).transpose()?,
             tool: record.tool.as_deref().map(str::to_owned),
-            traceparent: record.trace_parent.as_deref().map(str::to_owned),
+            traceparent: record.trace_parent().map(str::to_owned),
         })
     }
 
@@ -108,11 +108,15 @@ impl Form {
             answers: stored_texts(self.answers)?,
             asked: self.asked.into_iter().map(|key| (key, ())).collect(),
             result: self.result.map(stored).transpose()?,
-            error: self.error.map(Box::new),
+            seldom: (self.error.is_some() || self.traceparent.is_some()).then(|| {
+                Box::new(Seldom {
+                    error: self.error,
+                    trace_parent: self.traceparent.map(String::into_boxed_str),
+                })
+            }),
             version: self.version,
             call: self.call.map(stored).transpose()?,
             tool: self.tool.map(Into::into),
-            trace_parent: self.traceparent.map(String::into_boxed_str),
         })
     }
 }

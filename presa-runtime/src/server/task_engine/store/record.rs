@@ -49,14 +49,22 @@ pub struct TaskRecord {
     pub(crate) answers: StoredAnswers,
     pub(crate) asked: ByInputKey<()>,
     pub(crate) result: Option<StoredResult>,
-    /// Boxed: rare, and large beside the other fields.
-    pub(crate) error: Option<Box<ErrorObject>>,
     pub(crate) version: u64,
     pub(crate) call: Option<StoredCall>,
     pub(crate) tool: Option<Arc<str>>,
+    /// The error and the trace context, which few records hold: boxed
+    /// together, so that a record without them keeps one word for both.
+    pub(crate) seldom: Option<Box<Seldom>>,
+}
+
+/// The fields of a [`TaskRecord`] that few records hold.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct Seldom {
+    /// The error of a failed task.
+    pub error: Option<ErrorObject>,
     /// The W3C `traceparent` of the request that created the task, when
     /// telemetry is on: later spans of the task link to it.
-    pub(crate) trace_parent: Option<Box<str>>,
+    pub trace_parent: Option<Box<str>>,
 }
 
 impl TaskRecord {
@@ -83,11 +91,10 @@ impl TaskRecord {
             answers: StoredAnswers::new(),
             asked: ByInputKey::new(),
             result: None,
-            error: None,
             version: 0,
             call: None,
             tool: None,
-            trace_parent: None,
+            seldom: None,
         }
     }
 
@@ -115,8 +122,15 @@ impl TaskRecord {
     /// The task, started within the trace `traceparent` names (W3C Trace
     /// Context), so that its later spans link to that trace.
     pub fn with_trace_parent(mut self, traceparent: Option<Box<str>>) -> Self {
-        self.trace_parent = traceparent;
+        if traceparent.is_some() || self.seldom.is_some() {
+            self.seldom_mut().trace_parent = traceparent;
+        }
         self
+    }
+
+    /// The seldom fields, made when first written.
+    pub(crate) fn seldom_mut(&mut self) -> &mut Seldom {
+        self.seldom.get_or_insert_default()
     }
 
     /// The unguessable id.
@@ -182,7 +196,7 @@ impl TaskRecord {
 
     /// The JSON-RPC error, once `failed`.
     pub fn error(&self) -> Option<&ErrorObject> {
-        self.error.as_deref()
+        self.seldom.as_ref()?.error.as_ref()
     }
 
     /// Increases with every change, so watchers can drop stale copies.
@@ -205,7 +219,7 @@ impl TaskRecord {
     /// The W3C `traceparent` of the request that created the task, when
     /// it was traced.
     pub fn trace_parent(&self) -> Option<&str> {
-        self.trace_parent.as_deref()
+        self.seldom.as_ref()?.trace_parent.as_deref()
     }
 
     /// The task's metadata as sent on the wire.
@@ -264,7 +278,7 @@ impl TaskRecord {
             + self.result.as_ref().map_or(0, StoredResult::len)
             + self.call.as_ref().map_or(0, StoredCall::len)
             + self.tool.as_ref().map_or(0, |tool| tool.len())
-            + self.error.as_ref().map_or(0, json_len)
+            + self.error().map_or(0, json_len)
     }
 }
 

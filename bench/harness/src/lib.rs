@@ -24,6 +24,7 @@ pub mod memory;
 pub mod presa_server;
 pub mod rmcp_server;
 pub mod stats;
+pub mod telemetry;
 #[cfg(feature = "tower-mcp")]
 pub mod tower_mcp_server;
 pub mod wire;
@@ -69,6 +70,87 @@ impl Framework {
     }
 }
 
+/// presa's benchmark server with one of presa's optional costs switched
+/// on. The neutral driver measures each next to the plain server, in the
+/// same rounds, so that the gap between them is what that cost adds to a
+/// call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PresaVariant {
+    /// One empty tower layer on the server (`tower::layer::util::Identity`
+    /// through `ServerBuilder::layer`): every handler runs through the
+    /// tower path, and the layer itself does nothing.
+    Layered,
+    /// Telemetry switched on as a user sets it up, with exporters that
+    /// discard what they get ([`telemetry`]).
+    Otel,
+}
+
+impl PresaVariant {
+    /// Every variant, in measuring order.
+    pub const ALL: [PresaVariant; 2] = [PresaVariant::Layered, PresaVariant::Otel];
+
+    /// The name on `presa-server`'s command line (`--variant NAME`).
+    pub fn name(self) -> &'static str {
+        match self {
+            PresaVariant::Layered => "layered",
+            PresaVariant::Otel => "otel",
+        }
+    }
+
+    /// The variant named `name` (`layered` or `otel`).
+    pub fn parse(name: &str) -> Option<PresaVariant> {
+        PresaVariant::ALL.into_iter().find(|v| v.name() == name)
+    }
+}
+
+/// A server process the neutral driver starts: a framework's benchmark
+/// server, or presa's with a cost switched on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Served {
+    /// The framework's own benchmark server.
+    Framework(Framework),
+    /// presa's benchmark server with this cost switched on.
+    Presa(PresaVariant),
+}
+
+impl Served {
+    /// Every server the neutral driver measures, in measuring order:
+    /// presa first, its variants next to it, then the peers.
+    pub const ALL: [Served; 5] = [
+        Served::Framework(Framework::Presa),
+        Served::Presa(PresaVariant::Layered),
+        Served::Presa(PresaVariant::Otel),
+        Served::Framework(Framework::Rmcp),
+        Served::Framework(Framework::TowerMcp),
+    ];
+
+    /// The name that starts its figure keys: the framework's
+    /// (`presa`, `rmcp`, `tower_mcp`), or `presa_` and the variant's
+    /// (`presa_layered`, `presa_otel`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Served::Framework(framework) => framework.name(),
+            Served::Presa(PresaVariant::Layered) => "presa_layered",
+            Served::Presa(PresaVariant::Otel) => "presa_otel",
+        }
+    }
+
+    /// The command that starts this server on `transport` (`stdio` or
+    /// `http`).
+    pub fn command(self, transport: &str) -> std::process::Command {
+        let framework = match self {
+            Served::Framework(framework) => framework,
+            Served::Presa(_) => Framework::Presa,
+        };
+        let mut command = std::process::Command::new(framework.server_binary());
+        command.arg(transport);
+        if let Served::Presa(variant) = self {
+            command.args(["--variant", variant.name()]);
+        }
+        command
+    }
+}
+
 /// Why the harness binary `program` did not start, with how to build it:
 /// the usual cause is a binary not built, and `tower-mcp-server` is not
 /// built by a plain `cargo build --bins` (it needs the `tower-mcp`
@@ -107,5 +189,21 @@ mod tests {
             "{message}"
         );
         assert!(message.contains("--features tower-mcp"), "{message}");
+    }
+
+    #[test]
+    fn a_variant_is_presa_s_server_with_its_name_on_the_command_line() {
+        for variant in PresaVariant::ALL {
+            assert_eq!(PresaVariant::parse(variant.name()), Some(variant));
+            let served = Served::Presa(variant);
+            assert_eq!(served.name(), format!("presa_{}", variant.name()));
+            let command = served.command("http");
+            assert_eq!(command.get_program(), Framework::Presa.server_binary());
+            let args: Vec<_> = command.get_args().collect();
+            assert_eq!(args, ["http", "--variant", variant.name()]);
+        }
+        assert_eq!(PresaVariant::parse("presa"), None);
+        let plain = Served::Framework(Framework::Presa).command("stdio");
+        assert_eq!(plain.get_args().collect::<Vec<_>>(), ["stdio"]);
     }
 }

@@ -22,6 +22,7 @@
 use presa::prelude::*;
 use presa::server::{ServerBuilder, TaskSettings, TaskStore};
 use serde::Deserialize;
+use tower::layer::util::Identity;
 
 use crate::wire::ASK_KEY;
 
@@ -62,6 +63,14 @@ async fn resumable(ctx: Context) -> Result<String, ToolError> {
 /// The benchmark server, with room for a million tasks.
 pub fn server() -> Server {
     builder().build()
+}
+
+/// The benchmark server with one empty tower layer around every handler
+/// (`tower::layer::util::Identity`): each call runs through the tower
+/// path, and the layer adds no work of its own. Its gap to [`server`] is
+/// what the tower path costs.
+pub fn layered_server() -> Server {
+    builder().layer(Identity::new()).build()
 }
 
 /// The benchmark server keeping its tasks in `store`, for the figures that

@@ -16,6 +16,12 @@
 //! Besides the ratios, it derives `redis_legacy_request_added_us`: the µs
 //! that sessions in Redis add to each legacy request.
 //!
+//! The costs of presa's optional machinery have no target either. Each
+//! `…_cost_…_ratio` is presa's throughput over its variant's (an empty
+//! tower layer, or telemetry switched on), so above 1 means the variant
+//! is slower; each `…_added_stdio_seq_us` is the variant's sequential
+//! latency minus presa's, in µs: what the cost adds to one call.
+//!
 //! When `BENCH_RESULTS` names a file, `report` also writes the run there
 //! as JSON: a `run` object (what ran, from the `BENCH_RUN_*` variables
 //! `scripts/bench.sh` sets) and a `figures` object (the same figures as
@@ -189,6 +195,36 @@ const DERIVED: &[Derived] = &[
     Derived {
         key: "inprocess_latency_over_floor",
         value: |f| f.ratio("presa_inprocess_seq_us", "floor_us"),
+        target: Target::None,
+    },
+    Derived {
+        key: "layers_cost_stdio_ratio",
+        value: |f| f.ratio("presa_stdio_calls_per_s", "presa_layered_stdio_calls_per_s"),
+        target: Target::None,
+    },
+    Derived {
+        key: "layers_cost_http_ratio",
+        value: |f| f.ratio("presa_http_calls_per_s", "presa_layered_http_calls_per_s"),
+        target: Target::None,
+    },
+    Derived {
+        key: "layers_added_stdio_seq_us",
+        value: |f| f.get("presa_layered_stdio_seq_us") - f.get("presa_stdio_seq_us"),
+        target: Target::None,
+    },
+    Derived {
+        key: "otel_cost_stdio_ratio",
+        value: |f| f.ratio("presa_stdio_calls_per_s", "presa_otel_stdio_calls_per_s"),
+        target: Target::None,
+    },
+    Derived {
+        key: "otel_cost_http_ratio",
+        value: |f| f.ratio("presa_http_calls_per_s", "presa_otel_http_calls_per_s"),
+        target: Target::None,
+    },
+    Derived {
+        key: "otel_added_stdio_seq_us",
+        value: |f| f.get("presa_otel_stdio_seq_us") - f.get("presa_stdio_seq_us"),
         target: Target::None,
     },
 ];

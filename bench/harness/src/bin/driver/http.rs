@@ -1,6 +1,7 @@
 //! Figures over Streamable HTTP: a server process per framework (presa,
-//! rmcp, tower-mcp), loaded by
-//! a small hyper client of our own with 64 keep-alive connections.
+//! rmcp, tower-mcp) and per variant of presa's (a cost switched on,
+//! [`PresaVariant`](bench_harness::PresaVariant)), loaded by a small hyper
+//! client of our own with 64 keep-alive connections.
 //!
 //! Each connection sends one POST at a time and reads its whole answer
 //! before the next; the connections share one counter of requests left,
@@ -22,7 +23,7 @@ use bench_harness::cpu::{own_cpu, process_cpu};
 use bench_harness::figures::Figures;
 use bench_harness::stats::{median, micros_per_op, ops_per_sec, rounds, scaled};
 use bench_harness::wire::{echo_call_body, echo_call_headers, is_success};
-use bench_harness::{Framework, not_started};
+use bench_harness::{Served, not_started};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1;
@@ -41,15 +42,15 @@ struct HttpServer {
 }
 
 impl HttpServer {
-    /// Starts `framework`'s server over HTTP and reads its address.
-    async fn start(framework: Framework) -> std::io::Result<HttpServer> {
-        let program = framework.server_binary();
-        let mut child = Command::new(&program)
-            .arg("http")
+    /// Starts `served` over HTTP and reads its address.
+    async fn start(served: Served) -> std::io::Result<HttpServer> {
+        let mut command = Command::from(served.command("http"));
+        let program = command.as_std().get_program().to_owned();
+        let mut child = command
             .stdout(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
-            .map_err(|e| not_started(program.as_os_str(), e))?;
+            .map_err(|e| not_started(&program, e))?;
         let stdout = child.stdout.take().expect("piped stdout");
         let mut line = String::new();
         BufReader::new(stdout).read_line(&mut line).await?;
@@ -162,10 +163,10 @@ fn echo_request(host: &str, body: Bytes) -> hyper::Request<Full<Bytes>> {
 /// Runs the HTTP section: warm-up, then alternating rounds.
 pub async fn measure(figures: &mut Figures) -> std::io::Result<()> {
     let mut servers = Vec::new();
-    for framework in Framework::SERVED {
-        let server = HttpServer::start(framework).await?;
+    for served in Served::ALL {
+        let server = HttpServer::start(served).await?;
         server.load(scaled(5_000)).await?; // warm-up
-        servers.push((framework, server));
+        servers.push((served, server));
     }
     let calls = scaled(20_000);
     let mut samples: Vec<Vec<Round>> = servers.iter().map(|_| Vec::new()).collect();
@@ -174,8 +175,8 @@ pub async fn measure(figures: &mut Figures) -> std::io::Result<()> {
             samples[i].push(server.load(calls).await?);
         }
     }
-    for (i, (framework, _)) in servers.iter().enumerate() {
-        let name = framework.name();
+    for (i, (served, _)) in servers.iter().enumerate() {
+        let name = served.name();
         let of =
             |figure: fn(&Round) -> f64| median(&samples[i].iter().map(figure).collect::<Vec<_>>());
         figures.record(

@@ -1,19 +1,20 @@
 //! The neutral driver: server-side figures over stdio and Streamable HTTP,
 //! the same bytes for every framework, so that only the servers differ.
 //!
-//! - `driver stdio` starts presa's, rmcp's and tower-mcp's servers and the
+//! - `driver stdio` starts presa's, rmcp's and tower-mcp's servers, presa's
+//!   with a cost switched on (`presa_layered`, `presa_otel`), and the
 //!   framework-free floor as child processes and measures sequential
 //!   `tools/call echo` latency (one request on the wire at a time) and
 //!   pipelined throughput (64 requests in flight) of `echo`, `tools/list`
 //!   and an MRTR-shaped `tools/call`.
-//! - `driver http` starts the three frameworks' servers over Streamable
-//!   HTTP and measures throughput with 64 concurrent keep-alive
-//!   connections.
+//! - `driver http` starts the three frameworks' servers and presa's
+//!   variants over Streamable HTTP and measures throughput with 64
+//!   concurrent keep-alive connections.
 //!
-//! Rounds alternate between the servers (presa, rmcp, tower-mcp, …) and the
-//! figures are the median rounds. The driver runs on a current-thread
-//! runtime: on a two-core machine it leaves the other core to the server,
-//! and it costs both frameworks the same.
+//! Rounds alternate between the servers (presa, presa_layered, presa_otel,
+//! rmcp, tower-mcp, …) and the figures are the median rounds. The driver
+//! runs on a current-thread runtime: on a two-core machine it leaves the
+//! other core to the server, and it costs every server the same.
 
 mod http;
 mod stdio;

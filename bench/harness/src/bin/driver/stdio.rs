@@ -8,10 +8,11 @@
 //! as a busy client would send them.
 //!
 //! Three workloads ([`Workload`]): `echo`, sequential and in flight, for
-//! every framework; `tools/list` and the MRTR-shaped `tools/call ask`, in
-//! flight, for every server that offers them, the floor included. The
-//! floor (`floor-server`) is started with presa's own answers to those
-//! two requests, so that it writes the same bytes presa does.
+//! every framework and for presa's variants (a cost switched on,
+//! [`PresaVariant`](bench_harness::PresaVariant)); `tools/list` and the
+//! MRTR-shaped `tools/call ask`, in flight, for every framework and the
+//! floor. The floor (`floor-server`) is started with presa's own answers
+//! to those two requests, so that it writes the same bytes presa does.
 
 use std::process::Stdio;
 use std::time::Instant;
@@ -19,7 +20,7 @@ use std::time::Instant;
 use bench_harness::figures::Figures;
 use bench_harness::stats::{median, micros_per_op, ops_per_sec, rounds, scaled};
 use bench_harness::wire::{Workload, ask_call_body, request_state_of};
-use bench_harness::{Framework, not_started, sibling_binary};
+use bench_harness::{Served, not_started, sibling_binary};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, BufWriter};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::Semaphore;
@@ -30,8 +31,8 @@ const IN_FLIGHT: usize = 64;
 /// A server the stdio section measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Contender {
-    /// A framework's benchmark server.
-    Framework(Framework),
+    /// A framework's benchmark server, or presa's with a cost switched on.
+    Server(Served),
     /// The framework-free floor.
     Floor,
 }
@@ -40,14 +41,20 @@ impl Contender {
     /// The name that starts its figure keys.
     fn name(self) -> &'static str {
         match self {
-            Contender::Framework(framework) => framework.name(),
+            Contender::Server(served) => served.name(),
             Contender::Floor => "floor",
         }
     }
 
-    /// Whether its server answers `workload`.
+    /// Whether it is measured on `workload`: the floor has no `echo`, and
+    /// presa's variants are measured on `echo` alone, the workload whose
+    /// cost the variants tell.
     fn offers(self, workload: Workload) -> bool {
-        !matches!((self, workload), (Contender::Floor, Workload::Echo))
+        match self {
+            Contender::Server(Served::Framework(_)) => true,
+            Contender::Server(Served::Presa(_)) => workload == Workload::Echo,
+            Contender::Floor => workload != Workload::Echo,
+        }
     }
 }
 
@@ -63,11 +70,10 @@ struct StdioServer {
 }
 
 impl StdioServer {
-    /// Starts `framework`'s server on stdio.
-    fn start(framework: Framework) -> std::io::Result<StdioServer> {
-        let mut command = Command::new(framework.server_binary());
-        command.arg("stdio");
-        StdioServer::spawn(Contender::Framework(framework), command)
+    /// Starts `served` on stdio.
+    fn start(served: Served) -> std::io::Result<StdioServer> {
+        let command = Command::from(served.command("stdio"));
+        StdioServer::spawn(Contender::Server(served), command)
     }
 
     /// Starts the floor, answering with `list` and `call` (result JSON).
@@ -241,8 +247,9 @@ struct Samples {
 /// answers), warm each up, then alternating rounds.
 pub async fn measure(figures: &mut Figures) -> std::io::Result<()> {
     let mut servers = Vec::new();
-    for framework in Framework::SERVED {
-        let mut server = StdioServer::start(framework)?;
+    // presa's plain server comes first: the floor answers with its bytes.
+    for served in Served::ALL {
+        let mut server = StdioServer::start(served)?;
         if server.contender.offers(Workload::Mrtr) {
             server.learn_request_state().await?;
         }

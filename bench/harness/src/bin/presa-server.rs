@@ -29,7 +29,8 @@ async fn main() -> std::io::Result<()> {
         usage();
     }
     // Held until the server ends: dropping it shuts telemetry down.
-    let _telemetry = (variant == Some(PresaVariant::Otel)).then(bench_harness::telemetry::switch_on);
+    let _telemetry =
+        (variant == Some(PresaVariant::Otel)).then(bench_harness::telemetry::switch_on);
     let server = match variant {
         Some(PresaVariant::Layered) => layered_server(),
         Some(PresaVariant::Otel) | None => server(),

@@ -5,8 +5,10 @@
 //! folder below it, and no core folder uses it, so an extension can be
 //! added or dropped without touching the core.
 //!
-//! Layers, bottom up: tasks.
+//! Layers, bottom up: tasks, skills.
 
+mod skills;
 mod tasks;
 
+pub use skills::*;
 pub use tasks::*;

@@ -28,6 +28,14 @@
 //!   server's state, and a task of the server's own tells the server the
 //!   resource changed ([`Server::resource_updated`]). Each process keeps
 //!   its own last build, so replicas may answer a read differently.
+//! - The MCP Apps view `ui://jobs/dashboard` (`examples/jobs/dashboard.html`,
+//!   embedded with `include_str!`) lists the builds and starts one from a
+//!   button. `build` links to it, so an Apps host renders it beside a
+//!   build's result; a host without Apps gets the same text as before.
+//!   The view lists the builds with `list_jobs`, a tool only views call
+//!   (`visibility = "app"`): hosts that render no views do not see it.
+//!   The list holds the builds this process confirmed, the last
+//!   [`MAX_JOBS`], each shown only to the subject that started it.
 //! - `--store redis://HOST:PORT`, after `stdio` or `http ADDRESS`, keeps
 //!   the tasks in that Redis instead of the process's memory (any URL the
 //!   Redis store takes: `rediss://` for TLS, `#insecure` at its end for a
@@ -47,12 +55,14 @@ use presa::client::prelude::*;
 use presa::client::{AwaitOptions, ClientBuilder};
 use presa::prelude::*;
 use presa::server::TaskSettings;
+use presa::server::apps::UiResource;
 use presa::wire::ElicitResult;
 use presa_redis::{RedisSessionStore, RedisTaskStore};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
+use std::collections::VecDeque;
 use std::error::Error;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use tokio::sync::watch;
 
@@ -64,10 +74,11 @@ struct Confirm {
 }
 
 /// Builds a target after the user confirms.
-#[tool(task = "optional")]
+#[tool(task = "optional", ui = "ui://jobs/dashboard")]
 async fn build(
     ctx: Context,
     State(builds): State<Builds>,
+    State(board): State<Board>,
     #[param(description = "What to build, such as `docs` or `all`")] target: String,
     #[param(description = "How many seconds the build takes once confirmed; 0 by default")]
     seconds: Option<u64>,
@@ -78,13 +89,161 @@ async fn build(
     let Elicitation::Accepted(Confirm { ok: true }) = answer else {
         return Err(ToolError::new("not confirmed"));
     };
+    let job = board.start(&ctx, &target);
     if let Some(seconds) = seconds.filter(|&s| s > 0) {
         ctx.set_status_message(format!("building {target}")).await;
         tokio::time::sleep(Duration::from_secs(seconds)).await;
     }
     let built = format!("built {target}");
     builds.finished(&built);
+    job.built();
     Ok(built)
+}
+
+/// The builds the dashboard shows: the caller's, newest first.
+#[tool(ui = "ui://jobs/dashboard", visibility = "app", read_only)]
+async fn list_jobs(ctx: Context, State(board): State<Board>) -> Json<JobList> {
+    Json(board.list(&ctx))
+}
+
+/// The URI of the dashboard view.
+const DASHBOARD: &str = "ui://jobs/dashboard";
+
+/// The dashboard: one self-contained HTML file, so its CSP stays empty
+/// and the host lets it reach nothing but itself.
+fn dashboard() -> UiResource {
+    UiResource::html(
+        DASHBOARD,
+        "Jobs dashboard",
+        include_str!("jobs/dashboard.html"),
+    )
+    .description("The builds of this server, and a button that starts one")
+    .prefers_border(true)
+}
+
+/// How many builds the board keeps; the oldest go first.
+const MAX_JOBS: usize = 100;
+
+/// The builds this process confirmed, for the dashboard: at most
+/// [`MAX_JOBS`], so it never grows without bound.
+#[derive(Clone, Default)]
+struct Board(Arc<Mutex<Jobs>>);
+
+#[derive(Default)]
+struct Jobs {
+    /// The number of the next build that runs outside a task.
+    next: u64,
+    jobs: VecDeque<Job>,
+}
+
+/// One build, as `list_jobs` returns it.
+#[derive(Clone, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct Job {
+    /// The task's id, or `call-N` for a build that ran within its request.
+    id: String,
+    /// The task's id, when the build runs as a task.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    task_id: Option<String>,
+    /// What is built.
+    target: String,
+    /// Where the build is.
+    status: JobStatus,
+    /// Who started it; only they see it.
+    #[serde(skip)]
+    owner: Option<String>,
+}
+
+/// Where a build is.
+#[derive(Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum JobStatus {
+    Building,
+    Built,
+    /// Its handler was dropped before it finished: the task was
+    /// cancelled, or the request went away.
+    Cancelled,
+}
+
+/// What `list_jobs` returns.
+#[derive(Serialize, schemars::JsonSchema)]
+struct JobList {
+    /// The caller's builds, newest first.
+    jobs: Vec<Job>,
+}
+
+impl Board {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Jobs> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Records a build of `target` that starts now, for the caller of
+    /// `ctx`. The build is `cancelled` if the guard is dropped before
+    /// [`JobGuard::built`].
+    fn start(&self, ctx: &Context, target: &str) -> JobGuard {
+        let mut jobs = self.lock();
+        let task_id = ctx.task_id().map(str::to_owned);
+        let id = task_id.clone().unwrap_or_else(|| {
+            jobs.next += 1;
+            format!("call-{}", jobs.next)
+        });
+        if jobs.jobs.len() == MAX_JOBS {
+            jobs.jobs.pop_front();
+        }
+        jobs.jobs.push_back(Job {
+            id: id.clone(),
+            task_id,
+            target: target.to_owned(),
+            status: JobStatus::Building,
+            owner: ctx.request().caller.subject.clone(),
+        });
+        JobGuard {
+            board: self.clone(),
+            id,
+            done: false,
+        }
+    }
+
+    /// The builds of the caller of `ctx`, newest first.
+    fn list(&self, ctx: &Context) -> JobList {
+        let owner = &ctx.request().caller.subject;
+        let jobs = self.lock();
+        let jobs = jobs.jobs.iter().rev().filter(|job| &job.owner == owner);
+        JobList {
+            jobs: jobs.cloned().collect(),
+        }
+    }
+
+    fn set(&self, id: &str, status: JobStatus) {
+        if let Some(job) = self.lock().jobs.iter_mut().find(|job| job.id == id) {
+            job.status = status;
+        }
+    }
+}
+
+/// A build in progress on the board. Dropping it before [`built`](Self::built)
+/// marks the build `cancelled`: that is how a cancelled task, whose handler
+/// the server drops, shows on the dashboard.
+struct JobGuard {
+    board: Board,
+    id: String,
+    done: bool,
+}
+
+impl JobGuard {
+    /// Marks the build `built`.
+    fn built(mut self) {
+        self.done = true;
+        self.board.set(&self.id, JobStatus::Built);
+    }
+}
+
+impl Drop for JobGuard {
+    fn drop(&mut self) {
+        if !self.done {
+            self.board.set(&self.id, JobStatus::Cancelled);
+        }
+    }
 }
 
 /// The URI of the last build's result.
@@ -115,7 +274,7 @@ impl Builds {
 }
 
 /// Builds the server from `builder`, with the `jobs://builds/latest`
-/// resource, and starts the task that tells the server each time a build
+/// resource and the dashboard with its `list_jobs` tool, and starts the task that tells the server each time a build
 /// finishes, so that subscribed clients get
 /// `notifications/resources/updated`. The task lives as long as the
 /// runtime: the server's state holds the channel it waits on. Call it
@@ -123,7 +282,13 @@ impl Builds {
 fn announcing(builder: presa::server::ServerBuilder) -> Server {
     let builds = Builds::default();
     let mut finished = builds.0.subscribe();
-    let server = builder.resource(LatestBuildResource).state(builds).build();
+    let server = builder
+        .resource(LatestBuildResource)
+        .ui(dashboard())
+        .tool(ListJobsTool)
+        .state(builds)
+        .state(Board::default())
+        .build();
     let announcer = server.clone();
     tokio::spawn(async move {
         while finished.changed().await.is_ok() {

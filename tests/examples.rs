@@ -2,7 +2,8 @@
 //! `hello` over stdio, `http_axum` with its tokens and its own route, and
 //! `client` against `hello` (spawned) and `jobs` (over HTTP, a task whose
 //! question it answers from stdin), and `jobs` telling a subscriber of
-//! `jobs://builds/latest` that a build finished. The `replicas` example needs a Redis,
+//! `jobs://builds/latest` that a build finished, and `jobs` serving its
+//! MCP Apps dashboard. The `replicas` example needs a Redis,
 //! so presa-redis tests it (`presa-redis/tests/replicas_example.rs`).
 //!
 //! Nothing waits on time: each test waits for a server's first line on
@@ -388,4 +389,65 @@ async fn middleware_audits_limits_times_out_and_hides() {
         "bob tools/call echo stopped by a layer: service overloaded"
     );
     assert_eq!(seen[12], "alice tools/call echo ok");
+}
+
+#[tokio::test]
+async fn jobs_serves_its_dashboard_and_hides_the_app_only_tool_from_plain_hosts() {
+    use presa::wire::{MCP_APP_MIME_TYPE, ToolUi, UI_EXTENSION, UiClientSettings};
+    let jobs = HttpServer::start(
+        "jobs",
+        &["http", "127.0.0.1:0"],
+        "serving the jobs server at ",
+    )
+    .await;
+    let host = Client::builder()
+        .request_timeout(GUARD)
+        .extension(UI_EXTENSION, UiClientSettings::html().to_settings())
+        .on_elicitation(|_| async { ElicitResult::accept(json!({"ok": true})) })
+        .connect(ClientTransport::http(&jobs.url).unwrap());
+    let plain = Client::builder()
+        .request_timeout(GUARD)
+        .connect(ClientTransport::http(&jobs.url).unwrap());
+
+    let read = host.read_resource("ui://jobs/dashboard").await.unwrap();
+    let contents = &read.contents[0];
+    assert_eq!(contents.mime_type.as_deref(), Some(MCP_APP_MIME_TYPE));
+    let html = read.text().expect("the dashboard is text");
+    assert!(html.contains(r#"id="start-build""#) && html.contains(r#"id="jobs""#));
+    // Self-contained: no CSP, so the host lets it reach nothing.
+    assert_eq!(
+        serde_json::Value::Object(contents.meta.clone().unwrap()),
+        json!({"ui": {"prefersBorder": true}})
+    );
+
+    let tools = host.list_tools().await.unwrap();
+    let link = |name: &str| {
+        let tool = tools.iter().find(|t| t.name == name).unwrap();
+        ToolUi::of(tool).unwrap().expect("linked to the dashboard")
+    };
+    assert_eq!(
+        link("build").resource_uri.unwrap().as_str(),
+        "ui://jobs/dashboard"
+    );
+    assert!(!link("list_jobs").effective_visibility().model());
+    let plain_names: Vec<String> = plain
+        .list_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(plain_names, ["build"]);
+
+    // The view's two calls: a build, then the list that shows it.
+    assert_eq!(
+        text_of(&host, "build", json!({"target": "docs"})).await,
+        "built docs"
+    );
+    let listed = host.call_tool("list_jobs", json!({})).await.unwrap();
+    let listed = listed.into_complete().unwrap();
+    let jobs_listed = &listed.structured_content.as_ref().unwrap()["jobs"];
+    assert_eq!(jobs_listed[0]["target"], "docs");
+    assert_eq!(jobs_listed[0]["status"], "built");
+    assert!(jobs_listed[0]["id"].as_str().unwrap().starts_with("call-"));
 }

@@ -96,6 +96,8 @@ fn first_text(result: &Value) -> &str {
     result["content"][0]["text"].as_str().unwrap_or("")
 }
 
+/// `presa tools` lists `build` alone: `presa` renders no views, so the
+/// dashboard's app-only `list_jobs` is not listed to it.
 fn lists_build(server: &str) {
     let output = presa(&["tools", server, "--json"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
@@ -109,14 +111,15 @@ fn lists_build(server: &str) {
     assert_eq!(names, ["build"]);
 }
 
-/// `presa resources` lists the one resource, and `presa read` reads
-/// `expected` from it.
+/// `presa resources` lists the latest build and the dashboard, and
+/// `presa read` reads `expected` from the first.
 fn reads_the_latest_build(server: &str, expected: &str) {
     let output = presa(&["resources", server, "--json"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let resources = stdout_json(&output);
     assert_eq!(resources[0]["uri"], "jobs://builds/latest", "{resources}");
-    assert_eq!(resources.as_array().unwrap().len(), 1, "{resources}");
+    assert_eq!(resources[1]["uri"], "ui://jobs/dashboard", "{resources}");
+    assert_eq!(resources.as_array().unwrap().len(), 2, "{resources}");
     let output = presa(&["read", server, "jobs://builds/latest", "--json"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let read = stdout_json(&output);

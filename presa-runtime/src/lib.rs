@@ -101,8 +101,18 @@ pub mod __private {
         ToolError, ToolHandler, ToolParam, ToolPolicy, ToolResult,
     };
     pub use crate::wire::{Prompt, PromptArgument, PromptArguments, Tool, ToolAnnotations};
+    pub use crate::wire::{ToolUi, UiUri, UiVisibility};
 
     use crate::wire::{CacheScope, Resource, ResourceTemplate};
+
+    /// `tool`, linked to the MCP Apps view at `uri` by `#[tool(ui = …)]`,
+    /// which checked at compile time that `uri` is a `ui://` URI.
+    pub fn link_ui(tool: Tool, uri: &str, visibility: Option<UiVisibility>) -> Tool {
+        let uri = UiUri::parse(uri).unwrap_or_else(|error| panic!("{error}"));
+        let mut ui = ToolUi::new(uri);
+        ui.visibility = visibility;
+        tool.with_ui(&ui)
+    }
 
     /// Builds a prompt listing from what `#[prompt]` knows statically.
     pub fn prompt_definition(

@@ -34,6 +34,38 @@ pub(crate) struct ToolAttrs {
     pub scopes: Option<Vec<LitStr>>,
     /// `layer = expr`: a tower layer around the handler's runs.
     pub layer: Option<syn::Expr>,
+    /// `ui = "ui://…"`: the MCP Apps view that renders the tool's results.
+    pub ui: Option<LitStr>,
+    /// `visibility = "app" | "model" | "model_and_app"`: who may call a
+    /// tool linked to a view.
+    pub visibility: Option<Located<Visibility>>,
+}
+
+/// `visibility = ...`: who may call a tool linked to an MCP Apps view;
+/// mirrors the runtime's `UiVisibility`.
+#[derive(Clone, Copy)]
+pub(crate) enum Visibility {
+    /// `"model_and_app"`, the default: the model and the view.
+    ModelAndApp,
+    /// `"model"`: the model only.
+    Model,
+    /// `"app"`: the view only; hosts keep the tool from their model.
+    App,
+}
+
+impl Keyword for Visibility {
+    const WORDS: &'static [(&'static str, Self)] = &[
+        ("app", Visibility::App),
+        ("model", Visibility::Model),
+        ("model_and_app", Visibility::ModelAndApp),
+    ];
+
+    fn invalid(written: &str) -> String {
+        format!(
+            "invalid visibility {written:?}; expected \"app\" (only the view calls the tool), \
+             \"model\" (only the model sees it) or \"model_and_app\" (the default)"
+        )
+    }
 }
 
 /// The tool's behaviour hints; `None` where the option is absent.
@@ -158,12 +190,16 @@ pub(crate) fn tool_attrs(tokens: TokenStream, func: &ItemFn, errors: &mut Errors
             "open_world" => attrs.hints.open_world = flag_value(&meta, &key, errors),
             "scopes" => attrs.scopes = scopes_value(&meta, errors),
             "layer" => attrs.layer = layer_value(&meta, errors),
+            "ui" => attrs.ui = string_value(&meta, "ui = \"ui://jobs/dashboard\"", errors),
+            "visibility" => {
+                attrs.visibility = keyword_value(&meta, "visibility = \"app\"", errors);
+            }
             _ => errors.error(
                 meta.path(),
                 format!(
                     "unknown `#[tool]` option `{key}`; expected `name`, `title`, `description`, \
-                     `task`, `task_start`, `resumable`, `scopes`, `layer`, `read_only`, \
-                     `destructive`, `idempotent` or `open_world`"
+                     `task`, `task_start`, `resumable`, `scopes`, `layer`, `ui`, `visibility`, \
+                     `read_only`, `destructive`, `idempotent` or `open_world`"
                 ),
             ),
         }

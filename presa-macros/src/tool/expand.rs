@@ -10,7 +10,7 @@ use quote::{quote, quote_spanned};
 use syn::LitStr;
 use syn::ext::IdentExt;
 
-use super::attr::{Policy, Task, ToolAttrs, args_ident};
+use super::attr::{Policy, Task, ToolAttrs, Visibility, args_ident};
 use crate::handler::ast::HandlerFn;
 use crate::handler::expand::{
     at, extractions, layers, option_bool, option_str, required_state, scopes,
@@ -191,6 +191,30 @@ fn definition(tool: &HandlerFn, attrs: &ToolAttrs) -> TokenStream {
         hints.open_world,
     ]
     .map(option_bool);
+    let ui = match &attrs.ui {
+        Some(uri) => {
+            let visibility = match attrs.visibility.map(|v| v.value) {
+                None => quote!(::core::option::Option::None),
+                Some(Visibility::ModelAndApp) => {
+                    quote!(::core::option::Option::Some(
+                        ::presa::__private::UiVisibility::ModelAndApp
+                    ))
+                }
+                Some(Visibility::Model) => {
+                    quote!(::core::option::Option::Some(
+                        ::presa::__private::UiVisibility::Model
+                    ))
+                }
+                Some(Visibility::App) => {
+                    quote!(::core::option::Option::Some(
+                        ::presa::__private::UiVisibility::App
+                    ))
+                }
+            };
+            quote!(::presa::__private::link_ui(__tool, #uri, #visibility))
+        }
+        None => quote!(__tool),
+    };
     quote! {
         fn definition(&self) -> ::presa::__private::Tool {
             let mut __schema = ::presa::__private::ObjectSchemaBuilder::default();
@@ -201,11 +225,12 @@ fn definition(tool: &HandlerFn, attrs: &ToolAttrs) -> TokenStream {
                 __schema.finish(),
                 #output_schema,
             );
-            ::presa::__private::annotate(
+            let __tool = ::presa::__private::annotate(
                 __tool,
                 #title,
                 [#read_only, #destructive, #idempotent, #open_world],
-            )
+            );
+            #ui
         }
     }
 }

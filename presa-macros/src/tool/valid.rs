@@ -1,6 +1,6 @@
 //! The rules of `#[tool]` beyond those every handler follows: a name MCP
-//! allows, and a task start or resumability only for a tool that can run
-//! as a task.
+//! allows, a task start or resumability only for a tool that can run as
+//! a task, and a `ui` that is a `ui://` URI.
 
 use quote::ToTokens;
 
@@ -14,6 +14,37 @@ pub(crate) fn check(tool: &HandlerFn, attrs: &ToolAttrs, errors: &mut Errors) {
     check_task_start(attrs, errors);
     check_resumable(attrs, errors);
     check_headers(tool, errors);
+    check_ui(attrs, errors);
+}
+
+/// `ui = "…"` is a `ui://` URI that names a view (MCP Apps, "UI Resource
+/// Format"), and `visibility` comes with it.
+fn check_ui(attrs: &ToolAttrs, errors: &mut Errors) {
+    if let Some(ui) = &attrs.ui {
+        let uri = ui.value();
+        let names_a_view = uri
+            .strip_prefix("ui://")
+            .is_some_and(|rest| !rest.is_empty())
+            && !uri.chars().any(|c| c.is_whitespace() || c.is_control());
+        if !names_a_view {
+            errors.error(
+                ui,
+                format!(
+                    "invalid UI resource URI {uri:?}: it must start with `ui://` and name the \
+                     view, as in `ui = \"ui://jobs/dashboard\"`"
+                ),
+            );
+        }
+    }
+    if let Some(visibility) = &attrs.visibility
+        && attrs.ui.is_none()
+    {
+        errors.error_at(
+            visibility.span,
+            "`visibility` says who may call a tool linked to a view: add the view, as in \
+             `ui = \"ui://jobs/dashboard\"`",
+        );
+    }
 }
 
 /// `header = "…"` names an HTTP field-name token, unique (without case)

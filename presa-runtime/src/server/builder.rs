@@ -1,6 +1,7 @@
 //! [`ServerBuilder`]: configuring a [`Server`], with every check that can
 //! be made before the first request made at [`ServerBuilder::build`].
 
+use super::apps::{Apps, UiResource};
 use super::caller::Caller;
 use super::caller::authorize::{CatalogItem, Listing, ScopeRules, Visibility};
 use std::sync::Arc;
@@ -68,6 +69,7 @@ impl Server {
             listing: Listing::default(),
             layers: HandlerLayers::new(),
             visibility: None,
+            apps: false,
         }
     }
 }
@@ -99,6 +101,8 @@ pub struct ServerBuilder {
     listing: Listing,
     layers: HandlerLayers,
     visibility: Option<Visibility>,
+    /// Whether a view was registered with [`ServerBuilder::ui`].
+    apps: bool,
 }
 
 impl ServerBuilder {
@@ -196,6 +200,31 @@ impl ServerBuilder {
         self.resources
             .push(RegisteredResource::new(resource).unwrap_or_else(|e| panic!("{e}")));
         self
+    }
+
+    /// Serves an MCP Apps view: an HTML document a host renders beside the
+    /// results of the tools linked to it (`#[tool(ui = "ui://…")]`). See
+    /// [`apps`](super::apps) for the rules.
+    ///
+    /// ```
+    /// use presa_runtime::server::Server;
+    /// use presa_runtime::server::apps::UiResource;
+    ///
+    /// let server = Server::builder("jobs", "1")
+    ///     .ui(UiResource::html(
+    ///         "ui://jobs/dashboard",
+    ///         "Jobs dashboard",
+    ///         "<!doctype html><title>Jobs</title>",
+    ///     ))
+    ///     .build();
+    /// # drop(server);
+    /// ```
+    ///
+    /// [`build`](Self::build) panics if another resource has the view's
+    /// URI.
+    pub fn ui(mut self, view: UiResource) -> Self {
+        self.apps = true;
+        self.resource(view)
     }
 
     /// Shares `value` with every tool, through a `State<T>` parameter or
@@ -383,11 +412,16 @@ impl ServerBuilder {
     /// URI, a template). The message names the entry. Also if the task
     /// store's share of memory is not less than the
     /// [`memory_limit`](Self::memory_limit). Also if an
-    /// [`extension`](Self::extension) cannot be served: see there.
+    /// [`extension`](Self::extension) cannot be served: see there. Also if
+    /// a tool links to an MCP Apps view (`_meta.ui.resourceUri`) that no
+    /// resource serves, or its `_meta.ui` is not valid.
     pub fn build(mut self) -> Server {
         let registry = self
             .registry()
             .unwrap_or_else(|problem| panic!("{problem}"));
+        if self.apps {
+            self.extensions.push(Box::new(Apps));
+        }
         let budget = self.request_budget();
         let engine = self.tasks.map(|settings| {
             let store = self
@@ -456,14 +490,16 @@ impl ServerBuilder {
             state: &self.state,
             tasks: self.tasks.is_some(),
         };
-        for tool in self.tools.drain(..) {
-            registry.add_tool(tool, &server)?;
+        // Resources first: a tool's MCP Apps view must be there already.
+        for resource in self.resources.drain(..) {
+            registry.add_resource(resource, &server)?;
         }
         for prompt in self.prompts.drain(..) {
             registry.add_prompt(prompt, &server)?;
         }
-        for resource in self.resources.drain(..) {
-            registry.add_resource(resource, &server)?;
+        for tool in self.tools.drain(..) {
+            self.apps |= tool.ui.is_some();
+            registry.add_tool(tool, &server)?;
         }
         Ok(registry)
     }

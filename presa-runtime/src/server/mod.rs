@@ -51,7 +51,9 @@
 //! and is `-32601` when none does. The Tasks extension is one: the
 //! `tasks/*` methods exist only on a server with tasks enabled, and
 //! check the client's Tasks declaration (`-32021`) before anything else.
-//! See [`tasks`] for the task engine.
+//! See [`tasks`] for the task engine. MCP Apps ([`apps`]) is one too: it
+//! serves HTML views as resources, and keeps the tools only a view calls
+//! out of the lists of hosts that render no views.
 //!
 //! # Inside the module
 //!
@@ -59,7 +61,7 @@
 //! says what it holds. A room (a folder, or a file at this root) knows
 //! only the rooms before it here, so the server has no import cycles:
 //!
-//! Layers, bottom up: request, caller, task_engine, input, middleware, handlers, catalog, extension, methods, router, tasks, live, legacy, era, serving, http, builder.
+//! Layers, bottom up: request, caller, task_engine, input, middleware, handlers, catalog, extension, methods, router, tasks, apps, live, legacy, era, serving, http, builder.
 //!
 //! # Legacy sessions
 //!
@@ -74,6 +76,7 @@
 //! `initialize` that reaches it is answered with a message naming the
 //! supported versions.
 
+pub mod apps;
 mod builder;
 mod caller;
 mod catalog;

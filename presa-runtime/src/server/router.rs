@@ -39,7 +39,7 @@ use crate::telemetry::context;
 use crate::util::{Budget, Charge};
 use crate::wire::{
     CacheScope, DiscoverResult, ErrorObject, Implementation, Message, Method, PaginatedParams,
-    Request, RequestId, RequestMeta, ResultMeta, ResultType, ServerCapabilities,
+    Request, RequestId, RequestMeta, ResultMeta, ResultType, ServerCapabilities, Tool,
 };
 
 /// How many notifications a handler may queue before `progress`/`log` wait.
@@ -350,7 +350,11 @@ impl Server {
                 ResponseStream::ready(respond(id, discovered))
             }
             Method::ToolsList => list(id, params, decoration, |p| {
-                let mut page = registry.tools_page(p, list_meta, &filter)?;
+                let listed = |tool: &Tool| match decoration {
+                    Some(Decoration { request, .. }) => shared.extensions.lists_tool(tool, request),
+                    None => true,
+                };
+                let mut page = registry.tools_page(p, list_meta, &filter, listed)?;
                 if let Some(Decoration { request, .. }) = decoration {
                     for tool in &mut page.items.tools {
                         shared.extensions.decorate_tool(tool, request);

@@ -17,7 +17,7 @@ use crate::server::request::state::StateType;
 use crate::wire::headers::{HeaderParam, header_params};
 use crate::wire::scope_token;
 use crate::wire::{
-    AbsoluteUrl, CallToolResult, Prompt, Resource, ResourceTemplate, Tool, UriTemplate,
+    AbsoluteUrl, CallToolResult, Prompt, Resource, ResourceTemplate, Tool, ToolUi, UriTemplate,
 };
 
 /// A tool as the server holds it: its listing, its compiled schemas, its
@@ -45,6 +45,9 @@ pub(crate) struct RegisteredTool {
     pub headers: Vec<HeaderParam>,
     /// The tool's own layers, built once; `None` without any.
     pub layers: Option<HandlerService>,
+    /// Its MCP Apps `_meta.ui`: the view it names, which the server must
+    /// serve, and who may call it.
+    pub ui: Option<ToolUi>,
 }
 
 impl RegisteredTool {
@@ -69,7 +72,12 @@ impl RegisteredTool {
         let headers = header_params(&definition.input_schema)
             .map_err(|e| invalid("inputSchema", e.to_string()))?;
         let scopes = checked_scopes(item(), handler.scopes())?;
+        let ui = ToolUi::of(&definition).map_err(|e| RegistrationError::InvalidUiLink {
+            item: item(),
+            reason: e.to_string(),
+        })?;
         Ok(RegisteredTool {
+            ui,
             task_name: Arc::from(definition.name.as_str()),
             scopes,
             headers,
@@ -347,6 +355,26 @@ pub enum RegistrationError {
     TasksNotEnabled {
         /// The entry.
         item: String,
+    },
+    /// A tool's `_meta.ui` is not what MCP Apps allows.
+    #[error("{item} has an invalid `_meta.ui`: {reason}")]
+    InvalidUiLink {
+        /// The entry.
+        item: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A tool links to a view (`_meta.ui.resourceUri`) the server does not
+    /// serve.
+    #[error(
+        "{item} links to the UI resource `{uri}`, which this server does not serve; \
+         register it with ServerBuilder::ui before the server is built, or fix the URI"
+    )]
+    MissingUi {
+        /// The entry.
+        item: String,
+        /// The URI it links to.
+        uri: String,
     },
     /// An entry reads application state that was never registered.
     #[error(

@@ -37,8 +37,8 @@ use crate::util::{read, write};
 use crate::wire::{
     ErrorObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
     ListToolsResult, Method, PaginatedParams, PromptsCapability, PromptsPage, ResourcesCapability,
-    ResourcesPage, ResultMeta, ResultType, ServerCapabilities, TemplatesPage, ToolsCapability,
-    ToolsPage,
+    ResourcesPage, ResultMeta, ResultType, ServerCapabilities, TemplatesPage, Tool,
+    ToolsCapability, ToolsPage,
 };
 
 /// What an entry is checked against: the server it joins.
@@ -184,6 +184,14 @@ impl Registry {
             return Err(RegistrationError::TasksNotEnabled { item: item() });
         }
         server.check_state(item, &tool.required_state)?;
+        if let Some(view) = tool.ui.as_ref().and_then(|ui| ui.resource_uri.as_ref())
+            && self.resolve(view.as_str()).is_none()
+        {
+            return Err(RegistrationError::MissingUi {
+                item: item(),
+                uri: view.to_string(),
+            });
+        }
         write(&self.tools)
             .insert(tool)
             .map_err(|tool| RegistrationError::Duplicate {
@@ -333,18 +341,18 @@ impl Registry {
             .cloned()
     }
 
-    /// One page of `tools/list`.
+    /// One page of `tools/list`, of the tools `filter` admits and `listed`
+    /// keeps (the extensions' say, see `Extension::lists_tool`).
     pub fn tools_page(
         &self,
         params: PaginatedParams,
         meta: &ResultMeta,
         filter: &ListFilter<'_>,
+        listed: impl Fn(&Tool) -> bool,
     ) -> Result<ListToolsResult, ErrorObject> {
         let tools = read(&self.tools);
         let (tools, next_cursor) = self.page(&tools, params, |t| {
-            filter
-                .admits(t.catalog_item())
-                .then(|| t.definition.clone())
+            (filter.admits(t.catalog_item()) && listed(&t.definition)).then(|| t.definition.clone())
         })?;
         Ok(ListToolsResult {
             result_type: ResultType::Complete,

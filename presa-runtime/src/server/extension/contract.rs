@@ -12,8 +12,8 @@ use crate::wire::Tool;
 /// Everything but [`id`](Self::id) has a default, so an extension says
 /// only what it adds. The server asks for the capability, the methods and
 /// the notifications once, when it is built; it calls
-/// [`tool_meta`](Self::tool_meta) and [`result_meta`](Self::result_meta)
-/// for each request, so keep them cheap.
+/// [`lists_tool`](Self::lists_tool), [`tool_meta`](Self::tool_meta) and
+/// [`result_meta`](Self::result_meta) for each request, so keep them cheap.
 pub trait Extension: Send + Sync + 'static {
     /// The identifier, with its vendor prefix and a `/`:
     /// `io.modelcontextprotocol/tasks`, `com.example/widgets`. Clients
@@ -47,6 +47,15 @@ pub trait Extension: Send + Sync + 'static {
     fn tool_meta(&self, tool: &Tool, request: &RequestInfo) -> Option<Map<String, Value>> {
         let _ = (tool, request);
         None
+    }
+
+    /// Whether `tool` goes in the `tools/list` answering `request`: `true`
+    /// by default. A tool any extension leaves out is not listed, in
+    /// either era; it can still be called by name. MCP Apps leaves out
+    /// the tools only its views call when the host renders no views.
+    fn lists_tool(&self, tool: &Tool, request: &RequestInfo) -> bool {
+        let _ = (tool, request);
+        true
     }
 
     /// What it adds to the `_meta` of the result of `method` answering

@@ -20,7 +20,10 @@
 //!    in `server/discover`;
 //! 5. adds each extension's [`tool_meta`](Extension::tool_meta) to the
 //!    `tools/list` entries, and its [`result_meta`](Extension::result_meta)
-//!    to results.
+//!    to results;
+//! 6. leaves out of `tools/list` the tools an extension does not
+//!    [list](Extension::lists_tool) for the request (MCP Apps' app-only
+//!    tools, for a host that renders no views).
 //!
 //! [`ServerBuilder::build`](crate::server::ServerBuilder::build) panics,
 //! with a message that says what to change, on an identifier without a

@@ -173,6 +173,14 @@ impl Extensions {
         (!advertised.is_empty()).then_some(advertised)
     }
 
+    /// Whether every extension lists `tool` in the `tools/list` answering
+    /// `request`.
+    pub fn lists_tool(&self, tool: &Tool, request: &RequestInfo) -> bool {
+        self.extensions
+            .iter()
+            .all(|extension| extension.lists_tool(tool, request))
+    }
+
     /// Merges what each extension adds into the `_meta` of `tool`.
     pub fn decorate_tool(&self, tool: &mut Tool, request: &RequestInfo) {
         for extension in &self.extensions {

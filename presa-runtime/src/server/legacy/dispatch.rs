@@ -13,6 +13,7 @@ use super::tasks::{OneTaskOp, TaskOp};
 use crate::server::caller::Caller;
 use crate::server::handlers::tool::{TaskPolicy, ToolPolicy};
 use crate::server::input::context::InputRoute;
+use crate::server::methods::mrtr::request_info;
 use crate::server::methods::subscriptions_listen::MAX_RESOURCE_SUBSCRIPTIONS;
 use crate::server::request::reply::{
     invalid_request, method_not_found, parse_params, respond, to_value,
@@ -28,8 +29,8 @@ use crate::wire::legacy::render::{
 use crate::wire::legacy::tasks::TaskSupport;
 use crate::wire::legacy::{INITIALIZE, LegacyMethod};
 use crate::wire::{
-    ErrorObject, Method, Outcome, PaginatedParams, Request, RequestId, Response, TASKS_EXTENSION,
-    codes,
+    ErrorObject, Method, Outcome, PaginatedParams, Request, RequestId, RequestMeta, Response,
+    TASKS_EXTENSION, Tool, codes,
 };
 
 impl Server {
@@ -156,7 +157,7 @@ impl Server {
         let mut task = false;
         let mut wraps = false;
         match method {
-            Method::ToolsList => return ready(id, self.legacy_tools(params, caller)),
+            Method::ToolsList => return ready(id, self.legacy_tools(params, &meta, caller)),
             Method::ToolsCall => {
                 // A call asked to run as a task may still run synchronously
                 // (at the task cap): its result is wrapped all the same.
@@ -202,11 +203,27 @@ impl Server {
     }
 
     /// One page of tools, each telling whether it runs as a task.
-    fn legacy_tools(&self, params: Option<Value>, caller: &Caller) -> Result<Value, ErrorObject> {
+    fn legacy_tools(
+        &self,
+        params: Option<Value>,
+        meta: &RequestMeta,
+        caller: &Caller,
+    ) -> Result<Value, ErrorObject> {
         let shared = self.shared();
         let filter = shared.list_filter(caller);
-        let page = parse_params::<PaginatedParams>(params)
-            .and_then(|p| shared.registry.tools_page(p, &shared.result_meta, &filter))?;
+        // What the session declared at `initialize` decides, as a modern
+        // request's own capabilities do.
+        let request = (!shared.extensions.is_empty()).then(|| request_info(meta, caller));
+        let listed = |tool: &Tool| {
+            request
+                .as_ref()
+                .is_none_or(|request| shared.extensions.lists_tool(tool, request))
+        };
+        let page = parse_params::<PaginatedParams>(params).and_then(|p| {
+            shared
+                .registry
+                .tools_page(p, &shared.result_meta, &filter, listed)
+        })?;
         let mut page = to_value(page);
         if let Some(tools) = page.get_mut("tools").and_then(Value::as_array_mut) {
             for tool in tools {

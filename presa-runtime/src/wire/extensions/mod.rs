@@ -5,10 +5,12 @@
 //! folder below it, and no core folder uses it, so an extension can be
 //! added or dropped without touching the core.
 //!
-//! Layers, bottom up: tasks, skills.
+//! Layers, bottom up: tasks, skills, apps.
 
+mod apps;
 mod skills;
 mod tasks;
 
+pub use apps::*;
 pub use skills::*;
 pub use tasks::*;

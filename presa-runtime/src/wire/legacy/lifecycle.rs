@@ -10,6 +10,7 @@
 use serde::{Deserialize, Deserializer, Serialize, de};
 use serde_json::{Map, Value};
 
+use crate::wire::extensions::UI_EXTENSION;
 use crate::wire::jsonrpc::strict;
 use crate::wire::protocol::{ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities};
 
@@ -34,9 +35,9 @@ pub struct InitializeParams {
 /// modern [`ClientCapabilities`] fields, plus `tasks`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LegacyClientCapabilities {
-    /// The fields both eras share, at the same level on the wire.
-    /// `extensions` has no legacy form: leave it `None`, and
-    /// [`to_modern`](Self::to_modern) drops what a client sends there.
+    /// The fields both eras share, at the same level on the wire. Of
+    /// `extensions`, [`to_modern`](Self::to_modern) keeps only those
+    /// legacy hosts declare here (MCP Apps).
     #[serde(flatten, deserialize_with = "crate::wire::jsonrpc::strict::object")]
     pub core: ClientCapabilities,
     /// The client runs the server's requests as tasks (2025-11-25); presa
@@ -47,11 +48,20 @@ pub struct LegacyClientCapabilities {
 
 impl LegacyClientCapabilities {
     /// The same declaration as a modern request's `clientCapabilities`.
-    /// Legacy tasks are asked for per request (the `task` param), not
-    /// declared, so no extension appears.
+    ///
+    /// Of the extensions, only MCP Apps (`io.modelcontextprotocol/ui`)
+    /// carries over: its hosts declare it at `initialize`, whatever their
+    /// version, and it changes only which tools are listed. Every other
+    /// extension is dropped, since it may change the shape of answers a
+    /// legacy client reads. Legacy tasks, above all, are asked for per
+    /// request (the `task` param), not declared.
     pub fn to_modern(&self) -> ClientCapabilities {
+        let extensions = self.core.extensions.as_ref().and_then(|declared| {
+            let settings = declared.get(UI_EXTENSION)?;
+            Some([(UI_EXTENSION.to_owned(), settings.clone())].into())
+        });
         ClientCapabilities {
-            extensions: None,
+            extensions,
             ..self.core.clone()
         }
     }
@@ -337,6 +347,19 @@ mod tests {
         assert!(modern.supports_form_elicitation() && modern.supports_url_elicitation());
         assert!(modern.sampling.is_some() && modern.roots.is_some());
         assert!(modern.extensions.is_none());
+        let mut declaring = params.capabilities.clone();
+        declaring.core.extensions = Some(
+            [
+                ("io.modelcontextprotocol/ui".to_owned(), Map::new()),
+                ("io.modelcontextprotocol/tasks".to_owned(), Map::new()),
+            ]
+            .into(),
+        );
+        let kept = declaring.to_modern().extensions.unwrap();
+        assert_eq!(
+            kept.keys().collect::<Vec<_>>(),
+            ["io.modelcontextprotocol/ui"]
+        );
         let request = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
             "params": serde_json::to_value(&params).unwrap()});
         assert_valid("InitializeRequest", &request);

@@ -214,13 +214,13 @@ async function main() {
 }
 
 // The console errors that are not failures: the CSP refusing the View's
-// probe below, and the browser's note on a `/mcp` answer that is not 2xx
+// probe (in `scenario`), and the browser's note on a `/mcp` answer that is not 2xx
 // (such as the answer of a 2025-11-25 server to the SDK's `server/discover`
 // probe, or a `405` to a GET stream). A failed MCP request fails the host,
 // whose status the test reads.
 function expectedError(text, url) {
   return (
-    (text.includes("Content Security Policy") && text.includes("/mcp")) ||
+    (text.includes("Content Security Policy") && text.includes("/csp-probe")) ||
     (text.startsWith("Failed to load resource") && new URL(url).pathname === "/mcp")
   );
 }
@@ -273,17 +273,25 @@ async function scenario(page, hostOrigin, sandboxUrl, cspSeen) {
     } catch {
       top = "blocked";
     }
+    // `no-cors`, so that only the CSP can stop the request; the violation
+    // event says the CSP did.
+    // The event may come after the fetch fails; 5 s bounds the wait.
+    const violation = new Promise((resolve) => {
+      document.addEventListener("securitypolicyviolation", (event) => resolve(event.effectiveDirective));
+      setTimeout(() => resolve(null), 5000);
+    });
     let fetched = "allowed";
     try {
-      await fetch(`${hostOrigin}/mcp`, { method: "POST", body: "{}" });
+      await fetch(`${hostOrigin}/csp-probe`, { mode: "no-cors" });
     } catch {
-      fetched = "blocked";
+      const directive = await violation;
+      fetched = directive ? `blocked by ${directive}` : "failed without a CSP violation";
     }
     return { origin: window.origin, top, fetched };
   }, hostOrigin);
   expect(isolation.origin, "null", "the View's origin");
   expect(isolation.top, "blocked", "the View's access to the host page");
-  expect(isolation.fetched, "blocked", "the View's fetch of the host's /mcp (CSP connect-src)");
+  expect(isolation.fetched, "blocked by connect-src", "the View's fetch of the host's origin");
 
   // The host refuses the View's call of a tool it may not call: a tool
   // only the model may call, if the server has one, else one the server

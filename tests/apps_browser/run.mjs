@@ -262,10 +262,7 @@ async function scenario(page, hostOrigin, sandboxUrl, cspSeen) {
   const sandboxFrame = page.frameLocator("iframe#sandbox");
   const viewFrame = sandboxFrame.frameLocator("iframe#view");
   expect(await sandboxFrame.locator("iframe#view").getAttribute("sandbox"), "allow-scripts", "the View's sandbox");
-  const view = page.frames().find((frame) => frame.parentFrame()?.name() !== undefined && frame.url() === "about:srcdoc");
-  if (!view) {
-    throw new Error("no srcdoc frame holds the View");
-  }
+  const view = await (await sandboxFrame.locator("iframe#view").elementHandle()).contentFrame();
   const isolation = await view.evaluate(async (hostOrigin) => {
     let top = "readable";
     try {
@@ -274,8 +271,8 @@ async function scenario(page, hostOrigin, sandboxUrl, cspSeen) {
       top = "blocked";
     }
     // `no-cors`, so that only the CSP can stop the request; the violation
-    // event says the CSP did.
-    // The event may come after the fetch fails; 5 s bounds the wait.
+    // event says the CSP did. It may come after the fetch fails; 5 s
+    // bounds the wait for it.
     const violation = new Promise((resolve) => {
       document.addEventListener("securitypolicyviolation", (event) => resolve(event.effectiveDirective));
       setTimeout(() => resolve(null), 5000);

@@ -36,7 +36,7 @@ const { values: options } = parseArgs({
     // The tool the host calls as the model would, and its arguments: by
     // default the first model-visible tool with a UI.
     tool: { type: "string" },
-    arguments: { type: "string", default: '{"target":"docs"}' },
+    arguments: { type: "string" },
   },
 });
 if (!options.mcp) {
@@ -44,6 +44,9 @@ if (!options.mcp) {
   process.exit(2);
 }
 const MCP_URL = new URL(options.mcp);
+// Each run builds targets named after its era, so that two runs against
+// one server tell their builds apart.
+options.arguments ??= JSON.stringify({ target: `docs-${options.era}` });
 const OUT = resolve(options.out);
 const SCREENSHOT = join(OUT, `apps-browser-${options.era}.png`);
 
@@ -232,7 +235,6 @@ async function screenshot(page) {
 
 // The steps and checks. Returns what it saw, in one line.
 async function scenario(page, hostOrigin, sandboxUrl, cspSeen) {
-  const target = options.target;
   const url = new URL(hostOrigin);
   url.searchParams.set("sandbox", sandboxUrl);
   url.searchParams.set("era", options.era);
@@ -316,41 +318,66 @@ async function scenario(page, hostOrigin, sandboxUrl, cspSeen) {
   }
   await page.locator(`#bridge-log li[data-tool='${forbidden}'][data-outcome='refused']`).waitFor();
 
-  // The model's call: the server may ask the user to confirm it first.
+  // The View is up, and lists the jobs with `list_jobs`, a tool only apps
+  // may call: the host relays it, and the model's list leaves it out.
+  await viewFrame.locator("#status").filter({ hasText: /^ready$/ }).waitFor();
+  await page.locator("#bridge-log li[data-tool='list_jobs'][data-outcome='ok']").first().waitFor();
+  const modelTools = await page.locator("#tools li").evaluateAll((items) => items.map((item) => item.dataset.tool));
+  if (modelTools.includes("list_jobs") || !modelTools.includes("build")) {
+    throw new Error(`the model's tools are ${modelTools.join(", ")}: build without list_jobs is wanted`);
+  }
+
+  // The model's call: the server may ask the user to confirm it first. Its
+  // result reaches the View, which then lists that build.
   const modelDone = page.locator(
     "#bridge-log li:is([data-method='ui/notifications/tool-result'], [data-method='ui/notifications/tool-cancelled'])",
   );
-  const modelCall = await answerElicitations(page, modelDone);
+  const modelQuestions = await answerElicitations(page, modelDone);
   const modelOutcome = await modelDone.getAttribute("data-method");
   expect(modelOutcome, "ui/notifications/tool-result", "what the host sent the View for the model's call");
+  const modelTarget = JSON.parse(options.arguments).target;
+  await jobRow(viewFrame, modelTarget).waitFor();
 
-  // The user clicks the app's button; the app calls `build` through the
-  // host.
-  const rows = viewFrame.locator("#jobs [data-task-id]");
-  const button = viewFrame.locator("#start-build");
-  await button.waitFor({ state: "visible" });
-  const rowsBefore = await rows.count();
-  await button.click();
-  await page.locator("#bridge-log li[data-method='tools/call'][data-tool='build'][data-direction='request']").waitFor();
-  const relayed = page.locator("#bridge-log li[data-method='tools/call'][data-tool='build'][data-outcome]");
+  // The user builds another target from the app; the app calls `build`
+  // through the host, and the user confirms it.
+  const target = `web-${options.era}`;
+  await viewFrame.locator("#target").fill(target);
+  await viewFrame.locator("#start-build").click();
+  await page
+    .locator("#bridge-log li[data-method='tools/call'][data-tool='build'][data-direction='request']")
+    .filter({ hasText: target })
+    .waitFor();
+  const relayed = page
+    .locator("#bridge-log li[data-method='tools/call'][data-tool='build'][data-outcome]")
+    .filter({ hasText: `built ${target}` })
+    .or(page.locator("#bridge-log li[data-method='tools/call'][data-tool='build'][data-outcome]:not([data-outcome='ok'])"));
   const questions = await answerElicitations(page, relayed);
-  const outcome = await relayed.getAttribute("data-outcome");
+  const outcome = await relayed.first().getAttribute("data-outcome");
   expect(outcome, "ok", "the outcome of the app's tools/call build");
 
-  // The app shows the new job, with the server's answer.
-  await rows.nth(rowsBefore).waitFor({ state: "visible" });
-  const row = rows.nth(rowsBefore);
+  // The app shows the server's answer, and lists the new build once.
+  await viewFrame.locator("#last-result").filter({ hasText: `built ${target}` }).waitFor();
+  const row = jobRow(viewFrame, target);
+  await row.waitFor();
+  const rows = await viewFrame.locator("#jobs > li").count();
   const rowText = (await row.innerText()).replace(/\s+/g, " ").trim();
-  const rowsAfter = await rows.count();
+  const jobId = await row.getAttribute("data-job-id");
   const policy = cspSeen.at(-1) ?? "";
+  const confirmed = (list) => (list.length ? ` after the user confirmed "${list.join('", "')}"` : "");
   return (
-    `${server} over ${protocol}; the host refused the View's tools/call ${forbidden}; the View ran in an opaque origin inside a sandbox proxy on another origin ` +
-    `(top blocked, host fetch blocked by "${policy.split("; ").find((d) => d.startsWith("connect-src"))}"); ` +
-    `the model's call ${modelCall.length ? `(confirmed: "${modelCall.join('", "')}") ` : ""}reached the View; ` +
-    `clicked #start-build, the host relayed tools/call build (${outcome}` +
-    `${questions.length ? `, after the user confirmed "${questions.join('", "')}"` : ""}), ` +
-    `and the app lists ${rowsAfter} job(s), the new one "${rowText}"`
+    `${server} over ${protocol}; the View ran in an opaque origin inside a sandbox proxy on another origin ` +
+    `(host page unreachable; fetch blocked by "${policy.split("; ").find((d) => d.startsWith("connect-src"))}"); ` +
+    `the host refused its tools/call ${forbidden}; the model sees ${modelTools.join(", ")} and not the app's list_jobs; ` +
+    `the model's build ${modelTarget} reached the View` +
+    `${confirmed(modelQuestions)}; a click on #start-build went through the bridge as tools/call build ` +
+    `(${outcome}${confirmed(questions)}), and the app lists ${rows} build(s), ` +
+    `the new one "${rowText}" (data-job-id ${jobId})`
   );
+}
+
+// The row of the app's job list that shows `target` built, exactly once.
+function jobRow(viewFrame, target) {
+  return viewFrame.locator(`#jobs > li[data-job-id][data-status='built']:has(> .target:text-is("${target}"))`);
 }
 
 // Accepts each elicitation the server sends, ticking its boolean fields,

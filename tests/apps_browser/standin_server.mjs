@@ -21,8 +21,13 @@ const view = await build({
 });
 const script = view.outputFiles[0].text.replaceAll("</script", "<\\/script");
 const html = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Stand-in jobs</title></head>
-<body><h1>Jobs</h1><button id="start-build">Build web</button><ul id="jobs"></ul>
+<body><h1>Jobs (stand-in)</h1>
+<p><input id="target" value="all"> <button id="start-build" type="button">Start build</button></p>
+<ul id="jobs"></ul><p id="last-result"></p><p id="status">connecting</p>
 <script type="module">${script}</script></body></html>`;
+
+// The builds, newest first, for `list_jobs`; at most 100.
+const jobs = [];
 
 function newServer() {
   const server = new McpServer({ name: "standin-jobs", version: "1.0.0" });
@@ -37,7 +42,20 @@ function newServer() {
       inputSchema: z.object({ target: z.string() }),
       _meta: { ui: { resourceUri: URI } },
     },
-    async ({ target }) => ({ content: [{ type: "text", text: `built ${target}` }] }),
+    async ({ target }) => {
+      jobs.unshift({ id: `call-${jobs.length + 1}`, target, status: "built" });
+      jobs.length = Math.min(jobs.length, 100);
+      return { content: [{ type: "text", text: `built ${target}` }] };
+    },
+  );
+  registerAppTool(
+    server,
+    "list_jobs",
+    {
+      description: "The builds, newest first.",
+      _meta: { ui: { resourceUri: URI, visibility: ["app"] } },
+    },
+    async () => ({ content: [{ type: "text", text: JSON.stringify({ jobs }) }], structuredContent: { jobs } }),
   );
   registerAppTool(
     server,

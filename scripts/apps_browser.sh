@@ -13,16 +13,18 @@
 # (`CHROMIUM` names another). It builds the example, starts it on a
 # loopback port the system picks, and runs the test once for each
 # protocol revision a host may speak: `auto` (2026-07-28, which presa
-# prefers) and `legacy` (2025-11-25). Screenshots go to
-# target/apps-browser/. It fails if a check fails, and stops the server on
-# exit.
+# prefers) and `legacy` (2025-11-25). Then it runs the test once against
+# a stand-in server and View on the official SDKs
+# (tests/apps_browser/standin_server.mjs), which mirrors the dashboard's
+# elements. Screenshots and the servers' output go to target/apps-browser/.
+# It prints one line per run saying what it saw, fails if a check fails,
+# and stops the servers on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CACHE=".cache/apps_browser"
 OUT="target/apps-browser"
-LOG="${OUT}/jobs.log"
-# How long the example may take to say it is listening.
+# How long a server may take to say it is listening.
 READY_TIMEOUT_S=30
 # How long one run of the test may take, from Chromium's start to its
 # last check.
@@ -57,47 +59,66 @@ fi
 # (Debian's wrapper script warns on stderr about its memory check.)
 "$CHROMIUM" --version 2>/dev/null
 
-mkdir -p "$OUT"
-rm -f "$LOG"
-if [[ "${1:-}" == "--standin" ]]; then
-  "$NODE" "${CACHE}/test/standin_server.mjs" >"$LOG" 2>&1 &
-else
-  echo "== building the jobs example"
-  cargo build --locked --quiet --example jobs
-  target/debug/examples/jobs http 127.0.0.1:0 >"$LOG" 2>&1 &
-fi
-SERVER_PID=$!
-trap 'kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true' EXIT
+echo "== building the jobs example"
+cargo build --locked --quiet --example jobs
 
-# The address the example prints once it listens; fails if it exits first
-# or READY_TIMEOUT_S passes.
-address=""
-for (( i = 0; i < READY_TIMEOUT_S * 20; i++ )); do
-  if line="$(grep -m1 -oE 'at http://[^ ]+/mcp' "$LOG" 2>/dev/null)"; then
-    address="${line#at }"
-    break
-  fi
-  if ! kill -0 "$SERVER_PID" 2>/dev/null; then
-    break
-  fi
-  sleep 0.05
-done
-if [[ -z "$address" ]]; then
-  echo "the jobs example did not say where it listens; its output:" >&2
-  cat "$LOG" >&2
-  exit 1
-fi
-echo "== the browser test against ${address}"
+mkdir -p "$OUT"
+PIDS=()
+stop_all() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+}
+trap stop_all EXIT
+
+# start NAME COMMAND...: starts a server whose output goes to
+# $OUT/NAME.log, and sets `address` to the MCP endpoint it prints once it
+# listens. Fails if it exits first or READY_TIMEOUT_S passes.
+start() {
+  local name="$1" log="${OUT}/$1.log" line pid
+  shift
+  rm -f "$log"
+  "$@" >"$log" 2>&1 &
+  pid=$!
+  PIDS+=("$pid")
+  address=""
+  for (( i = 0; i < READY_TIMEOUT_S * 20; i++ )); do
+    if line="$(grep -m1 -oE 'at http://[^ ]+/mcp' "$log" 2>/dev/null)"; then
+      address="${line#at }"
+      return 0
+    fi
+    if ! kill -0 "$pid" 2>/dev/null; then
+      break
+    fi
+    sleep 0.05
+  done
+  echo "${name} did not say where it listens; its output:" >&2
+  cat "$log" >&2
+  return 1
+}
 
 passed=0
 failed=0
-for era in auto legacy; do
+# check ERA: one run of the test against $address.
+check() {
   if CHROMIUM="$CHROMIUM" timeout "$TEST_TIMEOUT_S" "$NODE" "${CACHE}/test/run.mjs" \
-    --mcp "$address" --out "$OUT" --era "$era"; then
+    --mcp "$address" --out "$OUT" --era "$1" --name "$2"; then
     passed=$((passed + 1))
   else
     failed=$((failed + 1))
   fi
-done
+}
+
+start jobs target/debug/examples/jobs http 127.0.0.1:0
+echo "== the jobs dashboard at ${address}"
+check auto jobs
+check legacy jobs
+
+# The same test against the stand-in, a server and View on the official
+# SDKs: if presa fails where the stand-in passes, the fault is not the
+# test host's.
+start standin "$NODE" "${CACHE}/test/standin_server.mjs"
+echo "== the stand-in at ${address}"
+check auto standin
+
 echo "apps browser: ${passed} passed, ${failed} failed"
 [[ "$failed" == 0 ]]

@@ -2,7 +2,8 @@
 // (host.js), which renders the server's app in the spec's sandbox, and the
 // test clicks in the app and reads what the app and the host show.
 //
-//   node run.mjs --mcp http://127.0.0.1:PORT/mcp --out DIR [--era auto|legacy]
+//   node run.mjs --mcp http://127.0.0.1:PORT/mcp [--out DIR] [--era auto|legacy]
+//                [--name NAME] [--tool TOOL] [--arguments JSON]
 //
 // 1. It bundles host.js for the browser with esbuild, in memory.
 // 2. It serves two origins on loopback, each on a port the system picks:
@@ -14,8 +15,19 @@
 //    playwright-core; Playwright downloads no browser.
 // 4. The test waits on selectors and events, each with a timeout, never
 //    for a fixed time. It fails on any error the page or a frame reports.
-// 5. It writes a screenshot to DIR/apps-browser.png, also when it fails,
-//    and prints one line saying what it saw.
+// 5. It writes a screenshot to DIR/NAME-ERA.png, also when it fails, and
+//    prints one line saying what it saw.
+//
+// The checks, in order (`scenario`): the host gets ready; the View runs in
+// an opaque origin, in an iframe sandboxed `allow-scripts` only, inside
+// the sandbox proxy on another origin, and can neither read the host page
+// nor fetch from the host's origin (the CSP's violation event says so);
+// the host refuses the View's `tools/call` of a tool it may not call; the
+// View lists the jobs with the app-only `list_jobs`, which the model's
+// tool list leaves out; the model's `build` reaches the View, which lists
+// it; a click on `#start-build` goes through the bridge as `tools/call
+// build`, the user confirms it in the host's form, the host logs the
+// answer, and the app shows `built TARGET` and lists the new build once.
 import { build } from "esbuild";
 import { chromium } from "playwright-core";
 import { readFile, mkdir } from "node:fs/promises";
@@ -33,6 +45,8 @@ const { values: options } = parseArgs({
     mcp: { type: "string" },
     out: { type: "string", default: "target/apps-browser" },
     era: { type: "string", default: "auto" },
+    // What the server is called in the screenshot's name and the summary.
+    name: { type: "string", default: "server" },
     // The tool the host calls as the model would, and its arguments: by
     // default the first model-visible tool with a UI.
     tool: { type: "string" },
@@ -48,7 +62,7 @@ const MCP_URL = new URL(options.mcp);
 // one server tell their builds apart.
 options.arguments ??= JSON.stringify({ target: `docs-${options.era}` });
 const OUT = resolve(options.out);
-const SCREENSHOT = join(OUT, `apps-browser-${options.era}.png`);
+const SCREENSHOT = join(OUT, `${options.name}-${options.era}.png`);
 
 // The CSP of the spec's "Content Security Policy Enforcement", from the
 // resource's `_meta.ui.csp`. With no metadata it is the spec's restrictive
@@ -194,7 +208,7 @@ async function main() {
       throw new Error(`the browser reported errors:\n  ${problems.join("\n  ")}`);
     }
     await screenshot(page);
-    console.log(`apps browser test (${options.era}): passed: ${seen}; screenshot ${SCREENSHOT}`);
+    console.log(`apps browser test (${options.name}, ${options.era}): passed: ${seen}; screenshot ${SCREENSHOT}`);
   } catch (error) {
     if (page) {
       await screenshot(page).catch(() => {});
@@ -205,7 +219,7 @@ async function main() {
     for (const problem of problems) {
       console.error(problem);
     }
-    console.error(`apps browser test (${options.era}): FAILED: ${error.message}; screenshot ${SCREENSHOT}`);
+    console.error(`apps browser test (${options.name}, ${options.era}): FAILED: ${error.message}; screenshot ${SCREENSHOT}`);
     process.exitCode = 1;
   } finally {
     await browser.close();

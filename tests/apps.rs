@@ -177,7 +177,28 @@ async fn an_app_only_tool_is_listed_only_to_a_host_that_renders_views() {
         // `_meta.ui` goes to every caller: a host without Apps ignores it.
         let build = &response["result"]["tools"][0];
         assert_eq!(build["_meta"]["ui"]["resourceUri"], VIEW);
+        // The list depends on the host, so no cache may share it.
+        assert_eq!(
+            response["result"]["cacheScope"], "private",
+            "{capabilities}"
+        );
     }
+}
+
+/// Echoes its text; linked to no view.
+#[tool]
+async fn echo(text: String) -> String {
+    text
+}
+
+#[tokio::test]
+async fn a_server_without_views_keeps_its_tool_list_public() {
+    let server = Server::builder("plain", "1").tool(EchoTool).build();
+    let mut peer = RawPeer::over(&server, Wire::InProcess);
+    let response = peer
+        .request(1, "tools/list", with_meta(json!({}), apps_host()))
+        .await;
+    assert_eq!(response["result"]["cacheScope"], "public", "{response}");
 }
 
 #[tokio::test]

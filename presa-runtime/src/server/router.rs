@@ -355,6 +355,9 @@ impl Server {
                     None => true,
                 };
                 let mut page = registry.tools_page(p, list_meta, &filter, listed)?;
+                if shared.extensions.lists_tools_per_request() {
+                    page.cache_scope = CacheScope::Private;
+                }
                 if let Some(Decoration { request, .. }) = decoration {
                     for tool in &mut page.items.tools {
                         shared.extensions.decorate_tool(tool, request);

@@ -27,6 +27,12 @@ impl Extension for Apps {
         );
         !app_only || renders_views(request)
     }
+
+    /// A host that renders views is listed the app-only tools, and one that
+    /// does not is not.
+    fn lists_tools_per_request(&self) -> bool {
+        true
+    }
 }
 
 /// Whether the request comes from a host that renders HTML views: it

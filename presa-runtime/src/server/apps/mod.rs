@@ -35,7 +35,8 @@
 //!    `clientCapabilities` (2026-07-28) or from the session's `initialize`
 //!    (2025-11-25), whichever era the caller speaks. Calling the tool by
 //!    name still works: visibility is about what a model is shown, not
-//!    who is allowed; use scopes for that.
+//!    who is allowed; use scopes for that. Since the list depends on the
+//!    host, every `tools/list` page is `cacheScope: private`.
 //! 4. **A linked tool still answers in text.** Its result goes to hosts
 //!    without Apps too, and to the model. Return text that stands on its
 //!    own; put what only the view needs in `structuredContent`.

@@ -58,6 +58,14 @@ pub trait Extension: Send + Sync + 'static {
         true
     }
 
+    /// Whether [`lists_tool`](Self::lists_tool) can answer differently for
+    /// two requests: `false` by default. When any extension says `true`,
+    /// every `tools/list` page is `cacheScope: private`, so that a shared
+    /// cache never shows one host the list another host was given.
+    fn lists_tools_per_request(&self) -> bool {
+        false
+    }
+
     /// What it adds to the `_meta` of the result of `method` answering
     /// `request`; `None` adds nothing. Keys it returns replace those of
     /// the same name. Errors have no `_meta`, so it is not asked for them.

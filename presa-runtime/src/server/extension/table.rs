@@ -181,6 +181,14 @@ impl Extensions {
             .all(|extension| extension.lists_tool(tool, request))
     }
 
+    /// Whether any extension lists tools differently per request, which
+    /// makes every `tools/list` page private.
+    pub fn lists_tools_per_request(&self) -> bool {
+        self.extensions
+            .iter()
+            .any(|extension| extension.lists_tools_per_request())
+    }
+
     /// Merges what each extension adds into the `_meta` of `tool`.
     pub fn decorate_tool(&self, tool: &mut Tool, request: &RequestInfo) {
         for extension in &self.extensions {

@@ -1,6 +1,7 @@
-//! `examples/extension.rs`, run as the process it is: three extensions
+//! `examples/extension.rs`, run as the process it is: a vendor extension
 //! written with the public extension API, spoken to over stdio line by
-//! line, as a client that knows each extension would.
+//! line, as a client that knows the extension would; and the builder's
+//! refusals of extensions that clash.
 //!
 //! Nothing waits on time: each answer is awaited within [`GUARD`], which
 //! only turns a hang into a failure. The process is killed when the test
@@ -82,141 +83,21 @@ impl Example {
     }
 }
 
-/// The declaration of MCP Apps a host that renders apps sends.
-fn declares_apps() -> Value {
-    json!({"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}})
-}
-
 #[tokio::test]
-async fn discover_advertises_skills_and_not_apps() {
+async fn discover_advertises_the_extension() {
     let mut example = Example::start().await;
     let answer = example
         .request("server/discover", json!({}), json!({}))
         .await;
     let extensions = &answer["result"]["capabilities"]["extensions"];
-    assert_eq!(
-        *extensions,
-        json!({
-            "io.modelcontextprotocol/skills": {"directoryRead": false},
-            "com.example/stats": {},
-        }),
-        "{answer}"
-    );
-}
-
-#[tokio::test]
-async fn skills_are_listed_page_by_page_and_got_by_uri() {
-    let mut example = Example::start().await;
-    let first = example.request("skills/list", json!({}), json!({})).await;
-    let result = &first["result"];
-    assert_eq!(result["resultType"], "complete", "{first}");
-    assert_eq!(
-        result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
-        "extension"
-    );
-    let uris: Vec<&str> = result["skills"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|skill| skill["uri"].as_str().unwrap())
-        .collect();
-    assert_eq!(
-        uris,
-        ["skill://git-workflow/SKILL.md", "skill://refunds/SKILL.md"]
-    );
-    let cursor = result["nextCursor"].clone();
-    let second = example
-        .request("skills/list", json!({"cursor": cursor}), json!({}))
-        .await;
-    assert_eq!(
-        second["result"]["skills"][0]["uri"],
-        "skill://weather-report/SKILL.md"
-    );
-    assert!(second["result"].get("nextCursor").is_none(), "{second}");
-
-    let got = example
-        .request(
-            "skills/get",
-            json!({"uri": "skill://refunds/SKILL.md"}),
-            json!({}),
-        )
-        .await;
-    let skill = &got["result"]["skill"];
-    assert_eq!(skill["frontmatter"]["name"], "refunds", "{got}");
-    let digest = skill["resources"][0]["digest"].as_str().unwrap();
-    assert!(
-        digest.starts_with("sha256:") && digest.len() == 7 + 64,
-        "{digest}"
-    );
-
-    // The skill file itself is an ordinary resource.
-    let read = example
-        .request(
-            "resources/read",
-            json!({"uri": "skill://refunds/SKILL.md"}),
-            json!({}),
-        )
-        .await;
-    let text = read["result"]["contents"][0]["text"].as_str().unwrap();
-    assert_eq!(
-        text.len() as u64,
-        skill["resources"][0]["size"].as_u64().unwrap()
-    );
-}
-
-#[tokio::test]
-async fn an_unknown_skill_or_cursor_is_invalid_params() {
-    let mut example = Example::start().await;
-    let missing = example
-        .request(
-            "skills/get",
-            json!({"uri": "skill://nothing/SKILL.md"}),
-            json!({}),
-        )
-        .await;
-    assert_eq!(missing["error"]["code"], -32602, "{missing}");
-    assert_eq!(
-        missing["error"]["message"],
-        "No skill at \"skill://nothing/SKILL.md\""
-    );
-    let no_uri = example.request("skills/get", json!({}), json!({})).await;
-    assert_eq!(no_uri["error"]["code"], -32602, "{no_uri}");
-    let cursor = example
-        .request("skills/list", json!({"cursor": "99"}), json!({}))
-        .await;
-    assert_eq!(cursor["error"]["code"], -32602, "{cursor}");
-}
-
-#[tokio::test]
-async fn the_app_page_shows_only_to_a_host_that_declares_apps() {
-    let mut example = Example::start().await;
-    let plain = example.request("tools/list", json!({}), json!({})).await;
-    let tool = &plain["result"]["tools"][0];
-    assert_eq!(tool["name"], "weather", "{plain}");
-    assert!(tool.get("_meta").is_none(), "{plain}");
-
-    let apps = example
-        .request("tools/list", json!({}), declares_apps())
-        .await;
-    let tool = &apps["result"]["tools"][0];
-    assert_eq!(
-        tool["_meta"]["ui"]["resourceUri"], "ui://weather/dashboard",
-        "{apps}"
-    );
-
-    let other_type = json!({"io.modelcontextprotocol/ui": {"mimeTypes": ["text/plain"]}});
-    let other = example.request("tools/list", json!({}), other_type).await;
-    assert!(
-        other["result"]["tools"][0].get("_meta").is_none(),
-        "{other}"
-    );
+    assert_eq!(*extensions, json!({"com.example/stats": {}}), "{answer}");
 }
 
 #[tokio::test]
 async fn an_extension_adds_to_the_meta_of_core_results_it_is_declared_for() {
     let mut example = Example::start().await;
     let declared = json!({"com.example/stats": {}});
-    for method in ["server/discover", "tools/list", "resources/list"] {
+    for method in ["server/discover", "tools/list"] {
         let answer = example.request(method, json!({}), declared.clone()).await;
         let meta = &answer["result"]["_meta"];
         assert_eq!(meta["com.example/stats"]["answeredBy"], method, "{answer}");

@@ -82,7 +82,7 @@ pub enum SkillError {
         uri: String,
         /// How many files the entry lists.
         count: usize,
-        /// The limit.
+        /// The spec's limit on files: 512.
         limit: usize,
     },
     /// The entry's files add up to more than the spec's limit.
@@ -95,7 +95,7 @@ pub enum SkillError {
         uri: String,
         /// The sum of the sizes the entry lists.
         total: u64,
-        /// The limit.
+        /// The spec's limit on bytes: 16 MiB.
         limit: u64,
     },
     /// A dynamic skill's reads went past the spec's total-size limit.
@@ -108,7 +108,7 @@ pub enum SkillError {
         skill: String,
         /// The file whose read crossed the limit.
         uri: String,
-        /// The limit.
+        /// The spec's limit on bytes: 16 MiB.
         limit: u64,
     },
     /// A path to read cannot name a file of the skill.

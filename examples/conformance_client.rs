@@ -9,6 +9,10 @@
 //! not read the suite's `MCP_CONFORMANCE_PROTOCOL_VERSION`: it finds out
 //! the era of each scenario's server itself, as any presa client does, so
 //! the 2025-11-25 scenarios run it against legacy servers unchanged.
+//!
+//! The Skills scenarios play a host: it lists skills and reads nothing
+//! (no model asked for one), or it loads each skill and reads its files,
+//! each checked against the entry, and stops at the first that fails.
 
 use std::process::ExitCode;
 
@@ -254,6 +258,10 @@ async fn run(scenario: &str, client: &Client, context: &Value) -> Outcome {
             }
         }
         "http-custom-headers" => custom_headers(client, context).await?,
+        "sep-2640-client-no-prefetch" => list_skills(client).await?,
+        "sep-2640-client-verify-digest"
+        | "sep-2640-client-verify-size"
+        | "sep-2640-client-verify-frontmatter" => load_skills(client).await?,
         "json-schema-2020-12-preservation" => {
             let tools = client.list_tools().await?;
             let source = tools
@@ -284,6 +292,41 @@ async fn standard_headers(client: &Client) -> Outcome {
     }
     if let Some(prompt) = client.list_prompts().await?.first() {
         client.get_prompt(&prompt.name, json!({})).await?;
+    }
+    Ok(())
+}
+
+/// Lists the server's skills as a host builds its registry: entries
+/// only, with no file read (no model has asked to load one yet).
+async fn list_skills(client: &Client) -> Outcome {
+    for skill in client.list_skills().await? {
+        println!(
+            "{} ({}): {}",
+            skill.name(),
+            skill.uri,
+            skill.frontmatter.description()
+        );
+    }
+    Ok(())
+}
+
+/// Lists the server's skills, loads each (its SKILL.md read and checked
+/// against the entry), and reads each of its files, checked too. A file
+/// that fails its check ends the scenario with the error, before any
+/// other file is read.
+async fn load_skills(client: &Client) -> Outcome {
+    for entry in client.list_skills().await? {
+        let skill = client.load_skill(entry).await?;
+        let files: Vec<String> = skill
+            .files()
+            .unwrap_or_default()
+            .iter()
+            .map(|file| file.uri.clone())
+            .collect();
+        for uri in files {
+            let file = skill.read(&uri).await?;
+            println!("{uri}: {} bytes, verified", file.bytes.len());
+        }
     }
     Ok(())
 }

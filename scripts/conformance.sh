@@ -2,8 +2,8 @@
 # Runs the official MCP conformance suite against presa's fixture server and
 # client, over Streamable HTTP, and prints one summary line per suite: the
 # server suite for 2026-07-28 and for 2025-11-25 (legacy sessions), the
-# tasks scenarios, and the client suite for 2026-07-28 and for 2025-11-25
-# (legacy servers).
+# tasks scenarios, the client suite for 2026-07-28 and for 2025-11-25
+# (legacy servers), and the client's Skills scenarios.
 #
 #   scripts/conformance.sh            # everything
 #
@@ -23,6 +23,12 @@ TASK_SCENARIOS=(
   tasks-request-state-removal tasks-mrtr-input tasks-request-headers
   tasks-dispatch-and-envelope tasks-status-notifications
   tasks-required-task-error tasks-mrtr-composition
+)
+# The client's Skills (SEP-2640) scenarios. The suite files them under an
+# extension, so no `--suite` above runs them: each runs here on its own.
+SKILLS_CLIENT_SCENARIOS=(
+  sep-2640-client-no-prefetch sep-2640-client-verify-digest
+  sep-2640-client-verify-size sep-2640-client-verify-frontmatter
 )
 
 source scripts/lib/node.sh
@@ -111,6 +117,11 @@ run_suite "client-backcompat" client --command "$CLIENT_BIN" --suite backcompat 
 # the 2025-11-25 wire; every one must pass.
 echo "== client suite, authorization extensions"
 run_suite "client-extensions" client --command "$CLIENT_BIN" --suite extensions -o "${OUT}/client-extensions"
+
+echo "== client Skills scenarios"
+for scenario in "${SKILLS_CLIENT_SCENARIOS[@]}"; do
+  run_suite "$scenario" client --command "$CLIENT_BIN" --scenario "$scenario" -o "${OUT}/client-skills"
+done
 
 echo "== summary (logs in ${OUT})"
 for line in "${summaries[@]}"; do echo "$line"; done

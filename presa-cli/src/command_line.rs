@@ -7,6 +7,8 @@
 //! presa prompt    SERVER NAME [KEY=VALUE ...] [--json]
 //! presa resources SERVER [--json]
 //! presa read      SERVER URI [--json]
+//! presa skills    SERVER [--json]
+//! presa skill     SERVER NAME [--save DIR [--force]] [--allow-dynamic] [--json]
 //! presa task      SERVER get|cancel|watch TASK_ID [--json]
 //! presa discover  SERVER [--json]
 //! presa logout    SERVER
@@ -131,6 +133,33 @@ pub enum Command {
         server: Target,
         /// The resource's URI.
         uri: String,
+    },
+    /// List the skills the server publishes: name, file count, total size,
+    /// URI and description. Reads no skill file.
+    Skills {
+        #[arg(help = SERVER_HELP)]
+        server: Target,
+    },
+    /// Show one skill: its entry, then its SKILL.md, checked against the
+    /// entry's size, digest and frontmatter. A skill's content comes from
+    /// the server: read it before you let a model act on it.
+    Skill {
+        #[arg(help = SERVER_HELP)]
+        server: Target,
+        /// The skill's name, or the URI of its SKILL.md (such as
+        /// skill://acme/refunds/SKILL.md) when two skills share a name.
+        name: String,
+        /// Also save every file of the skill under DIR/NAME/, each checked
+        /// against the entry before any is written.
+        #[arg(long, value_name = "DIR")]
+        save: Option<PathBuf>,
+        /// With --save, replace DIR/NAME if it exists.
+        #[arg(long, requires = "save")]
+        force: bool,
+        /// Show a skill whose entry says "dynamic": its files have no
+        /// digests, so presa cannot check them.
+        #[arg(long)]
+        allow_dynamic: bool,
     },
     /// Look at a task, cancel it, or follow it to its end.
     Task {

@@ -4,7 +4,7 @@
 //! a tool that answered with an error is the server's answer, not a
 //! failure to reach it, and neither is a mistake on the command line.
 
-use presa::client::ClientError;
+use presa::client::{ClientError, SkillError};
 
 /// What the exit statuses mean, as `presa --help` shows them.
 pub const EXIT_STATUSES: &str = "\
@@ -15,7 +15,7 @@ Exit status:
   3    protocol or transport error: the server could not be reached, or
        answered with a JSON-RPC error, or a task failed or was cancelled
        by someone else, or the call ended on a sampling request that was
-       declined
+       declined, or a skill's file did not match its entry
   4    a question went unanswered: no terminal to ask and no --answer for it
   5    detached from a task. An HTTP server's task goes on (follow it
        again with `presa task SERVER watch ID`); a stdio server's task
@@ -100,6 +100,39 @@ impl From<ClientError> for Failure {
                 Failure::protocol(format!("task {task_id} was cancelled"))
             }
             ClientError::InvalidArguments(message) => Failure::usage(message),
+            other => Failure::protocol(other.to_string()),
+        }
+    }
+}
+
+/// What to do about a skill file that does not match its entry.
+const CHANGED: &str = "presa used none of it. The skill may have changed while presa read it: \
+                       run the command again, and if it fails again, the server serves files \
+                       that do not match what it lists";
+
+impl From<SkillError> for Failure {
+    fn from(error: SkillError) -> Self {
+        match error {
+            SkillError::Request(error) => Failure::from(error),
+            SkillError::Dynamic { uri } => Failure::usage(format!(
+                "{uri} is a dynamic skill: its entry lists no files and no digests, so presa \
+                 cannot check what it serves. Pass --allow-dynamic to show it anyway"
+            )),
+            error @ (SkillError::NotASkillUri { .. } | SkillError::BadReference { .. }) => {
+                Failure::usage(error.to_string())
+            }
+            SkillError::SizeMismatch { uri, expected, got } => Failure::protocol(format!(
+                "{uri} does not match the skill's entry: the entry says {expected} bytes and \
+                 the server sent {got}. {CHANGED}"
+            )),
+            SkillError::DigestMismatch { uri, expected, got } => Failure::protocol(format!(
+                "{uri} does not match the skill's entry: the entry says {expected} and the \
+                 content hashes to {got}. {CHANGED}"
+            )),
+            SkillError::FrontmatterMismatch { uri, fields } => Failure::protocol(format!(
+                "{uri} does not match the skill's entry: the frontmatter differs in {}. {CHANGED}",
+                fields.join(", ")
+            )),
             other => Failure::protocol(other.to_string()),
         }
     }

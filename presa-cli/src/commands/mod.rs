@@ -4,12 +4,14 @@
 //! whatever the command came to, so that a script learns it needs an
 //! `--answer`.
 //!
-//! Layers, bottom up: call, listing, reading, task, run.
+//! Layers, bottom up: call, listing, reading, task, saving, skills, run.
 
 mod call;
 mod listing;
 mod reading;
 mod run;
+mod saving;
+mod skills;
 mod task;
 
 pub use run::run;

@@ -1,5 +1,6 @@
 //! [`run`]: the command line's command, sent to the file that runs it.
 
+use super::skills::{self, SkillOptions};
 use super::{call, listing, reading, task};
 use crate::auth::logout;
 use crate::command_line::{Cli, Command};
@@ -35,6 +36,21 @@ pub async fn run(cli: Cli) -> Result<Exit, Failure> {
         } => call::call(&session, &tool, &pairs, json_args.as_deref()).await,
         Command::Prompt { name, pairs, .. } => reading::prompt(&session, &name, &pairs).await,
         Command::Read { uri, .. } => reading::read(&session, &uri).await,
+        Command::Skills { .. } => skills::skills(&session).await,
+        Command::Skill {
+            name,
+            save,
+            force,
+            allow_dynamic,
+            ..
+        } => {
+            let options = SkillOptions {
+                save: save.as_deref(),
+                force,
+                allow_dynamic,
+            };
+            skills::skill(&session, &name, options).await
+        }
         Command::Task {
             action, task_id, ..
         } => task::task(&session, action, &task_id).await,
@@ -61,6 +77,8 @@ fn server(command: &Command) -> &Target {
         | Command::Prompt { server, .. }
         | Command::Resources { server }
         | Command::Read { server, .. }
+        | Command::Skills { server }
+        | Command::Skill { server, .. }
         | Command::Task { server, .. }
         | Command::Discover { server }
         | Command::Logout { server } => server,

@@ -76,6 +76,14 @@
 //! [`Client::listen_tasks`] opens a [`TaskSubscription`] to the status
 //! changes of chosen tasks.
 //!
+//! # Skills
+//!
+//! [`Client::list_skills`] and [`Client::get_skill`] return the entries of
+//! a server that declares the Skills extension, without reading a file.
+//! [`Client::load_skill`] reads a skill's `SKILL.md` and checks it against
+//! the entry; [`LoadedSkill::read`] reads its other files the same way,
+//! when asked. A mismatch is a [`SkillError`] that names the file.
+//!
 //! # Cancellation
 //!
 //! Dropping a request future before its answer arrives sends
@@ -90,7 +98,8 @@
 //! carries the frames to the server, `input/` answers what the server
 //! asks, `connection/` sends requests and routes what comes back,
 //! `protocol/` settles the era and speaks it, `api/` is [`Client`]
-//! itself, and `tasks/` follows tasks on top of it.
+//! itself, `tasks/` follows tasks on top of it, and `skills/` lists and
+//! loads skills.
 //!
 //! The era is one value: once the probe settled it, the connection holds
 //! it (`connection::era`), and what depends on it matches it. The reader
@@ -101,7 +110,7 @@
 //! of its own (`link/http/legacy/` too). Dropping the legacy era is
 //! dropping those folders and the `Legacy` variant of each era enum.
 //!
-//! Layers, bottom up: era, oauth, error, link, input, connection, protocol, api, tasks, builder, prelude.
+//! Layers, bottom up: era, oauth, error, link, input, connection, protocol, api, tasks, skills, builder, prelude.
 
 mod api;
 mod builder;
@@ -114,6 +123,7 @@ mod link;
 pub mod oauth;
 pub mod prelude;
 mod protocol;
+mod skills;
 mod tasks;
 
 pub use api::AwaitOptions;
@@ -128,3 +138,6 @@ pub use input::{PendingInput, SamplingAnswer, SamplingDeclined};
 pub use link::ClientTransport;
 #[cfg(feature = "http-client")]
 pub use link::HttpOptions;
+pub use skills::{
+    LoadedSkill, SKILLS_LIST_MAX_ENTRIES, SKILLS_LIST_MAX_PAGES, SkillError, SkillFile,
+};

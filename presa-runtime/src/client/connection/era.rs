@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use super::legacy::LegacyServer;
 use crate::client::era::Era;
+use crate::wire::ServerCapabilities;
 
 /// The era of the server, settled, and what the client keeps of it.
 #[derive(Clone)]
@@ -21,6 +22,10 @@ pub(crate) enum ServerEra {
         /// The version the settlement agreed on. A request carries the
         /// protocol's current version, which a `-32022` may move later.
         version: String,
+        /// The capabilities the server declared in its answer to the
+        /// `server/discover` probe; `None` when the era settled without
+        /// that answer (a forced era, or a probe the server refused).
+        discovered: Option<Arc<ServerCapabilities>>,
     },
     /// A legacy server, and the session the client keeps with it.
     Legacy(Arc<LegacyServer>),

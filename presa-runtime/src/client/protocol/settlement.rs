@@ -66,6 +66,7 @@ impl Attempt {
             Detection::Forced(Era::Modern) => match self.versions.modern.first() {
                 Some(version) => Ok(ServerEra::Modern {
                     version: version.clone(),
+                    discovered: None,
                 }),
                 None => Err(ClientError::InvalidArguments(
                     "the client is set to speak the modern era, but its protocol versions \
@@ -99,6 +100,7 @@ impl Attempt {
             }
             ProbeAnswer::Refused(_) => Ok(ServerEra::Modern {
                 version: self.meta.protocol_version.clone(),
+                discovered: None,
             }),
             ProbeAnswer::Legacy(why) => self.fall_back(why).await,
         }
@@ -110,6 +112,7 @@ impl Attempt {
         if let Some(version) = self.versions.shared_modern(theirs) {
             return Ok(ServerEra::Modern {
                 version: version.clone(),
+                discovered: Some(Arc::new(discovered.capabilities.clone())),
             });
         }
         if self.versions.shares_legacy(theirs) {
@@ -124,7 +127,10 @@ impl Attempt {
 
     /// Picks a version among those a `-32022` error lists.
     fn adopt_listed(&self, error: &ErrorObject) -> Result<ServerEra, ClientError> {
-        adopt_listed(&self.versions, error).map(|version| ServerEra::Modern { version })
+        adopt_listed(&self.versions, error).map(|version| ServerEra::Modern {
+            version,
+            discovered: None,
+        })
     }
 
     /// Falls back to the legacy era, the server being legacy because of
@@ -140,7 +146,10 @@ impl Attempt {
         );
         Ok(match fallback.await? {
             Fallback::Session(server) => ServerEra::Legacy(server),
-            Fallback::Modern(version) => ServerEra::Modern { version },
+            Fallback::Modern(version) => ServerEra::Modern {
+                version,
+                discovered: None,
+            },
         })
     }
 }

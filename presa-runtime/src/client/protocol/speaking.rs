@@ -104,7 +104,10 @@ impl Protocol {
             && let Some(version) = protocol.versions.modern.first()
         {
             let version = version.clone();
-            protocol.connection.settle(ServerEra::Modern { version });
+            protocol.connection.settle(ServerEra::Modern {
+                version,
+                discovered: None,
+            });
         }
         protocol
     }
@@ -263,7 +266,7 @@ async fn settle(
 ) -> Result<ServerEra, ClientError> {
     let connection = Arc::clone(&attempt.connection);
     let era = attempt.settle().await?;
-    if let ServerEra::Modern { version } = &era {
+    if let ServerEra::Modern { version, .. } = &era {
         Arc::make_mut(&mut lock(&meta)).protocol_version = version.clone();
     }
     Ok(connection.settle(era).clone())

@@ -139,7 +139,7 @@ pub(crate) async fn fall_back(
     let server = match connection.settle(legacy) {
         ServerEra::Legacy(server) => Arc::clone(server),
         // Settled before this handshake ended; what settled holds.
-        ServerEra::Modern { version } => return Ok(Fallback::Modern(version.clone())),
+        ServerEra::Modern { version, .. } => return Ok(Fallback::Modern(version.clone())),
     };
     handshake.finish(&server.current().server).await?;
     tracing::debug!(

@@ -2,8 +2,8 @@
 # Runs the official MCP conformance suite against presa's fixture server and
 # client, over Streamable HTTP, and prints one summary line per suite: the
 # server suite for 2026-07-28 and for 2025-11-25 (legacy sessions), the
-# tasks scenarios, and the client suite for 2026-07-28 and for 2025-11-25
-# (legacy servers).
+# tasks scenarios, the Skills scenarios (SEP-2640), and the client suite
+# for 2026-07-28 and for 2025-11-25 (legacy servers).
 #
 #   scripts/conformance.sh            # everything
 #
@@ -23,6 +23,9 @@ TASK_SCENARIOS=(
   tasks-request-state-removal tasks-mrtr-input tasks-request-headers
   tasks-dispatch-and-envelope tasks-status-notifications
   tasks-required-task-error tasks-mrtr-composition
+)
+SKILLS_SCENARIOS=(
+  sep-2640-skills-directory sep-2640-skills-enumeration sep-2640-skills-manifest
 )
 
 source scripts/lib/node.sh
@@ -87,6 +90,11 @@ run_suite "server-2025-11-25" server --url "$URL" --suite all --spec-version 202
 echo "== tasks scenarios"
 for scenario in "${TASK_SCENARIOS[@]}"; do
   run_suite "$scenario" server --url "$URL" --scenario "$scenario" -o "${OUT}/tasks"
+done
+
+echo "== skills scenarios"
+for scenario in "${SKILLS_SCENARIOS[@]}"; do
+  run_suite "$scenario" server --url "$URL" --scenario "$scenario" -o "${OUT}/skills"
 done
 
 echo "== client suite"

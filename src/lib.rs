@@ -91,6 +91,9 @@ pub use presa_runtime::{client, schema, server, telemetry, transport, wire};
 pub mod guide;
 
 pub use prelude::*;
+/// Embeds a folder of skills in the binary at compile time: see
+/// [`server::skills`] and [the Skills chapter](guide::skills).
+pub use presa_macros::embed_skills;
 
 /// The names a server author reaches for first: `use presa::prelude::*;`.
 /// They are also at the crate's root (`presa::Server`). A client user's

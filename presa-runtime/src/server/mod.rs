@@ -59,7 +59,7 @@
 //! says what it holds. A room (a folder, or a file at this root) knows
 //! only the rooms before it here, so the server has no import cycles:
 //!
-//! Layers, bottom up: request, caller, task_engine, input, middleware, handlers, catalog, extension, methods, router, tasks, live, legacy, era, serving, http, builder.
+//! Layers, bottom up: request, caller, task_engine, input, middleware, handlers, catalog, extension, methods, router, tasks, skills, live, legacy, era, serving, http, builder.
 //!
 //! # Legacy sessions
 //!
@@ -89,6 +89,7 @@ pub mod middleware;
 mod request;
 mod router;
 mod serving;
+pub mod skills;
 mod task_engine;
 pub mod tasks;
 

@@ -51,6 +51,7 @@
 //! 8. [The client](guide::client)
 //! 9. [Replicas on Redis](guide::replicas)
 //! 10. [Limits and bad input](guide::limits)
+//! 11. [Skills](guide::skills)
 //!
 //! **The reference**, where the rules live, in order:
 //!

@@ -51,7 +51,9 @@
 //! and is `-32601` when none does. The Tasks extension is one: the
 //! `tasks/*` methods exist only on a server with tasks enabled, and
 //! check the client's Tasks declaration (`-32021`) before anything else.
-//! See [`tasks`] for the task engine.
+//! See [`tasks`] for the task engine. The Skills extension ([`skills`])
+//! is another: it serves its methods and adds its files to the resources
+//! through the same seam.
 //!
 //! # Inside the module
 //!

@@ -67,7 +67,7 @@ pub enum SkillLoadError {
     /// A path given in memory is given twice.
     #[error("`{path}` is given twice; give each file once")]
     DuplicatePath {
-        /// The path.
+        /// The path given more than once.
         path: String,
     },
     /// No folder holds a `SKILL.md`.
@@ -94,7 +94,7 @@ pub enum SkillLoadError {
          skill file SKILL.md, in capitals, or move the files into a skill"
     )]
     FilesOutsideSkill {
-        /// The folder.
+        /// The folder holding the files, as the user names it.
         folder: String,
     },
     /// The `SKILL.md` is not UTF-8 text.

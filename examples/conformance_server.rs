@@ -632,6 +632,16 @@ async fn test_reconnection() -> &'static str {
 /// When a legacy request's event stream is closed for the client to poll.
 const STREAM_POLL: Duration = Duration::from_secs(1);
 
+// --- sep-2640-skills-* ----------------------------------------------------
+
+/// The fixture skills, embedded at compile time from `conformance/skills`.
+/// The first listed (`acme/billing/refunds`) has a subfolder, which the
+/// directory scenario reads; `pdf-processing` nests a skill and holds a
+/// binary file.
+fn skills() -> presa::server::skills::SkillLibrary {
+    presa::embed_skills!("conformance/skills").expect("the fixture skills follow the spec")
+}
+
 fn server(running: Running) -> Server {
     Server::builder("presa-conformance", env!("CARGO_PKG_VERSION"))
         .instructions("The conformance suite's fixtures.")
@@ -679,6 +689,7 @@ fn server(running: Running) -> Server {
         .resource(StaticTextResource)
         .resource(StaticBinaryResource)
         .resource(TemplateDataResource)
+        .skills(skills())
         .state(running)
         .tasks(TaskSettings::default().poll_interval(Duration::from_millis(100)))
         .build()

@@ -2,8 +2,9 @@
 # Runs the official MCP conformance suite against presa's fixture server and
 # client, over Streamable HTTP, and prints one summary line per suite: the
 # server suite for 2026-07-28 and for 2025-11-25 (legacy sessions), the
-# tasks scenarios, the client suite for 2026-07-28 and for 2025-11-25
-# (legacy servers), and the client's Skills scenarios.
+# tasks scenarios, the Skills scenarios (SEP-2640), the client suite for
+# 2026-07-28 and for 2025-11-25 (legacy servers), and the client's Skills
+# scenarios.
 #
 #   scripts/conformance.sh            # everything
 #
@@ -24,8 +25,12 @@ TASK_SCENARIOS=(
   tasks-dispatch-and-envelope tasks-status-notifications
   tasks-required-task-error tasks-mrtr-composition
 )
-# The client's Skills (SEP-2640) scenarios. The suite files them under an
-# extension, so no `--suite` above runs them: each runs here on its own.
+# The server's Skills (SEP-2640) scenarios, and the client's. The suite
+# files them under an extension, so no `--suite` here runs them: each runs
+# on its own.
+SKILLS_SCENARIOS=(
+  sep-2640-skills-directory sep-2640-skills-enumeration sep-2640-skills-manifest
+)
 SKILLS_CLIENT_SCENARIOS=(
   sep-2640-client-no-prefetch sep-2640-client-verify-digest
   sep-2640-client-verify-size sep-2640-client-verify-frontmatter
@@ -93,6 +98,11 @@ run_suite "server-2025-11-25" server --url "$URL" --suite all --spec-version 202
 echo "== tasks scenarios"
 for scenario in "${TASK_SCENARIOS[@]}"; do
   run_suite "$scenario" server --url "$URL" --scenario "$scenario" -o "${OUT}/tasks"
+done
+
+echo "== skills scenarios"
+for scenario in "${SKILLS_SCENARIOS[@]}"; do
+  run_suite "$scenario" server --url "$URL" --scenario "$scenario" -o "${OUT}/skills"
 done
 
 echo "== client suite"

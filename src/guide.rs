@@ -18,6 +18,7 @@
 //! | [Legacy hosts](legacy_hosts) | serving hosts that speak 2025-11-25 and earlier from the same server |
 //! | [The client](client) | connecting, calling, answering input, following tasks, servers of either era |
 //! | [MCP Apps](apps) | HTML views beside your tools: `ui://` resources, linking a tool, app-only tools, what a view may reach |
+//! | [Skills](skills) | publishing folders of agent instructions: from disk, embedded in the binary, checked at start; reading them from a client |
 //! | [Middleware and telemetry](middleware) | tower layers around tools, prompts and resources: timeouts, rate limits, audit logs, refusals; hiding handlers from some callers; OpenTelemetry traces and metrics |
 //! | [Replicas on Redis](replicas) | a shared task store, leases and takeover, resumable tools, shared signing keys |
 //! | [Limits and bad input](limits) | what a peer can make the server hold, and what the server answers to bad input |
@@ -55,6 +56,8 @@ pub mod client {}
 
 #[doc = include_str!("guide/apps.md")]
 pub mod apps {}
+#[doc = include_str!("guide/skills.md")]
+pub mod skills {}
 
 #[doc = include_str!("guide/middleware.md")]
 pub mod middleware {}

@@ -51,6 +51,7 @@
 //! 8. [The client](guide::client)
 //! 9. [Replicas on Redis](guide::replicas)
 //! 10. [Limits and bad input](guide::limits)
+//! 11. [Skills](guide::skills)
 //!
 //! **The reference**, where the rules live, in order:
 //!
@@ -91,6 +92,9 @@ pub use presa_runtime::{client, schema, server, telemetry, transport, wire};
 pub mod guide;
 
 pub use prelude::*;
+/// Embeds a folder of skills in the binary at compile time: see
+/// [`server::skills`] and [the Skills chapter](guide::skills).
+pub use presa_macros::embed_skills;
 
 /// The names a server author reaches for first: `use presa::prelude::*;`.
 /// They are also at the crate's root (`presa::Server`). A client user's

@@ -1,5 +1,5 @@
-//! Procedural macros for presa: `#[tool]`, `#[prompt]`, `#[resource]` and
-//! `#[derive(Elicit)]`.
+//! Procedural macros for presa: `#[tool]`, `#[prompt]`, `#[resource]`,
+//! `#[derive(Elicit)]` and `embed_skills!`.
 //!
 //! Use them through the facade, [`presa-mcp`](https://docs.rs/presa-mcp),
 //! whose library is `presa` (`use presa::prelude::*;`). The expansions name
@@ -40,6 +40,7 @@ mod errors;
 mod handler;
 mod prompt;
 mod resource;
+mod skills;
 mod tool;
 
 use proc_macro::TokenStream;
@@ -215,6 +216,26 @@ pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
 /// flat: every field must be a form field (`String`, `bool`, a number, an
 /// `Elicit` enum, one of those in an `Option`, or a `Vec` of an `Elicit`
 /// enum), which is checked at compile time, at the field.
+/// Embeds a folder of skills in the binary at compile time, for
+/// `ServerBuilder::skills`.
+///
+/// ```text
+/// let skills = presa::embed_skills!("skills")?;
+/// let server = Server::builder("docs", "1.0").skills(skills).build();
+/// ```
+///
+/// The folder is relative to the crate's `Cargo.toml`. The expansion is
+/// a `Result<SkillLibrary, SkillLoadError>`: the runtime checks the
+/// skills (frontmatter, names, limits) when it runs, with the rules of
+/// `SkillLibrary::from_dir`. Each file is one `include_bytes!`, so cargo
+/// rebuilds when a file changes; a file added to the folder is seen at
+/// the crate's next build. A name starting with `.` is skipped, and a
+/// symbolic link leading outside the folder is a compile error.
+#[proc_macro]
+pub fn embed_skills(input: TokenStream) -> TokenStream {
+    skills::expand(input.into()).into()
+}
+
 #[proc_macro_derive(Elicit)]
 pub fn derive_elicit(input: TokenStream) -> TokenStream {
     elicit::expand(input.into()).into()

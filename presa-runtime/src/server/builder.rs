@@ -23,6 +23,7 @@ use super::request::error::ErrorDetails;
 use super::request::state::StateMap;
 use super::router::{Server, Shared};
 use super::serving::connection::CLOSE_DRAIN;
+use super::skills::{SkillLibrary, SkillsExtension};
 use super::task_engine::store::TaskStore;
 use super::task_engine::{InMemoryTaskStore, TaskEngine, TaskSettings};
 use super::tasks::Tasks;
@@ -364,6 +365,30 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves the skills of `library` (the Skills extension, see
+    /// [`skills`](super::skills)): each file as a resource, `skills/list`,
+    /// `skills/get` and `resources/directory/read`, advertised in
+    /// `server/discover`. It is registered as any
+    /// [`extension`](Self::extension) is, so [`build`](Self::build)
+    /// panics if it is called twice, or if a resource of your own has the
+    /// URI of a skill file.
+    ///
+    /// ```
+    /// use presa_runtime::server::Server;
+    /// use presa_runtime::server::skills::SkillLibrary;
+    ///
+    /// let library = SkillLibrary::from_files([(
+    ///     "git-workflow/SKILL.md",
+    ///     "---\nname: git-workflow\ndescription: Our Git conventions\n---\n# Branches\n",
+    /// )])?;
+    /// let server = Server::builder("docs", "1.0").skills(library).build();
+    /// # drop(server);
+    /// # Ok::<(), presa_runtime::server::skills::SkillLoadError>(())
+    /// ```
+    pub fn skills(self, library: SkillLibrary) -> Self {
+        self.extension(SkillsExtension::new(library))
+    }
+
     /// Turns the Tasks extension on and advertises it in `server/discover`;
     /// it is registered as any [`extension`](Self::extension) is.
     /// Tools whose policy allows it then run as tasks for clients that
@@ -500,6 +525,11 @@ impl ServerBuilder {
         for tool in self.tools.drain(..) {
             self.apps |= tool.ui.is_some();
             registry.add_tool(tool, &server)?;
+        }
+        for extension in &self.extensions {
+            for resource in extension.resources() {
+                registry.add_resource(RegisteredResource::shared(resource)?, &server)?;
+            }
         }
         Ok(registry)
     }

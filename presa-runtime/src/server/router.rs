@@ -291,6 +291,7 @@ impl Server {
             request,
             state: Arc::clone(&shared.state),
             result_meta: Arc::clone(&shared.result_meta),
+            page_size: shared.registry.page_size(),
         };
         let handler = Arc::clone(&served.method.handler);
         let origin = served.method.name;

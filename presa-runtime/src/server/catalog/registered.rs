@@ -199,6 +199,8 @@ pub(crate) struct RegisteredResource {
     pub entry: ResourceEntry,
     pub handler: Arc<dyn ResourceHandler>,
     pub cache: ReadCache,
+    /// Whether `resources/list` shows it.
+    pub listed: bool,
     pub required_state: Vec<StateType>,
     /// The scopes its callers must hold.
     pub scopes: &'static [&'static str],
@@ -220,6 +222,12 @@ pub(crate) enum ResourceEntry {
 impl RegisteredResource {
     /// Takes `handler` in, checking its URI or parsing its template.
     pub fn new(handler: impl ResourceHandler) -> Result<Self, RegistrationError> {
+        RegisteredResource::shared(Arc::new(handler))
+    }
+
+    /// Takes in `handler`, shared with its owner (an extension), checking
+    /// its URI or parsing its template.
+    pub fn shared(handler: Arc<dyn ResourceHandler>) -> Result<Self, RegistrationError> {
         let entry = match handler.definition() {
             ResourceDefinition::Fixed(resource) => {
                 AbsoluteUrl::parse(&resource.uri).map_err(|e| RegistrationError::InvalidUri {
@@ -249,9 +257,10 @@ impl RegisteredResource {
             scopes,
             entry,
             cache: handler.cache(),
+            listed: handler.listed(),
             required_state: handler.required_state(),
             layers: handler.layers().service(),
-            handler: Arc::new(handler),
+            handler,
         })
     }
 

@@ -114,20 +114,40 @@ struct OfferFlags {
     completions: AtomicBool,
 }
 
-/// Fixed resources and templates, under one lock so that a read sees both
-/// as of one moment.
+/// Fixed resources, listed or not, and templates, under one lock so that
+/// a read sees them all as of one moment. The unlisted ones have a catalog
+/// of their own, so that a page of `resources/list` is never emptied by
+/// them; one URI is in at most one of `fixed` and `unlisted`.
 #[derive(Default)]
 struct Resources {
     fixed: Catalog<RegisteredResource>,
+    unlisted: Catalog<RegisteredResource>,
     templates: Catalog<RegisteredResource>,
 }
 
 impl Resources {
-    fn catalog_mut(&mut self, entry: &ResourceEntry) -> &mut Catalog<RegisteredResource> {
-        match entry {
-            ResourceEntry::Fixed(_) => &mut self.fixed,
-            ResourceEntry::Template { .. } => &mut self.templates,
-        }
+    /// Adds `resource` to its catalog; refuses it when its URI or
+    /// template is taken.
+    fn insert(&mut self, resource: RegisteredResource) -> Result<(), RegistrationError> {
+        let taken = match &resource.entry {
+            ResourceEntry::Template { .. } => self.templates.insert(resource),
+            ResourceEntry::Fixed(fixed)
+                if self.fixed.get(&fixed.uri).is_some()
+                    || self.unlisted.get(&fixed.uri).is_some() =>
+            {
+                Err(resource)
+            }
+            ResourceEntry::Fixed(_) if resource.listed => self.fixed.insert(resource),
+            ResourceEntry::Fixed(_) => self.unlisted.insert(resource),
+        };
+        taken.map_err(|resource| RegistrationError::Duplicate {
+            item: resource.item(),
+        })
+    }
+
+    /// The fixed resource at `uri`, listed or not.
+    fn fixed(&self, uri: &str) -> Option<&Arc<RegisteredResource>> {
+        self.fixed.get(uri).or_else(|| self.unlisted.get(uri))
     }
 }
 
@@ -230,12 +250,7 @@ impl Registry {
         server.check_state(|| resource.item(), &resource.required_state)?;
         let completes = resource.completes();
         let mut resources = write(&self.resources);
-        let catalog = resources.catalog_mut(&resource.entry);
-        catalog
-            .insert(resource)
-            .map_err(|resource| RegistrationError::Duplicate {
-                item: resource.item(),
-            })?;
+        resources.insert(resource)?;
         drop(resources);
         self.offers.resources.store(true, Ordering::Release);
         self.offer_completions(completes);
@@ -266,7 +281,9 @@ impl Registry {
     pub fn remove_resource(&self, uri: &str) -> bool {
         let removed = {
             let mut resources = write(&self.resources);
-            resources.fixed.remove(uri) || resources.templates.remove(uri)
+            resources.fixed.remove(uri)
+                || resources.unlisted.remove(uri)
+                || resources.templates.remove(uri)
         };
         self.announce(removed, Change::Resources)
     }
@@ -294,6 +311,7 @@ impl Registry {
         let resource_scopes = resources
             .fixed
             .iter()
+            .chain(resources.unlisted.iter())
             .chain(resources.templates.iter())
             .flat_map(|r| r.scopes);
         tool_scopes
@@ -316,7 +334,7 @@ impl Registry {
         uri: &str,
     ) -> Option<(Arc<RegisteredResource>, BTreeMap<String, String>)> {
         let resources = read(&self.resources);
-        if let Some(fixed) = resources.fixed.get(uri) {
+        if let Some(fixed) = resources.fixed(uri) {
             return Some((Arc::clone(fixed), BTreeMap::new()));
         }
         resources
@@ -337,7 +355,7 @@ impl Registry {
         resources
             .templates
             .get(uri_template)
-            .or_else(|| resources.fixed.get(uri_template))
+            .or_else(|| resources.fixed(uri_template))
             .cloned()
     }
 
@@ -458,6 +476,11 @@ impl Registry {
             .map(|entry| listing(entry))
             .collect();
         Ok((listings, page.next_cursor))
+    }
+
+    /// How many entries one page of a list holds.
+    pub fn page_size(&self) -> usize {
+        self.lists.page_size
     }
 
     fn ttl_ms(&self) -> u64 {

@@ -25,6 +25,7 @@ pub struct MethodCall {
     pub request: RequestInfo,
     pub(crate) state: Arc<StateMap>,
     pub(crate) result_meta: Arc<ResultMeta>,
+    pub(crate) page_size: usize,
 }
 
 impl MethodCall {
@@ -49,6 +50,13 @@ impl MethodCall {
                 ),
             )
         })
+    }
+
+    /// How many entries one page of a list holds on this server
+    /// ([`ServerBuilder::page_size`](crate::server::ServerBuilder::page_size)),
+    /// so that an extension's lists page as the core's do.
+    pub fn page_size(&self) -> usize {
+        self.page_size
     }
 
     /// The `_meta` every result of this server carries (its

@@ -2,7 +2,10 @@
 
 use serde_json::{Map, Value};
 
+use std::sync::Arc;
+
 use super::method::ExtensionMethod;
+use crate::server::handlers::resource::ResourceHandler;
 use crate::server::input::context::RequestInfo;
 use crate::wire::Tool;
 
@@ -10,10 +13,17 @@ use crate::wire::Tool;
 /// [`ServerBuilder::extension`](crate::server::ServerBuilder::extension).
 ///
 /// Everything but [`id`](Self::id) has a default, so an extension says
+<<<<<<< HEAD
 /// only what it adds. The server asks for the capability, the methods and
 /// the notifications once, when it is built; it calls
 /// [`lists_tool`](Self::lists_tool), [`tool_meta`](Self::tool_meta) and
 /// [`result_meta`](Self::result_meta) for each request, so keep them cheap.
+=======
+/// only what it adds. The server asks for the capability, the methods, the
+/// resources and the notifications once, when it is built; it calls
+/// [`tool_meta`](Self::tool_meta) and [`result_meta`](Self::result_meta)
+/// for each request, so keep them cheap.
+>>>>>>> i46/skills-server
 pub trait Extension: Send + Sync + 'static {
     /// The identifier, with its vendor prefix and a `/`:
     /// `io.modelcontextprotocol/tasks`, `com.example/widgets`. Clients
@@ -32,6 +42,16 @@ pub trait Extension: Send + Sync + 'static {
     /// The request methods it serves. No two extensions may serve one
     /// method, and none may serve a core method.
     fn methods(&self) -> Vec<ExtensionMethod> {
+        Vec::new()
+    }
+
+    /// The resources it serves (the files of the Skills extension, the
+    /// `ui://` pages of MCP Apps). The server registers them with its own
+    /// when it is built, so they are listed, read, hidden and layered as
+    /// any other resource, and `server/discover` declares the `resources`
+    /// capability. A URI registered twice makes
+    /// [`build`](crate::server::ServerBuilder::build) panic, naming it.
+    fn resources(&self) -> Vec<Arc<dyn ResourceHandler>> {
         Vec::new()
     }
 

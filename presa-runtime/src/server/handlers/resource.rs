@@ -140,6 +140,15 @@ pub trait ResourceHandler: Send + Sync + 'static {
         ReadCache::default()
     }
 
+    /// Whether `resources/list` shows this fixed resource (the default).
+    /// An unlisted one is still read by its URI, and is checked, hidden
+    /// and layered as any other: use it for files a client learns of
+    /// another way, such as the supporting files of a skill, which its
+    /// manifest names. A template ignores it.
+    fn listed(&self) -> bool {
+        true
+    }
+
     /// The completer of template variable `variable`, if it has one.
     fn completer(&self, variable: &str) -> Option<Completer> {
         let _ = variable;

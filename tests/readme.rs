@@ -369,3 +369,25 @@ fn the_tasks_example_is_the_guides_doctest() {
         example[0]
     );
 }
+
+#[test]
+fn the_readme_lists_every_guide_chapter_in_order() {
+    let guide = std::fs::read_to_string(repository().join("src/guide.rs")).unwrap();
+    let chapters: Vec<&str> = guide
+        .lines()
+        .filter_map(|line| line.strip_prefix("pub mod ")?.strip_suffix(" {}"))
+        .collect();
+    let readme = std::fs::read_to_string(repository().join("README.md")).unwrap();
+    let listed: Vec<&str> = readme
+        .lines()
+        .filter_map(|line| {
+            let link = line.split("/presa/guide/").nth(1)?;
+            link.strip_suffix("/index.html)")
+        })
+        .collect();
+    assert!(chapters.len() > 10, "{chapters:?}");
+    assert_eq!(
+        listed, chapters,
+        "the README's Documentation list must name src/guide.rs's chapters, in its order"
+    );
+}

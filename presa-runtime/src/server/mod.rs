@@ -51,15 +51,11 @@
 //! and is `-32601` when none does. The Tasks extension is one: the
 //! `tasks/*` methods exist only on a server with tasks enabled, and
 //! check the client's Tasks declaration (`-32021`) before anything else.
-<<<<<<< HEAD
-//! See [`tasks`] for the task engine. MCP Apps ([`apps`]) is one too: it
-//! serves HTML views as resources, and keeps the tools only a view calls
-//! out of the lists of hosts that render no views.
-=======
 //! See [`tasks`] for the task engine. The Skills extension ([`skills`])
 //! is another: it serves its methods and adds its files to the resources
-//! through the same seam.
->>>>>>> i46/skills-server
+//! through the same seam. MCP Apps ([`apps`]) is one too: it serves HTML
+//! views as resources, and keeps the tools only a view calls out of the
+//! lists of hosts that render no views.
 //!
 //! # Inside the module
 //!
@@ -67,11 +63,7 @@
 //! says what it holds. A room (a folder, or a file at this root) knows
 //! only the rooms before it here, so the server has no import cycles:
 //!
-<<<<<<< HEAD
-//! Layers, bottom up: request, caller, task_engine, input, middleware, handlers, catalog, extension, methods, router, tasks, apps, live, legacy, era, serving, http, builder.
-=======
-//! Layers, bottom up: request, caller, task_engine, input, middleware, handlers, catalog, extension, methods, router, tasks, skills, live, legacy, era, serving, http, builder.
->>>>>>> i46/skills-server
+//! Layers, bottom up: request, caller, task_engine, input, middleware, handlers, catalog, extension, methods, router, tasks, skills, apps, live, legacy, era, serving, http, builder.
 //!
 //! # Legacy sessions
 //!

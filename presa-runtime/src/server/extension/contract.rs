@@ -13,17 +13,10 @@ use crate::wire::Tool;
 /// [`ServerBuilder::extension`](crate::server::ServerBuilder::extension).
 ///
 /// Everything but [`id`](Self::id) has a default, so an extension says
-<<<<<<< HEAD
-/// only what it adds. The server asks for the capability, the methods and
-/// the notifications once, when it is built; it calls
-/// [`lists_tool`](Self::lists_tool), [`tool_meta`](Self::tool_meta) and
-/// [`result_meta`](Self::result_meta) for each request, so keep them cheap.
-=======
 /// only what it adds. The server asks for the capability, the methods, the
 /// resources and the notifications once, when it is built; it calls
-/// [`tool_meta`](Self::tool_meta) and [`result_meta`](Self::result_meta)
-/// for each request, so keep them cheap.
->>>>>>> i46/skills-server
+/// [`lists_tool`](Self::lists_tool), [`tool_meta`](Self::tool_meta) and
+/// [`result_meta`](Self::result_meta) for each request, so keep them cheap.
 pub trait Extension: Send + Sync + 'static {
     /// The identifier, with its vendor prefix and a `/`:
     /// `io.modelcontextprotocol/tasks`, `com.example/widgets`. Clients

@@ -5,10 +5,10 @@
 //! - `skills/list` pages through every entry, sorted by URI, with the
 //!   server's page size; an entry is never split across pages.
 //! - `skills/get` returns one entry, with no cursor; a URI that names no
-//!   skill is `-32602` "No skill is served at <uri>".
+//!   skill is `-32602` `"No skill is served at <uri>"`.
 //! - `resources/directory/read` pages through a folder's direct children:
 //!   files with their listing, subfolders as `inode/directory`. A file's
-//!   URI is `-32602` "<uri> is not a directory resource", and a URI the
+//!   URI is `-32602` `"<uri> is not a directory resource"`, and a URI the
 //!   server does not serve is `-32602` too.
 //!
 //! None needs the request to declare the extension: a client learns of

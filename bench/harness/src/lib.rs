@@ -113,8 +113,14 @@ impl Framework {
     /// one sentence, with the source that shows it. The figure keys of
     /// that workload hold this text instead of a number.
     pub fn cannot(self, workload: Workload) -> Option<&'static str> {
-        let _ = (self, workload);
-        None
+        match (self, workload) {
+            (Framework::Pmcp, Workload::Mrtr) => Some(
+                "pmcp 2.23.0 reads `requestState` and `inputResponses` only over Streamable \
+                 HTTP (src/server/streamable_http_server.rs, `attach_v2_mrtr_params`); over \
+                 stdio its retry asks the question again",
+            ),
+            _ => None,
+        }
     }
 }
 

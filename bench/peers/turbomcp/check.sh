@@ -78,6 +78,10 @@ fi
 send "$(ask_retry_body 4 "$state")"
 answer=$(receive)
 succeeds "$answer" '"text":"true"' && pass "stdio ask retry completes with \"true\"" || fail "stdio ask retry: $answer"
+# The driver asks once and then sends the same state with every call.
+send "$(ask_retry_body 6 "$state")"
+answer=$(receive)
+succeeds "$answer" '"text":"true"' && pass "stdio ask retry with the same state again" || fail "stdio ask second retry: $answer"
 
 send "$(ask_retry_body 5 "v1.forged.state")"
 answer=$(receive)

@@ -39,6 +39,8 @@ succeeds() {
 # ---- stdio ---------------------------------------------------------------
 
 coproc SERVER { exec "$server" stdio; }
+# Bash forgets SERVER_PID once the coprocess ends, so keep it.
+server_pid=$SERVER_PID
 send() { printf '%s\n' "$1" >&"${SERVER[1]}"; }
 receive() { local line; IFS= read -r -t 10 line <&"${SERVER[0]}"; printf '%s' "$line"; }
 
@@ -88,7 +90,7 @@ answer=$(receive)
 [[ $answer == *'"error"'* ]] && pass "stdio ask retry with a forged state is refused" || fail "stdio forged state: $answer"
 
 exec {SERVER[1]}>&-
-wait "$SERVER_PID" && pass "stdio server exits when stdin closes" || fail "stdio exit status"
+wait "$server_pid" && pass "stdio server exits when stdin closes" || fail "stdio exit status"
 
 # ---- HTTP ----------------------------------------------------------------
 

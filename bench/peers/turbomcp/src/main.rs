@@ -18,6 +18,11 @@
 //!   state so that the first answer carries a `requestState` at all, and
 //!   only completes when that state comes back verified.
 //!
+//! With the package's `tasks` feature, turbomcp's draft Tasks extension
+//! (`ext-tasks`) is registered and runs `work` as a task for clients that
+//! declare the extension. `ask` stays a plain MRTR call: in a task its
+//! question would go through `tasks/update`, with no `requestState`.
+//!
 //! The server speaks `2026-07-28` only (`protocols(...)`), as the harness's
 //! other servers do.
 //!
@@ -102,11 +107,28 @@ fn confirm_form() -> neutral::ElicitParams {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     match std::env::args().nth(1).as_deref() {
-        Some("stdio") => Bench.run_stdio().await?,
+        // What `Bench.run_stdio()` does, on the builder with the extension
+        // when the `tasks` feature is on.
+        Some("stdio") => {
+            turbomcp::serve_stdio(turbomcp::LegacySessionAdapter::new(server().build())).await?
+        }
         Some("http") => serve_http().await?,
         _ => return Err("usage: turbomcp-server stdio|http".into()),
     }
     Ok(())
+}
+
+/// The server's builder, as the `#[server]` macro makes it.
+#[cfg(not(feature = "tasks"))]
+fn server() -> turbomcp::ServerBuilder<Bench> {
+    Bench.into_server()
+}
+
+/// The server's builder, with the Tasks extension running `work` as a task.
+#[cfg(feature = "tasks")]
+fn server() -> turbomcp::ServerBuilder<Bench> {
+    let tasks = turbomcp::ext_tasks::TasksExtension::new().task_tools(["work"]);
+    Bench.into_server().with_extension(Arc::new(tasks))
 }
 
 /// Serves Streamable HTTP on a free loopback port until killed.
@@ -115,7 +137,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// which port it got, so this binds the listener itself and serves
 /// turbomcp's own router on it, wired as `run_http` wires it.
 async fn serve_http() -> Result<(), Box<dyn std::error::Error>> {
-    let dispatcher = Bench.into_server().build();
+    let dispatcher = server().build();
     let config =
         HttpConfig::new().with_session_terminator(Arc::new(dispatcher.session_terminator()));
     let app = router(dispatcher, config);

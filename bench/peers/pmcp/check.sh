@@ -9,15 +9,16 @@
 # HTTP: the echo POST with the driver's headers, 64 in a row on one
 # connection, and the same tools/list and `ask` rounds.
 #
-#   bench/peers/pmcp/check.sh              builds the debug binary first
-#   PMCP_SERVER=path bench/peers/pmcp/check.sh    checks that binary
+#   bench/peers/pmcp/check.sh                 builds the debug binary first
+#   bench/peers/pmcp/check.sh PATH            checks that binary
 #
 # Needs python3 and curl. Prints one line per check; exits non-zero on the
 # first failure.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 
-if [[ -z "${PMCP_SERVER:-}" ]]; then
+PMCP_SERVER="${1:-}"
+if [[ -z "$PMCP_SERVER" ]]; then
   cargo build --quiet --manifest-path bench/Cargo.toml -p bench-pmcp
   PMCP_SERVER="${CARGO_TARGET_DIR:-bench/target}/debug/pmcp-server"
 fi

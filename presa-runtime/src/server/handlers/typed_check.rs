@@ -108,13 +108,36 @@ fn shown(at: &str) -> &str {
     if at.is_empty() { "/" } else { at }
 }
 
+/// The limits of Rust's integer types up to 64 bits.
+const INTEGER_LIMITS: [f64; 13] = [
+    0.0,
+    i8::MIN as f64,
+    i16::MIN as f64,
+    i32::MIN as f64,
+    i64::MIN as f64,
+    u8::MAX as f64,
+    u16::MAX as f64,
+    u32::MAX as f64,
+    u64::MAX as f64,
+    i8::MAX as f64,
+    i16::MAX as f64,
+    i32::MAX as f64,
+    i64::MAX as f64,
+];
+
 /// Whether a `minimum` (`lower`) or `maximum` of `limit` is implied by the
 /// integer type the schema's `format` names (schemars writes `minimum: 0`
 /// for every unsigned type, and both limits for the small ones): the
 /// type's own range is then at least as tight.
 fn within_type(object: &Map<String, Value>, limit: f64, lower: bool) -> bool {
     let Some(format) = object.get("format").and_then(Value::as_str) else {
-        return false;
+        // The portable schema drops integer formats, leaving the limits of
+        // the type (`u8` reads `minimum: 0, maximum: 255`). A limit equal
+        // to a Rust integer type's own is taken as that type's: a
+        // `range(min = 0)` on a signed field would read the same, and is
+        // the one constraint this misses.
+        return object.get("type") == Some(&Value::from("integer"))
+            && INTEGER_LIMITS.contains(&limit);
     };
     let (min, max): (f64, f64) = match format {
         "uint8" => (0.0, u8::MAX.into()),
@@ -200,7 +223,7 @@ mod tests {
                 "`minimum` at `/properties/n`",
             ),
             (
-                json!({"properties": {"n": {"type": "number", "maximum": 10}}}),
+                json!({"properties": {"n": {"type": "integer", "maximum": 10}}}),
                 "`maximum` at `/properties/n`",
             ),
             (

@@ -14,7 +14,10 @@
 //! redis / memory and no targets: they tell what the Redis task store
 //! and Redis legacy sessions cost, not whether presa keeps a promise.
 //! Besides the ratios, it derives `redis_legacy_request_added_us`: the µs
-//! that sessions in Redis add to each legacy request.
+//! that sessions in Redis add to each legacy request. Two of its figures
+//! are in the targets table too: `redis_task_call_us`, a task's whole life
+//! on Redis end to end, held to 600 µs, and `redis_round_trips_per_task`,
+//! the round trips of that life, reported without a target.
 //!
 //! The costs of presa's optional machinery have no target either. Each
 //! `…_cost_…_ratio` is presa's throughput over its variant's (an empty
@@ -153,6 +156,11 @@ const DERIVED: &[Derived] = &[
         target: Target::AtMost(1.0),
     },
     Derived {
+        key: "redis_task_call_us",
+        value: |f| f.get("redis_task_call_us"),
+        target: Target::AtMost(600.0),
+    },
+    Derived {
         key: "stdio_throughput_ratio_vs_tower_mcp",
         value: |f| f.ratio("presa_stdio_calls_per_s", "tower_mcp_stdio_calls_per_s"),
         target: Target::AtLeast(1.5),
@@ -227,6 +235,11 @@ const DERIVED: &[Derived] = &[
         value: |f| f.get("presa_otel_stdio_seq_us") - f.get("presa_stdio_seq_us"),
         target: Target::None,
     },
+    Derived {
+        key: "redis_round_trips_per_task",
+        value: |f| f.get("redis_round_trips_per_task"),
+        target: Target::None,
+    },
 ];
 
 /// The figures the `redis` section measures for both stores, by the part
@@ -240,6 +253,7 @@ const STORE_FIGURES: &[&str] = &[
     "get_per_s",
     "apply_per_s",
     "task_call_us",
+    "work_call_us",
     "legacy_request_us",
 ];
 
@@ -258,6 +272,10 @@ const SHAPE_FIGURES: &[&str] = &[
 const REDIS_ONLY_FIGURES: &[&str] = &[
     "redis_bytes_per_finished_task",
     "redis_bytes_per_parked_task",
+    "redis_round_trips_per_task",
+    "redis_round_trips_to_park",
+    "redis_round_trips_to_complete",
+    "redis_round_trips_per_get",
     "redis_round_trips_per_legacy_request",
     "redis_legacy_answer_same_replica_us",
     "redis_legacy_answer_other_replica_us",
@@ -408,5 +426,47 @@ fn shape_table(figures: &Figures, all: &mut Map<String, Value>) {
             format!("redis_cluster_{figure}_ratio_vs_plain"),
             json_number(cluster_ratio),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The figures of `pairs`, as the sections would print them.
+    fn figures(pairs: &[(&str, f64)]) -> Figures {
+        let mut map = Map::new();
+        for (key, value) in pairs {
+            map.insert((*key).to_owned(), json_number(*value));
+        }
+        Figures(map)
+    }
+
+    fn derived(key: &str) -> &'static Derived {
+        DERIVED
+            .iter()
+            .find(|d| d.key == key)
+            .expect("a derived figure")
+    }
+
+    #[test]
+    fn a_redis_task_call_is_held_to_600_us() {
+        let call = derived("redis_task_call_us");
+        let fast = figures(&[("redis_task_call_us", 550.0)]);
+        let slow = figures(&[("redis_task_call_us", 650.0)]);
+        assert!(target_row(call, (call.value)(&fast)).ends_with("holds"));
+        assert!(target_row(call, (call.value)(&slow)).ends_with("MISSES"));
+        let none = figures(&[]);
+        assert!(target_row(call, (call.value)(&none)).ends_with("not measured"));
+    }
+
+    #[test]
+    fn the_round_trips_per_task_are_reported_without_a_verdict() {
+        let trips = derived("redis_round_trips_per_task");
+        let measured = figures(&[("redis_round_trips_per_task", 9.0)]);
+        assert_eq!((trips.value)(&measured), 9.0);
+        let row = target_row(trips, 9.0);
+        assert!(!row.contains("holds") && !row.contains("MISSES"), "{row}");
+        assert!(REDIS_ONLY_FIGURES.contains(&"redis_round_trips_per_task"));
     }
 }

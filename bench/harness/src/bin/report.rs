@@ -17,7 +17,10 @@
 //! redis / memory and no targets: they tell what the Redis task store
 //! and Redis legacy sessions cost, not whether presa keeps a promise.
 //! Besides the ratios, it derives `redis_legacy_request_added_us`: the µs
-//! that sessions in Redis add to each legacy request.
+//! that sessions in Redis add to each legacy request. Two of its figures
+//! are in the targets table too: `redis_task_call_us`, a task's whole life
+//! on Redis end to end, held to 600 µs, and `redis_round_trips_per_task`,
+//! the round trips of that life, reported without a target.
 //!
 //! The costs of presa's optional machinery have no target either. Each
 //! `…_cost_…_ratio` is presa's throughput over its variant's (an empty
@@ -228,6 +231,9 @@ fn derived() -> Vec<Derived> {
             "rmcp_compile_incremental_ms",
             Target::AtMost(1.0),
         ),
+        Derived::new("redis_task_call_us", Target::AtMost(600.0), |f| {
+            f.figure("redis_task_call_us")
+        }),
     ]);
     // For information: CPU per HTTP call, and the other stdio workloads.
     for peer in PEERS {
@@ -294,6 +300,9 @@ fn derived() -> Vec<Derived> {
         Derived::new("otel_added_stdio_seq_us", Target::None, |f| {
             Figure::Value(f.get("presa_otel_stdio_seq_us") - f.get("presa_stdio_seq_us"))
         }),
+        Derived::new("redis_round_trips_per_task", Target::None, |f| {
+            f.figure("redis_round_trips_per_task")
+        }),
     ]);
     all
 }
@@ -309,6 +318,7 @@ const STORE_FIGURES: &[&str] = &[
     "get_per_s",
     "apply_per_s",
     "task_call_us",
+    "work_call_us",
     "legacy_request_us",
 ];
 
@@ -327,6 +337,10 @@ const SHAPE_FIGURES: &[&str] = &[
 const REDIS_ONLY_FIGURES: &[&str] = &[
     "redis_bytes_per_finished_task",
     "redis_bytes_per_parked_task",
+    "redis_round_trips_per_task",
+    "redis_round_trips_to_park",
+    "redis_round_trips_to_complete",
+    "redis_round_trips_per_get",
     "redis_round_trips_per_legacy_request",
     "redis_legacy_answer_same_replica_us",
     "redis_legacy_answer_other_replica_us",
@@ -481,5 +495,84 @@ fn shape_table(figures: &Figures, all: &mut Map<String, Value>) {
             format!("redis_cluster_{figure}_ratio_vs_plain"),
             json_number(cluster_ratio),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The figures of `pairs`, as the sections would print them.
+    fn figures(pairs: &[(&str, f64)]) -> Figures {
+        let mut map = Map::new();
+        for (key, value) in pairs {
+            map.insert((*key).to_owned(), json_number(*value));
+        }
+        Figures(map)
+    }
+
+    fn derived_figure(key: &str) -> Derived {
+        derived()
+            .into_iter()
+            .find(|d| d.key == key)
+            .expect("a derived figure")
+    }
+
+    #[test]
+    fn a_redis_task_call_is_held_to_600_us() {
+        let call = derived_figure("redis_task_call_us");
+        let fast = figures(&[("redis_task_call_us", 550.0)]);
+        let slow = figures(&[("redis_task_call_us", 650.0)]);
+        assert!(target_row(&call, &(call.value)(&fast)).ends_with("holds"));
+        assert!(target_row(&call, &(call.value)(&slow)).ends_with("MISSES"));
+        let none = figures(&[]);
+        assert!(target_row(&call, &(call.value)(&none)).ends_with("not measured"));
+    }
+
+    #[test]
+    fn the_round_trips_per_task_are_reported_without_a_verdict() {
+        let trips = derived_figure("redis_round_trips_per_task");
+        let measured = figures(&[("redis_round_trips_per_task", 9.0)]);
+        assert_eq!((trips.value)(&measured), Figure::Value(9.0));
+        let row = target_row(&trips, &Figure::Value(9.0));
+        assert!(!row.contains("holds") && !row.contains("MISSES"), "{row}");
+        assert!(REDIS_ONLY_FIGURES.contains(&"redis_round_trips_per_task"));
+    }
+
+    #[test]
+    fn a_peer_that_cannot_serve_a_workload_passes_its_reason_to_the_ratio() {
+        let mut map = Map::new();
+        map.insert("presa_stdio_mrtr_per_s".to_owned(), json_number(100.0));
+        map.insert(
+            "pmcp_stdio_mrtr_per_s".to_owned(),
+            Value::String("pmcp cannot".to_owned()),
+        );
+        let f = Figures(map);
+        let mrtr = derived_figure("stdio_mrtr_ratio_vs_pmcp");
+        let value = (mrtr.value)(&f);
+        assert_eq!(value, Figure::Cannot("pmcp cannot".to_owned()));
+        assert_eq!(value.json(), Value::String("pmcp cannot".to_owned()));
+        assert!(target_row(&mrtr, &value).contains("cannot be measured: pmcp cannot"));
+        let echo = derived_figure("stdio_throughput_ratio_vs_pmcp");
+        assert!(target_row(&echo, &(echo.value)(&f)).ends_with("not measured"));
+    }
+
+    #[test]
+    fn every_peer_has_the_four_target_ratios() {
+        let all = derived();
+        for peer in PEERS {
+            for key in [
+                format!("stdio_throughput_ratio_vs_{peer}"),
+                format!("http_throughput_ratio_vs_{peer}"),
+                format!("seq_latency_ratio_vs_{peer}_stdio"),
+                format!("seq_latency_ratio_vs_{peer}_http"),
+            ] {
+                let found = all.iter().find(|d| d.key == key);
+                assert!(
+                    found.is_some_and(|d| !matches!(d.target, Target::None)),
+                    "{key}"
+                );
+            }
+        }
     }
 }

@@ -657,12 +657,20 @@ fn targets_block(r: &Results) -> String {
         };
         let value = match r.figure(&key) {
             Ok(value) => {
-                let word = if target.holds(value) { "holds" } else { "misses" };
+                let word = if target.holds(value) {
+                    "holds"
+                } else {
+                    "misses"
+                };
                 format!("{}: {word}", ratio(value))
             }
             Err(_) => "cannot be measured (see the peers table)".to_owned(),
         };
-        out.push_str(&row(&[format!("`{key}`"), format!("{sign} {bound}"), value]));
+        out.push_str(&row(&[
+            format!("`{key}`"),
+            format!("{sign} {bound}"),
+            value,
+        ]));
     }
     out
 }

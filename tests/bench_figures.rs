@@ -705,10 +705,31 @@ fn stores_block(r: &Results) -> String {
         ]);
     }
     add([
-        "task call to `completed`, polling `tasks/get`, in process".into(),
+        "a task's whole life, in process: call, wait for input, answer, \
+         complete, polling `tasks/get`"
+            .into(),
         micros(r.get("memory_task_call_us")),
         micros(r.get("redis_task_call_us")),
         format!("{:.1}", r.get("redis_task_call_us_ratio_vs_memory")),
+    ]);
+    add([
+        "Redis round trips in that life (to wait for input, then to \
+         complete)"
+            .into(),
+        String::new(),
+        format!(
+            "{:.1} ({:.1}, then {:.1})",
+            r.get("redis_round_trips_per_task"),
+            r.get("redis_round_trips_to_park"),
+            r.get("redis_round_trips_to_complete")
+        ),
+        String::new(),
+    ]);
+    add([
+        "a task call that needs no input, to `completed`".into(),
+        micros(r.get("memory_work_call_us")),
+        micros(r.get("redis_work_call_us")),
+        format!("{:.1}", r.get("redis_work_call_us_ratio_vs_memory")),
     ]);
     add([
         "Redis `used_memory` per finished task".into(),

@@ -172,7 +172,7 @@ enum Commit {
     Done,
     Gone,
     /// The record changed meanwhile, or its room shrank: here it is now.
-    Conflict(Snapshot),
+    Conflict(Box<Snapshot>),
 }
 
 /// What `apply` computes a change from.
@@ -180,7 +180,7 @@ enum Start {
     /// The store's own copy, with the largest room a record may have.
     Copy(Arc<TaskRecord>),
     /// The record as Redis holds it, with its room.
-    Read(Snapshot),
+    Read(Box<Snapshot>),
 }
 
 impl RedisTaskStore {
@@ -352,7 +352,7 @@ impl RedisTaskStore {
             (gone, None) if gone == "gone" => Ok(Commit::Gone),
             (conflict, Some((json, bytes, finished_bytes, weight))) if conflict == "conflict" => {
                 let now = self.snapshot(record.id(), &json, bytes, finished_bytes, weight)?;
-                Ok(Commit::Conflict(now))
+                Ok(Commit::Conflict(Box::new(now)))
             }
             (other, _) => Err(self.failures().unexpected("changing a task", &other)),
         }
@@ -470,7 +470,7 @@ impl TaskStore for RedisTaskStore {
         let mut start = match self.recent.get(id) {
             Some(copy) => Start::Copy(copy),
             None => match self.read(id).await? {
-                Some(read) => Start::Read(read),
+                Some(read) => Start::Read(Box::new(read)),
                 None => return Ok(None),
             },
         };
@@ -501,7 +501,7 @@ impl TaskStore for RedisTaskStore {
                 // Only the record as it is now may say that a change does
                 // nothing: read it.
                 start = match self.read(id).await? {
-                    Some(read) => Start::Read(read),
+                    Some(read) => Start::Read(Box::new(read)),
                     None => {
                         self.recent.forget(id);
                         return Ok(None);

@@ -833,6 +833,91 @@ fn the_docs_quote_the_committed_bench_results() {
     );
 }
 
+/// The file `scripts/redis-scale.sh` writes, relative to the root.
+const REDIS_SCALE: &str = "bench/results/redis-scale.json";
+
+/// presa-redis/README.md: what one Redis carries, from
+/// `scripts/redis-scale.sh`'s results.
+fn redis_scale_block(scale: &Map<String, Value>, run: &Map<String, Value>) -> String {
+    let get = |key: &str| {
+        scale
+            .get(key)
+            .and_then(Value::as_f64)
+            .unwrap_or_else(|| panic!("{REDIS_SCALE} has no number for `{key}`"))
+    };
+    let text = |key: &str| match run.get(key) {
+        Some(Value::String(text)) => text.clone(),
+        Some(other) => other.to_string(),
+        None => panic!("{REDIS_SCALE} has no `run.{key}`"),
+    };
+    let mut out = format!(
+        "Measured on {date}, Redis {redis} on {machine}, {clients} clients:\n\n",
+        date = text("date"),
+        redis = text("redis"),
+        machine = text("machine"),
+        clients = text("clients"),
+    );
+    out.push_str("| figure | value |\n|---|---|\n");
+    let rows = [
+        (
+            "round trips per task (`redis_round_trips_per_task`)",
+            format!("{:.2}", get("redis_round_trips_per_task")),
+        ),
+        ("`GET`, ops/s", whole(get("redis_get_ops_per_s"))),
+        (
+            "compare-and-set script, ops/s",
+            whole(get("redis_cas_script_ops_per_s")),
+        ),
+        (
+            "task calls/s, one node",
+            format!(
+                "{} to {}",
+                whole(get("node_task_calls_per_s_floor")),
+                whole(get("node_task_calls_per_s_ceiling"))
+            ),
+        ),
+        (
+            "task calls/s, 3-shard cluster, three stores",
+            format!(
+                "{} to {}",
+                whole(get("cluster3_task_calls_per_s_floor")),
+                whole(get("cluster3_task_calls_per_s_ceiling"))
+            ),
+        ),
+        (
+            "task calls/s, 3-shard cluster, one store",
+            whole(get("cluster3_one_store_task_calls_per_s_floor")),
+        ),
+    ];
+    for (label, value) in rows {
+        out.push_str(&row(&[label.to_owned(), value]));
+    }
+    out
+}
+
+#[test]
+fn the_redis_readme_quotes_the_committed_scale_results() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = fs::read_to_string(root.join(REDIS_SCALE))
+        .unwrap_or_else(|error| panic!("cannot read {REDIS_SCALE}: {error}"));
+    let json: Value = serde_json::from_str(&text).expect("redis-scale.json is JSON");
+    let object = |name: &str| json[name].as_object().cloned().unwrap_or_default();
+    let expected = redis_scale_block(&object("figures"), &object("run"));
+    let document = "presa-redis/README.md";
+    let path = root.join(document);
+    let mut readme = fs::read_to_string(&path).unwrap();
+    let range = block(&readme, "redis-scale", document);
+    if readme[range.clone()] != expected {
+        assert!(
+            std::env::var("BENCH_FIGURES").is_ok_and(|value| value == "write"),
+            "{document}, block `redis-scale`, should read:\n{expected}\n\
+             Write it with `BENCH_FIGURES=write cargo test --test bench_figures`."
+        );
+        readme.replace_range(range, &expected);
+        fs::write(&path, readme).unwrap();
+    }
+}
+
 #[test]
 fn figures_outside_blocks_are_not_run_figures() {
     // Rule 1: a run's figure typed by hand outside a block would drift.

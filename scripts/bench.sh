@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The benchmarks: presa against rmcp 3.11, tower-mcp 0.25 and a
-# framework-free floor (docs/benchmarks.md says what each figure measures).
+# The benchmarks: presa against rmcp 3.11, tower-mcp 0.25, turbomcp
+# 4.0.0-alpha.5, pmcp 2.23, rust-mcp-sdk 2.0 and a framework-free floor
+# (docs/benchmarks.md says what each figure measures).
 #
 # Builds the harness (bench/, a workspace of its own) in release mode, then
 # runs one process per section, each measuring the frameworks in
@@ -25,7 +26,9 @@
 # line that says so, where none is installed. Also read:
 # BENCH_ROUNDS (rounds per framework), BENCH_SCALE (a factor on calls per
 # round), BENCH_RMCP_100K=1 (rmcp's scale figures at 100k tasks too),
-# BENCH_PROFILE (the cargo profile: release, unless CI's cheaper `ci`,
+# BENCH_PEERS (the peers under bench/peers/ to build and measure: all of
+# them unless set; CI sets none), BENCH_PROFILE (the cargo profile:
+# release, unless CI's cheaper `ci`,
 # whose figures mean nothing), CARGO_TARGET_DIR (where the harness is
 # built; bench/target otherwise) and BENCH_MACHINE (how the results file
 # names the machine: the system and its core count otherwise).
@@ -34,6 +37,7 @@ cd "$(dirname "$0")/.."
 
 sections="${BENCH_SECTIONS:-stdio http latency lifecycle scale redis compile}"
 profile="${BENCH_PROFILE:-release}"
+peers="${BENCH_PEERS-$(cd bench/peers 2>/dev/null && ls)}"
 bin="${CARGO_TARGET_DIR:-bench/target}/$profile"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
@@ -45,6 +49,13 @@ echo "== building the harness ($profile)"
 cargo build --profile "$profile" --locked --manifest-path bench/Cargo.toml --bins 2>&1 | tail -1
 cargo build --profile "$profile" --locked --manifest-path bench/Cargo.toml \
   --bin tower-mcp-server --features tower-mcp 2>&1 | tail -1
+# Each peer under bench/peers/ alone too, with its own users' features.
+# The driver measures those it finds built and skips the others.
+for peer in $peers; do
+  echo "== building the $peer peer ($profile)"
+  cargo build --profile "$profile" --locked --manifest-path bench/Cargo.toml \
+    -p "bench-$peer" 2>&1 | tail -1
+done
 
 run() {
   echo "== $1"

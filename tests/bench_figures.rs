@@ -60,6 +60,16 @@ impl Results {
             .unwrap_or_else(|| panic!("{RESULTS} has no number for the figure `{key}`"))
     }
 
+    /// The figure `key`, or why it cannot be measured: the reason a peer
+    /// that cannot serve a workload has in place of the number. Panics
+    /// with the key's name if the run has neither (rule 3).
+    fn figure(&self, key: &str) -> Result<f64, String> {
+        match self.figures.get(key) {
+            Some(Value::String(why)) => Err(why.clone()),
+            _ => Ok(self.get(key)),
+        }
+    }
+
     /// A text field of the `run` object.
     fn run_text(&self, key: &str) -> String {
         match self.run.get(key) {
@@ -146,31 +156,64 @@ impl Target {
     }
 }
 
-/// The sixteen targets `report` checks, by the key of their figure.
-const TARGETS: [(&str, Target); 16] = [
-    ("stdio_throughput_ratio_vs_rmcp", Target::AtLeast(2.0)),
-    ("stdio_floor_over_presa_list", Target::AtMost(3.0)),
-    ("stdio_floor_over_presa_mrtr", Target::AtMost(3.0)),
-    ("http_throughput_ratio_vs_rmcp", Target::AtLeast(1.5)),
-    ("seq_latency_ratio_vs_rmcp_stdio", Target::AtMost(0.8)),
-    ("seq_latency_ratio_vs_rmcp_duplex", Target::AtMost(0.8)),
-    ("poll_completion_ratio_vs_rmcp", Target::AtMost(1.0)),
-    ("listen_completion_ms_inprocess", Target::AtMost(0.1)),
-    ("tasks_get_100k_over_1k", Target::AtMost(1.5)),
-    ("bytes_per_finished_task", Target::AtMost(1024.0)),
-    ("bytes_per_idle_task", Target::AtMost(4096.0)),
-    ("bytes_per_parked_resumable_task", Target::AtMost(1024.0)),
-    ("compile_clean_ratio_vs_rmcp", Target::AtMost(1.1)),
-    ("compile_incremental_ratio_vs_rmcp", Target::AtMost(1.0)),
-    ("stdio_throughput_ratio_vs_tower_mcp", Target::AtLeast(1.5)),
-    ("seq_latency_ratio_vs_tower_mcp_stdio", Target::AtMost(0.8)),
+/// The peers, by the name that starts their keys and the name a reader
+/// knows them by.
+const PEERS: [(&str, &str); 5] = [
+    ("rmcp", "rmcp 3.11"),
+    ("tower_mcp", "tower-mcp 0.25"),
+    ("turbomcp", "turbomcp 4.0.0-alpha.5"),
+    ("pmcp", "pmcp 2.23"),
+    ("rust_mcp_sdk", "rust-mcp-sdk 2.0"),
 ];
 
+/// The targets `report` checks, by the key of their figure: the ratios
+/// against each peer first, then the others.
+fn targets() -> Vec<(String, Target)> {
+    let mut all = Vec::new();
+    for (peer, _) in PEERS {
+        let throughput = if peer == "rmcp" { 2.0 } else { 1.5 };
+        all.extend([
+            (
+                format!("stdio_throughput_ratio_vs_{peer}"),
+                Target::AtLeast(throughput),
+            ),
+            (
+                format!("http_throughput_ratio_vs_{peer}"),
+                Target::AtLeast(throughput),
+            ),
+            (
+                format!("seq_latency_ratio_vs_{peer}_stdio"),
+                Target::AtMost(0.8),
+            ),
+            (
+                format!("seq_latency_ratio_vs_{peer}_http"),
+                Target::AtMost(0.8),
+            ),
+        ]);
+    }
+    let others = [
+        ("stdio_floor_over_presa_list", Target::AtMost(3.0)),
+        ("stdio_floor_over_presa_mrtr", Target::AtMost(2.0)),
+        ("seq_latency_ratio_vs_rmcp_duplex", Target::AtMost(0.8)),
+        ("poll_completion_ratio_vs_rmcp", Target::AtMost(1.0)),
+        ("listen_completion_ms_inprocess", Target::AtMost(0.1)),
+        ("tasks_get_100k_over_1k", Target::AtMost(1.5)),
+        ("bytes_per_finished_task", Target::AtMost(1024.0)),
+        ("bytes_per_idle_task", Target::AtMost(4096.0)),
+        ("bytes_per_parked_resumable_task", Target::AtMost(1024.0)),
+        ("compile_clean_ratio_vs_rmcp", Target::AtMost(1.1)),
+        ("compile_incremental_ratio_vs_rmcp", Target::AtMost(1.0)),
+        ("redis_task_call_us", Target::AtMost(600.0)),
+    ];
+    all.extend(others.map(|(key, target)| (key.to_owned(), target)));
+    all
+}
+
 fn target(key: &str) -> Target {
-    TARGETS
-        .iter()
-        .find(|(name, _)| *name == key)
-        .map(|(_, target)| *target)
+    targets()
+        .into_iter()
+        .find(|(name, _)| name == key)
+        .map(|(_, target)| target)
         .unwrap_or_else(|| panic!("no target for `{key}`"))
 }
 
@@ -191,8 +234,8 @@ fn readme_block(r: &Results) -> String {
         out,
         "`scripts/bench.sh` measured these on {date}: one run of release \
          builds on {machine}. [docs/benchmarks.md](docs/benchmarks.md#the-latest-run) \
-         has every figure of the run, including tower-mcp and a \
-         framework-free floor. The figures come from \
+         has every figure of the run, including four more Rust \
+         frameworks and a framework-free floor. The figures come from \
          [{RESULTS}]({RESULTS}), which the script writes.",
         date = r.run_text("date"),
         machine = r.run_text("machine"),
@@ -294,20 +337,30 @@ fn seconds(millis: f64, decimals: usize) -> String {
 
 /// The first lines of docs/benchmarks.md's latest run: which run it was.
 fn run_block(r: &Results) -> String {
-    let held = TARGETS
+    let targets = targets();
+    let measured: Vec<_> = targets
         .iter()
-        .filter(|(key, target)| target.holds(r.get(key)))
+        .filter_map(|(key, target)| Some((r.figure(key).ok()?, target)))
+        .collect();
+    let held = measured
+        .iter()
+        .filter(|(value, target)| target.holds(*value))
         .count();
+    let cannot = match targets.len() - measured.len() {
+        0 => String::new(),
+        1 => " One more cannot be measured: its peer cannot serve the workload.".to_owned(),
+        n => format!(" {n} more cannot be measured: their peers cannot serve the workload."),
+    };
     format!(
         "Date: {date}. Code: commit `{commit}`. Machine: {machine}. \
          Build profile: `{profile}`. The sections took {seconds} s. \
-         {held} of the {total} targets hold.\n",
+         {held} of the {total} measured targets hold.{cannot}\n",
         date = r.run_text("date"),
         commit = &r.run_text("commit")[..7],
         machine = r.run_text("machine"),
         profile = r.run_text("profile"),
         seconds = r.run_text("seconds"),
-        total = TARGETS.len(),
+        total = measured.len(),
     )
 }
 
@@ -458,47 +511,10 @@ fn rmcp_block(r: &Results) -> String {
     out
 }
 
-/// docs/benchmarks.md: presa against tower-mcp and the floors.
+/// docs/benchmarks.md: presa against the framework-free floors.
 fn others_block(r: &Results) -> String {
     let mut out = String::from("| figure | value | target |\n|---|---|---|\n");
     let mut add = |cells: [String; 3]| out.push_str(&row(&cells));
-    add([
-        "stdio throughput, presa over tower-mcp".into(),
-        format!(
-            "{} (tower-mcp: {})",
-            times(r.get("stdio_throughput_ratio_vs_tower_mcp")),
-            rate(r.get("tower_mcp_stdio_calls_per_s"), "calls/s")
-        ),
-        verdict(r, "stdio_throughput_ratio_vs_tower_mcp"),
-    ]);
-    add([
-        "stdio latency, presa over tower-mcp".into(),
-        format!(
-            "{} (tower-mcp: {})",
-            ratio(r.get("seq_latency_ratio_vs_tower_mcp_stdio")),
-            micros(r.get("tower_mcp_stdio_seq_us"))
-        ),
-        verdict(r, "seq_latency_ratio_vs_tower_mcp_stdio"),
-    ]);
-    add([
-        "HTTP throughput, presa over tower-mcp".into(),
-        times(r.get("http_throughput_ratio_vs_tower_mcp")),
-        String::new(),
-    ]);
-    add([
-        "HTTP, server CPU time per call, presa over tower-mcp".into(),
-        format!(
-            "{} (tower-mcp: {})",
-            ratio(r.get("http_server_cpu_ratio_vs_tower_mcp")),
-            micros(r.get("tower_mcp_http_server_cpu_us"))
-        ),
-        String::new(),
-    ]);
-    add([
-        "MRTR calls over stdio, presa over tower-mcp".into(),
-        times(r.get("stdio_mrtr_ratio_vs_tower_mcp")),
-        String::new(),
-    ]);
     add([
         "`tools/list` over stdio, the floor over presa".into(),
         format!(
@@ -528,6 +544,134 @@ fn others_block(r: &Results) -> String {
         ),
         String::new(),
     ]);
+    out
+}
+
+/// One cell of the peers table: the peer's figure, presa's ratio over
+/// it and the ratio's verdict if it has a target; or a note number, when
+/// the peer cannot serve the workload, whose reason goes in `notes`.
+fn peer_cell(
+    r: &Results,
+    figure: &str,
+    ratio_key: &str,
+    show: fn(f64) -> String,
+    show_ratio: fn(f64) -> String,
+    notes: &mut Vec<String>,
+    peer: &str,
+) -> String {
+    let value = match r.figure(figure) {
+        Ok(value) => value,
+        Err(why) => {
+            notes.push(format!("{peer}: {why}."));
+            return format!("cannot [{}]", notes.len());
+        }
+    };
+    let presa = show_ratio(r.get(ratio_key));
+    match targets().iter().find(|(key, _)| key == ratio_key) {
+        Some((_, target)) => format!(
+            "{}; presa {presa} ({})",
+            show(value),
+            target.verdict(r.get(ratio_key))
+        ),
+        None => format!("{}; presa {presa}", show(value)),
+    }
+}
+
+/// docs/benchmarks.md: presa against every peer, over stdio and HTTP.
+fn peers_block(r: &Results) -> String {
+    let mut out = String::from(
+        "| peer | stdio throughput, `echo` | HTTP throughput | stdio latency | \
+         HTTP latency | MRTR calls over stdio |\n|---|---|---|---|---|---|\n",
+    );
+    let mut notes = Vec::new();
+    let per_s = |value| rate(value, "calls/s");
+    let per_s_bare = |value| rate(value, "/s");
+    for (peer, shown) in PEERS {
+        let key = |figure: &str| format!("{peer}_{figure}");
+        let cells = [
+            shown.to_owned(),
+            peer_cell(
+                r,
+                &key("stdio_calls_per_s"),
+                &format!("stdio_throughput_ratio_vs_{peer}"),
+                per_s,
+                times,
+                &mut notes,
+                shown,
+            ),
+            peer_cell(
+                r,
+                &key("http_calls_per_s"),
+                &format!("http_throughput_ratio_vs_{peer}"),
+                per_s,
+                times,
+                &mut notes,
+                shown,
+            ),
+            peer_cell(
+                r,
+                &key("stdio_seq_us"),
+                &format!("seq_latency_ratio_vs_{peer}_stdio"),
+                micros,
+                ratio,
+                &mut notes,
+                shown,
+            ),
+            peer_cell(
+                r,
+                &key("http_seq_us"),
+                &format!("seq_latency_ratio_vs_{peer}_http"),
+                micros,
+                ratio,
+                &mut notes,
+                shown,
+            ),
+            peer_cell(
+                r,
+                &key("stdio_mrtr_per_s"),
+                &format!("stdio_mrtr_ratio_vs_{peer}"),
+                per_s_bare,
+                times,
+                &mut notes,
+                shown,
+            ),
+        ];
+        out.push_str(&row(&cells));
+    }
+    if !notes.is_empty() {
+        out.push('\n');
+        for (number, note) in notes.iter().enumerate() {
+            writeln!(out, "{}. {note}", number + 1).unwrap();
+        }
+    }
+    out
+}
+
+/// docs/benchmarks.md: every target, with its value in the run.
+fn targets_block(r: &Results) -> String {
+    let mut out = String::from("| JSON key | target | this run |\n|---|---|---|\n");
+    for (key, target) in targets() {
+        let (sign, bound) = match target {
+            Target::AtLeast(bound) => ("≥", bound),
+            Target::AtMost(bound) => ("≤", bound),
+        };
+        let value = match r.figure(&key) {
+            Ok(value) => {
+                let word = if target.holds(value) {
+                    "holds"
+                } else {
+                    "misses"
+                };
+                format!("{}: {word}", ratio(value))
+            }
+            Err(_) => "cannot be measured (see the peers table)".to_owned(),
+        };
+        out.push_str(&row(&[
+            format!("`{key}`"),
+            format!("{sign} {bound}"),
+            value,
+        ]));
+    }
     out
 }
 
@@ -561,10 +705,31 @@ fn stores_block(r: &Results) -> String {
         ]);
     }
     add([
-        "task call to `completed`, polling `tasks/get`, in process".into(),
+        "a task's whole life, in process: call, wait for input, answer, \
+         complete, polling `tasks/get`"
+            .into(),
         micros(r.get("memory_task_call_us")),
         micros(r.get("redis_task_call_us")),
         format!("{:.1}", r.get("redis_task_call_us_ratio_vs_memory")),
+    ]);
+    add([
+        "Redis round trips in that life (to wait for input, then to \
+         complete)"
+            .into(),
+        String::new(),
+        format!(
+            "{:.1} ({:.1}, then {:.1})",
+            r.get("redis_round_trips_per_task"),
+            r.get("redis_round_trips_to_park"),
+            r.get("redis_round_trips_to_complete")
+        ),
+        String::new(),
+    ]);
+    add([
+        "a task call that needs no input, to `completed`".into(),
+        micros(r.get("memory_work_call_us")),
+        micros(r.get("redis_work_call_us")),
+        format!("{:.1}", r.get("redis_work_call_us_ratio_vs_memory")),
     ]);
     add([
         "Redis `used_memory` per finished task".into(),
@@ -613,9 +778,11 @@ const DOCUMENTS: [(&str, &[(&str, Render)]); 2] = [
         &[
             ("run", run_block),
             ("rmcp", rmcp_block),
+            ("peers", peers_block),
             ("others", others_block),
             ("stores", stores_block),
             ("shapes", shapes_block),
+            ("targets", targets_block),
         ],
     ),
 ];
@@ -664,6 +831,91 @@ fn the_docs_quote_the_committed_bench_results() {
          `BENCH_FIGURES=write cargo test --test bench_figures`.\n\n{}",
         stale.join("\n")
     );
+}
+
+/// The file `scripts/redis-scale.sh` writes, relative to the root.
+const REDIS_SCALE: &str = "bench/results/redis-scale.json";
+
+/// presa-redis/README.md: what one Redis carries, from
+/// `scripts/redis-scale.sh`'s results.
+fn redis_scale_block(scale: &Map<String, Value>, run: &Map<String, Value>) -> String {
+    let get = |key: &str| {
+        scale
+            .get(key)
+            .and_then(Value::as_f64)
+            .unwrap_or_else(|| panic!("{REDIS_SCALE} has no number for `{key}`"))
+    };
+    let text = |key: &str| match run.get(key) {
+        Some(Value::String(text)) => text.clone(),
+        Some(other) => other.to_string(),
+        None => panic!("{REDIS_SCALE} has no `run.{key}`"),
+    };
+    let mut out = format!(
+        "Measured on {date}, Redis {redis} on {machine}, {clients} clients:\n\n",
+        date = text("date"),
+        redis = text("redis"),
+        machine = text("machine"),
+        clients = text("clients"),
+    );
+    out.push_str("| figure | value |\n|---|---|\n");
+    let rows = [
+        (
+            "round trips per task (`redis_round_trips_per_task`)",
+            format!("{:.2}", get("redis_round_trips_per_task")),
+        ),
+        ("`GET`, ops/s", whole(get("redis_get_ops_per_s"))),
+        (
+            "compare-and-set script, ops/s",
+            whole(get("redis_cas_script_ops_per_s")),
+        ),
+        (
+            "task calls/s, one node",
+            format!(
+                "{} to {}",
+                whole(get("node_task_calls_per_s_floor")),
+                whole(get("node_task_calls_per_s_ceiling"))
+            ),
+        ),
+        (
+            "task calls/s, 3-shard cluster, three stores",
+            format!(
+                "{} to {}",
+                whole(get("cluster3_task_calls_per_s_floor")),
+                whole(get("cluster3_task_calls_per_s_ceiling"))
+            ),
+        ),
+        (
+            "task calls/s, 3-shard cluster, one store",
+            whole(get("cluster3_one_store_task_calls_per_s_floor")),
+        ),
+    ];
+    for (label, value) in rows {
+        out.push_str(&row(&[label.to_owned(), value]));
+    }
+    out
+}
+
+#[test]
+fn the_redis_readme_quotes_the_committed_scale_results() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = fs::read_to_string(root.join(REDIS_SCALE))
+        .unwrap_or_else(|error| panic!("cannot read {REDIS_SCALE}: {error}"));
+    let json: Value = serde_json::from_str(&text).expect("redis-scale.json is JSON");
+    let object = |name: &str| json[name].as_object().cloned().unwrap_or_default();
+    let expected = redis_scale_block(&object("figures"), &object("run"));
+    let document = "presa-redis/README.md";
+    let path = root.join(document);
+    let mut readme = fs::read_to_string(&path).unwrap();
+    let range = block(&readme, "redis-scale", document);
+    if readme[range.clone()] != expected {
+        assert!(
+            std::env::var("BENCH_FIGURES").is_ok_and(|value| value == "write"),
+            "{document}, block `redis-scale`, should read:\n{expected}\n\
+             Write it with `BENCH_FIGURES=write cargo test --test bench_figures`."
+        );
+        readme.replace_range(range, &expected);
+        fs::write(&path, readme).unwrap();
+    }
 }
 
 #[test]

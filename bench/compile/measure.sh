@@ -12,7 +12,8 @@
 # FIGURES line like the other sections'.
 #
 # Both servers are stdio-only builds: presa without default features (no
-# HTTP), rmcp with `server`, `macros`, `schemars` and `transport-io`.
+# HTTP, and no `json-schema`: its 20 `#[tool]`s are checked by their
+# types), rmcp with `server`, `macros`, `schemars` and `transport-io`.
 #
 # Usage: bench/compile/measure.sh [CLEAN_ROUNDS] [INCREMENTAL_ROUNDS]
 set -euo pipefail
@@ -25,7 +26,15 @@ clean_rounds="${1:-2}"
 incremental_rounds="${2:-3}"
 
 # Builds as a user's would be: the default dev profile, incremental on.
-unset CARGO_INCREMENTAL CARGO_PROFILE_DEV_DEBUG CARGO_BUILD_TARGET_DIR RUSTFLAGS
+# Unsetting the variables is not enough: a cargo config file in a parent
+# directory (or in ~/.cargo) may turn incremental builds off or lower the
+# debug info, and either changes both figures. Environment variables
+# override config files, so the defaults are pinned here explicitly.
+unset CARGO_BUILD_TARGET_DIR RUSTFLAGS CARGO_ENCODED_RUSTFLAGS
+export CARGO_INCREMENTAL=1
+export CARGO_PROFILE_DEV_DEBUG=true
+export CARGO_PROFILE_DEV_OPT_LEVEL=0
+export CARGO_PROFILE_DEV_CODEGEN_UNITS=256
 export CARGO_TERM_COLOR=never
 
 # The body of tool N, with a marker the incremental rounds change.

@@ -157,6 +157,18 @@ pub use builder::RedisTaskStoreBuilder;
 pub use sessions::RedisSessionStore;
 pub use store::RedisTaskStore;
 
+/// How many round trips to Redis every store and session store of this
+/// process has made so far: each command, pipeline, script call and
+/// subscription sent and waited for counts once (a script counts once
+/// however many commands it runs). For benchmarks and tests, which take
+/// the difference across what they measure; the counter is process-wide
+/// and never reset. Needs the feature `round-trips`.
+#[cfg(feature = "round-trips")]
+#[cfg_attr(docsrs, doc(cfg(feature = "round-trips")))]
+pub fn round_trips() -> u64 {
+    connection::ROUND_TRIPS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// The README's example, compiled as a doctest so that it cannot go stale.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

@@ -21,6 +21,15 @@ pub(crate) enum Expiry {
     Gone,
 }
 
+/// An expiry from what `PTTL` answers.
+fn expiry_of(millis: i64) -> Expiry {
+    match millis {
+        -1 => Expiry::Never,
+        ms if ms < 0 => Expiry::Gone,
+        ms => Expiry::In(Duration::from_millis(ms.unsigned_abs())),
+    }
+}
+
 /// Reads records from Redis.
 #[derive(Clone)]
 pub(crate) struct Records {
@@ -41,6 +50,28 @@ impl Records {
         json.map(|json| self.decode(id, &json)).transpose()
     }
 
+    /// The task's record and when its key expires, read in one round
+    /// trip (a pipeline): `None` once it is gone or expired.
+    pub(crate) async fn get_with_expiry(
+        &self,
+        id: &str,
+    ) -> Result<Option<(TaskRecord, Expiry)>, StoreError> {
+        let key = self.keys.task(id);
+        let (json, millis): (Option<String>, i64) = redis::pipe()
+            .cmd("HGET")
+            .arg(&key)
+            .arg("json")
+            .cmd("PTTL")
+            .arg(&key)
+            .query_async(&mut self.connection.clone())
+            .await
+            .map_err(|e| self.failures.redis("reading a task", e))?;
+        let Some(json) = json else {
+            return Ok(None);
+        };
+        Ok(Some((self.decode(id, &json)?, expiry_of(millis))))
+    }
+
     /// When the task's key expires.
     pub(crate) async fn expiry(&self, id: &str) -> Result<Expiry, StoreError> {
         let millis: i64 = redis::cmd("PTTL")
@@ -48,11 +79,7 @@ impl Records {
             .query_async(&mut self.connection.clone())
             .await
             .map_err(|e| self.failures.redis("reading a task's expiry", e))?;
-        Ok(match millis {
-            -1 => Expiry::Never,
-            ms if ms < 0 => Expiry::Gone,
-            ms => Expiry::In(Duration::from_millis(ms.unsigned_abs())),
-        })
+        Ok(expiry_of(millis))
     }
 
     /// A record from its stored JSON.

@@ -56,6 +56,12 @@ local function remove(id)
   redis.call('DEL', task_key(id))
   redis.call('PUBLISH', P .. 'changes:' .. id, '')
 end
+-- A task's record with the store's bytes, its finished bytes and the
+-- record's weight, read at one instant: what a change's room depends on.
+local function snapshot(id, key)
+  return {redis.call('HGET', key, 'json'), number_at(k('bytes')),
+    number_at(k('finished-bytes')), tonumber(redis.call('HGET', k('weights'), id) or '0')}
+end
 local function purge(now)
   local expired = redis.call('ZRANGEBYSCORE', k('expiry'), '-inf', now)
   for _, id in ipairs(expired) do remove(id) end
@@ -106,30 +112,31 @@ return 'ok'
 /// task that is gone.
 const READ: &str = r#"
 local id = ARGV[2]
-local json = redis.call('HGET', own(1), 'json')
-if not json then return false end
-return {json, number_at(k('bytes')), number_at(k('finished-bytes')),
-  tonumber(redis.call('HGET', k('weights'), id) or '0')}
+if redis.call('EXISTS', own(1)) == 0 then return false end
+return snapshot(id, own(1))
 "#;
 
 /// Own KEYS: the task, its owner's running tasks.
 /// ARGV: prefix, id, the version the change was computed from,
 /// the new JSON, its version, its weight, `1` if the task just finished,
 /// max store bytes, max record bytes, and the room the change was computed
-/// with (empty when the record did not grow). Returns `ok`, `gone`, or
-/// `conflict` when the record changed meanwhile or its room shrank.
+/// with (empty when it need not be checked: the record did not grow, and
+/// was computed from a read rather than a copy). Returns a pair: `ok` or
+/// `gone` with nil, or `conflict` with what the `read` script returns,
+/// when the record changed meanwhile or its room shrank, so that the
+/// change can be computed again without another round trip.
 const COMMIT: &str = r#"
 local id = ARGV[2]
 local key = own(1)
 local version = redis.call('HGET', key, 'version')
-if not version then return 'gone' end
-if version ~= ARGV[3] then return 'conflict' end
+if not version then return {'gone', false} end
+if version ~= ARGV[3] then return {'conflict', snapshot(id, key)} end
 local old = tonumber(redis.call('HGET', k('weights'), id) or '0')
 local max_bytes = tonumber(ARGV[8])
 if ARGV[10] ~= '' then
   local others = number_at(k('bytes')) - number_at(k('finished-bytes')) - old
   local room = math.min(tonumber(ARGV[9]), math.max(max_bytes - others, 0))
-  if room < tonumber(ARGV[10]) then return 'conflict' end
+  if room < tonumber(ARGV[10]) then return {'conflict', snapshot(id, key)} end
 end
 redis.call('HSET', key, 'json', ARGV[4], 'version', ARGV[5])
 redis.call('HSET', k('weights'), id, ARGV[6])
@@ -144,7 +151,7 @@ redis.call('PUBLISH', P .. 'changes:' .. id, ARGV[4])
 while number_at(k('bytes')) > max_bytes do
   if not evict_one() then break end
 end
-return 'ok'
+return {'ok', false}
 "#;
 
 /// ARGV: prefix. Returns how many tasks were purged.

@@ -1,7 +1,31 @@
 //! [`RedisTaskStore`]: the [`TaskStore`] methods, each one script or one
 //! read, and `apply` as read, compute, compare-and-set.
+//!
+//! # Round trips
+//!
+//! Each round trip to Redis is the largest cost of a task operation, so
+//! each method takes as few as it can:
+//!
+//! - `create`, `get`, `purge_expired`, `count`, `hold`, `lapsed` and
+//!   `list` are one script or one command each.
+//! - `apply` is one round trip when it can start from a record the store
+//!   already holds, and two (a read, then the compare-and-set) when it
+//!   cannot. The store keeps the last record it wrote or read of each
+//!   running task ([`Recent`]). A change computed from it is sent straight
+//!   to the compare-and-set, which checks the version as always: if
+//!   another server changed the task meanwhile, the script answers with
+//!   the record as it is now, and the change is computed again from that,
+//!   without another read. So a stale copy costs a round trip, never an
+//!   update. A change computed from a copy uses the largest room a record
+//!   may have, and the script accepts it only if the task still has that
+//!   room, whether the record grew or not, so that it is the change an
+//!   exact read would have computed; otherwise the change is computed again from the fresh record
+//!   and its exact room. A change that does nothing to the copy, or that
+//!   the copy refuses, is read afresh before the store says so, since only
+//!   the record as it is now may decide that.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
@@ -34,6 +58,82 @@ pub(crate) struct Replicas {
 /// are exact up to 2^53. No store comes near it.
 const EXACT_LIMIT: usize = 1 << 53;
 
+/// The most records, and the most bytes of records ([`TaskRecord::weight`]),
+/// that [`Recent`] keeps. Past either it forgets them all: a copy only
+/// saves a round trip, and the next write of each task keeps it again.
+const RECENT_RECORDS: usize = 4_096;
+/// See [`RECENT_RECORDS`].
+const RECENT_BYTES: usize = 16 << 20;
+
+/// The last record this store wrote or read of each running task, shared
+/// by its clones: where `apply` starts from, to save a read. A copy may be
+/// stale; the compare-and-set finds out (see the module docs).
+#[derive(Default)]
+struct Recent {
+    kept: Mutex<Kept>,
+}
+
+/// The copies, and what they weigh together.
+#[derive(Default)]
+struct Kept {
+    records: HashMap<String, Arc<TaskRecord>>,
+    bytes: usize,
+}
+
+impl Kept {
+    fn remove(&mut self, id: &str) {
+        if let Some(old) = self.records.remove(id) {
+            self.bytes = self.bytes.saturating_sub(old.weight());
+        }
+    }
+}
+
+impl Recent {
+    /// The copy of task `id`, if one is kept.
+    fn get(&self, id: &str) -> Option<Arc<TaskRecord>> {
+        self.lock().records.get(id).cloned()
+    }
+
+    /// Keeps `record` as the latest of its task, unless a copy as new is
+    /// kept already; forgets the task once it finished, as no change
+    /// applies to it any more.
+    fn keep(&self, record: &Arc<TaskRecord>) {
+        let mut kept = self.lock();
+        if record.status().is_terminal() {
+            kept.remove(record.id());
+            return;
+        }
+        if let Some(copy) = kept.records.get(record.id())
+            && copy.version() >= record.version()
+        {
+            return;
+        }
+        kept.remove(record.id());
+        let weight = record.weight();
+        if kept.records.len() >= RECENT_RECORDS || kept.bytes + weight > RECENT_BYTES {
+            *kept = Kept::default();
+        }
+        if weight > RECENT_BYTES {
+            return;
+        }
+        kept.bytes += weight;
+        kept.records
+            .insert(record.id().to_owned(), Arc::clone(record));
+    }
+
+    /// Forgets task `id`.
+    fn forget(&self, id: &str) {
+        self.lock().remove(id);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Kept> {
+        // A panic while the lock is held leaves valid copies.
+        self.kept
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
 /// Tasks in Redis, shared by every store (in this process or another) with
 /// the same Redis and prefix. Cloning is cheap and shares the connections.
 ///
@@ -45,6 +145,7 @@ pub struct RedisTaskStore {
     records: Records,
     scripts: Arc<Scripts>,
     subscriber: Arc<Subscriber>,
+    recent: Arc<Recent>,
     max_conflicts: u32,
     replicas: Replicas,
 }
@@ -70,7 +171,16 @@ struct Snapshot {
 enum Commit {
     Done,
     Gone,
-    Conflict,
+    /// The record changed meanwhile, or its room shrank: here it is now.
+    Conflict(Box<Snapshot>),
+}
+
+/// What `apply` computes a change from.
+enum Start {
+    /// The store's own copy, with the largest room a record may have.
+    Copy(Arc<TaskRecord>),
+    /// The record as Redis holds it, with its room.
+    Read(Box<Snapshot>),
 }
 
 impl RedisTaskStore {
@@ -96,6 +206,7 @@ impl RedisTaskStore {
             },
             scripts: Arc::new(Scripts::new()),
             subscriber: Subscriber::start(subscriptions, push_receiver),
+            recent: Arc::default(),
             max_conflicts,
             replicas,
         }
@@ -177,29 +288,45 @@ impl RedisTaskStore {
         let Some((json, bytes, finished_bytes, weight)) = read else {
             return Ok(None);
         };
-        Ok(Some(Snapshot {
-            record: self.records.decode(id, &json)?,
+        self.snapshot(id, &json, bytes, finished_bytes, weight)
+            .map(Some)
+    }
+
+    /// A snapshot from what the `read` and `commit` scripts answer.
+    fn snapshot(
+        &self,
+        id: &str,
+        json: &str,
+        bytes: usize,
+        finished_bytes: usize,
+        weight: usize,
+    ) -> Result<Snapshot, StoreError> {
+        Ok(Snapshot {
+            record: self.records.decode(id, json)?,
             bytes,
             finished_bytes,
             weight,
-        }))
+        })
     }
 
-    /// Writes `record` if the stored one is still version `read_version`,
-    /// and, when it grew, still has the `room` it was computed with.
+    /// Writes `record` if the stored one is still `read`'s version, and,
+    /// when it grew or was computed from a copy (`from_copy`), still has
+    /// the `room` it was computed with.
     async fn commit(
         &self,
         record: &TaskRecord,
-        read: &Snapshot,
+        read: &TaskRecord,
         room: usize,
+        from_copy: bool,
         limits: &TaskLimits,
     ) -> Result<Commit, StoreError> {
         let weight = record.weight();
+        let check_room = from_copy || weight > read.weight();
         let keys = &self.records.keys;
         let own = [keys.task(record.id()), keys.running(record.owner())];
         let args = [
             record.id().to_owned(),
-            read.record.version().to_string(),
+            read.version().to_string(),
             self.encode(record)?,
             record.version().to_string(),
             weight.to_string(),
@@ -211,20 +338,23 @@ impl RedisTaskStore {
             .to_owned(),
             limits.max_store_bytes.to_string(),
             limits.max_record_bytes.to_string(),
-            if weight > read.weight {
+            if check_room {
                 room.to_string()
             } else {
                 String::new()
             },
         ];
-        let answer: String = self
+        let answer: (String, Option<(String, usize, usize, usize)>) = self
             .run("changing a task", &self.scripts.commit, &own, &args)
             .await?;
-        match answer.as_str() {
-            "ok" => Ok(Commit::Done),
-            "gone" => Ok(Commit::Gone),
-            "conflict" => Ok(Commit::Conflict),
-            other => Err(self.failures().unexpected("changing a task", other)),
+        match answer {
+            (done, None) if done == "ok" => Ok(Commit::Done),
+            (gone, None) if gone == "gone" => Ok(Commit::Gone),
+            (conflict, Some((json, bytes, finished_bytes, weight))) if conflict == "conflict" => {
+                let now = self.snapshot(record.id(), &json, bytes, finished_bytes, weight)?;
+                Ok(Commit::Conflict(Box::new(now)))
+            }
+            (other, _) => Err(self.failures().unexpected("changing a task", &other)),
         }
     }
 
@@ -305,7 +435,10 @@ impl TaskStore for RedisTaskStore {
             .run("creating a task", &self.scripts.create, &own, &args)
             .await?;
         match answer.as_str() {
-            "ok" => self.replicated(record.id(), &task_key).await,
+            "ok" => {
+                self.recent.keep(&Arc::new(record.clone()));
+                self.replicated(record.id(), &task_key).await
+            }
             "quota" => Err(StoreError::QuotaExceeded {
                 limit: limits.max_running_per_subject,
             }),
@@ -320,7 +453,11 @@ impl TaskStore for RedisTaskStore {
     }
 
     async fn get(&self, id: &str) -> Result<Option<Arc<TaskRecord>>, StoreError> {
-        Ok(self.records.get(id).await?.map(Arc::new))
+        let record = self.records.get(id).await?.map(Arc::new);
+        if let Some(record) = &record {
+            self.recent.keep(record);
+        }
+        Ok(record)
     }
 
     async fn apply(
@@ -330,22 +467,67 @@ impl TaskStore for RedisTaskStore {
         limits: &TaskLimits,
     ) -> Result<Option<Arc<TaskRecord>>, StoreError> {
         let limits = exact(limits);
-        for _ in 0..self.max_conflicts {
-            let Some(read) = self.read(id).await? else {
-                return Ok(None);
+        let mut start = match self.recent.get(id) {
+            Some(copy) => Start::Copy(copy),
+            None => match self.read(id).await? {
+                Some(read) => Start::Read(Box::new(read)),
+                None => return Ok(None),
+            },
+        };
+        // Conflicts of changes computed from a read: a copy's conflict
+        // costs no attempt, as a read would have found the same record.
+        let mut conflicts = 0;
+        while conflicts < self.max_conflicts {
+            let (read, room) = match &start {
+                Start::Copy(copy) => (copy.as_ref(), limits.max_record_bytes),
+                Start::Read(read) => (&read.record, room(read, &limits)),
             };
-            if read.record.status().is_terminal() {
-                return Ok(Some(Arc::new(read.record)));
+            let exact_room = matches!(start, Start::Read(_));
+            if exact_room && read.status().is_terminal() {
+                self.recent.forget(id);
+                return Ok(Some(Arc::new(read.clone())));
             }
-            let room = room(&read, &limits);
-            let mut record = read.record.clone();
-            if !change.clone().apply(&mut record, room)? {
-                return Ok(Some(Arc::new(record)));
+            let mut record = read.clone();
+            let changed = match change.clone().apply(&mut record, room) {
+                Ok(changed) => changed,
+                // Only the record as it is now may refuse a change.
+                Err(_) if !exact_room => false,
+                Err(refused) => return Err(refused.into()),
+            };
+            if !changed {
+                if exact_room {
+                    return Ok(Some(Arc::new(record)));
+                }
+                // Only the record as it is now may say that a change does
+                // nothing: read it.
+                start = match self.read(id).await? {
+                    Some(read) => Start::Read(Box::new(read)),
+                    None => {
+                        self.recent.forget(id);
+                        return Ok(None);
+                    }
+                };
+                continue;
             }
-            match self.commit(&record, &read, room, &limits).await? {
-                Commit::Done => return Ok(Some(Arc::new(record))),
-                Commit::Gone => return Ok(None),
-                Commit::Conflict => continue,
+            match self
+                .commit(&record, read, room, !exact_room, &limits)
+                .await?
+            {
+                Commit::Done => {
+                    let record = Arc::new(record);
+                    self.recent.keep(&record);
+                    return Ok(Some(record));
+                }
+                Commit::Gone => {
+                    self.recent.forget(id);
+                    return Ok(None);
+                }
+                Commit::Conflict(now) => {
+                    if exact_room {
+                        conflicts += 1;
+                    }
+                    start = Start::Read(now);
+                }
             }
         }
         Err(StoreError::Backend(format!(
@@ -362,11 +544,12 @@ impl TaskStore for RedisTaskStore {
             .join(channel, Inbox::Watcher(letterbox))
             .await
             .map_err(|e| self.failures().redis("subscribing to a task", e))?;
-        let Some(current) = self.records.get(id).await? else {
+        // The record and its expiry in one round trip.
+        let Some((current, expiry)) = self.records.get_with_expiry(id).await? else {
             return Ok(None);
         };
         let expiry = match current.ttl() {
-            Some(_) => self.records.expiry(id).await?,
+            Some(_) => expiry,
             None => Expiry::Never,
         };
         let records = self.records.clone();

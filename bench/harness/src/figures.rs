@@ -29,6 +29,14 @@ impl Figures {
         self.values.insert(key.to_owned(), json_number(value));
     }
 
+    /// Records why a figure cannot be measured (a framework that cannot do
+    /// the workload), in place of its value, and prints it as a row.
+    pub fn record_why(&mut self, key: &str, why: &str) {
+        println!("{key}: cannot be measured: {why}");
+        self.values
+            .insert(key.to_owned(), Value::String(why.to_owned()));
+    }
+
     /// Records a figure another program measured (and printed), as is.
     pub fn insert(&mut self, key: &str, value: Value) {
         self.values.insert(key.to_owned(), value);

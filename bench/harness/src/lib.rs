@@ -29,6 +29,8 @@ pub mod telemetry;
 pub mod tower_mcp_server;
 pub mod wire;
 
+use wire::{Era, Workload};
+
 /// The frameworks under comparison, in the order they are measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Framework {
@@ -39,6 +41,15 @@ pub enum Framework {
     /// `tower-mcp` 0.25, with its 2026-07-28 support compiled in. Measured
     /// by the neutral driver only (stdio and HTTP).
     TowerMcp,
+    /// `turbomcp` 4.0.0-alpha.5 (bench/peers/turbomcp). Measured by the
+    /// neutral driver only.
+    Turbomcp,
+    /// `pmcp` 2.23 (bench/peers/pmcp). Measured by the neutral driver
+    /// only.
+    Pmcp,
+    /// `rust-mcp-sdk` 2.0 (bench/peers/rust-mcp-sdk). Measured by the
+    /// neutral driver only.
+    RustMcpSdk,
 }
 
 impl Framework {
@@ -47,7 +58,14 @@ impl Framework {
     pub const BOTH: [Framework; 2] = [Framework::Presa, Framework::Rmcp];
 
     /// Every framework the neutral driver serves, in measuring order.
-    pub const SERVED: [Framework; 3] = [Framework::Presa, Framework::Rmcp, Framework::TowerMcp];
+    pub const SERVED: [Framework; 6] = [
+        Framework::Presa,
+        Framework::Rmcp,
+        Framework::TowerMcp,
+        Framework::Turbomcp,
+        Framework::Pmcp,
+        Framework::RustMcpSdk,
+    ];
 
     /// The lower-case name used in figure keys and on command lines.
     pub fn name(self) -> &'static str {
@@ -55,10 +73,13 @@ impl Framework {
             Framework::Presa => "presa",
             Framework::Rmcp => "rmcp",
             Framework::TowerMcp => "tower_mcp",
+            Framework::Turbomcp => "turbomcp",
+            Framework::Pmcp => "pmcp",
+            Framework::RustMcpSdk => "rust_mcp_sdk",
         }
     }
 
-    /// The framework named `name` (`presa`, `rmcp` or `tower_mcp`).
+    /// The framework named `name` (`presa`, `rmcp`, `tower_mcp`, …).
     pub fn parse(name: &str) -> Option<Framework> {
         Framework::SERVED.into_iter().find(|f| f.name() == name)
     }
@@ -67,6 +88,39 @@ impl Framework {
     /// to the program that asks.
     pub fn server_binary(self) -> std::path::PathBuf {
         sibling_binary(&format!("{}-server", self.name().replace('_', "-")))
+    }
+
+    /// The protocol revision its benchmark server speaks: the newest its
+    /// framework serves.
+    pub fn era(self) -> Era {
+        match self {
+            Framework::Presa | Framework::Rmcp | Framework::TowerMcp => Era::Stateless,
+            Framework::Turbomcp | Framework::Pmcp | Framework::RustMcpSdk => Era::Stateless,
+        }
+    }
+
+    /// Whether its server is a package of its own under `bench/peers/`,
+    /// which only `scripts/bench.sh`'s full builds make. The driver skips
+    /// such a server when it was not built (CI's small round builds none).
+    pub fn built_apart(self) -> bool {
+        matches!(
+            self,
+            Framework::Turbomcp | Framework::Pmcp | Framework::RustMcpSdk
+        )
+    }
+
+    /// Why its server cannot serve `workload` over stdio, if it cannot:
+    /// one sentence, with the source that shows it. The figure keys of
+    /// that workload hold this text instead of a number.
+    pub fn cannot(self, workload: Workload) -> Option<&'static str> {
+        match (self, workload) {
+            (Framework::Pmcp, Workload::Mrtr) => Some(
+                "pmcp 2.23.0 reads `requestState` and `inputResponses` only over Streamable \
+                 HTTP (src/server/streamable_http_server.rs, `attach_v2_mrtr_params`); over \
+                 stdio its retry asks the question again",
+            ),
+            _ => None,
+        }
     }
 }
 
@@ -116,13 +170,45 @@ pub enum Served {
 impl Served {
     /// Every server the neutral driver measures, in measuring order:
     /// presa first, its variants next to it, then the peers.
-    pub const ALL: [Served; 5] = [
+    pub const ALL: [Served; 8] = [
         Served::Framework(Framework::Presa),
         Served::Presa(PresaVariant::Layered),
         Served::Presa(PresaVariant::Otel),
         Served::Framework(Framework::Rmcp),
         Served::Framework(Framework::TowerMcp),
+        Served::Framework(Framework::Turbomcp),
+        Served::Framework(Framework::Pmcp),
+        Served::Framework(Framework::RustMcpSdk),
     ];
+
+    /// The servers of [`Served::ALL`] this run can start: a peer built
+    /// apart ([`Framework::built_apart`]) whose binary is missing is left
+    /// out, with a line on stderr that says so. Any other missing binary
+    /// is an error when the driver starts it.
+    pub fn available() -> Vec<Served> {
+        Served::ALL
+            .into_iter()
+            .filter(|served| {
+                let framework = served.framework();
+                let missing = framework.built_apart() && !framework.server_binary().exists();
+                if missing {
+                    eprintln!(
+                        "{} not built: skipped (scripts/bench.sh builds it in a full run)",
+                        framework.server_binary().display()
+                    );
+                }
+                !missing
+            })
+            .collect()
+    }
+
+    /// The framework whose server this is.
+    pub fn framework(self) -> Framework {
+        match self {
+            Served::Framework(framework) => framework,
+            Served::Presa(_) => Framework::Presa,
+        }
+    }
 
     /// The name that starts its figure keys: the framework's
     /// (`presa`, `rmcp`, `tower_mcp`), or `presa_` and the variant's
@@ -138,11 +224,7 @@ impl Served {
     /// The command that starts this server on `transport` (`stdio` or
     /// `http`).
     pub fn command(self, transport: &str) -> std::process::Command {
-        let framework = match self {
-            Served::Framework(framework) => framework,
-            Served::Presa(_) => Framework::Presa,
-        };
-        let mut command = std::process::Command::new(framework.server_binary());
+        let mut command = std::process::Command::new(self.framework().server_binary());
         command.arg(transport);
         if let Served::Presa(variant) = self {
             command.args(["--variant", variant.name()]);
@@ -154,7 +236,8 @@ impl Served {
 /// Why the harness binary `program` did not start, with how to build it:
 /// the usual cause is a binary not built, and `tower-mcp-server` is not
 /// built by a plain `cargo build --bins` (it needs the `tower-mcp`
-/// feature).
+/// feature), nor are the peers under `bench/peers/` (each is a package of
+/// its own).
 pub fn not_started(program: &std::ffi::OsStr, error: std::io::Error) -> std::io::Error {
     let program = std::path::Path::new(program).display();
     std::io::Error::new(
@@ -162,7 +245,8 @@ pub fn not_started(program: &std::ffi::OsStr, error: std::io::Error) -> std::io:
         format!(
             "cannot start {program}: {error}; build the harness with scripts/bench.sh, \
              or `cargo build --release --manifest-path bench/Cargo.toml --bins` and, for \
-             tower-mcp-server, the same with `--bin tower-mcp-server --features tower-mcp`"
+             tower-mcp-server, the same with `--bin tower-mcp-server --features tower-mcp`; \
+             a peer's server with `-p bench-PEER`"
         ),
     )
 }

@@ -22,8 +22,67 @@
 //! markers rather than a parse, so that checking costs the driver little
 //! on a machine it shares with the server.
 
-/// The protocol revision every request names.
+/// The protocol revision every request to a stateless server names.
 pub const PROTOCOL_VERSION: &str = "2026-07-28";
+
+/// The session-based revision, for peers that do not speak
+/// [`PROTOCOL_VERSION`] yet.
+pub const SESSIONS_PROTOCOL_VERSION: &str = "2025-11-25";
+
+/// The protocol revision a benchmark server speaks, which decides the bytes
+/// the driver sends it.
+///
+/// Every server gets the requests of its own revision: a stateless server
+/// gets the 2026-07-28 `_meta` on each request, a session-based one gets an
+/// `initialize` handshake once and then requests without it. So each pays
+/// for what its revision asks of it, and nothing more.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Era {
+    /// 2026-07-28: no handshake; each request carries its `_meta`.
+    Stateless,
+    /// 2025-11-25: `initialize` and `notifications/initialized` first;
+    /// over HTTP, each POST carries the session's `Mcp-Session-Id`.
+    Sessions,
+}
+
+impl Era {
+    /// The revision's date, as `MCP-Protocol-Version` and `initialize`
+    /// name it.
+    pub fn protocol_version(self) -> &'static str {
+        match self {
+            Era::Stateless => PROTOCOL_VERSION,
+            Era::Sessions => SESSIONS_PROTOCOL_VERSION,
+        }
+    }
+
+    /// The `params` of a request: `extra` with the stateless `_meta` added
+    /// for a stateless server (`meta`), as is otherwise.
+    fn params(self, mut extra: serde_json::Value, meta: serde_json::Value) -> serde_json::Value {
+        if self == Era::Stateless {
+            extra["_meta"] = meta;
+        }
+        extra
+    }
+}
+
+/// The `initialize` request and the `notifications/initialized` that
+/// follows it, each without newline: the handshake a session-based server
+/// needs before anything else. The client declares form elicitation, as
+/// the stateless requests do.
+pub fn handshake_bodies() -> [String; 2] {
+    let initialize = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": SESSIONS_PROTOCOL_VERSION,
+            "capabilities": {"elicitation": {"form": {}}},
+            "clientInfo": {"name": "bench-driver", "version": "1"}
+        }
+    });
+    let initialized = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    [initialize.to_string(), initialized.to_string()]
+}
 
 /// The text the `echo` calls send, and expect back.
 pub const ECHO_TEXT: &str = "hello";
@@ -46,13 +105,20 @@ pub fn echo_call_line(id: u64) -> String {
 }
 
 /// The JSON-RPC `tools/call echo` request with id `id`, without newline
-/// (an HTTP body).
+/// (an HTTP body), for a stateless server.
 pub fn echo_call_body(id: u64) -> String {
+    echo_call_body_in(Era::Stateless, id)
+}
+
+/// The JSON-RPC `tools/call echo` request with id `id` in `era`'s shape,
+/// without newline.
+pub fn echo_call_body_in(era: Era, id: u64) -> String {
+    let params = serde_json::json!({"name": "echo", "arguments": {"text": ECHO_TEXT}});
     serde_json::json!({
         "jsonrpc": "2.0",
         "id": id,
         "method": "tools/call",
-        "params": {"name": "echo", "arguments": {"text": ECHO_TEXT}, "_meta": request_meta()}
+        "params": era.params(params, request_meta())
     })
     .to_string()
 }
@@ -80,12 +146,13 @@ pub enum Workload {
 }
 
 impl Workload {
-    /// The request line (with its newline) with id `id`; `state` is the
-    /// server's `requestState`, which only [`Workload::Mrtr`] sends.
-    pub fn line(self, id: u64, state: &str) -> String {
+    /// The request line (with its newline) with id `id`, in `era`'s
+    /// shape; `state` is the server's `requestState`, which only
+    /// [`Workload::Mrtr`] sends (a stateless server's only).
+    pub fn line(self, era: Era, id: u64, state: &str) -> String {
         let mut line = match self {
-            Workload::Echo => echo_call_body(id),
-            Workload::List => list_body(id),
+            Workload::Echo => echo_call_body_in(era, id),
+            Workload::List => list_body(era, id),
             Workload::Mrtr => ask_call_body(id, Some(state)),
         };
         line.push('\n');
@@ -122,13 +189,14 @@ fn eliciting_meta() -> serde_json::Value {
     meta
 }
 
-/// The JSON-RPC `tools/list` request with id `id`, without newline.
-pub fn list_body(id: u64) -> String {
+/// The JSON-RPC `tools/list` request with id `id` in `era`'s shape,
+/// without newline.
+pub fn list_body(era: Era, id: u64) -> String {
     serde_json::json!({
         "jsonrpc": "2.0",
         "id": id,
         "method": "tools/list",
-        "params": {"_meta": request_meta()}
+        "params": era.params(serde_json::json!({}), request_meta())
     })
     .to_string()
 }
@@ -153,8 +221,8 @@ pub fn request_state_of(answer: &[u8]) -> Option<String> {
     Some(answer["result"]["requestState"].as_str()?.to_owned())
 }
 
-/// The HTTP headers (name, value) of a `tools/call echo` POST, beside
-/// `Host` and `Content-Length`.
+/// The HTTP headers (name, value) of a `tools/call echo` POST to a
+/// stateless server, beside `Host` and `Content-Length`.
 pub fn echo_call_headers() -> [(&'static str, &'static str); 5] {
     [
         ("content-type", "application/json"),
@@ -162,6 +230,18 @@ pub fn echo_call_headers() -> [(&'static str, &'static str); 5] {
         ("mcp-protocol-version", PROTOCOL_VERSION),
         ("mcp-method", "tools/call"),
         ("mcp-name", "echo"),
+    ]
+}
+
+/// The HTTP headers of any POST to a session-based server, beside `Host`,
+/// `Content-Length` and, once the server issued one, `Mcp-Session-Id`.
+/// The handshake's POSTs carry no `MCP-Protocol-Version`: the revision is
+/// agreed in `initialize`.
+pub fn session_headers() -> [(&'static str, &'static str); 3] {
+    [
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+        ("mcp-protocol-version", SESSIONS_PROTOCOL_VERSION),
     ]
 }
 
@@ -199,7 +279,7 @@ mod tests {
 
     #[test]
     fn the_mrtr_retry_carries_the_answer_and_the_state() {
-        let line = Workload::Mrtr.line(2, "signed");
+        let line = Workload::Mrtr.line(Era::Stateless, 2, "signed");
         let request: serde_json::Value = serde_json::from_str(&line).unwrap();
         assert_eq!(request["params"]["requestState"], "signed");
         assert_eq!(
@@ -224,5 +304,22 @@ mod tests {
         assert!(line.ends_with('\n'));
         let request: serde_json::Value = serde_json::from_str(&line).unwrap();
         assert_eq!(request["params"]["_meta"], request_meta());
+    }
+
+    #[test]
+    fn a_session_based_server_gets_its_handshake_and_no_stateless_meta() {
+        for workload in [Workload::Echo, Workload::List] {
+            let line = workload.line(Era::Sessions, 4, "");
+            let request: serde_json::Value = serde_json::from_str(&line).unwrap();
+            assert_eq!(request["id"], 4);
+            assert!(request["params"].get("_meta").is_none(), "{line}");
+        }
+        let [initialize, initialized] = handshake_bodies();
+        let initialize: serde_json::Value = serde_json::from_str(&initialize).unwrap();
+        assert_eq!(initialize["method"], "initialize");
+        assert_eq!(initialize["params"]["protocolVersion"], "2025-11-25");
+        let initialized: serde_json::Value = serde_json::from_str(&initialized).unwrap();
+        assert_eq!(initialized["method"], "notifications/initialized");
+        assert!(initialized.get("id").is_none());
     }
 }

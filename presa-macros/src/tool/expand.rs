@@ -236,7 +236,7 @@ fn definition(tool: &HandlerFn, attrs: &ToolAttrs) -> TokenStream {
 }
 
 /// The policy methods, `fn task_start` when the start is explicit, and
-/// `fn resumable` when the tool is.
+/// `fn resumable` when the tool is, and `fn typed_arguments`.
 fn policy(tool: &HandlerFn, attrs: &ToolAttrs) -> TokenStream {
     let policy = task_policy(tool, attrs);
     let start = attrs.starts_explicitly().then(|| {
@@ -257,6 +257,9 @@ fn policy(tool: &HandlerFn, attrs: &ToolAttrs) -> TokenStream {
         #policy
         #start
         #resumable
+        fn typed_arguments(&self) -> bool {
+            true
+        }
     }
 }
 

@@ -18,6 +18,11 @@
 //! 3. **Credentials stay in the connection info.** What the link shows of
 //!    itself, in errors and logs, is the address ([`Target::address`]),
 //!    never the user or password.
+//! 4. **Round trips can be counted.** With the feature `round-trips` (for
+//!    benchmarks and tests), every request the link sends and waits for
+//!    is counted once: a command, a pipeline, a script call, a
+//!    subscription. The count is what [`crate::round_trips`] returns;
+//!    without the feature nothing is counted and nothing is paid.
 
 mod sentinel;
 mod settings;
@@ -40,6 +45,18 @@ use sentinel::Following;
 pub(crate) use settings::Settings;
 pub(crate) use target::Target;
 pub(crate) use tls::{Tls, provide_crypto};
+
+/// Every round trip the links of this process made, with the feature
+/// `round-trips`.
+#[cfg(feature = "round-trips")]
+pub(crate) static ROUND_TRIPS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Counts one round trip, if the feature `round-trips` is on.
+#[inline]
+fn count_round_trip() {
+    #[cfg(feature = "round-trips")]
+    ROUND_TRIPS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+}
 
 /// A store's way to Redis; cloning shares the connection.
 #[derive(Clone)]
@@ -94,6 +111,7 @@ impl Link {
 
     /// Subscribes to `channel`; the messages arrive as pushes.
     pub(crate) async fn subscribe(&self, channel: &str) -> RedisResult<()> {
+        count_round_trip();
         match self.connected().await? {
             Connected::Server(mut server) => server.subscribe(channel).await,
             Connected::Cluster(mut cluster) => cluster.subscribe(channel).await,
@@ -103,6 +121,7 @@ impl Link {
 
     /// Unsubscribes from `channel`.
     pub(crate) async fn unsubscribe(&self, channel: &str) -> RedisResult<()> {
+        count_round_trip();
         match self.connected().await? {
             Connected::Server(mut server) => server.unsubscribe(channel).await,
             Connected::Cluster(mut cluster) => cluster.unsubscribe(channel).await,
@@ -121,6 +140,7 @@ impl Link {
         let mut wait = redis::cmd("WAIT");
         wait.arg(replicas)
             .arg(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX));
+        count_round_trip();
         match self.connected().await? {
             Connected::Server(mut server) => wait.query_async(&mut server).await,
             Connected::Cluster(mut cluster) => {
@@ -140,6 +160,7 @@ impl Link {
 
 impl ConnectionLike for Link {
     fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
+        count_round_trip();
         Box::pin(async move {
             match self.connected().await? {
                 Connected::Server(mut server) => server.req_packed_command(cmd).await,
@@ -159,6 +180,7 @@ impl ConnectionLike for Link {
         offset: usize,
         count: usize,
     ) -> RedisFuture<'a, Vec<Value>> {
+        count_round_trip();
         Box::pin(async move {
             match self.connected().await? {
                 Connected::Server(mut server) => {

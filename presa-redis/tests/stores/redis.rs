@@ -56,6 +56,7 @@ crate::redis_tests!(
     an_unreachable_redis_is_a_clear_error_until_it_is_back,
     a_watch_reads_afresh_after_redis_came_back,
     prefixes_keep_stores_apart,
+    a_change_from_a_stale_copy_loses_no_update,
 );
 
 /// Every rule of the kit, each on a server of its own, every handle with
@@ -70,6 +71,42 @@ async fn keeps_every_rule(server: RedisServer) {
             .unwrap_or_else(|| Redis::on(RedisServer::start()))
     };
     shared_task_store_suite(fresh).await;
+}
+
+/// A store computes its next change from the last record it wrote, to
+/// save a read. When another store changed the task meanwhile, the change
+/// is computed again from the record as it is, and a change that does
+/// nothing to the stale copy is still decided on the record as it is.
+async fn a_change_from_a_stale_copy_loses_no_update(server: RedisServer) {
+    let redis = Redis::on(server);
+    let (mine, theirs) = (redis.store(), redis.store());
+    let created = task("t1");
+    let first = created.version();
+    mine.create(created, &limits()).await.unwrap();
+    let message = |text: &str| TaskChange::StatusMessage(Some(text.to_owned()));
+
+    theirs
+        .apply("t1", message("theirs"), &limits())
+        .await
+        .unwrap();
+    let changed = mine.apply("t1", message("mine"), &limits()).await.unwrap();
+    let changed = changed.expect("the task is there");
+    assert_eq!(changed.version(), first + 2, "both changes count");
+    assert_eq!(changed.status_message(), Some("mine"));
+
+    // Their message is the one in my copy: to the copy, mine changes
+    // nothing; to the record, it does.
+    theirs
+        .apply("t1", message("other"), &limits())
+        .await
+        .unwrap();
+    let changed = mine.apply("t1", message("mine"), &limits()).await.unwrap();
+    let changed = changed.expect("the task is there");
+    assert_eq!(changed.version(), first + 4);
+    assert_eq!(changed.status_message(), Some("mine"));
+    let stored = theirs.get("t1").await.unwrap().expect("the task is there");
+    assert_eq!(stored.version(), changed.version(), "Redis holds it");
+    assert_eq!(stored.status_message(), Some("mine"));
 }
 
 /// Limits that the tests below do not reach.

@@ -28,6 +28,7 @@ pub(crate) struct RegisteredTool {
     task_name: Arc<str>,
     pub arguments: ArgumentSchema,
     /// The compiled `outputSchema`, when the tool declares one.
+    #[cfg(feature = "json-schema")]
     output: Option<jsonschema::Validator>,
     pub handler: Arc<dyn ToolHandler>,
     pub policy: ToolPolicy,
@@ -61,14 +62,34 @@ impl RegisteredTool {
             schema,
             reason,
         };
-        let arguments = ArgumentSchema::compile(&definition.input_schema)
-            .map_err(|reason| invalid("inputSchema", reason))?;
+        let typed = handler.typed_arguments();
+        #[cfg(feature = "json-schema")]
+        let refused = invalid;
+        #[cfg(not(feature = "json-schema"))]
+        let refused = |schema, reason| RegistrationError::NeedsJsonSchema {
+            item: item(),
+            schema,
+            reason,
+        };
+        let arguments = ArgumentSchema::compile(&definition.input_schema, typed)
+            .map_err(|reason| refused("inputSchema", reason))?;
+        #[cfg(feature = "json-schema")]
         let output = definition
             .output_schema
             .as_ref()
             .map(jsonschema::validator_for)
             .transpose()
             .map_err(|e| invalid("outputSchema", e.to_string()))?;
+        // Without a validator, a `#[tool]`'s structured content is
+        // serialized from the typed value its schema was generated from;
+        // another tool's could not be checked, so it is refused.
+        #[cfg(not(feature = "json-schema"))]
+        if definition.output_schema.is_some() && !typed {
+            return Err(refused(
+                "outputSchema",
+                "the tool is not a `#[tool]`".into(),
+            ));
+        }
         let headers = header_params(&definition.input_schema)
             .map_err(|e| invalid("inputSchema", e.to_string()))?;
         let scopes = checked_scopes(item(), handler.scopes())?;
@@ -89,6 +110,7 @@ impl RegisteredTool {
             handler: Arc::new(handler),
             definition,
             arguments,
+            #[cfg(feature = "json-schema")]
             output,
         })
     }
@@ -114,11 +136,12 @@ impl RegisteredTool {
     /// tool error (`isError`) carries no structured content and is not
     /// checked. A result that does not conform is a bug in the tool, so it
     /// becomes an internal failure.
+    ///
+    /// Without the `json-schema` feature only `#[tool]`s may declare an
+    /// `outputSchema`; their content is serialized from the typed value
+    /// the schema describes, and only its presence is checked.
     pub fn check_output(&self, result: CallToolResult) -> Result<CallToolResult, Failure> {
-        let Some(schema) = &self.output else {
-            return Ok(result);
-        };
-        if result.is_error() {
+        if self.definition.output_schema.is_none() || result.is_error() {
             return Ok(result);
         }
         let Some(structured) = &result.structured_content else {
@@ -127,18 +150,20 @@ impl RegisteredTool {
                 self.name()
             )));
         };
-        let violation = schema.iter_errors(structured).next().map(|error| {
-            format!(
+        #[cfg(feature = "json-schema")]
+        if let Some(schema) = &self.output
+            && let Some(error) = schema.iter_errors(structured).next()
+        {
+            return Err(Failure::Internal(format!(
                 "tool `{}` returned structuredContent that does not match its outputSchema: \
                  {error} at `{}`",
                 self.name(),
                 error.instance_path()
-            )
-        });
-        match violation {
-            None => Ok(result),
-            Some(cause) => Err(Failure::Internal(cause)),
+            )));
         }
+        #[cfg(not(feature = "json-schema"))]
+        let _ = structured;
+        Ok(result)
     }
 }
 
@@ -337,6 +362,23 @@ pub enum RegistrationError {
         /// `inputSchema` or `outputSchema`.
         schema: &'static str,
         /// What is wrong with it.
+        reason: String,
+    },
+    /// A tool's schema says more than its Rust types check, and this build
+    /// has no JSON Schema validator (the `json-schema` feature is off): a
+    /// hand-written tool with parameters or an `outputSchema`, or a
+    /// `#[tool]` whose schema has a `pattern`, a `maxLength`, a tighter
+    /// `minimum`, …
+    #[error(
+        "{item}: its {schema} needs a JSON Schema validator ({reason}), which this build \
+         leaves out; enable the `json-schema` feature of presa-mcp (on by default)"
+    )]
+    NeedsJsonSchema {
+        /// The entry.
+        item: String,
+        /// `inputSchema` or `outputSchema`.
+        schema: &'static str,
+        /// What in the schema needs the validator.
         reason: String,
     },
     /// A resource's URI is not an absolute URI, or a template is not one

@@ -18,6 +18,7 @@ use std::str::FromStr;
 use serde_json::{Map, Value};
 
 use crate::schema::ToolParam;
+#[cfg(feature = "json-schema")]
 use crate::server::input::violation::Violation;
 use crate::server::request::error::ToolError;
 use crate::wire::{CallToolResult, strict};
@@ -166,15 +167,19 @@ impl ArgsParser {
 /// `null` for a parameter they mean to leave out. So a `null` for a
 /// property that is not required, and whose schema refuses `null`, reads
 /// as the property left out; a `null` the schema allows is passed on.
+#[cfg(feature = "json-schema")]
 pub(crate) struct ArgumentSchema {
     validator: jsonschema::Validator,
     /// The properties whose `null` reads as left out.
     absent_when_null: Vec<String>,
 }
 
+#[cfg(feature = "json-schema")]
 impl ArgumentSchema {
-    /// Compiles `schema`; network `$ref`s are never fetched.
-    pub fn compile(schema: &Value) -> Result<Self, String> {
+    /// Compiles `schema`; network `$ref`s are never fetched. `typed` does
+    /// not matter here: every tool's arguments meet the schema.
+    pub fn compile(schema: &Value, typed: bool) -> Result<Self, String> {
+        let _ = typed;
         let validator = jsonschema::validator_for(schema).map_err(|e| e.to_string())?;
         let absent_when_null = optional_properties(schema)
             .filter(|name| refuses_null(&validator, name))
@@ -221,7 +226,57 @@ impl ArgumentSchema {
     }
 }
 
+/// A tool's `inputSchema` in a build without a JSON Schema validator
+/// (see [`typed_check`](super::typed_check)): a `#[tool]`'s arguments are
+/// checked by their types as they are read, and only unknown names are
+/// refused here, where the schema is closed.
+#[cfg(not(feature = "json-schema"))]
+pub(crate) struct ArgumentSchema {
+    /// The names allowed, when the schema is closed.
+    closed: Option<Vec<String>>,
+}
+
+#[cfg(not(feature = "json-schema"))]
+impl ArgumentSchema {
+    /// Takes `schema` when the tool's types (`typed`) or the check of
+    /// unknown names cover all it says; otherwise says what in it needs
+    /// the `json-schema` feature.
+    pub fn compile(schema: &Value, typed: bool) -> Result<Self, String> {
+        use super::typed_check::{closed_properties, is_trivial, unenforced};
+        if typed {
+            if let Some(why) = unenforced(schema) {
+                return Err(format!(
+                    "it has {why}, which the parameter types do not enforce"
+                ));
+            }
+        } else if !is_trivial(schema) {
+            return Err("the tool is not a `#[tool]` and takes parameters".into());
+        }
+        Ok(ArgumentSchema {
+            closed: closed_properties(schema),
+        })
+    }
+
+    /// Hands `arguments` back unless the schema is closed and one of
+    /// them is not in it.
+    pub fn check(
+        &self,
+        arguments: Map<String, Value>,
+    ) -> Result<Map<String, Value>, ArgumentError> {
+        if let Some(allowed) = &self.closed
+            && let Some(name) = arguments.keys().find(|name| !allowed.contains(name))
+        {
+            return Err(ArgumentError {
+                field: "arguments".into(),
+                reason: format!("unexpected field `{name}`"),
+            });
+        }
+        Ok(arguments)
+    }
+}
+
 /// The names of `schema`'s properties that are not `required`.
+#[cfg(feature = "json-schema")]
 fn optional_properties(schema: &Value) -> impl Iterator<Item = String> + '_ {
     let required: Vec<&str> = schema
         .get("required")
@@ -239,6 +294,7 @@ fn optional_properties(schema: &Value) -> impl Iterator<Item = String> + '_ {
 
 /// Whether property `name`'s schema refuses `null`: the arguments
 /// `{name: null}` break the schema at `name` itself.
+#[cfg(feature = "json-schema")]
 fn refuses_null(validator: &jsonschema::Validator, name: &str) -> bool {
     let mut probe = Map::new();
     probe.insert(name.to_owned(), Value::Null);
@@ -253,18 +309,22 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    #[cfg(feature = "json-schema")]
     #[test]
     fn a_null_for_an_optional_parameter_that_refuses_it_reads_as_left_out() {
-        let schema = ArgumentSchema::compile(&json!({
-            "type": "object",
-            "properties": {
-                "count": {"type": "integer"},
-                "note": {"anyOf": [{"type": "string"}, {"type": "null"}]},
-                "a/b": {"type": "string"},
-                "name": {"type": "string"},
-            },
-            "required": ["name"],
-        }))
+        let schema = ArgumentSchema::compile(
+            &json!({
+                "type": "object",
+                "properties": {
+                    "count": {"type": "integer"},
+                    "note": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                    "a/b": {"type": "string"},
+                    "name": {"type": "string"},
+                },
+                "required": ["name"],
+            }),
+            false,
+        )
         .unwrap();
         let arguments = json!({"count": null, "note": null, "a/b": null, "name": "x"});
         let Value::Object(arguments) = arguments else {
@@ -278,6 +338,36 @@ mod tests {
         };
         let refused = schema.check(required_null).unwrap_err();
         assert_eq!(refused.field, "name");
+    }
+
+    #[cfg(not(feature = "json-schema"))]
+    #[test]
+    fn without_a_validator_only_what_the_types_check_is_taken() {
+        let typed = json!({
+            "type": "object",
+            "properties": {"name": {"type": "string"}},
+            "required": ["name"],
+            "additionalProperties": false,
+        });
+        let schema = ArgumentSchema::compile(&typed, true).unwrap();
+        let Value::Object(extra) = json!({"name": "x", "other": 1}) else {
+            unreachable!()
+        };
+        let refused = schema.check(extra).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "invalid arguments: `arguments`: unexpected field `other`"
+        );
+        let hand_written = ArgumentSchema::compile(&typed, false).err().unwrap();
+        assert!(hand_written.contains("not a `#[tool]`"), "{hand_written}");
+        let bounded = json!({"properties": {"name": {"type": "string", "maxLength": 3}}});
+        let needs = ArgumentSchema::compile(&bounded, true).err().unwrap();
+        assert!(
+            needs.contains("`maxLength` at `/properties/name`"),
+            "{needs}"
+        );
+        let no_parameters = json!({"type": "object", "additionalProperties": false});
+        assert!(ArgumentSchema::compile(&no_parameters, false).is_ok());
     }
 
     fn args(pairs: &[(&str, &str)]) -> TextArgs {

@@ -77,6 +77,10 @@ impl<H: ToolHandler> ToolHandler for Layered<H> {
         self.handler.task_policy(arguments, ctx)
     }
 
+    fn typed_arguments(&self) -> bool {
+        self.handler.typed_arguments()
+    }
+
     fn task_start(&self) -> TaskStart {
         self.handler.task_start()
     }

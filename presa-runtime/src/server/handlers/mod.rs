@@ -12,3 +12,5 @@ pub(crate) mod layered;
 pub(crate) mod prompt;
 pub(crate) mod resource;
 pub(crate) mod tool;
+#[cfg(not(feature = "json-schema"))]
+pub(crate) mod typed_check;

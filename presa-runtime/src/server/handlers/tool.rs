@@ -176,6 +176,16 @@ pub trait ToolHandler: Send + Sync + 'static {
         HandlerLayers::new()
     }
 
+    /// Whether the tool reads its arguments into Rust types that check
+    /// them (`#[tool]` says yes), and builds its structured content from a
+    /// typed value. Without the `json-schema` feature such a tool needs no
+    /// JSON Schema validator; any other tool with a schema to check is
+    /// refused at registration. The default is `false`.
+    #[doc(hidden)]
+    fn typed_arguments(&self) -> bool {
+        false
+    }
+
     /// Runs the tool. Argument errors are returned as `Ok` with
     /// `isError: true`, as the spec asks.
     async fn call(&self, ctx: Context, arguments: Map<String, Value>) -> ToolResult;

@@ -13,6 +13,10 @@
 //! per type ([`FormSchema::of`]), and a schema built at run time, for a
 //! form whose fields are only known then ([`FormSchema::new`]), which is
 //! first checked against the restricted subset form elicitation allows.
+//!
+//! With the `json-schema` feature answers are checked by the full
+//! validator; without it, by `form_check`, a small exact check of the
+//! keywords a form may use.
 
 use std::any::TypeId;
 use std::collections::HashMap;
@@ -35,6 +39,7 @@ struct Compiled {
     /// The schema's digest, for a run to tell its questions apart
     /// (`question`).
     digest: Digest256,
+    #[cfg(feature = "json-schema")]
     validator: jsonschema::Validator,
 }
 
@@ -81,6 +86,7 @@ impl FormSchema {
         write(cache).entry(id).or_insert(form).clone()
     }
 
+    #[cfg(feature = "json-schema")]
     fn compile(schema: Value) -> Result<FormSchema, FormSchemaError> {
         let validator = jsonschema::options()
             .should_validate_formats(true)
@@ -96,6 +102,17 @@ impl FormSchema {
         })
     }
 
+    /// Without a validator every form must be one `form_check` covers, a
+    /// derived one too.
+    #[cfg(not(feature = "json-schema"))]
+    fn compile(schema: Value) -> Result<FormSchema, FormSchemaError> {
+        check_form(&schema).map_err(FormSchemaError)?;
+        let digest = json_digest(&schema);
+        Ok(FormSchema {
+            inner: Arc::new(Compiled { schema, digest }),
+        })
+    }
+
     /// The schema, as sent in `requestedSchema`.
     pub fn schema(&self) -> &Value {
         &self.inner.schema
@@ -108,8 +125,14 @@ impl FormSchema {
 
     /// Checks submitted `content` against the schema.
     pub(crate) fn check(&self, content: &Value) -> Result<(), Violation> {
-        let errors = self.inner.validator.iter_errors(content);
-        match Violation::first(errors, "missing required field") {
+        #[cfg(feature = "json-schema")]
+        let violation = Violation::first(
+            self.inner.validator.iter_errors(content),
+            "missing required field",
+        );
+        #[cfg(not(feature = "json-schema"))]
+        let violation = super::form_check::check(&self.inner.schema, content);
+        match violation {
             None => Ok(()),
             Some(violation) => Err(violation),
         }

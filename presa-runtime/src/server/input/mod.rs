@@ -5,11 +5,13 @@
 //! rounds. A legacy session asks with requests of the server's own
 //! instead (`legacy/`).
 //!
-//! Layers, bottom up: elicit, legacy, request_state, verdict, violation, form, question, context.
+//! Layers, bottom up: elicit, legacy, request_state, verdict, violation, form_check, form, question, context.
 
 pub(crate) mod context;
 pub(crate) mod elicit;
 pub(crate) mod form;
+#[cfg(not(feature = "json-schema"))]
+pub(crate) mod form_check;
 pub(crate) mod legacy;
 pub(crate) mod question;
 pub(crate) mod request_state;

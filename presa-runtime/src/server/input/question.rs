@@ -10,10 +10,10 @@
 //! answered form costs neither a copy of its schema nor a pass of SHA-256
 //! over it.
 
-use serde::Serialize;
+use sha2::Digest;
 
 use super::form::FormSchema;
-use crate::util::{Digest256, json_digest};
+use crate::util::{Digest256, HashWriter, json_digest};
 use crate::wire::{ElicitRequestParams, InputRequest};
 
 /// A question a run asks under a key.
@@ -24,11 +24,19 @@ pub(crate) enum Question {
     Request(InputRequest),
 }
 
-/// What a form question's digest is taken of.
-#[derive(Serialize)]
-struct FormDigest<'a> {
-    form: &'a str,
-    schema: &'a Digest256,
+/// The digest of a form question: its message and its schema's digest,
+/// hashed as bytes. Through JSON, the schema's 32 bytes would be written
+/// as an array of numbers, one small write each, which cost more than
+/// the rest of an answered question. The leading NUL byte starts no JSON
+/// text, so a form never has the digest of a request; the message's
+/// length keeps message and schema apart.
+fn form_digest(message: &str, schema: &Digest256) -> Digest256 {
+    let mut hasher = HashWriter::new();
+    hasher.0.update([0u8]);
+    hasher.0.update((message.len() as u64).to_le_bytes());
+    hasher.0.update(message.as_bytes());
+    hasher.0.update(schema);
+    hasher.finish()
 }
 
 impl Question {
@@ -37,10 +45,7 @@ impl Question {
     /// question, and a form is never the same question as another kind.
     pub(crate) fn digest(&self) -> Digest256 {
         match self {
-            Question::Form { message, form } => json_digest(&FormDigest {
-                form: message,
-                schema: form.digest(),
-            }),
+            Question::Form { message, form } => form_digest(message, form.digest()),
             Question::Request(request) => json_digest(request),
         }
     }

@@ -5,9 +5,13 @@
 //! model or the user reading a tool error wants the value's terms: which
 //! field, and what it should have been (`expected one of "dev",
 //! "staging"`). [`Violation::of`] turns the first error of a validation
-//! into that.
+//! into that. Without the `json-schema` feature the small check of form
+//! answers (`form_check`) says its violations in the same words, with the
+//! helpers at the end of this file.
 
+#[cfg(feature = "json-schema")]
 use jsonschema::ValidationError;
+#[cfg(feature = "json-schema")]
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::Value;
 
@@ -21,6 +25,7 @@ pub(crate) struct Violation {
     pub reason: String,
 }
 
+#[cfg(feature = "json-schema")]
 impl Violation {
     /// The most telling violation among `errors`: of the errors about the
     /// first offending value, one that lists the allowed values beats a
@@ -63,6 +68,7 @@ impl Violation {
     }
 }
 
+#[cfg(feature = "json-schema")]
 /// Lower is more telling: allowed values, then other constraints, then a
 /// bare type.
 fn telling_rank(kind: &ValidationErrorKind) -> u8 {
@@ -76,6 +82,7 @@ fn telling_rank(kind: &ValidationErrorKind) -> u8 {
     }
 }
 
+#[cfg(feature = "json-schema")]
 /// What the schema asks of the value `error` is about.
 fn reason(error: &ValidationError<'_>) -> String {
     use ValidationErrorKind as K;
@@ -123,6 +130,7 @@ fn reason(error: &ValidationError<'_>) -> String {
     }
 }
 
+#[cfg(feature = "json-schema")]
 /// `expected one of …` for an `anyOf`/`oneOf` no branch of which matched.
 ///
 /// When every branch asks for one thing (a constant, an enum, a type, as
@@ -152,6 +160,7 @@ fn alternatives(context: &[Vec<ValidationError<'static>>], value: &Value) -> Str
     format!("expected {}, got {}", listed(&expected), shown(value))
 }
 
+#[cfg(feature = "json-schema")]
 /// The reason of the branch with the fewest errors.
 fn closest(context: &[Vec<ValidationError<'static>>], value: &Value) -> String {
     let best = context
@@ -174,6 +183,7 @@ fn closest(context: &[Vec<ValidationError<'static>>], value: &Value) -> String {
     }
 }
 
+#[cfg(feature = "json-schema")]
 /// `"dev", "staging"` for an enum's options.
 fn one_of(options: &Value) -> String {
     let shown: Vec<String> = options
@@ -186,7 +196,7 @@ fn one_of(options: &Value) -> String {
 }
 
 /// `a`, `a or b`, `one of a, b or c`.
-fn listed(items: &[String]) -> String {
+pub(crate) fn listed(items: &[String]) -> String {
     match items {
         [] => "nothing".into(),
         [only] => only.clone(),
@@ -195,6 +205,7 @@ fn listed(items: &[String]) -> String {
     }
 }
 
+#[cfg(feature = "json-schema")]
 /// `a string`, `an integer or null`.
 fn types(kind: &TypeKind) -> String {
     let mut names: Vec<String> = match kind {
@@ -206,7 +217,7 @@ fn types(kind: &TypeKind) -> String {
     listed(&names)
 }
 
-fn article(type_name: &str) -> String {
+pub(crate) fn article(type_name: &str) -> String {
     match type_name {
         "null" => "null".into(),
         "array" | "integer" | "object" => format!("an {type_name}"),
@@ -214,6 +225,7 @@ fn article(type_name: &str) -> String {
     }
 }
 
+#[cfg(feature = "json-schema")]
 /// `field `a``, `fields `a`, `b``.
 fn names(unexpected: &[String]) -> String {
     let quoted: Vec<String> = unexpected.iter().map(|n| format!("`{n}`")).collect();
@@ -221,7 +233,7 @@ fn names(unexpected: &[String]) -> String {
     format!("{noun} {}", quoted.join(", "))
 }
 
-fn characters(limit: u64) -> &'static str {
+pub(crate) fn characters(limit: u64) -> &'static str {
     if limit == 1 {
         "character"
     } else {
@@ -229,12 +241,12 @@ fn characters(limit: u64) -> &'static str {
     }
 }
 
-fn items(limit: u64) -> &'static str {
+pub(crate) fn items(limit: u64) -> &'static str {
     if limit == 1 { "item" } else { "items" }
 }
 
 /// A value as JSON, cut short when long.
-fn shown(value: &Value) -> String {
+pub(crate) fn shown(value: &Value) -> String {
     const LIMIT: usize = 40;
     let text = value.to_string();
     if text.chars().count() <= LIMIT {
@@ -245,7 +257,7 @@ fn shown(value: &Value) -> String {
     short
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "json-schema"))]
 mod tests {
     use super::*;
     use serde_json::json;

@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use bench_harness::figures::Figures;
 use bench_harness::stats::{median, micros_per_op, ops_per_sec, rounds, scaled};
-use bench_harness::wire::{Workload, ask_call_body, request_state_of};
+use bench_harness::wire::{Era, Workload, ask_call_body, handshake_bodies, request_state_of};
 use bench_harness::{Served, not_started, sibling_binary};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, BufWriter};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
@@ -46,12 +46,21 @@ impl Contender {
         }
     }
 
-    /// Whether it is measured on `workload`: the floor has no `echo`, and
+    /// The revision it speaks; the floor answers stateless requests.
+    fn era(self) -> Era {
+        match self {
+            Contender::Server(served) => served.framework().era(),
+            Contender::Floor => Era::Stateless,
+        }
+    }
+
+    /// Whether it is measured on `workload`: the floor has no `echo`,
     /// presa's variants are measured on `echo` alone, the workload whose
-    /// cost the variants tell.
+    /// cost the variants tell, and a peer is not measured on a workload its
+    /// framework cannot serve ([`Framework::cannot`](bench_harness::Framework::cannot)).
     fn offers(self, workload: Workload) -> bool {
         match self {
-            Contender::Server(Served::Framework(_)) => true,
+            Contender::Server(Served::Framework(framework)) => framework.cannot(workload).is_none(),
             Contender::Server(Served::Presa(_)) => workload == Workload::Echo,
             Contender::Floor => workload != Workload::Echo,
         }
@@ -62,6 +71,7 @@ impl Contender {
 /// it issued for `ask`.
 struct StdioServer {
     contender: Contender,
+    era: Era,
     child: Child,
     stdin: BufWriter<ChildStdin>,
     stdout: BufReader<ChildStdout>,
@@ -70,10 +80,29 @@ struct StdioServer {
 }
 
 impl StdioServer {
-    /// Starts `served` on stdio.
-    fn start(served: Served) -> std::io::Result<StdioServer> {
+    /// Starts `served` on stdio, with the handshake of a session-based
+    /// server.
+    async fn start(served: Served) -> std::io::Result<StdioServer> {
         let command = Command::from(served.command("stdio"));
-        StdioServer::spawn(Contender::Server(served), command)
+        let mut server = StdioServer::spawn(Contender::Server(served), command)?;
+        if server.era == Era::Sessions {
+            server.handshake().await?;
+        }
+        Ok(server)
+    }
+
+    /// Opens the session: `initialize`, its answer, then
+    /// `notifications/initialized`, which has none.
+    async fn handshake(&mut self) -> std::io::Result<()> {
+        let [initialize, initialized] = handshake_bodies();
+        let answer = self.exchange(&format!("{initialize}\n")).await?;
+        if !answer.windows(8).any(|w| w == b"\"result\"") {
+            let text = String::from_utf8_lossy(&answer);
+            return Err(std::io::Error::other(format!("initialize failed: {text}")));
+        }
+        self.stdin.write_all(initialized.as_bytes()).await?;
+        self.stdin.write_all(b"\n").await?;
+        self.stdin.flush().await
     }
 
     /// Starts the floor, answering with `list` and `call` (result JSON).
@@ -95,6 +124,7 @@ impl StdioServer {
         let stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
         Ok(StdioServer {
             contender,
+            era: contender.era(),
             child,
             stdin,
             stdout,
@@ -130,7 +160,9 @@ impl StdioServer {
     /// The `result` of this server's answer to one `workload` request, as
     /// JSON text.
     async fn result_of(&mut self, workload: Workload) -> std::io::Result<String> {
-        let answer = self.exchange(&workload.line(0, &self.state)).await?;
+        let answer = self
+            .exchange(&workload.line(self.era, 0, &self.state))
+            .await?;
         if !workload.is_success(&answer) {
             let text = String::from_utf8_lossy(&answer);
             return Err(std::io::Error::other(format!("not a success: {text}")));
@@ -145,7 +177,7 @@ impl StdioServer {
         let first = self.next_id;
         self.next_id += count as u64;
         (first..self.next_id)
-            .map(|id| workload.line(id, &self.state))
+            .map(|id| workload.line(self.era, id, &self.state))
             .collect()
     }
 
@@ -248,8 +280,8 @@ struct Samples {
 pub async fn measure(figures: &mut Figures) -> std::io::Result<()> {
     let mut servers = Vec::new();
     // presa's plain server comes first: the floor answers with its bytes.
-    for served in Served::ALL {
-        let mut server = StdioServer::start(served)?;
+    for served in Served::available() {
+        let mut server = StdioServer::start(served).await?;
         if server.contender.offers(Workload::Mrtr) {
             server.learn_request_state().await?;
         }
@@ -305,10 +337,24 @@ async fn one_round(
     Ok(())
 }
 
-/// Records the medians of `samples` under `contender`'s keys; a workload it
-/// does not offer has no samples and no key.
+/// Records the medians of `samples` under `contender`'s keys. A workload
+/// its framework cannot serve gets the reason as its figure; any other
+/// workload it does not offer has no samples and no key.
 fn record(figures: &mut Figures, contender: Contender, samples: &Samples) {
     let name = contender.name();
+    if let Contender::Server(Served::Framework(framework)) = contender {
+        let workloads = [
+            (Workload::Echo, "stdio_seq_us"),
+            (Workload::Echo, "stdio_calls_per_s"),
+            (Workload::List, "stdio_list_per_s"),
+            (Workload::Mrtr, "stdio_mrtr_per_s"),
+        ];
+        for (workload, key) in workloads {
+            if let Some(why) = framework.cannot(workload) {
+                figures.record_why(&format!("{name}_{key}"), why);
+            }
+        }
+    }
     let rows = [
         (
             &samples.seq,

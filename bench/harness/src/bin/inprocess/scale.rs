@@ -178,7 +178,7 @@ pub async fn child(framework: Framework, kind: Kind) -> Figures {
     let checkpoints = match framework {
         Framework::Presa => &CHECKPOINTS[..],
         Framework::Rmcp if all => &CHECKPOINTS[..],
-        Framework::Rmcp | Framework::TowerMcp => &CHECKPOINTS[..2],
+        _ => &CHECKPOINTS[..2],
     };
     match framework {
         Framework::Presa => {
@@ -189,7 +189,7 @@ pub async fn child(framework: Framework, kind: Kind) -> Figures {
             let client = rmcp_pair(Link::InProcess, true).await;
             fill(&client, framework, kind, checkpoints, &mut figures).await;
         }
-        Framework::TowerMcp => unreachable!("the in-process sections measure presa and rmcp"),
+        _ => unreachable!("the in-process sections measure presa and rmcp"),
     }
     figures
 }

@@ -1,12 +1,26 @@
-//! A task call end to end, with each store behind the server: what a
-//! client waits, not only what the store spends.
+//! Task calls end to end, with each store behind the server: what a client
+//! waits, not only what the store spends.
 //!
-//! presa's in-process client calls `work` (which answers with a task),
-//! then polls `tasks/get` with no pause until the task is `completed`, as
-//! the lifecycle section does. Between the two, the engine creates the
-//! task, runs the handler, and stores its result: three store operations
-//! and a read per poll, so the figure shows how much of a call the store
-//! is.
+//! Two calls, each through presa's in-process server and client:
+//!
+//! - **a task's whole life** (`*_task_call_us`): `tools/call ask`, which
+//!   answers with a task; the handler asks a question, so the task parks
+//!   at `input_required`; the client polls `tasks/get` until it sees the
+//!   question, answers it with `tasks/update`, and polls again until the
+//!   task is `completed`. Create, park, update, resume, complete and get:
+//!   every store operation a task has, as a user sees it.
+//! - **a task with no question** (`*_work_call_us`): `tools/call work`,
+//!   polled until `completed`: create, complete, get.
+//!
+//! The client polls with no pause, so a poll that finds nothing new costs
+//! what a `tasks/get` costs, and the figure includes it.
+//!
+//! On Redis, a separate pass counts the round trips of a task's whole life
+//! (`presa_redis::round_trips`, the counter the feature `round-trips`
+//! keeps): each command, pipeline, script call or subscription counts
+//! once. Polls that found nothing new are taken out, at what one
+//! `tasks/get` costs, so the count is that of a client that polls exactly
+//! twice: once to see the question, once to see the result.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -14,33 +28,46 @@ use std::time::Instant;
 use bench_harness::figures::Figures;
 use bench_harness::presa_server::server_with_store;
 use bench_harness::stats::{median, micros_per_op, rounds, scaled};
+use bench_harness::wire::ASK_KEY;
 use presa::client::Client;
 use presa::prelude::*;
 use presa::server::tasks::store::TaskStore;
-use presa::wire::TaskStatus;
+use presa::wire::{ElicitResult, InputResponse, TaskStatus};
 use serde_json::json;
 
+use crate::redis_server::Shape;
 use crate::{Bench, StoreKind};
 
+/// Tasks whose round trips are counted.
+const COUNTED: u64 = 100;
+
 /// Runs the end-to-end part: a warm-up round, then alternating rounds,
-/// each on a new server with a fresh store.
+/// each on a new server with a fresh store; then the count of round trips.
 pub async fn measure(bench: &Bench, figures: &mut Figures) {
     let calls = scaled(300);
-    let mut samples: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    let mut whole: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    let mut work: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
     for round in 0..=rounds(7) {
-        for (kind, kept) in StoreKind::BOTH.into_iter().zip(samples.iter_mut()) {
+        for (i, kind) in StoreKind::BOTH.into_iter().enumerate() {
             let client = client_of(bench.fresh(kind).await);
-            let micros = task_calls(&client, calls).await;
+            let life = whole_lives(&client, calls).await;
+            let short = work_calls(&client, calls).await;
             if round > 0 {
-                kept.push(micros);
+                whole[i].push(life);
+                work[i].push(short);
             }
         }
     }
-    for (kind, kept) in StoreKind::BOTH.into_iter().zip(&samples) {
+    for (i, kind) in StoreKind::BOTH.into_iter().enumerate() {
         let name = kind.name();
-        let label = format!("{name} store: task call to completed, polling, µs");
-        figures.record(&format!("{name}_task_call_us"), &label, median(kept));
+        let label = format!(
+            "{name} store: task call, whole life (create, park, update, resume, complete, get), µs"
+        );
+        figures.record(&format!("{name}_task_call_us"), &label, median(&whole[i]));
+        let label = format!("{name} store: task call with no input to completed, polling, µs");
+        figures.record(&format!("{name}_work_call_us"), &label, median(&work[i]));
     }
+    count_round_trips(bench, figures).await;
 }
 
 /// A client, declaring tasks, of a new benchmark server on `store`.
@@ -49,23 +76,110 @@ fn client_of(store: Arc<dyn TaskStore>) -> Client {
     Client::builder()
         .info("bench", "1")
         .tasks(true)
+        .on_elicitation(|_| async { ElicitResult::accept(json!({"ok": true})) })
         .connect(in_process(&server, Caller::anonymous()))
 }
 
 /// `calls` task calls of `work`, each polled to completion; µs each.
-async fn task_calls(client: &Client, calls: usize) -> f64 {
+async fn work_calls(client: &Client, calls: usize) -> f64 {
     let start = Instant::now();
     for _ in 0..calls {
         let outcome = client.call_tool("work", json!({})).await.expect("call");
         let id = outcome.task().expect("work made a task").id().to_owned();
-        loop {
-            let got = client.get_task(&id).await.expect("tasks/get");
-            match got.task.status {
-                TaskStatus::Completed => break,
-                TaskStatus::Working => continue,
-                other => panic!("task {id} ended {other:?}"),
-            }
-        }
+        poll_until(client, &id, TaskStatus::Completed).await;
     }
     micros_per_op(start.elapsed(), calls)
+}
+
+/// `calls` whole task lives of `ask`; µs each.
+async fn whole_lives(client: &Client, calls: usize) -> f64 {
+    let start = Instant::now();
+    for _ in 0..calls {
+        whole_life(client).await;
+    }
+    micros_per_op(start.elapsed(), calls)
+}
+
+/// One task's whole life: its polls while it runs towards its question,
+/// and while it runs towards its result.
+async fn whole_life(client: &Client) -> (u64, u64) {
+    let outcome = client.call_tool("ask", json!({})).await.expect("call");
+    let id = outcome.task().expect("ask made a task").id().to_owned();
+    let to_park = poll_until(client, &id, TaskStatus::InputRequired).await;
+    let answer = InputResponse::Elicit(ElicitResult::accept(json!({"ok": true})));
+    client
+        .update_task(&id, [(ASK_KEY.to_owned(), answer)].into())
+        .await
+        .expect("tasks/update");
+    let to_end = poll_until(client, &id, TaskStatus::Completed).await;
+    (to_park, to_end)
+}
+
+/// Polls `tasks/get` of `id` with no pause until it shows `status`; how
+/// many polls that took. Any other end is a failure of the benchmark.
+async fn poll_until(client: &Client, id: &str, status: TaskStatus) -> u64 {
+    let mut polls = 0;
+    loop {
+        polls += 1;
+        let got = client.get_task(id).await.expect("tasks/get");
+        match got.task.status {
+            seen if seen == status => return polls,
+            TaskStatus::Working | TaskStatus::InputRequired => continue,
+            other => panic!("task {id} ended {other:?}"),
+        }
+    }
+}
+
+/// Counts the round trips of [`COUNTED`] whole lives on plain Redis, and
+/// records them per task and per half (to the question, and from the
+/// answer to the result).
+async fn count_round_trips(bench: &Bench, figures: &mut Figures) {
+    let client = client_of(bench.fresh(StoreKind::Redis(Shape::Plain)).await);
+    // The first life connects and loads the scripts: not counted.
+    whole_life(&client).await;
+    let per_get = {
+        let outcome = client.call_tool("work", json!({})).await.expect("call");
+        let id = outcome.task().expect("work made a task").id().to_owned();
+        poll_until(&client, &id, TaskStatus::Completed).await;
+        let before = presa_redis::round_trips();
+        client.get_task(&id).await.expect("tasks/get");
+        presa_redis::round_trips() - before
+    };
+    let (mut to_park, mut to_end) = (0, 0);
+    for _ in 0..COUNTED {
+        let start = presa_redis::round_trips();
+        let outcome = client.call_tool("ask", json!({})).await.expect("call");
+        let id = outcome.task().expect("ask made a task").id().to_owned();
+        let polls = poll_until(&client, &id, TaskStatus::InputRequired).await;
+        let parked = presa_redis::round_trips();
+        to_park += parked - start - (polls - 1) * per_get;
+        let answer = InputResponse::Elicit(ElicitResult::accept(json!({"ok": true})));
+        client
+            .update_task(&id, [(ASK_KEY.to_owned(), answer)].into())
+            .await
+            .expect("tasks/update");
+        let polls = poll_until(&client, &id, TaskStatus::Completed).await;
+        to_end += presa_redis::round_trips() - parked - (polls - 1) * per_get;
+    }
+    let each = |total: u64| total as f64 / COUNTED as f64;
+    figures.record(
+        "redis_round_trips_per_task",
+        "redis store: round trips in a task's whole life (two polls)",
+        each(to_park + to_end),
+    );
+    figures.record(
+        "redis_round_trips_to_park",
+        "redis store: round trips from tools/call to seeing input_required",
+        each(to_park),
+    );
+    figures.record(
+        "redis_round_trips_to_complete",
+        "redis store: round trips from tasks/update to seeing completed",
+        each(to_end),
+    );
+    figures.record(
+        "redis_round_trips_per_get",
+        "redis store: round trips of one tasks/get",
+        per_get as f64,
+    );
 }

@@ -3,7 +3,7 @@
 //! are made from, and the results they return. The methods that run them
 //! are one layer up, in `methods/`, above the catalog that holds them.
 //!
-//! Layers, bottom up: args, completer, extract, tool, prompt, resource, layered.
+//! Layers, bottom up: typed_check, args, completer, extract, tool, prompt, resource, layered.
 
 pub(crate) mod args;
 pub(crate) mod completer;

@@ -49,6 +49,10 @@ echo "== building the harness ($profile)"
 cargo build --profile "$profile" --locked --manifest-path bench/Cargo.toml --bins 2>&1 | tail -1
 cargo build --profile "$profile" --locked --manifest-path bench/Cargo.toml \
   --bin tower-mcp-server --features tower-mcp 2>&1 | tail -1
+# presa with telemetry compiled in, on its own too: every other presa
+# binary has presa's default features, as its users get it.
+cargo build --profile "$profile" --locked --manifest-path bench/Cargo.toml \
+  --bin presa-otel-server --features otel 2>&1 | tail -1
 # Each peer under bench/peers/ alone too, with its own users' features.
 # The driver measures those it finds built and skips the others.
 for peer in $peers; do

@@ -21,9 +21,11 @@
 pub mod cpu;
 pub mod figures;
 pub mod memory;
+pub mod presa_process;
 pub mod presa_server;
 pub mod rmcp_server;
 pub mod stats;
+#[cfg(feature = "otel")]
 pub mod telemetry;
 #[cfg(feature = "tower-mcp")]
 pub mod tower_mcp_server;
@@ -221,10 +223,20 @@ impl Served {
         }
     }
 
+    /// The path of its server binary: the framework's, or for telemetry
+    /// `presa-otel-server`, presa's server built with telemetry compiled
+    /// in (the harness's `otel` feature).
+    pub fn binary(self) -> std::path::PathBuf {
+        match self {
+            Served::Presa(PresaVariant::Otel) => sibling_binary("presa-otel-server"),
+            _ => self.framework().server_binary(),
+        }
+    }
+
     /// The command that starts this server on `transport` (`stdio` or
     /// `http`).
     pub fn command(self, transport: &str) -> std::process::Command {
-        let mut command = std::process::Command::new(self.framework().server_binary());
+        let mut command = std::process::Command::new(self.binary());
         command.arg(transport);
         if let Served::Presa(variant) = self {
             command.args(["--variant", variant.name()]);
@@ -245,8 +257,9 @@ pub fn not_started(program: &std::ffi::OsStr, error: std::io::Error) -> std::io:
         format!(
             "cannot start {program}: {error}; build the harness with scripts/bench.sh, \
              or `cargo build --release --manifest-path bench/Cargo.toml --bins` and, for \
-             tower-mcp-server, the same with `--bin tower-mcp-server --features tower-mcp`; \
-             a peer's server with `-p bench-PEER`"
+             tower-mcp-server, the same with `--bin tower-mcp-server --features tower-mcp` \
+             (presa-otel-server: `--bin presa-otel-server --features otel`); a peer's \
+             server with `-p bench-PEER`"
         ),
     )
 }
@@ -282,7 +295,11 @@ mod tests {
             let served = Served::Presa(variant);
             assert_eq!(served.name(), format!("presa_{}", variant.name()));
             let command = served.command("http");
-            assert_eq!(command.get_program(), Framework::Presa.server_binary());
+            let program = match variant {
+                PresaVariant::Otel => sibling_binary("presa-otel-server"),
+                PresaVariant::Layered => Framework::Presa.server_binary(),
+            };
+            assert_eq!(command.get_program(), program);
             let args: Vec<_> = command.get_args().collect();
             assert_eq!(args, ["http", "--variant", variant.name()]);
         }

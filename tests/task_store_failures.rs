@@ -391,16 +391,19 @@ mod http {
 
 /// A runner that cannot follow its task, or record its end, tries again
 /// until the store answers: the task is neither failed for it nor left
-/// running.
+/// running. The handler waits, so that the runner follows its task (one
+/// that ends at its first step needs no watch), and is let go once the
+/// runner has tried to.
 #[tokio::test(start_paused = true)]
 async fn a_runner_waits_for_the_store_and_the_task_completes() {
     let store = SwitchedStore::default();
-    let server = server(&store, &Gate::default());
+    let gate = Gate::default();
+    let server = server(&store, &gate);
     let mut peer = RawPeer::over(&server, common::Wire::InProcess);
     store.failing_watches.store(3, Ordering::SeqCst);
     store.failing_changes.store(2, Ordering::SeqCst);
 
-    let created = call(&mut peer, 1, "batch", json!({})).await;
+    let created = call(&mut peer, 1, "hold", json!({})).await;
     let task = created["result"]["taskId"]
         .as_str()
         .unwrap_or_else(|| panic!("no task: {created}"))
@@ -410,12 +413,18 @@ async fn a_runner_waits_for_the_store_and_the_task_completes() {
         let got = request(&mut peer, id, "tasks/get", json!({"taskId": &task})).await;
         match got["result"]["status"].as_str() {
             Some("completed") => {
-                assert_eq!(got["result"]["result"]["content"][0]["text"], "batched");
+                assert_eq!(got["result"]["result"]["content"][0]["text"], "held");
                 assert_eq!(store.failing_watches.load(Ordering::SeqCst), 0);
                 assert_eq!(store.failing_changes.load(Ordering::SeqCst), 0);
                 return;
             }
-            Some("working") => tokio::time::sleep(std::time::Duration::from_millis(500)).await,
+            Some("working") => {
+                // Every failing watch was tried: the handler may end.
+                if store.failing_watches.load(Ordering::SeqCst) == 0 {
+                    gate.0.notify_one();
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+            }
             _ => panic!("the task did not wait for the store: {got}"),
         }
     }

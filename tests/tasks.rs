@@ -14,6 +14,7 @@ use common::{RawPeer, WIRES, Wire, connect, error_code};
 use presa::client::prelude::*;
 use presa::prelude::*;
 use presa::server::TaskSettings;
+use presa::server::tasks::store::{StoreError, TaskChange, TaskLimits, TaskRecord, TaskWatch};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
@@ -1241,6 +1242,133 @@ impl presa::server::TaskStore for SlowStore {
 
     async fn count(&self) -> Result<usize, presa::server::tasks::store::StoreError> {
         self.inner.count().await
+    }
+}
+
+/// A store that counts the watches opened on it and the reads made of
+/// it, and whose `peek` answers with the task as it was created: the
+/// oldest copy a store could keep.
+#[derive(Default)]
+struct CountingStore {
+    inner: presa::server::InMemoryTaskStore,
+    created: std::sync::Mutex<std::collections::HashMap<String, Arc<TaskRecord>>>,
+    watches: AtomicUsize,
+    gets: AtomicUsize,
+    peeks: AtomicUsize,
+}
+
+#[async_trait::async_trait]
+impl presa::server::TaskStore for CountingStore {
+    async fn create(&self, record: TaskRecord, limits: &TaskLimits) -> Result<(), StoreError> {
+        let copy = Arc::new(record.clone());
+        self.inner.create(record, limits).await?;
+        self.created
+            .lock()
+            .unwrap()
+            .insert(copy.id().to_owned(), copy);
+        Ok(())
+    }
+
+    async fn get(&self, id: &str) -> Result<Option<Arc<TaskRecord>>, StoreError> {
+        self.gets.fetch_add(1, Ordering::SeqCst);
+        self.inner.get(id).await
+    }
+
+    async fn peek(&self, id: &str) -> Result<Option<Arc<TaskRecord>>, StoreError> {
+        self.peeks.fetch_add(1, Ordering::SeqCst);
+        Ok(self.created.lock().unwrap().get(id).cloned())
+    }
+
+    async fn apply(
+        &self,
+        id: &str,
+        change: TaskChange,
+        limits: &TaskLimits,
+    ) -> Result<Option<Arc<TaskRecord>>, StoreError> {
+        self.inner.apply(id, change, limits).await
+    }
+
+    async fn watch(&self, id: &str) -> Result<Option<TaskWatch>, StoreError> {
+        self.watches.fetch_add(1, Ordering::SeqCst);
+        self.inner.watch(id).await
+    }
+
+    async fn purge_expired(&self) -> Result<usize, StoreError> {
+        self.inner.purge_expired().await
+    }
+
+    async fn count(&self) -> Result<usize, StoreError> {
+        self.inner.count().await
+    }
+}
+
+/// A server on a new [`CountingStore`], and the store.
+fn counted_server(probe: &Probe) -> (Server, Arc<CountingStore>) {
+    let store = Arc::new(CountingStore::default());
+    let server = server_configured(TaskSettings::default(), probe, |b| {
+        b.task_store(Arc::clone(&store))
+    });
+    (server, store)
+}
+
+#[tokio::test]
+async fn a_task_whose_handler_ends_at_its_first_step_opens_no_watch() {
+    let probe = Probe::default();
+    for wire in WIRES {
+        let (server, store) = counted_server(&probe);
+        let mut peer = peer_as(&server, None, wire);
+        let task = start(&mut peer, 1, "batch", json!({})).await;
+        let done = until_status(&mut peer, &task, "completed").await;
+        assert_eq!(done["result"]["content"][0]["text"], "batched", "{done}");
+        assert_eq!(store.watches.load(Ordering::SeqCst), 0, "{wire:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_task_that_asks_follows_its_task_with_one_watch() {
+    let probe = Probe::default();
+    for wire in WIRES {
+        let (server, store) = counted_server(&probe);
+        let mut peer = peer_as(&server, None, wire);
+        let task = start(&mut peer, 1, "build", json!({"target": "all"})).await;
+        until_status(&mut peer, &task, "input_required").await;
+        update(
+            &mut peer,
+            2,
+            &task,
+            json!({"confirm": accept(json!({"ok": true}))}),
+        )
+        .await;
+        let done = until_status(&mut peer, &task, "completed").await;
+        assert_eq!(done["result"]["content"][0]["text"], "built all", "{done}");
+        // The runner's watch serves the handler's question too.
+        assert_eq!(store.watches.load(Ordering::SeqCst), 1, "{wire:?}");
+    }
+}
+
+#[tokio::test]
+async fn update_and_cancel_check_the_owner_on_the_stores_copy() {
+    let probe = Probe::default();
+    for wire in WIRES {
+        let (server, store) = counted_server(&probe);
+        let mut alice = peer_as(&server, Some("alice"), wire);
+        let mut bob = peer_as(&server, Some("bob"), wire);
+        let task = start(&mut alice, 1, "build", json!({"target": "all"})).await;
+        until_status(&mut alice, &task, "input_required").await;
+        let gets = store.gets.load(Ordering::SeqCst);
+        let answer = json!({"confirm": accept(json!({"ok": true}))});
+        // The copy is the record as created, older than the task: the
+        // owner on it still turns Bob away.
+        let foreign = update(&mut bob, 2, &task, answer.clone()).await;
+        assert!(foreign.get("error").is_some(), "{wire:?} {foreign}");
+        let foreign = task_request(&mut bob, 3, "tasks/cancel", json!({"taskId": &task})).await;
+        assert!(foreign.get("error").is_some(), "{wire:?} {foreign}");
+        let ack = update(&mut alice, 4, &task, answer).await;
+        assert_eq!(ack["result"]["resultType"], "complete", "{wire:?} {ack}");
+        assert_eq!(store.gets.load(Ordering::SeqCst), gets, "no read: {wire:?}");
+        assert_eq!(store.peeks.load(Ordering::SeqCst), 3, "{wire:?}");
+        let done = until_status(&mut alice, &task, "completed").await;
+        assert_eq!(done["result"]["content"][0]["text"], "built all", "{done}");
     }
 }
 

@@ -23,12 +23,16 @@
 //!   and its exact room. A change that does nothing to the copy, or that
 //!   the copy refuses, is read afresh before the store says so, since only
 //!   the record as it is now may decide that.
+//! - The copy is kept fresh by every version the store reads, writes or
+//!   sees published to a watcher of its own, so that a handler that wakes
+//!   on a published answer changes its task from that version.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
+use futures::StreamExt;
 use presa_runtime::server::tasks::store::{
     Lease, ListTasks, StoreError, TaskChange, TaskLimits, TaskRecord, TaskStore, TaskWatch,
 };
@@ -460,6 +464,14 @@ impl TaskStore for RedisTaskStore {
         Ok(record)
     }
 
+    /// The copy this store keeps of a running task, if any; else a read.
+    async fn peek(&self, id: &str) -> Result<Option<Arc<TaskRecord>>, StoreError> {
+        match self.recent.get(id) {
+            Some(copy) => Ok(Some(copy)),
+            None => self.get(id).await,
+        }
+    }
+
     async fn apply(
         &self,
         id: &str,
@@ -553,7 +565,15 @@ impl TaskStore for RedisTaskStore {
             None => Expiry::Never,
         };
         let records = self.records.clone();
-        Ok(Some(follow(current, expiry, registration, events, records)))
+        // Each version the watcher sees is the store's copy too: a
+        // handler woken by an answer that was published before its writer
+        // heard back then changes the task from the version it saw, not
+        // from an older copy that would cost a conflict.
+        let recent = Arc::clone(&self.recent);
+        let watch = follow(current, expiry, registration, events, records)
+            .inspect(move |record| recent.keep(record))
+            .boxed();
+        Ok(Some(watch))
     }
 
     async fn purge_expired(&self) -> Result<usize, StoreError> {

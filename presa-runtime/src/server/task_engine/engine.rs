@@ -191,7 +191,7 @@ impl TaskEngine {
         answers: InputResponses,
         caller: &Caller,
     ) -> Result<(), ErrorObject> {
-        let record = self.owned(id, caller, "update").await?;
+        let record = self.owned_to_change(id, caller, "update").await?;
         context::link_to(&tracing::Span::current(), record.trace_parent());
         let answers = self.checked(&answers)?;
         let outcome = self
@@ -223,7 +223,7 @@ impl TaskEngine {
     /// `tasks/cancel`: cancels a running task; a finished one stays as it
     /// is.
     pub async fn cancel(&self, id: &str, caller: &Caller) -> Result<(), ErrorObject> {
-        let record = self.owned(id, caller, "cancel").await?;
+        let record = self.owned_to_change(id, caller, "cancel").await?;
         context::link_to(&tracing::Span::current(), record.trace_parent());
         let outcome = self
             .store
@@ -286,6 +286,28 @@ impl TaskEngine {
         let record = self
             .store
             .get(id)
+            .await
+            .map_err(|e| store_failed("get", e))?;
+        record
+            .filter(|record| record.owner == caller.task_owner())
+            .ok_or_else(|| task_not_found(verb))
+    }
+
+    /// As [`owned`](Self::owned), for a request that changes the task:
+    /// the record may be the store's copy ([`TaskStore::peek`]), which
+    /// may be older, since only what never changes is checked (the owner,
+    /// the trace parent). The change reads the record as it is anyway, and
+    /// finds a task that is gone meanwhile.
+    async fn owned_to_change(
+        &self,
+        id: &str,
+        caller: &Caller,
+        verb: &str,
+    ) -> Result<Arc<TaskRecord>, ErrorObject> {
+        self.start_sweeper();
+        let record = self
+            .store
+            .peek(id)
             .await
             .map_err(|e| store_failed("get", e))?;
         record

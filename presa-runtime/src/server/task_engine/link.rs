@@ -12,8 +12,6 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use futures::StreamExt;
-
 use super::store::{StoredRequest, TaskChange, TaskLimits, TaskRecord, TaskStore};
 use crate::server::request::error::InputRequired;
 use crate::server::request::reply::{answers_unusable, internal_error};
@@ -43,6 +41,20 @@ struct LinkInner {
     /// The handler waits for an answer that does not come through the
     /// store, so it may never sleep.
     awake: AtomicBool,
+    /// The task as the runner's watch last saw it: what a parked question
+    /// waits on, so that a run follows its task through one watch.
+    seen: tokio::sync::watch::Sender<Seen>,
+}
+
+/// What the runner has seen of the task, for the questions that wait.
+#[derive(Clone)]
+enum Seen {
+    /// Nothing yet: the runner's watch is being set up.
+    Nothing,
+    /// This version.
+    Record(Arc<TaskRecord>),
+    /// The runner stopped following the task: nothing more will come.
+    Closed,
 }
 
 /// One queued change to the task's input requests.
@@ -63,6 +75,7 @@ impl TaskLink {
                 writing: tokio::sync::Mutex::new(()),
                 asleep: AtomicBool::new(false),
                 awake: AtomicBool::new(false),
+                seen: tokio::sync::watch::Sender::new(Seen::Nothing),
             }),
         }
     }
@@ -95,6 +108,25 @@ impl TaskLink {
     /// receive.
     pub(crate) fn keep_awake(&self) {
         self.inner.awake.store(true, Ordering::Release);
+    }
+
+    /// Hands `record`, a version the runner's watch yielded, to the
+    /// questions that wait; an older version than one seen is ignored.
+    pub(super) fn saw(&self, record: &Arc<TaskRecord>) {
+        self.inner.seen.send_if_modified(|seen| match seen {
+            Seen::Record(old) if old.version() >= record.version() => false,
+            Seen::Closed => false,
+            _ => {
+                *seen = Seen::Record(Arc::clone(record));
+                true
+            }
+        });
+    }
+
+    /// Tells the questions that wait that the runner follows the task no
+    /// more: they end as if the task had ended.
+    pub(super) fn close(&self) {
+        self.inner.seen.send_replace(Seen::Closed);
     }
 
     /// Takes back a request nobody waits for any more. A request still in
@@ -135,7 +167,8 @@ impl TaskLink {
         let queued = std::mem::take(&mut *lock(&self.inner.queue));
         for change in batches(queued) {
             match self.apply(change).await {
-                Ok(Some(_)) => {}
+                // The version written is one the questions may wait on.
+                Ok(Some(record)) => self.saw(&record),
                 Ok(None) => return false,
                 Err(e) => {
                     tracing::warn!(task = self.inner.id, error = %e, "could not record input requests");
@@ -230,23 +263,38 @@ impl TaskLink {
     }
 
     /// The answer to `key` once it arrives, with the record it came in;
-    /// `None` if the task ends first.
+    /// `None` if the task ends first, or the runner stops following it.
+    ///
+    /// It waits on the versions the runner's watch hands over
+    /// ([`saw`](Self::saw)) rather than on a watch of its own: the
+    /// runner follows the task for as long as the handler runs, so a
+    /// second watch would only cost another read of the record.
     async fn answer_to(&self, key: &str) -> Option<(InputResponse, Arc<TaskRecord>)> {
-        let mut watch = self.inner.store.watch(&self.inner.id).await.ok()??;
-        while let Some(record) = watch.next().await {
-            if record.status.is_terminal() {
+        let mut seen = self.inner.seen.subscribe();
+        loop {
+            let now = seen.borrow_and_update().clone();
+            match now {
+                Seen::Nothing => {}
+                Seen::Closed => return None,
+                Seen::Record(record) => {
+                    if record.status.is_terminal() {
+                        return None;
+                    }
+                    if let Some(answer) = record.answers.get(key) {
+                        // Text that is no answer at all reads as one that
+                        // does not fit the request: the key is asked again.
+                        let answer = answer
+                            .parse()
+                            .unwrap_or_else(|_| InputResponse::Other(serde_json::Map::new()));
+                        return Some((answer, record));
+                    }
+                }
+            }
+            // The link holds the sender, so this never fails.
+            if seen.changed().await.is_err() {
                 return None;
             }
-            if let Some(answer) = record.answers.get(key) {
-                // Text that is no answer at all reads as one that does not
-                // fit the request: the key is asked again.
-                let answer = answer
-                    .parse()
-                    .unwrap_or_else(|_| InputResponse::Other(serde_json::Map::new()));
-                return Some((answer, record));
-            }
         }
-        None
     }
 
     pub async fn set_status_message(&self, message: Option<String>) {

@@ -47,6 +47,10 @@ impl TaskStore for Measured {
         timed("get", self.0.get(id)).await
     }
 
+    async fn peek(&self, id: &str) -> Result<Option<Arc<TaskRecord>>, StoreError> {
+        timed("peek", self.0.peek(id)).await
+    }
+
     async fn apply(
         &self,
         id: &str,

@@ -14,9 +14,15 @@
 //! 5. the handler returned: its [`TaskEnd`] is recorded.
 //!
 //! A store that cannot be reached never leaves a task running for good:
-//! the runner tries again every [`STORE_RETRY`] to follow the task before
-//! the handler starts, and to record how it ended, keeping its lease all
+//! the runner tries again every [`STORE_RETRY`] to follow the task while
+//! the handler runs, and to record how it ended, keeping its lease all
 //! the while, until the store answers or the TTL ends it.
+//!
+//! The handler starts at once, with no round trip to the store before it:
+//! its first step runs before the runner follows the task, so one that
+//! ends there needs no watch at all, and one that asks a question sends
+//! it while the watch is set up. The watch reads the record once it is
+//! subscribed, so a change made meanwhile (a cancellation) is not missed.
 //!
 //! The engine starts runners for the tasks it creates and for the tasks
 //! it wakes; the sweeper starts them for the resumable tasks it takes over
@@ -24,6 +30,7 @@
 //! ([`Runners::resume`]), the same way in both cases.
 
 use std::sync::{Arc, OnceLock, Weak};
+use std::task::Poll;
 use std::time::{Duration, SystemTime};
 
 use futures::StreamExt;
@@ -187,6 +194,7 @@ impl Runners {
 
     /// Runs the handler while following the task, and records how it
     /// ended, unless the task ended first or the handler went to sleep.
+    /// A handler that ends at its first step is recorded with no watch.
     ///
     /// The retrying steps before and after the handler are boxed: they
     /// are done while the handler waits, so a parked task does not keep
@@ -204,17 +212,32 @@ impl Runners {
     ) -> impl Future<Output = ()> + 'a {
         async move {
             let id = link.id();
-            let Some(watch) = Box::pin(self.watch(id)).await else {
-                return;
-            };
+            let mut run = run;
+            // The handler's first step comes first: one that ends without
+            // waiting needs no watch, and one that asks a question sends
+            // it to the store while the watch is set up.
+            if let Poll::Ready(end) = futures::poll!(&mut run) {
+                link.close();
+                return Box::pin(self.record(id, origin, end.into())).await;
+            }
             let sleepy = self.rules.leases.is_none() && self.rules.resume.get().is_some();
+            // The watch is set up beside the handler, off its way: it reads
+            // the record once subscribed, so a change made meanwhile (a
+            // cancellation) is seen all the same.
+            let following = async {
+                match Box::pin(self.watch(id)).await {
+                    Some(watch) => stopped(watch, link, sleepy).await,
+                    None => Stop::Ended,
+                }
+            };
             // The handler is dropped at the end of `select!`, before a
             // sleeping task looks at its record again.
             let outcome = tokio::select! {
                 biased;
-                stop = stopped(watch, link, sleepy) => Err(stop),
+                stop = following => Err(stop),
                 end = run => Ok(end),
             };
+            link.close();
             match outcome {
                 Ok(end) => Box::pin(self.record(id, origin, end.into())).await,
                 Err(Stop::Ended) => tracing::debug!(task = id, "task ended; dropping its handler"),
@@ -381,7 +404,9 @@ enum Stop {
 
 /// Follows the task until it ends, or, when `sleepy` (no leases, and a
 /// server that can run tasks again), until its handler may sleep: the
-/// task waits for input, its tool is resumable, and `link` agrees.
+/// task waits for input, its tool is resumable, and `link` agrees. Each
+/// version goes to `link` too, where the handler's questions wait for
+/// their answers: one watch per run serves both.
 #[allow(
     clippy::manual_async_fn,
     reason = "an `async fn` would keep its arguments twice"
@@ -389,6 +414,8 @@ enum Stop {
 fn stopped(mut watch: TaskWatch, link: &TaskLink, sleepy: bool) -> impl Future<Output = Stop> {
     async move {
         while let Some(record) = watch.next().await {
+            // The handler's parked questions wait on what this watch sees.
+            link.saw(&record);
             if record.status.is_terminal() {
                 return Stop::Ended;
             }

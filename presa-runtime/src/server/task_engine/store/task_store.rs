@@ -103,6 +103,16 @@ pub trait TaskStore: Send + Sync + 'static {
     /// The task, unless it is unknown or expired.
     async fn get(&self, id: &str) -> Result<Option<Arc<TaskRecord>>, StoreError>;
 
+    /// The task as this store last saw it, which may be an older version
+    /// than [`get`](TaskStore::get) would find: enough to check what never
+    /// changes once a task is created (its owner, its trace parent)
+    /// before a change that reads the record anyway. `None` if it is
+    /// unknown or expired. A store that keeps copies of records may answer
+    /// from its copy, saving a read; this default calls `get`.
+    async fn peek(&self, id: &str) -> Result<Option<Arc<TaskRecord>>, StoreError> {
+        self.get(id).await
+    }
+
     /// Applies `change` with [`TaskChange::apply`], with the room the
     /// record has under `limits` (evicting finished tasks to make it),
     /// publishes the result to watchers if it changed anything, and
@@ -162,6 +172,10 @@ impl<S: TaskStore + ?Sized> TaskStore for Arc<S> {
 
     async fn get(&self, id: &str) -> Result<Option<Arc<TaskRecord>>, StoreError> {
         (**self).get(id).await
+    }
+
+    async fn peek(&self, id: &str) -> Result<Option<Arc<TaskRecord>>, StoreError> {
+        (**self).peek(id).await
     }
 
     async fn apply(

@@ -267,3 +267,25 @@ mod otel {
         );
     }
 }
+
+#[cfg(all(test, feature = "otel"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_version_presa_speaks_is_a_static_label() {
+        for version in ["2026-07-28", "2025-11-25", "2025-03-26"] {
+            let Label(value) = version_label(version);
+            assert_eq!(value.as_str(), version);
+            assert!(format!("{value:?}").contains("Static"), "{value:?}");
+        }
+    }
+
+    #[test]
+    fn any_other_version_keeps_its_text() {
+        let Label(value) = version_label("1999-01-01");
+        assert_eq!(value.as_str(), "1999-01-01");
+        let Label(value) = label("tasks/update".to_owned());
+        assert_eq!(value.as_str(), "tasks/update");
+    }
+}

@@ -553,6 +553,10 @@ fn resumer(shared: std::sync::Weak<Shared>) -> Resume {
 /// What records a request's metrics as its response passes (see
 /// `telemetry::metrics`): the method, the tool a `tools/call` names, and
 /// the protocol version. Without telemetry it passes the stream through.
+///
+/// Every request pays for this even while no meter provider is installed,
+/// so it copies as little as it can: a core method's name and a version
+/// presa speaks are static strings, and only a tool's name is copied.
 pub(super) fn measured(
     method: &str,
     params: &Option<Value>,
@@ -560,19 +564,23 @@ pub(super) fn measured(
 ) -> impl FnOnce(ResponseStream) -> ResponseStream + use<> {
     #[cfg(feature = "otel")]
     {
-        use crate::telemetry::metrics::{EndedRequest, RequestOutcome, request_ended};
+        use crate::telemetry::metrics::{EndedRequest, RequestOutcome, label, request_ended};
         let started = std::time::Instant::now();
-        let method = method.to_owned();
-        let tool = (method == "tools/call")
+        let core = Method::parse(method);
+        let tool = (core == Some(Method::ToolsCall))
             .then(|| params.as_ref()?.get("name")?.as_str().map(str::to_owned))
             .flatten();
-        let version = protocol_version.to_owned();
+        let method = match core {
+            Some(core) => label(core.as_str()),
+            None => label(method.to_owned()),
+        };
+        let version = crate::telemetry::metrics::version_label(protocol_version);
         move |stream: ResponseStream| {
             stream.inspect_response(move |response| {
                 request_ended(EndedRequest {
-                    method: &method,
-                    tool: tool.as_deref(),
-                    protocol_version: Some(&version),
+                    method,
+                    tool,
+                    protocol_version: Some(version),
                     outcome: RequestOutcome::of(response),
                     took: started.elapsed(),
                 })

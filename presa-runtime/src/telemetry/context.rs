@@ -102,6 +102,12 @@ mod otel {
         meta: Option<&Map<String, Value>>,
         header: &dyn Fn(&str) -> Option<String>,
     ) {
+        // A disabled span (no subscriber wants it, as while telemetry is
+        // off) cannot take a parent: reading the context would be wasted
+        // on every request.
+        if span.is_disabled() {
+            return;
+        }
         let valid = |cx: &opentelemetry::Context| cx.span().span_context().is_valid();
         let parent = meta
             .map(|meta| extract(&MetaReader(meta)))

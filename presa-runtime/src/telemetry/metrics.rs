@@ -45,14 +45,44 @@ impl RequestOutcome {
 }
 
 /// One request that ended: method, tool, protocol version, outcome and
-/// how long the server took.
+/// how long the server took. Its strings are handed over rather than
+/// borrowed, so that recording does not copy them again.
 #[cfg(feature = "otel")]
-pub(crate) struct EndedRequest<'a> {
-    pub method: &'a str,
-    pub tool: Option<&'a str>,
-    pub protocol_version: Option<&'a str>,
+pub(crate) struct EndedRequest {
+    pub method: Label,
+    pub tool: Option<String>,
+    pub protocol_version: Option<Label>,
     pub outcome: RequestOutcome,
     pub took: std::time::Duration,
+}
+
+/// An attribute's value, shared by the instruments that record it: a
+/// static string costs nothing to share, any other is counted.
+#[cfg(feature = "otel")]
+#[derive(Debug)]
+pub(crate) struct Label(opentelemetry::StringValue);
+
+/// A label for `value`: borrowed when the string is static, so that
+/// sharing it allocates nothing, and counted otherwise.
+#[cfg(feature = "otel")]
+pub(crate) fn label(value: impl Into<std::borrow::Cow<'static, str>>) -> Label {
+    Label(match value.into() {
+        std::borrow::Cow::Borrowed(value) => value.into(),
+        std::borrow::Cow::Owned(value) => std::sync::Arc::<str>::from(value).into(),
+    })
+}
+
+/// The protocol version `version` as a [`Label`]: a static one for the
+/// versions presa speaks, which every request it answers names.
+#[cfg(feature = "otel")]
+pub(crate) fn version_label(version: &str) -> Label {
+    let spoken = std::iter::once(crate::wire::PROTOCOL_VERSION)
+        .chain(crate::wire::legacy::LEGACY_VERSIONS)
+        .find(|spoken| *spoken == version);
+    match spoken {
+        Some(spoken) => label(spoken),
+        None => label(version.to_owned()),
+    }
 }
 
 #[cfg(feature = "otel")]
@@ -77,7 +107,7 @@ impl RequestOutcome {
 
 /// Records a request that ended.
 #[cfg(feature = "otel")]
-pub(crate) fn request_ended(ended: EndedRequest<'_>) {
+pub(crate) fn request_ended(ended: EndedRequest) {
     otel::request_ended(ended);
 }
 
@@ -195,9 +225,9 @@ mod otel {
         counter.add(n, &attributes);
     }
 
-    pub(super) fn request_ended(ended: EndedRequest<'_>) {
+    pub(super) fn request_ended(ended: EndedRequest) {
         let instruments = get();
-        let method = KeyValue::new("mcp.method.name", ended.method.to_owned());
+        let method = KeyValue::new("mcp.method.name", ended.method.0);
         instruments.requests.add(
             1,
             &[
@@ -205,12 +235,13 @@ mod otel {
                 KeyValue::new("presa.outcome", ended.outcome.name()),
             ],
         );
-        let mut attributes = vec![method];
+        let mut attributes = Vec::with_capacity(4);
+        attributes.push(method);
         if let Some(tool) = ended.tool {
-            attributes.push(KeyValue::new("gen_ai.tool.name", tool.to_owned()));
+            attributes.push(KeyValue::new("gen_ai.tool.name", tool));
         }
         if let Some(version) = ended.protocol_version {
-            attributes.push(KeyValue::new("mcp.protocol.version", version.to_owned()));
+            attributes.push(KeyValue::new("mcp.protocol.version", version.0));
         }
         match ended.outcome {
             RequestOutcome::Error(code) => {
@@ -234,5 +265,27 @@ mod otel {
                 KeyValue::new("presa.outcome", if ok { "ok" } else { "error" }),
             ],
         );
+    }
+}
+
+#[cfg(all(test, feature = "otel"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_version_presa_speaks_is_a_static_label() {
+        for version in ["2026-07-28", "2025-11-25", "2025-03-26"] {
+            let Label(value) = version_label(version);
+            assert_eq!(value.as_str(), version);
+            assert!(format!("{value:?}").contains("Static"), "{value:?}");
+        }
+    }
+
+    #[test]
+    fn any_other_version_keeps_its_text() {
+        let Label(value) = version_label("1999-01-01");
+        assert_eq!(value.as_str(), "1999-01-01");
+        let Label(value) = label("tasks/update".to_owned());
+        assert_eq!(value.as_str(), "tasks/update");
     }
 }

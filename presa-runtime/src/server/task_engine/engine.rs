@@ -283,14 +283,8 @@ impl TaskEngine {
         verb: &str,
     ) -> Result<Arc<TaskRecord>, ErrorObject> {
         self.start_sweeper();
-        let record = self
-            .store
-            .get(id)
-            .await
-            .map_err(|e| store_failed("get", e))?;
-        record
-            .filter(|record| record.owner == caller.task_owner())
-            .ok_or_else(|| task_not_found(verb))
+        let record = self.store.get(id).await;
+        mine(record, caller, verb)
     }
 
     /// As [`owned`](Self::owned), for a request that changes the task:
@@ -305,14 +299,8 @@ impl TaskEngine {
         verb: &str,
     ) -> Result<Arc<TaskRecord>, ErrorObject> {
         self.start_sweeper();
-        let record = self
-            .store
-            .peek(id)
-            .await
-            .map_err(|e| store_failed("get", e))?;
-        record
-            .filter(|record| record.owner == caller.task_owner())
-            .ok_or_else(|| task_not_found(verb))
+        let record = self.store.peek(id).await;
+        mine(record, caller, verb)
     }
 
     /// Counts a listener of task `id` until the guard is dropped; `-31001`
@@ -442,6 +430,19 @@ fn settled(
         Ok(None) => Err(task_not_found(verb)),
         Err(e) => Err(store_failed(verb, e)),
     }
+}
+
+/// `record`, read for a request by `caller`, if the store found it and it
+/// is the caller's: a foreign task is reported exactly as an unknown one.
+fn mine(
+    record: Result<Option<Arc<TaskRecord>>, StoreError>,
+    caller: &Caller,
+    verb: &str,
+) -> Result<Arc<TaskRecord>, ErrorObject> {
+    record
+        .map_err(|e| store_failed("get", e))?
+        .filter(|record| record.owner == caller.task_owner())
+        .ok_or_else(|| task_not_found(verb))
 }
 
 /// The error of a request whose store call, `doing` something, failed:

@@ -56,6 +56,8 @@ pub mod client {}
 
 #[doc = include_str!("guide/apps.md")]
 pub mod apps {}
+
+#[cfg(feature = "skills")]
 #[doc = include_str!("guide/skills.md")]
 pub mod skills {}
 

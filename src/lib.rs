@@ -93,7 +93,9 @@ pub mod guide;
 
 pub use prelude::*;
 /// Embeds a folder of skills in the binary at compile time: see
-/// [`server::skills`] and [the Skills chapter](guide::skills).
+/// [`server::skills`] and [the Skills chapter](guide::skills). Feature
+/// `skills` (on by default).
+#[cfg(feature = "skills")]
 pub use presa_macros::embed_skills;
 
 /// The names a server author reaches for first: `use presa::prelude::*;`.

@@ -2,6 +2,7 @@
 //! (`common/skill_shelf.rs`), in process: listing and getting entries
 //! without reading a file, loading a skill with `SKILL.md` verified, and
 //! each way a file, an entry or a server can fail the client's checks.
+#![cfg(feature = "skills")]
 
 #[path = "common/skill_shelf.rs"]
 mod skill_shelf;

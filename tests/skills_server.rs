@@ -2,6 +2,7 @@
 //! folder, from memory and from files embedded at compile time; their
 //! entries, files and folders over the in-process and stdio wires; and the
 //! error at start for each rule a skill can break.
+#![cfg(feature = "skills")]
 
 mod common;
 

@@ -12,8 +12,9 @@
 # FIGURES line like the other sections'.
 #
 # Both servers are stdio-only builds: presa without default features (no
-# HTTP, and no `json-schema`: its 20 `#[tool]`s are checked by their
-# types), rmcp with `server`, `macros`, `schemars` and `transport-io`.
+# HTTP, no `json-schema`: its 20 `#[tool]`s are checked by their types, and
+# no `skills`), rmcp with `server`, `macros`, `schemars` and
+# `transport-io`.
 #
 # Usage: bench/compile/measure.sh [CLEAN_ROUNDS] [INCREMENTAL_ROUNDS]
 set -euo pipefail

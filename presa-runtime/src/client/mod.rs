@@ -123,6 +123,7 @@ mod link;
 pub mod oauth;
 pub mod prelude;
 mod protocol;
+#[cfg(feature = "skills")]
 mod skills;
 mod tasks;
 
@@ -138,6 +139,7 @@ pub use input::{PendingInput, SamplingAnswer, SamplingDeclined};
 pub use link::ClientTransport;
 #[cfg(feature = "http-client")]
 pub use link::HttpOptions;
+#[cfg(feature = "skills")]
 pub use skills::{
     LoadedSkill, SKILLS_LIST_MAX_ENTRIES, SKILLS_LIST_MAX_PAGES, SkillError, SkillFile,
 };

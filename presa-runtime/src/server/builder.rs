@@ -23,6 +23,7 @@ use super::request::error::ErrorDetails;
 use super::request::state::StateMap;
 use super::router::{Server, Shared};
 use super::serving::connection::CLOSE_DRAIN;
+#[cfg(feature = "skills")]
 use super::skills::{SkillLibrary, SkillsExtension};
 use super::task_engine::store::TaskStore;
 use super::task_engine::{InMemoryTaskStore, TaskEngine, TaskSettings};
@@ -371,7 +372,7 @@ impl ServerBuilder {
     /// `server/discover`. It is registered as any
     /// [`extension`](Self::extension) is, so [`build`](Self::build)
     /// panics if it is called twice, or if a resource of your own has the
-    /// URI of a skill file.
+    /// URI of a skill file. Feature `skills` (on by default).
     ///
     /// ```
     /// use presa_runtime::server::Server;
@@ -385,6 +386,7 @@ impl ServerBuilder {
     /// # drop(server);
     /// # Ok::<(), presa_runtime::server::skills::SkillLoadError>(())
     /// ```
+    #[cfg(feature = "skills")]
     pub fn skills(self, library: SkillLibrary) -> Self {
         self.extension(SkillsExtension::new(library))
     }

@@ -94,6 +94,7 @@ pub mod middleware;
 mod request;
 mod router;
 mod serving;
+#[cfg(feature = "skills")]
 pub mod skills;
 mod task_engine;
 pub mod tasks;

@@ -24,7 +24,9 @@ pub(crate) enum ServerEra {
         version: String,
         /// The capabilities the server declared in its answer to the
         /// `server/discover` probe; `None` when the era settled without
-        /// that answer (a forced era, or a probe the server refused).
+        /// that answer (a forced era, or a probe the server refused). The
+        /// Skills client reads it (feature `skills`).
+        #[cfg_attr(not(feature = "skills"), allow(dead_code))]
         discovered: Option<Arc<ServerCapabilities>>,
     },
     /// A legacy server, and the session the client keeps with it.

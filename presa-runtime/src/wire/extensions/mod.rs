@@ -8,9 +8,11 @@
 //! Layers, bottom up: tasks, skills, apps.
 
 mod apps;
+#[cfg(feature = "skills")]
 mod skills;
 mod tasks;
 
 pub use apps::*;
+#[cfg(feature = "skills")]
 pub use skills::*;
 pub use tasks::*;

@@ -26,6 +26,10 @@
 //! - The copy is kept fresh by every version the store reads, writes or
 //!   sees published to a watcher of its own, so that a handler that wakes
 //!   on a published answer changes its task from that version.
+//! - A version the store writes reaches its own watchers at once (rule 6
+//!   of [`watch`](crate::watch)), not after the published message comes
+//!   back from Redis: an answer given here resumes a handler waiting here
+//!   without that wait, which is on the client's way to its result.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -528,6 +532,10 @@ impl TaskStore for RedisTaskStore {
                 Commit::Done => {
                     let record = Arc::new(record);
                     self.recent.keep(&record);
+                    // Rule 6 of `watch`: this store's watchers need not
+                    // wait for the message.
+                    let channel = self.records.keys.changes(id);
+                    self.subscriber.tell(&channel, &record);
                     return Ok(Some(record));
                 }
                 Commit::Gone => {

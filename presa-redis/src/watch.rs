@@ -27,6 +27,11 @@
 //!    came, while it holds fewer than [`LISTENER_BACKLOG`] unread; past
 //!    that, a new message is dropped for it. What was published while the
 //!    connection was down is lost for it: nothing is read afresh.
+//! 6. A version this store wrote itself is handed to its own watchers as
+//!    soon as Redis accepts the write, without waiting for the message:
+//!    a handler here that waits for an answer given here resumes one
+//!    delivery sooner. The message, when it comes, is no newer, and is
+//!    dropped by rule 2.
 //!
 //! [`LISTENER_BACKLOG`]: presa_runtime::server::http::LISTENER_BACKLOG
 
@@ -34,6 +39,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
+use presa_runtime::server::tasks::store::TaskRecord;
 use redis::{PushInfo, PushKind, Value};
 #[cfg(feature = "legacy-sessions")]
 use tokio::sync::mpsc::Sender;
@@ -172,6 +178,21 @@ impl Subscriber {
                 Inbox::Listener(sender) => {
                     let _ = sender.try_send(payload.clone());
                 }
+            }
+        }
+    }
+
+    /// Hands `record`, a version this store just wrote, to the local
+    /// watchers of `channel` at once (rule 6). Listeners get nothing:
+    /// their channels carry no task records.
+    pub(crate) fn tell(&self, channel: &str, record: &Arc<TaskRecord>) {
+        let inboxes = lock(&self.inboxes);
+        let Some(on_channel) = inboxes.get(channel) else {
+            return;
+        };
+        for inbox in on_channel.values() {
+            if let Inbox::Watcher(letterbox) = inbox {
+                letterbox.deliver(Event::Changed(Arc::clone(record)));
             }
         }
     }

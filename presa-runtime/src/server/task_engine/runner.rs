@@ -21,8 +21,11 @@
 //! The handler starts at once, with no round trip to the store before it:
 //! its first step runs before the runner follows the task, so one that
 //! ends there needs no watch at all, and one that asks a question sends
-//! it while the watch is set up. The watch reads the record once it is
-//! subscribed, so a change made meanwhile (a cancellation) is not missed.
+//! it while the watch is set up. The watch is set up on the runner's own
+//! tokio task, after the first step, so the answer to the call that
+//! created the task does not wait for it (with Redis, a subscription).
+//! The watch reads the record once it is subscribed, so a change made
+//! meanwhile (a cancellation) is not missed.
 //!
 //! The engine starts runners for the tasks it creates and for the tasks
 //! it wakes; the sweeper starts them for the resumable tasks it takes over
@@ -225,6 +228,11 @@ impl Runners {
             // the record once subscribed, so a change made meanwhile (a
             // cancellation) is seen all the same.
             let following = async {
+                // Off the in-place poll: the client's answer to the call
+                // that created the task need not wait for the watch to
+                // be set up, and the spawned runner sets it up while that
+                // answer goes out.
+                tokio::task::yield_now().await;
                 match Box::pin(self.watch(id)).await {
                     Some(watch) => stopped(watch, link, sleepy).await,
                     None => Stop::Ended,

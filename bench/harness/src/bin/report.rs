@@ -318,6 +318,8 @@ const STORE_FIGURES: &[&str] = &[
     "get_per_s",
     "apply_per_s",
     "task_call_us",
+    "task_call_listen_us",
+    "polls_per_task",
     "work_call_us",
     "legacy_request_us",
 ];

@@ -11,9 +11,16 @@
 //!   every store operation a task has, as a user sees it.
 //! - **a task with no question** (`*_work_call_us`): `tools/call work`,
 //!   polled until `completed`: create, complete, get.
+//! - **a task's whole life, listened to** (`*_task_call_listen_us`): the
+//!   same `tools/call ask`, followed by `Client::await_task` with
+//!   `AwaitOptions::listen`: the client opens a `subscriptions/listen`
+//!   stream and learns each state from `notifications/tasks`, and answers
+//!   the question from its elicitation handler, with no poll.
 //!
-//! The client polls with no pause, so a poll that finds nothing new costs
-//! what a `tasks/get` costs, and the figure includes it.
+//! The polling client polls with no pause, so a poll that finds nothing
+//! new costs what a `tasks/get` costs, and the figure includes it.
+//! `*_polls_per_task` says how many polls a whole life took, on average:
+//! two is the least, one to see the question and one to see the result.
 //!
 //! On Redis, a separate pass counts the round trips of a task's whole life
 //! (`presa_redis::round_trips`, the counter the feature `round-trips`
@@ -29,7 +36,7 @@ use bench_harness::figures::Figures;
 use bench_harness::presa_server::server_with_store;
 use bench_harness::stats::{median, micros_per_op, rounds, scaled};
 use bench_harness::wire::ASK_KEY;
-use presa::client::Client;
+use presa::client::{AwaitOptions, Client};
 use presa::prelude::*;
 use presa::server::tasks::store::TaskStore;
 use presa::wire::{ElicitResult, InputResponse, TaskStatus};
@@ -46,14 +53,19 @@ const COUNTED: u64 = 100;
 pub async fn measure(bench: &Bench, figures: &mut Figures) {
     let calls = scaled(300);
     let mut whole: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    let mut polls: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    let mut listened: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
     let mut work: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
     for round in 0..=rounds(7) {
         for (i, kind) in StoreKind::BOTH.into_iter().enumerate() {
             let client = client_of(bench.fresh(kind).await);
-            let life = whole_lives(&client, calls).await;
+            let (life, life_polls) = whole_lives(&client, calls).await;
+            let heard = listened_lives(&client, calls).await;
             let short = work_calls(&client, calls).await;
             if round > 0 {
                 whole[i].push(life);
+                polls[i].push(life_polls);
+                listened[i].push(heard);
                 work[i].push(short);
             }
         }
@@ -64,6 +76,14 @@ pub async fn measure(bench: &Bench, figures: &mut Figures) {
             "{name} store: task call, whole life (create, park, update, resume, complete, get), µs"
         );
         figures.record(&format!("{name}_task_call_us"), &label, median(&whole[i]));
+        let label = format!("{name} store: polls of tasks/get in that whole life, mean");
+        figures.record(&format!("{name}_polls_per_task"), &label, median(&polls[i]));
+        let label = format!("{name} store: task call, whole life, listened to, no poll, µs");
+        figures.record(
+            &format!("{name}_task_call_listen_us"),
+            &label,
+            median(&listened[i]),
+        );
         let label = format!("{name} store: task call with no input to completed, polling, µs");
         figures.record(&format!("{name}_work_call_us"), &label, median(&work[i]));
     }
@@ -91,11 +111,31 @@ async fn work_calls(client: &Client, calls: usize) -> f64 {
     micros_per_op(start.elapsed(), calls)
 }
 
-/// `calls` whole task lives of `ask`; µs each.
-async fn whole_lives(client: &Client, calls: usize) -> f64 {
+/// `calls` whole task lives of `ask`: µs each, and polls each.
+async fn whole_lives(client: &Client, calls: usize) -> (f64, f64) {
+    let start = Instant::now();
+    let mut polls = 0;
+    for _ in 0..calls {
+        let (to_park, to_end) = whole_life(client).await;
+        polls += to_park + to_end;
+    }
+    let took = micros_per_op(start.elapsed(), calls);
+    (took, polls as f64 / calls as f64)
+}
+
+/// `calls` whole task lives of `ask`, each followed by `await_task`
+/// listening for its states; µs each.
+async fn listened_lives(client: &Client, calls: usize) -> f64 {
+    let listening = AwaitOptions::default().listen(true);
     let start = Instant::now();
     for _ in 0..calls {
-        whole_life(client).await;
+        let outcome = client.call_tool("ask", json!({})).await.expect("call");
+        let id = outcome.task().expect("ask made a task").id().to_owned();
+        let result = client
+            .await_task(&id, listening.clone())
+            .await
+            .expect("the task completes");
+        assert!(!result.is_error(), "task {id} failed: {result:?}");
     }
     micros_per_op(start.elapsed(), calls)
 }

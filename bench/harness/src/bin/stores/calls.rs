@@ -104,8 +104,7 @@ fn client_of(store: Arc<dyn TaskStore>) -> Client {
 async fn work_calls(client: &Client, calls: usize) -> f64 {
     let start = Instant::now();
     for _ in 0..calls {
-        let outcome = client.call_tool("work", json!({})).await.expect("call");
-        let id = outcome.task().expect("work made a task").id().to_owned();
+        let id = start_task(client, "work").await;
         poll_until(client, &id, TaskStatus::Completed).await;
     }
     micros_per_op(start.elapsed(), calls)
@@ -129,8 +128,7 @@ async fn listened_lives(client: &Client, calls: usize) -> f64 {
     let listening = AwaitOptions::default().listen(true);
     let start = Instant::now();
     for _ in 0..calls {
-        let outcome = client.call_tool("ask", json!({})).await.expect("call");
-        let id = outcome.task().expect("ask made a task").id().to_owned();
+        let id = start_task(client, "ask").await;
         let result = client
             .await_task(&id, listening.clone())
             .await
@@ -143,8 +141,7 @@ async fn listened_lives(client: &Client, calls: usize) -> f64 {
 /// One task's whole life: its polls while it runs towards its question,
 /// and while it runs towards its result.
 async fn whole_life(client: &Client) -> (u64, u64) {
-    let outcome = client.call_tool("ask", json!({})).await.expect("call");
-    let id = outcome.task().expect("ask made a task").id().to_owned();
+    let id = start_task(client, "ask").await;
     let to_park = poll_until(client, &id, TaskStatus::InputRequired).await;
     let answer = InputResponse::Elicit(ElicitResult::accept(json!({"ok": true})));
     client
@@ -153,6 +150,16 @@ async fn whole_life(client: &Client) -> (u64, u64) {
         .expect("tasks/update");
     let to_end = poll_until(client, &id, TaskStatus::Completed).await;
     (to_park, to_end)
+}
+
+/// Calls `tool` with no arguments, which the benchmark server runs as a
+/// task; the task's id.
+async fn start_task(client: &Client, tool: &str) -> String {
+    let outcome = client.call_tool(tool, json!({})).await.expect("call");
+    let task = outcome
+        .task()
+        .unwrap_or_else(|| panic!("{tool} made no task"));
+    task.id().to_owned()
 }
 
 /// Polls `tasks/get` of `id` with no pause until it shows `status`; how
@@ -178,8 +185,7 @@ async fn count_round_trips(bench: &Bench, figures: &mut Figures) {
     // The first life connects and loads the scripts: not counted.
     whole_life(&client).await;
     let per_get = {
-        let outcome = client.call_tool("work", json!({})).await.expect("call");
-        let id = outcome.task().expect("work made a task").id().to_owned();
+        let id = start_task(&client, "work").await;
         poll_until(&client, &id, TaskStatus::Completed).await;
         let before = presa_redis::round_trips();
         client.get_task(&id).await.expect("tasks/get");
@@ -188,8 +194,7 @@ async fn count_round_trips(bench: &Bench, figures: &mut Figures) {
     let (mut to_park, mut to_end) = (0, 0);
     for _ in 0..COUNTED {
         let start = presa_redis::round_trips();
-        let outcome = client.call_tool("ask", json!({})).await.expect("call");
-        let id = outcome.task().expect("ask made a task").id().to_owned();
+        let id = start_task(&client, "ask").await;
         let polls = poll_until(&client, &id, TaskStatus::InputRequired).await;
         let parked = presa_redis::round_trips();
         to_park += parked - start - (polls - 1) * per_get;

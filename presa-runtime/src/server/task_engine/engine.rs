@@ -284,7 +284,7 @@ impl TaskEngine {
     ) -> Result<Arc<TaskRecord>, ErrorObject> {
         self.start_sweeper();
         let record = self.store.get(id).await;
-        mine(record, caller, verb)
+        owned_by_caller(record, caller, verb)
     }
 
     /// As [`owned`](Self::owned), for a request that changes the task:
@@ -300,7 +300,7 @@ impl TaskEngine {
     ) -> Result<Arc<TaskRecord>, ErrorObject> {
         self.start_sweeper();
         let record = self.store.peek(id).await;
-        mine(record, caller, verb)
+        owned_by_caller(record, caller, verb)
     }
 
     /// Counts a listener of task `id` until the guard is dropped; `-31001`
@@ -434,7 +434,7 @@ fn settled(
 
 /// `record`, read for a request by `caller`, if the store found it and it
 /// is the caller's: a foreign task is reported exactly as an unknown one.
-fn mine(
+fn owned_by_caller(
     record: Result<Option<Arc<TaskRecord>>, StoreError>,
     caller: &Caller,
     verb: &str,

@@ -35,10 +35,10 @@ impl Session {
         let status = Arc::new(StatusLine::default());
         let terminal = std::io::stdin().is_terminal();
         let answerer = Answerer::new(presets, terminal, Arc::clone(&status));
-        let token = bearer_token(common, target)?;
-        let options = match target {
-            Target::Http(url) => http_options(url, token, common.allow_private_networks).await?,
-            Target::Stdio(_) => HttpOptions::default(),
+        let token = bearer_token(common, target)?.or_else(|| configured_token(target));
+        let options = match target.url() {
+            Some(url) => http_options(url, token, common.allow_private_networks).await?,
+            None => HttpOptions::default(),
         };
         let builder = Client::builder()
             .info("presa-cli", env!("CARGO_PKG_VERSION"))
@@ -74,4 +74,24 @@ impl Session {
             note!("presa: closing the connection: {}", line(&e.to_string()));
         }
     }
+}
+
+/// The bearer token in a configured server's `Authorization: Bearer`
+/// header, when the command line gives none. presa cannot send the
+/// entry's other headers yet: it says so, naming each (never its value).
+fn configured_token(target: &Target) -> Option<String> {
+    let mut token = None;
+    for (name, value) in target.headers() {
+        let bearer = value
+            .strip_prefix("Bearer ")
+            .filter(|_| name.eq_ignore_ascii_case("authorization"));
+        match bearer {
+            Some(bearer) => token = Some(bearer.trim().to_owned()),
+            None => note!(
+                "presa: {target}: presa cannot send the header {} yet; going on without it",
+                line(name)
+            ),
+        }
+    }
+    token
 }

@@ -12,8 +12,7 @@ use serde::Serialize;
 use super::expand::Syntax;
 
 /// A program that keeps MCP servers in a config file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Host {
     /// presa's own aliases: listed first, so that a user can name any server.
     Presa,
@@ -55,6 +54,12 @@ impl Host {
     /// The host named `id`, if any.
     pub fn from_id(id: &str) -> Option<Host> {
         Host::ALL.into_iter().find(|host| host.id() == id)
+    }
+}
+
+impl Serialize for Host {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.id())
     }
 }
 

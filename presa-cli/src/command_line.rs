@@ -276,6 +276,26 @@ mod tests {
     }
 
     #[test]
+    fn a_server_may_be_a_configured_name_and_servers_says_so() {
+        let cli = Cli::try_parse_from(["presa", "tools", "cursor:github"]).unwrap();
+        let Command::Tools { server } = cli.command else {
+            panic!("tools");
+        };
+        assert_eq!(server, Target::Named("cursor:github".into()));
+        let cli = Cli::try_parse_from(["presa", "servers", "--json"]).unwrap();
+        assert!(matches!(cli.command, Command::Servers) && cli.common.json);
+        let mut command = Cli::command();
+        let help = command
+            .find_subcommand_mut("servers")
+            .unwrap()
+            .render_long_help()
+            .to_string();
+        for said in ["Claude Code", "HOST:NAME", "never their values"] {
+            assert!(help.contains(said), "{said}: {help}");
+        }
+    }
+
+    #[test]
     fn a_task_id_may_start_with_a_hyphen() {
         let cli = Cli::try_parse_from(["presa", "task", "http://h/mcp", "get", "-yQ3", "--json"])
             .unwrap();

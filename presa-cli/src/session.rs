@@ -95,3 +95,22 @@ fn configured_token(target: &Target) -> Option<String> {
     }
     token
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hosts::Reach;
+
+    #[test]
+    fn a_configured_bearer_header_is_the_token() {
+        let headers = vec![
+            ("authorization".to_owned(), "Bearer t0k".to_owned()),
+            ("X-Region".to_owned(), "eu".to_owned()),
+        ];
+        let url = "https://h/mcp".to_owned();
+        let target = Target::Configured("work".into(), Reach::Http { url, headers });
+        assert_eq!(configured_token(&target).as_deref(), Some("t0k"));
+        let plain = Target::Http("https://h/mcp".into());
+        assert_eq!(configured_token(&plain), None);
+    }
+}

@@ -10,7 +10,7 @@
 
 use super::places::{ALIASES, Places};
 use super::server::{Configured, Host};
-use super::{claude_code, claude_desktop, cursor, file, gemini, presa, vscode};
+use super::{aliases, claude_code, claude_desktop, cursor, file, gemini, vscode};
 
 /// The servers of every host, and what went wrong reading their files.
 #[derive(Debug, Default)]
@@ -40,7 +40,7 @@ impl Catalog {
             };
             let (found, warned) = (&mut servers, &mut warnings);
             match source.host {
-                Host::Presa => presa::read(&value, &source, found, warned),
+                Host::Presa => aliases::read(&value, &source, found, warned),
                 Host::ClaudeCode => {
                     claude_code::read(&value, &source, places.projects(), found, warned)
                 }
@@ -246,6 +246,17 @@ mod tests {
         let chosen = catalog.find("claude-code:github").unwrap();
         assert_eq!(chosen.scope, Scope::Project);
         assert_eq!(catalog.find("cursor:github").unwrap().host, Host::Cursor);
+    }
+
+    #[test]
+    fn a_name_two_hosts_launch_the_same_way_is_the_first_host_s() {
+        let mut catalog = Catalog::gather(&fixtures("same"));
+        let mut copy = catalog.find("filesystem").unwrap().clone();
+        copy.host = Host::Presa;
+        catalog.servers.insert(0, copy);
+        assert_eq!(catalog.find("filesystem").unwrap().host, Host::Presa);
+        let desktop = catalog.find("claude-desktop:filesystem").unwrap();
+        assert_eq!(desktop.host, Host::ClaudeDesktop);
     }
 
     #[test]

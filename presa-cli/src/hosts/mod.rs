@@ -10,8 +10,9 @@
 //! ([`reach`]), so that listing servers shows no secret.
 //!
 //! Layers, bottom up: expand, server, places, file, entry, claude_code,
-//! claude_desktop, vscode, cursor, gemini, presa, reach, catalog.
+//! claude_desktop, vscode, cursor, gemini, aliases, reach, catalog.
 
+mod aliases;
 mod catalog;
 mod claude_code;
 mod claude_desktop;
@@ -21,7 +22,6 @@ mod expand;
 mod file;
 mod gemini;
 mod places;
-mod presa;
 mod reach;
 mod server;
 mod vscode;

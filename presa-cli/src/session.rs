@@ -35,7 +35,8 @@ impl Session {
         let status = Arc::new(StatusLine::default());
         let terminal = std::io::stdin().is_terminal();
         let answerer = Answerer::new(presets, terminal, Arc::clone(&status));
-        let token = bearer_token(common, target)?.or_else(|| configured_token(target));
+        let configured = configured_token(target);
+        let token = bearer_token(common, target)?.or(configured);
         let options = match target.url() {
             Some(url) => http_options(url, token, common.allow_private_networks).await?,
             None => HttpOptions::default(),
@@ -77,8 +78,9 @@ impl Session {
 }
 
 /// The bearer token in a configured server's `Authorization: Bearer`
-/// header, when the command line gives none. presa cannot send the
-/// entry's other headers yet: it says so, naming each (never its value).
+/// header, sent when neither the command line nor `PRESA_TOKEN` gives
+/// one. presa cannot send the entry's other headers yet: it says so,
+/// naming each (never its value).
 fn configured_token(target: &Target) -> Option<String> {
     let mut token = None;
     for (name, value) in target.headers() {

@@ -26,7 +26,9 @@ struct Home {
 
 impl Home {
     fn new(test: &str) -> Home {
-        let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("hosts-{test}"));
+        // Absolute as the system sees it: under Wine, with a drive letter.
+        let tmp = std::path::absolute(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let root = tmp.join(format!("hosts-{test}"));
         let _ = std::fs::remove_dir_all(&root);
         let home = root.join("home");
         let project = home.join("src").join("shop");
@@ -44,6 +46,11 @@ impl Home {
     /// `presa ARGS` from the project's `web` folder, every host's places
     /// under this home.
     fn presa(&self, args: &[&str]) -> Output {
+        self.presa_with(args, &[])
+    }
+
+    /// [`Home::presa`], with `env` set too.
+    fn presa_with(&self, args: &[&str], env: &[(&str, &Path)]) -> Output {
         let config = self.home.join(".config");
         let mut command = Command::new(env!("CARGO_BIN_EXE_presa"));
         command
@@ -57,7 +64,7 @@ impl Home {
             .env("GITHUB_TOKEN", SECRET)
             .env("EXTERNAL_API_KEY", SECRET)
             .env("DB_CONNECTION_STRING", SECRET)
-            .env("JOBS_BIN", jobs_example::jobs_binary())
+            .envs(env.iter().copied())
             .env_remove("PRESA_TOKEN")
             .env_remove("API_KEY")
             .stdin(Stdio::null());
@@ -212,8 +219,9 @@ fn a_configured_name_reaches_the_jobs_example() {
         format!("// presa's aliases\n{aliases:#}\n"),
     )
     .unwrap();
+    let jobs = jobs_example::jobs_binary();
     for name in ["jobs", "presa:jobs"] {
-        let output = home.presa(&["tools", name, "--json"]);
+        let output = home.presa_with(&["tools", name, "--json"], &[("JOBS_BIN", &jobs)]);
         assert_eq!(output.status.code(), Some(0), "{name}: {}", stderr(&output));
         let tools: Value = serde_json::from_slice(&output.stdout).unwrap();
         assert_eq!(tools[0]["name"], "build", "{tools}");
@@ -282,5 +290,35 @@ fn with_no_config_anywhere_servers_says_where_to_name_one() {
         )),
         "{}",
         stderr(&output)
+    );
+}
+
+/// presa sends a configured `Authorization: Bearer` header as the token,
+/// and says which other headers it cannot send yet, without their values.
+#[test]
+fn a_header_presa_cannot_send_is_named_and_its_value_is_not() {
+    let home = Home::new("headers");
+    let aliases = json!({
+        "mcpServers": {
+            "closed": {
+                "type": "http",
+                "url": "http://127.0.0.1:1/mcp",
+                "headers": { "Authorization": "Bearer ${GITHUB_TOKEN}", "X-Region": "eu-west-9" }
+            }
+        }
+    });
+    std::fs::write(home.presa_dir().join("servers.json"), aliases.to_string()).unwrap();
+    let output = home.presa(&["tools", "closed"]);
+    let said = stderr(&output);
+    assert_eq!(output.status.code(), Some(3), "{said}");
+    assert!(
+        said.contains(
+            "presa: closed: presa cannot send the header X-Region yet; going on without it"
+        ),
+        "{said}"
+    );
+    assert!(
+        !said.contains("eu-west-9") && !said.contains(SECRET),
+        "{said}"
     );
 }

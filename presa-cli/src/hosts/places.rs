@@ -86,10 +86,15 @@ impl Places {
     /// The places of the user running `presa`, from the environment.
     pub fn of_user() -> Result<Places, String> {
         let os = Os::current();
-        let variable = |name: &str| std::env::var_os(name).map(PathBuf::from);
+        let variable = |name: &str| {
+            std::env::var_os(name)
+                .filter(|value| !value.is_empty())
+                .map(PathBuf::from)
+        };
+        // The XDG spec has a relative XDG_CONFIG_HOME ignored.
         let absolute = |name: &str| variable(name).filter(|path| path.is_absolute());
         let home = match os {
-            Os::Windows => absolute("USERPROFILE").or_else(dirs::home_dir),
+            Os::Windows => variable("USERPROFILE").or_else(dirs::home_dir),
             _ => dirs::home_dir(),
         }
         .ok_or("presa cannot tell your home folder, where the hosts keep their configs")?;

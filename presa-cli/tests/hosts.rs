@@ -194,6 +194,14 @@ fn servers_lists_one_line_per_server_without_secrets() {
         ),
         "{github}"
     );
+    let shown = said
+        .lines()
+        .find(|l| l.starts_with("cursor:server-name "))
+        .unwrap();
+    assert!(
+        shown.contains(" user     stdio: npx -y mcp-server  env: API_KEY  in "),
+        "{shown}"
+    );
     let perplexity = said
         .lines()
         .find(|l| l.starts_with("vscode:perplexity "))

@@ -65,7 +65,7 @@ impl Serialize for Host {
 
 impl fmt::Display for Host {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.id())
+        f.pad(self.id())
     }
 }
 
@@ -83,7 +83,7 @@ pub enum Scope {
 
 impl fmt::Display for Scope {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.pad(match self {
             Scope::Local => "local",
             Scope::Project => "project",
             Scope::User => "user",

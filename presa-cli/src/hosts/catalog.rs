@@ -8,9 +8,10 @@
 //! hold with different launches is ambiguous, and `HOST:NAME` picks one;
 //! when they launch the same way, the first host in presa's order is used.
 
+use super::file;
+use super::formats::{aliases, claude_code, claude_desktop, cursor, gemini, vscode};
 use super::places::{ALIASES, Places};
 use super::server::{Configured, Host};
-use super::{aliases, claude_code, claude_desktop, cursor, file, gemini, vscode};
 
 /// The servers of every host, and what went wrong reading their files.
 #[derive(Debug, Default)]

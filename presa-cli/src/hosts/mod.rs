@@ -4,27 +4,21 @@
 //! of spelling out its URL or command.
 //!
 //! Each host keeps its servers in its own files, in its own shape, with
-//! its own way of writing variables; one module per host reads its files,
-//! [`places`] says where they are, and [`expand`] fills in variables as
-//! that host would. A server is kept as written until a command uses it
-//! ([`reach`]), so that listing servers shows no secret.
+//! its own way of writing variables; one module per host reads its files
+//! ([`formats`]), [`places`] says where they are, and [`expand`] fills in
+//! variables as that host would. A server is kept as written until a command uses it
+//! ([`reach()`]), so that listing servers shows no secret.
 //!
-//! Layers, bottom up: expand, server, places, file, entry, claude_code,
-//! claude_desktop, vscode, cursor, gemini, aliases, reach, catalog.
+//! Layers, bottom up: expand, server, places, file, entry, formats, reach, catalog.
 
-mod aliases;
 mod catalog;
-mod claude_code;
-mod claude_desktop;
-mod cursor;
 mod entry;
 mod expand;
 mod file;
-mod gemini;
+mod formats;
 mod places;
 mod reach;
 mod server;
-mod vscode;
 
 pub use catalog::Catalog;
 pub use places::Places;

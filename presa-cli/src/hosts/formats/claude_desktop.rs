@@ -4,10 +4,10 @@
 
 use serde_json::Value;
 
-use super::entry::{Table, Transport, servers};
-use super::expand::Syntax;
-use super::places::Source;
-use super::server::Configured;
+use crate::hosts::entry::{Table, Transport, servers};
+use crate::hosts::expand::Syntax;
+use crate::hosts::places::Source;
+use crate::hosts::server::Configured;
 
 /// The servers in Claude Desktop's file `value`, read from `source`.
 pub fn read(

@@ -11,10 +11,10 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::entry::{Table, Transport, servers};
-use super::expand::Syntax;
-use super::places::Source;
-use super::server::{Configured, Scope};
+use crate::hosts::entry::{Table, Transport, servers};
+use crate::hosts::expand::Syntax;
+use crate::hosts::places::Source;
+use crate::hosts::server::{Configured, Scope};
 
 /// The servers in Claude Code's file `value`, read from `source`, with
 /// `projects` the current folder and those above it, nearest first.

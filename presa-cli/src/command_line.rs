@@ -12,7 +12,11 @@
 //! presa task      SERVER get|cancel|watch TASK_ID [--json]
 //! presa discover  SERVER [--json]
 //! presa logout    SERVER
+//! presa servers   [--json]
 //! ```
+//!
+//! SERVER is a URL, `stdio:COMMAND ARGS`, or the name of a server in a
+//! host's config (`NAME` or `HOST:NAME`), as `presa servers` lists them.
 //!
 //! `--json`, `--token`, `--token-file` and `--answer` are accepted by
 //! every command that talks to a server, anywhere on the line.
@@ -24,8 +28,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::exit::EXIT_STATUSES;
 use crate::target::Target;
 
-const SERVER_HELP: &str = "An http:// or https:// URL, or stdio:COMMAND ARGS..., such as \
-                           \"stdio:my-server --flag\". presa splits the command as a shell would";
+const SERVER_HELP: &str = "An http:// or https:// URL; or stdio:COMMAND ARGS..., such as \
+                           \"stdio:my-server --flag\", which presa splits as a shell would; or \
+                           the name of a server in your tools' configs, as `presa servers` \
+                           lists them (HOST:NAME when two tools use the same name)";
 
 /// The command line of `presa`.
 #[derive(Debug, Parser)]
@@ -51,7 +57,8 @@ Environment:
   PRESA_TOKEN       the bearer token for an HTTP server, when neither --token
                     nor --token-file gives one
   PRESA_CONFIG_DIR  the folder where presa keeps OAuth sign-ins, in tokens/
-                    inside it. By default, presa/ in your config directory";
+                    inside it, and its aliases for servers, in servers.json.
+                    By default, presa/ in your config directory";
 
 /// Options every command that talks to a server takes.
 #[derive(Debug, Args)]
@@ -181,6 +188,21 @@ pub enum Command {
         #[arg(help = SERVER_HELP)]
         server: Target,
     },
+    /// List the servers that Claude Code, Claude Desktop, VS Code, Cursor
+    /// and Gemini CLI have in their config files, and presa's own aliases.
+    /// Any command takes one of these names in place of a URL. Shows the
+    /// names of environment variables and headers, never their values.
+    #[command(
+        long_about = "List the servers that Claude Code, Claude Desktop, VS Code, Cursor \
+                      and Gemini CLI have in their config files, and presa's own aliases \
+                      (servers.json in presa's config folder, in the shape of Claude Code's \
+                      .mcp.json). Any command takes one of these names in place of a URL: \
+                      NAME, or HOST:NAME when two tools give the same name to different \
+                      servers.\n\nShows the names of environment variables and headers, \
+                      never their values. A file presa cannot read is named on stderr, and \
+                      the other files still count."
+    )]
+    Servers,
 }
 
 /// What `presa task` does.
@@ -249,6 +271,26 @@ mod tests {
     fn help_says_where_else_a_token_may_come_from() {
         let help = Cli::command().render_long_help().to_string();
         for said in ["can see it (in `ps`)", "--token-file <PATH>", "PRESA_TOKEN"] {
+            assert!(help.contains(said), "{said}: {help}");
+        }
+    }
+
+    #[test]
+    fn a_server_may_be_a_configured_name_and_servers_says_so() {
+        let cli = Cli::try_parse_from(["presa", "tools", "cursor:github"]).unwrap();
+        let Command::Tools { server } = cli.command else {
+            panic!("tools");
+        };
+        assert_eq!(server, Target::Named("cursor:github".into()));
+        let cli = Cli::try_parse_from(["presa", "servers", "--json"]).unwrap();
+        assert!(matches!(cli.command, Command::Servers) && cli.common.json);
+        let mut command = Cli::command();
+        let help = command
+            .find_subcommand_mut("servers")
+            .unwrap()
+            .render_long_help()
+            .to_string();
+        for said in ["Claude Code", "HOST:NAME", "never their values"] {
             assert!(help.contains(said), "{said}: {help}");
         }
     }

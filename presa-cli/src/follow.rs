@@ -36,7 +36,6 @@ use crate::exit::{Exit, Failure};
 use crate::interrupt::{Interrupt, Interrupts, ask};
 use crate::output::shown::{line, note};
 use crate::session::Session;
-use crate::target::Target;
 
 /// How following a task ended.
 pub enum Followed {
@@ -84,7 +83,7 @@ fn failure(session: &Session, task_id: &str, error: ClientError, cancelled_here:
     let ClientError::SamplingDeclined { key, .. } = &error else {
         return Failure::from(error);
     };
-    if !matches!(session.target, Target::Http(_)) {
+    if session.target.url().is_none() {
         return Failure::from(error);
     }
     Failure::protocol(format!(

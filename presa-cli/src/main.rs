@@ -7,7 +7,7 @@
 //! that comes after it in the line below, so the crate has no import
 //! cycles:
 //!
-//! Layers, bottom up: exit, typing, output, target, tool_arguments, command_line, auth, answer, interrupt, session, follow, commands.
+//! Layers, bottom up: exit, typing, output, hosts, target, tool_arguments, command_line, auth, answer, interrupt, session, follow, commands.
 
 mod answer;
 mod auth;
@@ -15,6 +15,7 @@ mod command_line;
 mod commands;
 mod exit;
 mod follow;
+mod hosts;
 mod interrupt;
 mod output;
 mod session;

@@ -35,10 +35,11 @@ impl Session {
         let status = Arc::new(StatusLine::default());
         let terminal = std::io::stdin().is_terminal();
         let answerer = Answerer::new(presets, terminal, Arc::clone(&status));
-        let token = bearer_token(common, target)?;
-        let options = match target {
-            Target::Http(url) => http_options(url, token, common.allow_private_networks).await?,
-            Target::Stdio(_) => HttpOptions::default(),
+        let configured = configured_token(target);
+        let token = bearer_token(common, target)?.or(configured);
+        let options = match target.url() {
+            Some(url) => http_options(url, token, common.allow_private_networks).await?,
+            None => HttpOptions::default(),
         };
         let builder = Client::builder()
             .info("presa-cli", env!("CARGO_PKG_VERSION"))
@@ -73,5 +74,45 @@ impl Session {
         if let Err(e) = self.client.close().await {
             note!("presa: closing the connection: {}", line(&e.to_string()));
         }
+    }
+}
+
+/// The bearer token in a configured server's `Authorization: Bearer`
+/// header, sent when neither the command line nor `PRESA_TOKEN` gives
+/// one. presa cannot send the entry's other headers yet: it says so,
+/// naming each (never its value).
+fn configured_token(target: &Target) -> Option<String> {
+    let mut token = None;
+    for (name, value) in target.headers() {
+        let bearer = value
+            .strip_prefix("Bearer ")
+            .filter(|_| name.eq_ignore_ascii_case("authorization"));
+        match bearer {
+            Some(bearer) => token = Some(bearer.trim().to_owned()),
+            None => note!(
+                "presa: {target}: presa cannot send the header {} yet; going on without it",
+                line(name)
+            ),
+        }
+    }
+    token
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hosts::Reach;
+
+    #[test]
+    fn a_configured_bearer_header_is_the_token() {
+        let headers = vec![
+            ("authorization".to_owned(), "Bearer t0k".to_owned()),
+            ("X-Region".to_owned(), "eu".to_owned()),
+        ];
+        let url = "https://h/mcp".to_owned();
+        let target = Target::Configured("work".into(), Reach::Http { url, headers });
+        assert_eq!(configured_token(&target).as_deref(), Some("t0k"));
+        let plain = Target::Http("https://h/mcp".into());
+        assert_eq!(configured_token(&plain), None);
     }
 }

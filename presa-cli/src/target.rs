@@ -1,6 +1,9 @@
 //! `SERVER` on the command line: an `http://` or `https://` URL, or
 //! `stdio:COMMAND ARGS...`, the command split as a shell would split it
-//! (quotes and backslashes), so that one argument names the whole server.
+//! (quotes and backslashes), so that one argument names the whole server;
+//! or else the name of a server in a host's config (`NAME`, or
+//! `HOST:NAME`), looked up in the hosts' files once the command line is
+//! read ([`Target::resolved`]).
 //!
 //! A stdio server runs in a process group of its own, so that the
 //! terminal's Ctrl-C reaches `presa` alone: `presa` decides what it means
@@ -14,7 +17,8 @@ use std::str::FromStr;
 use presa::client::{ClientTransport, HttpOptions};
 
 use crate::exit::Failure;
-use crate::output::shown;
+use crate::hosts::{Catalog, Places, Reach, reach};
+use crate::output::shown::{self, line, note};
 
 /// The server a command talks to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,6 +28,11 @@ pub enum Target {
     /// A program to start, speaking MCP over its stdin and stdout: the
     /// program, then its arguments.
     Stdio(Vec<String>),
+    /// The name of a configured server, not yet looked up.
+    Named(String),
+    /// A configured server, looked up: the name it was given by, and how
+    /// to reach it.
+    Configured(String, Reach),
 }
 
 const STDIO: &str = "stdio:";
@@ -36,10 +45,12 @@ impl FromStr for Target {
             return Ok(Target::Http(server.to_owned()));
         }
         let Some(command) = server.strip_prefix(STDIO) else {
-            return Err(format!(
-                "`{server}` is no server: give an http:// or https:// URL, \
-                 or stdio:COMMAND to start one, such as \"stdio:my-server --flag\""
-            ));
+            if server.trim().is_empty() {
+                return Err("give an http:// or https:// URL, stdio:COMMAND to start a \
+                            server, or the name of a configured server"
+                    .into());
+            }
+            return Ok(Target::Named(server.to_owned()));
         };
         let words = shell_words::split(command)
             .map_err(|e| format!("cannot split the command `{command}`: {e}"))?;
@@ -55,6 +66,7 @@ impl fmt::Display for Target {
         match self {
             Target::Http(url) => f.write_str(url),
             Target::Stdio(words) => write!(f, "{STDIO}{}", shell_words::join(words)),
+            Target::Named(name) | Target::Configured(name, _) => f.write_str(name),
         }
     }
 }
@@ -69,19 +81,63 @@ impl Target {
         shown::line(&shell_words::join(words)).to_string()
     }
 
+    /// This server, a name looked up in the hosts' configs; a URL or
+    /// command as it is. Tells of each config file that could not be read.
+    pub fn resolved(self) -> Result<Target, Failure> {
+        let Target::Named(name) = self else {
+            return Ok(self);
+        };
+        let places = Places::of_user().map_err(Failure::usage)?;
+        let catalog = Catalog::gather(&places);
+        for warning in &catalog.warnings {
+            note!("presa: {}", line(warning));
+        }
+        let server = catalog.find(&name).map_err(Failure::usage)?;
+        let env = |variable: &str| std::env::var(variable).ok();
+        let reached = reach(server, &places.home, &env).map_err(Failure::usage)?;
+        Ok(Target::Configured(name, reached))
+    }
+
+    /// The URL of an HTTP server; `None` for a stdio one.
+    pub fn url(&self) -> Option<&str> {
+        match self {
+            Target::Http(url) | Target::Configured(_, Reach::Http { url, .. }) => Some(url),
+            _ => None,
+        }
+    }
+
+    /// The headers a configured HTTP server's entry gives.
+    pub fn headers(&self) -> &[(String, String)] {
+        match self {
+            Target::Configured(_, Reach::Http { headers, .. }) => headers,
+            _ => &[],
+        }
+    }
+
     /// The transport to this server, over HTTP with `options`.
     pub fn transport(&self, options: HttpOptions) -> Result<ClientTransport, Failure> {
-        match self {
-            Target::Http(url) => ClientTransport::http_with(url, options)
-                .map_err(|e| Failure::protocol(format!("{url}: {e}"))),
-            Target::Stdio(words) => {
-                let mut command = tokio::process::Command::new(&words[0]);
-                command.args(&words[1..]);
-                out_of_the_terminal_s_group(&mut command);
-                ClientTransport::spawn(command)
-                    .map_err(|e| Failure::protocol(format!("cannot start `{}`: {e}", words[0])))
+        let (words, env, cwd) = match self {
+            Target::Http(url) | Target::Configured(_, Reach::Http { url, .. }) => {
+                return ClientTransport::http_with(url, options)
+                    .map_err(|e| Failure::protocol(format!("{url}: {e}")));
             }
+            Target::Stdio(words) => (words, &[][..], None),
+            Target::Configured(_, Reach::Stdio { words, env, cwd }) => {
+                (words, env.as_slice(), cwd.as_deref())
+            }
+            Target::Named(name) => {
+                return Err(Failure::usage(format!("`{name}` was not looked up")));
+            }
+        };
+        let mut command = tokio::process::Command::new(&words[0]);
+        command.args(&words[1..]);
+        command.envs(env.iter().map(|(name, value)| (name, value)));
+        if let Some(cwd) = cwd {
+            command.current_dir(cwd);
         }
+        out_of_the_terminal_s_group(&mut command);
+        ClientTransport::spawn(command)
+            .map_err(|e| Failure::protocol(format!("cannot start `{}`: {e}", words[0])))
     }
 }
 
@@ -139,8 +195,11 @@ mod tests {
     }
 
     #[test]
-    fn anything_else_is_refused_with_the_forms_it_may_take() {
-        let error = "localhost:3000".parse::<Target>().unwrap_err();
+    fn anything_else_is_a_name_to_look_up() {
+        let target: Target = "claude-code:github".parse().unwrap();
+        assert_eq!(target, Target::Named("claude-code:github".into()));
+        assert_eq!(target.to_string(), "claude-code:github");
+        let error = " ".parse::<Target>().unwrap_err();
         assert!(error.contains("stdio:COMMAND"), "{error}");
         assert!("stdio:".parse::<Target>().is_err());
         assert!("stdio:'unclosed".parse::<Target>().is_err());

@@ -79,7 +79,7 @@ fn choose<R: BufRead>(
     target: &Target,
     stdin: impl FnOnce() -> R,
 ) -> Result<Option<String>, Failure> {
-    if matches!(target, Target::Stdio(_)) {
+    if target.url().is_none() {
         return match (line, file) {
             (None, None) => Ok(None),
             (Some(_), _) => Err(Failure::usage(

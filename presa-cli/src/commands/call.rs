@@ -10,7 +10,6 @@ use crate::follow::{Followed, follow};
 use crate::output::render;
 use crate::output::shown::{line, note, say};
 use crate::session::Session;
-use crate::target::Target;
 use crate::tool_arguments::arguments;
 
 /// `presa call`.
@@ -57,11 +56,11 @@ pub fn finished(session: &Session, result: &CallToolResult) -> Exit {
 /// paste quotes it for a shell.
 pub fn detached(session: &Session, task_id: &str) -> Exit {
     let watch = session.target.task_command("watch", task_id);
-    match session.target {
-        Target::Http(_) => {
+    match session.target.url() {
+        Some(_) => {
             note!("presa: detached. The task goes on. Follow it again with: {watch}")
         }
-        Target::Stdio(_) => note!(
+        None => note!(
             "presa: detached. The server's process ends with presa's, and the task stops \
              with it. If the server keeps its tasks in a shared store, another server on \
              that store reports the task as failed once its lease lapses, or runs it again \

@@ -4,13 +4,14 @@
 //! whatever the command came to, so that a script learns it needs an
 //! `--answer`.
 //!
-//! Layers, bottom up: call, listing, reading, task, saving, skills, run.
+//! Layers, bottom up: call, listing, reading, task, saving, skills, servers, run.
 
 mod call;
 mod listing;
 mod reading;
 mod run;
 mod saving;
+mod servers;
 mod skills;
 mod task;
 

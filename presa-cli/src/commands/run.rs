@@ -1,7 +1,7 @@
 //! [`run`]: the command line's command, sent to the file that runs it.
 
 use super::skills::{self, SkillOptions};
-use super::{call, listing, reading, task};
+use super::{call, listing, reading, servers, task};
 use crate::auth::logout;
 use crate::command_line::{Cli, Command};
 use crate::exit::{Exit, Failure};
@@ -11,11 +11,19 @@ use crate::target::Target;
 
 /// Runs the command `cli` gives.
 pub async fn run(cli: Cli) -> Result<Exit, Failure> {
-    let Cli { command, common } = cli;
+    let Cli {
+        mut command,
+        common,
+    } = cli;
+    if let Command::Servers = command {
+        return servers::servers(common.json);
+    }
+    let named = std::mem::replace(server_mut(&mut command), Target::Named(String::new()));
+    *server_mut(&mut command) = named.resolved()?;
     if let Command::Logout { server } = &command {
-        return match server {
-            Target::Http(url) => logout(url).map(|()| Exit::Success),
-            Target::Stdio(_) => Err(Failure::usage("only an HTTP server signs in, and out")),
+        return match server.url() {
+            Some(url) => logout(url).map(|()| Exit::Success),
+            None => Err(Failure::usage("only an HTTP server signs in, and out")),
         };
     }
     let tasks = matches!(
@@ -54,7 +62,7 @@ pub async fn run(cli: Cli) -> Result<Exit, Failure> {
         Command::Task {
             action, task_id, ..
         } => task::task(&session, action, &task_id).await,
-        Command::Logout { .. } => unreachable!("handled above"),
+        Command::Logout { .. } | Command::Servers => unreachable!("handled above"),
     };
     let settled = match ran {
         Ok(exit) => Ok(session.settle(exit)),
@@ -71,6 +79,25 @@ pub async fn run(cli: Cli) -> Result<Exit, Failure> {
 /// The server a command talks to.
 fn server(command: &Command) -> &Target {
     match command {
+        Command::Servers => unreachable!("`presa servers` talks to no server"),
+        Command::Tools { server }
+        | Command::Call { server, .. }
+        | Command::Prompts { server }
+        | Command::Prompt { server, .. }
+        | Command::Resources { server }
+        | Command::Read { server, .. }
+        | Command::Skills { server }
+        | Command::Skill { server, .. }
+        | Command::Task { server, .. }
+        | Command::Discover { server }
+        | Command::Logout { server } => server,
+    }
+}
+
+/// The server a command talks to, to look it up.
+fn server_mut(command: &mut Command) -> &mut Target {
+    match command {
+        Command::Servers => unreachable!("`presa servers` talks to no server"),
         Command::Tools { server }
         | Command::Call { server, .. }
         | Command::Prompts { server }

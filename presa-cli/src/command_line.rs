@@ -12,6 +12,7 @@
 //! presa task      SERVER get|cancel|watch TASK_ID [--json]
 //! presa discover  SERVER [--json]
 //! presa logout    SERVER
+//! presa shell     SERVER
 //! ```
 //!
 //! `--json`, `--token`, `--token-file` and `--answer` are accepted by
@@ -51,7 +52,8 @@ Environment:
   PRESA_TOKEN       the bearer token for an HTTP server, when neither --token
                     nor --token-file gives one
   PRESA_CONFIG_DIR  the folder where presa keeps OAuth sign-ins, in tokens/
-                    inside it. By default, presa/ in your config directory";
+                    inside it, and the shell's history. By default, presa/
+                    in your config directory";
 
 /// Options every command that talks to a server takes.
 #[derive(Debug, Args)]
@@ -178,6 +180,16 @@ pub enum Command {
     },
     /// Forget the OAuth tokens kept for a server.
     Logout {
+        #[arg(help = SERVER_HELP)]
+        server: Target,
+    },
+    /// Type commands to one server, on one connection kept open: the
+    /// commands above, without SERVER. Tab completes commands, tool names
+    /// and argument names. A call asks for the tool's required arguments
+    /// that you left out. `help` lists the commands; exit, quit or Ctrl-D
+    /// ends the shell. The history is kept in shell_history, in presa's
+    /// config folder.
+    Shell {
         #[arg(help = SERVER_HELP)]
         server: Target,
     },

@@ -15,3 +15,4 @@ mod token_folder;
 
 pub use bearer::bearer_token;
 pub use sign_in::{http_options, logout};
+pub use token_folder::config_folder;

@@ -31,6 +31,15 @@ use crate::output::shown;
 /// The environment variable that moves the config directory.
 pub const CONFIG_DIR: &str = "PRESA_CONFIG_DIR";
 
+/// presa's config folder: `PRESA_CONFIG_DIR`, or else `presa/` in the
+/// user's config directory; `None` where the system has none.
+pub fn config_folder() -> Option<PathBuf> {
+    match std::env::var_os(CONFIG_DIR) {
+        Some(dir) => Some(PathBuf::from(dir)),
+        None => dirs::config_dir().map(|dir| dir.join("presa")),
+    }
+}
+
 /// The folder of sign-ins.
 pub struct TokenFolder {
     path: PathBuf,
@@ -40,12 +49,8 @@ impl TokenFolder {
     /// The user's folder: under `PRESA_CONFIG_DIR`, or else under the
     /// config directory.
     pub fn of_user() -> Result<Self, Failure> {
-        let config = match std::env::var_os(CONFIG_DIR) {
-            Some(dir) => PathBuf::from(dir),
-            None => dirs::config_dir()
-                .ok_or_else(|| Failure::protocol("this system has no config directory for tokens"))?
-                .join("presa"),
-        };
+        let config = config_folder()
+            .ok_or_else(|| Failure::protocol("this system has no config directory for tokens"))?;
         Ok(TokenFolder::at(config.join("tokens")))
     }
 

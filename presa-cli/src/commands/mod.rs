@@ -14,4 +14,4 @@ mod saving;
 mod skills;
 mod task;
 
-pub use run::run;
+pub use run::{dispatch, run};

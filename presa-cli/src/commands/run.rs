@@ -66,15 +66,14 @@ pub async fn dispatch(session: &Session, command: Command) -> Result<Exit, Failu
             Err(Failure::usage("this command does not run on a session"))
         }
     };
-    let settled = match ran {
+    match ran {
         Ok(exit) => Ok(session.settle(exit)),
         Err(failure) if !session.answerer.unanswered().is_empty() => {
             note!("presa: {}", line(&failure.message));
             Ok(session.settle(failure.exit))
         }
         Err(failure) => Err(failure),
-    };
-    settled
+    }
 }
 
 /// The server a command talks to.

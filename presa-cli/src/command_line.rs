@@ -183,12 +183,14 @@ pub enum Command {
         #[arg(help = SERVER_HELP)]
         server: Target,
     },
-    /// Type commands to one server, on one connection kept open: the
-    /// commands above, without SERVER. Tab completes commands, tool names
-    /// and argument names. A call asks for the tool's required arguments
-    /// that you left out. `help` lists the commands; exit, quit or Ctrl-D
-    /// ends the shell. The history is kept in shell_history, in presa's
-    /// config folder.
+    /// Type commands to one server, on one connection kept open.
+    ///
+    /// The commands are presa's own, without SERVER: `call build
+    /// target=all`, `tools`, `task watch ID`. Tab completes commands, tool
+    /// names and argument names. A call asks for the tool's required
+    /// arguments that you left out. `help` lists the commands; exit, quit
+    /// or Ctrl-D ends the shell. The history is kept in shell_history, in
+    /// presa's config folder.
     Shell {
         #[arg(help = SERVER_HELP)]
         server: Target,

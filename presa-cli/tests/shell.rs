@@ -4,7 +4,8 @@
 //! required argument left out is asked for; a task is followed to its
 //! end, and Ctrl-C while it runs asks what it means and leaves the shell
 //! up; Ctrl-C at the prompt clears the line; Ctrl-D and `exit` end the
-//! shell with status 0, the lines typed kept in its history.
+//! shell with status 0, the lines typed kept in its history. And with no
+//! terminal, lines piped in run in turn.
 //!
 //! Each step waits for the text the previous one should draw, never on
 //! a clock.
@@ -146,4 +147,38 @@ fn ctrl_c_at_the_prompt_clears_the_line_and_exit_ends_the_shell() {
     let history = std::fs::read_to_string(config.join("shell_history")).unwrap_or_default();
     assert!(history.contains("tools"), "{history}");
     assert!(!history.contains("call bu"), "{history}");
+}
+
+/// With no terminal, the shell reads its lines from stdin, as a script
+/// would give them: a question goes unanswered and is told once, a bad
+/// line is told, and the lines after them still run.
+#[test]
+fn lines_from_a_script_run_in_turn() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+
+    let server = jobs_server();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_presa"))
+        .args(["shell", &server])
+        .env("PRESA_CONFIG_DIR", env!("CARGO_TARGET_TMPDIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("presa runs");
+    let lines = "call build target=all\nfrobnicate\ncall build target=all\ntools --json\nexit\n";
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(lines.as_bytes()).unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        stderr.matches("--answer confirm.ok=true").count(),
+        2,
+        "each call tells its own question once: {stderr}"
+    );
+    assert!(stderr.contains("no command `frobnicate`"), "{stderr}");
+    assert!(stdout.contains(r#""name": "build""#), "{stdout}");
 }

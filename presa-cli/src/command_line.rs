@@ -13,6 +13,7 @@
 //! presa discover  SERVER [--json]
 //! presa logout    SERVER
 //! presa servers   [--json]
+//! presa shell     SERVER
 //! ```
 //!
 //! SERVER is a URL, `stdio:COMMAND ARGS`, or the name of a server in a
@@ -57,8 +58,9 @@ Environment:
   PRESA_TOKEN       the bearer token for an HTTP server, when neither --token
                     nor --token-file gives one
   PRESA_CONFIG_DIR  the folder where presa keeps OAuth sign-ins, in tokens/
-                    inside it, and its aliases for servers, in servers.json.
-                    By default, presa/ in your config directory";
+                    inside it, its aliases for servers, in servers.json,
+                    and the shell's history. By default, presa/ in your
+                    config directory";
 
 /// Options every command that talks to a server takes.
 #[derive(Debug, Args)]
@@ -203,6 +205,18 @@ pub enum Command {
                       the other files still count."
     )]
     Servers,
+    /// Type commands to one server, on one connection kept open.
+    ///
+    /// The commands are presa's own, without SERVER: `call build
+    /// target=all`, `tools`, `task watch ID`. Tab completes commands, tool
+    /// names and argument names. A call asks for the tool's required
+    /// arguments that you left out. `help` lists the commands; exit, quit
+    /// or Ctrl-D ends the shell. The history is kept in shell_history, in
+    /// presa's config folder.
+    Shell {
+        #[arg(help = SERVER_HELP)]
+        server: Target,
+    },
 }
 
 /// What `presa task` does.

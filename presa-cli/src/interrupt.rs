@@ -60,6 +60,23 @@ impl Interrupts {
         }
     }
 
+    /// Catches SIGINT from now on, and has `answerer`'s prompts read
+    /// Ctrl-C as a key, with no task followed: `presa shell` so outlives
+    /// every Ctrl-C, and a prompt that one ends is declined at once.
+    pub fn catch_for_good(answerer: &Answerer) -> Self {
+        #[cfg(unix)]
+        let caught = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok();
+        #[cfg(windows)]
+        let caught = tokio::signal::windows::ctrl_c().ok();
+        if caught.is_some() {
+            answerer.read_ctrl_c_as_a_key();
+        }
+        Interrupts {
+            caught,
+            _following: None,
+        }
+    }
+
     /// Waits for the next Ctrl-C; forever, where none can be caught.
     pub async fn next(&mut self) {
         let caught = match self.caught.as_mut() {

@@ -7,7 +7,7 @@
 //! that comes after it in the line below, so the crate has no import
 //! cycles:
 //!
-//! Layers, bottom up: exit, typing, output, hosts, target, tool_arguments, command_line, auth, answer, interrupt, session, follow, commands.
+//! Layers, bottom up: exit, typing, output, hosts, target, tool_arguments, command_line, auth, answer, interrupt, session, follow, commands, shell.
 
 mod answer;
 mod auth;
@@ -19,6 +19,7 @@ mod hosts;
 mod interrupt;
 mod output;
 mod session;
+mod shell;
 mod target;
 mod tool_arguments;
 mod typing;
@@ -38,7 +39,14 @@ async fn main() {
             std::process::exit(if usage { Exit::Usage.code() } else { 0 });
         }
     };
-    let exit = commands::run(cli).await.unwrap_or_else(|failure| {
+    let ran = match cli.command {
+        command_line::Command::Shell { server } => match server.resolved() {
+            Ok(server) => shell::shell(&server, &cli.common).await,
+            Err(failure) => Err(failure),
+        },
+        _ => commands::run(cli).await,
+    };
+    let exit = ran.unwrap_or_else(|failure| {
         note!("presa: {}", line(&failure.message));
         failure.exit
     });

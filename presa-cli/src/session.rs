@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 use std::sync::Arc;
 
-use presa::client::{Client, HttpOptions};
+use presa::client::{Client, ClientBuilder, HttpOptions};
 
 use crate::answer::{Answerer, Presets};
 use crate::auth::{bearer_token, http_options};
@@ -31,6 +31,17 @@ pub struct Session {
 impl Session {
     /// Connects to `target`, declaring the Tasks extension when `tasks`.
     pub async fn open(target: &Target, common: &Common, tasks: bool) -> Result<Self, Failure> {
+        Self::open_with(target, common, tasks, |builder| builder).await
+    }
+
+    /// [`open`](Self::open), the client's builder passed through `more`
+    /// before it connects (`presa shell` hears of tool changes so).
+    pub async fn open_with(
+        target: &Target,
+        common: &Common,
+        tasks: bool,
+        more: impl FnOnce(ClientBuilder) -> ClientBuilder,
+    ) -> Result<Self, Failure> {
         let presets = Presets::parse(&common.answers).map_err(Failure::usage)?;
         let status = Arc::new(StatusLine::default());
         let terminal = std::io::stdin().is_terminal();
@@ -44,9 +55,7 @@ impl Session {
         let builder = Client::builder()
             .info("presa-cli", env!("CARGO_PKG_VERSION"))
             .tasks(tasks);
-        let client = answerer
-            .install(builder)
-            .connect(target.transport(options)?);
+        let client = more(answerer.install(builder)).connect(target.transport(options)?);
         Ok(Session {
             client,
             answerer,
@@ -57,9 +66,9 @@ impl Session {
     }
 
     /// `exit`, or [`Exit::Unanswered`] after telling each question that
-    /// went unanswered.
+    /// went unanswered; the next command starts with none.
     pub fn settle(&self, exit: Exit) -> Exit {
-        let unanswered = self.answerer.unanswered();
+        let unanswered = self.answerer.take_unanswered();
         for question in &unanswered {
             note!("presa: {}", question.explain());
         }

@@ -15,109 +15,19 @@
 #[path = "../../tests/common/jobs_example.rs"]
 mod jobs_example;
 
-use std::io::{Read, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+#[path = "common/pty.rs"]
+mod pty;
+
 use std::sync::OnceLock;
 
 use presa::prelude::*;
 use presa::wire::{CreateMessageParams, SamplingMessage};
-
-const CTRL_C: &[u8] = b"\x03";
-const UP: &[u8] = b"\x1b[A";
-const ENTER: &[u8] = b"\r";
+use pty::{CTRL_C, ENTER, Terminal, UP};
 
 /// The Ctrl-C question's prompt, and its last item: once that is drawn,
 /// the list reads keys.
 const INTERRUPTED: &str = "Interrupted: cancel the task, or detach";
 const LAST_CHOICE: &str = "detach";
-
-/// `presa` running in a terminal of its own, and what it drew so far.
-struct Terminal {
-    child: Child,
-    keys: Option<ChildStdin>,
-    screen: ChildStdout,
-    seen: String,
-    /// Where the next [`wait_for`](Self::wait_for) starts looking: text
-    /// drawn before the last keys were typed does not count.
-    from: usize,
-}
-
-impl Terminal {
-    /// Starts `presa ARGS` in a terminal; `None` without `script`.
-    ///
-    /// `script` runs the command through `$SHELL -c`, and the shell
-    /// `exec`s `presa` so that `presa` alone is in the terminal's
-    /// foreground: a shell left waiting would take the Ctrl-C too, and
-    /// `dash` (`/bin/sh`, where `SHELL` is unset, as in CI) dies of it,
-    /// which `script` reports as status 130 whatever `presa` did.
-    fn start(args: &[&str]) -> Option<Self> {
-        if Command::new("script").arg("--version").output().is_err() {
-            #[allow(
-                clippy::disallowed_macros,
-                reason = "a note for whoever runs the tests"
-            )]
-            {
-                eprintln!("skipped: no `script` (util-linux) to give presa a terminal");
-            }
-            return None;
-        }
-        let presa = shell_words::join(
-            std::iter::once(env!("CARGO_BIN_EXE_presa")).chain(args.iter().copied()),
-        );
-        let command = format!("exec {presa}");
-        let mut child = Command::new("script")
-            .args(["-qfec", &command, "/dev/null"])
-            .env("PRESA_CONFIG_DIR", env!("CARGO_TARGET_TMPDIR"))
-            .env_remove("PRESA_TOKEN")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("script runs");
-        Some(Terminal {
-            keys: child.stdin.take(),
-            screen: child.stdout.take().unwrap(),
-            child,
-            seen: String::new(),
-            from: 0,
-        })
-    }
-
-    /// Reads what `presa` draws until `wanted` appears; the text after it
-    /// is where the next wait starts. Panics, showing the screen, when
-    /// `presa` ends first.
-    fn wait_for(&mut self, wanted: &str) {
-        let mut buffer = [0u8; 4096];
-        loop {
-            if let Some(at) = self.seen[self.from..].find(wanted) {
-                self.from += at + wanted.len();
-                return;
-            }
-            match self.screen.read(&mut buffer) {
-                Ok(0) | Err(_) => panic!("presa ended before {wanted:?}:\n{}", self.seen),
-                Ok(n) => self.seen.push_str(&String::from_utf8_lossy(&buffer[..n])),
-            }
-        }
-    }
-
-    /// Types `keys`; only what is drawn from now on answers a wait.
-    fn press(&mut self, keys: &[u8]) {
-        self.from = self.seen.len();
-        let typing = self.keys.as_mut().expect("the terminal is open");
-        typing.write_all(keys).unwrap();
-        typing.flush().unwrap();
-    }
-
-    /// Closes the keyboard, and waits for `presa` to end: its status and
-    /// everything it drew.
-    fn finish(mut self) -> (ExitStatus, String) {
-        drop(self.keys.take());
-        let mut rest = Vec::new();
-        let _ = self.screen.read_to_end(&mut rest);
-        self.seen.push_str(&String::from_utf8_lossy(&rest));
-        (self.child.wait().unwrap(), self.seen)
-    }
-}
 
 /// `stdio:` and the jobs example serving over stdio.
 fn jobs_server() -> String {

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use presa::client::{ClientBuilder, PendingInput};
-use presa::wire::{CreateMessageParams, ElicitRequestParams, ElicitResult, Root};
+use presa::wire::{CreateMessageParams, ElicitAction, ElicitRequestParams, ElicitResult, Root};
 use serde_json::{Map, Value};
 
 use super::beyond_forms;
@@ -94,6 +94,24 @@ impl Answerer {
     /// The questions declined for want of a person, so far.
     pub fn unanswered(&self) -> Vec<Unanswered> {
         lock(&self.unanswered).clone()
+    }
+
+    /// The questions declined for want of a person, so far, forgotten.
+    pub fn take_unanswered(&self) -> Vec<Unanswered> {
+        std::mem::take(&mut *lock(&self.unanswered))
+    }
+
+    /// Asks the person to fill in `schema`'s fields, as a server's form
+    /// question is asked (`presa shell` asks for a tool's required
+    /// arguments so): the values, or `None` when the person declined.
+    pub async fn fill_in(&self, message: String, schema: Value) -> Option<Map<String, Value>> {
+        let answer = self
+            .answer(move || form::fill(&message, &schema, Map::new()))
+            .await;
+        match answer.action {
+            ElicitAction::Accept => Some(answer.content.unwrap_or_default()),
+            _ => None,
+        }
     }
 
     /// Runs the blocking prompt `f` for the person, alone on the terminal

@@ -48,6 +48,11 @@ impl Choices {
         Following(self.clone())
     }
 
+    /// Whether someone follows a task now, and so hears of each Ctrl-C.
+    pub fn is_following(&self) -> bool {
+        self.0.borrow().following > 0
+    }
+
     /// The person made one more choice (rule 2).
     pub fn made(&self) {
         self.0.send_modify(|count| count.made += 1);

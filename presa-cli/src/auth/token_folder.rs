@@ -26,10 +26,8 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use crate::exit::Failure;
+use crate::hosts::{PRESA_CONFIG_DIR, presa_config_folder};
 use crate::output::shown;
-
-/// The environment variable that moves the config directory.
-pub const CONFIG_DIR: &str = "PRESA_CONFIG_DIR";
 
 /// The folder of sign-ins.
 pub struct TokenFolder {
@@ -40,12 +38,8 @@ impl TokenFolder {
     /// The user's folder: under `PRESA_CONFIG_DIR`, or else under the
     /// config directory.
     pub fn of_user() -> Result<Self, Failure> {
-        let config = match std::env::var_os(CONFIG_DIR) {
-            Some(dir) => PathBuf::from(dir),
-            None => dirs::config_dir()
-                .ok_or_else(|| Failure::protocol("this system has no config directory for tokens"))?
-                .join("presa"),
-        };
+        let config = presa_config_folder()
+            .ok_or_else(|| Failure::protocol("this system has no config directory for tokens"))?;
         Ok(TokenFolder::at(config.join("tokens")))
     }
 
@@ -94,7 +88,7 @@ impl TokenFolder {
                     Failure::protocol(format!(
                         "the token folder {shown} is open to other users (mode {mode:o}), \
                          and presa cannot make it private ({e}): run `chmod 700` on it, \
-                         or set {CONFIG_DIR} to a folder of your own"
+                         or set {PRESA_CONFIG_DIR} to a folder of your own"
                     ))
                 })?;
             }

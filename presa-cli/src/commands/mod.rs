@@ -15,4 +15,4 @@ mod servers;
 mod skills;
 mod task;
 
-pub use run::run;
+pub use run::{dispatch, run};

@@ -31,20 +31,28 @@ pub async fn run(cli: Cli) -> Result<Exit, Failure> {
         Command::Call { task: true, .. } | Command::Task { .. }
     );
     let session = Session::open(server(&command), &common, tasks).await?;
+    let settled = dispatch(&session, command).await;
+    session.close().await;
+    settled
+}
+
+/// Runs `command` on `session`, and settles its status by the questions
+/// left unanswered. `logout` and `shell` are run before any session.
+pub async fn dispatch(session: &Session, command: Command) -> Result<Exit, Failure> {
     let ran = match command {
-        Command::Tools { .. } => listing::tools(&session).await,
-        Command::Prompts { .. } => listing::prompts(&session).await,
-        Command::Resources { .. } => listing::resources(&session).await,
-        Command::Discover { .. } => listing::discover(&session).await,
+        Command::Tools { .. } => listing::tools(session).await,
+        Command::Prompts { .. } => listing::prompts(session).await,
+        Command::Resources { .. } => listing::resources(session).await,
+        Command::Discover { .. } => listing::discover(session).await,
         Command::Call {
             tool,
             pairs,
             json_args,
             ..
-        } => call::call(&session, &tool, &pairs, json_args.as_deref()).await,
-        Command::Prompt { name, pairs, .. } => reading::prompt(&session, &name, &pairs).await,
-        Command::Read { uri, .. } => reading::read(&session, &uri).await,
-        Command::Skills { .. } => skills::skills(&session).await,
+        } => call::call(session, &tool, &pairs, json_args.as_deref()).await,
+        Command::Prompt { name, pairs, .. } => reading::prompt(session, &name, &pairs).await,
+        Command::Read { uri, .. } => reading::read(session, &uri).await,
+        Command::Skills { .. } => skills::skills(session).await,
         Command::Skill {
             name,
             save,
@@ -57,23 +65,23 @@ pub async fn run(cli: Cli) -> Result<Exit, Failure> {
                 force,
                 allow_dynamic,
             };
-            skills::skill(&session, &name, options).await
+            skills::skill(session, &name, options).await
         }
         Command::Task {
             action, task_id, ..
-        } => task::task(&session, action, &task_id).await,
-        Command::Logout { .. } | Command::Servers => unreachable!("handled above"),
+        } => task::task(session, action, &task_id).await,
+        Command::Logout { .. } | Command::Shell { .. } | Command::Servers => {
+            Err(Failure::usage("this command does not run on a session"))
+        }
     };
-    let settled = match ran {
+    match ran {
         Ok(exit) => Ok(session.settle(exit)),
         Err(failure) if !session.answerer.unanswered().is_empty() => {
             note!("presa: {}", line(&failure.message));
             Ok(session.settle(failure.exit))
         }
         Err(failure) => Err(failure),
-    };
-    session.close().await;
-    settled
+    }
 }
 
 /// The server a command talks to.
@@ -90,7 +98,8 @@ fn server(command: &Command) -> &Target {
         | Command::Skill { server, .. }
         | Command::Task { server, .. }
         | Command::Discover { server }
-        | Command::Logout { server } => server,
+        | Command::Logout { server }
+        | Command::Shell { server } => server,
     }
 }
 
@@ -108,6 +117,7 @@ fn server_mut(command: &mut Command) -> &mut Target {
         | Command::Skill { server, .. }
         | Command::Task { server, .. }
         | Command::Discover { server }
-        | Command::Logout { server } => server,
+        | Command::Logout { server }
+        | Command::Shell { server } => server,
     }
 }

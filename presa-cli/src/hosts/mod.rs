@@ -21,6 +21,6 @@ mod reach;
 mod server;
 
 pub use catalog::Catalog;
-pub use places::Places;
+pub use places::{PRESA_CONFIG_DIR, Places, presa_config_folder};
 pub use reach::{Reach, reach, why_not};
 pub use server::{Configured, Launch};

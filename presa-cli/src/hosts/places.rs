@@ -26,6 +26,17 @@ use super::server::{Host, Scope};
 /// The environment variable that moves presa's own config folder.
 pub const PRESA_CONFIG_DIR: &str = "PRESA_CONFIG_DIR";
 
+/// presa's own config folder, which holds its sign-ins, its aliases and
+/// the shell's history: `PRESA_CONFIG_DIR` when it is set and not empty,
+/// or else `presa/` in the user's config directory. `None` where the
+/// system has no config directory.
+pub fn presa_config_folder() -> Option<PathBuf> {
+    std::env::var_os(PRESA_CONFIG_DIR)
+        .filter(|value| !value.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| dirs::config_dir().map(|dir| dir.join("presa")))
+}
+
 /// The file of presa's own aliases, in its config folder.
 pub const ALIASES: &str = "servers.json";
 
@@ -105,9 +116,7 @@ impl Places {
                 absolute("APPDATA").unwrap_or_else(|| home.join("AppData").join("Roaming"))
             }
         };
-        let presa = variable(PRESA_CONFIG_DIR)
-            .or_else(|| dirs::config_dir().map(|dir| dir.join("presa")))
-            .unwrap_or_else(|| config.join("presa"));
+        let presa = presa_config_folder().unwrap_or_else(|| config.join("presa"));
         let cwd = std::env::current_dir()
             .map_err(|e| format!("presa cannot tell the current folder: {e}"))?;
         Ok(Places {

@@ -39,10 +39,10 @@ use rustyline::history::FileHistory;
 use rustyline::{Config, Editor};
 use serde_json::{Map, Value, json};
 
-use crate::hosts::presa_config_folder;
 use crate::command_line::{Command, Common};
 use crate::commands::dispatch;
 use crate::exit::{Exit, Failure};
+use crate::hosts::presa_config_folder;
 use crate::interrupt::Interrupts;
 use crate::output::shown::{self, note, say};
 use crate::session::Session;

@@ -13,6 +13,7 @@
 //! presa discover  SERVER [--json]
 //! presa logout    SERVER
 //! presa servers   [--json]
+//! presa completions bash|zsh|fish|powershell|elvish
 //! presa shell     SERVER
 //! ```
 //!
@@ -26,7 +27,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::exit::EXIT_STATUSES;
+use crate::exit::{Exit, statuses};
 use crate::target::Target;
 
 const SERVER_HELP: &str = "An http:// or https:// URL; or stdio:COMMAND ARGS..., such as \
@@ -41,7 +42,7 @@ const SERVER_HELP: &str = "An http:// or https:// URL; or stdio:COMMAND ARGS...,
     version,
     about = "Call any MCP server's tools from the terminal. presa asks you the server's \
              questions and follows its tasks.",
-    after_help = format!("{EXIT_STATUSES}\n\n{ENVIRONMENT}")
+    after_help = format!("{}\n\n{ENVIRONMENT}", statuses(&Exit::ALL))
 )]
 pub struct Cli {
     /// What to do.
@@ -94,11 +95,13 @@ pub struct Common {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// List the server's tools.
+    #[command(after_help = statuses(&Exit::OF_A_REQUEST))]
     Tools {
         #[arg(help = SERVER_HELP)]
         server: Target,
     },
     /// Call a tool. presa asks you the tool's questions and follows its task.
+    #[command(after_help = statuses(&Exit::OF_A_CALL))]
     Call {
         #[arg(help = SERVER_HELP)]
         server: Target,
@@ -117,11 +120,13 @@ pub enum Command {
         task: bool,
     },
     /// List the server's prompts.
+    #[command(after_help = statuses(&Exit::OF_A_REQUEST))]
     Prompts {
         #[arg(help = SERVER_HELP)]
         server: Target,
     },
     /// Get a prompt's messages.
+    #[command(after_help = statuses(&Exit::OF_A_REQUEST))]
     Prompt {
         #[arg(help = SERVER_HELP)]
         server: Target,
@@ -132,11 +137,13 @@ pub enum Command {
         pairs: Vec<String>,
     },
     /// List the server's resources.
+    #[command(after_help = statuses(&Exit::OF_A_REQUEST))]
     Resources {
         #[arg(help = SERVER_HELP)]
         server: Target,
     },
     /// Read a resource.
+    #[command(after_help = statuses(&Exit::OF_A_REQUEST))]
     Read {
         #[arg(help = SERVER_HELP)]
         server: Target,
@@ -145,6 +152,7 @@ pub enum Command {
     },
     /// List the skills the server publishes: name, file count, total size,
     /// URI and description. Reads no skill file.
+    #[command(after_help = statuses(&Exit::OF_A_REQUEST))]
     Skills {
         #[arg(help = SERVER_HELP)]
         server: Target,
@@ -152,6 +160,7 @@ pub enum Command {
     /// Show one skill: its entry, then its SKILL.md, checked against the
     /// entry's size, digest and frontmatter. A skill's content comes from
     /// the server: read it before you let a model act on it.
+    #[command(after_help = statuses(&Exit::OF_A_REQUEST))]
     Skill {
         #[arg(help = SERVER_HELP)]
         server: Target,
@@ -171,6 +180,7 @@ pub enum Command {
         allow_dynamic: bool,
     },
     /// Look at a task, cancel it, or follow it to its end.
+    #[command(after_help = statuses(&Exit::OF_A_CALL))]
     Task {
         #[arg(help = SERVER_HELP)]
         server: Target,
@@ -181,11 +191,13 @@ pub enum Command {
         task_id: String,
     },
     /// Show what the server is and what it can do.
+    #[command(after_help = statuses(&Exit::OF_A_REQUEST))]
     Discover {
         #[arg(help = SERVER_HELP)]
         server: Target,
     },
     /// Forget the OAuth tokens kept for a server.
+    #[command(after_help = statuses(&[Exit::Success, Exit::Usage, Exit::Protocol]))]
     Logout {
         #[arg(help = SERVER_HELP)]
         server: Target,
@@ -202,7 +214,8 @@ pub enum Command {
                       NAME, or HOST:NAME when two tools give the same name to different \
                       servers.\n\nShows the names of environment variables and headers, \
                       never their values. A file presa cannot read is named on stderr, and \
-                      the other files still count."
+                      the other files still count.",
+        after_help = statuses(&[Exit::Success, Exit::Usage])
     )]
     Servers,
     /// Type commands to one server, on one connection kept open.
@@ -213,9 +226,27 @@ pub enum Command {
     /// arguments that you left out. `help` lists the commands; exit, quit
     /// or Ctrl-D ends the shell. The history is kept in shell_history, in
     /// presa's config folder.
+    #[command(after_help = statuses(&[Exit::Success, Exit::Usage, Exit::Protocol]))]
     Shell {
         #[arg(help = SERVER_HELP)]
         server: Target,
+    },
+    /// Print a script that completes presa's commands and options in your
+    /// shell.
+    #[command(
+        long_about = "Print a script that completes presa's commands and options in your \
+                      shell. Load it from your shell's startup file:\n\n  \
+                      bash:  eval \"$(presa completions bash)\"   (in ~/.bashrc)\n  \
+                      zsh:   presa completions zsh > ~/.zfunc/_presa, with ~/.zfunc in \
+                      your fpath before compinit\n  \
+                      fish:  presa completions fish > ~/.config/fish/completions/presa.fish\n  \
+                      PowerShell:  presa completions powershell | Out-String | \
+                      Invoke-Expression   (in your $PROFILE)",
+        after_help = statuses(&[Exit::Success, Exit::Usage])
+    )]
+    Completions {
+        /// The shell to write the script for.
+        shell: clap_complete::Shell,
     },
 }
 

@@ -6,21 +6,64 @@
 
 use presa::client::{ClientError, SkillError};
 
-/// What the exit statuses mean, as `presa --help` shows them.
-pub const EXIT_STATUSES: &str = "\
-Exit status:
-  0    success
-  1    the tool answered with an error (isError)
-  2    usage error: a bad command line or argument
-  3    protocol or transport error: the server could not be reached, or
-       answered with a JSON-RPC error, or a task failed or was cancelled
-       by someone else, or the call ended on a sampling request that was
-       declined, or a skill's file did not match its entry
-  4    a question went unanswered: no terminal to ask and no --answer for it
-  5    detached from a task. An HTTP server's task goes on (follow it
-       again with `presa task SERVER watch ID`); a stdio server's task
-       stops with the server
-  130  cancelled with Ctrl-C";
+/// Every exit status, with what it means, as `--help` shows them. Each
+/// command lists those it can end with ([`statuses`]).
+const MEANINGS: [(Exit, &str); 7] = [
+    (Exit::Success, "success"),
+    (Exit::ToolError, "the tool answered with an error (isError)"),
+    (
+        Exit::Usage,
+        "usage error: a bad command line or argument, or a server name that no config file \
+         gives",
+    ),
+    (
+        Exit::Protocol,
+        "protocol or transport error: the server could not be reached, or answered with a \
+         JSON-RPC error, or a task failed or was cancelled by someone else, or the call ended \
+         on a sampling request that was declined, or a skill's file did not match its entry, \
+         or presa could not use its config folder",
+    ),
+    (
+        Exit::Unanswered,
+        "a question went unanswered: no terminal to ask and no --answer for it",
+    ),
+    (
+        Exit::Detached,
+        "detached from a task. An HTTP server's task goes on (follow it again with `presa \
+         task SERVER watch ID`); a stdio server's task stops with the server",
+    ),
+    (Exit::Cancelled, "cancelled with Ctrl-C"),
+];
+
+/// How wide a line of [`statuses`] may be, its indent included.
+const WIDTH: usize = 78;
+
+/// The `Exit status:` section of a command's `--help`: what each status
+/// in `codes` means, wrapped to [`WIDTH`] under its status.
+pub fn statuses(codes: &[Exit]) -> String {
+    let indent = " ".repeat(7);
+    let mut text = String::from("Exit status:");
+    for (exit, meaning) in MEANINGS {
+        if !codes.contains(&exit) {
+            continue;
+        }
+        let mut line = format!("  {:<4} ", exit.code());
+        for word in meaning.split(' ') {
+            if line.len() + 1 + word.len() > WIDTH && line.trim_end().len() > indent.len() {
+                text.push('\n');
+                text.push_str(line.trim_end());
+                line = indent.clone();
+            }
+            if !line.ends_with(' ') {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+        text.push('\n');
+        text.push_str(&line);
+    }
+    text
+}
 
 /// An exit status of `presa`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +86,30 @@ pub enum Exit {
 }
 
 impl Exit {
+    /// Every status, in order.
+    pub const ALL: [Exit; 7] = [
+        Exit::Success,
+        Exit::ToolError,
+        Exit::Usage,
+        Exit::Protocol,
+        Exit::Unanswered,
+        Exit::Detached,
+        Exit::Cancelled,
+    ];
+
+    /// The statuses of a command that talks to a server and may be asked
+    /// a question, but calls no tool: `tools`, `read` and the like.
+    pub const OF_A_REQUEST: [Exit; 5] = [
+        Exit::Success,
+        Exit::Usage,
+        Exit::Protocol,
+        Exit::Unanswered,
+        Exit::Cancelled,
+    ];
+
+    /// The statuses of a command that calls a tool and follows its task.
+    pub const OF_A_CALL: [Exit; 7] = Exit::ALL;
+
     /// The status as the process reports it.
     pub fn code(self) -> i32 {
         self as i32

@@ -144,6 +144,11 @@ async fn presa_signs_in_keeps_its_tokens_and_logs_out() {
     let again = finished(presa(&config, &["logout", &url])).await;
     let said = String::from_utf8_lossy(&again.stderr);
     assert_eq!(said.trim(), format!("no sign-in to {url} was kept"));
+    // With --json, the answer is one document on stdout.
+    let json = finished(presa(&config, &["logout", &url, "--json"])).await;
+    assert!(json.status.success());
+    let said: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(said, serde_json::json!({"url": url, "signed_out": false}));
 }
 
 /// Runs `command`, writing `input` to its stdin first.

@@ -6,6 +6,7 @@ use presa::client::oauth::{FileTokenStore, LoopbackAuthorizer, OAuthClient};
 
 use super::token_folder::TokenFolder;
 use crate::exit::Failure;
+use crate::output::render;
 use crate::output::shown::note;
 
 /// The HTTP options for `url`: the bearer `token`, and the OAuth sign-in,
@@ -51,11 +52,16 @@ fn sign_in(
 }
 
 /// `presa logout`: forgets what the sign-in to `url` kept. Says so when
-/// there was nothing to forget.
-pub fn logout(url: &str) -> Result<(), Failure> {
-    match TokenFolder::of_user()?.forget(url)? {
-        true => note!("signed out of {url}"),
-        false => note!("no sign-in to {url} was kept"),
+/// there was nothing to forget. With `json`, prints `{"url": URL, "signed_out": BOOL}` on stdout, where
+/// `signed_out` says whether a sign-in was kept and is now gone.
+pub fn logout(url: &str, json: bool) -> Result<(), Failure> {
+    let forgot = TokenFolder::of_user()?.forget(url)?;
+    if json {
+        render::json(&serde_json::json!({ "url": url, "signed_out": forgot }));
+    } else if forgot {
+        note!("signed out of {url}");
+    } else {
+        note!("no sign-in to {url} was kept");
     }
     Ok(())
 }

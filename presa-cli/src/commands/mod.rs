@@ -4,9 +4,10 @@
 //! whatever the command came to, so that a script learns it needs an
 //! `--answer`.
 //!
-//! Layers, bottom up: call, listing, reading, task, saving, skills, servers, run.
+//! Layers, bottom up: call, listing, reading, task, saving, skills, servers, completions, run.
 
 mod call;
+mod completions;
 mod listing;
 mod reading;
 mod run;

@@ -1,7 +1,7 @@
 //! [`run`]: the command line's command, sent to the file that runs it.
 
 use super::skills::{self, SkillOptions};
-use super::{call, listing, reading, servers, task};
+use super::{call, completions, listing, reading, servers, task};
 use crate::auth::logout;
 use crate::command_line::{Cli, Command};
 use crate::exit::{Exit, Failure};
@@ -15,14 +15,18 @@ pub async fn run(cli: Cli) -> Result<Exit, Failure> {
         mut command,
         common,
     } = cli;
-    if let Command::Servers = command {
-        return servers::servers(common.json);
-    }
-    let named = std::mem::replace(server_mut(&mut command), Target::Named(String::new()));
-    *server_mut(&mut command) = named.resolved()?;
-    if let Command::Logout { server } = &command {
+    let Some(server) = server_mut(&mut command) else {
+        return match command {
+            Command::Completions { shell } => completions::completions(shell),
+            _ => servers::servers(common.json),
+        };
+    };
+    // The command keeps an empty name: from here on, only `server` counts.
+    let named = std::mem::replace(server, Target::Named(String::new()));
+    let server = named.resolved()?;
+    if let Command::Logout { .. } = &command {
         return match server.url() {
-            Some(url) => logout(url).map(|()| Exit::Success),
+            Some(url) => logout(url, common.json).map(|()| Exit::Success),
             None => Err(Failure::usage("only an HTTP server signs in, and out")),
         };
     }
@@ -30,7 +34,7 @@ pub async fn run(cli: Cli) -> Result<Exit, Failure> {
         command,
         Command::Call { task: true, .. } | Command::Task { .. }
     );
-    let session = Session::open(server(&command), &common, tasks).await?;
+    let session = Session::open(&server, &common, tasks).await?;
     let settled = dispatch(&session, command).await;
     session.close().await;
     settled
@@ -70,7 +74,10 @@ pub async fn dispatch(session: &Session, command: Command) -> Result<Exit, Failu
         Command::Task {
             action, task_id, ..
         } => task::task(session, action, &task_id).await,
-        Command::Logout { .. } | Command::Shell { .. } | Command::Servers => {
+        Command::Logout { .. }
+        | Command::Shell { .. }
+        | Command::Servers
+        | Command::Completions { .. } => {
             Err(Failure::usage("this command does not run on a session"))
         }
     };
@@ -84,10 +91,11 @@ pub async fn dispatch(session: &Session, command: Command) -> Result<Exit, Failu
     }
 }
 
-/// The server a command talks to.
-fn server(command: &Command) -> &Target {
+/// The server a command talks to, to look it up; `None` for the
+/// commands that talk to no server.
+fn server_mut(command: &mut Command) -> Option<&mut Target> {
     match command {
-        Command::Servers => unreachable!("`presa servers` talks to no server"),
+        Command::Servers | Command::Completions { .. } => None,
         Command::Tools { server }
         | Command::Call { server, .. }
         | Command::Prompts { server }
@@ -99,25 +107,6 @@ fn server(command: &Command) -> &Target {
         | Command::Task { server, .. }
         | Command::Discover { server }
         | Command::Logout { server }
-        | Command::Shell { server } => server,
-    }
-}
-
-/// The server a command talks to, to look it up.
-fn server_mut(command: &mut Command) -> &mut Target {
-    match command {
-        Command::Servers => unreachable!("`presa servers` talks to no server"),
-        Command::Tools { server }
-        | Command::Call { server, .. }
-        | Command::Prompts { server }
-        | Command::Prompt { server, .. }
-        | Command::Resources { server }
-        | Command::Read { server, .. }
-        | Command::Skills { server }
-        | Command::Skill { server, .. }
-        | Command::Task { server, .. }
-        | Command::Discover { server }
-        | Command::Logout { server }
-        | Command::Shell { server } => server,
+        | Command::Shell { server } => Some(server),
     }
 }

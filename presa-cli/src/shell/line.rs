@@ -12,7 +12,8 @@
 //!    the first is the command, and the server goes in after it;
 //! 4. options of the connection (`--token`, `--token-file`, `--answer`,
 //!    `--allow-private-networks`) belong to the shell's own command line,
-//!    and a line that gives one is refused; so are `logout` and `shell`.
+//!    and a line that gives one is refused; so are `logout`, `shell`,
+//!    `servers` and `completions`, which talk to no session.
 //!
 //! The help shows neither SERVER nor those options.
 
@@ -45,7 +46,7 @@ pub enum Line {
 const CONNECTION_OPTIONS: [&str; 4] = ["token", "token_file", "answers", "allow_private_networks"];
 
 /// The commands the shell does not run (rule 4).
-const NOT_IN_THE_SHELL: [&str; 2] = ["logout", "shell"];
+const NOT_IN_THE_SHELL: [&str; 4] = ["logout", "shell", "servers", "completions"];
 
 /// `presa`'s command line as the shell reads it: no SERVER, no
 /// connection options, no version.
@@ -68,7 +69,8 @@ fn parser() -> clap::Command {
         let hidden = NOT_IN_THE_SHELL.contains(&name.as_str());
         parser = parser.mut_subcommand(&name, |sub| {
             // `mut_args` keeps the positionals in their order.
-            sub.hide(hidden).mut_args(|arg| {
+            // The exit statuses are the process's, not the shell's.
+            sub.hide(hidden).after_help("").mut_args(|arg| {
                 let server = arg.get_id() == "server";
                 arg.hide(server)
             })

@@ -182,3 +182,30 @@ fn lines_from_a_script_run_in_turn() {
     assert!(stderr.contains("no command `frobnicate`"), "{stderr}");
     assert!(stdout.contains(r#""name": "build""#), "{stdout}");
 }
+
+/// A server named in presa's aliases opens a shell as its URL would; and
+/// `servers`, which talks to no session, is not a command of the shell.
+#[test]
+fn a_shell_opens_on_a_server_given_by_its_alias() {
+    let config = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("shell-alias");
+    let _ = std::fs::remove_dir_all(&config);
+    std::fs::create_dir_all(&config).unwrap();
+    let jobs = jobs_example::jobs_binary();
+    let aliases = serde_json::json!({
+        "mcpServers": {"jobs": {"command": jobs, "args": ["stdio"]}}
+    });
+    std::fs::write(config.join("servers.json"), aliases.to_string()).unwrap();
+    let Some(mut terminal) = Terminal::start_in(&["shell", "presa:jobs"], &config) else {
+        return;
+    };
+    terminal.wait_for(PROMPT);
+    terminal.press(b"servers");
+    terminal.press(ENTER);
+    terminal.wait_for("`servers` is not a command of the shell");
+    terminal.wait_for(PROMPT);
+    terminal.press(b"tools");
+    terminal.press(ENTER);
+    terminal.wait_for("Builds a target");
+    terminal.wait_for(PROMPT);
+    ctrl_d_ends(terminal);
+}

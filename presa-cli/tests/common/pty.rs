@@ -35,7 +35,7 @@ impl Terminal {
     }
 
     /// Starts `presa ARGS` in a terminal, its config folder `config`;
-    /// `None` without `script`.
+    /// `None` without `script`, except in CI, where the tests must run.
     ///
     /// `script` runs the command through `$SHELL -c`, and the shell
     /// `exec`s `presa` so that `presa` alone is in the terminal's
@@ -44,6 +44,10 @@ impl Terminal {
     /// which `script` reports as status 130 whatever `presa` did.
     pub fn start_in(args: &[&str], config: &Path) -> Option<Self> {
         if Command::new("script").arg("--version").output().is_err() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI must have util-linux's `script` to run the terminal tests"
+            );
             #[allow(
                 clippy::disallowed_macros,
                 reason = "a note for whoever runs the tests"

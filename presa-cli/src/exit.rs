@@ -20,7 +20,8 @@ Exit status:
   5    detached from a task. An HTTP server's task goes on (follow it
        again with `presa task SERVER watch ID`); a stdio server's task
        stops with the server
-  130  cancelled with Ctrl-C";
+  6    no answer within --timeout: presa cancelled the request
+  130  cancelled with Ctrl-C (`watch` ends so too)";
 
 /// An exit status of `presa`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +39,8 @@ pub enum Exit {
     /// The user detached from a task. An HTTP server's task goes on; a
     /// stdio server's stops with the server, which ends with `presa`.
     Detached = 5,
+    /// A request got no answer within `--timeout`.
+    TimedOut = 6,
     /// The user cancelled with Ctrl-C.
     Cancelled = 130,
 }
@@ -100,6 +103,13 @@ impl From<ClientError> for Failure {
                 Failure::protocol(format!("task {task_id} was cancelled"))
             }
             ClientError::InvalidArguments(message) => Failure::usage(message),
+            ClientError::Timeout(limit) => Failure {
+                exit: Exit::TimedOut,
+                message: format!(
+                    "no answer within {} s (--timeout); presa cancelled the request",
+                    limit.as_secs_f64()
+                ),
+            },
             other => Failure::protocol(other.to_string()),
         }
     }

@@ -4,9 +4,10 @@
 //! whatever the command came to, so that a script learns it needs an
 //! `--answer`.
 //!
-//! Layers, bottom up: call, listing, reading, task, saving, skills, servers, run.
+//! Layers, bottom up: call, listing, reading, completing, utilities, watching, task, saving, skills, servers, run.
 
 mod call;
+mod completing;
 mod listing;
 mod reading;
 mod run;
@@ -14,5 +15,7 @@ mod saving;
 mod servers;
 mod skills;
 mod task;
+mod utilities;
+mod watching;
 
 pub use run::{dispatch, run};

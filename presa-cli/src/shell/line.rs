@@ -11,7 +11,8 @@
 //! 3. the words are split as a shell splits them (quotes, backslashes);
 //!    the first is the command, and the server goes in after it;
 //! 4. options of the connection (`--token`, `--token-file`, `--answer`,
-//!    `--allow-private-networks`) belong to the shell's own command line,
+//!    `--allow-private-networks`, `--header`, `-e`, `--timeout`,
+//!    `--server-log`) belong to the shell's own command line,
 //!    and a line that gives one is refused; so are `logout` and `shell`.
 //!
 //! The help shows neither SERVER nor those options.
@@ -42,7 +43,16 @@ pub enum Line {
 }
 
 /// The connection options a line may not give (rule 4), by clap's ids.
-const CONNECTION_OPTIONS: [&str; 4] = ["token", "token_file", "answers", "allow_private_networks"];
+const CONNECTION_OPTIONS: [&str; 8] = [
+    "token",
+    "token_file",
+    "answers",
+    "allow_private_networks",
+    "headers",
+    "env",
+    "timeout",
+    "server_log",
+];
 
 /// The commands the shell does not run (rule 4).
 const NOT_IN_THE_SHELL: [&str; 2] = ["logout", "shell"];
@@ -115,10 +125,14 @@ pub fn read(text: &str, server: &str) -> Line {
         || common.token_file.is_some()
         || !common.answers.is_empty()
         || common.allow_private_networks
+        || !common.headers.is_empty()
+        || !common.env.is_empty()
+        || common.timeout.is_some()
+        || common.server_log
     {
         return Line::Refused(
-            "--token, --token-file, --answer and --allow-private-networks go on the command \
-             line that starts the shell"
+            "--token, --token-file, --answer, --allow-private-networks, --header, -e, \
+             --timeout and --server-log go on the command line that starts the shell"
                 .to_owned(),
         );
     }

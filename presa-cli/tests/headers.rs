@@ -2,7 +2,10 @@
 //! `--header`, and those of a configured server's entry, checked by a
 //! tool of this test's own server that reads the request's headers.
 
-#[allow(dead_code, reason = "the shared server's in-process handles go unused here")]
+#[allow(
+    dead_code,
+    reason = "the shared server's in-process handles go unused here"
+)]
 mod common;
 
 use std::path::{Path, PathBuf};

@@ -31,7 +31,9 @@
 //! - The resource template `jobs://builds/{target}` reads the last build's
 //!   result if it built TARGET, and completes TARGET from the targets
 //!   [`TARGETS`] names (`completion/complete`). A confirmed build logs
-//!   `building TARGET` at `info`, for a client that asked for logs.
+//!   `building TARGET`, and a read of the template `reading the build of
+//!   TARGET`, at `info`, for a client that asked for logs (a task has no
+//!   log channel, so a build run as a task logs nothing).
 //! - The MCP Apps view `ui://jobs/dashboard` (`examples/jobs/dashboard.html`,
 //!   embedded with `include_str!`) lists the builds and starts one from a
 //!   button. `build` links to it, so an Apps host renders it beside a
@@ -274,9 +276,12 @@ const TARGETS: [&str; 3] = ["all", "docs", "web"];
 /// The last build's result, if it built `target`.
 #[resource(uri = "jobs://builds/{target}", mime_type = "text/plain")]
 async fn build_of(
+    ctx: Context,
     State(builds): State<Builds>,
     #[param(complete = targets)] target: String,
 ) -> String {
+    let reading = format!("reading the build of {target}");
+    ctx.log(presa::wire::LoggingLevel::Info, reading).await;
     let built = format!("built {target}");
     match builds.0.borrow().as_deref() == Some(built.as_str()) {
         true => built,

@@ -236,6 +236,9 @@ mod tests {
             panic!("the list");
         };
         assert!(list.contains("call") && list.contains("exit"), "{list}");
+        for command in ["templates", "complete", "ping", "log-level", "watch"] {
+            assert!(list.contains(&format!("  {command} ")), "{command}: {list}");
+        }
         assert!(!list.contains("logout"), "{list}");
         let Line::Say(call) = read("help call", SERVER) else {
             panic!("call's help");
@@ -260,6 +263,10 @@ mod tests {
             "tools --token x",
             "call build --answer confirm.ok=true",
             "call \"build",
+            "tools --header 'X-A: b'",
+            "tools -e A=b",
+            "ping --timeout 5",
+            "tools --server-log",
         ] {
             assert!(matches!(read(text, SERVER), Line::Refused(_)), "{text}");
         }

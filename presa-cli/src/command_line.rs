@@ -25,7 +25,7 @@
 //! host's config (`NAME` or `HOST:NAME`), as `presa servers` lists them.
 //!
 //! `--json`, `--token`, `--token-file`, `--answer`, `--header`, `-e`,
-//! `--timeout` and `--server-log` are accepted by every command that
+//! `--timeout`, `--server-log` and `--log-level` are accepted by every command that
 //! talks to a server, anywhere on the line.
 
 use std::path::PathBuf;
@@ -119,6 +119,11 @@ pub struct Common {
     /// `[server]`. Without it, presa drops it.
     #[arg(long, global = true, visible_alias = "server-logs")]
     pub server_log: bool,
+    /// Ask the server for log messages at LEVEL and above, and show them
+    /// on stderr, each after `[server log]`. A task has no log channel, so
+    /// a call that runs as one logs nothing.
+    #[arg(long, global = true, value_name = "LEVEL")]
+    pub log_level: Option<LogLevel>,
 }
 
 /// A `--timeout`: a positive number of seconds.
@@ -357,6 +362,22 @@ pub enum LogLevel {
     Alert,
     /// The system is unusable.
     Emergency,
+}
+
+impl From<LogLevel> for presa::wire::LoggingLevel {
+    fn from(level: LogLevel) -> Self {
+        use presa::wire::LoggingLevel as Wire;
+        match level {
+            LogLevel::Debug => Wire::Debug,
+            LogLevel::Info => Wire::Info,
+            LogLevel::Notice => Wire::Notice,
+            LogLevel::Warning => Wire::Warning,
+            LogLevel::Error => Wire::Error,
+            LogLevel::Critical => Wire::Critical,
+            LogLevel::Alert => Wire::Alert,
+            LogLevel::Emergency => Wire::Emergency,
+        }
+    }
 }
 
 /// What `presa task` does.

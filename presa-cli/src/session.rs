@@ -69,7 +69,10 @@ impl Session {
         if let Some(limit) = common.timeout {
             builder = builder.request_timeout(limit);
         }
-        let logs = Arc::new(AtomicBool::new(false));
+        if let Some(level) = common.log_level {
+            builder = builder.log_level(level.into());
+        }
+        let logs = Arc::new(AtomicBool::new(common.log_level.is_some()));
         let showing = Arc::clone(&logs);
         let builder = builder.on_notification(move |notification| {
             if notification.method == notifications::MESSAGE && showing.load(Ordering::Acquire) {

@@ -174,6 +174,37 @@ fn templates_complete_ping_and_log_level_over_http() {
 }
 
 #[test]
+fn log_level_shows_the_server_s_log_messages_of_a_one_shot_command() {
+    let server = stdio_server();
+    let read = ["read", &server, "jobs://builds/web", "--log-level", "info"];
+    let output = presa(&read);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let said = stderr(&output);
+    assert!(
+        said.contains("[server log] info reading the build of web"),
+        "{said}"
+    );
+    let output = presa(&[
+        "read",
+        &server,
+        "jobs://builds/web",
+        "--log-level",
+        "warning",
+    ]);
+    assert!(
+        !stderr(&output).contains("[server log]"),
+        "{}",
+        stderr(&output)
+    );
+    let output = presa(&["read", &server, "jobs://builds/web"]);
+    assert!(
+        !stderr(&output).contains("[server log]"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
 fn a_completion_reference_that_is_neither_a_prompt_nor_a_template_is_a_usage_error() {
     let output = presa(&["complete", &stdio_server(), "tool:build", "target=d"]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));

@@ -31,7 +31,7 @@ pub async fn ping(session: &Session) -> Result<Exit, Failure> {
 /// `presa log-level`: from now on, the server's log messages at `level`
 /// and above show on stderr (in `presa shell`, for the rest of it).
 pub async fn log_level(session: &Session, level: LogLevel) -> Result<Exit, Failure> {
-    let level = wire_level(level);
+    let level = LoggingLevel::from(level);
     session.client.set_log_level(level).await?;
     session.show_logs();
     let name = render::wire(&level);
@@ -43,18 +43,4 @@ pub async fn log_level(session: &Session, level: LogLevel) -> Result<Exit, Failu
         ),
     }
     Ok(Exit::Success)
-}
-
-/// The wire's level for the command line's.
-fn wire_level(level: LogLevel) -> LoggingLevel {
-    match level {
-        LogLevel::Debug => LoggingLevel::Debug,
-        LogLevel::Info => LoggingLevel::Info,
-        LogLevel::Notice => LoggingLevel::Notice,
-        LogLevel::Warning => LoggingLevel::Warning,
-        LogLevel::Error => LoggingLevel::Error,
-        LogLevel::Critical => LoggingLevel::Critical,
-        LogLevel::Alert => LoggingLevel::Alert,
-        LogLevel::Emergency => LoggingLevel::Emergency,
-    }
 }

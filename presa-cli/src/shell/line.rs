@@ -12,7 +12,7 @@
 //!    the first is the command, and the server goes in after it;
 //! 4. options of the connection (`--token`, `--token-file`, `--answer`,
 //!    `--allow-private-networks`, `--header`, `-e`, `--timeout`,
-//!    `--server-log`) belong to the shell's own command line,
+//!    `--server-log`, `--log-level`) belong to the shell's own command line,
 //!    and a line that gives one is refused; so are `logout` and `shell`.
 //!
 //! The help shows neither SERVER nor those options.
@@ -43,7 +43,7 @@ pub enum Line {
 }
 
 /// The connection options a line may not give (rule 4), by clap's ids.
-const CONNECTION_OPTIONS: [&str; 8] = [
+const CONNECTION_OPTIONS: [&str; 9] = [
     "token",
     "token_file",
     "answers",
@@ -52,6 +52,7 @@ const CONNECTION_OPTIONS: [&str; 8] = [
     "env",
     "timeout",
     "server_log",
+    "log_level",
 ];
 
 /// The commands the shell does not run (rule 4).
@@ -129,10 +130,12 @@ pub fn read(text: &str, server: &str) -> Line {
         || !common.env.is_empty()
         || common.timeout.is_some()
         || common.server_log
+        || common.log_level.is_some()
     {
         return Line::Refused(
             "--token, --token-file, --answer, --allow-private-networks, --header, -e, \
-             --timeout and --server-log go on the command line that starts the shell"
+             --timeout, --server-log and --log-level go on the command line that starts the \
+             shell (`log-level LEVEL` sets the level within it)"
                 .to_owned(),
         );
     }
@@ -267,6 +270,7 @@ mod tests {
             "tools -e A=b",
             "ping --timeout 5",
             "tools --server-log",
+            "tools --log-level info",
         ] {
             assert!(matches!(read(text, SERVER), Line::Refused(_)), "{text}");
         }

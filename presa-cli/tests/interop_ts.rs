@@ -454,3 +454,29 @@ fn watch_of_a_typescript_sdk_legacy_server_prints_an_update_as_a_json_line() {
         json!({"method": "notifications/resources/updated", "params": {"uri": "note://motd"}})
     );
 }
+
+#[test]
+#[cfg_attr(
+    presa_wine,
+    ignore = "needs Node, a Linux program here that a test under Wine cannot start"
+)]
+fn watch_ends_with_3_when_a_typescript_sdk_legacy_server_exits() {
+    let Some(legacy) = Legacy::for_test("watch-exit") else {
+        return;
+    };
+    let mut watch = legacy.command("watch", &["--resource", "note://motd"]);
+    let output = watch
+        .env("MCP_TS_EXIT_AFTER_UPDATE", "1")
+        .output()
+        .expect("presa runs");
+    let said = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(3), "{said}");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "updated note://motd\n"
+    );
+    assert!(
+        said.contains("the watch ended: the connection to the server is closed"),
+        "{said}"
+    );
+}

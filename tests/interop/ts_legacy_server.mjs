@@ -21,6 +21,9 @@
 //   for `presa -e`; and one line on stderr at start, for
 //   `presa --server-log`.
 //
+// With MCP_TS_EXIT_AFTER_UPDATE set, the server exits once it sent that
+// first update, as a server that ends while watched.
+//
 // A stdio server's process ends with its client's, so a task created by
 // one client is found by the next (`presa task ...`) only if the tasks
 // are kept outside the process: when MCP_TS_TASKS names a file, they are
@@ -239,8 +242,13 @@ server.setRequestHandler(SubscribeRequestSchema, async (request) => {
   if (uri !== MOTD.uri) {
     throw new McpError(-32002, `Resource not found: ${uri}`);
   }
-  // After the answer, which the SDK sends once this returns.
-  setImmediate(() => server.sendResourceUpdated({ uri }));
+  // After the answer, which the SDK sends once this returns. With
+  // MCP_TS_EXIT_AFTER_UPDATE set, the server then exits, as a server that
+  // ends while watched.
+  setImmediate(async () => {
+    await server.sendResourceUpdated({ uri });
+    if (process.env.MCP_TS_EXIT_AFTER_UPDATE) process.exit(0);
+  });
   return {};
 });
 

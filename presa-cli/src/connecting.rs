@@ -143,15 +143,14 @@ impl ServerLog {
     }
 }
 
-/// `NAME: VALUE`, as `--header` takes it.
+/// `NAME: VALUE`, as `--header` takes it. A refusal shows none of what
+/// was given: without a colon, all of it may be the value.
 fn header(given: &str) -> Result<(String, String), Failure> {
     let refused = || {
-        // The value may be a secret: only the name is shown.
-        let name = given.split(':').next().unwrap_or_default();
-        Failure::usage(format!(
-            "--header takes NAME: VALUE, such as 'X-Api-Key: …'; `{}` has no name before a colon",
-            line(name.trim())
-        ))
+        Failure::usage(
+            "--header takes NAME: VALUE, such as 'X-Api-Key: …', with a name of no spaces \
+             before the colon",
+        )
     };
     let (name, value) = given.split_once(':').ok_or_else(refused)?;
     let name = name.trim();
@@ -161,14 +160,14 @@ fn header(given: &str) -> Result<(String, String), Failure> {
     Ok((name.to_owned(), value.trim().to_owned()))
 }
 
-/// `KEY=VALUE`, as `-e` takes it.
+/// `KEY=VALUE`, as `-e` takes it. A refusal shows none of what was
+/// given, which may hold a secret.
 fn variable(given: &str) -> Result<(String, String), Failure> {
     match given.split_once('=') {
         Some((key, value)) if !key.is_empty() => Ok((key.to_owned(), value.to_owned())),
-        _ => Err(Failure::usage(format!(
-            "-e takes KEY=VALUE, such as -e LOG_LEVEL=debug, not `{}`",
-            line(given)
-        ))),
+        _ => Err(Failure::usage(
+            "-e takes KEY=VALUE, such as -e LOG_LEVEL=debug, with a KEY before the `=`",
+        )),
     }
 }
 
@@ -232,12 +231,15 @@ mod tests {
             failure.message
         );
         assert!(!failure.message.contains("s3cret"), "{}", failure.message);
-        let failure = Connecting::read(&common(&["-H", "s3cret"]), &target).unwrap_err();
-        assert!(
-            failure.message.contains("NAME: VALUE"),
-            "{}",
-            failure.message
-        );
+        for given in ["s3cret", "my s3cret: x"] {
+            let failure = Connecting::read(&common(&["-H", given]), &target).unwrap_err();
+            assert!(
+                failure.message.contains("NAME: VALUE"),
+                "{}",
+                failure.message
+            );
+            assert!(!failure.message.contains("s3cret"), "{}", failure.message);
+        }
     }
 
     #[test]

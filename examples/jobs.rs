@@ -28,6 +28,12 @@
 //!   server's state, and a task of the server's own tells the server the
 //!   resource changed ([`Server::resource_updated`]). Each process keeps
 //!   its own last build, so replicas may answer a read differently.
+//! - The resource template `jobs://builds/{target}` reads the last build's
+//!   result if it built TARGET, and completes TARGET from the targets
+//!   [`TARGETS`] names (`completion/complete`). A confirmed build logs
+//!   `building TARGET`, and a read of the template `reading the build of
+//!   TARGET`, at `info`, for a client that asked for logs (a task has no
+//!   log channel, so a build run as a task logs nothing).
 //! - The MCP Apps view `ui://jobs/dashboard` (`examples/jobs/dashboard.html`,
 //!   embedded with `include_str!`) lists the builds and starts one from a
 //!   button. `build` links to it, so an Apps host renders it beside a
@@ -90,6 +96,11 @@ async fn build(
         return Err(ToolError::new("not confirmed"));
     };
     let job = board.start(&ctx, &target);
+    ctx.log(
+        presa::wire::LoggingLevel::Info,
+        format!("building {target}"),
+    )
+    .await;
     if let Some(seconds) = seconds.filter(|&s| s > 0) {
         ctx.set_status_message(format!("building {target}")).await;
         tokio::time::sleep(Duration::from_secs(seconds)).await;
@@ -259,6 +270,34 @@ async fn latest_build(State(builds): State<Builds>) -> String {
         .unwrap_or_else(|| "no build yet".into())
 }
 
+/// The targets `jobs://builds/{target}` completes.
+const TARGETS: [&str; 3] = ["all", "docs", "web"];
+
+/// The last build's result, if it built `target`.
+#[resource(uri = "jobs://builds/{target}", mime_type = "text/plain")]
+async fn build_of(
+    ctx: Context,
+    State(builds): State<Builds>,
+    #[param(complete = targets)] target: String,
+) -> String {
+    let reading = format!("reading the build of {target}");
+    ctx.log(presa::wire::LoggingLevel::Info, reading).await;
+    let built = format!("built {target}");
+    match builds.0.borrow().as_deref() == Some(built.as_str()) {
+        true => built,
+        false => format!("no build of {target} yet"),
+    }
+}
+
+/// The targets that start with what is typed.
+fn targets(typed: &str, _: &CompletionContext) -> Vec<String> {
+    TARGETS
+        .into_iter()
+        .filter(|target| target.starts_with(typed))
+        .map(str::to_owned)
+        .collect()
+}
+
 /// The result of the last build, in the server's state. It is a watch
 /// channel: it holds the latest result only, so it never grows, and
 /// [`announcing`]'s task wakes once for any number of builds that finish
@@ -284,6 +323,7 @@ fn announcing(builder: presa::server::ServerBuilder) -> Server {
     let mut finished = builds.0.subscribe();
     let server = builder
         .resource(LatestBuildResource)
+        .resource(BuildOfResource)
         .ui(dashboard())
         .tool(ListJobsTool)
         .state(builds)

@@ -869,3 +869,105 @@ async fn serve_tells_anonymous_clients_apart_by_address() {
         .unwrap();
     assert_eq!(other.status().as_u16(), 200);
 }
+
+/// Serves a server that records each request's method, its `_meta`
+/// log level and its `X-Tenant` headers, and answers every request with
+/// an empty `complete` result.
+async fn recording_server(seen: Arc<std::sync::Mutex<Vec<serde_json::Value>>>) -> String {
+    let app = axum::Router::new().route(
+        "/mcp",
+        axum::routing::post(move |headers: axum::http::HeaderMap, body: String| {
+            let seen = Arc::clone(&seen);
+            async move {
+                let request: serde_json::Value = serde_json::from_str(&body).unwrap();
+                let tenants: Vec<&str> = headers
+                    .get_all("x-tenant")
+                    .iter()
+                    .filter_map(|v| v.to_str().ok())
+                    .collect();
+                seen.lock().unwrap().push(json!({
+                    "method": request["method"],
+                    "logLevel": request["params"]["_meta"]["io.modelcontextprotocol/logLevel"],
+                    "tenants": tenants,
+                    "accept": headers.get("accept").and_then(|v| v.to_str().ok()),
+                }));
+                let result = match request["method"].as_str() {
+                    Some("tools/list") => json!({"resultType": "complete", "ttlMs": 0,
+                                                 "cacheScope": "public", "tools": []}),
+                    _ => json!({"resultType": "complete", "ttlMs": 0, "cacheScope": "public",
+                                "supportedVersions": ["2026-07-28"],
+                                "capabilities": {}, "serverInfo": {"name": "r", "version": "1"}}),
+                };
+                axum::Json(json!({"jsonrpc": "2.0", "id": request["id"], "result": result}))
+            }
+        }),
+    );
+    serve_router(app).await
+}
+
+#[tokio::test]
+async fn extra_headers_go_with_every_request_beside_the_transport_s_own() {
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let url = recording_server(Arc::clone(&seen)).await;
+    let options = presa::client::HttpOptions::default()
+        .header("X-Tenant", "acme")
+        .unwrap()
+        .header("X-Tenant", "beta")
+        .unwrap();
+    let client = Client::builder()
+        .force_era(presa::client::Era::Modern)
+        .connect(ClientTransport::http_with(&url, options).unwrap());
+    client.list_tools().await.unwrap();
+    client.ping().await.unwrap();
+    let seen = seen.lock().unwrap().clone();
+    let methods: Vec<&str> = seen.iter().filter_map(|s| s["method"].as_str()).collect();
+    assert_eq!(
+        methods,
+        ["tools/list", "server/discover"],
+        "a modern ping is a discover"
+    );
+    for request in &seen {
+        assert_eq!(request["tenants"], json!(["acme", "beta"]), "{request}");
+        let accept = request["accept"].as_str().unwrap_or_default();
+        assert!(accept.contains("application/json"), "{request}");
+    }
+}
+
+#[tokio::test]
+async fn a_log_level_set_later_goes_with_the_next_modern_requests() {
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let url = recording_server(Arc::clone(&seen)).await;
+    let client = Client::builder()
+        .force_era(presa::client::Era::Modern)
+        .connect(ClientTransport::http(&url).unwrap());
+    client.list_tools().await.unwrap();
+    client
+        .set_log_level(presa::wire::LoggingLevel::Warning)
+        .await
+        .unwrap();
+    client.list_tools().await.unwrap();
+    let levels: Vec<_> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|s| s["logLevel"].clone())
+        .collect();
+    assert_eq!(levels, [serde_json::Value::Null, json!("warning")]);
+}
+
+#[tokio::test]
+async fn ping_and_log_level_in_a_legacy_session() {
+    let f = common::fixture();
+    let url = serve(StreamableHttp::new(f.server.clone())).await;
+    let client = Client::builder()
+        .force_era(presa::client::Era::Legacy)
+        .connect(ClientTransport::http(&url).unwrap());
+    client.ping().await.unwrap();
+    client
+        .set_log_level(presa::wire::LoggingLevel::Debug)
+        .await
+        .unwrap();
+    let modern = Client::builder().connect(ClientTransport::http(&url).unwrap());
+    modern.ping().await.unwrap();
+    assert_eq!(modern.era().await.unwrap(), presa::client::Era::Modern);
+}

@@ -12,6 +12,11 @@
 //! presa task      SERVER get|cancel|watch TASK_ID [--json]
 //! presa discover  SERVER [--json]
 //! presa logout    SERVER
+//! presa templates SERVER [--json]
+//! presa complete  SERVER prompt:NAME|template:URI ARG=PREFIX [--context ARG=VALUE ...] [--json]
+//! presa ping      SERVER [--json]
+//! presa log-level SERVER LEVEL [--json]
+//! presa watch     SERVER [--resource URI ...] [--json]
 //! presa servers   [--json]
 //! presa completions bash|zsh|fish|powershell|elvish
 //! presa shell     SERVER
@@ -20,10 +25,12 @@
 //! SERVER is a URL, `stdio:COMMAND ARGS`, or the name of a server in a
 //! host's config (`NAME` or `HOST:NAME`), as `presa servers` lists them.
 //!
-//! `--json`, `--token`, `--token-file` and `--answer` are accepted by
-//! every command that talks to a server, anywhere on the line.
+//! `--json`, `--token`, `--token-file`, `--answer`, `--header`, `-e`,
+//! `--timeout`, `--server-log` and `--log-level` are accepted by every command that
+//! talks to a server, anywhere on the line.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -89,6 +96,48 @@ pub struct Common {
     /// at machines on your network.
     #[arg(long, global = true)]
     pub allow_private_networks: bool,
+    /// Send the header NAME: VALUE to an HTTP server with every request,
+    /// after a configured server's own headers. Repeat it for more.
+    /// presa never prints a header's value.
+    #[arg(
+        long = "header",
+        short = 'H',
+        global = true,
+        value_name = "NAME: VALUE"
+    )]
+    pub headers: Vec<String>,
+    /// Set the environment variable KEY to VALUE for a stdio server, over
+    /// what a configured server's entry sets. Repeat it for more.
+    #[arg(long = "env", short = 'e', global = true, value_name = "KEY=VALUE")]
+    pub env: Vec<String>,
+    /// Give up on a request that gets no answer within SECONDS (such as 30
+    /// or 2.5), cancel it on the server, and exit with status 6. No limit
+    /// by default. A task followed is polled with requests of its own,
+    /// each within the limit.
+    #[arg(long, global = true, value_name = "SECONDS", value_parser = seconds)]
+    pub timeout: Option<Duration>,
+    /// Show what a stdio server writes on stderr, each line after
+    /// `[server]`. Without it, presa drops it.
+    #[arg(long, global = true, visible_alias = "server-logs")]
+    pub server_log: bool,
+    /// Ask the server for log messages at LEVEL and above, and show them
+    /// on stderr, each after `[server log]`. A task has no log channel, so
+    /// a call that runs as one logs nothing.
+    #[arg(long, global = true, value_name = "LEVEL")]
+    pub log_level: Option<LogLevel>,
+}
+
+/// A `--timeout`: a positive number of seconds.
+fn seconds(text: &str) -> Result<Duration, String> {
+    let wrong = || format!("`{text}` is not a number of seconds, such as 30 or 2.5");
+    let seconds: f64 = text.trim().parse().map_err(|_| wrong())?;
+    // NaN is no number of seconds either.
+    if seconds.is_nan() || seconds <= 0.0 {
+        return Err(format!(
+            "the timeout must be more than 0 seconds, not {text}"
+        ));
+    }
+    Duration::try_from_secs_f64(seconds).map_err(|_| wrong())
 }
 
 /// The commands.
@@ -202,6 +251,86 @@ pub enum Command {
         #[arg(help = SERVER_HELP)]
         server: Target,
     },
+    /// List the server's resource templates: URIs with {placeholders}, to
+    /// fill in and `read`.
+    #[command(after_help = statuses(&Exit::OF_A_REQUEST))]
+    Templates {
+        #[arg(help = SERVER_HELP)]
+        server: Target,
+    },
+    /// Ask the server to complete an argument of a prompt or of a
+    /// resource template.
+    #[command(
+        long_about = "Ask the server to complete an argument of a prompt or of a resource \
+                      template (completion/complete), and print its suggestions, one a line.\n\n\
+                      presa complete SERVER prompt:review language=py\n\
+                      presa complete SERVER 'template:file:///{path}' path=src/",
+        after_help = statuses(&Exit::OF_A_REQUEST)
+    )]
+    Complete {
+        #[arg(help = SERVER_HELP)]
+        server: Target,
+        /// What the argument belongs to: prompt:NAME, or template:URI with
+        /// the template's URI as `templates` lists it.
+        #[arg(value_name = "prompt:NAME|template:URI")]
+        reference: String,
+        /// The argument to complete, and what is typed of it so far (may
+        /// be empty: `language=`).
+        #[arg(value_name = "ARG=PREFIX")]
+        argument: String,
+        /// An argument already given, which the server may use to narrow
+        /// its suggestions. Repeat it for more.
+        #[arg(long = "context", value_name = "ARG=VALUE")]
+        context: Vec<String>,
+    },
+    /// Check that the server answers, and say how long it took.
+    #[command(
+        long_about = "Check that the server answers, and say how long it took. A \
+                      2025-11-25 server is sent `ping`; 2026-07-28 has no ping, so a server \
+                      of that era is asked `server/discover`, its cheapest request.",
+        after_help = statuses(&Exit::OF_A_REQUEST)
+    )]
+    Ping {
+        #[arg(help = SERVER_HELP)]
+        server: Target,
+    },
+    /// Ask the server for log messages at LEVEL and above.
+    #[command(
+        long_about = "Ask the server for log messages at LEVEL and above. A 2025-11-25 server \
+                      is sent logging/setLevel, which holds for its session; a 2026-07-28 \
+                      server reads the level from each request. In `presa shell` the level \
+                      holds for the rest of the shell, and the server's log messages show on \
+                      stderr as they come; on its own, the command only checks that the server \
+                      takes the level.",
+        after_help = statuses(&Exit::OF_A_REQUEST)
+    )]
+    LogLevel {
+        #[arg(help = SERVER_HELP)]
+        server: Target,
+        /// The lowest level to send.
+        level: LogLevel,
+    },
+    /// Print the server's notifications as they come: its tools, prompts
+    /// or resources changed, a resource was updated.
+    #[command(
+        long_about = "Print the server's notifications as they come: its tools, prompts or \
+                      resources changed, or a resource followed with --resource was updated. \
+                      With --json, one JSON document a line. A 2026-07-28 server is asked with \
+                      subscriptions/listen; a 2025-11-25 one sends them on its session, after \
+                      resources/subscribe for each --resource.\n\n\
+                      Once the server agreed, presa says on stderr what it follows. It watches \
+                      until Ctrl-C (status 130), or until the server ends the stream (status \
+                      0) or the connection (status 3; a stdio server that exits).",
+        after_help = statuses(&[Exit::Success, Exit::Usage, Exit::Protocol, Exit::TimedOut, Exit::Cancelled])
+    )]
+    Watch {
+        #[arg(help = SERVER_HELP)]
+        server: Target,
+        /// Also follow the resource at URI: print each time it is updated.
+        /// Repeat it for more.
+        #[arg(long = "resource", value_name = "URI")]
+        resources: Vec<String>,
+    },
     /// List the servers that Claude Code, Claude Desktop, VS Code, Cursor
     /// and Gemini CLI have in their config files, and presa's own aliases.
     /// Any command takes one of these names in place of a URL. Shows the
@@ -248,6 +377,43 @@ pub enum Command {
         /// The shell to write the script for.
         shell: clap_complete::Shell,
     },
+}
+
+/// A log level, as MCP names them (RFC 5424's, lowest first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogLevel {
+    /// Debugging detail.
+    Debug,
+    /// Information.
+    Info,
+    /// Normal but significant.
+    Notice,
+    /// A warning.
+    Warning,
+    /// An error.
+    Error,
+    /// Critical.
+    Critical,
+    /// Action must be taken now.
+    Alert,
+    /// The system is unusable.
+    Emergency,
+}
+
+impl From<LogLevel> for presa::wire::LoggingLevel {
+    fn from(level: LogLevel) -> Self {
+        use presa::wire::LoggingLevel as Wire;
+        match level {
+            LogLevel::Debug => Wire::Debug,
+            LogLevel::Info => Wire::Info,
+            LogLevel::Notice => Wire::Notice,
+            LogLevel::Warning => Wire::Warning,
+            LogLevel::Error => Wire::Error,
+            LogLevel::Critical => Wire::Critical,
+            LogLevel::Alert => Wire::Alert,
+            LogLevel::Emergency => Wire::Emergency,
+        }
+    }
 }
 
 /// What `presa task` does.

@@ -8,7 +8,7 @@ use presa::client::{ClientError, SkillError};
 
 /// Every exit status, with what it means, as `--help` shows them. Each
 /// command lists those it can end with ([`statuses`]).
-const MEANINGS: [(Exit, &str); 7] = [
+const MEANINGS: [(Exit, &str); 8] = [
     (Exit::Success, "success"),
     (Exit::ToolError, "the tool answered with an error (isError)"),
     (
@@ -31,6 +31,10 @@ const MEANINGS: [(Exit, &str); 7] = [
         Exit::Detached,
         "detached from a task. An HTTP server's task goes on (follow it again with `presa \
          task SERVER watch ID`); a stdio server's task stops with the server",
+    ),
+    (
+        Exit::TimedOut,
+        "no answer within --timeout: presa cancelled the request",
     ),
     (Exit::Cancelled, "cancelled with Ctrl-C"),
 ];
@@ -81,34 +85,38 @@ pub enum Exit {
     /// The user detached from a task. An HTTP server's task goes on; a
     /// stdio server's stops with the server, which ends with `presa`.
     Detached = 5,
+    /// A request got no answer within `--timeout`.
+    TimedOut = 6,
     /// The user cancelled with Ctrl-C.
     Cancelled = 130,
 }
 
 impl Exit {
     /// Every status, in order.
-    pub const ALL: [Exit; 7] = [
+    pub const ALL: [Exit; 8] = [
         Exit::Success,
         Exit::ToolError,
         Exit::Usage,
         Exit::Protocol,
         Exit::Unanswered,
         Exit::Detached,
+        Exit::TimedOut,
         Exit::Cancelled,
     ];
 
     /// The statuses of a command that talks to a server and may be asked
     /// a question, but calls no tool: `tools`, `read` and the like.
-    pub const OF_A_REQUEST: [Exit; 5] = [
+    pub const OF_A_REQUEST: [Exit; 6] = [
         Exit::Success,
         Exit::Usage,
         Exit::Protocol,
         Exit::Unanswered,
+        Exit::TimedOut,
         Exit::Cancelled,
     ];
 
     /// The statuses of a command that calls a tool and follows its task.
-    pub const OF_A_CALL: [Exit; 7] = Exit::ALL;
+    pub const OF_A_CALL: [Exit; 8] = Exit::ALL;
 
     /// The status as the process reports it.
     pub fn code(self) -> i32 {
@@ -167,6 +175,13 @@ impl From<ClientError> for Failure {
                 Failure::protocol(format!("task {task_id} was cancelled"))
             }
             ClientError::InvalidArguments(message) => Failure::usage(message),
+            ClientError::Timeout(limit) => Failure {
+                exit: Exit::TimedOut,
+                message: format!(
+                    "no answer within {} s (--timeout); presa cancelled the request",
+                    limit.as_secs_f64()
+                ),
+            },
             other => Failure::protocol(other.to_string()),
         }
     }

@@ -7,12 +7,13 @@
 //! that comes after it in the line below, so the crate has no import
 //! cycles:
 //!
-//! Layers, bottom up: exit, typing, output, hosts, target, tool_arguments, command_line, auth, answer, interrupt, session, follow, commands, shell.
+//! Layers, bottom up: exit, typing, output, hosts, target, tool_arguments, command_line, connecting, auth, answer, interrupt, session, follow, commands, shell.
 
 mod answer;
 mod auth;
 mod command_line;
 mod commands;
+mod connecting;
 mod exit;
 mod follow;
 mod hosts;

@@ -3,12 +3,16 @@
 
 use std::io::IsTerminal;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use presa::client::{Client, ClientBuilder, HttpOptions};
+use presa::client::{Client, HttpOptions};
+use presa::wire::{Notification, notifications};
+use serde_json::Value;
 
 use crate::answer::{Answerer, Presets};
 use crate::auth::{bearer_token, http_options};
 use crate::command_line::Common;
+use crate::connecting::{Connecting, ServerLog};
 use crate::exit::{Exit, Failure};
 use crate::output::shown::{line, note};
 use crate::output::status_line::StatusLine;
@@ -26,43 +30,73 @@ pub struct Session {
     pub target: Target,
     /// Whether the output is one JSON document.
     pub json: bool,
+    /// Whether the server's log messages show (after `log-level`).
+    logs: Arc<AtomicBool>,
+    /// What shows a stdio server's stderr, with `--server-log`.
+    server_log: Option<ServerLog>,
 }
 
 impl Session {
     /// Connects to `target`, declaring the Tasks extension when `tasks`.
     pub async fn open(target: &Target, common: &Common, tasks: bool) -> Result<Self, Failure> {
-        Self::open_with(target, common, tasks, |builder| builder).await
+        Self::open_with(target, common, tasks, |_| {}).await
     }
 
-    /// [`open`](Self::open), the client's builder passed through `more`
-    /// before it connects (`presa shell` hears of tool changes so).
+    /// [`open`](Self::open), with `heard` told of every notification the
+    /// client hands on (`presa shell` hears of tool changes so).
     pub async fn open_with(
         target: &Target,
         common: &Common,
         tasks: bool,
-        more: impl FnOnce(ClientBuilder) -> ClientBuilder,
+        heard: impl Fn(&Notification) + Send + Sync + 'static,
     ) -> Result<Self, Failure> {
         let presets = Presets::parse(&common.answers).map_err(Failure::usage)?;
         let status = Arc::new(StatusLine::default());
         let terminal = std::io::stdin().is_terminal();
         let answerer = Answerer::new(presets, terminal, Arc::clone(&status));
-        let configured = configured_token(target);
-        let token = bearer_token(common, target)?.or(configured);
+        let connecting = Connecting::read(common, target)?;
+        let token = bearer_token(common, target)?.or_else(|| connecting.bearer());
         let options = match target.url() {
-            Some(url) => http_options(url, token, common.allow_private_networks).await?,
+            Some(url) => {
+                let options = http_options(url, token, common.allow_private_networks).await?;
+                connecting.add_headers(options)?
+            }
             None => HttpOptions::default(),
         };
-        let builder = Client::builder()
+        let mut builder = Client::builder()
             .info("presa-cli", env!("CARGO_PKG_VERSION"))
             .tasks(tasks);
-        let client = more(answerer.install(builder)).connect(target.transport(options)?);
+        if let Some(limit) = common.timeout {
+            builder = builder.request_timeout(limit);
+        }
+        if let Some(level) = common.log_level {
+            builder = builder.log_level(level.into());
+        }
+        let logs = Arc::new(AtomicBool::new(common.log_level.is_some()));
+        let showing = Arc::clone(&logs);
+        let builder = builder.on_notification(move |notification| {
+            if notification.method == notifications::MESSAGE && showing.load(Ordering::Acquire) {
+                show_log(notification.params.as_ref());
+            }
+            heard(&notification);
+        });
+        let (stderr, server_log) = connecting.server_stderr();
+        let transport = target.transport(options, &connecting.env, stderr)?;
+        let client = answerer.install(builder).connect(transport);
         Ok(Session {
             client,
             answerer,
             status,
             target: target.clone(),
             json: common.json,
+            logs,
+            server_log,
         })
+    }
+
+    /// Shows the server's log messages on stderr from now on.
+    pub fn show_logs(&self) {
+        self.logs.store(true, Ordering::Release);
     }
 
     /// `exit`, or [`Exit::Unanswered`] after telling each question that
@@ -83,45 +117,24 @@ impl Session {
         if let Err(e) = self.client.close().await {
             note!("presa: closing the connection: {}", line(&e.to_string()));
         }
-    }
-}
-
-/// The bearer token in a configured server's `Authorization: Bearer`
-/// header, sent when neither the command line nor `PRESA_TOKEN` gives
-/// one. presa cannot send the entry's other headers yet: it says so,
-/// naming each (never its value).
-fn configured_token(target: &Target) -> Option<String> {
-    let mut token = None;
-    for (name, value) in target.headers() {
-        let bearer = value
-            .strip_prefix("Bearer ")
-            .filter(|_| name.eq_ignore_ascii_case("authorization"));
-        match bearer {
-            Some(bearer) => token = Some(bearer.trim().to_owned()),
-            None => note!(
-                "presa: {target}: presa cannot send the header {} yet; going on without it",
-                line(name)
-            ),
+        if let Some(server_log) = self.server_log {
+            server_log.finish().await;
         }
     }
-    token
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::hosts::Reach;
-
-    #[test]
-    fn a_configured_bearer_header_is_the_token() {
-        let headers = vec![
-            ("authorization".to_owned(), "Bearer t0k".to_owned()),
-            ("X-Region".to_owned(), "eu".to_owned()),
-        ];
-        let url = "https://h/mcp".to_owned();
-        let target = Target::Configured("work".into(), Reach::Http { url, headers });
-        assert_eq!(configured_token(&target).as_deref(), Some("t0k"));
-        let plain = Target::Http("https://h/mcp".into());
-        assert_eq!(configured_token(&plain), None);
-    }
+/// A log message of the server's on stderr: `[server log] LEVEL LOGGER:
+/// DATA`, the data as text when it is a string, else as JSON; all of it
+/// escaped.
+fn show_log(params: Option<&Value>) {
+    let field = |name: &str| params.and_then(|p| p.get(name));
+    let level = field("level").and_then(Value::as_str).unwrap_or("?");
+    let logger = field("logger").and_then(Value::as_str);
+    let data = match field("data") {
+        Some(Value::String(text)) => text.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    };
+    let from = logger.map(|l| format!(" {}:", line(l))).unwrap_or_default();
+    note!("[server log] {}{from} {}", line(level), line(&data));
 }

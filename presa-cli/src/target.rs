@@ -114,8 +114,15 @@ impl Target {
         }
     }
 
-    /// The transport to this server, over HTTP with `options`.
-    pub fn transport(&self, options: HttpOptions) -> Result<ClientTransport, Failure> {
+    /// The transport to this server: over HTTP with `options`; or a
+    /// process started with `env` set over its entry's, its stderr going
+    /// to `stderr`.
+    pub fn transport(
+        &self,
+        options: HttpOptions,
+        env_over: &[(String, String)],
+        stderr: std::process::Stdio,
+    ) -> Result<ClientTransport, Failure> {
         let (words, env, cwd) = match self {
             Target::Http(url) | Target::Configured(_, Reach::Http { url, .. }) => {
                 return ClientTransport::http_with(url, options)
@@ -132,6 +139,8 @@ impl Target {
         let mut command = tokio::process::Command::new(&words[0]);
         command.args(&words[1..]);
         command.envs(env.iter().map(|(name, value)| (name, value)));
+        command.envs(env_over.iter().map(|(name, value)| (name, value)));
+        command.stderr(stderr);
         if let Some(cwd) = cwd {
             command.current_dir(cwd);
         }

@@ -301,28 +301,27 @@ fn with_no_config_anywhere_servers_says_where_to_name_one() {
     );
 }
 
-/// presa sends a configured `Authorization: Bearer` header as the token,
-/// and says which other headers it cannot send yet, without their values.
+/// presa sends a configured entry's headers (tests/headers.rs shows
+/// them arrive), but refuses one the transport sets itself, naming it
+/// and never its value, nor the token beside it.
 #[test]
-fn a_header_presa_cannot_send_is_named_and_its_value_is_not() {
+fn a_configured_header_presa_cannot_send_is_named_and_its_value_is_not() {
     let home = Home::new("headers");
     let aliases = json!({
         "mcpServers": {
             "closed": {
                 "type": "http",
                 "url": "http://127.0.0.1:1/mcp",
-                "headers": { "Authorization": "Bearer ${GITHUB_TOKEN}", "X-Region": "eu-west-9" }
+                "headers": { "Authorization": "Bearer ${GITHUB_TOKEN}", "Content-Type": "eu-west-9" }
             }
         }
     });
     std::fs::write(home.presa_dir().join("servers.json"), aliases.to_string()).unwrap();
     let output = home.presa(&["tools", "closed"]);
     let said = stderr(&output);
-    assert_eq!(output.status.code(), Some(3), "{said}");
+    assert_eq!(output.status.code(), Some(2), "{said}");
     assert!(
-        said.contains(
-            "presa: closed: presa cannot send the header X-Region yet; going on without it"
-        ),
+        said.contains("presa: cannot send the header `Content-Type`: the transport sets it"),
         "{said}"
     );
     assert!(

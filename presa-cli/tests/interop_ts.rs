@@ -25,6 +25,7 @@
 //! that script sets; without them they report so and pass, unless `CI`
 //! and `PRESA_INTEROP` are set, when they fail.
 
+use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
@@ -84,18 +85,23 @@ impl Legacy {
         })
     }
 
-    /// Runs `presa COMMAND SERVER REST...`, stdin no terminal.
-    fn presa(&self, command: &str, rest: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_presa"))
+    /// `presa COMMAND SERVER REST...`, stdin no terminal, to run.
+    fn command(&self, command: &str, rest: &[&str]) -> Command {
+        let mut presa = Command::new(env!("CARGO_BIN_EXE_presa"));
+        presa
             .arg(command)
             .arg(&self.server)
             .args(rest)
             .env("MCP_TS_SDK", &self.sdk)
             .env("MCP_TS_TASKS", &self.tasks)
             .env("PRESA_CONFIG_DIR", env!("CARGO_TARGET_TMPDIR"))
-            .stdin(Stdio::null())
-            .output()
-            .expect("presa runs")
+            .stdin(Stdio::null());
+        presa
+    }
+
+    /// Runs `presa COMMAND SERVER REST...`, stdin no terminal.
+    fn presa(&self, command: &str, rest: &[&str]) -> Output {
+        self.command(command, rest).output().expect("presa runs")
     }
 
     /// The JSON document on stdout of `presa COMMAND SERVER REST... --json`,
@@ -139,7 +145,8 @@ impl Legacy {
             command
                 .arg(SCRIPT)
                 .env("MCP_TS_SDK", &self.sdk)
-                .env("MCP_TS_TASKS", &self.tasks);
+                .env("MCP_TS_TASKS", &self.tasks)
+                .stderr(Stdio::null());
             let client = Client::builder()
                 .tasks(true)
                 .connect(ClientTransport::spawn(command).expect("node starts"));
@@ -349,4 +356,127 @@ fn an_unknown_task_of_a_typescript_sdk_legacy_server_is_named() {
             "{action}: {said}"
         );
     }
+}
+
+#[test]
+#[cfg_attr(
+    presa_wine,
+    ignore = "needs Node, a Linux program here that a test under Wine cannot start"
+)]
+fn templates_and_complete_of_a_typescript_sdk_legacy_server() {
+    let Some(legacy) = Legacy::for_test("templates") else {
+        return;
+    };
+    let templates = legacy.json("templates", &[]);
+    assert_eq!(
+        templates,
+        json!([{"uriTemplate": "note://{topic}", "name": "note", "mimeType": "text/plain"}])
+    );
+    let said = legacy.text("complete", &["template:note://{topic}", "topic=mo"]);
+    assert_eq!(said, "motd\nmoon\n");
+    let completion = legacy.json("complete", &["prompt:welcome", "name=A"]);
+    assert_eq!(completion["values"], json!(["Ada", "Alan"]), "{completion}");
+}
+
+#[test]
+#[cfg_attr(
+    presa_wine,
+    ignore = "needs Node, a Linux program here that a test under Wine cannot start"
+)]
+fn ping_and_log_level_of_a_typescript_sdk_legacy_server() {
+    let Some(legacy) = Legacy::for_test("ping") else {
+        return;
+    };
+    let pinged = legacy.json("ping", &[]);
+    assert!(pinged["milliseconds"].as_f64().is_some(), "{pinged}");
+    assert_eq!(
+        legacy.json("log-level", &["info"]),
+        json!({"level": "info"})
+    );
+}
+
+#[test]
+#[cfg_attr(
+    presa_wine,
+    ignore = "needs Node, a Linux program here that a test under Wine cannot start"
+)]
+fn environment_and_server_log_of_a_typescript_sdk_legacy_server() {
+    let Some(legacy) = Legacy::for_test("env") else {
+        return;
+    };
+    let rest = [
+        "env",
+        "name=GREETING",
+        "-e",
+        "GREETING=hello there",
+        "--json",
+    ];
+    let output = legacy.presa("call", &rest);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(result["content"][0]["text"], "hello there", "{result}");
+    let said = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        !said.contains("ts-legacy"),
+        "dropped without --server-log: {said}"
+    );
+    let output = legacy.presa("tools", &["--server-log"]);
+    let said = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        said.contains("[server] ts-legacy: serving on stdio"),
+        "{said}"
+    );
+}
+
+#[test]
+#[cfg_attr(
+    presa_wine,
+    ignore = "needs Node, a Linux program here that a test under Wine cannot start"
+)]
+fn watch_of_a_typescript_sdk_legacy_server_prints_an_update_as_a_json_line() {
+    let Some(legacy) = Legacy::for_test("watch") else {
+        return;
+    };
+    let mut watch = legacy.command("watch", &["--resource", "note://motd", "--json"]);
+    watch.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = watch.spawn().expect("presa starts");
+    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+    let said = stderr.next().expect("a line").unwrap();
+    assert_eq!(said, "presa: watching updates of note://motd; Ctrl-C ends");
+    // The server sends an update as soon as the subscription is made.
+    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+    let printed = stdout.next().expect("a line").unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    let update: Value = serde_json::from_str(&printed).unwrap();
+    assert_eq!(
+        update,
+        json!({"method": "notifications/resources/updated", "params": {"uri": "note://motd"}})
+    );
+}
+
+#[test]
+#[cfg_attr(
+    presa_wine,
+    ignore = "needs Node, a Linux program here that a test under Wine cannot start"
+)]
+fn watch_ends_with_3_when_a_typescript_sdk_legacy_server_exits() {
+    let Some(legacy) = Legacy::for_test("watch-exit") else {
+        return;
+    };
+    let mut watch = legacy.command("watch", &["--resource", "note://motd"]);
+    let output = watch
+        .env("MCP_TS_EXIT_AFTER_UPDATE", "1")
+        .output()
+        .expect("presa runs");
+    let said = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(3), "{said}");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "updated note://motd\n"
+    );
+    assert!(
+        said.contains("the watch ended: the connection to the server is closed"),
+        "{said}"
+    );
 }

@@ -209,3 +209,47 @@ fn a_shell_opens_on_a_server_given_by_its_alias() {
     terminal.wait_for(PROMPT);
     ctrl_d_ends(terminal);
 }
+
+/// After `log-level` in the shell, the server's log messages show on
+/// stderr for the rest of it (the build runs as a task, which logs
+/// nothing; the read logs); the new commands run there as one-shot.
+#[test]
+fn the_log_level_holds_for_the_rest_of_the_shell() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+
+    let server = jobs_server();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_presa"))
+        .args(["shell", &server, "--answer", "confirm.ok=true"])
+        .env("PRESA_CONFIG_DIR", env!("CARGO_TARGET_TMPDIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("presa runs");
+    let lines = "read jobs://builds/web\nlog-level info\ncall build target=docs\n\
+                 read jobs://builds/docs\ntemplates\nping --timeout 5\nexit\n";
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(lines.as_bytes()).unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("no build of web yet"), "{stdout}");
+    assert!(
+        stdout.contains("built docs\nbuilt docs\n"),
+        "the call, then the read: {stdout}"
+    );
+    let logged = "[server log] info reading the build of docs";
+    assert!(stderr.contains(logged), "{stderr}");
+    assert!(
+        !stderr.contains("of web"),
+        "no log before log-level: {stderr}"
+    );
+    assert!(stdout.contains("jobs://builds/{target}"), "{stdout}");
+    assert!(
+        stderr.contains("--timeout"),
+        "a connection option is refused: {stderr}"
+    );
+}

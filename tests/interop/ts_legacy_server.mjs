@@ -11,8 +11,18 @@
 //   requests;
 // - `welcome`, a prompt with a required argument, `name`;
 // - `note://motd`, a static text resource; any other URI is not found
-//   (-32002). There is no resource template: `presa` lists none, and reads
-//   a URI made from one as any other.
+//   (-32002). A client that subscribes to it (`resources/subscribe`) is
+//   sent `notifications/resources/updated` for it at once, so that a
+//   watcher sees an update with nothing else to trigger one;
+// - `note://{topic}`, a resource template whose `topic` completes from a
+//   few topics (`completion/complete`); `welcome`'s `name` completes too;
+// - `logging`, so `logging/setLevel` is answered (by the SDK);
+// - `env`, a tool that answers with the environment's value of `name`,
+//   for `presa -e`; and one line on stderr at start, for
+//   `presa --server-log`.
+//
+// With MCP_TS_EXIT_AFTER_UPDATE set, the server exits once it sent that
+// first update, as a server that ends while watched.
 //
 // A stdio server's process ends with its client's, so a task created by
 // one client is found by the next (`presa task ...`) only if the tasks
@@ -35,7 +45,11 @@ const {
   ListPromptsRequestSchema,
   GetPromptRequestSchema,
   ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  CompleteRequestSchema,
   McpError,
   ErrorCode
 } = await load('types.js');
@@ -66,7 +80,9 @@ const server = new Server(
     capabilities: {
       tools: {},
       prompts: {},
-      resources: {},
+      resources: { subscribe: true },
+      completions: {},
+      logging: {},
       tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } }
     },
     instructions: 'A legacy server on the TypeScript SDK, for presa to talk to.',
@@ -91,6 +107,11 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({
       description: 'Waits ms milliseconds, if confirmed; as a task without ms, forever',
       inputSchema: { type: 'object', properties: { ms: { type: 'integer' }, confirm: { type: 'boolean' } } },
       execution: { taskSupport: 'optional' }
+    },
+    {
+      name: 'env',
+      description: "Answers with the value of the environment's variable `name`",
+      inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }
     }
   ]
 }));
@@ -101,6 +122,8 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       return greet(request);
     case 'wait':
       return wait(request, extra);
+    case 'env':
+      return { content: [{ type: 'text', text: process.env[request.params.arguments?.name] ?? '' }] };
     default:
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
   }
@@ -194,4 +217,42 @@ server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
   return { contents: [{ uri, mimeType: MOTD.mimeType, text: 'Be kind to one another.' }] };
 });
 
+const TEMPLATE = { uriTemplate: 'note://{topic}', name: 'note', mimeType: 'text/plain' };
+const TOPICS = ['motd', 'moon', 'tides'];
+const NAMES = ['Ada', 'Alan', 'Grace'];
+
+server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+  resourceTemplates: [TEMPLATE]
+}));
+
+server.setRequestHandler(CompleteRequestSchema, async (request) => {
+  const { ref, argument } = request.params;
+  const among =
+    ref.type === 'ref/resource' && ref.uri === TEMPLATE.uriTemplate && argument.name === 'topic'
+      ? TOPICS
+      : ref.type === 'ref/prompt' && ref.name === 'welcome' && argument.name === 'name'
+        ? NAMES
+        : [];
+  const values = among.filter((value) => value.startsWith(argument.value));
+  return { completion: { values, total: values.length, hasMore: false } };
+});
+
+server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+  const { uri } = request.params;
+  if (uri !== MOTD.uri) {
+    throw new McpError(-32002, `Resource not found: ${uri}`);
+  }
+  // After the answer, which the SDK sends once this returns. With
+  // MCP_TS_EXIT_AFTER_UPDATE set, the server then exits, as a server that
+  // ends while watched.
+  setImmediate(async () => {
+    await server.sendResourceUpdated({ uri });
+    if (process.env.MCP_TS_EXIT_AFTER_UPDATE) process.exit(0);
+  });
+  return {};
+});
+
+server.setRequestHandler(UnsubscribeRequestSchema, async () => ({}));
+
+console.error('ts-legacy: serving on stdio');
 await server.connect(new StdioServerTransport());

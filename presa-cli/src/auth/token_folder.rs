@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use crate::exit::Failure;
-use crate::hosts::{PRESA_CONFIG_DIR, presa_config_folder};
+use crate::hosts::presa_config_folder;
 use crate::output::shown;
 
 /// The folder of sign-ins.
@@ -77,6 +77,7 @@ impl TokenFolder {
         })?;
         #[cfg(unix)]
         {
+            use crate::hosts::PRESA_CONFIG_DIR;
             use std::os::unix::fs::PermissionsExt;
             let metadata = std::fs::metadata(&self.path).map_err(|e| {
                 Failure::protocol(format!("cannot read the token folder {shown}: {e}"))

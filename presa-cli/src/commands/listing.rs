@@ -1,5 +1,5 @@
-//! `presa tools`, `prompts`, `resources` and `discover`: what the server
-//! offers.
+//! `presa tools`, `prompts`, `resources`, `templates` and `discover`:
+//! what the server offers.
 
 use serde_json::Value;
 
@@ -26,6 +26,14 @@ pub async fn prompts(session: &Session) -> Result<Exit, Failure> {
 pub async fn resources(session: &Session) -> Result<Exit, Failure> {
     let resources = session.client.list_resources().await?;
     show(session, &render::wire(&resources), "uri", "resources");
+    Ok(Exit::Success)
+}
+
+/// `presa templates`: the resource templates, each by its URI template.
+pub async fn templates(session: &Session) -> Result<Exit, Failure> {
+    let templates = session.client.list_resource_templates().await?;
+    let templates = render::wire(&templates);
+    show(session, &templates, "uriTemplate", "resource templates");
     Ok(Exit::Success)
 }
 

@@ -4,9 +4,10 @@
 //! whatever the command came to, so that a script learns it needs an
 //! `--answer`.
 //!
-//! Layers, bottom up: call, listing, reading, task, saving, skills, servers, completions, run.
+//! Layers, bottom up: call, listing, reading, completing, utilities, watching, task, saving, skills, servers, completions, run.
 
 mod call;
+mod completing;
 mod completions;
 mod listing;
 mod reading;
@@ -15,5 +16,7 @@ mod saving;
 mod servers;
 mod skills;
 mod task;
+mod utilities;
+mod watching;
 
 pub use run::{dispatch, run};

@@ -1,13 +1,17 @@
 //! [`run`]: the command line's command, sent to the file that runs it.
 
 use super::skills::{self, SkillOptions};
-use super::{call, completions, listing, reading, servers, task};
+use super::{call, completing, completions, listing, reading, servers, task, utilities, watching};
 use crate::auth::logout;
 use crate::command_line::{Cli, Command};
 use crate::exit::{Exit, Failure};
 use crate::output::shown::{line, note};
 use crate::session::Session;
 use crate::target::Target;
+
+/// What the client says when the server's end of the connection closed:
+/// a stdio server that exited, whose stderr may say why.
+const CLOSED: &str = "connection to the server is closed";
 
 /// Runs the command `cli` gives.
 pub async fn run(cli: Cli) -> Result<Exit, Failure> {
@@ -34,20 +38,44 @@ pub async fn run(cli: Cli) -> Result<Exit, Failure> {
         command,
         Command::Call { task: true, .. } | Command::Task { .. }
     );
+    let session_target_is_stdio = server.url().is_none();
     let session = Session::open(&server, &common, tasks).await?;
     let settled = dispatch(&session, command).await;
     session.close().await;
-    settled
+    let quiet_stdio = session_target_is_stdio && !common.server_log;
+    settled.map_err(
+        |failure| match quiet_stdio && failure.message.contains(CLOSED) {
+            true => Failure {
+                message: format!(
+                    "{}; --server-log shows what it wrote on stderr",
+                    failure.message
+                ),
+                ..failure
+            },
+            false => failure,
+        },
+    )
 }
 
 /// Runs `command` on `session`, and settles its status by the questions
 /// left unanswered. `logout` and `shell` are run before any session.
 pub async fn dispatch(session: &Session, command: Command) -> Result<Exit, Failure> {
+    let method = method(&command);
     let ran = match command {
         Command::Tools { .. } => listing::tools(session).await,
         Command::Prompts { .. } => listing::prompts(session).await,
         Command::Resources { .. } => listing::resources(session).await,
         Command::Discover { .. } => listing::discover(session).await,
+        Command::Templates { .. } => listing::templates(session).await,
+        Command::Complete {
+            reference,
+            argument,
+            context,
+            ..
+        } => completing::complete(session, &reference, &argument, &context).await,
+        Command::Ping { .. } => utilities::ping(session).await,
+        Command::LogLevel { level, .. } => utilities::log_level(session, level).await,
+        Command::Watch { resources, .. } => watching::watch(session, &resources).await,
         Command::Call {
             tool,
             pairs,
@@ -81,6 +109,10 @@ pub async fn dispatch(session: &Session, command: Command) -> Result<Exit, Failu
             Err(Failure::usage("this command does not run on a session"))
         }
     };
+    let ran = ran.map_err(|failure| match failure.exit {
+        Exit::TimedOut => failure.about(method),
+        _ => failure,
+    });
     match ran {
         Ok(exit) => Ok(session.settle(exit)),
         Err(failure) if !session.answerer.unanswered().is_empty() => {
@@ -106,7 +138,36 @@ fn server_mut(command: &mut Command) -> Option<&mut Target> {
         | Command::Skill { server, .. }
         | Command::Task { server, .. }
         | Command::Discover { server }
+        | Command::Templates { server }
+        | Command::Complete { server, .. }
+        | Command::Ping { server }
+        | Command::LogLevel { server, .. }
+        | Command::Watch { server, .. }
         | Command::Logout { server }
         | Command::Shell { server } => Some(server),
+    }
+}
+
+/// The request a command waits on, to name it when it times out.
+fn method(command: &Command) -> &'static str {
+    match command {
+        Command::Tools { .. } => "tools/list",
+        Command::Call { .. } => "tools/call",
+        Command::Prompts { .. } => "prompts/list",
+        Command::Prompt { .. } => "prompts/get",
+        Command::Resources { .. } => "resources/list",
+        Command::Read { .. } => "resources/read",
+        Command::Templates { .. } => "resources/templates/list",
+        Command::Complete { .. } => "completion/complete",
+        Command::Skills { .. } | Command::Skill { .. } => "the skill's request",
+        Command::Task { .. } => "the task's request",
+        Command::Discover { .. } => "server/discover",
+        Command::Ping { .. } => "ping",
+        Command::LogLevel { .. } => "logging/setLevel",
+        Command::Watch { .. } => "subscriptions/listen",
+        Command::Logout { .. }
+        | Command::Shell { .. }
+        | Command::Servers
+        | Command::Completions { .. } => "the request",
     }
 }

@@ -26,6 +26,14 @@ pub fn json(value: &impl Serialize) {
     }
 }
 
+/// Prints `value` as one JSON document on one line, of a stream of them.
+pub fn json_line(value: &impl Serialize) {
+    match shown::json_line(value) {
+        Ok(text) => say!("{text}"),
+        Err(e) => note!("presa: cannot print the answer as JSON: {e}"),
+    }
+}
+
 /// The wire form of `value`, to read whichever fields it has.
 pub fn wire(value: &impl Serialize) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)

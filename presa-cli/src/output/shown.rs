@@ -45,7 +45,7 @@ use std::fmt::{self, Write as _};
 use std::io;
 
 use serde::Serialize;
-use serde_json::ser::{Formatter, PrettyFormatter};
+use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
 
 /// Whether a terminal may act on `c` (rules 1 and 3).
 fn acted_on(c: char) -> bool {
@@ -146,21 +146,31 @@ pub(crate) use {note, say};
 /// `value` as pretty-printed JSON that reads back as the same value and
 /// holds nothing a terminal acts on.
 pub fn json(value: &impl Serialize) -> serde_json::Result<String> {
+    inert(value, PrettyFormatter::new())
+}
+
+/// `value` as JSON on one line (for a stream of documents, one a line),
+/// holding nothing a terminal acts on.
+pub fn json_line(value: &impl Serialize) -> serde_json::Result<String> {
+    inert(value, CompactFormatter)
+}
+
+/// `value` written by `formatter`, escaped as [`Inert`] escapes.
+fn inert<F: Formatter>(value: &impl Serialize, formatter: F) -> serde_json::Result<String> {
     let mut bytes = Vec::new();
-    let mut writer = serde_json::Serializer::with_formatter(&mut bytes, Inert::default());
+    let mut writer = serde_json::Serializer::with_formatter(&mut bytes, Inert(formatter));
     value.serialize(&mut writer)?;
     // serde_json writes UTF-8, and escapes only write ASCII.
     Ok(String::from_utf8(bytes).expect("serde_json writes UTF-8"))
 }
 
-/// serde_json's pretty formatter, writing each character a terminal acts
+/// A serde_json formatter (pretty, or compact), writing each character a terminal acts
 /// on as a `\uXXXX` escape inside strings. serde_json hands its escapes of
 /// C0 controls, quotes and backslashes to `write_char_escape`, which is
 /// left as it is, and the runs between them to `write_string_fragment`.
-#[derive(Default)]
-struct Inert(PrettyFormatter<'static>);
+struct Inert<F>(F);
 
-impl Formatter for Inert {
+impl<F: Formatter> Formatter for Inert<F> {
     fn write_string_fragment<W: ?Sized + io::Write>(
         &mut self,
         writer: &mut W,
@@ -291,6 +301,15 @@ mod tests {
             text.contains(r"\u009b31m") && text.contains(r"\u202eexe"),
             "{text}"
         );
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), value);
+    }
+
+    #[test]
+    fn a_json_line_is_one_line_escaped_as_json_is() {
+        let value = json!({"a": [1, {"b": HOSTILE}], "lines": "a\nb"});
+        let text = json_line(&value).unwrap();
+        assert!(!text.contains('\n'), "{text}");
+        assert!(!text.chars().any(acted_on), "{text}");
         assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), value);
     }
 

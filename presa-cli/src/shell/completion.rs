@@ -25,17 +25,22 @@ use rustyline::{Context, Helper};
 use serde_json::Value;
 
 /// The shell's commands, in the order `help` lists them.
-pub const COMMANDS: [&str; 13] = [
+pub const COMMANDS: [&str; 18] = [
     "tools",
     "call",
     "prompts",
     "prompt",
     "resources",
     "read",
+    "templates",
+    "complete",
     "skills",
     "skill",
     "task",
     "discover",
+    "ping",
+    "log-level",
+    "watch",
     "help",
     "exit",
     "quit",

@@ -11,7 +11,8 @@
 //! 3. the words are split as a shell splits them (quotes, backslashes);
 //!    the first is the command, and the server goes in after it;
 //! 4. options of the connection (`--token`, `--token-file`, `--answer`,
-//!    `--allow-private-networks`) belong to the shell's own command line,
+//!    `--allow-private-networks`, `--header`, `-e`, `--timeout`,
+//!    `--server-log`, `--log-level`) belong to the shell's own command line,
 //!    and a line that gives one is refused; so are `logout`, `shell`,
 //!    `servers` and `completions`, which talk to no session.
 //!
@@ -43,7 +44,17 @@ pub enum Line {
 }
 
 /// The connection options a line may not give (rule 4), by clap's ids.
-const CONNECTION_OPTIONS: [&str; 4] = ["token", "token_file", "answers", "allow_private_networks"];
+const CONNECTION_OPTIONS: [&str; 9] = [
+    "token",
+    "token_file",
+    "answers",
+    "allow_private_networks",
+    "headers",
+    "env",
+    "timeout",
+    "server_log",
+    "log_level",
+];
 
 /// The commands the shell does not run (rule 4).
 const NOT_IN_THE_SHELL: [&str; 4] = ["logout", "shell", "servers", "completions"];
@@ -117,10 +128,16 @@ pub fn read(text: &str, server: &str) -> Line {
         || common.token_file.is_some()
         || !common.answers.is_empty()
         || common.allow_private_networks
+        || !common.headers.is_empty()
+        || !common.env.is_empty()
+        || common.timeout.is_some()
+        || common.server_log
+        || common.log_level.is_some()
     {
         return Line::Refused(
-            "--token, --token-file, --answer and --allow-private-networks go on the command \
-             line that starts the shell"
+            "--token, --token-file, --answer, --allow-private-networks, --header, -e, \
+             --timeout, --server-log and --log-level go on the command line that starts the \
+             shell (`log-level LEVEL` sets the level within it)"
                 .to_owned(),
         );
     }
@@ -224,6 +241,9 @@ mod tests {
             panic!("the list");
         };
         assert!(list.contains("call") && list.contains("exit"), "{list}");
+        for command in ["templates", "complete", "ping", "log-level", "watch"] {
+            assert!(list.contains(&format!("  {command} ")), "{command}: {list}");
+        }
         assert!(!list.contains("logout"), "{list}");
         let Line::Say(call) = read("help call", SERVER) else {
             panic!("call's help");
@@ -248,6 +268,11 @@ mod tests {
             "tools --token x",
             "call build --answer confirm.ok=true",
             "call \"build",
+            "tools --header 'X-A: b'",
+            "tools -e A=b",
+            "ping --timeout 5",
+            "tools --server-log",
+            "tools --log-level info",
         ] {
             assert!(matches!(read(text, SERVER), Line::Refused(_)), "{text}");
         }

@@ -61,12 +61,10 @@ const TOOLS_CHANGED: &str = "notifications/tools/list_changed";
 pub async fn shell(server: &Target, common: &Common) -> Result<Exit, Failure> {
     let stale = Arc::new(AtomicBool::new(true));
     let heard = Arc::clone(&stale);
-    let mut session = Session::open_with(server, common, true, move |builder| {
-        builder.on_notification(move |notification| {
-            if notification.method == TOOLS_CHANGED {
-                heard.store(true, Ordering::Release);
-            }
-        })
+    let mut session = Session::open_with(server, common, true, move |notification| {
+        if notification.method == TOOLS_CHANGED {
+            heard.store(true, Ordering::Release);
+        }
     })
     .await?;
     let tools = Arc::new(Mutex::new(Vec::new()));

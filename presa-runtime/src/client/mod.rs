@@ -138,7 +138,7 @@ pub use error::ClientError;
 pub use input::{PendingInput, SamplingAnswer, SamplingDeclined};
 pub use link::ClientTransport;
 #[cfg(feature = "http-client")]
-pub use link::HttpOptions;
+pub use link::{HeaderRefused, HttpOptions};
 #[cfg(feature = "skills")]
 pub use skills::{
     LoadedSkill, SKILLS_LIST_MAX_ENTRIES, SKILLS_LIST_MAX_PAGES, SkillError, SkillFile,

@@ -19,7 +19,7 @@
 //! 4. `ModernClient` speaks to a modern server, `LegacyClient` within a
 //!    legacy server's session.
 //!
-//! Layers, bottom up: await_options, call, client, subscription, modern, legacy, surface, tools.
+//! Layers, bottom up: await_options, call, client, subscription, modern, legacy, surface, tools, utilities.
 
 mod await_options;
 mod call;
@@ -29,6 +29,7 @@ mod modern;
 mod subscription;
 mod surface;
 mod tools;
+mod utilities;
 
 pub use await_options::AwaitOptions;
 pub(crate) use call::poll_interval;

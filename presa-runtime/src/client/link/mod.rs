@@ -14,7 +14,7 @@ mod link_error;
 mod transport;
 
 #[cfg(feature = "http-client")]
-pub use http::HttpOptions;
+pub use http::{HeaderRefused, HttpOptions};
 pub(crate) use link_error::LinkFailure;
 pub use transport::ClientTransport;
 pub(crate) use transport::Shutdown;

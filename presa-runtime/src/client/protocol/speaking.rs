@@ -117,6 +117,12 @@ impl Protocol {
         &self.connection
     }
 
+    /// Asks for log messages at `level` and above on every request from
+    /// now on, and in any legacy session opened again.
+    pub(crate) fn set_log_level(&self, level: crate::wire::LoggingLevel) {
+        Arc::make_mut(&mut lock(&self.meta)).log_level = Some(level);
+    }
+
     /// The `_meta` a modern request carries now.
     pub(crate) fn meta(&self) -> Arc<RequestMeta> {
         Arc::clone(&lock(&self.meta))

@@ -105,6 +105,9 @@ impl Link {
         &self,
         build: impl Fn() -> reqwest::RequestBuilder,
     ) -> Result<reqwest::Response, SendError> {
+        // The extra headers never name one the transport sets (see
+        // `HttpOptions::header`), so adding them overrides nothing.
+        let build = || build().headers(self.options.headers.clone());
         #[cfg(feature = "oauth-client")]
         if let Some(oauth) = &self.oauth {
             return self.send_signed_in(oauth, build).await;

@@ -22,5 +22,5 @@ mod sse;
 mod tools;
 
 pub(crate) use dispatch::connect;
-pub use options::HttpOptions;
 pub(crate) use options::OnClose;
+pub use options::{HeaderRefused, HttpOptions};

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use crate::exit::Failure;
-use crate::hosts::presa_config_folder;
+use crate::hosts::{PRESA_CONFIG_DIR, presa_config_folder};
 use crate::output::shown;
 
 /// The folder of sign-ins.
@@ -38,8 +38,12 @@ impl TokenFolder {
     /// The user's folder: under `PRESA_CONFIG_DIR`, or else under the
     /// config directory.
     pub fn of_user() -> Result<Self, Failure> {
-        let config = presa_config_folder()
-            .ok_or_else(|| Failure::protocol("this system has no config directory for tokens"))?;
+        let config = presa_config_folder().ok_or_else(|| {
+            Failure::protocol(format!(
+                "this system has no config directory for tokens: set {PRESA_CONFIG_DIR} \
+                     to a folder of your own"
+            ))
+        })?;
         Ok(TokenFolder::at(config.join("tokens")))
     }
 
@@ -77,7 +81,6 @@ impl TokenFolder {
         })?;
         #[cfg(unix)]
         {
-            use crate::hosts::PRESA_CONFIG_DIR;
             use std::os::unix::fs::PermissionsExt;
             let metadata = std::fs::metadata(&self.path).map_err(|e| {
                 Failure::protocol(format!("cannot read the token folder {shown}: {e}"))

@@ -331,10 +331,8 @@ pub enum Command {
         #[arg(long = "resource", value_name = "URI")]
         resources: Vec<String>,
     },
-    /// List the servers that Claude Code, Claude Desktop, VS Code, Cursor
-    /// and Gemini CLI have in their config files, and presa's own aliases.
-    /// Any command takes one of these names in place of a URL. Shows the
-    /// names of environment variables and headers, never their values.
+    /// List the servers your other tools configure, and presa's own
+    /// aliases: names any command takes in place of a URL.
     #[command(
         long_about = "List the servers that Claude Code, Claude Desktop, VS Code, Cursor \
                       and Gemini CLI have in their config files, and presa's own aliases \

@@ -4,15 +4,17 @@
 //! and the exit statuses. Each test waits on the processes it starts (the
 //! HTTP server's readiness line), never on a clock.
 
+#[path = "common/http_jobs.rs"]
+mod http_jobs;
 #[path = "../../tests/common/jobs_example.rs"]
 mod jobs_example;
 #[path = "../../tests/common/process_start.rs"]
 mod process_start;
 
-use process_start::{finished, started};
+use http_jobs::HttpJobs;
+use process_start::finished;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
@@ -23,40 +25,6 @@ fn stdio_server() -> String {
         "stdio:{} stdio",
         shell_words::quote(&jobs.to_string_lossy())
     )
-}
-
-/// The jobs example serving HTTP on a free port; killed on drop.
-struct HttpJobs {
-    child: Child,
-    url: String,
-}
-
-impl HttpJobs {
-    fn start() -> Self {
-        let mut command = Command::new(jobs_example::jobs_binary());
-        command
-            .args(["http", "127.0.0.1:0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        let mut child = started("the jobs example", || command.spawn());
-        let stderr = child.stderr.take().unwrap();
-        let mut lines = BufReader::new(stderr).lines();
-        let url = loop {
-            let line = lines.next().expect("a readiness line").unwrap();
-            if let Some(url) = line.strip_prefix("serving the jobs server at ") {
-                break url.to_owned();
-            }
-        };
-        HttpJobs { child, url }
-    }
-}
-
-impl Drop for HttpJobs {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// Runs `presa` with `args`, stdin no terminal, the config directory a

@@ -5,11 +5,14 @@
 //! for "watching", then makes the server send a notification, then waits
 //! for the line that tells it; nothing waits on a clock.
 
+#[path = "common/http_jobs.rs"]
+mod http_jobs;
 #[path = "../../tests/common/jobs_example.rs"]
 mod jobs_example;
 #[path = "../../tests/common/process_start.rs"]
 mod process_start;
 
+use http_jobs::HttpJobs;
 use process_start::{finished, started};
 
 use std::io::{BufRead, BufReader, Lines};
@@ -25,40 +28,6 @@ fn stdio_server() -> String {
         "stdio:{} stdio 0",
         shell_words::quote(&jobs.to_string_lossy())
     )
-}
-
-/// The jobs example serving HTTP on a free port; killed on drop.
-struct HttpJobs {
-    child: Child,
-    url: String,
-}
-
-impl HttpJobs {
-    fn start() -> Self {
-        let mut command = Command::new(jobs_example::jobs_binary());
-        command
-            .args(["http", "127.0.0.1:0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        let mut child = started("the jobs example", || command.spawn());
-        let stderr = child.stderr.take().unwrap();
-        let mut lines = BufReader::new(stderr).lines();
-        let url = loop {
-            let line = lines.next().expect("a readiness line").unwrap();
-            if let Some(url) = line.strip_prefix("serving the jobs server at ") {
-                break url.to_owned();
-            }
-        };
-        HttpJobs { child, url }
-    }
-}
-
-impl Drop for HttpJobs {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// `presa` with `args`, stdin no terminal, the config directory a

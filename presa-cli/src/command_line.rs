@@ -386,11 +386,11 @@ pub enum LogLevel {
     Info,
     /// Normal but significant.
     Notice,
-    /// A warning.
+    /// Something unexpected that did not stop the work.
     Warning,
-    /// An error.
+    /// An operation failed.
     Error,
-    /// Critical.
+    /// A component failed and the server cannot work around it.
     Critical,
     /// Action must be taken now.
     Alert,

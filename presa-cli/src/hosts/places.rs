@@ -47,7 +47,8 @@ pub enum Os {
     Linux,
     /// macOS.
     Mac,
-    /// Windows.
+    /// Windows, where the configs live under `%APPDATA%` and
+    /// `%USERPROFILE%`.
     Windows,
 }
 
@@ -82,7 +83,7 @@ pub struct Places {
 /// One file a host may keep servers in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Source {
-    /// The host.
+    /// The host that reads the file.
     pub host: Host,
     /// The file's scope (Claude Code's `~/.claude.json` holds local
     /// entries too, under `projects`).

@@ -23,7 +23,7 @@ pub enum Reach {
     },
     /// A Streamable HTTP endpoint.
     Http {
-        /// Its URL.
+        /// The endpoint's URL, variables expanded.
         url: String,
         /// Headers to send with each request.
         headers: Vec<(String, String)>,

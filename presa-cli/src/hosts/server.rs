@@ -18,11 +18,11 @@ pub enum Host {
     Presa,
     /// Claude Code, Anthropic's command line.
     ClaudeCode,
-    /// Claude Desktop.
+    /// Claude Desktop, Anthropic's desktop app.
     ClaudeDesktop,
     /// VS Code (GitHub Copilot).
     VsCode,
-    /// Cursor.
+    /// Cursor, the editor built on VS Code.
     Cursor,
     /// Gemini CLI.
     Gemini,
@@ -98,7 +98,7 @@ pub enum Launch {
     Stdio {
         /// The program.
         command: String,
-        /// Its arguments.
+        /// The arguments after the program, variables unexpanded.
         args: Vec<String>,
         /// Its environment, besides presa's own.
         env: BTreeMap<String, String>,
@@ -107,7 +107,7 @@ pub enum Launch {
     },
     /// A Streamable HTTP endpoint.
     Http {
-        /// Its URL.
+        /// The endpoint's URL, variables unexpanded.
         url: String,
         /// The headers sent with each request.
         headers: BTreeMap<String, String>,
@@ -125,7 +125,7 @@ pub struct Configured {
     pub host: Host,
     /// Where in the host's configuration.
     pub scope: Scope,
-    /// The file.
+    /// The config file that names it.
     pub file: PathBuf,
     /// How to reach it, variables unexpanded.
     pub launch: Launch,

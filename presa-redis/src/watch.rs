@@ -101,6 +101,11 @@ impl Subscriber {
 
     /// Joins `channel` with `inbox`, subscribing to it first if nobody
     /// here watches it; returns once Redis has confirmed the subscription.
+    ///
+    /// The inbox is registered before the subscription is sent, so that a
+    /// join dropped while it waits for Redis (its watcher's handler ended
+    /// meanwhile) or failed leaves the channel like any registration, and
+    /// no subscription outlives its watchers.
     pub(crate) async fn join(
         self: &Arc<Self>,
         channel: String,
@@ -112,19 +117,24 @@ impl Subscriber {
             *next += 1;
             *next
         };
-        let first = !lock(&self.inboxes).contains_key(&channel);
-        if first {
-            self.subscribe(&channel).await?;
-        }
-        lock(&self.inboxes)
-            .entry(channel.clone())
-            .or_default()
-            .insert(id, inbox);
-        Ok(Registration {
+        let first = {
+            let mut inboxes = lock(&self.inboxes);
+            let first = !inboxes.contains_key(&channel);
+            inboxes
+                .entry(channel.clone())
+                .or_default()
+                .insert(id, inbox);
+            first
+        };
+        let registration = Registration {
             subscriber: Arc::clone(self),
             channel,
             id,
-        })
+        };
+        if first {
+            self.subscribe(&registration.channel).await?;
+        }
+        Ok(registration)
     }
 
     /// Subscribes to `channel`. A connection that failed while Redis was

@@ -57,6 +57,7 @@ crate::redis_tests!(
     a_watch_reads_afresh_after_redis_came_back,
     prefixes_keep_stores_apart,
     a_change_from_a_stale_copy_loses_no_update,
+    a_watch_dropped_while_it_subscribes_leaves_no_subscription,
 );
 
 /// Every rule of the kit, each on a server of its own, every handle with
@@ -167,6 +168,53 @@ async fn a_watch_reads_afresh_after_redis_came_back(server: RedisServer) {
     // The new server knows no task `t`: the watch reads that and ends.
     let end = tokio::time::timeout(Duration::from_secs(10), watch.next()).await;
     assert!(end.expect("the watch noticed in time").is_none());
+}
+
+/// A watch dropped after Redis took its SUBSCRIBE, but before the store
+/// heard it confirmed (its runner ended meanwhile), still leaves the
+/// channel: no subscription outlives its watchers.
+async fn a_watch_dropped_while_it_subscribes_leaves_no_subscription(server: RedisServer) {
+    let redis = Redis::on(server);
+    let port = redis.server.port();
+    let subscribed = move || async move {
+        let none = tokio::task::spawn_blocking(move || {
+            crate::redis_server::replies_with(port, "PUBSUB CHANNELS", "*0\r\n")
+        });
+        !none.await.expect("the check ran")
+    };
+    let store = redis.store();
+    store.create(task("t"), &limits()).await.unwrap();
+    // Poll the watch only until Redis shows the subscription: the store
+    // has then sent SUBSCRIBE but, not polled since, may not have heard
+    // it back. A watch that got further before the check saw it is
+    // dropped too (it leaves as any watcher does), and tried again.
+    let mut caught = false;
+    for _ in 0..20 {
+        let mut watch = Box::pin(store.watch("t"));
+        let started = tokio::time::timeout(Duration::from_secs(20), async {
+            loop {
+                if futures::poll!(watch.as_mut()).is_ready() {
+                    return true;
+                }
+                if subscribed().await {
+                    return false;
+                }
+            }
+        });
+        let started = started.await.expect("Redis took the subscription");
+        drop(watch);
+        let left = tokio::time::timeout(Duration::from_secs(20), async {
+            while subscribed().await {
+                tokio::task::yield_now().await;
+            }
+        });
+        left.await.expect("the dropped watch unsubscribed");
+        if !started {
+            caught = true;
+            break;
+        }
+    }
+    assert!(caught, "no watch was caught while it subscribed");
 }
 
 async fn prefixes_keep_stores_apart(server: RedisServer) {

@@ -18,7 +18,17 @@ mod jobs_example;
 #[path = "common/pty.rs"]
 mod pty;
 
+#[allow(
+    dead_code,
+    reason = "the shared server's in-process handles go unused here"
+)]
+mod common;
+
 use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use common::Served;
+use presa::prelude::*;
 
 use pty::{CTRL_C, CTRL_D, ENTER, TAB, Terminal};
 
@@ -252,4 +262,47 @@ fn the_log_level_holds_for_the_rest_of_the_shell() {
         stderr.contains("--timeout"),
         "a connection option is refused: {stderr}"
     );
+}
+
+/// The server of [`tools_added_on_a_modern_server_complete_after_the_next_command`]:
+/// over HTTP, 2026-07-28, with one tool that adds another.
+fn growing() -> &'static Served {
+    static SERVED: OnceLock<Served> = OnceLock::new();
+    SERVED.get_or_init(|| Served::new(Server::builder("growing", "1").tool(GrowTool).build()))
+}
+
+/// Adds the tool `freshly_added` to the server.
+#[tool]
+async fn grow() -> &'static str {
+    let _ = growing().server.add_tool(FreshlyAddedTool);
+    "grown"
+}
+
+/// A tool that only exists once `grow` ran.
+#[tool]
+async fn freshly_added() -> &'static str {
+    "fresh"
+}
+
+/// A 2026-07-28 server tells no change outside a listen stream, so the
+/// shell lists its tools again after each command: a tool that one
+/// command added completes at the next prompt.
+#[test]
+fn tools_added_on_a_modern_server_complete_after_the_next_command() {
+    let url = growing().url.clone();
+    let Some(mut terminal) = Terminal::start(&["shell", &url]) else {
+        return;
+    };
+    terminal.wait_for(PROMPT);
+    terminal.press(b"call grow");
+    terminal.press(ENTER);
+    terminal.wait_for("grown");
+    terminal.wait_for(PROMPT);
+    terminal.press(b"call fresh");
+    terminal.press(TAB);
+    terminal.wait_for("ly_added");
+    terminal.press(ENTER);
+    terminal.wait_for("fresh");
+    terminal.wait_for(PROMPT);
+    ctrl_d_ends(terminal);
 }

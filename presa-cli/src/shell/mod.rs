@@ -10,7 +10,10 @@
 //!    it is followed as `call --task` follows one;
 //! 2. the server's tools are listed before the first prompt, and again
 //!    before the next prompt after it says they changed
-//!    (`notifications/tools/list_changed`): completion reads that list;
+//!    (`notifications/tools/list_changed`): completion reads that list.
+//!    A 2026-07-28 server sends no notification outside a
+//!    `subscriptions/listen` stream, so its tools are listed again after
+//!    each command instead;
 //! 3. a `call` that leaves out some of the tool's required arguments asks
 //!    for each in the terminal, typed by the schema as a server's form
 //!    question is; declining makes no call. With no terminal the call
@@ -38,6 +41,8 @@ use rustyline::error::ReadlineError;
 use rustyline::history::FileHistory;
 use rustyline::{Config, Editor};
 use serde_json::{Map, Value, json};
+
+use presa::client::Era;
 
 use crate::command_line::{Command, Common};
 use crate::commands::dispatch;
@@ -110,6 +115,10 @@ pub async fn shell(server: &Target, common: &Common) -> Result<Exit, Failure> {
             Line::Run { command, json } => {
                 session.json = common.json || json;
                 run(&session, command, &mut interrupts).await;
+                // Rule 2: a modern server tells no change outside a listen.
+                if matches!(session.client.era().await, Ok(Era::Modern)) {
+                    stale.store(true, Ordering::Release);
+                }
             }
         }
     }

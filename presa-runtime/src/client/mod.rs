@@ -76,13 +76,17 @@
 //! [`Client::listen_tasks`] opens a [`TaskSubscription`] to the status
 //! changes of chosen tasks.
 //!
-//! # Skills
-//!
-//! [`Client::list_skills`] and [`Client::get_skill`] return the entries of
-//! a server that declares the Skills extension, without reading a file.
-//! [`Client::load_skill`] reads a skill's `SKILL.md` and checks it against
-//! the entry; [`LoadedSkill::read`] reads its other files the same way,
-//! when asked. A mismatch is a [`SkillError`] that names the file.
+#![cfg_attr(
+    feature = "skills",
+    doc = "# Skills
+
+[`Client::list_skills`] and [`Client::get_skill`] return the entries of
+a server that declares the Skills extension, without reading a file.
+[`Client::load_skill`] reads a skill's `SKILL.md` and checks it against
+the entry; [`LoadedSkill::read`] reads its other files the same way,
+when asked. A mismatch is a [`SkillError`] that names the file.
+"
+)]
 //!
 //! # Cancellation
 //!

@@ -51,11 +51,15 @@
 //! and is `-32601` when none does. The Tasks extension is one: the
 //! `tasks/*` methods exist only on a server with tasks enabled, and
 //! check the client's Tasks declaration (`-32021`) before anything else.
-//! See [`tasks`] for the task engine. The Skills extension ([`skills`])
-//! is another: it serves its methods and adds its files to the resources
-//! through the same seam. MCP Apps ([`apps`]) is one too: it serves HTML
-//! views as resources, and keeps the tools only a view calls out of the
-//! lists of hosts that render no views.
+//! See [`tasks`] for the task engine. MCP Apps ([`apps`]) is another:
+//! it serves HTML views as resources, and keeps the tools only a view
+//! calls out of the lists of hosts that render no views.
+//!
+#![cfg_attr(
+    feature = "skills",
+    doc = "The Skills extension ([`skills`]) is one too: it serves its methods
+and adds its files to the resources through the same seam."
+)]
 //!
 //! # Inside the module
 //!

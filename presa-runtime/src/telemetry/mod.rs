@@ -10,9 +10,9 @@
 //!
 //! 1. **presa's spans are `tracing` spans.** A request runs in
 //!    `mcp.request`, a task's run in `mcp.task`. They reach OpenTelemetry
-//!    through `tracing-opentelemetry`'s layer, which
-//!    [`OtlpExport::install`] sets up; with a subscriber of your own, add
-//!    that layer to it.
+//!    through `tracing-opentelemetry`'s layer, which `OtlpExport::install`
+//!    (feature `otel`) sets up; with a subscriber of your own, add that
+//!    layer to it.
 //! 2. **A request's span continues its caller's trace.** The server reads
 //!    `traceparent`, `tracestate` and `baggage` from the request's
 //!    `_meta` (SEP-414, in the W3C Trace Context and Baggage formats) and

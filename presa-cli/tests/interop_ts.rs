@@ -480,3 +480,43 @@ fn watch_ends_with_3_when_a_typescript_sdk_legacy_server_exits() {
         "{said}"
     );
 }
+
+/// `presa shell` on the legacy server, its lines from stdin: a call that
+/// asks a question answered by the shell's `--answer`, a listing, and a
+/// call left without its required argument, which the server refuses
+/// while the shell goes on.
+#[test]
+#[cfg_attr(
+    presa_wine,
+    ignore = "needs Node, a Linux program here that a test under Wine cannot start"
+)]
+fn a_shell_on_a_typescript_sdk_legacy_server_runs_its_lines_in_turn() {
+    use std::io::Write;
+
+    let Some(legacy) = Legacy::for_test("shell") else {
+        return;
+    };
+    let mut child = legacy
+        .command("shell", &["--answer", "greet.ok=true"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("presa runs");
+    let lines = "call greet name=Ada\nprompts --json\ncall greet\ncall greet name=Bo\nexit\n";
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin
+        .write_all(lines.as_bytes())
+        .expect("the lines are written");
+    drop(stdin);
+    let output = child.wait_with_output().expect("presa ends");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("Hello, Ada!"), "{stdout}");
+    assert!(stdout.contains(r#""name": "welcome""#), "{stdout}");
+    assert!(
+        stdout.contains("Hello, Bo!"),
+        "after a refused call: {stdout}"
+    );
+}

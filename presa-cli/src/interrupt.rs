@@ -77,6 +77,17 @@ impl Interrupts {
         }
     }
 
+    /// Forgets every Ctrl-C caught so far and not yet waited for. SIGINT
+    /// reaches every listener: one that the command answered (a task's
+    /// choice) must not end the shell's next command as well.
+    pub fn forget_caught(&mut self) {
+        let Some(caught) = self.caught.as_mut() else {
+            return;
+        };
+        let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+        while let std::task::Poll::Ready(Some(())) = caught.poll_recv(&mut context) {}
+    }
+
     /// Waits for the next Ctrl-C; forever, where none can be caught.
     pub async fn next(&mut self) {
         let caught = match self.caught.as_mut() {

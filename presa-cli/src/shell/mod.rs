@@ -159,6 +159,9 @@ fn save_history(editor: &mut Editor<ShellHelper, FileHistory>, path: Option<&std
 
 /// Runs one command, telling how it failed (rules 3 to 5).
 async fn run(session: &Session, command: Command, interrupts: &mut Interrupts) {
+    // A Ctrl-C the last command already answered (a task's choice) is
+    // not this command's.
+    interrupts.forget_caught();
     let running = async {
         let command = with_required_arguments(session, command).await?;
         Some(dispatch(session, command).await)

@@ -8,6 +8,12 @@
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::Duration;
+
+/// How long one [`Terminal::wait_for`] waits for its text: far longer
+/// than any step takes, so that only a test that would hang reaches it.
+pub const PATIENCE: Duration = Duration::from_secs(60);
 
 /// The keys Ctrl-C, Ctrl-D, up, tab and Enter, as the terminal sends them.
 pub const CTRL_C: &[u8] = b"\x03";
@@ -81,19 +87,40 @@ impl Terminal {
 
     /// Reads what `presa` draws until `wanted` appears; the text after it
     /// is where the next wait starts. Panics, showing the screen, when
-    /// `presa` ends first.
+    /// `presa` ends first, or when nothing shows `wanted` within
+    /// [`PATIENCE`]: then the terminal is killed, so that a test that
+    /// would wait for good fails instead.
     pub fn wait_for(&mut self, wanted: &str) {
+        let script = self.child.id();
+        let (waiting, watched) = std::sync::mpsc::channel::<()>();
+        let watchdog = std::thread::spawn(move || {
+            let gave_up = watched
+                .recv_timeout(PATIENCE)
+                .is_err_and(|e| e == RecvTimeoutError::Timeout);
+            if gave_up {
+                let _ = Command::new("kill").arg(script.to_string()).status();
+            }
+            gave_up
+        });
         let mut buffer = [0u8; 4096];
-        loop {
+        let ended = loop {
             if let Some(at) = self.seen[self.from..].find(wanted) {
                 self.from += at + wanted.len();
-                return;
+                break false;
             }
             match self.screen.read(&mut buffer) {
-                Ok(0) | Err(_) => panic!("presa ended before {wanted:?}:\n{}", self.seen),
+                Ok(0) | Err(_) => break true,
                 Ok(n) => self.seen.push_str(&String::from_utf8_lossy(&buffer[..n])),
             }
-        }
+        };
+        drop(waiting);
+        let gave_up = watchdog.join().unwrap_or(false);
+        assert!(
+            !gave_up,
+            "nothing showed {wanted:?} within {PATIENCE:?}:\n{}",
+            self.seen
+        );
+        assert!(!ended, "presa ended before {wanted:?}:\n{}", self.seen);
     }
 
     /// Types `keys`; only what is drawn from now on answers a wait.

@@ -26,6 +26,20 @@ pub struct Table<'a> {
     pub transport: Transport,
 }
 
+impl<'a> Table<'a> {
+    /// The table of a whole file: its servers have the file's own scope
+    /// and project.
+    pub fn of_file(source: &'a Source, syntax: Syntax, transport: Transport) -> Self {
+        Table {
+            source,
+            scope: source.scope,
+            project: source.project.as_deref(),
+            syntax,
+            transport,
+        }
+    }
+}
+
 /// Adds the servers of the object at `key` in `value` to `servers`, or
 /// a warning to `warnings` when it is not an object.
 pub fn servers(

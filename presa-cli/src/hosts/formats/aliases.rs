@@ -17,12 +17,6 @@ pub fn read(
     found: &mut Vec<Configured>,
     warnings: &mut Vec<String>,
 ) {
-    let table = Table {
-        source,
-        scope: source.scope,
-        project: None,
-        syntax: Syntax::Braces,
-        transport: Transport::Typed,
-    };
+    let table = Table::of_file(source, Syntax::Braces, Transport::Typed);
     servers(value, "mcpServers", &table, found, warnings);
 }

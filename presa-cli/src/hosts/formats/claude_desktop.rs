@@ -16,12 +16,6 @@ pub fn read(
     found: &mut Vec<Configured>,
     warnings: &mut Vec<String>,
 ) {
-    let table = Table {
-        source,
-        scope: source.scope,
-        project: None,
-        syntax: Syntax::Literal,
-        transport: Transport::Typed,
-    };
+    let table = Table::of_file(source, Syntax::Literal, Transport::Typed);
     servers(value, "mcpServers", &table, found, warnings);
 }

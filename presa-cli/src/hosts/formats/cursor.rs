@@ -18,12 +18,6 @@ pub fn read(
     found: &mut Vec<Configured>,
     warnings: &mut Vec<String>,
 ) {
-    let table = Table {
-        source,
-        scope: source.scope,
-        project: source.project.as_deref(),
-        syntax: Syntax::Editor,
-        transport: Transport::Typed,
-    };
+    let table = Table::of_file(source, Syntax::Editor, Transport::Typed);
     servers(value, "mcpServers", &table, found, warnings);
 }

@@ -20,12 +20,6 @@ pub fn read(
     found: &mut Vec<Configured>,
     warnings: &mut Vec<String>,
 ) {
-    let table = Table {
-        source,
-        scope: source.scope,
-        project: source.project.as_deref(),
-        syntax: Syntax::Dollar,
-        transport: Transport::Gemini,
-    };
+    let table = Table::of_file(source, Syntax::Dollar, Transport::Gemini);
     servers(value, "mcpServers", &table, found, warnings);
 }

@@ -113,7 +113,8 @@ pub struct Common {
     /// Give up on a request that gets no answer within SECONDS (such as 30
     /// or 2.5), cancel it on the server, and exit with status 6. No limit
     /// by default. A task followed is polled with requests of its own,
-    /// each within the limit.
+    /// each within the limit. presa also waits no longer than SECONDS to
+    /// learn which protocol revision the server speaks.
     #[arg(long, global = true, value_name = "SECONDS", value_parser = seconds)]
     pub timeout: Option<Duration>,
     /// Show what a stdio server writes on stderr, each line after

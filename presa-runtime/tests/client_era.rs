@@ -478,3 +478,50 @@ async fn dropping_the_client_drops_a_settlement_under_way_and_closes_the_connect
     drop(client);
     peer.closed().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_shorter_request_timeout_shortens_the_probe() {
+    let builder = Client::builder().request_timeout(Duration::from_secs(2));
+    let (client, mut peer) = connect_legacy(builder);
+    let started = Instant::now();
+    let listing = list_tools(&client);
+    peer.expect("server/discover").await;
+    let initialize = peer.expect("initialize").await;
+    assert_eq!(
+        started.elapsed(),
+        Duration::from_secs(2),
+        "a client that gives up on a request after 2 s waits no longer for the probe"
+    );
+    peer.reply(
+        &initialize,
+        initialize_result("2025-11-25", json!({"tools": {}})),
+    )
+    .await;
+    peer.recv().await;
+    answer_legacy_list(&mut peer).await;
+    assert_eq!(listing.await.unwrap(), Ok(1));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_probe_timeout_set_outright_outlasts_the_request_timeout() {
+    let builder = Client::builder()
+        .request_timeout(Duration::from_secs(2))
+        .probe_timeout(Duration::from_secs(5));
+    let (client, mut peer) = connect_legacy(builder);
+    let started = Instant::now();
+    let _listing = list_tools(&client);
+    peer.expect("server/discover").await;
+    peer.expect("initialize").await;
+    assert_eq!(started.elapsed(), Duration::from_secs(5));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_longer_request_timeout_keeps_the_default_probe() {
+    let builder = Client::builder().request_timeout(Duration::from_secs(60));
+    let (client, mut peer) = connect_legacy(builder);
+    let started = Instant::now();
+    let _listing = list_tools(&client);
+    peer.expect("server/discover").await;
+    peer.expect("initialize").await;
+    assert_eq!(started.elapsed(), Duration::from_secs(10));
+}

@@ -30,6 +30,8 @@ pub struct ClientBuilder {
     log_level: Option<LoggingLevel>,
     request_timeout: Option<Duration>,
     detection: Detection,
+    /// The era probe's limit, when set with [`ClientBuilder::probe_timeout`].
+    probe_timeout: Option<Duration>,
     on_notification: Option<NotificationHandler>,
 }
 
@@ -47,6 +49,7 @@ impl Default for ClientBuilder {
             log_level: None,
             request_timeout: None,
             detection: Detection::default(),
+            probe_timeout: None,
             on_notification: None,
         }
     }
@@ -160,12 +163,12 @@ impl ClientBuilder {
 
     /// How long the era probe (`server/discover`, before the first
     /// request) waits for an answer before taking the server for a legacy
-    /// one that stays silent (default 10 s). Raise it for a server that is
-    /// slow to start. Has no effect with [`force_era`](Self::force_era).
+    /// one that stays silent. The default is 10 s, or the
+    /// [`request_timeout`](Self::request_timeout) when that is shorter.
+    /// Raise it for a server that is slow to start. Has no effect with
+    /// [`force_era`](Self::force_era).
     pub fn probe_timeout(mut self, limit: Duration) -> Self {
-        if let Detection::Probe(_) = self.detection {
-            self.detection = Detection::Probe(limit);
-        }
+        self.probe_timeout = Some(limit);
         self
     }
 
@@ -180,6 +183,11 @@ impl ClientBuilder {
     /// by default. A legacy `tasks/result`, which waits for a task to end,
     /// is bounded by [`AwaitOptions::timeout`](super::AwaitOptions::timeout())
     /// instead.
+    ///
+    /// The era probe waits no longer than `limit` either, unless
+    /// [`probe_timeout`](Self::probe_timeout) says otherwise: a server
+    /// that stays silent that long is taken for a legacy one, and its
+    /// `initialize` then has `limit` to answer.
     pub fn request_timeout(mut self, limit: Duration) -> Self {
         self.request_timeout = Some(limit);
         self
@@ -202,8 +210,24 @@ impl ClientBuilder {
         self
     }
 
+    /// How the era is settled: forced, or probed for as long as
+    /// [`probe_timeout`](Self::probe_timeout) says, else the default or
+    /// the request timeout, whichever is shorter.
+    fn detection(&self) -> Detection {
+        match self.detection {
+            Detection::Probe(default) => Detection::Probe(
+                self.probe_timeout.unwrap_or(
+                    self.request_timeout
+                        .map_or(default, |limit| limit.min(default)),
+                ),
+            ),
+            forced => forced,
+        }
+    }
+
     /// Connects over `transport`. Must be called inside a tokio runtime.
     pub fn connect(self, transport: impl Into<ClientTransport>) -> Client {
+        let detection = self.detection();
         let mut capabilities = self.handlers.capabilities();
         if !self.extensions.is_empty() {
             capabilities.extensions = Some(self.extensions);
@@ -227,7 +251,7 @@ impl ClientBuilder {
             meta,
             versions,
             request_timeout: self.request_timeout,
-            detection: self.detection,
+            detection,
             handlers: Arc::clone(&handlers),
         };
         Client::new(

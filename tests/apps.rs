@@ -4,7 +4,7 @@
 //! the refusal of a link to a view the server does not serve, and the
 //! text a linked tool still returns to hosts without Apps.
 
-mod common;
+use crate::common;
 
 use async_trait::async_trait;
 use common::{RawPeer, WIRES, Wire, meta};

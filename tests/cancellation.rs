@@ -1,6 +1,6 @@
 //! Cancelling an in-flight call drops its handler and silences it.
 
-mod common;
+use crate::common;
 
 use common::{RawPeer, WIRES, Wire, client, fixture, meta};
 use serde_json::json;

@@ -1,6 +1,6 @@
 //! Client conveniences: discovery, listing, version fallback, arguments.
 
-mod common;
+use crate::common;
 
 use common::{Wire, client, fixture, fixture_with};
 use presa::client::{ClientError, Era};

@@ -5,7 +5,7 @@
 //! 2025-11-25 tasks.
 #![cfg(all(feature = "http-server", feature = "http-client"))]
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

@@ -1,7 +1,7 @@
 //! The client's side of prompts, resources, completion and listening,
 //! against a real server on every wire.
 
-mod common;
+use crate::common;
 
 use common::surface::surface_server;
 use common::{WIRES, accepting, client};

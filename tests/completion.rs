@@ -1,7 +1,7 @@
 //! `completion/complete` for prompt arguments and template variables, and
 //! the capabilities `server/discover` advertises for the whole surface.
 
-mod common;
+use crate::common;
 
 use common::surface::surface_server;
 use common::{RawPeer, WIRES, error_code, meta};

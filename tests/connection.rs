@@ -6,7 +6,7 @@
 //! Time is paused: waits for something that must not happen only elapse
 //! once every task is idle, and the drain period passes in virtual time.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;

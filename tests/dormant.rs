@@ -2,7 +2,7 @@
 //! handler, and its handler runs again, on the same server, when the
 //! answers come, exactly as after a takeover.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

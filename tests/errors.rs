@@ -1,7 +1,7 @@
 //! What the model reads when a tool fails: the server's choice for errors
 //! propagated with `?`, and the fixed rules for the rest.
 
-mod common;
+use crate::common;
 
 use common::{RawPeer, WIRES};
 use presa::client::prelude::*;

@@ -12,10 +12,8 @@
 //! is killed when the test ends, even by a panic.
 #![cfg(all(feature = "http-server", feature = "http-client"))]
 
-#[path = "common/jobs_example.rs"]
-mod jobs_example;
-#[path = "common/process_start.rs"]
-mod process_start;
+use crate::jobs_example;
+use crate::process_start;
 
 use std::process::{Output, Stdio};
 use std::time::Duration;

@@ -7,10 +7,8 @@
 //! only turns a hang into a failure. The process is killed when the test
 //! ends, even by a panic.
 
-#[path = "common/jobs_example.rs"]
-mod jobs_example;
-#[path = "common/process_start.rs"]
-mod process_start;
+use crate::jobs_example;
+use crate::process_start;
 
 use std::process::Stdio;
 use std::time::Duration;

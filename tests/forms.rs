@@ -1,7 +1,7 @@
 //! Form elicitation: answers are checked against the requested schema
 //! before a tool sees them, and forms can be built at run time.
 
-mod common;
+use crate::common;
 
 use common::{RawPeer, WIRES, elicitation};
 use presa::prelude::*;

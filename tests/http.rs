@@ -2,7 +2,7 @@
 //! transport's own rules (headers, security, cancellation) with raw HTTP.
 #![cfg(all(feature = "http-server", feature = "http-client"))]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -5,7 +5,7 @@
 //! on close), and stays modern with presa's own server.
 #![cfg(all(feature = "http-server", feature = "http-client"))]
 
-mod common;
+use crate::common;
 
 #[path = "common/scripted_legacy_http.rs"]
 mod scripted_legacy_http;

@@ -8,9 +8,8 @@
 //! turns a hang into a failure.
 #![cfg(all(feature = "http-server", feature = "http-client"))]
 
-mod common;
-#[path = "common/jobs_example.rs"]
-mod jobs_example;
+use crate::common;
+use crate::jobs_example;
 
 use std::net::SocketAddr;
 use std::time::Duration;

@@ -5,7 +5,7 @@
 //! Time is paused where a test waits for something that must not happen:
 //! such a wait elapses only once every task is idle.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

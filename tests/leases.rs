@@ -8,7 +8,7 @@
 //! clock; leases are wall-clock times, set far enough apart that the
 //! tests never wait for one to lapse.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

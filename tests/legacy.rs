@@ -5,7 +5,7 @@
 //! Time is paused, so "nothing arrives" is checked once every task is
 //! idle, not by waiting.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;

@@ -5,7 +5,7 @@
 //! fields.
 #![cfg(all(feature = "http-server", feature = "http-client"))]
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

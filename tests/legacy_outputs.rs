@@ -7,7 +7,7 @@
 //! `common::spec`); here each result is checked against the schema its own
 //! tool listed, as a client would.
 
-mod common;
+use crate::common;
 
 use common::{RawPeer, WIRES, Wire, connect, meta};
 use std::sync::Arc;

@@ -4,7 +4,7 @@
 //! to the client as requests tied to the task, and sessions keep their
 //! tasks to themselves. Time is paused.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -3,7 +3,7 @@
 //! the application reports resource updates. Time is paused, so "nothing
 //! arrives" is checked once every task is idle, not by waiting.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

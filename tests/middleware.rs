@@ -2,7 +2,7 @@
 //! of `presa::server::middleware`), on every transport and both eras, in
 //! requests, in tasks, and in parked tasks that resume.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 use std::task::{Context as TaskContext, Poll};

@@ -1,6 +1,6 @@
 //! Multi Round-Trip Requests: input requests, retries and `requestState`.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;

@@ -3,9 +3,8 @@
 //! refusal as a client sees it: status, `WWW-Authenticate`, nothing more.
 #![cfg(all(feature = "oauth", feature = "http-client"))]
 
-mod common;
-#[path = "common/oauth.rs"]
-mod issuer;
+use crate::common;
+use crate::issuer;
 
 use jsonwebtoken::{Algorithm, Header};
 use presa::Headers;

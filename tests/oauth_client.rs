@@ -3,9 +3,8 @@
 //! stepping up, refreshing, and one sign-in for many requests.
 #![cfg(all(feature = "oauth", feature = "oauth-client"))]
 
-mod common;
-#[path = "common/oauth.rs"]
-mod issuer;
+use crate::common;
+use crate::issuer;
 
 use jsonwebtoken::Algorithm;
 use presa::client::oauth::{

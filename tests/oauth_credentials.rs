@@ -12,8 +12,7 @@
 //! (`tests/ui/oauth_unbound_client.rs`).
 #![cfg(all(feature = "oauth", feature = "oauth-client"))]
 
-#[path = "common/oauth.rs"]
-mod issuer;
+use crate::issuer;
 
 use std::sync::{Arc, Mutex};
 

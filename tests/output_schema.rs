@@ -2,7 +2,7 @@
 //! keeps. Whatever a handler returns is checked against it, and a result
 //! that breaks it never reaches the client.
 
-mod common;
+use crate::common;
 
 use common::{RawPeer, WIRES};
 use presa::prelude::*;

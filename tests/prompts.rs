@@ -1,7 +1,7 @@
 //! Prompts: listing, resolving with typed arguments and every kind of
 //! content, MRTR inside `prompts/get`, and the errors, on every wire.
 
-mod common;
+use crate::common;
 
 use common::surface::surface_server;
 use common::{RawPeer, WIRES, elicitation, error_code, meta};

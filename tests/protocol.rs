@@ -1,6 +1,6 @@
 //! Request validation, discovery and listing, on every wire.
 
-mod common;
+use crate::common;
 
 use common::{RawPeer, WIRES, elicitation, error_code, fixture, meta};
 use serde_json::{Value, json};

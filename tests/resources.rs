@@ -2,7 +2,7 @@
 //! contents, template matching and typed variables, caching hints, MRTR
 //! inside `resources/read`, and the errors, on every wire.
 
-mod common;
+use crate::common;
 
 use common::surface::surface_server;
 use common::{RawPeer, WIRES, elicitation, error_code, meta};

@@ -11,7 +11,7 @@
 //!   request"; the tool's question fails, and presa's server fails the
 //!   call, or the task, with an internal error that names the refusal.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

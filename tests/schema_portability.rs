@@ -7,7 +7,7 @@
 //! nothing, and no `format` JSON Schema does not define. They still say
 //! what the Rust types say: integer ranges, optional parameters, `null`.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, HashMap};
 

@@ -2,7 +2,7 @@
 //! callers that lack them, on every transport, in both eras; lists show
 //! what the server is told to; a hierarchy counts broader scopes.
 
-mod common;
+use crate::common;
 
 use presa::prelude::*;
 use presa::server::{Listing, ServerBuilder};

@@ -5,7 +5,7 @@
 //! Time is paused: the drain period passes in virtual time, and "nothing
 //! more arrives" is checked once every task is idle.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 //! error at start for each rule a skill can break.
 #![cfg(feature = "skills")]
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -1,9 +1,7 @@
 //! The `jobs` example as a real stdio server process.
 
-#[path = "common/jobs_example.rs"]
-mod jobs_example;
-#[path = "common/process_start.rs"]
-mod process_start;
+use crate::jobs_example;
+use crate::process_start;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};

@@ -8,7 +8,7 @@
 //! [`StoreError::Backend`]. Watches opened before keep running, as a
 //! store's subscriptions would once it reconnects.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

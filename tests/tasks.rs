@@ -4,7 +4,7 @@
 //! Every test runs over in-process channels and over stdio framing. Time is
 //! tokio's paused clock, so TTLs elapse only when a test advances it.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -50,9 +50,7 @@
 //! Time is tokio's paused clock, and every wait is for a message, never a
 //! sleep.
 
-#[path = "common/spec.rs"]
-#[allow(dead_code)]
-mod spec;
+use crate::common::spec;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::PathBuf;

@@ -1,7 +1,7 @@
 //! Every request and every task runs in a `tracing` span that says what it
 //! is: the method, the request id, the tool, the task and the subject.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -182,6 +182,26 @@ impl From<ClientError> for Failure {
                     limit.as_secs_f64()
                 ),
             },
+            // A server silent to both the era probe and `initialize`
+            // timed out too: it did not refuse to speak MCP.
+            ClientError::SessionFailed { reason, cause } => match *cause {
+                ClientError::Timeout(limit) => Failure {
+                    exit: Exit::TimedOut,
+                    message: format!(
+                        "the server answered neither server/discover nor initialize within \
+                         {} s (--timeout). Check that the command starts an MCP server, or \
+                         give it longer",
+                        limit.as_secs_f64()
+                    ),
+                },
+                cause => Failure::protocol(
+                    ClientError::SessionFailed {
+                        reason,
+                        cause: Box::new(cause),
+                    }
+                    .to_string(),
+                ),
+            },
             other => Failure::protocol(other.to_string()),
         }
     }

@@ -301,6 +301,19 @@ fn a_request_past_the_timeout_is_cancelled_and_exits_with_6() {
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
 }
 
+/// A server that never answers: `sleep` reads nothing and writes nothing.
+#[cfg(unix)]
+#[test]
+fn a_server_that_never_answers_exits_with_6() {
+    let output = presa(&["tools", "stdio:sleep 30", "--timeout", "0.5"]);
+    assert_eq!(output.status.code(), Some(6), "{}", stderr(&output));
+    let said = stderr(&output);
+    assert!(
+        said.contains("answered neither server/discover nor initialize within 0.5 s"),
+        "{said}"
+    );
+}
+
 #[test]
 fn a_header_or_an_environment_for_the_wrong_kind_of_server_is_refused() {
     let output = presa(&["tools", &stdio_server(), "--header", "X-Tenant: acme"]);

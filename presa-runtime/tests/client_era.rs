@@ -14,7 +14,7 @@ use scripted::*;
 
 use std::time::Duration;
 
-use presa_runtime::client::{Client, ClientError, Era};
+use presa_runtime::client::{Client, ClientBuilder, ClientError, Era};
 use presa_runtime::wire::ElicitResult;
 use serde_json::{Value, json};
 use tokio::time::Instant;
@@ -159,14 +159,20 @@ async fn a_silent_server_is_legacy_once_the_probe_timeout_lapses() {
     assert_eq!(listing.await.unwrap(), Ok(1));
 }
 
-#[tokio::test(start_paused = true)]
-async fn the_default_probe_timeout_is_ten_seconds() {
-    let (client, mut peer) = connect_legacy(Client::builder());
+/// How long a client built by `builder` waits for a silent server to
+/// answer its era probe before it sends `initialize`.
+async fn probe_wait(builder: ClientBuilder) -> Duration {
+    let (client, mut peer) = connect_legacy(builder);
     let started = Instant::now();
     let _listing = list_tools(&client);
     peer.expect("server/discover").await;
     peer.expect("initialize").await;
-    assert_eq!(started.elapsed(), Duration::from_secs(10));
+    started.elapsed()
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_default_probe_timeout_is_ten_seconds() {
+    assert_eq!(probe_wait(Client::builder()).await, Duration::from_secs(10));
 }
 
 #[tokio::test(start_paused = true)]
@@ -482,24 +488,11 @@ async fn dropping_the_client_drops_a_settlement_under_way_and_closes_the_connect
 #[tokio::test(start_paused = true)]
 async fn a_shorter_request_timeout_shortens_the_probe() {
     let builder = Client::builder().request_timeout(Duration::from_secs(2));
-    let (client, mut peer) = connect_legacy(builder);
-    let started = Instant::now();
-    let listing = list_tools(&client);
-    peer.expect("server/discover").await;
-    let initialize = peer.expect("initialize").await;
     assert_eq!(
-        started.elapsed(),
+        probe_wait(builder).await,
         Duration::from_secs(2),
         "a client that gives up on a request after 2 s waits no longer for the probe"
     );
-    peer.reply(
-        &initialize,
-        initialize_result("2025-11-25", json!({"tools": {}})),
-    )
-    .await;
-    peer.recv().await;
-    answer_legacy_list(&mut peer).await;
-    assert_eq!(listing.await.unwrap(), Ok(1));
 }
 
 #[tokio::test(start_paused = true)]
@@ -507,21 +500,11 @@ async fn a_probe_timeout_set_outright_outlasts_the_request_timeout() {
     let builder = Client::builder()
         .request_timeout(Duration::from_secs(2))
         .probe_timeout(Duration::from_secs(5));
-    let (client, mut peer) = connect_legacy(builder);
-    let started = Instant::now();
-    let _listing = list_tools(&client);
-    peer.expect("server/discover").await;
-    peer.expect("initialize").await;
-    assert_eq!(started.elapsed(), Duration::from_secs(5));
+    assert_eq!(probe_wait(builder).await, Duration::from_secs(5));
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_longer_request_timeout_keeps_the_default_probe() {
     let builder = Client::builder().request_timeout(Duration::from_secs(60));
-    let (client, mut peer) = connect_legacy(builder);
-    let started = Instant::now();
-    let _listing = list_tools(&client);
-    peer.expect("server/discover").await;
-    peer.expect("initialize").await;
-    assert_eq!(started.elapsed(), Duration::from_secs(10));
+    assert_eq!(probe_wait(builder).await, Duration::from_secs(10));
 }

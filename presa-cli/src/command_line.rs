@@ -126,6 +126,12 @@ pub struct Common {
     /// a call that runs as one logs nothing.
     #[arg(long, global = true, value_name = "LEVEL")]
     pub log_level: Option<LogLevel>,
+    /// Speak only this MCP protocol version: 2026-07-28, or a session of
+    /// 2025-11-25, 2025-06-18 or 2025-03-26. By default presa asks the
+    /// server which it speaks and prefers 2026-07-28. Use it to try a
+    /// server's older protocol.
+    #[arg(long, global = true, value_name = "VERSION", value_parser = protocol_version)]
+    pub protocol_version: Option<String>,
 }
 
 /// A `--timeout`: a positive number of seconds.
@@ -139,6 +145,20 @@ fn seconds(text: &str) -> Result<Duration, String> {
         ));
     }
     Duration::try_from_secs_f64(seconds).map_err(|_| wrong())
+}
+
+/// A protocol version presa speaks, for `--protocol-version`.
+fn protocol_version(text: &str) -> Result<String, String> {
+    let known: Vec<&str> = std::iter::once(presa::wire::PROTOCOL_VERSION)
+        .chain(presa::wire::legacy::LEGACY_VERSIONS)
+        .collect();
+    if known.contains(&text) {
+        return Ok(text.to_owned());
+    }
+    Err(format!(
+        "presa does not speak MCP `{text}`. It speaks {}",
+        known.join(", ")
+    ))
 }
 
 /// The commands.

@@ -72,6 +72,9 @@ impl Session {
         if let Some(level) = common.log_level {
             builder = builder.log_level(level.into());
         }
+        if let Some(version) = &common.protocol_version {
+            builder = builder.protocol_versions(vec![version.clone()]);
+        }
         let logs = Arc::new(AtomicBool::new(common.log_level.is_some()));
         let showing = Arc::clone(&logs);
         let builder = builder.on_notification(move |notification| {

@@ -244,9 +244,24 @@ fn build(server: &str) {
 
 #[test]
 fn watch_prints_each_update_of_a_resource_as_a_json_line() {
+    watch_prints_each_update(&[]);
+}
+
+/// The same over a 2025-11-25 session, whose updates come on the
+/// session's stream.
+#[test]
+fn watch_prints_each_update_in_a_2025_11_25_session() {
+    watch_prints_each_update(&["--protocol-version", "2025-11-25"]);
+}
+
+/// `presa watch` of the latest build, with the options `more`, prints one
+/// JSON line for each build.
+fn watch_prints_each_update(more: &[&str]) {
     let jobs = HttpJobs::start();
     let latest = "jobs://builds/latest";
-    let mut watching = Watching::start(&["watch", &jobs.url, "--resource", latest, "--json"]);
+    let mut args = vec!["watch", &jobs.url, "--resource", latest, "--json"];
+    args.extend_from_slice(more);
+    let mut watching = Watching::start(&args);
     let said = watching.said("presa: watching");
     assert!(said.contains("updates of jobs://builds/latest"), "{said}");
     assert!(said.contains("tool list changes"), "{said}");
@@ -299,6 +314,39 @@ fn a_request_past_the_timeout_is_cancelled_and_exits_with_6() {
     );
     let output = presa(&["tools", &server, "--timeout", "soon"]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+}
+
+#[test]
+fn a_protocol_version_presa_does_not_speak_is_a_usage_error() {
+    let output = presa(&["tools", &stdio_server(), "--protocol-version", "2024-11-05"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let said = stderr(&output);
+    assert!(
+        said.contains("presa does not speak MCP `2024-11-05`. It speaks 2026-07-28, 2025-11-25"),
+        "{said}"
+    );
+}
+
+/// The jobs example speaks every version; `discover` shows the one the
+/// session settled on.
+#[test]
+fn each_protocol_version_is_the_one_spoken() {
+    let server = stdio_server();
+    for version in ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"] {
+        let output = presa(&["discover", &server, "--protocol-version", version, "--json"]);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{version}: {}",
+            stderr(&output)
+        );
+        let discovered: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(
+            discovered["supportedVersions"],
+            json!([version]),
+            "{discovered}"
+        );
+    }
 }
 
 /// A server that never answers: `sleep` reads nothing and writes nothing.

@@ -12,9 +12,10 @@
 //!    the first is the command, and the server goes in after it;
 //! 4. options of the connection (`--token`, `--token-file`, `--answer`,
 //!    `--allow-private-networks`, `--header`, `-e`, `--timeout`,
-//!    `--server-log`, `--log-level`) belong to the shell's own command line,
-//!    and a line that gives one is refused; so are `logout`, `shell`,
-//!    `servers` and `completions`, which talk to no session.
+//!    `--server-log`, `--log-level`, `--protocol-version`) belong to the
+//!    shell's own command line, and a line that gives one is refused; so
+//!    are `logout`, `shell`, `servers` and `completions`, which talk to no
+//!    session.
 //!
 //! The help shows neither SERVER nor those options.
 
@@ -44,7 +45,7 @@ pub enum Line {
 }
 
 /// The connection options a line may not give (rule 4), by clap's ids.
-const CONNECTION_OPTIONS: [&str; 9] = [
+const CONNECTION_OPTIONS: [&str; 10] = [
     "token",
     "token_file",
     "answers",
@@ -54,6 +55,7 @@ const CONNECTION_OPTIONS: [&str; 9] = [
     "timeout",
     "server_log",
     "log_level",
+    "protocol_version",
 ];
 
 /// The commands the shell does not run (rule 4).
@@ -133,11 +135,12 @@ pub fn read(text: &str, server: &str) -> Line {
         || common.timeout.is_some()
         || common.server_log
         || common.log_level.is_some()
+        || common.protocol_version.is_some()
     {
         return Line::Refused(
             "--token, --token-file, --answer, --allow-private-networks, --header, -e, \
-             --timeout, --server-log and --log-level go on the command line that starts the \
-             shell (`log-level LEVEL` sets the level within it)"
+             --timeout, --server-log, --log-level and --protocol-version go on the command \
+             line that starts the shell (`log-level LEVEL` sets the level within it)"
                 .to_owned(),
         );
     }
@@ -273,6 +276,7 @@ mod tests {
             "ping --timeout 5",
             "tools --server-log",
             "tools --log-level info",
+            "tools --protocol-version 2025-11-25",
         ] {
             assert!(matches!(read(text, SERVER), Line::Refused(_)), "{text}");
         }

@@ -9,7 +9,6 @@
 #![cfg(all(feature = "http-server", feature = "http-client"))]
 
 use crate::common;
-use crate::jobs_example;
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -522,6 +521,8 @@ fn the_http_server_process_ends_gracefully_on_sigterm_and_ctrl_c() {
 
     use nix::sys::signal::{Signal, kill};
     use nix::unistd::Pid;
+
+    use crate::jobs_example;
     for signal in [Signal::SIGTERM, Signal::SIGINT] {
         let mut child = Command::new(jobs_example::jobs_binary())
             .args(["http", "127.0.0.1:0"])

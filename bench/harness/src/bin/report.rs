@@ -183,6 +183,18 @@ fn derived() -> Vec<Derived> {
             Target::AtMost(2.0),
         ),
         ratio(
+            "http_floor_over_presa",
+            "floor_http_calls_per_s",
+            "presa_http_calls_per_s",
+            Target::None,
+        ),
+        ratio(
+            "http_floor_ratio_vs_rmcp",
+            "floor_http_calls_per_s",
+            "rmcp_http_calls_per_s",
+            Target::None,
+        ),
+        ratio(
             "seq_latency_ratio_vs_rmcp_duplex",
             "presa_duplex_seq_us",
             "rmcp_duplex_seq_us",

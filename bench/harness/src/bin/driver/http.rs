@@ -1,7 +1,14 @@
-//! Figures over Streamable HTTP: a server process per framework (presa,
-//! rmcp, tower-mcp) and per variant of presa's (a cost switched on,
-//! [`PresaVariant`](bench_harness::PresaVariant)), loaded by a small hyper
-//! client of our own with 64 keep-alive connections.
+//! Figures over Streamable HTTP: a server process per framework (presa
+//! and each peer built), per variant of presa's (a cost switched on,
+//! [`PresaVariant`](bench_harness::PresaVariant)), and the framework-free
+//! floor (`floor-server http`), loaded by a small hyper client of our own
+//! with 64 keep-alive connections.
+//!
+//! The floor is bare hyper and serde_json: it answers every POST with
+//! presa's own `echo` result, which the driver reads from presa's server
+//! first, so that it writes the same bytes. It checks nothing, so the
+//! distance from it to a framework is the framework's cost per call over
+//! HTTP.
 //!
 //! Each connection sends one POST at a time and reads its whole answer
 //! before the next; the connections share one counter of requests left,
@@ -33,7 +40,7 @@ use bench_harness::stats::{median, micros_per_op, ops_per_sec, rounds, scaled};
 use bench_harness::wire::{
     Era, echo_call_body_in, echo_call_headers, handshake_bodies, is_success, session_headers,
 };
-use bench_harness::{Served, not_started};
+use bench_harness::{Served, not_started, sibling_binary};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1;
@@ -51,6 +58,8 @@ const SEQUENTIAL_CALLS: usize = 2_000;
 /// One server process, the address it serves on, and what every call to
 /// it carries.
 struct HttpServer {
+    /// The name that starts its figure keys.
+    name: &'static str,
     child: Child,
     address: SocketAddr,
     calls: Calls,
@@ -161,7 +170,25 @@ async fn post_once(
 impl HttpServer {
     /// Starts `served` over HTTP and reads its address.
     async fn start(served: Served) -> std::io::Result<HttpServer> {
-        let mut command = Command::from(served.command("http"));
+        let command = Command::from(served.command("http"));
+        let era = served.framework().era();
+        HttpServer::spawn(served.name(), command, era).await
+    }
+
+    /// Starts the floor, answering every call with `call` (result JSON).
+    async fn start_floor(call: &str) -> std::io::Result<HttpServer> {
+        let mut command = Command::new(sibling_binary("floor-server"));
+        command.args(["http", call]);
+        HttpServer::spawn("floor", command, Era::Stateless).await
+    }
+
+    /// Runs `command`, reads the address it prints, and opens a session
+    /// if `era` has sessions.
+    async fn spawn(
+        name: &'static str,
+        mut command: Command,
+        era: Era,
+    ) -> std::io::Result<HttpServer> {
         let program = command.as_std().get_program().to_owned();
         let mut child = command
             .stdout(Stdio::piped())
@@ -176,15 +203,31 @@ impl HttpServer {
             .strip_prefix("listening ")
             .and_then(|a| a.parse().ok())
             .ok_or_else(|| std::io::Error::other(format!("no address in {line:?}")))?;
-        let calls = match served.framework().era() {
+        let calls = match era {
             Era::Stateless => Calls::stateless(),
             Era::Sessions => Calls::open_session(address).await?,
         };
         Ok(HttpServer {
+            name,
             child,
             address,
             calls,
         })
+    }
+
+    /// The `result` of one `echo` call, as JSON text.
+    async fn echo_result(&self) -> std::io::Result<String> {
+        let body = String::from_utf8_lossy(&self.calls.body).into_owned();
+        let (status, _, answer) = post_once(self.address, &self.calls.headers, body).await?;
+        let answer: serde_json::Value = serde_json::from_slice(&answer).map_err(|e| {
+            std::io::Error::other(format!("{status}: an answer that is no JSON: {e}"))
+        })?;
+        match answer.get("result") {
+            Some(result) if status == hyper::StatusCode::OK => Ok(result.to_string()),
+            _ => Err(std::io::Error::other(format!(
+                "{status}: no result in {answer}"
+            ))),
+        }
     }
 
     /// Sends `count` calls one at a time on one connection; microseconds
@@ -286,26 +329,31 @@ fn take_one(left: &AtomicUsize) -> bool {
         .is_ok()
 }
 
-/// Runs the HTTP section: warm-up, then alternating rounds.
+/// Runs the HTTP section: start every server (the floor with presa's
+/// answer), warm each up, then alternating rounds.
 pub async fn measure(figures: &mut Figures) -> std::io::Result<()> {
     let mut servers = Vec::new();
+    // presa's plain server comes first: the floor answers with its bytes.
     for served in Served::available() {
-        let server = HttpServer::start(served).await?;
+        servers.push(HttpServer::start(served).await?);
+    }
+    let call = servers[0].echo_result().await?;
+    servers.push(HttpServer::start_floor(&call).await?);
+    for server in &servers {
         server.load(scaled(5_000)).await?; // warm-up
         server.sequential(scaled(200)).await?;
-        servers.push((served, server));
     }
     let (calls, sequential) = (scaled(20_000), scaled(SEQUENTIAL_CALLS));
     let mut samples: Vec<Vec<Round>> = servers.iter().map(|_| Vec::new()).collect();
     for _ in 0..rounds(7) {
-        for (i, (_, server)) in servers.iter().enumerate() {
+        for (i, server) in servers.iter().enumerate() {
             let mut round = server.load(calls).await?;
             round.seq_us = server.sequential(sequential).await?;
             samples[i].push(round);
         }
     }
-    for (i, (served, _)) in servers.iter().enumerate() {
-        let name = served.name();
+    for (i, server) in servers.iter().enumerate() {
+        let name = server.name;
         let of =
             |figure: fn(&Round) -> f64| median(&samples[i].iter().map(figure).collect::<Vec<_>>());
         figures.record(

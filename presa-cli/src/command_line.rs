@@ -65,6 +65,9 @@ const ENVIRONMENT: &str = "\
 Environment:
   PRESA_TOKEN       the bearer token for an HTTP server, when neither --token
                     nor --token-file gives one
+  PRESA_CLIENT_SECRET
+                    the secret of the --client-id client, when
+                    --client-secret-file gives none
   PRESA_CONFIG_DIR  the folder where presa keeps OAuth sign-ins, in tokens/
                     inside it, its aliases for servers, in servers.json,
                     and the shell's history. By default, presa/ in your
@@ -96,6 +99,33 @@ pub struct Common {
     /// at machines on your network.
     #[arg(long, global = true)]
     pub allow_private_networks: bool,
+    /// Sign in to an OAuth server as the client ID, which you registered
+    /// at its authorization server beforehand. Without it presa registers
+    /// itself, which many authorization servers do not allow. presa keeps
+    /// one sign-in per server: run `presa logout SERVER` before you sign
+    /// in as another client.
+    #[arg(long, global = true, value_name = "ID")]
+    pub client_id: Option<String>,
+    /// Read the secret of the --client-id client from the file at PATH,
+    /// on one line. Without it presa reads PRESA_CLIENT_SECRET, if set.
+    /// A secret needs --issuer.
+    #[arg(long, global = true, value_name = "PATH", requires = "client_id")]
+    pub client_secret_file: Option<PathBuf>,
+    /// Sign in only at the authorization server whose issuer is URL,
+    /// exactly as its metadata names it. presa sends a client secret to
+    /// no other server, so a secret needs it.
+    #[arg(long, global = true, value_name = "URL")]
+    pub issuer: Option<String>,
+    /// Sign in with the Client ID Metadata Document at URL (https://) as
+    /// the client id, where the authorization server supports them.
+    /// presa registers itself where it does not.
+    #[arg(long, global = true, value_name = "URL", conflicts_with = "client_id")]
+    pub client_metadata_url: Option<String>,
+    /// Sign in as the --client-id client itself, with its secret and no
+    /// browser (the OAuth client credentials grant), for scripts and
+    /// services. It needs --client-id, the secret and --issuer.
+    #[arg(long, global = true)]
+    pub client_credentials: bool,
     /// Send the header NAME: VALUE to an HTTP server with every request,
     /// after a configured server's own headers. Repeat it for more.
     /// presa never prints a header's value.

@@ -10,7 +10,7 @@ use presa::wire::{Notification, notifications};
 use serde_json::Value;
 
 use crate::answer::{Answerer, Presets};
-use crate::auth::{bearer_token, http_options};
+use crate::auth::{Identity, bearer_token, http_options};
 use crate::command_line::Common;
 use crate::connecting::{Connecting, ServerLog};
 use crate::exit::{Exit, Failure};
@@ -58,7 +58,9 @@ impl Session {
         let token = bearer_token(common, target)?.or_else(|| connecting.bearer());
         let options = match target.url() {
             Some(url) => {
-                let options = http_options(url, token, common.allow_private_networks).await?;
+                let identity = Identity::of(common)?;
+                let private = common.allow_private_networks;
+                let options = http_options(url, token, identity, private).await?;
                 connecting.add_headers(options)?
             }
             None => HttpOptions::default(),

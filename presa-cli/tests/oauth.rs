@@ -2,8 +2,11 @@
 //! through the loopback redirect (the test plays the browser of a user
 //! who consents), the next is signed in already from the kept tokens, in
 //! a private folder, and `presa logout` forgets them. And a bearer token
-//! read from a file, from stdin or from `PRESA_TOKEN`. The authorization
-//! server is the workspace's test one (`tests/common/oauth.rs`).
+//! read from a file, from stdin or from `PRESA_TOKEN`. And the sign-in as
+//! a client registered beforehand, with its secret, and as the client
+//! itself with no browser; a secret goes only to the `--issuer` named.
+//! The authorization server is the workspace's test one
+//! (`tests/common/oauth.rs`).
 
 #[path = "../../tests/common/oauth.rs"]
 mod issuer;
@@ -46,6 +49,7 @@ fn presa(config: &Path, args: &[&str]) -> Command {
         .args(args)
         .env("PRESA_CONFIG_DIR", config)
         .env_remove("PRESA_TOKEN")
+        .env_remove("PRESA_CLIENT_SECRET")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -84,28 +88,11 @@ async fn presa_signs_in_keeps_its_tokens_and_logs_out() {
     let _ = std::fs::remove_dir_all(&config);
 
     // The first command prints where to sign in, and waits for it.
-    let mut first = presa(&config, &["call", &url, "whoami", "--json"])
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(first.stderr.take().unwrap()).lines();
-    let mut said = String::new();
-    let sign_in = loop {
-        let line = tokio::time::timeout(PATIENCE, stderr.next_line())
-            .await
-            .expect("presa asked to sign in")
-            .unwrap()
-            .unwrap_or_else(|| panic!("presa ended without asking to sign in: {said}"));
-        said.push_str(&line);
-        said.push('\n');
-        if let Some(url) = line.trim().strip_prefix(&authorization.issuer) {
-            break format!("{}{url}", authorization.issuer);
-        }
-    };
-    consent(&sign_in).await;
-    let first = tokio::time::timeout(PATIENCE, first.wait_with_output())
-        .await
-        .unwrap()
-        .unwrap();
+    let (first, said) = signed_in(
+        presa(&config, &["call", &url, "whoami", "--json"]),
+        &authorization.issuer,
+    )
+    .await;
     let text = String::from_utf8_lossy(&first.stdout);
     assert!(first.status.success(), "{}: {said}{text}", first.status);
     assert!(text.contains("alice"), "{text}");
@@ -149,6 +136,130 @@ async fn presa_signs_in_keeps_its_tokens_and_logs_out() {
     assert!(json.status.success());
     let said: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(said, serde_json::json!({"url": url, "signed_out": false}));
+}
+
+/// Runs `command`, which prints where to sign in at `issuer`; consents
+/// there as the user's browser would, and waits for the command's end.
+/// Its output, and what it said on stderr before the sign-in.
+async fn signed_in(mut command: Command, issuer: &str) -> (Output, String) {
+    let mut child = command.spawn().unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut said = String::new();
+    let sign_in = loop {
+        let line = tokio::time::timeout(PATIENCE, stderr.next_line())
+            .await
+            .expect("presa asked to sign in")
+            .unwrap()
+            .unwrap_or_else(|| panic!("presa ended without asking to sign in: {said}"));
+        said.push_str(&line);
+        said.push('\n');
+        if let Some(url) = line.trim().strip_prefix(issuer) {
+            break format!("{issuer}{url}");
+        }
+    };
+    consent(&sign_in).await;
+    let output = tokio::time::timeout(PATIENCE, child.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    (output, said)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn presa_signs_in_as_a_client_registered_beforehand_with_its_secret() {
+    let key = TestKey::rsa("k1", Algorithm::RS256);
+    let authorization = SignInServer::start(&key, 600).await;
+    authorization.register_client("team-app", "app-secret-71c4");
+    let url = resource_server(&authorization.issuer).await;
+    let config = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oauth-client-id");
+    let _ = std::fs::remove_dir_all(&config);
+    std::fs::create_dir_all(&config).unwrap();
+    let secret = config.join("secret");
+    std::fs::write(&secret, "app-secret-71c4\n").unwrap();
+
+    let mut command = presa(&config, &["call", &url, "whoami", "--json"]);
+    command.args(["--client-id", "team-app", "--issuer", &authorization.issuer]);
+    command.args(["--client-secret-file", secret.to_str().unwrap()]);
+    let (output, said) = signed_in(command, &authorization.issuer).await;
+    ran_as_alice(&output, &said);
+    let asked = authorization.asked();
+    assert_eq!(asked.registrations, 0, "presa did not register itself");
+    assert!(
+        !asked.client_ids.is_empty() && asked.client_ids.iter().all(|id| id == "team-app"),
+        "every request was the given client's: {:?}",
+        asked.client_ids
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_signs_in_as_itself_with_no_browser() {
+    let key = TestKey::rsa("k1", Algorithm::RS256);
+    let authorization = SignInServer::start(&key, 600).await;
+    authorization.register_client("build-robot", "robot-secret-0b9e");
+    let url = resource_server(&authorization.issuer).await;
+    let config = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oauth-client-credentials");
+    let _ = std::fs::remove_dir_all(&config);
+
+    let mut command = presa(&config, &["call", &url, "whoami", "--json"]);
+    command
+        .args(["--client-credentials", "--client-id", "build-robot"])
+        .args(["--issuer", &authorization.issuer])
+        .env("PRESA_CLIENT_SECRET", "robot-secret-0b9e");
+    let output = finished(command).await;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{}: {said}{text}", output.status);
+    assert!(
+        text.contains("build-robot"),
+        "the token is the client's own: {text}"
+    );
+    let asked = authorization.asked();
+    assert_eq!(asked.authorizations, 0, "no browser, no person");
+    assert_eq!(asked.client_credentials_grants, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_secret_goes_only_to_the_issuer_named() {
+    let key = TestKey::rsa("k1", Algorithm::RS256);
+    let authorization = SignInServer::start(&key, 600).await;
+    authorization.register_client("team-app", "app-secret-9d21");
+    let url = resource_server(&authorization.issuer).await;
+    let config = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oauth-client-secret");
+    let _ = std::fs::remove_dir_all(&config);
+    let call = [
+        "call",
+        url.as_str(),
+        "whoami",
+        "--json",
+        "--client-id",
+        "team-app",
+    ];
+
+    // Without --issuer, the secret is not used at all.
+    let mut unbound = presa(&config, &call);
+    unbound.env("PRESA_CLIENT_SECRET", "app-secret-9d21");
+    let output = finished(unbound).await;
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert!(said.contains("needs --issuer"), "{said}");
+    assert!(!said.contains("app-secret"), "the secret is shown: {said}");
+
+    // With another issuer named, the server's own is refused before any
+    // request reaches it.
+    let mut elsewhere = presa(&config, &call);
+    elsewhere
+        .env("PRESA_CLIENT_SECRET", "app-secret-9d21")
+        .args(["--issuer", "https://login.example.com"]);
+    let output = finished(elsewhere).await;
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{said}");
+    assert!(!said.contains("app-secret"), "the secret is shown: {said}");
+    let asked = authorization.asked();
+    assert_eq!(
+        (asked.authorizations, asked.client_ids.len()),
+        (0, 0),
+        "nothing went to the authorization server not named: {said}"
+    );
 }
 
 /// Runs `command`, writing `input` to its stdin first.

@@ -194,6 +194,10 @@ pub struct Asked {
     /// Access tokens bound to a DPoP key, for token requests that carried
     /// a proof.
     pub dpop_bound: usize,
+    /// The client id of each authorization request and token request.
+    pub client_ids: Vec<String>,
+    /// Token requests of the client credentials grant that it granted.
+    pub client_credentials_grants: usize,
 }
 
 #[derive(Default)]
@@ -208,6 +212,36 @@ struct SignInState {
     first_consent: Option<String>,
     /// Every access token issued, in order.
     access_tokens: Vec<String>,
+    /// The clients registered beforehand, and their secrets.
+    clients: std::collections::HashMap<String, String>,
+}
+
+/// The client id and secret of a token request: HTTP Basic (RFC 6749
+/// section 2.3.1), or else the form's fields.
+fn client_of(
+    headers: &axum::http::HeaderMap,
+    form: &std::collections::HashMap<String, String>,
+) -> (Option<String>, Option<String>) {
+    use base64::Engine;
+    let basic = headers
+        .get("authorization")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Basic "))
+        .and_then(|encoded| {
+            base64::engine::general_purpose::STANDARD
+                .decode(encoded)
+                .ok()
+        })
+        .and_then(|decoded| String::from_utf8(decoded).ok());
+    // The tests' ids and secrets are letters, digits and dashes, which
+    // form encoding leaves as they are.
+    if let Some((id, secret)) = basic.as_deref().and_then(|pair| pair.split_once(':')) {
+        return (Some(id.to_owned()), Some(secret.to_owned()));
+    }
+    (
+        form.get("client_id").cloned(),
+        form.get("client_secret").cloned(),
+    )
 }
 
 /// The SHA-256 thumbprint of the key of `proof`, a DPoP proof of a POST
@@ -264,7 +298,8 @@ impl SignInServer {
             "registration_endpoint": format!("{issuer}/register"),
             "code_challenge_methods_supported": ["S256"],
             "authorization_response_iss_parameter_supported": true,
-            "token_endpoint_auth_methods_supported": ["none"],
+            "token_endpoint_auth_methods_supported": ["none", "client_secret_basic"],
+            "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
             "dpop_signing_alg_values_supported": ["ES256"],
         });
         let jwks = JwkSet {
@@ -276,6 +311,9 @@ impl SignInServer {
             move |Query(query): Query<HashMap<String, String>>| {
                 let mut state = state.lock().unwrap();
                 state.asked.authorizations += 1;
+                if let Some(client) = query.get("client_id") {
+                    state.asked.client_ids.push(client.clone());
+                }
                 let asked = query.get("scope").cloned().unwrap_or_default();
                 state.asked.scopes.push(asked.clone());
                 let scope = state.first_consent.take().unwrap_or(asked);
@@ -307,6 +345,20 @@ impl SignInServer {
                     return std::future::ready((StatusCode::BAD_REQUEST, axum::Json(refused)));
                 }
                 let jkt = jkt.flatten();
+                let (client, secret) = client_of(&headers, &form);
+                if let Some(client) = &client {
+                    state.asked.client_ids.push(client.clone());
+                }
+                // A client registered with a secret must give it.
+                let registered = client
+                    .as_ref()
+                    .and_then(|id| state.clients.get(id))
+                    .cloned();
+                if registered.is_some() && registered != secret {
+                    let refused = json!({"error": "invalid_client"});
+                    return std::future::ready((StatusCode::UNAUTHORIZED, axum::Json(refused)));
+                }
+                let mut subject = "alice".to_owned();
                 let scope = match form.get("grant_type").map(String::as_str) {
                     Some("authorization_code") => {
                         state.asked.code_grants += 1;
@@ -331,6 +383,11 @@ impl SignInServer {
                             .unwrap_or_default();
                         state.refresh_tokens.get(refresh).cloned()
                     }
+                    Some("client_credentials") if registered.is_some() => {
+                        state.asked.client_credentials_grants += 1;
+                        subject = client.clone().unwrap_or_default();
+                        Some(form.get("scope").cloned().unwrap_or_default())
+                    }
                     _ => None,
                 };
                 let Some(scope) = scope else {
@@ -340,7 +397,7 @@ impl SignInServer {
                 state.issued += 1;
                 let resource = form.get("resource").cloned().unwrap_or_default();
                 let mut claims = json!({
-                    "iss": issuer, "sub": "alice", "aud": resource, "scope": scope,
+                    "iss": issuer, "sub": subject, "aud": resource, "scope": scope,
                     "iat": now(), "exp": now() + lifetime, "jti": format!("t-{}", state.issued),
                 });
                 let token_type = match jkt {
@@ -382,6 +439,14 @@ impl SignInServer {
             .route("/register", post(register));
         tokio::spawn(async move { axum::serve(listener, app).await });
         SignInServer { issuer, state }
+    }
+
+    /// Registers the client `id` with `secret` beforehand: its token
+    /// requests must then give the secret, and it may use the client
+    /// credentials grant.
+    pub fn register_client(&self, id: &str, secret: &str) {
+        let mut state = self.state.lock().unwrap();
+        state.clients.insert(id.to_owned(), secret.to_owned());
     }
 
     /// The first authorization grants only `scope`, whatever it asks.

@@ -1,5 +1,6 @@
-//! Authentication to HTTP servers: a bearer token ([`bearer`]), or an
-//! OAuth sign-in when the server asks for one ([`sign_in`]).
+//! Authentication to HTTP servers: a bearer token ([`credentials`]), or
+//! an OAuth sign-in when the server asks for one ([`sign_in`]), as the
+//! client that [`identity`] says.
 //!
 //! The sign-in takes the redirect on a loopback port, printing the URL to
 //! open, and keeps what it got (registration, tokens) in a file of its
@@ -7,11 +8,13 @@
 //! command is signed in already; `presa logout SERVER` deletes that file.
 //! A bearer token is sent first, and never kept.
 //!
-//! Layers, bottom up: bearer, token_folder, sign_in.
+//! Layers, bottom up: credentials, identity and token_folder, sign_in.
 
-mod bearer;
+mod credentials;
+mod identity;
 mod sign_in;
 mod token_folder;
 
-pub use bearer::bearer_token;
+pub use credentials::bearer_token;
+pub use identity::Identity;
 pub use sign_in::{http_options, logout};

@@ -4,47 +4,50 @@
 use presa::client::HttpOptions;
 use presa::client::oauth::{FileTokenStore, LoopbackAuthorizer, OAuthClient};
 
+use super::identity::Identity;
 use super::token_folder::TokenFolder;
 use crate::exit::Failure;
 use crate::output::render;
 use crate::output::shown::note;
 
-/// The HTTP options for `url`: the bearer `token`, and the OAuth sign-in,
-/// which may reach private networks when `private_networks`
-/// (`--allow-private-networks`).
+/// The HTTP options for `url`: the bearer `token`, and the OAuth sign-in
+/// as `identity`, which may reach private networks when
+/// `private_networks` (`--allow-private-networks`).
 pub async fn http_options(
     url: &str,
     token: Option<String>,
+    identity: Identity,
     private_networks: bool,
 ) -> Result<HttpOptions, Failure> {
     let mut options = HttpOptions::default();
     if let Some(token) = token {
         options = options.bearer_token(token);
     }
+    let authorizer = match identity.needs_browser() {
+        false => None,
+        true => match LoopbackAuthorizer::bind().await {
+            Ok(authorizer) => Some(authorizer),
+            Err(e) => {
+                note!("presa: no loopback port for an OAuth sign-in ({e}); going on without");
+                return Ok(options);
+            }
+        },
+    };
     let folder = TokenFolder::of_user()?;
-    match LoopbackAuthorizer::bind().await {
-        Ok(authorizer) => {
-            folder.make_private()?;
-            let store = FileTokenStore::new(folder.file_for(url));
-            Ok(options.oauth(sign_in(authorizer, store, private_networks)))
-        }
-        Err(e) => {
-            note!("presa: no loopback port for an OAuth sign-in ({e}); going on without");
-            Ok(options)
-        }
-    }
+    folder.make_private()?;
+    let store = FileTokenStore::new(folder.file_for(url));
+    Ok(options.oauth(sign_in(identity, authorizer, store, private_networks)))
 }
 
-/// The OAuth client of a sign-in whose redirect `authorizer` takes and
-/// whose tokens `store` keeps.
+/// The OAuth client that signs in as `identity`, the redirect of a person
+/// going to `authorizer`, and keeps its tokens in `store`.
 fn sign_in(
-    authorizer: LoopbackAuthorizer,
+    identity: Identity,
+    authorizer: Option<LoopbackAuthorizer>,
     store: FileTokenStore,
     private_networks: bool,
 ) -> OAuthClient {
-    let oauth = OAuthClient::new(authorizer)
-        .client_name("presa")
-        .token_store(store);
+    let oauth = identity.client(authorizer).token_store(store);
     match private_networks {
         true => oauth.allow_private_networks(),
         false => oauth,
@@ -75,7 +78,11 @@ mod tests {
         for allowed in [false, true] {
             let authorizer = LoopbackAuthorizer::bind().await.unwrap();
             let store = FileTokenStore::new("unused.json");
-            let shown = format!("{:?}", sign_in(authorizer, store, allowed));
+            let presa = Identity::Presa {
+                metadata_document: None,
+                issuer: None,
+            };
+            let shown = format!("{:?}", sign_in(presa, Some(authorizer), store, allowed));
             assert!(
                 shown.contains(&format!("private_networks: {allowed}")),
                 "{shown}"

@@ -11,7 +11,9 @@
 //! 3. the words are split as a shell splits them (quotes, backslashes);
 //!    the first is the command, and the server goes in after it;
 //! 4. options of the connection (`--token`, `--token-file`, `--answer`,
-//!    `--allow-private-networks`, `--header`, `-e`, `--timeout`,
+//!    `--allow-private-networks`, the OAuth client's `--client-id`,
+//!    `--client-secret-file`, `--issuer`, `--client-metadata-url` and
+//!    `--client-credentials`, `--header`, `-e`, `--timeout`,
 //!    `--server-log`, `--log-level`, `--protocol-version`) belong to the
 //!    shell's own command line, and a line that gives one is refused; so
 //!    are `logout`, `shell`, `servers` and `completions`, which talk to no
@@ -45,11 +47,16 @@ pub enum Line {
 }
 
 /// The connection options a line may not give (rule 4), by clap's ids.
-const CONNECTION_OPTIONS: [&str; 10] = [
+const CONNECTION_OPTIONS: [&str; 15] = [
     "token",
     "token_file",
     "answers",
     "allow_private_networks",
+    "client_id",
+    "client_secret_file",
+    "issuer",
+    "client_metadata_url",
+    "client_credentials",
     "headers",
     "env",
     "timeout",
@@ -130,6 +137,11 @@ pub fn read(text: &str, server: &str) -> Line {
         || common.token_file.is_some()
         || !common.answers.is_empty()
         || common.allow_private_networks
+        || common.client_id.is_some()
+        || common.client_secret_file.is_some()
+        || common.issuer.is_some()
+        || common.client_metadata_url.is_some()
+        || common.client_credentials
         || !common.headers.is_empty()
         || !common.env.is_empty()
         || common.timeout.is_some()
@@ -138,9 +150,9 @@ pub fn read(text: &str, server: &str) -> Line {
         || common.protocol_version.is_some()
     {
         return Line::Refused(
-            "--token, --token-file, --answer, --allow-private-networks, --header, -e, \
-             --timeout, --server-log, --log-level and --protocol-version go on the command \
-             line that starts the shell (`log-level LEVEL` sets the level within it)"
+            "that option sets up the connection, so it goes on the command line that starts \
+             the shell, as do --token, --header, --timeout and the OAuth client's options \
+             (`log-level LEVEL` sets the level within the shell)"
                 .to_owned(),
         );
     }
@@ -277,6 +289,11 @@ mod tests {
             "tools --server-log",
             "tools --log-level info",
             "tools --protocol-version 2025-11-25",
+            "tools --client-id app",
+            "tools --client-secret-file s",
+            "tools --issuer https://as.example",
+            "tools --client-metadata-url https://app.example/c.json",
+            "tools --client-credentials",
         ] {
             assert!(matches!(read(text, SERVER), Line::Refused(_)), "{text}");
         }

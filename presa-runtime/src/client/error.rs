@@ -1,5 +1,6 @@
 //! What can go wrong on the client side.
 
+use super::link::LinkFailure;
 use crate::wire::{ErrorObject, codes};
 
 /// A failed client call. A new way to fail is a new variant, so a `match`
@@ -7,8 +8,10 @@ use crate::wire::{ErrorObject, codes};
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ClientError {
-    /// The server answered with a JSON-RPC error.
-    #[error("the server answered with an error: {0}")]
+    /// The server answered with a JSON-RPC error, or the transport could
+    /// not carry the request (its error names the transport in
+    /// `data.transport`, and its message says what went wrong here).
+    #[error("{}", rpc_text(.0))]
     Rpc(ErrorObject),
     /// The connection closed before the answer arrived.
     #[error("the connection to the server is closed")]
@@ -170,10 +173,34 @@ fn declined(key: &str, task_id: Option<&str>, reason: Option<&str>) -> String {
     }
 }
 
+/// How an error response reads. A transport's own failure (a server that
+/// cannot be reached, a sign-in refused) happened on this side, so it is
+/// not told as the server's answer.
+fn rpc_text(error: &ErrorObject) -> String {
+    match LinkFailure::read(error) {
+        Some(_) => error.message.clone(),
+        None => format!("the server answered with an error: {error}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_transport_failure_is_not_told_as_the_servers_answer() {
+        let failed = LinkFailure::default().to_error("http", "could not sign in");
+        assert_eq!(
+            ClientError::Rpc(failed).to_string(),
+            "HTTP transport: could not sign in"
+        );
+        let answered = ErrorObject::new(-32602, "unknown tool");
+        assert_eq!(
+            ClientError::Rpc(answered).to_string(),
+            "the server answered with an error: unknown tool (code -32602)"
+        );
+    }
 
     #[test]
     fn both_codes_of_a_missing_resource_are_read_as_one() {

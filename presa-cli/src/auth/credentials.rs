@@ -1,10 +1,12 @@
-//! The static bearer token (`Authorization: Bearer TOKEN`), and where it
-//! comes from.
+//! The credentials given to `presa` itself: the static bearer token
+//! (`Authorization: Bearer TOKEN`) and the secret of a pre-registered
+//! OAuth client, and where each comes from.
 //!
 //! A token given as `--token TOKEN` is in `presa`'s command line, which
 //! other users of the computer can read (`ps`), and which the shell may
 //! keep in its history. So `presa` also reads it from a file or from the
-//! environment. The rules, in order:
+//! environment, and a client secret only from there. The rules for the
+//! token, in order:
 //!
 //! 1. a stdio server takes no token: `--token` or `--token-file` with
 //!    one is a usage error, and `PRESA_TOKEN` is left unread, since it
@@ -20,6 +22,9 @@
 //!    (`\n` or `\r\n`) is dropped. An empty token, or one with spaces,
 //!    control characters or another line inside, is a usage error that
 //!    names where the token came from, never the token itself.
+//!
+//! A client secret comes from `--client-secret-file PATH`, or else from
+//! [`SECRET_VARIABLE`], under rules 3 (without stdin) and 6.
 
 use std::ffi::OsString;
 use std::fmt;
@@ -34,16 +39,31 @@ use crate::target::Target;
 /// The environment variable that holds the token (rule 5).
 pub const TOKEN_VARIABLE: &str = "PRESA_TOKEN";
 
+/// The environment variable that holds the OAuth client's secret.
+pub const SECRET_VARIABLE: &str = "PRESA_CLIENT_SECRET";
+
 /// The most bytes read for a token (rule 3): far more than any token.
 pub const MAX_TOKEN: u64 = 64 * 1024;
 
-/// Where a token came from, to name it in an error.
+/// Where a token or a secret came from, to name it in an error.
 #[derive(Clone, Copy)]
 enum Source<'a> {
     Line,
     File(&'a Path),
     Stdin,
     Environment,
+    SecretFile(&'a Path),
+    SecretEnvironment,
+}
+
+impl Source<'_> {
+    /// What the source holds, for the messages.
+    fn holds(self) -> &'static str {
+        match self {
+            Source::SecretFile(_) | Source::SecretEnvironment => "client secret",
+            _ => "token",
+        }
+    }
 }
 
 impl fmt::Display for Source<'_> {
@@ -56,6 +76,11 @@ impl fmt::Display for Source<'_> {
             }
             Source::Stdin => f.write_str("the token read from stdin (--token-file -)"),
             Source::Environment => write!(f, "{TOKEN_VARIABLE}"),
+            Source::SecretFile(path) => {
+                let path = path.display().to_string();
+                write!(f, "the client secret file {}", shown::line(&path))
+            }
+            Source::SecretEnvironment => write!(f, "{SECRET_VARIABLE}"),
         }
     }
 }
@@ -69,6 +94,29 @@ pub fn bearer_token(common: &Common, target: &Target) -> Result<Option<String>, 
         target,
         || std::io::stdin().lock(),
     )
+}
+
+/// The secret of the OAuth client: read from `file`, or else from
+/// [`SECRET_VARIABLE`] when it is set.
+pub fn client_secret(file: Option<&Path>) -> Result<Option<String>, Failure> {
+    let (text, source) = match file {
+        Some(path) => (
+            read_file(path, Source::SecretFile(path))?,
+            Source::SecretFile(path),
+        ),
+        None => match std::env::var_os(SECRET_VARIABLE) {
+            None => return Ok(None),
+            Some(value) => {
+                let text = value.into_string().map_err(|_| {
+                    Failure::usage(format!(
+                        "{SECRET_VARIABLE} is not text: set it to the client secret"
+                    ))
+                })?;
+                (text, Source::SecretEnvironment)
+            }
+        },
+    };
+    checked(text, source).map(Some)
 }
 
 /// The rules, with the environment's value and stdin given.
@@ -99,7 +147,7 @@ fn choose<R: BufRead>(
         (None, Some(path)) if path == Path::new("-") => {
             (read_line(stdin(), Source::Stdin)?, Source::Stdin)
         }
-        (None, Some(path)) => (read_file(path)?, Source::File(path)),
+        (None, Some(path)) => (read_file(path, Source::File(path))?, Source::File(path)),
         (Some(token), None) => (token.to_owned(), Source::Line),
         (None, None) => match environment {
             None => return Ok(None),
@@ -124,9 +172,8 @@ fn read_line(stdin: impl BufRead, source: Source) -> Result<String, Failure> {
     text(line, source)
 }
 
-/// The whole file at `path` (rule 3).
-fn read_file(path: &Path) -> Result<String, Failure> {
-    let source = Source::File(path);
+/// The whole file at `path`, named as `source` (rule 3).
+fn read_file(path: &Path, source: Source) -> Result<String, Failure> {
     let cannot = |e: std::io::Error| Failure::usage(format!("cannot read {source}: {e}"));
     let mut bytes = Vec::new();
     std::fs::File::open(path)
@@ -141,15 +188,16 @@ fn read_file(path: &Path) -> Result<String, Failure> {
 fn text(bytes: Vec<u8>, source: Source) -> Result<String, Failure> {
     if bytes.len() as u64 > MAX_TOKEN {
         return Err(Failure::usage(format!(
-            "{source} is larger than {} KiB: that is no token",
-            MAX_TOKEN / 1024
+            "{source} is larger than {} KiB: that is no {}",
+            MAX_TOKEN / 1024,
+            source.holds()
         )));
     }
     String::from_utf8(bytes).map_err(|_| Failure::usage(format!("{source} is not text")))
 }
 
-/// `text` without its one trailing line break, if it is one token
-/// (rule 6).
+/// `text` without its one trailing line break, if it is one token or
+/// secret (rule 6).
 fn checked(mut text: String, source: Source) -> Result<String, Failure> {
     if text.ends_with('\n') {
         text.pop();
@@ -157,22 +205,23 @@ fn checked(mut text: String, source: Source) -> Result<String, Failure> {
             text.pop();
         }
     }
+    let what = source.holds();
     if text.is_empty() {
         return Err(Failure::usage(match source {
-            Source::Environment => {
-                format!("{TOKEN_VARIABLE} is set but empty: unset it, or set it to the token")
+            Source::Environment | Source::SecretEnvironment => {
+                format!("{source} is set but empty: unset it, or set it to the {what}")
             }
-            _ => format!("{source} is empty: it should hold the token, on one line"),
+            _ => format!("{source} is empty: it should hold the {what}, on one line"),
         }));
     }
     if text.contains('\n') {
         return Err(Failure::usage(format!(
-            "{source} has more than one line: it should hold only the token"
+            "{source} has more than one line: it should hold only the {what}"
         )));
     }
     if !text.bytes().all(|b| b.is_ascii_graphic()) {
         return Err(Failure::usage(format!(
-            "{source} has a space or a control character in it: a token has neither"
+            "{source} has a space or a control character in it: a {what} has neither"
         )));
     }
     Ok(text)

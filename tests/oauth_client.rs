@@ -8,7 +8,8 @@ use crate::issuer;
 
 use jsonwebtoken::Algorithm;
 use presa::client::oauth::{
-    Authorizer, AuthorizerError, MemoryTokenStore, OAuthClient, SignedIn, TokenStore, async_trait,
+    Authorizer, AuthorizerError, FileTokenStore, MemoryTokenStore, OAuthClient, SignedIn,
+    TokenStore, async_trait,
 };
 use presa::client::prelude::*;
 use presa::client::{ClientTransport, HttpOptions};
@@ -155,6 +156,41 @@ async fn a_client_with_dpop_uses_its_bound_token_which_is_useless_without_its_ke
             "{challenge}"
         );
     }
+}
+
+#[tokio::test]
+async fn a_client_with_dpop_keeps_its_key_with_its_tokens_for_the_next_process() {
+    let key = TestKey::rsa("k1", Algorithm::RS256);
+    let authorization = SignInServer::start(&key, 600).await;
+    let url = resource_server(&authorization).await;
+    let folder = std::env::temp_dir().join(format!("presa-dpop-kept-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(&folder).unwrap();
+    let file = folder.join("tokens.json");
+    // Each client is a process of its own: a new store on the same file.
+    for run in 0..2 {
+        let oauth = OAuthClient::new(Consenting::new())
+            .dpop()
+            .token_store(FileTokenStore::new(&file));
+        let whoami = client(&url, oauth).call_tool("whoami", json!({})).await;
+        let whoami = whoami.unwrap_or_else(|e| panic!("run {run}: {e}"));
+        assert_eq!(
+            whoami.text(),
+            Some("alice jobs:deploy jobs:read"),
+            "run {run}"
+        );
+    }
+    // The second used the first's token: with a key of its own, the
+    // resource would have refused it, and the client refreshed.
+    let asked = authorization.asked();
+    assert_eq!(
+        (asked.code_grants, asked.refresh_grants, asked.dpop_bound),
+        (1, 0, 1),
+        "{asked:?}"
+    );
+    let kept = std::fs::read_to_string(&file).unwrap();
+    assert!(kept.contains("dpop_key"), "the key is kept with the tokens");
+    let _ = std::fs::remove_dir_all(&folder);
 }
 
 /// A store holding, for `url`, a registration at `authorization`, the

@@ -126,6 +126,12 @@ pub struct Common {
     /// services. It needs --client-id, the secret and --issuer.
     #[arg(long, global = true)]
     pub client_credentials: bool,
+    /// Bind the OAuth tokens to a key of presa's (DPoP), so that a stolen
+    /// token is of no use without the key. The authorization server must
+    /// support DPoP: presa refuses the plain tokens of one that does not.
+    /// presa keeps the key with the tokens.
+    #[arg(long, global = true)]
+    pub dpop: bool,
     /// Send the header NAME: VALUE to an HTTP server with every request,
     /// after a configured server's own headers. Repeat it for more.
     /// presa never prints a header's value.

@@ -10,7 +10,7 @@ use presa::wire::{Notification, notifications};
 use serde_json::Value;
 
 use crate::answer::{Answerer, Presets};
-use crate::auth::{Identity, bearer_token, http_options};
+use crate::auth::{SignIn, bearer_token, http_options};
 use crate::command_line::Common;
 use crate::connecting::{Connecting, ServerLog};
 use crate::exit::{Exit, Failure};
@@ -58,9 +58,7 @@ impl Session {
         let token = bearer_token(common, target)?.or_else(|| connecting.bearer());
         let options = match target.url() {
             Some(url) => {
-                let identity = Identity::of(common)?;
-                let private = common.allow_private_networks;
-                let options = http_options(url, token, identity, private).await?;
+                let options = http_options(url, token, SignIn::of(common)?).await?;
                 connecting.add_headers(options)?
             }
             None => HttpOptions::default(),

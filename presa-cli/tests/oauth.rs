@@ -192,6 +192,28 @@ async fn presa_signs_in_as_a_client_registered_beforehand_with_its_secret() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_dpop_the_next_command_uses_the_bound_token_and_its_kept_key() {
+    let key = TestKey::rsa("k1", Algorithm::RS256);
+    let authorization = SignInServer::start(&key, 600).await;
+    let url = resource_server(&authorization.issuer).await;
+    let config = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oauth-dpop");
+    let _ = std::fs::remove_dir_all(&config);
+    let call = ["call", url.as_str(), "whoami", "--json", "--dpop"];
+
+    let (first, said) = signed_in(presa(&config, &call), &authorization.issuer).await;
+    ran_as_alice(&first, &said);
+    // A new process, with the token bound to the first one's key: the
+    // resource takes it only with a proof of that key.
+    ran_as_alice(&finished(presa(&config, &call)).await, "the second command");
+    let asked = authorization.asked();
+    assert_eq!(
+        (asked.code_grants, asked.refresh_grants, asked.dpop_bound),
+        (1, 0, 1),
+        "one sign-in, one bound token, no refresh: {asked:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_signs_in_as_itself_with_no_browser() {
     let key = TestKey::rsa("k1", Algorithm::RS256);
     let authorization = SignInServer::start(&key, 600).await;

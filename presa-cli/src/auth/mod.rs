@@ -16,5 +16,4 @@ mod sign_in;
 mod token_folder;
 
 pub use credentials::bearer_token;
-pub use identity::Identity;
-pub use sign_in::{http_options, logout};
+pub use sign_in::{SignIn, http_options, logout};

@@ -6,24 +6,45 @@ use presa::client::oauth::{FileTokenStore, LoopbackAuthorizer, OAuthClient};
 
 use super::identity::Identity;
 use super::token_folder::TokenFolder;
+use crate::command_line::Common;
 use crate::exit::Failure;
 use crate::output::render;
 use crate::output::shown::note;
 
+/// How presa signs in, when a server wants OAuth.
+pub struct SignIn {
+    /// Who presa signs in as.
+    pub identity: Identity,
+    /// Whether the sign-in may reach private networks
+    /// (`--allow-private-networks`).
+    pub private_networks: bool,
+    /// Whether the tokens are bound to a key of presa's (`--dpop`).
+    pub dpop: bool,
+}
+
+impl SignIn {
+    /// The sign-in the options of `common` ask for.
+    pub fn of(common: &Common) -> Result<SignIn, Failure> {
+        Ok(SignIn {
+            identity: Identity::of(common)?,
+            private_networks: common.allow_private_networks,
+            dpop: common.dpop,
+        })
+    }
+}
+
 /// The HTTP options for `url`: the bearer `token`, and the OAuth sign-in
-/// as `identity`, which may reach private networks when
-/// `private_networks` (`--allow-private-networks`).
+/// as `sign_in` says.
 pub async fn http_options(
     url: &str,
     token: Option<String>,
-    identity: Identity,
-    private_networks: bool,
+    sign_in: SignIn,
 ) -> Result<HttpOptions, Failure> {
     let mut options = HttpOptions::default();
     if let Some(token) = token {
         options = options.bearer_token(token);
     }
-    let authorizer = match identity.needs_browser() {
+    let authorizer = match sign_in.identity.needs_browser() {
         false => None,
         true => match LoopbackAuthorizer::bind().await {
             Ok(authorizer) => Some(authorizer),
@@ -36,21 +57,21 @@ pub async fn http_options(
     let folder = TokenFolder::of_user()?;
     folder.make_private()?;
     let store = FileTokenStore::new(folder.file_for(url));
-    Ok(options.oauth(sign_in(identity, authorizer, store, private_networks)))
+    Ok(options.oauth(sign_in.client(authorizer, store)))
 }
 
-/// The OAuth client that signs in as `identity`, the redirect of a person
-/// going to `authorizer`, and keeps its tokens in `store`.
-fn sign_in(
-    identity: Identity,
-    authorizer: Option<LoopbackAuthorizer>,
-    store: FileTokenStore,
-    private_networks: bool,
-) -> OAuthClient {
-    let oauth = identity.client(authorizer).token_store(store);
-    match private_networks {
-        true => oauth.allow_private_networks(),
-        false => oauth,
+impl SignIn {
+    /// The OAuth client of this sign-in, the redirect of a person going
+    /// to `authorizer`, keeping its tokens (and its DPoP key) in `store`.
+    fn client(self, authorizer: Option<LoopbackAuthorizer>, store: FileTokenStore) -> OAuthClient {
+        let mut oauth = self.identity.client(authorizer).token_store(store);
+        if self.private_networks {
+            oauth = oauth.allow_private_networks();
+        }
+        if self.dpop {
+            oauth = oauth.dpop();
+        }
+        oauth
     }
 }
 
@@ -78,11 +99,15 @@ mod tests {
         for allowed in [false, true] {
             let authorizer = LoopbackAuthorizer::bind().await.unwrap();
             let store = FileTokenStore::new("unused.json");
-            let presa = Identity::Presa {
-                metadata_document: None,
-                issuer: None,
+            let sign_in = SignIn {
+                identity: Identity::Presa {
+                    metadata_document: None,
+                    issuer: None,
+                },
+                private_networks: allowed,
+                dpop: false,
             };
-            let shown = format!("{:?}", sign_in(presa, Some(authorizer), store, allowed));
+            let shown = format!("{:?}", sign_in.client(Some(authorizer), store));
             assert!(
                 shown.contains(&format!("private_networks: {allowed}")),
                 "{shown}"

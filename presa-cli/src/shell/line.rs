@@ -13,7 +13,7 @@
 //! 4. options of the connection (`--token`, `--token-file`, `--answer`,
 //!    `--allow-private-networks`, the OAuth client's `--client-id`,
 //!    `--client-secret-file`, `--issuer`, `--client-metadata-url` and
-//!    `--client-credentials`, `--header`, `-e`, `--timeout`,
+//!    `--client-credentials`, `--dpop`, `--header`, `-e`, `--timeout`,
 //!    `--server-log`, `--log-level`, `--protocol-version`) belong to the
 //!    shell's own command line, and a line that gives one is refused; so
 //!    are `logout`, `shell`, `servers` and `completions`, which talk to no
@@ -47,7 +47,7 @@ pub enum Line {
 }
 
 /// The connection options a line may not give (rule 4), by clap's ids.
-const CONNECTION_OPTIONS: [&str; 15] = [
+const CONNECTION_OPTIONS: [&str; 16] = [
     "token",
     "token_file",
     "answers",
@@ -57,6 +57,7 @@ const CONNECTION_OPTIONS: [&str; 15] = [
     "issuer",
     "client_metadata_url",
     "client_credentials",
+    "dpop",
     "headers",
     "env",
     "timeout",
@@ -142,6 +143,7 @@ pub fn read(text: &str, server: &str) -> Line {
         || common.issuer.is_some()
         || common.client_metadata_url.is_some()
         || common.client_credentials
+        || common.dpop
         || !common.headers.is_empty()
         || !common.env.is_empty()
         || common.timeout.is_some()
@@ -294,6 +296,7 @@ mod tests {
             "tools --issuer https://as.example",
             "tools --client-metadata-url https://app.example/c.json",
             "tools --client-credentials",
+            "tools --dpop",
         ] {
             assert!(matches!(read(text, SERVER), Line::Refused(_)), "{text}");
         }

@@ -266,11 +266,14 @@ impl OAuthClient {
         self
     }
 
-    /// Binds tokens to a key of the client's (DPoP, RFC 9449): a fresh
-    /// P-256 key per connection signs a proof for every token request and
-    /// every request to the server, which sends tokens as
-    /// `Authorization: DPoP …`. For authorization servers that support it
-    /// (`dpop_signing_alg_values_supported`).
+    /// Binds tokens to a key of the client's (DPoP, RFC 9449): a P-256
+    /// key signs a proof for every token request and every request to the
+    /// server, which sends tokens as `Authorization: DPoP …`. For
+    /// authorization servers that support it
+    /// (`dpop_signing_alg_values_supported`): a token endpoint that issues
+    /// a bearer token instead is refused. Each connection makes a fresh
+    /// key, unless the token store gives back the key of the tokens it
+    /// keeps: the store keeps the key with them.
     pub fn dpop(mut self) -> Self {
         self.dpop = true;
         self

@@ -79,8 +79,9 @@ pub(crate) struct OAuthSession {
     /// Held while signing in or refreshing (rule 2), with what is known.
     signing_in: tokio::sync::Mutex<Option<SignedIn>>,
     loaded: tokio::sync::OnceCell<()>,
-    /// The key tokens are bound to, with DPoP.
-    dpop: Option<Dpop>,
+    /// The key tokens are bound to, with DPoP: a fresh one, until the
+    /// store gives back the key of the tokens it keeps.
+    dpop: RwLock<Option<Arc<Dpop>>>,
 }
 
 impl OAuthSession {
@@ -96,7 +97,7 @@ impl OAuthSession {
             None
         };
         Ok(OAuthSession {
-            dpop,
+            dpop: RwLock::new(dpop.map(Arc::new)),
             config,
             endpoint,
             fetch,
@@ -124,7 +125,7 @@ impl OAuthSession {
             return Ok((Vec::new(), sent));
         };
         let token = token.expose_secret();
-        let headers = match &self.dpop {
+        let headers = match self.dpop().as_deref() {
             Some(dpop) => vec![
                 ("authorization", format!("DPoP {token}")),
                 (
@@ -140,9 +141,13 @@ impl OAuthSession {
     /// Takes the resource's DPoP nonce; whether it is new, so that the
     /// request that met it is sent again (never signing in again for it).
     pub fn resource_nonce(&self, nonce: &str) -> bool {
-        self.dpop
-            .as_ref()
+        self.dpop()
             .is_some_and(|dpop| dpop.learn_nonce(Party::Resource, nonce))
+    }
+
+    /// The DPoP key of this session, with DPoP.
+    fn dpop(&self) -> Option<Arc<Dpop>> {
+        read(&self.dpop).clone()
     }
 
     /// Answers the `status` and `challenge` a request sent with `sent` met
@@ -225,6 +230,7 @@ impl OAuthSession {
         self.loaded
             .get_or_init(|| async {
                 match self.config.store.load(&self.endpoint).await {
+                    Ok(Some(signed_in)) if !self.takes_key_of(&signed_in) => {}
                     Ok(Some(signed_in)) => {
                         let mut held = self.signing_in.lock().await;
                         self.publish(&signed_in);
@@ -237,8 +243,32 @@ impl OAuthSession {
             .await;
     }
 
-    /// Makes `signed_in` current, and keeps it in the store.
-    async fn adopt(&self, held: &mut Option<SignedIn>, signed_in: SignedIn) {
+    /// With DPoP, takes back the key that the kept `signed_in`'s tokens
+    /// are bound to. False when the key cannot be read: those tokens are
+    /// of no use then, and the client signs in again with its fresh key.
+    fn takes_key_of(&self, signed_in: &SignedIn) -> bool {
+        if !self.config.dpop {
+            return true;
+        }
+        let Some(kept) = &signed_in.dpop_key else {
+            return true;
+        };
+        match Dpop::from_pkcs8(kept) {
+            Ok(key) => {
+                *write(&self.dpop) = Some(Arc::new(key));
+                true
+            }
+            Err(error) => {
+                tracing::warn!(%error, "the token store's DPoP key is unusable; signing in again");
+                false
+            }
+        }
+    }
+
+    /// Makes `signed_in` current, and keeps it in the store with the DPoP
+    /// key its tokens are bound to.
+    async fn adopt(&self, held: &mut Option<SignedIn>, mut signed_in: SignedIn) {
+        signed_in.dpop_key = self.dpop().map(|dpop| dpop.pkcs8());
         self.publish(&signed_in);
         if let Err(error) = self.config.store.save(&self.endpoint, &signed_in).await {
             tracing::warn!(%error, "the token store could not keep the new token");
@@ -276,11 +306,12 @@ impl OAuthSession {
         let grant = Grant::Refresh {
             refresh_token: refresh_token.expose_secret(),
         };
+        let dpop = self.dpop();
         let to = Endpoint {
             url: discovered.token_endpoint(),
             resource: &discovered.resource,
             scope: None,
-            dpop: self.dpop.as_ref(),
+            dpop: dpop.as_deref(),
             step: Step::Refresh,
             issues: None,
         };
@@ -385,11 +416,12 @@ impl OAuthSession {
             (_, _, Some(assertion)) => Grant::JwtBearer { assertion },
             _ => Grant::ClientCredentials,
         };
+        let dpop = self.dpop();
         let to = Endpoint {
             url: discovered.token_endpoint(),
             resource: &discovered.resource,
             scope: scope.as_deref(),
-            dpop: self.dpop.as_ref(),
+            dpop: dpop.as_deref(),
             step: Step::Token,
             issues: None,
         };
@@ -404,6 +436,7 @@ impl OAuthSession {
             expires_at: None,
             refresh_at: None,
             scopes,
+            dpop_key: None,
         };
         Ok(signed_in_with(signed_in, issued))
     }

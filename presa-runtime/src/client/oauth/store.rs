@@ -44,6 +44,10 @@ pub struct SignedIn {
     /// The scopes last asked for.
     #[serde(default)]
     pub(crate) scopes: Vec<String>,
+    /// The DPoP key the tokens are bound to (PKCS#8, base64), when the
+    /// client signed in with DPoP.
+    #[serde(with = "secret_option", default)]
+    pub(crate) dpop_key: Option<SecretString>,
 }
 
 impl fmt::Debug for SignedIn {
@@ -59,6 +63,7 @@ impl fmt::Debug for SignedIn {
             .field("expires_at", &self.expires_at)
             .field("refresh_at", &self.refresh_at)
             .field("scopes", &self.scopes)
+            .field("dpop_key", &held(&self.dpop_key))
             .finish()
     }
 }
@@ -198,6 +203,7 @@ mod tests {
             expires_at: Some(1),
             refresh_at: None,
             scopes: vec!["a".into()],
+            dpop_key: None,
         }
     }
 

@@ -2,7 +2,10 @@
 //! client holds, so that a stolen token is useless without it.
 //!
 //! 1. the session makes one P-256 key when it starts and signs every
-//!    proof with it (ES256), its public half in the proof's `jwk`;
+//!    proof with it (ES256), its public half in the proof's `jwk`. The
+//!    key is kept in the token store with the tokens bound to it, and a
+//!    session that finds tokens there takes their key back, so that a
+//!    process that starts again can use them;
 //! 2. each request carries a fresh proof: `jti` new, `htm` its method,
 //!    `htu` its URL without query or fragment, `iat` now; a request to
 //!    the resource also `ath`, the token's SHA-256, and sends the token
@@ -15,9 +18,12 @@
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
 use jsonwebtoken::jwk::Jwk;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use p256::pkcs8::EncodePrivateKey;
+use p256::pkcs8::{DecodePrivateKey, EncodePrivateKey};
+use secrecy::{ExposeSecret, SecretString};
 use serde_json::json;
 
 use crate::client::oauth::error::{OAuthError, Step};
@@ -31,6 +37,8 @@ pub(crate) const NONCE_HEADER: &str = "dpop-nonce";
 pub(crate) struct Dpop {
     key: EncodingKey,
     jwk: Jwk,
+    /// The private key as PKCS#8 DER in base64, for the token store.
+    pkcs8: SecretString,
     /// The authorization server's nonce, and the resource's.
     nonces: Mutex<Nonces>,
 }
@@ -59,15 +67,37 @@ impl Dpop {
                 break secret;
             }
         };
-        let der = secret.to_pkcs8_der().map_err(|e| failed(e.to_string()))?;
+        Dpop::of(&secret).map_err(failed)
+    }
+
+    /// The key a token store kept ([`Dpop::pkcs8`]); an error for text
+    /// that is no P-256 key.
+    pub fn from_pkcs8(pkcs8: &SecretString) -> Result<Dpop, String> {
+        let der = STANDARD
+            .decode(pkcs8.expose_secret())
+            .map_err(|e| format!("the kept DPoP key is not base64: {e}"))?;
+        let secret = p256::SecretKey::from_pkcs8_der(&der)
+            .map_err(|e| format!("the kept DPoP key is no P-256 key: {e}"))?;
+        Dpop::of(&secret)
+    }
+
+    /// The session of `secret`, with no nonce yet.
+    fn of(secret: &p256::SecretKey) -> Result<Dpop, String> {
+        let der = secret.to_pkcs8_der().map_err(|e| e.to_string())?;
         let key = EncodingKey::from_ec_der(der.as_bytes());
-        let jwk =
-            Jwk::from_encoding_key(&key, Algorithm::ES256).map_err(|e| failed(e.to_string()))?;
+        let jwk = Jwk::from_encoding_key(&key, Algorithm::ES256).map_err(|e| e.to_string())?;
         Ok(Dpop {
             key,
             jwk,
+            pkcs8: SecretString::from(STANDARD.encode(der.as_bytes())),
             nonces: Mutex::default(),
         })
+    }
+
+    /// The private key, for the token store to keep with the tokens bound
+    /// to it.
+    pub fn pkcs8(&self) -> SecretString {
+        self.pkcs8.clone()
     }
 
     /// A proof for `method` on `url` (rule 2), for `access_token` when the

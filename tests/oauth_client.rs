@@ -193,6 +193,22 @@ async fn a_client_with_dpop_keeps_its_key_with_its_tokens_for_the_next_process()
     let _ = std::fs::remove_dir_all(&folder);
 }
 
+#[tokio::test]
+async fn a_client_with_dpop_refuses_the_bearer_tokens_of_a_server_without_it() {
+    let key = TestKey::rsa("k1", Algorithm::RS256);
+    let authorization = SignInServer::start(&key, 600).await;
+    authorization.without_dpop();
+    let url = resource_server(&authorization).await;
+    let client = client(&url, OAuthClient::new(Consenting::new()).dpop());
+    let error = client.call_tool("whoami", json!({})).await.unwrap_err();
+    let said = error.to_string();
+    assert!(
+        said.contains("issued a `Bearer` token") && said.contains("sign in without DPoP"),
+        "{said}"
+    );
+    assert_eq!(authorization.asked().dpop_bound, 0);
+}
+
 /// A store holding, for `url`, a registration at `authorization`, the
 /// access token `access_token`, and a refresh token it accepts; due for
 /// refresh when `due`.

@@ -214,6 +214,29 @@ async fn with_dpop_the_next_command_uses_the_bound_token_and_its_kept_key() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_metadata_document_is_the_client_id_where_the_server_takes_them() {
+    let key = TestKey::rsa("k1", Algorithm::RS256);
+    let authorization = SignInServer::start(&key, 600).await;
+    authorization.with_metadata_documents();
+    let url = resource_server(&authorization.issuer).await;
+    let config = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oauth-metadata-document");
+    let _ = std::fs::remove_dir_all(&config);
+    let document = "https://tools.example.com/presa-client.json";
+
+    let mut command = presa(&config, &["call", &url, "whoami", "--json"]);
+    command.args(["--client-metadata-url", document]);
+    let (output, said) = signed_in(command, &authorization.issuer).await;
+    ran_as_alice(&output, &said);
+    let asked = authorization.asked();
+    assert_eq!(asked.registrations, 0, "presa did not register itself");
+    assert!(
+        !asked.client_ids.is_empty() && asked.client_ids.iter().all(|id| id == document),
+        "the document's URL was the client id: {:?}",
+        asked.client_ids
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_signs_in_as_itself_with_no_browser() {
     let key = TestKey::rsa("k1", Algorithm::RS256);
     let authorization = SignInServer::start(&key, 600).await;

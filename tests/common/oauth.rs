@@ -214,6 +214,11 @@ struct SignInState {
     access_tokens: Vec<String>,
     /// The clients registered beforehand, and their secrets.
     clients: std::collections::HashMap<String, String>,
+    /// Issue bearer tokens whatever proof comes: a server without DPoP.
+    no_dpop: bool,
+    /// Advertise Client ID Metadata Documents (taking any URL as a client
+    /// id, as if it had fetched the document).
+    metadata_documents: bool,
 }
 
 /// The client id and secret of a token request: HTTP Basic (RFC 6749
@@ -290,7 +295,7 @@ impl SignInServer {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let issuer = format!("http://{}", listener.local_addr().unwrap());
         let state: Arc<Mutex<SignInState>> = Arc::default();
-        let metadata = json!({
+        let signing_in = json!({
             "issuer": issuer,
             "jwks_uri": format!("{issuer}/jwks"),
             "authorization_endpoint": format!("{issuer}/authorize"),
@@ -304,6 +309,21 @@ impl SignInServer {
         });
         let jwks = JwkSet {
             keys: vec![key.jwk()],
+        };
+        let metadata = {
+            let state = Arc::clone(&state);
+            move || {
+                let state = state.lock().unwrap();
+                let mut metadata = signing_in.clone();
+                if state.metadata_documents {
+                    metadata["client_id_metadata_document_supported"] = true.into();
+                }
+                if state.no_dpop {
+                    let fields = metadata.as_object_mut().unwrap();
+                    fields.remove("dpop_signing_alg_values_supported");
+                }
+                std::future::ready(axum::Json(metadata))
+            }
         };
         let authorize = {
             let state = Arc::clone(&state);
@@ -344,7 +364,7 @@ impl SignInServer {
                     let refused = json!({"error": "invalid_dpop_proof"});
                     return std::future::ready((StatusCode::BAD_REQUEST, axum::Json(refused)));
                 }
-                let jkt = jkt.flatten();
+                let jkt = jkt.flatten().filter(|_| !state.no_dpop);
                 let (client, secret) = client_of(&headers, &form);
                 if let Some(client) = &client {
                     state.asked.client_ids.push(client.clone());
@@ -429,10 +449,7 @@ impl SignInServer {
             }
         };
         let app = axum::Router::new()
-            .route(
-                "/.well-known/oauth-authorization-server",
-                get(move || async move { axum::Json(metadata) }),
-            )
+            .route("/.well-known/oauth-authorization-server", get(metadata))
             .route("/jwks", get(move || async move { axum::Json(jwks) }))
             .route("/authorize", get(authorize))
             .route("/token", post(token))
@@ -447,6 +464,18 @@ impl SignInServer {
     pub fn register_client(&self, id: &str, secret: &str) {
         let mut state = self.state.lock().unwrap();
         state.clients.insert(id.to_owned(), secret.to_owned());
+    }
+
+    /// From now on, issues bearer tokens whatever DPoP proof comes, and
+    /// leaves DPoP out of its metadata: a server without DPoP.
+    pub fn without_dpop(&self) {
+        self.state.lock().unwrap().no_dpop = true;
+    }
+
+    /// From now on, advertises Client ID Metadata Documents, and takes
+    /// any client id.
+    pub fn with_metadata_documents(&self) {
+        self.state.lock().unwrap().metadata_documents = true;
     }
 
     /// The first authorization grants only `scope`, whatever it asks.

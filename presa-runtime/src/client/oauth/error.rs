@@ -28,8 +28,8 @@ impl fmt::Display for Step {
             Step::Discovery => "discovery",
             Step::Registration => "registration",
             Step::Authorization => "authorization",
-            Step::Token => "the token request",
-            Step::Refresh => "the refresh",
+            Step::Token => "token request",
+            Step::Refresh => "refresh",
             Step::StepUp => "step-up",
         })
     }

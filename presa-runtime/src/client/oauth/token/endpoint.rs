@@ -220,21 +220,23 @@ fn read(to: &Endpoint<'_>, answer: crate::oauth::fetch::Answer) -> Result<Issued
                 )),
             };
         }
-        let expected = if to.dpop.is_some() { "dpop" } else { "bearer" };
-        let matches = issued
-            .token_type
-            .as_deref()
-            .is_none_or(|t| t.eq_ignore_ascii_case(expected));
-        if !matches {
-            return Err(OAuthError::new(
+        return match (issued.token_type.as_deref(), to.dpop.is_some()) {
+            (None, _) => Ok(issued),
+            (Some(kind), true) if kind.eq_ignore_ascii_case("dpop") => Ok(issued),
+            (Some(kind), false) if kind.eq_ignore_ascii_case("bearer") => Ok(issued),
+            (Some(kind), true) => Err(OAuthError::new(
                 step,
                 format!(
-                    "{endpoint} issued a token of type {:?}, not {expected}",
-                    issued.token_type
+                    "{endpoint} issued a `{kind}` token, not one bound to this client's DPoP \
+                     key: the authorization server does not bind tokens with DPoP, so sign \
+                     in without DPoP"
                 ),
-            ));
-        }
-        return Ok(issued);
+            )),
+            (Some(kind), false) => Err(OAuthError::new(
+                step,
+                format!("{endpoint} issued a `{kind}` token, where a bearer token was asked for"),
+            )),
+        };
     }
     let reason = match serde_json::from_slice::<Refused>(&answer.body) {
         Ok(refused) => match refused.error_description {

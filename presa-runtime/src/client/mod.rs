@@ -114,7 +114,7 @@ when asked. A mismatch is a [`SkillError`] that names the file.
 //! of its own (`link/http/legacy/` too). Dropping the legacy era is
 //! dropping those folders and the `Legacy` variant of each era enum.
 //!
-//! Layers, bottom up: era, oauth, error, link, input, connection, protocol, api, tasks, skills, builder, prelude.
+//! Layers, bottom up: era, oauth, link, error, input, connection, protocol, api, tasks, skills, builder, prelude.
 
 mod api;
 mod builder;

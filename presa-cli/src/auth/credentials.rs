@@ -387,4 +387,42 @@ mod tests {
             "{error}"
         );
     }
+
+    #[test]
+    fn a_bad_secret_file_is_an_error_that_names_it_and_not_the_secret() {
+        let cases: [(&str, &[u8], &str); 3] = [
+            (
+                "secret-empty",
+                b"",
+                "is empty: it should hold the client secret",
+            ),
+            (
+                "secret-lines",
+                b"s3cr3t-1\ns3cr3t-2\n",
+                "only the client secret",
+            ),
+            ("secret-space", b"s3cr3t 1", "a client secret has neither"),
+        ];
+        for (name, content, says) in cases {
+            let file = TokenFile::holding(name, content);
+            let error = match client_secret(Some(&file.0)) {
+                Err(failure) => failure.message,
+                Ok(_) => panic!("{name}: a usage error"),
+            };
+            assert!(
+                error.starts_with("the client secret file "),
+                "{name}: {error}"
+            );
+            assert!(error.contains(says), "{name}: {error}");
+            assert!(
+                !error.contains("s3cr3t"),
+                "{name} shows the secret: {error}"
+            );
+        }
+        let file = TokenFile::holding("secret-good", b"s3cr3t-ok\r\n");
+        assert_eq!(
+            client_secret(Some(&file.0)).unwrap().as_deref(),
+            Some("s3cr3t-ok")
+        );
+    }
 }

@@ -132,41 +132,39 @@ impl Identity {
     }
 
     /// The OAuth client of this identity; `authorizer` takes the
-    /// browser's redirect when a person signs in.
-    pub fn client(self, authorizer: Option<LoopbackAuthorizer>) -> OAuthClient {
-        let person = || {
-            let authorizer = authorizer.expect("a person's sign-in has a loopback authorizer");
-            OAuthClient::new(authorizer).client_name("presa")
-        };
-        match self {
+    /// browser's redirect when a person signs in. `None` for a person's
+    /// sign-in with no authorizer.
+    pub fn client(self, authorizer: Option<LoopbackAuthorizer>) -> Option<OAuthClient> {
+        let person = || authorizer.map(|a| OAuthClient::new(a).client_name("presa"));
+        let client = match self {
             Identity::Presa {
                 metadata_document,
                 issuer,
             } => {
-                let mut client = person();
+                let mut client = person()?;
                 if let Some(url) = metadata_document {
                     client = client.client_metadata_document(url);
                 }
-                match issuer {
-                    Some(issuer) => client.registered_with(issuer),
-                    None => client,
-                }
+                bound(client, issuer)
             }
-            Identity::Public { id, issuer } => {
-                let client = person().client_id(id);
-                match issuer {
-                    Some(issuer) => client.registered_with(issuer),
-                    None => client,
-                }
-            }
-            Identity::Confidential { id, secret, issuer } => person()
+            Identity::Public { id, issuer } => bound(person()?.client_id(id), issuer),
+            Identity::Confidential { id, secret, issuer } => person()?
                 .client_id(id)
                 .client_secret(secret)
                 .registered_with(issuer),
             Identity::Machine { id, secret, issuer } => OAuthClient::client_credentials(id)
                 .client_secret(secret)
                 .registered_with(issuer),
-        }
+        };
+        Some(client)
+    }
+}
+
+/// `client`, signing in only at `issuer` when one is given (rule 4).
+fn bound(client: OAuthClient, issuer: Option<String>) -> OAuthClient {
+    match issuer {
+        Some(issuer) => client.registered_with(issuer),
+        None => client,
     }
 }
 

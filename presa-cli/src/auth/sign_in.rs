@@ -46,32 +46,39 @@ pub async fn http_options(
     }
     let authorizer = match sign_in.identity.needs_browser() {
         false => None,
-        true => match LoopbackAuthorizer::bind().await {
-            Ok(authorizer) => Some(authorizer),
-            Err(e) => {
+        true => LoopbackAuthorizer::bind()
+            .await
+            .inspect_err(|e| {
                 note!("presa: no loopback port for an OAuth sign-in ({e}); going on without");
-                return Ok(options);
-            }
-        },
+            })
+            .ok(),
     };
     let folder = TokenFolder::of_user()?;
-    folder.make_private()?;
     let store = FileTokenStore::new(folder.file_for(url));
-    Ok(options.oauth(sign_in.client(authorizer, store)))
+    let Some(oauth) = sign_in.client(authorizer, store) else {
+        return Ok(options);
+    };
+    folder.make_private()?;
+    Ok(options.oauth(oauth))
 }
 
 impl SignIn {
     /// The OAuth client of this sign-in, the redirect of a person going
-    /// to `authorizer`, keeping its tokens (and its DPoP key) in `store`.
-    fn client(self, authorizer: Option<LoopbackAuthorizer>, store: FileTokenStore) -> OAuthClient {
-        let mut oauth = self.identity.client(authorizer).token_store(store);
+    /// to `authorizer`, keeping its tokens (and its DPoP key) in `store`;
+    /// `None` for a person's sign-in with no authorizer.
+    fn client(
+        self,
+        authorizer: Option<LoopbackAuthorizer>,
+        store: FileTokenStore,
+    ) -> Option<OAuthClient> {
+        let mut oauth = self.identity.client(authorizer)?.token_store(store);
         if self.private_networks {
             oauth = oauth.allow_private_networks();
         }
         if self.dpop {
             oauth = oauth.dpop();
         }
-        oauth
+        Some(oauth)
     }
 }
 

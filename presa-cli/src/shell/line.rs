@@ -21,7 +21,8 @@
 //!
 //! The help shows neither SERVER nor those options.
 
-use clap::{CommandFactory, FromArgMatches};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, CommandFactory, FromArgMatches};
 
 use super::completion::COMMANDS;
 use crate::command_line::{Cli, Command};
@@ -100,6 +101,20 @@ fn parser() -> clap::Command {
     parser
 }
 
+/// The first connection option (rule 4) that `matches` were given, by
+/// its long name (`--token`, `--env`).
+fn connection_option(matches: &ArgMatches) -> Option<String> {
+    let id = CONNECTION_OPTIONS
+        .into_iter()
+        .find(|id| matches.value_source(id) == Some(ValueSource::CommandLine))?;
+    let parser = parser();
+    let long = parser
+        .get_arguments()
+        .find(|arg| arg.get_id() == id)
+        .and_then(|arg| arg.get_long());
+    Some(long.map_or_else(|| id.to_owned(), |long| format!("--{long}")))
+}
+
 /// Reads `text`, a line typed for the shell whose server is `server`.
 pub fn read(text: &str, server: &str) -> Line {
     let words = match shell_words::split(text) {
@@ -133,33 +148,14 @@ pub fn read(text: &str, server: &str) -> Line {
         Ok(cli) => cli,
         Err(error) => return Line::Refused(trimmed(&error)),
     };
-    let common = &cli.common;
-    if common.token.is_some()
-        || common.token_file.is_some()
-        || !common.answers.is_empty()
-        || common.allow_private_networks
-        || common.client_id.is_some()
-        || common.client_secret_file.is_some()
-        || common.issuer.is_some()
-        || common.client_metadata_url.is_some()
-        || common.client_credentials
-        || common.dpop
-        || !common.headers.is_empty()
-        || !common.env.is_empty()
-        || common.timeout.is_some()
-        || common.server_log
-        || common.log_level.is_some()
-        || common.protocol_version.is_some()
-    {
-        return Line::Refused(
-            "that option sets up the connection, so it goes on the command line that starts \
-             the shell, as do --token, --header, --timeout and the OAuth client's options \
-             (`log-level LEVEL` sets the level within the shell)"
-                .to_owned(),
-        );
+    if let Some(option) = connection_option(&matches) {
+        return Line::Refused(format!(
+            "{option} sets up the connection, so it goes on the command line that starts the \
+             shell (`log-level LEVEL` sets the level within the shell)"
+        ));
     }
     Line::Run {
-        json: common.json,
+        json: cli.common.json,
         command: cli.command,
     }
 }
@@ -299,6 +295,13 @@ mod tests {
             "tools --dpop",
         ] {
             assert!(matches!(read(text, SERVER), Line::Refused(_)), "{text}");
+        }
+        // A connection option is named as the line gave it.
+        for (text, named) in [("tools --dpop", "--dpop"), ("tools -e A=b", "--env")] {
+            let Line::Refused(said) = read(text, SERVER) else {
+                panic!("{text} is refused");
+            };
+            assert!(said.starts_with(&format!("{named} sets up")), "{said}");
         }
     }
 }

@@ -11,7 +11,7 @@
 #[path = "../../tests/common/oauth.rs"]
 mod issuer;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 use std::time::Duration;
 
@@ -40,6 +40,17 @@ async fn resource_server(issuer: &str) -> String {
         .build();
     tokio::spawn(StreamableHttp::new(server).oauth(oauth).serve_on(listener));
     url
+}
+
+/// An authorization server that signs users in, a resource server that
+/// takes its tokens (its URL), and `presa`'s config folder `name`, empty.
+async fn signing_in(name: &str) -> (SignInServer, String, PathBuf) {
+    let key = TestKey::rsa("k1", Algorithm::RS256);
+    let authorization = SignInServer::start(&key, 600).await;
+    let url = resource_server(&authorization.issuer).await;
+    let config = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&config);
+    (authorization, url, config)
 }
 
 /// `presa ARGS…` with its config (and so its tokens) in `config`.
@@ -81,11 +92,7 @@ async fn consent(url: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn presa_signs_in_keeps_its_tokens_and_logs_out() {
-    let key = TestKey::rsa("k1", Algorithm::RS256);
-    let authorization = SignInServer::start(&key, 600).await;
-    let url = resource_server(&authorization.issuer).await;
-    let config = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oauth-sign-in");
-    let _ = std::fs::remove_dir_all(&config);
+    let (authorization, url, config) = signing_in("oauth-sign-in").await;
 
     // The first command prints where to sign in, and waits for it.
     let (first, said) = signed_in(
@@ -167,12 +174,8 @@ async fn signed_in(mut command: Command, issuer: &str) -> (Output, String) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn presa_signs_in_as_a_client_registered_beforehand_with_its_secret() {
-    let key = TestKey::rsa("k1", Algorithm::RS256);
-    let authorization = SignInServer::start(&key, 600).await;
+    let (authorization, url, config) = signing_in("oauth-client-id").await;
     authorization.register_client("team-app", "app-secret-71c4");
-    let url = resource_server(&authorization.issuer).await;
-    let config = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oauth-client-id");
-    let _ = std::fs::remove_dir_all(&config);
     std::fs::create_dir_all(&config).unwrap();
     let secret = config.join("secret");
     std::fs::write(&secret, "app-secret-71c4\n").unwrap();
@@ -193,11 +196,7 @@ async fn presa_signs_in_as_a_client_registered_beforehand_with_its_secret() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_dpop_the_next_command_uses_the_bound_token_and_its_kept_key() {
-    let key = TestKey::rsa("k1", Algorithm::RS256);
-    let authorization = SignInServer::start(&key, 600).await;
-    let url = resource_server(&authorization.issuer).await;
-    let config = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oauth-dpop");
-    let _ = std::fs::remove_dir_all(&config);
+    let (authorization, url, config) = signing_in("oauth-dpop").await;
     let call = ["call", url.as_str(), "whoami", "--json", "--dpop"];
 
     let (first, said) = signed_in(presa(&config, &call), &authorization.issuer).await;
@@ -215,12 +214,8 @@ async fn with_dpop_the_next_command_uses_the_bound_token_and_its_kept_key() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_metadata_document_is_the_client_id_where_the_server_takes_them() {
-    let key = TestKey::rsa("k1", Algorithm::RS256);
-    let authorization = SignInServer::start(&key, 600).await;
+    let (authorization, url, config) = signing_in("oauth-metadata-document").await;
     authorization.with_metadata_documents();
-    let url = resource_server(&authorization.issuer).await;
-    let config = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oauth-metadata-document");
-    let _ = std::fs::remove_dir_all(&config);
     let document = "https://tools.example.com/presa-client.json";
 
     let mut command = presa(&config, &["call", &url, "whoami", "--json"]);
@@ -238,12 +233,8 @@ async fn a_metadata_document_is_the_client_id_where_the_server_takes_them() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_signs_in_as_itself_with_no_browser() {
-    let key = TestKey::rsa("k1", Algorithm::RS256);
-    let authorization = SignInServer::start(&key, 600).await;
+    let (authorization, url, config) = signing_in("oauth-client-credentials").await;
     authorization.register_client("build-robot", "robot-secret-0b9e");
-    let url = resource_server(&authorization.issuer).await;
-    let config = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oauth-client-credentials");
-    let _ = std::fs::remove_dir_all(&config);
 
     let mut command = presa(&config, &["call", &url, "whoami", "--json"]);
     command
@@ -265,12 +256,8 @@ async fn a_client_signs_in_as_itself_with_no_browser() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_secret_goes_only_to_the_issuer_named() {
-    let key = TestKey::rsa("k1", Algorithm::RS256);
-    let authorization = SignInServer::start(&key, 600).await;
+    let (authorization, url, config) = signing_in("oauth-client-secret").await;
     authorization.register_client("team-app", "app-secret-9d21");
-    let url = resource_server(&authorization.issuer).await;
-    let config = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oauth-client-secret");
-    let _ = std::fs::remove_dir_all(&config);
     let call = [
         "call",
         url.as_str(),
